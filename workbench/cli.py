@@ -1,0 +1,172 @@
+"""The `workbench` command line: a thin layer over the Python API.
+
+Exit codes: 0 done; 1 `validate` found errors; 2 a problem with the arguments, a file
+or the database, explained in one line; 3 an internal error (one line; set
+WORKBENCH_DEBUG=1 for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except WorkbenchError as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("workbench: interrupted; the file being loaded was rolled back, nothing half-written", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never a traceback for the user, unless asked for
+        if os.environ.get("WORKBENCH_DEBUG"):
+            raise
+        print(f"workbench: internal error: {type(exc).__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)",
+              file=sys.stderr)
+        return 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    from workbench.registry import FORMATS
+
+    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    formats = ", ".join(FORMATS)
+
+    demo = commands.add_parser("demo", help="make the sample corpus, ingest it, write figures, print a summary")
+    demo.add_argument("--data", default="data", help="folder for sample/, workbench.duckdb and figures/ (default: data)")
+    demo.set_defaults(run=_demo)
+
+    ingest = commands.add_parser("ingest", help="load files, folders or globs into the database")
+    ingest.add_argument("paths", nargs="+", metavar="PATH")
+    ingest.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    ingest.add_argument("--format", help=f"read every file as this format ({formats}); default: detect per file")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+    ingest.set_defaults(run=_ingest)
+
+    validate = commands.add_parser("validate", help="check files against the specifications, no database")
+    validate.add_argument("paths", nargs="+", metavar="PATH")
+    validate.add_argument("--format", help=f"read every file as this format ({formats})")
+    validate.add_argument("--json", action="store_true", help="print the report as JSON")
+    validate.set_defaults(run=_validate)
+
+    plot = commands.add_parser("plot", help="write one figure (.png .svg .pdf .html .json)")
+    plot.add_argument("kind", help="emotions, economy or decisions")
+    plot.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    plot.add_argument("--game", help="game id (emotions); default: the game with the most events")
+    plot.add_argument("-o", "--output", required=True, help="output file; its suffix picks the format")
+    plot.set_defaults(run=_plot)
+
+    synth = commands.add_parser("synth", help="write a synthetic corpus of all formats with known faults")
+    synth.add_argument("--out", default="data/sample", help="output folder (default: data/sample)")
+    synth.add_argument("--scale", type=int, default=1, help="size multiplier (default: 1)")
+    synth.add_argument("--seed", type=int, default=7, help="random seed; the same seed gives the same bytes")
+    synth.set_defaults(run=_synth)
+
+    lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database")
+    lab.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    lab.set_defaults(run=_lab)
+    return parser
+
+
+def _demo(args) -> int:
+    from workbench.demo import run_demo
+
+    run_demo(Path(args.data), out=sys.stdout)
+    return 0
+
+
+def _ingest(args) -> int:
+    from workbench.ingest import ingest
+
+    report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet)
+    for line in summary_lines(report):
+        print(line)
+    return 2 if report.failed else 0
+
+
+def _validate(args) -> int:
+    from workbench.ingest import validate
+
+    report = validate(args.paths, format=args.format)
+    if args.json:
+        print(json.dumps({"files": [_validate_json(f) for f in report.files]}, indent=1))
+    else:
+        for file in report.files:
+            for v in file.violations:
+                print(f"{file.path}: {v.locator}: {v.severity}: {v.rule}: {v.field}: {v.message}")
+        for line in summary_lines(report):
+            print(line)
+    if report.failed:
+        return 2
+    return 1 if report.has_errors() else 0
+
+
+def _validate_json(file) -> dict:
+    data = file.to_dict()
+    return {key: data[key] for key in ("path", "format", "records", "rejected", "status", "message", "violations")}
+
+
+def summary_lines(report) -> list[str]:
+    lines = []
+    for file in report.files:
+        if file.status in ("unchanged", "failed"):
+            lines.append(f"{file.path}: {file.status}: {file.message}")
+            continue
+        counts = file.severity_counts()
+        lines.append(
+            f"{file.path}: {file.format}: {file.records} records, {file.rejected} rejected, "
+            f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"
+        )
+    if not report.files:
+        lines.append("no files of a known format found")
+    return lines
+
+
+def _plot(args) -> int:
+    from workbench import catalog, plots
+
+    con = catalog.connect(args.db, read_only=True)
+    try:
+        chart = plots.figure(args.kind, con, args.game)
+    finally:
+        con.close()
+    path = plots.save(chart, args.output)
+    print(f"wrote {path}")
+    return 0
+
+
+def _synth(args) -> int:
+    from workbench.synth import synthesize
+
+    if args.scale < 1:
+        raise WorkbenchError(f"--scale must be 1 or more, got {args.scale}")
+    manifest = synthesize(args.out, scale=args.scale, seed=args.seed)
+    faults = sum(len(f["faults"]) for f in manifest["files"])
+    print(f"wrote {len(manifest['files'])} files with {faults} injected faults to {args.out} "
+          f"(listed in {Path(args.out) / 'manifest.json'})")
+    return 0
+
+
+def _lab(args) -> int:
+    from workbench.catalog import default_db
+
+    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    if not notebooks.is_dir():
+        raise WorkbenchError(f"no notebooks folder at {notebooks}; run from a clone of the workbench repository")
+    env = dict(os.environ, WORKBENCH_DB=str(Path(args.db or default_db()).resolve()))
+    os.execvpe(sys.executable, [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}"], env)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Drift findings (`info`): what the real game writes beyond seed 003.
+
+Found in bulk, in SQL, over a file's events, and reported once per file and kind of
+drift with the first line it appears on and how many lines carry it: an undocumented
+event type, a key the seed does not list (at any depth of a documented payload), an
+enum value the real game adds. The known keys come from the pydantic models, so the
+schema is declared once.
+"""
+
+from __future__ import annotations
+
+import typing
+
+from pydantic import BaseModel
+
+from workbench.catalog import Violation
+from workbench.damage.models import DRIFT_VALUES, PAYLOADS
+from workbench.damage.tables import ENVELOPE_KEYS
+
+
+def _nested_model(annotation) -> tuple[type[BaseModel] | None, str]:
+    """The model inside `X`, `X | None`, `list[X]` or `dict[str, X]`, and the JSON
+    path suffix that reaches it."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, ""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list and args:
+        inner, suffix = _nested_model(args[0])
+        return inner, "[*]" + suffix
+    if origin is dict and len(args) == 2:
+        inner, suffix = _nested_model(args[1])
+        return inner, ".*" + suffix
+    for arg in args:  # unions, Annotated
+        inner, suffix = _nested_model(arg)
+        if inner is not None:
+            return inner, suffix
+    return None, ""
+
+
+def object_paths(model: type[BaseModel], json_path: str = "$", field: str = "payload"):
+    """(JSON path, field path, known keys) for the model and every model nested in it."""
+    yield json_path, field, set(model.model_fields)
+    for name, info in model.model_fields.items():
+        inner, suffix = _nested_model(info.annotation)
+        if inner is not None:
+            shown = suffix.replace("[*]", "[]").replace(".*", ".<key>")
+            yield from object_paths(inner, f"{json_path}.{name}{suffix}", f"{field}.{name}{shown}")
+
+
+KEY_CHECKS = [
+    (event_type, json_path, field, known)
+    for event_type, model in PAYLOADS.items()
+    for json_path, field, known in object_paths(model)
+]
+
+
+def _key_query() -> str:
+    parts = []
+    for number, (event_type, json_path, _, _) in enumerate(KEY_CHECKS):
+        objects = (
+            f"unnest(CAST(json_extract(payload, '{json_path}') AS JSON[]))"
+            if "*" in json_path
+            else f"json_extract(payload, '{json_path}')"
+        )
+        parts.append(
+            f"SELECT {number} AS check_no, seq, {objects} AS o FROM ev WHERE type = '{event_type}'"
+        )
+    return f"""
+WITH ev AS (SELECT seq, type, payload FROM damage_events WHERE source_id = $source_id),
+objects AS ({' UNION ALL '.join(parts)})
+SELECT check_no, k, count(DISTINCT seq), min(seq)
+FROM (SELECT check_no, seq, unnest(json_keys(o)) AS k FROM objects WHERE json_type(o) = 'OBJECT')
+GROUP BY ALL ORDER BY 4
+"""
+
+
+KEY_QUERY = _key_query()
+
+
+def findings(con, source_id: int) -> list[Violation]:
+    params = {"source_id": source_id}
+    found = [_undocumented_type(*row) for row in con.execute(
+        "SELECT type, count(*), min(seq) FROM damage_events WHERE source_id = $source_id "
+        "AND type IS NOT NULL AND type NOT IN (SELECT unnest($documented)) GROUP BY type ORDER BY 3",
+        {**params, "documented": list(PAYLOADS)},
+    ).fetchall()]
+    found += [_extra_envelope_key(*row) for row in con.execute(
+        "SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_events "
+        "WHERE source_id = $source_id AND extra IS NOT NULL) GROUP BY k ORDER BY 3", params,
+    ).fetchall()]
+    for check_no, key, lines, first in con.execute(KEY_QUERY, params).fetchall():
+        event_type, _, field, known = KEY_CHECKS[check_no]
+        if key not in known:
+            found.append(Violation(
+                f"line {first}", "info", "undocumented_key", f"{field}.{key}",
+                f"key `{key}` of {event_type} is not in the specification; kept "
+                f"({_lines(lines)}, first line {first})",
+            ))
+    for (event_type, key), values in DRIFT_VALUES.items():
+        for value, lines, first in con.execute(
+            "SELECT payload->>$key AS v, count(*), min(seq) FROM damage_events WHERE source_id = $source_id "
+            "AND type = $type AND v IN (SELECT unnest($values)) GROUP BY v ORDER BY 3",
+            {**params, "key": key, "type": event_type, "values": list(values)},
+        ).fetchall():
+            found.append(Violation(
+                f"line {first}", "info", "undocumented_value", f"payload.{key}",
+                f"{event_type}.{key} = {value!r} is not in the specification's enum; kept "
+                f"({_lines(lines)}, first line {first})",
+            ))
+    return found
+
+
+def _undocumented_type(event_type: str, lines: int, first: int) -> Violation:
+    return Violation(
+        f"line {first}", "info", "undocumented_event_type", "type",
+        f"event type {event_type!r} is not in the specification; kept ({_lines(lines)}, first line {first})",
+    )
+
+
+def _extra_envelope_key(key: str, lines: int, first: int) -> Violation:
+    return Violation(
+        f"line {first}", "info", "undocumented_key", key,
+        f"envelope key `{key}` is not in the specification ({', '.join(ENVELOPE_KEYS)}); kept in "
+        f"damage_events.extra ({_lines(lines)}, first line {first})",
+    )
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"

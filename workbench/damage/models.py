@@ -1,0 +1,349 @@
+"""Seed 003 (Damage replay events) as pydantic models: the contract, declared once.
+
+Models are strict (`"5"` is not an int) and ignore unknown keys: keys the real game adds
+are found separately, in bulk, and reported as `info` (see `drift.py`). Values the
+real game writes beyond the seed's enums are accepted here and listed in
+`DRIFT_VALUES`, so they too are reported as `info`, never as errors.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Json,
+    Tag,
+    TypeAdapter,
+    create_model,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+Unit = Annotated[float, Field(ge=-1, le=1)]
+Probability = Annotated[float, Field(ge=0, le=1)]
+Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
+
+# Values the real game writes that the seed's enums do not list (formats.md).
+DRIFT_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("phase_changed", "phase"): ("discussion",),
+    ("thinking", "stage"): ("chatter", "chatter_eval", "avatar", "backstory"),
+}
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class EmotionState(Model):
+    fear: Unit
+    anger: Unit
+    shame: Unit
+    confidence: Unit
+    tilt: Unit
+
+
+class PlayerPublicState(Model):
+    player_id: str
+    lives: int
+    bankroll: int
+    current_bet: int
+    in_hand: bool
+    hand: list[Card]
+    will: int
+    skill_affect: int
+    focus: float
+    stress: float
+    resistance_bonus: float
+    tempo: int
+    exposure: int
+    emotions: EmotionState
+
+
+class AttackPlan(Model):
+    kinetic_intent: Literal["discard_pressure", "lockout", "combo_break", "tempo_swing", "forced_line"]
+    emotional_intent: Literal["fear", "anger", "shame", "tilt", "overconfidence", "paranoia"]
+    manipulation_plan: Literal[
+        "threat_framing", "bait", "false_concession", "public_isolation", "status_challenge", "betrayal_cue"
+    ]
+    delivery_channel: Literal["public", "private", "mixed"]
+    target_player_id: str
+    expected_behavior_shift: str
+    confidence: Probability
+
+
+class ActionEnvelope(Model):
+    player_id: str
+    kind: Literal["fold", "check", "call", "raise", "pass"]
+    payload: dict[str, Any]
+    reasoning_summary: str
+    attack_plan: AttackPlan | None
+
+    @model_validator(mode="after")
+    def attack_plan_required_for_raise(self):
+        # Seed 003 section 4.2. `field` in the context is appended to the error's
+        # location, so the violation points at the key that is wrong.
+        if self.kind == "raise" and self.attack_plan is None:
+            raise PydanticCustomError(
+                "attack_plan_required",
+                "a raise needs an attack_plan; found null or no attack_plan",
+                {"field": "attack_plan"},
+            )
+        return self
+
+    @model_validator(mode="after")
+    def raise_amount_positive_int(self):
+        amount = self.payload.get("amount")
+        if self.kind == "raise" and not (type(amount) is int and amount > 0):
+            found = "no amount" if "amount" not in self.payload else f"{amount!r}"
+            raise PydanticCustomError(
+                "raise_amount_positive_int",
+                "a raise needs payload.amount to be an integer > 0; found {found}",
+                {"field": "payload.amount", "found": found},
+            )
+        return self
+
+
+def _utc(value: datetime) -> datetime:
+    if value.utcoffset().total_seconds() != 0:
+        raise PydanticCustomError("ts_not_utc", "expected a UTC timestamp; found offset {offset}",
+                                  {"offset": str(value.utcoffset())})
+    return value
+
+
+class Envelope(Model):
+    schema_version: str
+    type: str
+    game_id: str
+    ts: Annotated[AwareDatetime, AfterValidator(_utc)]
+    payload: Any
+
+
+# --- payloads of the documented event types (seed 003, section 5) -----------------
+
+
+class GameStarted(Model):
+    players: int
+    turns: int
+    primary_model: str
+    fallback_models: list[str]
+    seed: int
+
+
+class HandStarted(Model):
+    turn: int
+    pot: int
+    ante: int
+    players: list[PlayerPublicState]
+
+
+class PhaseChanged(Model):
+    turn: int
+    phase: Literal["affect", "betting", "showdown", "discussion"]
+
+
+class Thinking(Model):
+    turn: int
+    player_id: str
+    status: Literal["start", "end"]
+    stage: Literal["affect", "chatter", "chatter_eval", "avatar", "backstory"] | None = None
+    model: str | None = None
+    outcome: str | None = None
+    summary: str | None = None
+
+
+class AffectIntentBody(Model):
+    mode: str
+    focus_spend: int | float
+    target_player_id: str | None
+    lead_player_id: str | None
+    emotion: str | None
+    summary: str
+
+
+class AffectIntent(Model):
+    turn: int
+    player_id: str
+    intent: AffectIntentBody
+
+
+class AffectResolved(Model):
+    turn: int
+    mode: Literal["guard", "attack_team", "assist_direct", "self_regulate"]
+    player_id: str | None = None
+    lead_player_id: str | None = None
+    assistants: list[str] | None = None
+    target_player_id: str | None = None
+    emotion: str | None = None
+    focus_spent: int | None = None
+    resistance_bonus: float | None = None
+    team_power: float | None = None
+    attack_score: float | None = None
+    defense_score: float | None = None
+    raw_delta: float | None = None
+    applied_delta: float | None = None
+    stake_multiplier: float | None = None
+    target_emotions: EmotionState | None = None
+    deltas: dict[str, float] | None = None
+    stress_recovered: float | None = None
+
+
+class Usage(Model):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ProviderCall(Model):
+    turn: int
+    player_id: str
+    requested_model: str
+    resolved_model: str
+    latency_ms: float
+    usage: Usage
+    max_output_tokens: int
+
+
+class ActionSubmitted(Model):
+    turn: int
+    player_id: str
+    action: ActionEnvelope
+
+
+class ActionResolved(Model):
+    turn: int
+    player_id: str
+    kind: str
+    pot: int
+    current_high_bet: int
+    player_state: PlayerPublicState
+    attack_plan: AttackPlan | None
+
+
+class FoldSavedLife(Model):
+    turn: int
+    player_id: str
+
+
+class LifeLost(Model):
+    turn: int
+    player_id: str
+    remaining_lives: int
+
+
+class Ranking(Model):
+    category: str
+    score: list[int]
+    hand: list[str] | None = None
+
+
+class Showdown(Model):
+    turn: int
+    pot: int
+    winners: list[str]
+    life_losses: int
+    payouts: dict[str, int]
+    rankings: dict[str, Ranking]
+
+
+class HandEnded(Model):
+    turn: int
+    players: list[PlayerPublicState]
+
+
+class TokenStats(Model):
+    calls: int
+    avg_prompt: float
+    avg_completion: float
+    avg_total: float
+    p95_total: float
+    required_context_capacity: int | float
+
+
+class TurnSummary(Model):
+    turn: int
+    token_stats: TokenStats
+    token_stats_by_model: dict[str, dict[str, float]]
+    context_warning: str | None
+
+
+class GameEnded(Model):
+    final_state: list[PlayerPublicState]
+    token_stats: dict[str, Any]
+    token_stats_by_model: dict[str, Any]
+
+
+class ModelAssignmentWarning(Model):
+    player_id: str
+    assigned_model: str
+    reason: str
+
+
+class AffectUnpairedAssist(Model):
+    turn: int
+    assistant_id: str
+    target_player_id: str
+    emotion: str
+    outcome: str
+
+
+class Undocumented(Model):
+    """Any event type the seed does not list: kept, reported as `info`; an emotion
+    vector it carries is still held to the [-1, 1] range."""
+
+    target_emotions: EmotionState | None = None
+
+
+PAYLOADS: dict[str, type[Model]] = {
+    "game_started": GameStarted,
+    "hand_started": HandStarted,
+    "phase_changed": PhaseChanged,
+    "thinking": Thinking,
+    "affect_intent": AffectIntent,
+    "affect_resolved": AffectResolved,
+    "provider_call": ProviderCall,
+    "action_submitted": ActionSubmitted,
+    "action_resolved": ActionResolved,
+    "fold_saved_life": FoldSavedLife,
+    "life_lost": LifeLost,
+    "player_eliminated": LifeLost,
+    "showdown": Showdown,
+    "hand_ended": HandEnded,
+    "turn_summary": TurnSummary,
+    "game_ended": GameEnded,
+    "model_assignment_warning": ModelAssignmentWarning,
+    "affect_unpaired_assist": AffectUnpairedAssist,
+}
+UNDOCUMENTED = "undocumented"
+
+
+def _event_model(name: str, payload: type[Model]) -> type[Envelope]:
+    return create_model(f"{name}_event", __base__=Envelope, payload=(payload, ...))
+
+
+def _event_tag(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None  # not an object: the line is rejected, not validated
+    kind = value.get("type")
+    return kind if isinstance(kind, str) and kind in PAYLOADS else UNDOCUMENTED
+
+
+Event = Annotated[
+    Union[
+        tuple(
+            Annotated[_event_model(name, payload), Tag(name)]
+            for name, payload in {**PAYLOADS, UNDOCUMENTED: Undocumented}.items()
+        )
+    ],
+    Discriminator(_event_tag, custom_error_type="not_an_object",
+                  custom_error_message="expected a JSON object"),
+]
+
+# One call validates a whole batch of raw lines in pydantic-core.
+LINES = TypeAdapter(list[Json[Event]])

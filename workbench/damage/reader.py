@@ -1,0 +1,74 @@
+"""Load a Damage replay (or tournament) log: validate in pydantic-core batch by batch,
+parse and insert in DuckDB batch by batch, then derive emotions, decisions and drift
+findings in SQL over the file's rows."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from workbench.catalog import Violation
+from workbench.damage import drift, tables
+from workbench.damage.models import LINES, PAYLOADS, UNDOCUMENTED
+from workbench.formats import Counts, LoadContext
+from workbench.jsonl import LineBatch, line_batches
+from workbench.validation import violation
+
+EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
+
+
+def load(ctx: LoadContext) -> Counts:
+    records = rejected = 0
+    for batch in line_batches(ctx.path, ctx.advance):
+        violations, reject_at = check_batch(batch)
+        keep = [i not in reject_at for i in range(len(batch))]
+        inserted = tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
+        if inserted != sum(keep):
+            # DuckDB's JSON parser refused a line pydantic-core accepted: reject it too.
+            for index in tables.unparsable_positions(ctx.con, batch, keep):
+                reject_at[index] = "DuckDB's JSON parser could not read it"
+                violations = [v for v in violations if v.locator != batch.locator(index)]
+            keep = [i not in reject_at for i in range(len(batch))]
+            tables.delete_batch_events(ctx.con, ctx.source_id, batch.numbers)
+            tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
+        violations += [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())]
+        ctx.add_violations(violations)
+        ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
+        records += len(batch) - len(reject_at)
+        rejected += len(reject_at)
+    tables.derive(ctx.con, ctx.source_id)
+    ctx.add_violations(drift.findings(ctx.con, ctx.source_id))
+    return Counts(records, rejected)
+
+
+def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
+    """Validate every line of the batch in one pydantic-core call.
+
+    Returns the violations of the lines that are records, and the positions of the
+    lines that cannot be records at all (not UTF-8, not JSON, not an object), each
+    with the reason.
+    """
+    reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    violations: list[Violation] = []
+    try:
+        LINES.validate_python(batch.texts)
+        return violations, reject_at
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    for error in errors:
+        index, *loc = error["loc"]
+        if index in reject_at:
+            continue
+        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
+            reject_at[index] = error["msg"]
+            continue
+        if loc[0] in EVENT_TAGS:
+            loc = loc[1:]
+        violations.append(violation(batch.locator(index), error, tuple(loc)))
+    return violations, reject_at
+
+
+def _reject_violation(locator: str, why: str) -> Violation:
+    return Violation(
+        locator, "error", "not_a_json_object", "(record)",
+        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
+    )

@@ -1,0 +1,139 @@
+"""The Damage tables and the SQL that fills them.
+
+`damage_events` holds each record as written (payload as JSON). Everything else is
+derived from it in DuckDB, in bulk, per source file.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from workbench.damage.models import Envelope
+
+DDL = """
+CREATE TABLE IF NOT EXISTS damage_events (
+    source_id BIGINT NOT NULL,
+    game_id   VARCHAR,
+    seq       BIGINT NOT NULL,      -- 1-based line number: the log's own order
+    type      VARCHAR,
+    ts        TIMESTAMP,            -- UTC
+    turn      BIGINT,
+    payload   JSON,
+    extra     JSON                  -- envelope keys the specification does not list
+);
+CREATE TABLE IF NOT EXISTS damage_emotions (
+    source_id  BIGINT NOT NULL,
+    game_id    VARCHAR,
+    seq        BIGINT NOT NULL,
+    turn       BIGINT,
+    player_id  VARCHAR,
+    fear       DOUBLE,
+    anger      DOUBLE,
+    shame      DOUBLE,
+    confidence DOUBLE,
+    tilt       DOUBLE,
+    origin     VARCHAR              -- where the vector was found: `hand_started.players[]`, ...
+);
+"""
+
+ENVELOPE_KEYS = list(Envelope.model_fields)
+# JSON merge-patch with nulls deletes the envelope's own keys, leaving the extras.
+_STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
+
+INSERT_EVENTS = f"""
+INSERT INTO damage_events
+SELECT $source_id, j->>'game_id', seq, j->>'type',
+       TRY_CAST(TRY_CAST(j->>'ts' AS TIMESTAMPTZ) AS TIMESTAMP),
+       CASE WHEN json_type(j->'payload'->'turn') IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(j->'payload'->>'turn' AS BIGINT) END,
+       j->'payload',
+       nullif(json_merge_patch(j, '{_STRIP_ENVELOPE}'), '{{}}'::JSON)
+FROM (SELECT seq, TRY_CAST(raw AS JSON) AS j FROM event_lines)
+WHERE json_type(j) = 'OBJECT'
+"""
+
+# Every place seed 003 and the real game put an emotion vector. `players` lists are
+# unnested; single states carry their own player id.
+EMOTION_VECTORS = """
+WITH ev AS (SELECT * FROM damage_events WHERE source_id = $source_id),
+vectors AS (
+    SELECT game_id, seq, turn, p->>'player_id' AS player_id, p->'emotions' AS e, type || '.players[]' AS origin
+    FROM (SELECT *, unnest(CAST(payload->'players' AS JSON[])) AS p FROM ev
+          WHERE type IN ('hand_started', 'hand_ended') AND json_type(payload->'players') = 'ARRAY')
+    UNION ALL
+    SELECT game_id, seq, turn, p->>'player_id', p->'emotions', 'game_ended.final_state[]'
+    FROM (SELECT *, unnest(CAST(payload->'final_state' AS JSON[])) AS p FROM ev
+          WHERE type = 'game_ended' AND json_type(payload->'final_state') = 'ARRAY')
+    UNION ALL
+    SELECT game_id, seq, turn, payload->'player_state'->>'player_id', payload->'player_state'->'emotions',
+           'action_resolved.player_state'
+    FROM ev WHERE type = 'action_resolved'
+    UNION ALL
+    SELECT game_id, seq, turn, coalesce(payload->>'target_player_id', payload->>'player_id'),
+           payload->'target_emotions', type || '.target_emotions'
+    FROM ev WHERE json_type(payload->'target_emotions') = 'OBJECT'
+)
+INSERT INTO damage_emotions
+SELECT $source_id, game_id, seq, turn, player_id,
+       TRY_CAST(e->>'fear' AS DOUBLE), TRY_CAST(e->>'anger' AS DOUBLE), TRY_CAST(e->>'shame' AS DOUBLE),
+       TRY_CAST(e->>'confidence' AS DOUBLE), TRY_CAST(e->>'tilt' AS DOUBLE), origin
+FROM vectors WHERE json_type(e) = 'OBJECT' AND player_id IS NOT NULL
+"""
+
+# One decision per `action_submitted`, with the latest `provider_call` of the same
+# player in the same turn before it (the betting call that produced the action).
+DECISIONS = """
+WITH ev AS (SELECT * FROM damage_events WHERE source_id = $source_id),
+actions AS (
+    SELECT game_id, seq, turn, coalesce(payload->>'player_id', payload->'action'->>'player_id') AS player_id,
+           payload->'action'->>'kind' AS kind
+    FROM ev WHERE type = 'action_submitted'
+),
+calls AS (
+    SELECT game_id, seq, turn, payload->>'player_id' AS player_id, payload->>'resolved_model' AS model,
+           TRY_CAST(payload->>'latency_ms' AS DOUBLE) AS latency_ms,
+           TRY_CAST(payload->'usage'->>'total_tokens' AS BIGINT) AS tokens
+    FROM ev WHERE type = 'provider_call'
+),
+bad_lines AS (
+    SELECT DISTINCT locator FROM violations WHERE source_id = $source_id AND severity = 'error'
+)
+INSERT INTO decisions
+SELECT $source_id, 'damage', a.game_id, a.turn, a.player_id, c.model, a.kind,
+       'line ' || a.seq NOT IN (SELECT locator FROM bad_lines), c.latency_ms, c.tokens, 'line ' || a.seq
+FROM actions a ASOF LEFT JOIN calls c
+  ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.player_id IS NOT DISTINCT FROM c.player_id
+ AND a.turn IS NOT DISTINCT FROM c.turn AND a.seq > c.seq
+"""
+
+
+def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
+    """Parse and insert a batch of (seq, raw) lines; returns how many became rows."""
+    con.register("event_lines", event_lines)
+    try:
+        return con.execute(INSERT_EVENTS, {"source_id": source_id}).fetchone()[0]
+    finally:
+        con.unregister("event_lines")
+
+
+def unparsable_positions(con, batch, keep: list[bool]) -> list[int]:
+    """Positions in `batch` of kept lines that DuckDB cannot parse as a JSON object."""
+    con.register("event_lines", batch.arrow(keep))
+    try:
+        bad = {seq for (seq,) in con.execute(
+            "SELECT seq FROM event_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
+        ).fetchall()}
+    finally:
+        con.unregister("event_lines")
+    return [i for i, number in enumerate(batch.numbers) if number in bad]
+
+
+def delete_batch_events(con, source_id: int, numbers: list[int]) -> None:
+    con.execute("DELETE FROM damage_events WHERE source_id = ? AND seq BETWEEN ? AND ?",
+                [source_id, numbers[0], numbers[-1]])
+
+
+def derive(con, source_id: int) -> None:
+    """Fill the tables derived from the file's events."""
+    con.execute(EMOTION_VECTORS, {"source_id": source_id})
+    con.execute(DECISIONS, {"source_id": source_id})

@@ -1,0 +1,79 @@
+"""Reading line-based files in batches, for every JSONL format.
+
+Lines are numbered from 1 over the whole file, blank lines included, so `line N`
+locators match what an editor shows. Blank lines are neither records nor rejects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pyarrow as pa
+
+BATCH_LINES = 20_000
+READ_BYTES = 8 << 20
+
+
+@dataclass
+class LineBatch:
+    numbers: list[int] = field(default_factory=list)  # 1-based line numbers
+    texts: list[str] = field(default_factory=list)
+    # Positions (into `texts`) of lines that were not valid UTF-8; their text holds
+    # the bytes as backslash escapes so nothing is lost.
+    not_utf8: set[int] = field(default_factory=set)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def locator(self, index: int) -> str:
+        return f"line {self.numbers[index]}"
+
+    def arrow(self, keep: list[bool] | None = None) -> pa.Table:
+        """(seq, raw) of the batch's lines, optionally only where `keep` is true."""
+        table = pa.table({"seq": pa.array(self.numbers, pa.int64()), "raw": pa.array(self.texts, pa.string())})
+        return table if keep is None else table.filter(pa.array(keep, pa.bool_()))
+
+
+def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
+                 batch_lines: int = BATCH_LINES) -> Iterator[LineBatch]:
+    """Yield the non-blank lines of `path` in batches, streaming the file."""
+    batch = LineBatch()
+    number = 0
+    pending = b""
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(READ_BYTES)
+            advance(len(chunk))
+            data = pending + chunk
+            if not chunk:
+                lines, pending = ([data] if data else []), b""
+            else:
+                lines = data.split(b"\n")
+                pending = lines.pop()
+            for text, bad in _decode(lines):
+                number += 1
+                if text.strip():
+                    if bad:
+                        batch.not_utf8.add(len(batch.texts))
+                    batch.numbers.append(number)
+                    batch.texts.append(text)
+                    if len(batch.texts) >= batch_lines:
+                        yield batch
+                        batch = LineBatch()
+            if not chunk:
+                break
+    if batch.texts:
+        yield batch
+
+
+def _decode(lines: list[bytes]) -> Iterator[tuple[str, bool]]:
+    """Decode lines as UTF-8; a line that is not valid UTF-8 keeps its bytes as escapes."""
+    for line in lines:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        try:
+            yield line.decode("utf-8"), False
+        except UnicodeDecodeError:
+            yield line.decode("utf-8", "backslashreplace"), True

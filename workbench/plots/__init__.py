@@ -1,0 +1,27 @@
+"""Altair figures over a workbench database. Each function takes a DuckDB connection,
+aggregates in DuckDB, and returns a chart; `save` writes it by file suffix."""
+
+from __future__ import annotations
+
+from workbench.plots.decisions import decision_quality
+from workbench.plots.economy import economy_nets
+from workbench.plots.emotions import emotion_trajectories
+from workbench.plots.export import save
+
+__all__ = ["emotion_trajectories", "economy_nets", "decision_quality", "save", "FIGURES", "figure"]
+
+# The figures `workbench plot KIND` and the demo know, by kind. Each takes the
+# connection and an optional game id (ignored where it does not apply).
+FIGURES = {
+    "emotions": lambda con, game_id=None: emotion_trajectories(con, game_id),
+    "economy": lambda con, game_id=None: economy_nets(con),
+    "decisions": lambda con, game_id=None: decision_quality(con),
+}
+
+
+def figure(kind: str, con, game_id: str | None = None):
+    from workbench.errors import WorkbenchError
+
+    if kind not in FIGURES:
+        raise WorkbenchError(f"unknown figure {kind!r}; choose one of: {', '.join(FIGURES)}")
+    return FIGURES[kind](con, game_id)

@@ -1,0 +1,30 @@
+"""Writing a chart to disk by suffix, offline (no CDN, no browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import altair as alt
+
+from workbench.errors import WorkbenchError
+
+SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
+
+
+def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path:
+    """Write `chart` to `path`: .png, .svg, .pdf (rendered by vl-convert), .html
+    (self-contained, works offline) or .json (the Vega-Lite spec)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise WorkbenchError(f"cannot write {path}: unknown suffix {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".html":
+        # `inline=True` embeds vega, vega-lite and vega-embed, so the file opens offline;
+        # Vega escapes data text when it renders, so log text cannot inject markup.
+        chart.save(str(path), format="html", inline=True)
+    elif suffix == ".png":
+        chart.save(str(path), format="png", scale_factor=scale)
+    else:
+        chart.save(str(path), format=suffix[1:])
+    return path

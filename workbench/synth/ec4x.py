@@ -1,0 +1,5 @@
+"""Synthetic ec4x files (placeholder while the format is being written)."""
+
+
+def generate(out, scale, rng):
+    return []

@@ -1,0 +1,5 @@
+"""Synthetic gm files (placeholder while the format is being written)."""
+
+
+def generate(out, scale, rng):
+    return []

@@ -1,0 +1,5 @@
+"""Synthetic stellaris files (placeholder while the format is being written)."""
+
+
+def generate(out, scale, rng):
+    return []
