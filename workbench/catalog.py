@@ -151,3 +151,12 @@ def add_rejects(con, source_id: int, rejects: list[tuple[str, str]]) -> None:
         schema=REJECT_SCHEMA,
     )
     con.execute("INSERT INTO rejects SELECT * FROM reject_rows")
+
+
+def query_frame(con, sql: str, params=None):
+    """Run a query and return a polars frame (through Arrow, no copy per row).
+
+    DuckDB refuses a new query while an `execute()` result is only partly fetched:
+    fetch results with `fetchall()` before calling this.
+    """
+    return con.sql(sql, params=params or {}).pl()

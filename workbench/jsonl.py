@@ -14,6 +14,8 @@ import pyarrow as pa
 
 BATCH_LINES = 20_000
 READ_BYTES = 8 << 20
+# A line of only these bytes is blank: neither a record nor a reject.
+BLANK = b" \t\r\n\f\v"
 
 
 @dataclass
@@ -37,8 +39,9 @@ class LineBatch:
 
 
 def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
-                 batch_lines: int = BATCH_LINES) -> Iterator[LineBatch]:
+                 batch_lines: int | None = None) -> Iterator[LineBatch]:
     """Yield the non-blank lines of `path` in batches, streaming the file."""
+    batch_lines = batch_lines or BATCH_LINES
     batch = LineBatch()
     number = 0
     pending = b""
@@ -52,28 +55,29 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
             else:
                 lines = data.split(b"\n")
                 pending = lines.pop()
-            for text, bad in _decode(lines):
+            for line in lines:
                 number += 1
-                if text.strip():
-                    if bad:
-                        batch.not_utf8.add(len(batch.texts))
-                    batch.numbers.append(number)
-                    batch.texts.append(text)
-                    if len(batch.texts) >= batch_lines:
-                        yield batch
-                        batch = LineBatch()
+                if not line.strip(BLANK):
+                    continue
+                text, bad = _decode(line)
+                if bad:
+                    batch.not_utf8.add(len(batch.texts))
+                batch.numbers.append(number)
+                batch.texts.append(text)
+                if len(batch.texts) >= batch_lines:
+                    yield batch
+                    batch = LineBatch()
             if not chunk:
                 break
     if batch.texts:
         yield batch
 
 
-def _decode(lines: list[bytes]) -> Iterator[tuple[str, bool]]:
-    """Decode lines as UTF-8; a line that is not valid UTF-8 keeps its bytes as escapes."""
-    for line in lines:
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        try:
-            yield line.decode("utf-8"), False
-        except UnicodeDecodeError:
-            yield line.decode("utf-8", "backslashreplace"), True
+def _decode(line: bytes) -> tuple[str, bool]:
+    """Decode a line as UTF-8; a line that is not valid UTF-8 keeps its bytes as escapes."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    try:
+        return line.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return line.decode("utf-8", "backslashreplace"), True

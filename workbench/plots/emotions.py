@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
 
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
@@ -15,10 +16,10 @@ MAX_POINTS_PER_PLAYER = 600
 def largest_game(con) -> str:
     row = con.execute(
         "SELECT game_id FROM damage_emotions GROUP BY game_id ORDER BY count(*) DESC, game_id LIMIT 1"
-    ).fetchone()
-    if row is None:
+    ).fetchall()
+    if not row:
         raise WorkbenchError("no Damage emotions in this database; ingest a replay log first")
-    return row[0]
+    return row[0][0]
 
 
 def emotion_trajectories(con, game_id: str | None = None, players=None, emotions=None, x: str = "seq"):
@@ -57,7 +58,8 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
 
 def _vectors(con, game_id, players, emotions, x):
     bucket = max(1, -(-_events_per_player(con, game_id) // MAX_POINTS_PER_PLAYER))
-    return con.execute(
+    return query_frame(
+        con,
         f"""
         SELECT player_id, emotion, min({x}) AS {x}, avg(value) AS value
         FROM (SELECT player_id, seq, turn, seq // $bucket AS bucket, fear, anger, shame, confidence, tilt
@@ -68,18 +70,19 @@ def _vectors(con, game_id, players, emotions, x):
         GROUP BY player_id, emotion, bucket ORDER BY player_id, emotion, {x}
         """,
         {"game": game_id, "bucket": bucket, "players": players, "emotions": emotions},
-    ).pl()
+    )
 
 
 def _events_per_player(con, game_id) -> int:
     return con.execute(
         "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM damage_emotions WHERE game_id = ? "
         "GROUP BY player_id)", [game_id]
-    ).fetchone()[0]
+    ).fetchall()[0][0]
 
 
 def _attacks(con, game_id, players, emotions, x):
-    return con.execute(
+    return query_frame(
+        con,
         f"""
         SELECT e.payload->>'target_player_id' AS player_id, e.payload->>'emotion' AS emotion,
                coalesce(e.payload->>'lead_player_id', e.payload->>'player_id') AS attacker,
@@ -94,4 +97,4 @@ def _attacks(con, game_id, players, emotions, x):
         ORDER BY {x}
         """,
         {"game": game_id, "players": players, "emotions": emotions},
-    ).pl()
+    )

@@ -1,0 +1,174 @@
+"""Damage logs through `workbench.ingest`: tables, conservation, atomicity, idempotency."""
+
+import json
+
+import duckdb
+import pytest
+
+import workbench
+from tests.conftest import write_lines
+from tests.damage.events import PAYLOADS, event
+from workbench.damage import tables
+
+
+def rows(db, sql, params=None):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def damage_files(manifest):
+    return [f for f in manifest["files"] if f["format"] == "damage"]
+
+
+def test_every_manifest_fault_is_found_where_it_was_put(tmp_path, sample, manifest):
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([sample / "damage"], db=db)
+    found = set(rows(db, "SELECT s.path, v.locator, v.field, v.rule FROM violations v JOIN sources s "
+                         "USING (source_id) WHERE v.severity = 'error'"))
+    expected = {(str(sample / f["path"]), x["locator"], x["field"], x["rule"])
+                for f in damage_files(manifest) for x in f["faults"]}
+    assert expected and expected <= found
+    # and nothing else is an error: the generator's clean events are valid
+    assert found == expected
+
+
+def test_records_plus_rejected_equals_non_blank_lines(tmp_path, sample, manifest):
+    db = tmp_path / "w.duckdb"
+    report = workbench.ingest([sample / "damage"], db=db)
+    for file in report.files:
+        lines = [line for line in open(file.path, encoding="utf-8") if line.strip()]
+        assert file.records + file.rejected == len(lines)
+        stored = rows(db, "SELECT count(*) FROM damage_events WHERE source_id = ?", [file.source_id])[0][0]
+        rejected = rows(db, "SELECT count(*) FROM rejects WHERE source_id = ?", [file.source_id])[0][0]
+        assert (stored, rejected) == (file.records, file.rejected)
+
+
+def test_sample_has_a_long_game_and_a_tournament(tmp_path, sample):
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([sample / "damage"], db=db)
+    assert rows(db, "SELECT max(n) FROM (SELECT count(*) n FROM damage_events GROUP BY game_id)")[0][0] >= 2000
+    linked = rows(db, "SELECT count(*) FROM damage_events t JOIN (SELECT DISTINCT game_id FROM damage_events) g "
+                      "ON t.payload->>'game_id' = g.game_id WHERE t.type = 'table_result'")[0][0]
+    assert linked >= 3
+
+
+def test_truncated_line_is_a_reject_with_its_raw_text(tmp_path):
+    path = tmp_path / "g.events.jsonl"
+    path.write_text(json.dumps(event("game_started")) + "\n\n" + json.dumps(event("phase_changed"))[:40])
+    db = tmp_path / "w.duckdb"
+    (file,) = workbench.ingest([path], db=db).files
+    assert (file.records, file.rejected) == (1, 1)
+    assert rows(db, "SELECT locator, raw FROM rejects") == [("line 3", json.dumps(event("phase_changed"))[:40])]
+    assert ("line 3", "error", "not_a_json_object") in {(v.locator, v.severity, v.rule) for v in file.violations}
+
+
+def test_emotions_come_from_every_place_they_appear(tmp_path):
+    chatter = event("phase_changed", {"turn": 1, "target_player_id": "P2",
+                                      "target_emotions": PAYLOADS["affect_resolved"]["target_emotions"]},
+                    type="chatter_evaluated")
+    regulate = event("affect_resolved", {"turn": 1, "mode": "self_regulate", "player_id": "P1",
+                                         "target_emotions": PAYLOADS["affect_resolved"]["target_emotions"]})
+    path = write_lines(tmp_path / "g.events.jsonl", [
+        event("hand_started"), event("affect_resolved"), event("action_resolved"), chatter, regulate,
+        event("hand_ended"), event("game_ended")])
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([path], db=db)
+    assert rows(db, "SELECT seq, player_id, origin, fear FROM damage_emotions ORDER BY seq") == [
+        (1, "P1", "hand_started.players[]", 0.1),
+        (2, "P2", "affect_resolved.target_emotions", 0.3),
+        (3, "P1", "action_resolved.player_state", 0.1),
+        (4, "P2", "chatter_evaluated.target_emotions", 0.3),
+        (5, "P1", "affect_resolved.target_emotions", 0.3),
+        (6, "P1", "hand_ended.players[]", 0.1),
+        (7, "P1", "game_ended.final_state[]", 0.1),
+    ]
+
+
+def test_decisions_carry_the_matching_provider_call(tmp_path):
+    other_call = event("provider_call", {**PAYLOADS["provider_call"], "player_id": "P2", "latency_ms": 5.0})
+    invalid = event("action_submitted")
+    invalid["payload"]["action"]["attack_plan"] = None
+    path = write_lines(tmp_path / "g.events.jsonl", [
+        event("provider_call"), other_call, event("action_submitted"), invalid,
+        event("action_submitted", {**PAYLOADS["action_submitted"], "turn": 2})])
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([path], db=db)
+    assert rows(db, "SELECT locator, agent_id, turn, action, valid, model, latency_ms, tokens FROM decisions "
+                    "ORDER BY locator") == [
+        ("line 3", "P1", 1, "raise", True, "m1", 812.5, 120),
+        ("line 4", "P1", 1, "raise", False, "m1", 812.5, 120),
+        ("line 5", "P1", 2, "raise", True, None, None, None),  # no provider call in turn 2
+    ]
+
+
+def test_reingest_adds_nothing_and_says_so(tmp_path, sample):
+    db = tmp_path / "w.duckdb"
+    first = workbench.ingest([sample / "damage"], db=db)
+    counts = rows(db, "SELECT (SELECT count(*) FROM damage_events), (SELECT count(*) FROM violations)")
+    again = workbench.ingest([sample / "damage"], db=db)
+    assert {f.status for f in again.files} == {"unchanged"}
+    assert all("already ingested" in f.message for f in again.files)
+    assert rows(db, "SELECT (SELECT count(*) FROM damage_events), (SELECT count(*) FROM violations)") == counts
+    assert len(first.files) == len(again.files)
+
+
+def test_changed_file_is_a_new_source(tmp_path):
+    path = write_lines(tmp_path / "g.events.jsonl", [event("game_started")])
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([path], db=db)
+    write_lines(path, [event("game_started"), event("phase_changed")])
+    (file,) = workbench.ingest([path], db=db).files
+    assert file.status == "ingested"
+    assert rows(db, "SELECT count(*) FROM sources") == [(2,)]
+
+
+def test_a_failing_file_leaves_nothing_behind(tmp_path, monkeypatch):
+    good = write_lines(tmp_path / "a.events.jsonl", [event("game_started")])
+    bad = write_lines(tmp_path / "b.events.jsonl", [event("hand_started"), event("phase_changed")])
+    db = tmp_path / "w.duckdb"
+    real_derive = tables.derive
+
+    def derive_then_fail(con, source_id):
+        real_derive(con, source_id)
+        if source_id == 2:
+            raise duckdb.IOException("disk full")
+
+    monkeypatch.setattr(tables, "derive", derive_then_fail)
+    report = workbench.ingest([good, bad], db=db)
+    assert [f.status for f in report.files] == ["ingested", "failed"]
+    assert "disk full" in report.files[1].message
+    for table in ("sources", "damage_events", "damage_emotions", "violations", "rejects", "decisions"):
+        assert rows(db, f"SELECT count(*) FROM {table} WHERE source_id = 2") == [(0,)], table
+    monkeypatch.setattr(tables, "derive", real_derive)
+    assert workbench.ingest([bad], db=db).files[0].status == "ingested"
+
+
+def test_big_batches_keep_line_numbers(tmp_path, monkeypatch):
+    import workbench.jsonl
+
+    monkeypatch.setattr(workbench.jsonl, "BATCH_LINES", 3)
+    records = [event("phase_changed", {"turn": t, "phase": "betting"}) for t in range(10)]
+    records[7]["payload"]["turn"] = "x"
+    path = write_lines(tmp_path / "g.events.jsonl", records)
+    (file,) = workbench.validate([path]).files
+    assert [(v.locator, v.field) for v in file.violations] == [("line 8", "payload.turn")]
+    assert file.records == 10
+
+
+def test_a_line_only_duckdb_refuses_becomes_a_reject(tmp_path, monkeypatch):
+    from workbench.damage import reader
+
+    def accept_everything(batch):
+        return [], {}
+
+    monkeypatch.setattr(reader, "check_batch", accept_everything)
+    path = tmp_path / "g.events.jsonl"
+    path.write_text(json.dumps(event("game_started")) + "\n{broken\n" + json.dumps(event("phase_changed")) + "\n")
+    db = tmp_path / "w.duckdb"
+    (file,) = workbench.ingest([path], db=db).files
+    assert (file.records, file.rejected) == (2, 1)
+    assert rows(db, "SELECT seq FROM damage_events ORDER BY seq") == [(1,), (3,)]
+    assert rows(db, "SELECT locator, raw FROM rejects") == [("line 2", "{broken")]

@@ -1,0 +1,95 @@
+"""Building blocks of the EC4X models: custom rule errors, seed enums, drift passes.
+
+Drift (what the real compiler accepts beyond the seed, reported as `info`) is found by
+validating a batch a second time in drift mode (`DRIFT_MODE` in the validation
+context): the validators that accept a drift value quietly in the normal pass raise
+a drift error in that pass, so each finding carries its exact JSON path. The second
+pass only runs when the first one saw drift (`saw_drift`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, ValidationError, ValidationInfo
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from workbench.ec4x.seed import token
+
+DRIFT_MODE = "drift_mode"
+SAW_DRIFT = "saw_drift"
+# Error types raised only in drift mode; everything else in that pass is ignored.
+DRIFT_RULES = ("enum_spelling", "compiler_only_field")
+
+
+def rule_error(rule: str, message: str, found: Any = None) -> PydanticCustomError:
+    # The message is passed through the context so braces in found values stay literal;
+    # `found` in the context tells the shared formatter the message is complete.
+    return PydanticCustomError(rule, "{message}", {"message": message, "found": repr(found)})
+
+
+def fail(title: str, failures: list[tuple[str | tuple, PydanticCustomError, Any]]) -> None:
+    """Raise every (field or path, error, input) at once, each located at its own field."""
+    if failures:
+        raise ValidationError.from_exception_data(title, [
+            InitErrorDetails(type=error, loc=field if isinstance(field, tuple) else (field,), input=value)
+            for field, error, value in failures
+        ])
+
+
+def missing(value: Any) -> bool:
+    return value is None or value == []
+
+
+def in_drift_mode(info: ValidationInfo) -> bool:
+    return bool(info.context and info.context.get(DRIFT_MODE))
+
+
+def note_drift(info: ValidationInfo) -> None:
+    if info.context is not None:
+        info.context[SAW_DRIFT] = True
+
+
+def hint(value: str, candidates) -> str:
+    close = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...] = (),
+              aliases: dict[str, str] | None = None):
+    """A string holding one of the seed's `values`, matched the way the real compiler
+    matches (case, `-` and `_` ignored). The seed's own spelling is stored; any other
+    spelling is drift. A value only the real compiler knows is an error that says so."""
+    lookup = {token(v): v for v in (*values, *compiler_only)}
+    lookup |= {token(alias): target for alias, target in (aliases or {}).items()}
+    expected = "|".join(values)
+
+    def check(value: str, info: ValidationInfo) -> str:
+        canonical = lookup.get(token(value))
+        if canonical is None:
+            raise rule_error(
+                "enum_value",
+                f"`{field}` must be one of {expected}; found {value!r}{hint(value, values)}",
+                value,
+            )
+        if canonical != value:
+            note_drift(info)
+            if in_drift_mode(info):
+                raise rule_error(
+                    "enum_spelling",
+                    f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises "
+                    f"enum spellings, and the seed only asks that the value be known to the compiler, "
+                    f"so it is accepted as `{canonical}` (drift, not an error)",
+                    value,
+                )
+        if canonical in compiler_only:
+            raise rule_error(
+                "compiler_only_value",
+                f"{value!r} is not one of the seed's values for `{field}` ({expected}); the real compiler "
+                f"accepts it, but the seed is the contract, so it is an error",
+                value,
+            )
+        return canonical
+
+    return Annotated[str, AfterValidator(check)]

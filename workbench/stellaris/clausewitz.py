@@ -1,0 +1,375 @@
+"""Clausewitz text (Stellaris `gamestate` and `meta`): a parser for bounded blocks and
+a targeted locator that finds the few sections we need in a 50 MB gamestate without
+parsing the rest.
+
+The text has no outer braces: the top level is a series of `key=value`. Values are
+scalars (`16777223`, `0.5`, `yes`, `"2312.01.01"`, `none`) or blocks `{ ... }`. A block
+holds pairs (`key=value`, a repeated key meaning several values), bare values (a list
+`{ 1 2 3 }` or a list of blocks `{ { ... } { ... } }`), or nothing (`{}`, which may be
+an empty object or an empty list).
+
+Parsed values: a block of pairs becomes a `dict` (a repeated key holds a `Repeated`
+list of its values), a block of bare values a `list`, an empty block `{}`; a block
+that mixes both keeps its bare values under the key `""`. Quoted text stays `str`;
+bare numbers become `int`/`float`; other bare words (`yes`, `none`) stay `str`.
+
+Finding sections fast: the game writes every top-level key at the start of a line and
+indents nested keys with tabs, but not reliably (the corpus save has nested numeric
+keys at column 0). So a candidate found by its indentation is only accepted once the
+brace balance between a known point and it confirms its depth; strings with braces
+in them would upset that balance, and then the locator falls back to tokenizing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from workbench.errors import WorkbenchError
+
+# Quoted strings (with escapes), braces, operators, and bare words.
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]|[<>!?]?=|[<>]|[^\s{}=<>"]+')
+INTEGER = re.compile(r"-?\d+\Z")
+DECIMAL = re.compile(r"-?\d*\.\d+\Z")
+OPERATORS = frozenset({"=", "<", ">", "<=", ">=", "!=", "?="})
+# 4294967295 (2**32 - 1) is the game's "no id".
+NO_ID = 4294967295
+
+
+class ClausewitzError(WorkbenchError):
+    """Text that is not well-formed Clausewitz (unbalanced braces, a key without a value)."""
+
+
+class Repeated(list):
+    """The values of a key written more than once in the same block (`trait="a" trait="b"`)."""
+
+
+def parse(text: str | bytes) -> dict:
+    """Parse a whole document (the top level: pairs without outer braces)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    value = _build(TOKEN.findall(text), top_level=True)
+    return value if isinstance(value, dict) else {"": value}
+
+
+def parse_block(text: str | bytes):
+    """Parse one `{ ... }` block (braces included) into a dict, list or `{}`."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    return _build(TOKEN.findall(text), top_level=False)
+
+
+def _scalar(token: str):
+    if token[0] == '"':
+        inner = token[1:-1]
+        return inner.replace('\\"', '"').replace("\\\\", "\\") if "\\" in inner else inner
+    if INTEGER.match(token):
+        return int(token)
+    if DECIMAL.match(token):
+        return float(token)
+    return token
+
+
+class _Block:
+    __slots__ = ("pairs", "items", "key")
+
+    def __init__(self, key):
+        self.key = key  # the key this block is the value of in its parent (None: bare)
+        self.pairs: dict = {}
+        self.items: list = []
+
+    def add_pair(self, key: str, value) -> None:
+        pairs = self.pairs
+        if key in pairs:
+            held = pairs[key]
+            if isinstance(held, Repeated):
+                held.append(value)
+            else:
+                pairs[key] = Repeated((held, value))
+        else:
+            pairs[key] = value
+
+    def value(self):
+        if self.pairs:
+            if self.items:
+                self.pairs[""] = self.items
+            return self.pairs
+        return self.items if self.items else {}
+
+
+def _build(tokens: list[str], top_level: bool):
+    """Assemble tokens into values with an explicit stack (blocks nest deeply)."""
+    stack = [_Block(None)]
+    if not top_level:
+        if not tokens or tokens[0] != "{":
+            raise ClausewitzError("a block must start with `{`")
+        tokens = tokens[1:]
+    pending_key = None  # a key whose `=` has been read, waiting for its value
+    last_scalar = None  # a bare word that may turn out to be a key
+    count = len(tokens)
+    i = 0
+    while i < count:
+        token = tokens[i]
+        i += 1
+        block = stack[-1]
+        if token == "{":
+            if last_scalar is not None:
+                block.items.append(_scalar(last_scalar))
+                last_scalar = None
+            stack.append(_Block(pending_key))
+            pending_key = None
+        elif token == "}":
+            if last_scalar is not None:
+                block.items.append(_scalar(last_scalar))
+                last_scalar = None
+            if pending_key is not None:
+                raise ClausewitzError(f"key `{pending_key}` has no value")
+            if len(stack) == 1:
+                if top_level:
+                    raise ClausewitzError("unbalanced `}`")
+                if i != count:
+                    raise ClausewitzError("text after the closing `}` of the block")
+                return block.value()
+            stack.pop()
+            parent = stack[-1]
+            if block.key is None:
+                parent.items.append(block.value())
+            else:
+                parent.add_pair(block.key, block.value())
+        elif token in OPERATORS:
+            if last_scalar is None:
+                raise ClausewitzError("`=` without a key")
+            pending_key = last_scalar[1:-1] if last_scalar[0] == '"' else last_scalar
+            last_scalar = None
+        elif pending_key is not None:
+            block.add_pair(pending_key, _scalar(token))
+            pending_key = None
+        else:
+            if last_scalar is not None:
+                block.items.append(_scalar(last_scalar))
+            last_scalar = token
+    if len(stack) != 1 or pending_key is not None:
+        raise ClausewitzError("the text ends inside a block" if len(stack) != 1 else f"key `{pending_key}` has no value")
+    if not top_level:
+        raise ClausewitzError("the block has no closing `}`")
+    if last_scalar is not None:
+        stack[0].items.append(_scalar(last_scalar))
+    return stack[0].value()
+
+
+# --- helpers for reading parsed values --------------------------------------------
+
+
+def as_list(value) -> list:
+    """A value read as a list: `{}` is empty, a dict or scalar is one item."""
+    if isinstance(value, list):
+        return value
+    if value is None or value == {}:
+        return []
+    return [value]
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def first(value):
+    """A key written once or several times, read as its first value."""
+    return value[0] if isinstance(value, Repeated) else value
+
+
+def is_id(value) -> bool:
+    return isinstance(value, int) and value != NO_ID
+
+
+# --- finding sections without parsing everything ----------------------------------
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a value sits in the data: `start` at its first byte, `end` after its last."""
+
+    start: int
+    end: int
+
+    def is_block(self, data: bytes) -> bool:
+        return data[self.start : self.start + 1] == b"{"
+
+
+class Locator:
+    """Finds keyed values in the bytes of a Clausewitz document, by depth.
+
+    `find(key)` finds a top-level value; `find_child(block, key, indent)` a value
+    directly inside a block. Each candidate's depth is confirmed by brace balance; when
+    no candidate can be confirmed the region is walked token by token instead.
+    """
+
+    KEY_END = re.compile(rb"[ \t\r]*(?:\n[ \t\r]*)?[<>!?]?=[ \t\r\n]*")
+
+    def __init__(self, data: bytes):
+        self.data = data
+        # Byte positions known to be at depth 0 (ends of top-level blocks found so far):
+        # brace counts for the next top-level key start from the nearest one.
+        self._top_level_points = [0]
+
+    def find(self, key: str) -> Span | None:
+        """The value of a top-level `key` (the first one written)."""
+        found = self._candidate(0, len(self.data), key, indent=0)
+        if found is None:
+            return self._walk_for(0, len(self.data), key)
+        point = self._top_level_points[bisect.bisect_right(self._top_level_points, found[0]) - 1]
+        span = self._find_at_depth(point, len(self.data), key, indent=0, depth=0, counted_from=point)
+        if span is not None and span.is_block(self.data):
+            bisect.insort(self._top_level_points, span.end)
+        return span
+
+    def find_child(self, block: Span, key: str, indent: int) -> Span | None:
+        """The value of `key` directly inside `block`; `indent` is the number of tabs the
+        game writes before keys at that depth."""
+        return self._find_at_depth(block.start + 1, block.end - 1, key, indent, depth=1, counted_from=block.start)
+
+    def find_children(self, block: Span, keys: list[str], indent: int) -> dict[str, Span]:
+        """Several keys of one block (e.g. planet ids), confirmed with one pass of brace
+        counts over the block instead of one pass per key."""
+        data, lo, hi = self.data, block.start + 1, block.end - 1
+        candidates = sorted(
+            (found[0], key, found[1])
+            for key in dict.fromkeys(keys)
+            if (found := self._candidate(lo, hi, key, indent)) is not None
+        )
+        spans: dict[str, Span] = {}
+        depth, counted_to = 0, block.start
+        for line_start, key, value_at in candidates:
+            depth += data.count(b"{", counted_to, line_start) - data.count(b"}", counted_to, line_start)
+            counted_to = line_start
+            if depth == 1:
+                spans[key] = self.value_span(value_at, indent)
+        for key in dict.fromkeys(keys):
+            if key not in spans and (span := self.find_child(block, key, indent)) is not None:
+                spans[key] = span
+        return spans
+
+    def _find_at_depth(self, lo: int, hi: int, key: str, indent: int, depth: int, counted_from: int) -> Span | None:
+        data = self.data
+        balance, counted_to = 0, counted_from
+        found = self._candidate(lo, hi, key, indent)
+        while found is not None:
+            line_start, value_at = found
+            balance += data.count(b"{", counted_to, line_start) - data.count(b"}", counted_to, line_start)
+            counted_to = line_start
+            if balance == depth:
+                return self.value_span(value_at, indent)
+            found = self._candidate(value_at, hi, key, indent)
+        return self._walk_for(lo, hi, key)
+
+    def _candidate(self, lo: int, hi: int, key: str, indent: int) -> tuple[int, int] | None:
+        """The next `key=` at the start of a line indented by `indent` tabs, as
+        (line start, value start)."""
+        data = self.data
+        needle = b"\n" + b"\t" * indent + key.encode()
+        if lo == 0 and data.startswith(needle[1:]):
+            match = self.KEY_END.match(data, len(needle) - 1)
+            if match:
+                return 0, match.end()
+        position = data.find(needle, lo, hi)
+        while position != -1:
+            match = self.KEY_END.match(data, position + len(needle))
+            if match:
+                return position + 1, match.end()
+            position = data.find(needle, position + 1, hi)
+        return None
+
+    def value_span(self, at: int, indent: int | None = None) -> Span:
+        """The span of the value starting at byte `at` (a block or a scalar); `indent` is
+        the indentation of its key, where the game also writes the closing brace."""
+        data = self.data
+        if data[at : at + 1] == b"{":
+            end = self._indented_block_end(at, indent) if indent is not None else None
+            return Span(at, end if end is not None else self._block_end(at))
+        match = TOKEN_BYTES.match(data, at)
+        if match is None:
+            raise ClausewitzError(f"no value at byte {at}")
+        return Span(at, match.end())
+
+    def _indented_block_end(self, start: int, indent: int) -> int | None:
+        """The end of a block found from the closing braces written at its key's
+        indentation, confirmed by brace balance (a 12 MB section has few of them)."""
+        data = self.data
+        needle = b"\n" + b"\t" * indent + b"}"
+        balance, counted_to = 0, start
+        close = data.find(needle, start)
+        while close != -1:
+            brace = close + len(needle) - 1
+            balance += data.count(b"{", counted_to, brace) - data.count(b"}", counted_to, brace)
+            counted_to = brace
+            if balance == 1:
+                return brace + 1
+            if balance < 1:
+                return None
+            close = data.find(needle, brace)
+        return None
+
+    def _block_end(self, start: int) -> int:
+        """The byte after the `}` closing the block that opens at `start`, counting the
+        braces between closing braces (for blocks whose indentation is unknown)."""
+        data = self.data
+        depth, position = 0, start
+        while True:
+            close = data.find(b"}", position)
+            if close == -1:
+                raise ClausewitzError(f"the block at byte {start} is never closed")
+            depth += data.count(b"{", position, close) - 1
+            position = close + 1
+            if depth == 0:
+                return position
+
+    def _walk_for(self, lo: int, hi: int, key: str) -> Span | None:
+        """Token by token (quoted strings respected): `key` at depth 0 of [lo, hi)."""
+        data, target = self.data, key.encode()
+        depth, previous = 0, None
+        for match in TOKEN_BYTES.finditer(data, lo, hi):
+            token = match.group()
+            if token == b"{":
+                depth += 1
+            elif token == b"}":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif depth == 0 and previous == target and token.endswith(b"="):
+                value = TOKEN_BYTES.search(data, match.end())
+                return self._walked_value(value.start()) if value else None
+            previous = token
+        return None
+
+    def _walked_value(self, at: int) -> Span:
+        data = self.data
+        if data[at : at + 1] != b"{":
+            return self.value_span(at)
+        depth = 0
+        for match in TOKEN_BYTES.finditer(data, at):
+            token = match.group()
+            if token == b"{":
+                depth += 1
+            elif token == b"}":
+                depth -= 1
+                if depth == 0:
+                    return Span(at, match.end())
+        raise ClausewitzError(f"the block at byte {at} is never closed")
+
+    def parse(self, span: Span):
+        """Parse the value at `span`. A block whose end was found by brace counting is
+        re-delimited token by token if it does not parse (a brace inside a string)."""
+        raw = self.data[span.start : span.end]
+        if raw[:1] != b"{":
+            return _scalar(raw.decode("utf-8", errors="replace"))
+        try:
+            return parse_block(raw)
+        except ClausewitzError:
+            exact = self._walked_value(span.start)
+            if exact == span:
+                raise
+            return parse_block(self.data[exact.start : exact.end])
+
+
+TOKEN_BYTES = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}]|[<>!?]?=|[<>]|[^\s{}=<>"]+')
