@@ -54,27 +54,29 @@ KEY_CHECKS = [
 ]
 
 
-def _key_query() -> str:
-    parts = []
-    for number, (event_type, json_path, _, _) in enumerate(KEY_CHECKS):
-        objects = (
-            f"unnest(CAST(json_extract(payload, '{json_path}') AS JSON[]))"
-            if "*" in json_path
-            else f"json_extract(payload, '{json_path}')"
-        )
-        parts.append(
-            f"SELECT {number} AS check_no, seq, {objects} AS o FROM ev WHERE type = '{event_type}'"
-        )
+def _key_query(json_path: str) -> str:
+    # Keys are gathered per line (all array elements at once) and grouped by the key
+    # list itself: lines of one shape collapse into one row before Python sees them.
+    # One query per check: DuckDB plans a long UNION of them far worse.
+    keys = (f"list_distinct(flatten(json_keys(payload, '{json_path}')))" if "*" in json_path
+            else f"json_keys(payload, '{json_path}')")
     return f"""
-WITH ev AS (SELECT seq, type, payload FROM damage_events WHERE source_id = $source_id),
-objects AS ({' UNION ALL '.join(parts)})
-SELECT check_no, k, count(DISTINCT seq), min(seq)
-FROM (SELECT check_no, seq, unnest(json_keys(o)) AS k FROM objects WHERE json_type(o) = 'OBJECT')
-GROUP BY ALL ORDER BY 4
+SELECT list_sort(keys), count(*), min(seq)
+FROM (SELECT seq, {keys} AS keys FROM damage_events
+      WHERE source_id = $source_id AND type = $type AND json_type(payload) = 'OBJECT')
+WHERE keys IS NOT NULL GROUP BY ALL
 """
 
 
-KEY_QUERY = _key_query()
+def _extra_keys(con, params) -> dict[tuple[int, str], tuple[int, int]]:
+    """(check, key) -> (lines, first line) for every key a check does not know."""
+    extra: dict[tuple[int, str], tuple[int, int]] = {}
+    for check_no, (event_type, json_path, _, known) in enumerate(KEY_CHECKS):
+        for keys, lines, first in con.execute(_key_query(json_path), {**params, "type": event_type}).fetchall():
+            for key in set(keys) - known:
+                seen_lines, seen_first = extra.get((check_no, key), (0, first))
+                extra[(check_no, key)] = (seen_lines + lines, min(seen_first, first))
+    return extra
 
 
 def findings(con, source_id: int) -> list[Violation]:
@@ -88,14 +90,13 @@ def findings(con, source_id: int) -> list[Violation]:
         "SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_events "
         "WHERE source_id = $source_id AND extra IS NOT NULL) GROUP BY k ORDER BY 3", params,
     ).fetchall()]
-    for check_no, key, lines, first in con.execute(KEY_QUERY, params).fetchall():
-        event_type, _, field, known = KEY_CHECKS[check_no]
-        if key not in known:
-            found.append(Violation(
-                f"line {first}", "info", "undocumented_key", f"{field}.{key}",
-                f"key `{key}` of {event_type} is not in the specification; kept "
-                f"({_lines(lines)}, first line {first})",
-            ))
+    for (check_no, key), (lines, first) in sorted(_extra_keys(con, params).items(), key=lambda kv: kv[1][1]):
+        event_type, _, field, _ = KEY_CHECKS[check_no]
+        found.append(Violation(
+            f"line {first}", "info", "undocumented_key", f"{field}.{key}",
+            f"key `{key}` of {event_type} is not in the specification; kept "
+            f"({_lines(lines)}, first line {first})",
+        ))
     for (event_type, key), values in DRIFT_VALUES.items():
         for value, lines, first in con.execute(
             "SELECT payload->>$key AS v, count(*), min(seq) FROM damage_events WHERE source_id = $source_id "

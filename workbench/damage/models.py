@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
+import msgspec
+
 from pydantic import (
     AfterValidator,
     AwareDatetime,
@@ -25,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from workbench.screen import ScreenAs, tagged_decoder
 
 Unit = Annotated[float, Field(ge=-1, le=1)]
 Probability = Annotated[float, Field(ge=0, le=1)]
@@ -117,11 +121,18 @@ def _utc(value: datetime) -> datetime:
     return value
 
 
+# The screen accepts only plainly valid UTC timestamps (days up to 28, so no calendar
+# is needed); anything else goes to pydantic, which decides.
+UTC_TIMESTAMP_SCREEN = Annotated[str, msgspec.Meta(
+    pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(\+00:00|Z)\Z"
+)]
+
+
 class Envelope(Model):
     schema_version: str
     type: str
     game_id: str
-    ts: Annotated[AwareDatetime, AfterValidator(_utc)]
+    ts: Annotated[AwareDatetime, AfterValidator(_utc), ScreenAs(UTC_TIMESTAMP_SCREEN)]
     payload: Any
 
 
@@ -347,3 +358,7 @@ Event = Annotated[
 
 # One call validates a whole batch of raw lines in pydantic-core.
 LINES = TypeAdapter(list[Json[Event]])
+# The fast screen over the same models (see workbench/screen.py); undocumented types
+# and types with custom rules (action_submitted) always go to pydantic.
+SCREEN, UNSCREENED_TYPES = tagged_decoder(
+    {name: _event_model(name, payload) for name, payload in PAYLOADS.items()}, tag_field="type")

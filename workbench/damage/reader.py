@@ -4,60 +4,82 @@ findings in SQL over the file's rows."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from pydantic import ValidationError
 
 from workbench.catalog import Violation
 from workbench.damage import drift, tables
-from workbench.damage.models import LINES, PAYLOADS, UNDOCUMENTED
+from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, line_batches
+from workbench.screen import passes
 from workbench.validation import violation
 
 EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 
 
 def load(ctx: LoadContext) -> Counts:
+    # Checking a batch runs in Python; storing one runs in DuckDB, which releases the
+    # GIL: a single writer thread stores batch k while batch k+1 is being checked.
     records = rejected = 0
-    for batch in line_batches(ctx.path, ctx.advance):
-        violations, reject_at = check_batch(batch)
-        keep = [i not in reject_at for i in range(len(batch))]
-        inserted = tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
-        if inserted != sum(keep):
-            # DuckDB's JSON parser refused a line pydantic-core accepted: reject it too.
-            for index in tables.unparsable_positions(ctx.con, batch, keep):
-                reject_at[index] = "DuckDB's JSON parser could not read it"
-                violations = [v for v in violations if v.locator != batch.locator(index)]
-            keep = [i not in reject_at for i in range(len(batch))]
-            tables.delete_batch_events(ctx.con, ctx.source_id, batch.numbers)
-            tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
-        violations += [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())]
-        ctx.add_violations(violations)
-        ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
-        records += len(batch) - len(reject_at)
-        rejected += len(reject_at)
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        pending = None
+        for batch in line_batches(ctx.path, ctx.advance):
+            checked = check_batch(batch)
+            if pending is not None:
+                records, rejected = _add(pending.result(), records, rejected)
+            pending = writer.submit(store_batch, ctx, batch, *checked)
+        if pending is not None:
+            records, rejected = _add(pending.result(), records, rejected)
     tables.derive(ctx.con, ctx.source_id)
     ctx.add_violations(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
 
 
+def _add(counts: tuple[int, int], records: int, rejected: int) -> tuple[int, int]:
+    return records + counts[0], rejected + counts[1]
+
+
+def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
+                reject_at: dict[int, str]) -> tuple[int, int]:
+    """Insert a checked batch: its records, violations and rejects. Returns
+    (records, rejected)."""
+    keep = [i not in reject_at for i in range(len(batch))]
+    inserted = tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
+    if inserted != sum(keep):
+        # DuckDB's JSON parser refused a line pydantic-core accepted: reject it too.
+        for index in tables.unparsable_positions(ctx.con, batch, keep):
+            reject_at[index] = "DuckDB's JSON parser could not read it"
+            violations = [v for v in violations if v.locator != batch.locator(index)]
+        keep = [i not in reject_at for i in range(len(batch))]
+        tables.delete_batch_events(ctx.con, ctx.source_id, batch.numbers)
+        tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
+    violations += [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())]
+    ctx.add_violations(violations)
+    ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
+    return len(batch) - len(reject_at), len(reject_at)
+
+
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
-    """Validate every line of the batch in one pydantic-core call.
+    """Validate every line of the batch: the screen passes the plainly valid ones, and
+    the rest go through pydantic-core in one call.
 
     Returns the violations of the lines that are records, and the positions of the
     lines that cannot be records at all (not UTF-8, not JSON, not an object), each
     with the reason.
     """
     reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    suspects = [i for i, ok in enumerate(passes(SCREEN, batch.texts)) if not ok and i not in reject_at]
     violations: list[Violation] = []
     try:
-        LINES.validate_python(batch.texts)
+        LINES.validate_python([batch.texts[i] for i in suspects])
         return violations, reject_at
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
     for error in errors:
-        index, *loc = error["loc"]
-        if index in reject_at:
-            continue
+        position, *loc = error["loc"]
+        index = suspects[position]
         if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
             reject_at[index] = error["msg"]
             continue

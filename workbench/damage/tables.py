@@ -41,15 +41,20 @@ ENVELOPE_KEYS = list(Envelope.model_fields)
 # JSON merge-patch with nulls deletes the envelope's own keys, leaving the extras.
 _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 
+# Each line is parsed a few times only: the envelope's strings and the payload come
+# out of one extraction each; the merge patch runs only for lines with extra keys.
 INSERT_EVENTS = f"""
 INSERT INTO damage_events
-SELECT $source_id, j->>'game_id', seq, j->>'type',
-       TRY_CAST(TRY_CAST(j->>'ts' AS TIMESTAMPTZ) AS TIMESTAMP),
-       CASE WHEN json_type(j->'payload'->'turn') IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(j->'payload'->>'turn' AS BIGINT) END,
-       j->'payload',
-       nullif(json_merge_patch(j, '{_STRIP_ENVELOPE}'), '{{}}'::JSON)
-FROM (SELECT seq, TRY_CAST(raw AS JSON) AS j FROM event_lines)
-WHERE json_type(j) = 'OBJECT'
+SELECT $source_id, envelope[1], seq, envelope[2],
+       TRY_CAST(TRY_CAST(envelope[3] AS TIMESTAMPTZ) AS TIMESTAMP),
+       CASE WHEN json_type(body[2]) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(body[2] AS BIGINT) END,
+       body[1],
+       CASE WHEN len(list_filter(json_keys(raw), lambda k: NOT list_contains({ENVELOPE_KEYS}, k))) > 0
+            THEN json_merge_patch(raw, '{_STRIP_ENVELOPE}') END
+FROM (SELECT seq, raw,
+             json_extract_string(raw, ['$.game_id', '$.type', '$.ts']) AS envelope,
+             json_extract(raw, ['$.payload', '$.payload.turn']) AS body
+      FROM event_lines WHERE json_type(TRY_CAST(raw AS JSON)) = 'OBJECT')
 """
 
 # Every place seed 003 and the real game put an emotion vector. `players` lists are
