@@ -72,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--seed", type=int, default=7, help="random seed; the same seed gives the same bytes")
     synth.set_defaults(run=_synth)
 
+    export = commands.add_parser("export", help="write every table as Hive-partitioned Parquet")
+    export.add_argument("--parquet", required=True, metavar="DIR", help="output folder (must be empty)")
+    export.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    export.add_argument("--overwrite", action="store_true", help="replace what DIR holds")
+    export.set_defaults(run=_export)
+
     lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database")
     lab.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     lab.set_defaults(run=_lab)
@@ -154,6 +160,16 @@ def _synth(args) -> int:
     faults = sum(len(f["faults"]) for f in manifest["files"])
     print(f"wrote {len(manifest['files'])} files with {faults} injected faults to {args.out} "
           f"(listed in {Path(args.out) / 'manifest.json'})")
+    return 0
+
+
+def _export(args) -> int:
+    from workbench.export import export_parquet
+
+    written = export_parquet(args.parquet, db=args.db, overwrite=args.overwrite)
+    for table, rows in written.items():
+        print(f"{table}: {rows} rows")
+    print(f"wrote {len(written)} tables to {args.parquet}")
     return 0
 
 

@@ -1,0 +1,66 @@
+"""The Parquet tree reads back with the same rows, lazily, in Polars and DuckDB."""
+
+import duckdb
+import polars as pl
+import pytest
+
+import workbench
+from workbench.cli import main
+from workbench.export import export_parquet
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory, sample):
+    path = tmp_path_factory.mktemp("export") / "w.duckdb"
+    workbench.ingest([sample], db=path)
+    return path
+
+
+def table_counts(db) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                            "WHERE table_type = 'BASE TABLE'").fetchall()]
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in tables}
+    finally:
+        con.close()
+
+
+def test_every_table_reads_back_with_polars_lazy_scan(tmp_path, db):
+    written = export_parquet(tmp_path / "pq", db=db)
+    counts = table_counts(db)
+    assert written == counts
+    for table, rows in counts.items():
+        frame = pl.scan_parquet(tmp_path / "pq" / table / "**" / "*.parquet", hive_partitioning=True)
+        assert frame.select(pl.len()).collect().item() == rows, table
+        assert "format" in frame.collect_schema().names()
+
+
+def test_partitions_by_format_and_game(tmp_path, db):
+    export_parquet(tmp_path / "pq", db=db)
+    games = {p.name for p in (tmp_path / "pq" / "damage_events" / "format=damage").iterdir()}
+    con = duckdb.connect(str(db), read_only=True)
+    expected = {f"game_id={g}" for (g,) in con.execute(
+        "SELECT DISTINCT game_id FROM damage_events WHERE game_id IS NOT NULL").fetchall()}
+    con.close()
+    assert expected <= games
+    # A query on one game reads only that game's folder.
+    game = sorted(expected)[0].removeprefix("game_id=")
+    lazy = pl.scan_parquet(tmp_path / "pq" / "damage_events" / "**" / "*.parquet", hive_partitioning=True)
+    one = lazy.filter(pl.col("game_id") == game).select(pl.len()).collect().item()
+    assert one > 0
+
+
+def test_duckdb_reads_the_tree_as_is(tmp_path, db):
+    export_parquet(tmp_path / "pq", db=db)
+    con = duckdb.connect()
+    rows = con.execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/pq/decisions/**/*.parquet', "
+                       "hive_partitioning = true)").fetchall()[0][0]
+    assert rows == table_counts(db)["decisions"]
+
+
+def test_cli_export_refuses_a_non_empty_folder(capsys, tmp_path, db):
+    assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db)]) == 0
+    assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db)]) == 2
+    assert "is not empty" in capsys.readouterr().err
+    assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db), "--overwrite"]) == 0
