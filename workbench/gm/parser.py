@@ -83,7 +83,7 @@ def read_json(text: str) -> tuple[Any, str | None]:
     try:
         return json.loads(text, parse_constant=lambda name: None), None
     except json.JSONDecodeError as exc:
-        problem = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        problem = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
     return json_repair.repair_json(text, return_objects=True, skip_json_loads=True), problem
 
 
@@ -283,8 +283,11 @@ def narrative(text: str, spans: list[tuple[int, int]]) -> str:
             gap = "" if not kept or STARTS_WITH_PUNCTUATION.match(text, position) else " "
             pieces += [kept, gap]
         else:
-            pieces.append(kept.rstrip(" \t"))
-            position = end
+            kept = kept.rstrip(" \t")
+            pieces.append(kept)
+            # Marker lines are removed whole, so they leave no blank line behind.
+            starts_line = not kept or kept.endswith("\n")
+            position = end + len(rest_of_line) + 1 if starts_line else end
     pieces.append(text[position:])
     return _tidy("".join(pieces))
 

@@ -3,12 +3,14 @@ aggregates in DuckDB, and returns a chart; `save` writes it by file suffix."""
 
 from __future__ import annotations
 
-from workbench.plots.decisions import decision_quality
+from workbench.plots.decisions import decision_headline, decision_quality
 from workbench.plots.economy import economy_nets
 from workbench.plots.emotions import emotion_trajectories
 from workbench.plots.export import save
 
-__all__ = ["emotion_trajectories", "economy_nets", "decision_quality", "save", "FIGURES", "figure"]
+__all__ = [
+    "emotion_trajectories", "economy_nets", "decision_quality", "decision_headline", "save", "FIGURES", "figure",
+]
 
 # The figures `workbench plot KIND` and the demo know, by kind. Each takes the
 # connection and an optional game id (ignored where it does not apply).

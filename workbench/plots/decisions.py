@@ -1,5 +1,210 @@
-"""Decision quality (placeholder while the order-log formats are being written)."""
+"""Decision quality across games: how often each format's and each model's decisions
+are valid, which rules they break most, and how long and how many tokens they took.
+
+Everything is aggregated in DuckDB over `decisions` (and `violations` joined to
+`sources.format`); only the small aggregates go into the Vega-Lite spec.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from workbench.catalog import query_frame
+from workbench.errors import WorkbenchError
+
+MODELS_PER_FORMAT = 12  # the most active models or agents of each format
+TOP_RULES = 15
+# A model needs this many decisions to be called best or worst in the headline
+# (unless no model of the format has that many).
+HEADLINE_MIN_DECISIONS = 5
+LABEL_CHARS = 40
+
+# A decision's actor: its model when the log names one, else its agent.
+WHO = "coalesce(model, agent_id, '(unknown)')"
+SCOPE = "($formats IS NULL OR list_contains($formats, format))"
 
 
-def decision_quality(con):
-    raise NotImplementedError
+def decision_quality(con, formats: list[str] | None = None) -> alt.VConcatChart:
+    """Validity per format and per model or agent (with counts), the most frequent
+    error and warning rules, and latency and token distributions where logs record them."""
+    params = {"formats": list(formats) if formats else None}
+    per_format = _query(con, VALIDITY_BY_FORMAT, params)
+    if per_format.is_empty():
+        scope = f" for {', '.join(formats)}" if formats else ""
+        raise WorkbenchError(f"no decisions{scope} in this database; ingest a damage, ec4x, arena or gm log first")
+    color = alt.Color("format:N", title="format", scale=alt.Scale(domain=per_format["format"].to_list()))
+    top = alt.hconcat(_validity_by_format(per_format, color), _top_rules(con, params, color))
+    middle = _validity_by_model(_query(con, VALIDITY_BY_MODEL, {**params, "limit": MODELS_PER_FORMAT}), color)
+    bottom = alt.hconcat(
+        _distribution(con, params, "latency_ms", "latency (ms)", color),
+        _distribution(con, params, "tokens", "tokens per decision", color),
+    )
+    return alt.vconcat(top, middle, bottom, title="Decision quality across games").resolve_scale(color="shared")
+
+
+def decision_headline(con, formats: list[str] | None = None) -> pl.DataFrame:
+    """Per format: decisions, how many were valid, the valid rate, how many models or
+    agents decided, and the best and worst of them by valid rate."""
+    params = {"formats": list(formats) if formats else None, "min_n": HEADLINE_MIN_DECISIONS}
+    return _query(con, HEADLINE, params)
+
+
+# --- queries -----------------------------------------------------------------------
+
+VALIDITY_BY_FORMAT = f"""
+SELECT format, count(*) AS decisions, count(*) FILTER (WHERE valid) AS valid,
+       avg(valid::INT) AS valid_rate
+FROM decisions WHERE {SCOPE} GROUP BY format ORDER BY format
+"""
+
+VALIDITY_BY_MODEL = f"""
+WITH per_who AS (
+    SELECT format, {WHO} AS who, count(*) AS decisions, count(*) FILTER (WHERE valid) AS valid,
+           avg(valid::INT) AS valid_rate
+    FROM decisions WHERE {SCOPE} GROUP BY ALL
+)
+SELECT * EXCLUDE (activity) FROM (
+    SELECT *, row_number() OVER (PARTITION BY format ORDER BY decisions DESC, who) AS activity FROM per_who
+) WHERE activity <= $limit
+ORDER BY format, valid_rate DESC, who
+"""
+
+# Rules broken by the logs of the formats in scope (info-level drift is left out:
+# it says how a log differs from its document, not how good a decision was).
+TOP_RULES_QUERY = f"""
+WITH found AS (
+    SELECT s.format, v.rule, string_agg(DISTINCT v.severity, '/' ORDER BY v.severity) AS severity,
+           count(*) AS violations
+    FROM violations v JOIN sources s USING (source_id)
+    WHERE v.severity IN ('error', 'warning')
+      AND s.format IN (SELECT DISTINCT format FROM decisions WHERE {SCOPE})
+    GROUP BY ALL
+),
+top AS (SELECT rule FROM found GROUP BY rule ORDER BY sum(violations) DESC, rule LIMIT {TOP_RULES})
+SELECT found.* FROM found JOIN top USING (rule) ORDER BY violations DESC, rule
+"""
+
+# Five-number summaries: the boxplot is drawn from these, not from the raw values.
+DISTRIBUTION = f"""
+WITH per_who AS (
+    SELECT format, {WHO} AS who, count({{measure}}) AS n,
+           min({{measure}}) AS lo, quantile_cont({{measure}}, 0.25) AS q1, median({{measure}}) AS mid,
+           quantile_cont({{measure}}, 0.75) AS q3, max({{measure}}) AS hi
+    FROM decisions WHERE {SCOPE} AND {{measure}} IS NOT NULL GROUP BY ALL
+)
+SELECT * EXCLUDE (activity) FROM (
+    SELECT *, row_number() OVER (PARTITION BY format ORDER BY n DESC, who) AS activity FROM per_who
+) WHERE activity <= {MODELS_PER_FORMAT}
+ORDER BY format, who
+"""
+
+HEADLINE = f"""
+WITH per_who AS (
+    SELECT format, {WHO} AS who, count(*) AS n, count(*) FILTER (WHERE valid) AS valid, avg(valid::INT) AS rate
+    FROM decisions WHERE {SCOPE} GROUP BY ALL
+),
+ranked AS (
+    SELECT *,
+        row_number() OVER (PARTITION BY format ORDER BY n >= $min_n DESC, rate DESC, n DESC, who) AS best_rank,
+        row_number() OVER (PARTITION BY format ORDER BY n >= $min_n DESC, rate ASC, n DESC, who) AS worst_rank
+    FROM per_who
+)
+SELECT format, sum(n)::BIGINT AS decisions, sum(valid)::BIGINT AS valid,
+       sum(valid) / sum(n) AS valid_rate, count(*) AS models,
+       any_value(who) FILTER (WHERE best_rank = 1) AS best_model,
+       any_value(rate) FILTER (WHERE best_rank = 1) AS best_rate,
+       any_value(who) FILTER (WHERE worst_rank = 1) AS worst_model,
+       any_value(rate) FILTER (WHERE worst_rank = 1) AS worst_rate
+FROM ranked GROUP BY format ORDER BY format
+"""
+
+
+def _query(con, sql: str, params: dict) -> pl.DataFrame:
+    used = {name: value for name, value in params.items() if f"${name}" in sql}
+    return query_frame(con, sql, used)
+
+
+# --- panels ------------------------------------------------------------------------
+
+
+def _validity_by_format(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
+    frame = frame.with_columns(label=pl.format("{} of {}", "valid", "decisions"))
+    base = alt.Chart(frame).encode(
+        y=alt.Y("format:N", title=None),
+        x=alt.X("valid_rate:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+    )
+    bars = base.mark_bar().encode(
+        color=color,
+        tooltip=["format:N", "decisions:Q", "valid:Q", alt.Tooltip("valid_rate:Q", format=".1%")],
+    )
+    counts = base.mark_text(align="left", dx=4).encode(text="label:N")
+    return (bars + counts).properties(title="Validity per format", width=300, height=_height(frame))
+
+
+def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
+    frame = _labelled(frame).with_columns(
+        row=pl.format("{} · {}", "format", "who"), label=pl.format("n={}", "decisions")
+    )
+    base = alt.Chart(frame).encode(
+        y=alt.Y("row:N", title=None, sort=None),
+        x=alt.X("valid_rate:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+    )
+    bars = base.mark_bar().encode(
+        color=color,
+        tooltip=["format:N", alt.Tooltip("who:N", title="model or agent"), "decisions:Q", "valid:Q",
+                 alt.Tooltip("valid_rate:Q", format=".1%")],
+    )
+    counts = base.mark_text(align="left", dx=4).encode(text="label:N")
+    return (bars + counts).properties(title="Validity per model or agent", width=640, height=_height(frame))
+
+
+def _top_rules(con, params: dict, color: alt.Color) -> alt.Chart:
+    frame = _query(con, TOP_RULES_QUERY, params)
+    if frame.is_empty():
+        return _note("No error or warning violations", "Most frequent violation rules")
+    frame = frame.with_columns(pl.col("rule").map_elements(_display, return_dtype=pl.String))
+    return alt.Chart(frame).mark_bar().encode(
+        y=alt.Y("rule:N", title=None, sort=alt.EncodingSortField("violations", op="sum", order="descending")),
+        x=alt.X("sum(violations):Q", title="violations"),
+        color=color,
+        tooltip=["format:N", alt.Tooltip("rule:N", title="rule"), "severity:N", "violations:Q"],
+    ).properties(title="Most frequent violation rules", width=300, height=_height(frame, by="rule"))
+
+
+def _distribution(con, params: dict, measure: str, title: str, color: alt.Color) -> alt.Chart:
+    frame = _query(con, DISTRIBUTION.format(measure=measure), params)
+    if frame.is_empty():
+        return _note(f"No {title.split(' (')[0]} recorded", title.capitalize())
+    frame = _labelled(frame).with_columns(row=pl.format("{} · {}", "format", "who"))
+    base = alt.Chart(frame).encode(y=alt.Y("row:N", title=None, sort=None))
+    tooltip = ["format:N", alt.Tooltip("who:N", title="model or agent"), "n:Q",
+               "lo:Q", "q1:Q", "mid:Q", "q3:Q", "hi:Q"]
+    whiskers = base.mark_rule().encode(x=alt.X("lo:Q", title=title), x2="hi:Q")
+    boxes = base.mark_bar(size=12).encode(x="q1:Q", x2="q3:Q", color=color, tooltip=tooltip)
+    medians = base.mark_tick(color="black", size=12).encode(x="mid:Q")
+    return (whiskers + boxes + medians).properties(title=title.capitalize(), width=300, height=_height(frame))
+
+
+def _note(text: str, title: str) -> alt.Chart:
+    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13, color="gray").encode(
+        text="note:N"
+    ).properties(title=title, width=300, height=60)
+
+
+def _labelled(frame: pl.DataFrame) -> pl.DataFrame:
+    # Replaces `who`: the whole frame goes into the spec, not only the encoded columns.
+    return frame.with_columns(pl.col("who").map_elements(_display, return_dtype=pl.String))
+
+
+def _display(text: str) -> str:
+    """A name from a log, safe and short for a figure. Angle brackets become look-alikes:
+    the HTML export embeds the spec in a <script> block, where a `</script>` in a
+    model name would end it."""
+    text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def _height(frame: pl.DataFrame, by: str | None = None) -> int:
+    rows = frame[by].n_unique() if by else frame.height
+    return max(40, 22 * rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import altair as alt
@@ -9,6 +10,14 @@ import altair as alt
 from workbench.errors import WorkbenchError
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
+
+
+class ScriptSafeJSON(json.JSONEncoder):
+    """JSON that cannot close the <script> element it is embedded in: every `<`
+    (only ever inside strings) is written as the escape \\u003c."""
+
+    def encode(self, o) -> str:
+        return super().encode(o).replace("<", "\\u003c")
 
 
 def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path:
@@ -20,9 +29,10 @@ def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path
         raise WorkbenchError(f"cannot write {path}: unknown suffix {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".html":
-        # `inline=True` embeds vega, vega-lite and vega-embed, so the file opens offline;
-        # Vega escapes data text when it renders, so log text cannot inject markup.
-        chart.save(str(path), format="html", inline=True)
+        # `inline=True` embeds vega, vega-lite and vega-embed, so the file opens offline.
+        # The spec (with text from logs) is escaped so it cannot end its <script>, and
+        # Vega escapes text when it renders, so a log cannot inject markup.
+        chart.save(str(path), format="html", inline=True, json_kwds={"cls": ScriptSafeJSON})
     elif suffix == ".png":
         chart.save(str(path), format="png", scale_factor=scale)
     else:

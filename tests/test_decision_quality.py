@@ -1,0 +1,139 @@
+"""The cross-format decision-quality figure and its headline."""
+
+import json
+import random
+
+import polars as pl
+import pytest
+
+import workbench
+from workbench.cli import main
+from workbench.errors import WorkbenchError
+from workbench.plots import decision_quality, save
+from workbench.plots.decisions import decision_headline
+from workbench.synth import gm
+
+HOSTILE = "</script><script>alert(1)</script>"
+
+
+def add_decisions(con, fmt: str, rows: list[tuple]) -> None:
+    """Rows of (agent_id, model, valid, latency_ms, tokens) for a format, with a source
+    and one violation, as another format's reader would leave them."""
+    source_id = con.execute(
+        "INSERT INTO sources (path, sha256, format) VALUES (?, ?, ?) RETURNING source_id",
+        [f"{fmt}.log", f"sha-{fmt}-{len(rows)}", fmt],
+    ).fetchone()[0]
+    con.executemany(
+        "INSERT INTO decisions (source_id, format, game_id, turn, agent_id, model, action, valid, latency_ms, "
+        "tokens, locator) VALUES (?, ?, 'g1', ?, ?, ?, 'act', ?, ?, ?, ?)",
+        [[source_id, fmt, turn, agent, model, valid, latency, tokens, f"line {turn}"]
+         for turn, (agent, model, valid, latency, tokens) in enumerate(rows, 1)],
+    )
+    con.execute("INSERT INTO violations VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x')",
+                [source_id])
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A database with a synthetic gm corpus and hand-made Damage decisions."""
+    out = tmp_path / "gm"
+    gm.generate(out, 1, random.Random(5))
+    path = tmp_path / "x.duckdb"
+    workbench.ingest([out], db=path)
+    con = workbench.connect(path)
+    add_decisions(con, "damage", [
+        ("p1", "gpt-4o", True, 1200.0, 300), ("p1", "gpt-4o", True, 1500.0, 320),
+        ("p2", HOSTILE, False, 900.0, 250), ("p3", None, True, None, None),
+    ])
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".html", ".json"])
+def test_the_figure_builds_and_saves(db, tmp_path, suffix):
+    con = workbench.connect(db, read_only=True)
+    chart = decision_quality(con)
+    path = save(chart, tmp_path / f"decisions{suffix}")
+    assert path.stat().st_size > 1000
+
+
+def test_the_spec_holds_aggregates_only(db):
+    con = workbench.connect(db)
+    con.execute(
+        "INSERT INTO decisions (source_id, format, turn, agent_id, model, valid, latency_ms, tokens) "
+        "SELECT 999, 'arena', i, 'agent-' || (i % 7), NULL, i % 5 <> 0, 100 + i % 900, 50 + i % 400 "
+        "FROM range(200000) t(i)"
+    )
+    spec = json.dumps(decision_quality(con).to_dict())
+    assert len(spec) < 60_000
+    assert "agent-3" in spec  # agents stand in for models where a log names none
+
+
+def test_model_names_from_logs_cannot_inject_markup(db, tmp_path):
+    con = workbench.connect(db, read_only=True)
+    html = save(decision_quality(con), tmp_path / "decisions.html").read_text()
+    assert "alert(1)" in html  # the name is shown...
+    assert "<script>alert" not in html and "</script><script>" not in html  # ...but cannot open a script
+
+
+def test_narratives_stay_out_of_the_figure(tmp_path):
+    path = tmp_path / "x.gm.jsonl"
+    path.write_text(json.dumps({"id": "r-1", "model": "m", "text": "<script>alert('x')</script> Dusk."}) + "\n")
+    workbench.ingest([path], db=tmp_path / "x.duckdb")
+    con = workbench.connect(tmp_path / "x.duckdb", read_only=True)
+    html = save(decision_quality(con), tmp_path / "decisions.html").read_text()
+    assert "alert('x')" not in html
+
+
+def test_empty_decisions_raise_a_one_line_error(tmp_path):
+    con = workbench.connect(tmp_path / "empty.duckdb")
+    with pytest.raises(WorkbenchError, match="no decisions") as caught:
+        decision_quality(con)
+    assert "\n" not in str(caught.value)
+
+
+def test_formats_narrow_the_figure(db):
+    con = workbench.connect(db, read_only=True)
+    spec = json.dumps(decision_quality(con, formats=["damage"]).to_dict())
+    assert "gpt-4o" in spec and "claude-3-5-haiku" not in spec
+    with pytest.raises(WorkbenchError, match="arena"):
+        decision_quality(con, formats=["arena"])
+
+
+def test_without_latency_the_panel_says_so(tmp_path):
+    path = tmp_path / "x.gm.jsonl"
+    path.write_text(json.dumps({"id": "r-1", "model": "m", "text": "Dusk."}) + "\n")
+    workbench.ingest([path], db=tmp_path / "x.duckdb")
+    con = workbench.connect(tmp_path / "x.duckdb", read_only=True)
+    assert "No latency recorded" in json.dumps(decision_quality(con).to_dict())
+
+
+def test_headline_per_format(db):
+    con = workbench.connect(db, read_only=True)
+    headline = decision_headline(con)
+    assert headline.columns == ["format", "decisions", "valid", "valid_rate", "models", "best_model", "best_rate",
+                                "worst_model", "worst_rate"]
+    damage = headline.row(by_predicate=pl.col("format") == "damage", named=True)
+    assert (damage["decisions"], damage["valid"], damage["models"]) == (4, 3, 3)
+    assert damage["valid_rate"] == pytest.approx(0.75)
+    # No Damage model has 5 decisions, so all of them compete; ties go to the busier one.
+    assert (damage["best_model"], damage["worst_model"]) == ("gpt-4o", HOSTILE)
+    gm_row = headline.row(by_predicate=pl.col("format") == "gm", named=True)
+    expected = con.execute("SELECT count(*), count(*) FILTER (WHERE valid) FROM decisions WHERE format = 'gm'"
+                           ).fetchone()
+    assert (gm_row["decisions"], gm_row["valid"]) == expected
+    assert gm_row["best_rate"] >= gm_row["valid_rate"] >= gm_row["worst_rate"]
+
+
+def test_headline_agrees_with_the_decisions_table(db):
+    con = workbench.connect(db, read_only=True)
+    for row in decision_headline(con).iter_rows(named=True):
+        n, valid = con.execute("SELECT count(*), count(*) FILTER (WHERE valid) FROM decisions WHERE format = ?",
+                               [row["format"]]).fetchone()
+        assert (row["decisions"], row["valid"]) == (n, valid)
+
+
+def test_cli_plot_decisions(db, tmp_path, capsys):
+    out = tmp_path / "figure.svg"
+    assert main(["plot", "decisions", "--db", str(db), "-o", str(out)]) == 0
+    assert out.read_text().startswith("<svg")

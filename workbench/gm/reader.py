@@ -1,0 +1,142 @@
+"""Load a `*.gm.jsonl` file: one game-master response per line.
+
+Reading raw model text is per-response Python (one regex pass, see `parser.py`); the
+rows are collected per batch of lines and inserted in bulk through Arrow, and the
+file's `decisions` rows are derived from them in SQL.
+
+A line that is not a JSON object, or has no `id` or `text`, cannot be a response: it
+is kept in `rejects` with an error violation (located `response <id>` when the id is
+readable, else `line N`). Every other line is a record, whatever its text says.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from workbench.catalog import Violation
+from workbench.formats import Counts, LoadContext
+from workbench.gm import rules, tables
+from workbench.gm.models import ResponseLine
+from workbench.gm.parser import parse
+from workbench.jsonl import line_batches
+from workbench.validation import violation
+
+SUFFIX = ".gm.jsonl"
+ENVELOPE_ESSENTIALS = ("id", "text")
+
+
+@dataclass
+class Outcome:
+    """What one line gave: a row (None when rejected) and its violations."""
+
+    locator: str
+    violations: list[Violation] = field(default_factory=list)
+    row: dict[str, Any] | None = None
+
+
+def load(ctx: LoadContext) -> Counts:
+    first_line_of: dict[str, int] = {}  # response id -> line, to flag reused ids
+    records = rejected = 0
+    for batch in line_batches(ctx.path, ctx.advance):
+        rows, violations, rejects = tables.Rows(), [], []
+        for index, (number, raw) in enumerate(zip(batch.numbers, batch.texts)):
+            outcome = read_line(number, raw, utf8=index not in batch.not_utf8)
+            if outcome.row is None:
+                rejects.append((outcome.locator, raw))
+            else:
+                outcome.violations += _reused_id(outcome, number, first_line_of)
+                rows.add(outcome.row)
+            violations += outcome.violations
+        rows.insert(ctx.con, ctx.source_id)
+        ctx.add_violations(violations)
+        ctx.add_rejects(rejects)
+        records += len(rows)
+        rejected += len(rejects)
+    tables.derive_decisions(ctx.con, ctx.source_id, session_of(ctx.path))
+    return Counts(records, rejected)
+
+
+def session_of(path: Path) -> str:
+    """The game id of a file: one file is one game session (`saloon-1.gm.jsonl` -> `saloon-1`)."""
+    return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+
+
+def read_line(number: int, raw: str, utf8: bool = True) -> Outcome:
+    """Parse and check one line of a `*.gm.jsonl` file."""
+    if not utf8:
+        return _not_an_object(f"line {number}", "bytes that are not valid UTF-8")
+    try:
+        record = json.loads(raw, parse_constant=lambda name: None)
+    except json.JSONDecodeError as exc:
+        return _not_an_object(f"line {number}", f"text that is not JSON ({exc.msg}, column {exc.colno})")
+    if not isinstance(record, dict):
+        return _not_an_object(f"line {number}", f"a JSON {type(record).__name__}, not an object")
+    locator = _locator(record) or f"line {number}"
+    line, envelope_errors = _envelope(record)
+    found = [violation(locator, error, error["loc"]) for error in envelope_errors]
+    if line is None:
+        return Outcome(locator, [_kept_in_rejects(v) for v in found])
+    parsed = parse(line.text)
+    values, found_in_text = rules.check(parsed, locator)
+    found += found_in_text
+    row = {
+        "seq": number, "response_id": line.id, "ts": _utc(line.ts), "model": line.model,
+        "kind": parsed.kind, "valid": not any(v.severity == "error" for v in found), "text": line.text,
+        **values,
+    }
+    return Outcome(locator, found, row)
+
+
+def _envelope(record: dict) -> tuple[ResponseLine | None, list[dict]]:
+    """The line's envelope, and its errors. Without a usable `id` or `text` there is no
+    response (None); a bad `ts` or `model` is reported and left out."""
+    try:
+        return ResponseLine.model_validate(record), []
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    if any(error["loc"][0] in ENVELOPE_ESSENTIALS for error in errors):
+        return None, errors
+    bad = {error["loc"][0] for error in errors}
+    return ResponseLine.model_validate({k: v for k, v in record.items() if k not in bad}), errors
+
+
+def _locator(record: dict) -> str | None:
+    rid = record.get("id")
+    if isinstance(rid, (str, int)) and not isinstance(rid, bool) and str(rid).strip():
+        return f"response {str(rid).strip()}"
+    return None
+
+
+def _utc(ts: datetime | None) -> datetime | None:
+    # A timestamp without an offset is taken as UTC, like the other formats' logs.
+    if ts is None or ts.tzinfo is None:
+        return ts
+    return ts.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _not_an_object(locator: str, what: str) -> Outcome:
+    return Outcome(locator, [Violation(
+        locator, "error", "not_a_json_object", "(record)",
+        f"expected one JSON object per line with `id` and `text`; found {what}; kept in `rejects`",
+    )])
+
+
+def _kept_in_rejects(found: Violation) -> Violation:
+    return Violation(found.locator, found.severity, found.rule, found.field,
+                     f"{found.message}; the line is not a response and is kept in `rejects`")
+
+
+def _reused_id(outcome: Outcome, number: int, first_line_of: dict[str, int]) -> list[Violation]:
+    response_id = outcome.row["response_id"]
+    first = first_line_of.setdefault(response_id, number)
+    if first == number:
+        return []
+    return [Violation(outcome.locator, "warning", "duplicate_response_id", "id",
+                      f"expected a response id used once per file; found {response_id!r} again "
+                      f"(first on line {first}, again on line {number})")]

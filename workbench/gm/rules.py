@@ -1,0 +1,209 @@
+"""The rules of seed 001 applied to a parsed response: recoveries, then validation.
+
+Recoveries do what the game does with an imperfect response and report it as a
+`warning`: repaired JSON is used, an action without a type is a `basic` action, an
+unknown `importance` becomes `moderate`, an option without text or impact is dropped.
+What cannot be recovered is an `error`: an action of an unknown type, a decision left
+with fewer than two complete options, a character attribute outside 0-20, ...
+Everything else is checked by the pydantic models, so each shape is declared once.
+
+Field paths name the `gm_responses` columns (`suggested_actions[1].type`,
+`player_decision.options`) whichever spelling the response used.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from workbench.catalog import Violation
+from workbench.gm.models import (
+    ACTION_TYPES,
+    IMPORTANCE_LEVELS,
+    Character,
+    DecisionOption,
+    GmResponse,
+    known_keys,
+)
+from workbench.gm.parser import JsonProblem, Parsed
+from workbench.validation import field_path, found, violation
+
+# A field's spellings in a whole-JSON response -> the field (`suggestedActions` -> ...).
+SPELLINGS = {
+    spelling: name
+    for name, info in GmResponse.model_fields.items()
+    for spelling in ([name, *info.validation_alias.choices] if info.validation_alias else [name])
+}
+NOT_AN_OBJECT = ("model_type", "model_attributes_type", "dict_type")
+OPTION_ESSENTIALS = ("text", "impact")
+
+
+def check(parsed: Parsed, locator: str) -> tuple[dict[str, Any], list[Violation]]:
+    """The response's column values and everything found wrong with it."""
+    violations = [_json_violation(locator, problem) for problem in parsed.json_problems]
+    if parsed.kind == "character":
+        raw = parsed.fields["character"]
+        violations += _undocumented_keys(locator, raw, known_keys(Character), "character.")
+        value, found_wrong = validated(Character, raw, locator, ("character",))
+        return {"character": value if value is not None else raw}, violations + found_wrong
+    fields, unknown = canonical(parsed.fields)
+    violations += _undocumented_keys(locator, unknown, set(), "")
+    violations += recover(fields, locator)
+    value, found_wrong = validated(GmResponse, fields, locator, ())
+    return columns(value if value is not None else fields), violations + found_wrong
+
+
+def canonical(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`raw` keyed by GmResponse field, and the keys the specification does not know.
+    The values were parsed for this response alone, so recoveries may change them in place."""
+    fields: dict[str, Any] = {}
+    unknown: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = SPELLINGS.get(key)
+        if name is None:
+            unknown[key] = value
+        elif name not in fields:  # the column's own spelling comes first in `raw` order
+            fields[name] = value
+    return fields, unknown
+
+
+def validated(model: type[BaseModel], data: Any, locator: str, prefix: tuple) -> tuple[dict | None, list[Violation]]:
+    """`data` as the model dumps it (defaults applied), or None and the violations."""
+    try:
+        return model.model_validate(data).model_dump(exclude_none=True), []
+    except ValidationError as exc:
+        return None, [_violation(locator, error, (*prefix, *error["loc"])) for error in exc.errors(include_url=False)]
+
+
+def _violation(locator: str, error: dict, loc: tuple) -> Violation:
+    if error["type"] in NOT_AN_OBJECT:
+        return Violation(locator, "error", "not_an_object", field_path(loc),
+                         f"expected a JSON object; found {found(error['input'])}")
+    return violation(locator, error, loc)
+
+
+# --- recoveries --------------------------------------------------------------------
+
+
+def recover(fields: dict[str, Any], locator: str) -> list[Violation]:
+    """Apply the game's fallbacks to `fields` in place; one warning per fallback."""
+    found_here = default_action_types(fields.get("suggested_actions"), locator)
+    decision = fields.get("player_decision")
+    if isinstance(decision, dict):
+        found_here += fallback_importance(decision, locator)
+        found_here += drop_incomplete_options(decision, locator)
+    return found_here
+
+
+def default_action_types(actions: Any, locator: str) -> list[Violation]:
+    if not isinstance(actions, list):
+        return []
+    warnings = []
+    for index, action in enumerate(actions):
+        if isinstance(action, dict) and action.get("type") is None:
+            action["type"] = "basic"
+            warnings.append(Violation(
+                locator, "warning", "action_type_defaulted", f"suggested_actions[{index}].type",
+                f"expected `type` ({', '.join(ACTION_TYPES)}); found none; using 'basic'",
+            ))
+    return warnings
+
+
+def fallback_importance(decision: dict, locator: str) -> list[Violation]:
+    value = decision.get("importance")
+    if value is None or value in IMPORTANCE_LEVELS:
+        return []
+    if isinstance(value, str) and value.strip().lower() in IMPORTANCE_LEVELS:
+        decision["importance"] = value.strip().lower()  # `Critical` is a spelling, not a mistake
+        return []
+    decision["importance"] = "moderate"
+    return [Violation(
+        locator, "warning", "importance_defaulted", "player_decision.importance",
+        f"expected one of {', '.join(IMPORTANCE_LEVELS)}; found {found(value)}; using 'moderate'",
+    )]
+
+
+def drop_incomplete_options(decision: dict, locator: str) -> list[Violation]:
+    """Options without text or impact are dropped (the game cannot show them); the
+    decision's own rule then needs two options left."""
+    options = decision.get("options")
+    if not isinstance(options, list):
+        return []
+    kept, warnings = [], []
+    for index, option in enumerate(options):
+        missing = _incompleteness(option)
+        if missing is None:
+            kept.append(option)
+            continue
+        loc = ("player_decision", "options", index, *missing["loc"])
+        warnings.append(Violation(
+            locator, "warning", "incomplete_option", field_path(loc),
+            f"{_violation(locator, missing, loc).message}; the option is dropped",
+        ))
+    decision["options"] = kept
+    return warnings
+
+
+def _incompleteness(option: Any) -> dict | None:
+    """The first error that makes `option` incomplete (not an object, no text or impact)."""
+    try:
+        DecisionOption.model_validate(option)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            if not error["loc"] or error["loc"][0] in OPTION_ESSENTIALS:
+                return error
+    return None
+
+
+# --- findings that are not about the models ----------------------------------------
+
+
+def _json_violation(locator: str, problem: JsonProblem) -> Violation:
+    if problem.repaired:
+        return Violation(locator, "warning", "json_repaired", problem.field,
+                         f"expected valid JSON; found {problem.problem}; repaired with json-repair")
+    return Violation(locator, "error", "unparsable_json", problem.field,
+                     f"expected JSON of the documented shape; found {problem.problem}, "
+                     "and json-repair could not recover it; the field is left empty")
+
+
+def _undocumented_keys(locator: str, raw: Any, known: set[str], prefix: str) -> list[Violation]:
+    if not isinstance(raw, dict):
+        return []
+    return [
+        Violation(locator, "info", "undocumented_key", f"{prefix}{key}",
+                  f"key `{key}` is not in the specification; kept in `text`")
+        for key in raw if key not in known
+    ]
+
+
+# --- columns -----------------------------------------------------------------------
+
+
+def columns(fields: dict[str, Any]) -> dict[str, Any]:
+    """The gm_responses values of a response: its validated dump, or (when it broke a
+    rule) its raw parts, kept as written."""
+    location = fields.get("location")
+    opponent = fields.get("combat_opponent")
+    combat = fields.get("combat")
+    return {
+        "narrative": _text(fields.get("narrative")),
+        "location": _text(location.get("name") if isinstance(location, dict) else location),
+        "location_type": _text(location.get("type")) if isinstance(location, dict) else None,
+        "combat": combat if isinstance(combat, bool) else False if combat is None else None,
+        "combat_opponent": _text(opponent.get("name") if isinstance(opponent, dict) else opponent),
+        "acquired_items": _texts(fields.get("acquired_items")),
+        "removed_items": _texts(fields.get("removed_items")),
+        "suggested_actions": fields.get("suggested_actions"),
+        "player_decision": fields.get("player_decision"),
+    }
+
+
+def _text(value: Any) -> str | None:
+    return value if value is None or isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _texts(value: Any) -> list[str]:
+    return [_text(item) for item in value if item is not None] if isinstance(value, list) else []
