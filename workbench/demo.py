@@ -79,14 +79,15 @@ def summary(con) -> list[str]:
     ).fetchall()
     lines += [f"{fmt:<10} {files:>6} {records:>9} {rejected:>9} {e:>7} {w:>9} {i:>6}"
               for fmt, files, records, rejected, e, w, i in rows]
-    lines += ["", "decision quality (valid decisions / all, by format):"]
-    for fmt, total, valid, models in con.execute(
-        """
-        SELECT format, count(*), avg(valid::INT), count(DISTINCT coalesce(model, agent_id))
-        FROM decisions GROUP BY format ORDER BY format
-        """
-    ).fetchall():
-        lines.append(f"  {fmt:<10} {valid:6.1%} of {total} decisions, {models} models/agents")
+    lines += ["", "decision quality (valid decisions / all, by format; best and worst model or agent):"]
+    from workbench.plots import decision_headline
+
+    for row in decision_headline(con).iter_rows(named=True):
+        lines.append(
+            f"  {row['format']:<10} {row['valid_rate']:6.1%} of {row['decisions']} decisions, "
+            f"{row['models']} models/agents; best {row['best_model']} ({row['best_rate']:.0%}), "
+            f"worst {row['worst_model']} ({row['worst_rate']:.0%})"
+        )
     for fmt in FORMATS.values():
         if fmt.summary is not None:
             lines += fmt.summary(con)

@@ -62,35 +62,38 @@ def _key_query(json_path: str) -> str:
             else f"json_keys(payload, '{json_path}')")
     return f"""
 SELECT list_sort(keys), count(*), min(seq)
-FROM (SELECT seq, {keys} AS keys FROM damage_events
-      WHERE source_id = $source_id AND type = $type AND json_type(payload) = 'OBJECT')
+FROM (SELECT seq, {keys} AS keys FROM damage_file
+      WHERE type = $type AND json_type(payload) = 'OBJECT')
 WHERE keys IS NOT NULL GROUP BY ALL
 """
 
 
-def _extra_keys(con, params) -> dict[tuple[int, str], tuple[int, int]]:
+def _extra_keys(con) -> dict[tuple[int, str], tuple[int, int]]:
     """(check, key) -> (lines, first line) for every key a check does not know."""
+    present = {t for (t,) in con.execute("SELECT DISTINCT type FROM damage_file").fetchall()}
     extra: dict[tuple[int, str], tuple[int, int]] = {}
     for check_no, (event_type, json_path, _, known) in enumerate(KEY_CHECKS):
-        for keys, lines, first in con.execute(_key_query(json_path), {**params, "type": event_type}).fetchall():
+        if event_type not in present:
+            continue
+        for keys, lines, first in con.execute(_key_query(json_path), {"type": event_type}).fetchall():
             for key in set(keys) - known:
                 seen_lines, seen_first = extra.get((check_no, key), (0, first))
                 extra[(check_no, key)] = (seen_lines + lines, min(seen_first, first))
     return extra
 
 
-def findings(con, source_id: int) -> list[Violation]:
-    params = {"source_id": source_id}
+def findings(con) -> list[Violation]:
+    """The drift findings of the file staged in `damage_file`."""
     found = [_undocumented_type(*row) for row in con.execute(
-        "SELECT type, count(*), min(seq) FROM damage_events WHERE source_id = $source_id "
-        "AND type IS NOT NULL AND type NOT IN (SELECT unnest($documented)) GROUP BY type ORDER BY 3",
-        {**params, "documented": list(PAYLOADS)},
+        "SELECT type, count(*), min(seq) FROM damage_file WHERE "
+        "type IS NOT NULL AND type NOT IN (SELECT unnest($documented)) GROUP BY type ORDER BY 3",
+        {"documented": list(PAYLOADS)},
     ).fetchall()]
     found += [_extra_envelope_key(*row) for row in con.execute(
-        "SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_events "
-        "WHERE source_id = $source_id AND extra IS NOT NULL) GROUP BY k ORDER BY 3", params,
+        "SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_file "
+        "WHERE extra IS NOT NULL) GROUP BY k ORDER BY 3",
     ).fetchall()]
-    for (check_no, key), (lines, first) in sorted(_extra_keys(con, params).items(), key=lambda kv: kv[1][1]):
+    for (check_no, key), (lines, first) in sorted(_extra_keys(con).items(), key=lambda kv: kv[1][1]):
         event_type, _, field, _ = KEY_CHECKS[check_no]
         found.append(Violation(
             f"line {first}", "info", "undocumented_key", f"{field}.{key}",
@@ -99,9 +102,9 @@ def findings(con, source_id: int) -> list[Violation]:
         ))
     for (event_type, key), values in DRIFT_VALUES.items():
         for value, lines, first in con.execute(
-            "SELECT payload->>$key AS v, count(*), min(seq) FROM damage_events WHERE source_id = $source_id "
-            "AND type = $type AND v IN (SELECT unnest($values)) GROUP BY v ORDER BY 3",
-            {**params, "key": key, "type": event_type, "values": list(values)},
+            "SELECT payload->>$key AS v, count(*), min(seq) FROM damage_file WHERE "
+            "type = $type AND v IN (SELECT unnest($values)) GROUP BY v ORDER BY 3",
+            {"key": key, "type": event_type, "values": list(values)},
         ).fetchall():
             found.append(Violation(
                 f"line {first}", "info", "undocumented_value", f"payload.{key}",

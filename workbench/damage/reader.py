@@ -23,6 +23,7 @@ def load(ctx: LoadContext) -> Counts:
     # Checking a batch runs in Python; storing one runs in DuckDB, which releases the
     # GIL: a single writer thread stores batch k while batch k+1 is being checked.
     records = rejected = 0
+    tables.start_file(ctx.con)
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
         for batch in line_batches(ctx.path, ctx.advance):
@@ -33,7 +34,8 @@ def load(ctx: LoadContext) -> Counts:
         if pending is not None:
             records, rejected = _add(pending.result(), records, rejected)
     tables.derive(ctx.con, ctx.source_id)
-    ctx.add_violations(drift.findings(ctx.con, ctx.source_id))
+    ctx.add_violations(drift.findings(ctx.con))
+    tables.publish_file(ctx.con)
     return Counts(records, rejected)
 
 

@@ -1,7 +1,8 @@
 """The Damage tables and the SQL that fills them.
 
-`damage_events` holds each record as written (payload as JSON). Everything else is
-derived from it in DuckDB, in bulk, per source file.
+`damage_events` holds each record as written (payload as JSON). A file's records are
+first staged in the temporary table `damage_file`; everything else is derived from
+there in DuckDB, in bulk, so the work per file does not grow with the database.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 # Each line is parsed a few times only: the envelope's strings and the payload come
 # out of one extraction each; the merge patch runs only for lines with extra keys.
 INSERT_EVENTS = f"""
-INSERT INTO damage_events
+INSERT INTO damage_file
 SELECT $source_id, envelope[1], seq, envelope[2],
        TRY_CAST(TRY_CAST(envelope[3] AS TIMESTAMPTZ) AS TIMESTAMP),
        CASE WHEN json_type(body[2]) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(body[2] AS BIGINT) END,
@@ -60,7 +61,7 @@ FROM (SELECT seq, raw,
 # Every place seed 003 and the real game put an emotion vector. `players` lists are
 # unnested; single states carry their own player id.
 EMOTION_VECTORS = """
-WITH ev AS (SELECT * FROM damage_events WHERE source_id = $source_id),
+WITH ev AS (SELECT * FROM damage_file),
 vectors AS (
     SELECT game_id, seq, turn, p->>'player_id' AS player_id, p->'emotions' AS e, type || '.players[]' AS origin
     FROM (SELECT *, unnest(CAST(payload->'players' AS JSON[])) AS p FROM ev
@@ -88,7 +89,7 @@ FROM vectors WHERE json_type(e) = 'OBJECT' AND player_id IS NOT NULL
 # One decision per `action_submitted`, with the latest `provider_call` of the same
 # player in the same turn before it (the betting call that produced the action).
 DECISIONS = """
-WITH ev AS (SELECT * FROM damage_events WHERE source_id = $source_id),
+WITH ev AS (SELECT * FROM damage_file),
 actions AS (
     SELECT game_id, seq, turn, coalesce(payload->>'player_id', payload->'action'->>'player_id') AS player_id,
            payload->'action'->>'kind' AS kind
@@ -110,6 +111,17 @@ FROM actions a ASOF LEFT JOIN calls c
   ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.player_id IS NOT DISTINCT FROM c.player_id
  AND a.turn IS NOT DISTINCT FROM c.turn AND a.seq > c.seq
 """
+
+
+def start_file(con) -> None:
+    """An empty staging table for the next file (temporary: this connection only)."""
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_file AS FROM damage_events LIMIT 0")
+    con.execute("DELETE FROM damage_file")
+
+
+def publish_file(con) -> None:
+    con.execute("INSERT INTO damage_events FROM damage_file")
+    con.execute("DELETE FROM damage_file")
 
 
 def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
@@ -134,7 +146,7 @@ def unparsable_positions(con, batch, keep: list[bool]) -> list[int]:
 
 
 def delete_batch_events(con, source_id: int, numbers: list[int]) -> None:
-    con.execute("DELETE FROM damage_events WHERE source_id = ? AND seq BETWEEN ? AND ?",
+    con.execute("DELETE FROM damage_file WHERE source_id = ? AND seq BETWEEN ? AND ?",
                 [source_id, numbers[0], numbers[-1]])
 
 
