@@ -54,31 +54,36 @@ KEY_CHECKS = [
 ]
 
 
-def _key_query(json_path: str) -> str:
+def _keys_of(json_path: str) -> str:
+    return (f"list_distinct(flatten(json_keys(payload, '{json_path}')))" if "*" in json_path
+            else f"json_keys(payload, '{json_path}')")
+
+
+def _key_query(checks: list[int]) -> str:
     # Keys are gathered per line (all array elements at once) and grouped by the key
     # list itself: lines of one shape collapse into one row before Python sees them.
-    # One query per check: DuckDB plans a long UNION of them far worse.
-    keys = (f"list_distinct(flatten(json_keys(payload, '{json_path}')))" if "*" in json_path
-            else f"json_keys(payload, '{json_path}')")
+    parts = [
+        f"SELECT {n} AS check_no, seq, {_keys_of(KEY_CHECKS[n][1])} AS keys FROM damage_file "
+        f"WHERE type = '{KEY_CHECKS[n][0]}' AND json_type(payload) = 'OBJECT'"
+        for n in checks
+    ]
     return f"""
-SELECT list_sort(keys), count(*), min(seq)
-FROM (SELECT seq, {keys} AS keys FROM damage_file
-      WHERE type = $type AND json_type(payload) = 'OBJECT')
-WHERE keys IS NOT NULL GROUP BY ALL
+SELECT check_no, list_sort(keys), count(*), min(seq)
+FROM ({' UNION ALL '.join(parts)}) WHERE keys IS NOT NULL GROUP BY ALL
 """
 
 
 def _extra_keys(con) -> dict[tuple[int, str], tuple[int, int]]:
     """(check, key) -> (lines, first line) for every key a check does not know."""
     present = {t for (t,) in con.execute("SELECT DISTINCT type FROM damage_file").fetchall()}
+    checks = [n for n, check in enumerate(KEY_CHECKS) if check[0] in present]
     extra: dict[tuple[int, str], tuple[int, int]] = {}
-    for check_no, (event_type, json_path, _, known) in enumerate(KEY_CHECKS):
-        if event_type not in present:
-            continue
-        for keys, lines, first in con.execute(_key_query(json_path), {"type": event_type}).fetchall():
-            for key in set(keys) - known:
-                seen_lines, seen_first = extra.get((check_no, key), (0, first))
-                extra[(check_no, key)] = (seen_lines + lines, min(seen_first, first))
+    if not checks:
+        return extra
+    for check_no, keys, lines, first in con.execute(_key_query(checks)).fetchall():
+        for key in set(keys) - KEY_CHECKS[check_no][3]:
+            seen_lines, seen_first = extra.get((check_no, key), (0, first))
+            extra[(check_no, key)] = (seen_lines + lines, min(seen_first, first))
     return extra
 
 

@@ -1,10 +1,23 @@
-"""ec4x: not implemented yet (placeholder while the format is being written)."""
+"""EC4X: the LLM bot's order drafts (`*.orders.jsonl`, seed 004's v1 JSON contract)
+and its per-turn traces (`bot_trace_<gameId>.jsonl`), with the bot's quality gates."""
 
+from pathlib import Path
+
+from workbench.ec4x import reader, report, tables
 from workbench.formats import Format
 
 
-def _load(ctx):
-    raise NotImplementedError("ec4x reader")
+def claims(path: Path, head: bytes) -> bool:
+    # Both kinds are recognised by name: their first lines share no key that would
+    # tell them apart from other JSONL logs reliably.
+    return reader.is_order_log(path) or (path.name.startswith("bot_trace_") and path.suffix == ".jsonl")
 
 
-FORMAT = Format(name="ec4x", tables="", claims=lambda path, head: False, load=_load)
+FORMAT = Format(
+    name="ec4x",
+    tables=tables.DDL,
+    claims=claims,
+    load=reader.load,
+    describe="EC4X bot order drafts (*.orders.jsonl) and bot traces (bot_trace_*.jsonl)",
+    summary=report.summary,
+)

@@ -19,14 +19,26 @@ from pydantic import (
     Field,
     Json,
     TypeAdapter,
-    create_model,
+    ValidationError,
     ValidationInfo,
+    WrapValidator,
+    create_model,
     field_validator,
     model_validator,
 )
 
 from workbench.ec4x import seed
-from workbench.ec4x.rules import fail, hint, in_drift_mode, missing, note_drift, rule_error, seed_enum
+from workbench.ec4x.rules import (
+    count_lines,
+    fail,
+    hint,
+    in_drift_mode,
+    missing,
+    note_drift,
+    rule_error,
+    seed_enum,
+    with_errors,
+)
 
 FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
 BuildType = seed_enum("buildType", seed.BUILD_TYPES, seed.COMPILER_ONLY["buildType"])
@@ -48,12 +60,14 @@ class Contract(BaseModel):
 
 
 def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str) -> list:
-    return [
-        (name, rule_error(rule, f"{what} needs `{name}`; found {'no value' if values.get(name) is None else 'an empty list'}",
-                          values.get(name)), values.get(name))
-        for name in requires
-        if missing(values.get(name))
-    ]
+    """(field, error, input) for each field of `requires` that `values` leaves null or empty."""
+    failures = []
+    for name in requires:
+        value = values.get(name)
+        if missing(value):
+            found = "null or no such key" if value is None else "an empty list"
+            failures.append((name, rule_error(rule, f"{what} needs `{name}`; found {found}", value), value))
+    return failures
 
 
 class FleetCommand(Contract):
@@ -204,45 +218,61 @@ class OrderDraft(Contract):
             )
         return value
 
-    @model_validator(mode="after")
-    def one_command_per_fleet(self):
-        seen: set[int] = set()
-        failures = []
-        for index, command in enumerate(self.fleetCommands):
-            if command.fleetId in seen:
-                failures.append((index, command.fleetId))
-            seen.add(command.fleetId)
-        fail("OrderDraft", [
-            (("fleetCommands", index, "fleetId"),
-             rule_error("one_command_per_fleet",
-                        f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)",
-                        fleet), fleet)
-            for index, fleet in failures
-        ])
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def across_commands(cls, data, handler):
+        # Rules across the items of a list are checked on the raw input, so they are
+        # reported even when an item also has errors of its own.
+        failures = _repeated_fleets(data) + _espionage_over_limit(data) if isinstance(data, dict) else []
+        if not failures:
+            return handler(data)
+        try:
+            handler(data)
+        except ValidationError as exc:
+            raise with_errors(exc, failures, "OrderDraft") from None
+        raise with_errors(None, failures, "OrderDraft")
 
-    @model_validator(mode="after")
-    def espionage_ops_per_house(self):
-        counts: dict[int, int] = {}
-        failures = []
-        for index, action in enumerate(self.espionageActions):
-            if action.targetHouseId is None:
-                continue
-            counts[action.targetHouseId] = counts.get(action.targetHouseId, 0) + 1
-            if counts[action.targetHouseId] > seed.ESPIONAGE_OPS_PER_HOUSE:
-                failures.append((index, action.targetHouseId))
-        fail("OrderDraft", [
-            (("espionageActions", index, "targetHouseId"),
-             rule_error("espionage_ops_per_house",
-                        f"more than {seed.ESPIONAGE_OPS_PER_HOUSE} espionage operations against house {house} "
-                        f"(the seed allows up to {seed.ESPIONAGE_OPS_PER_HOUSE} per target house)", house), house)
-            for index, house in failures
-        ])
-        return self
+
+def _items(data: dict, key: str) -> list[tuple[int, dict]]:
+    items = data.get(key)
+    return [(i, item) for i, item in enumerate(items) if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _repeated_fleets(data: dict) -> list:
+    """The seed allows 1 command per fleet per turn: every later command of a fleet fails."""
+    seen, failures = set(), []
+    for index, command in _items(data, "fleetCommands"):
+        fleet = command.get("fleetId")
+        if type(fleet) is not int:
+            continue  # a wrong or missing id is reported by the item's own validation
+        if fleet in seen:
+            failures.append((("fleetCommands", index, "fleetId"), rule_error(
+                "one_command_per_fleet",
+                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)", fleet), fleet))
+        seen.add(fleet)
+    return failures
+
+
+def _espionage_over_limit(data: dict) -> list:
+    """Up to ESPIONAGE_OPS_PER_HOUSE operations per target house: every one beyond fails."""
+    counts: dict[int, int] = {}
+    failures = []
+    limit = seed.ESPIONAGE_OPS_PER_HOUSE
+    for index, action in _items(data, "espionageActions"):
+        house = action.get("targetHouseId")
+        if type(house) is not int:
+            continue
+        counts[house] = counts.get(house, 0) + 1
+        if counts[house] > limit:
+            failures.append((("espionageActions", index, "targetHouseId"), rule_error(
+                "espionage_ops_per_house",
+                f"operation {counts[house]} against house {house}; the seed allows up to {limit} per target house",
+                house), house))
+    return failures
 
 
 # One call validates a whole batch of raw lines in pydantic-core.
-LINES = TypeAdapter(list[Json[OrderDraft]])
+LINES = TypeAdapter(list[Annotated[Json[OrderDraft], WrapValidator(count_lines)]])
 
 
 def _model_in(annotation) -> type[BaseModel] | None:

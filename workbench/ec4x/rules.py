@@ -1,10 +1,10 @@
 """Building blocks of the EC4X models: custom rule errors, seed enums, drift passes.
 
 Drift (what the real compiler accepts beyond the seed, reported as `info`) is found by
-validating a batch a second time in drift mode (`DRIFT_MODE` in the validation
+validating lines a second time in drift mode (`DRIFT_MODE` in the validation
 context): the validators that accept a drift value quietly in the normal pass raise
 a drift error in that pass, so each finding carries its exact JSON path. The second
-pass only runs when the first one saw drift (`saw_drift`).
+pass only validates the lines on which the first one saw drift (`DRIFT_LINES`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from workbench.ec4x.seed import token
 
 DRIFT_MODE = "drift_mode"
-SAW_DRIFT = "saw_drift"
+DRIFT_LINES = "drift_lines"  # positions in the batch of the lines that hold drift
+_LINE = "line"  # position of the line being validated
 # Error types raised only in drift mode; everything else in that pass is ignored.
 DRIFT_RULES = ("enum_spelling", "compiler_only_field")
 
@@ -38,6 +39,20 @@ def fail(title: str, failures: list[tuple[str | tuple, PydanticCustomError, Any]
         ])
 
 
+def with_errors(exc: ValidationError | None, failures: list[tuple[tuple, PydanticCustomError, Any]], title: str):
+    """A ValidationError holding the errors of `exc` (from the rest of the model) and
+    `failures`, so a rule over the raw input is reported next to the field errors."""
+    details = [
+        InitErrorDetails(
+            type=PydanticCustomError(e["type"], "{message}", {**(e.get("ctx") or {}), "message": e["msg"]}),
+            loc=e["loc"], input=e["input"],
+        )
+        for e in (exc.errors(include_url=False) if exc else [])
+    ]
+    details += [InitErrorDetails(type=error, loc=loc, input=value) for loc, error, value in failures]
+    return ValidationError.from_exception_data(title, details)
+
+
 def missing(value: Any) -> bool:
     return value is None or value == []
 
@@ -47,8 +62,15 @@ def in_drift_mode(info: ValidationInfo) -> bool:
 
 
 def note_drift(info: ValidationInfo) -> None:
+    if info.context is not None and _LINE in info.context:
+        info.context.setdefault(DRIFT_LINES, set()).add(info.context[_LINE])
+
+
+def count_lines(value: Any, handler, info: ValidationInfo):
+    """Wraps each line of a batch so drift can be traced back to the line it is on."""
     if info.context is not None:
-        info.context[SAW_DRIFT] = True
+        info.context[_LINE] = info.context.get(_LINE, -1) + 1
+    return handler(value)
 
 
 def hint(value: str, candidates) -> str:
@@ -64,8 +86,11 @@ def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...
     lookup = {token(v): v for v in (*values, *compiler_only)}
     lookup |= {token(alias): target for alias, target in (aliases or {}).items()}
     expected = "|".join(values)
+    seed_values = frozenset(values)
 
     def check(value: str, info: ValidationInfo) -> str:
+        if value in seed_values:  # the common case, kept cheap
+            return value
         canonical = lookup.get(token(value))
         if canonical is None:
             raise rule_error(

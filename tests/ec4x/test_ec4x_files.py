@@ -1,0 +1,125 @@
+"""Whole EC4X files: planted faults come back located, records are kept, decisions
+are written, and the synthetic corpus's faults are all found where its manifest says."""
+
+import json
+import random
+from pathlib import Path
+
+import workbench
+from workbench.synth import ec4x as synth_ec4x
+
+GOOD = {"turn": 1, "houseId": 3, "fleetCommands": [{"fleetId": 7, "commandType": "move", "targetSystemId": 4}]}
+
+
+def planted_order_log():
+    """(lines, faults): a hand-made order log with a fault at known lines."""
+    lines = [
+        GOOD,                                                                                       # 1
+        {**GOOD, "turn": 2, "fleetCommands": [{"fleetId": 7, "commandType": "move"}]},             # 2
+        "",                                                                                         # 3 blank
+        {**GOOD, "turn": 3, "buildCommands": [{"colonyId": 1, "buildType": "ship", "shipClass": "scout"}]},  # 4
+        'Sure! Here are the orders: {"turn": 4}',                                                  # 5
+        {**GOOD, "turn": 5, "rationale": "expand"},                                                 # 6
+        {**GOOD, "turn": 6, "fleetCommands": [{"fleetId": 7, "commandType": "JoinFleet", "targetFleetId": 2}]},  # 7
+        {**GOOD, "turn": 7, "espionageActions": [{"operation": "cyber-attack", "targetHouseId": 1}]},  # 8
+        {**GOOD, "houseId": "3", "turn": 8},                                                        # 9
+        [1, 2, 3],                                                                                  # 10
+    ]
+    faults = {
+        ("line 2", "fleetCommands[0].targetSystemId", "target_system_required"),
+        ("line 4", "buildCommands[0].quantity", "quantity_required"),
+        ("line 5", "(record)", "not_a_json_object"),
+        ("line 6", "rationale", "unknown_key"),
+        ("line 8", "espionageActions[0].targetSystemId", "espionage_target_required"),
+        ("line 9", "houseId", "int_type"),
+        ("line 10", "(record)", "not_a_json_object"),
+    }
+    return lines, faults
+
+
+def errors(report):
+    return {(v.locator, v.field, v.rule) for v in report.violations if v.severity == "error"}
+
+
+def test_planted_faults_in_an_order_log_are_located(ingest_lines):
+    lines, faults = planted_order_log()
+    report, con = ingest_lines("g7.orders.jsonl", lines)
+    assert errors(report) == faults
+    assert {(v.locator, v.field, v.rule) for v in report.violations if v.severity == "info"} == {
+        ("line 7", "fleetCommands[0].commandType", "enum_spelling")}
+    assert report.records + report.rejected == 9  # non-blank lines
+    assert (report.records, report.rejected) == (7, 2)
+    rejects = con.execute("SELECT locator, raw FROM rejects ORDER BY locator").fetchall()
+    assert rejects == [("line 10", "[1, 2, 3]"), ("line 5", 'Sure! Here are the orders: {"turn": 4}')]
+
+
+def test_order_rows_and_decisions(ingest_lines):
+    lines, _ = planted_order_log()
+    _, con = ingest_lines("g7.orders.jsonl", lines)
+    rows = con.execute("SELECT seq, game_id, turn, house_id, valid FROM ec4x_orders ORDER BY seq").fetchall()
+    assert rows == [(1, "g7", 1, 3, True), (2, "g7", 2, 3, False), (4, "g7", 3, 3, False), (6, "g7", 5, 3, False),
+                    (7, "g7", 6, 3, True), (8, "g7", 7, 3, False), (9, "g7", 8, None, False)]
+    decisions = con.execute("SELECT locator, agent_id, action, valid FROM decisions WHERE format = 'ec4x' "
+                            "ORDER BY turn").fetchall()
+    assert decisions[0] == ("line 1", "house 3", "fleet", True)
+    assert [valid for *_, valid in decisions] == [valid for *_, valid in rows]
+    assert decisions[2][2] == "fleet build"
+
+
+def test_a_truncated_trace_line_with_a_restart_glued_on_is_a_reject(ingest_lines):
+    start = json.dumps({"kind": "session_start", "timestamp": "2026-02-27T10:00:00+01:00", "gameId": "g",
+                        "model": "m", "maxRetries": 2})
+    turn = json.dumps({"timestamp": "2026-02-27T10:05:00+01:00", "gameId": "g", "turn": 1, "ok": True,
+                       "errorClass": "success", "attempts": 1, "errors": [], "featureTags": ["fleet"], "trace": []})
+    extra_key = turn.replace('"turn":', '"turn": 2, "x":')  # keys a trace line does not list are ignored
+    report, con = ingest_lines("bot_trace_g.jsonl", [start, turn, turn[:40] + start, extra_key])
+    assert errors(report) == {("line 3", "(record)", "not_a_json_object")}
+    assert (report.records, report.rejected) == (3, 1)
+    assert con.execute("SELECT count(*) FROM decisions").fetchone()[0] == 2
+
+
+def test_every_synthetic_fault_is_found_where_the_manifest_says(tmp_path):
+    entries = synth_ec4x.generate(tmp_path / "ec4x", 1, random.Random("7:ec4x"))
+    assert {Path(e["path"]).name.endswith(".orders.jsonl") for e in entries} == {True, False}
+    assert sum(len(e["faults"]) for e in entries) > 0
+    report = workbench.ingest([tmp_path / "ec4x"], db=tmp_path / "x.duckdb")
+    found = {(Path(f.path).name, *fault) for f in report.files for fault in errors(f)}
+    expected = {(Path(e["path"]).name, f["locator"], f["field"], f["rule"]) for e in entries for f in e["faults"]}
+    assert found == expected  # every fault found, and nothing reported that was not planted
+    for file in report.files:
+        non_blank = sum(1 for line in Path(file.path).read_text().splitlines() if line.strip())
+        assert file.records + file.rejected == non_blank
+
+
+def test_the_synthetic_games_pass_and_fail_the_gates(tmp_path):
+    synth_ec4x.generate(tmp_path / "ec4x", 1, random.Random("7:ec4x"))
+    workbench.ingest([tmp_path / "ec4x"], db=tmp_path / "x.duckdb")
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "x.duckdb"))
+    verdicts = dict(con.execute("SELECT game_id || '/' || model, bool_and(passed) FROM ec4x_quality_gates "
+                                "GROUP BY ALL").fetchall())
+    runs = con.execute("SELECT max(value) FROM ec4x_quality_gates WHERE gate = 'longest_success_run'").fetchone()[0]
+    models = {key.split("/")[1] for key in verdicts}
+    con.close()
+    assert True in verdicts.values() and False in verdicts.values()
+    assert runs >= 20
+    assert len(models) >= 2
+    sessions = sum(Path(p).read_text().count('"kind":"session_start"') for p in (tmp_path / "ec4x").glob("bot_trace_*"))
+    assert sessions > 3  # restarts
+
+
+def test_synthesis_is_deterministic(tmp_path):
+    first = synth_ec4x.generate(tmp_path / "a", 1, random.Random(5))
+    second = synth_ec4x.generate(tmp_path / "b", 1, random.Random(5))
+    for a, b in zip(first, second):
+        assert Path(a["path"]).read_bytes() == Path(b["path"]).read_bytes()
+        assert a["faults"] == b["faults"]
+
+
+def test_the_sample_corpus_manifest(manifest, sample):
+    entries = [e for e in manifest["files"] if e["format"] == "ec4x"]
+    assert entries
+    report = workbench.ingest([sample / e["path"] for e in entries], db=sample.parent / "ec4x-sample.duckdb")
+    found = {(Path(f.path).name, *fault) for f in report.files for fault in errors(f)}
+    assert found == {(Path(e["path"]).name, f["locator"], f["field"], f["rule"]) for e in entries for f in e["faults"]}

@@ -1,0 +1,193 @@
+"""Seed 002 (Agent Arena's universal tools) as pydantic models, one per tool.
+
+A log line is a decision `{tool, params, reasoning?}` plus the `agent_id` and `tick`
+the logs add, and optionally the tool's outcome (`result`, or the next observation's
+`last_action_result`). Parameters are strict (`"30"` is not a radius) and a tool's
+unknown parameters are errors. `target_position`, the real runtime's spelling of
+`move_to`'s target, is accepted as the target and reported as drift (`drift.py`), as
+are top-level keys and error codes the seed does not list.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Json,
+    Tag,
+    TypeAdapter,
+    create_model,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+FILTER_TYPES = ("resource", "hazard", "agent", "station")
+ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
+# The real runtime's spelling of move_to's shorthand target (formats.md).
+RUNTIME_TARGET = "target_position"
+AXES = ("target_x", "target_y", "target_z")
+
+
+def rule_error(rule: str, message: str, found: Any = None, field: str | None = None) -> PydanticCustomError:
+    # The message travels in the context so braces in found values stay literal; `found`
+    # tells the shared formatter the message is complete, `field` (appended to the
+    # error's location) points the violation at the key that is wrong.
+    context = {"message": message, "found": repr(found)}
+    if field:
+        context["field"] = field
+    return PydanticCustomError(rule, "{message}", context)
+
+
+def hint(value: str, candidates) -> str:
+    close = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+def _three_numbers(value: list[float]) -> list[float]:
+    if len(value) != 3:
+        raise rule_error("position_xyz", f"a position is exactly three numbers [x, y, z]; found {len(value)}", value)
+    return value
+
+
+Position = Annotated[list[float], AfterValidator(_three_numbers)]
+Positive = Annotated[float, Field(gt=0)]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class MoveTo(Params):
+    target_x: float | None = None
+    target_y: float | None = None
+    target_z: float | None = None
+    target: Position | None = None
+    target_position: Position | None = None
+    speed: Positive | None = None  # multiplier, default 1.0
+
+    @model_validator(mode="after")
+    def target_given(self):
+        if self.target is not None or self.target_position is not None:
+            return self
+        given = [axis for axis in AXES if getattr(self, axis) is not None]
+        if len(given) == len(AXES):
+            return self
+        if given:
+            absent = next(axis for axis in AXES if axis not in given)
+            raise rule_error(
+                "move_target_incomplete",
+                f"move_to with {', '.join(f'`{a}`' for a in given)} needs all of target_x, target_y, target_z; "
+                f"found no `{absent}` (or use `target` [x, y, z])",
+                field=absent,
+            )
+        raise rule_error(
+            "move_target_required",
+            "move_to needs `target` [x, y, z] or all of target_x, target_y, target_z; found neither",
+            field="target",
+        )
+
+
+class Collect(Params):
+    target_name: str
+
+
+class Craft(Params):
+    item_name: str
+    station_name: str
+
+
+class QueryWorld(Params):
+    radius: Positive | None = None  # default 20.0
+    filter_type: Literal[FILTER_TYPES] | None = None
+
+
+class QueryInventory(Params):
+    pass
+
+
+class SendMessage(Params):
+    message: str
+    target_agent: str = "all"
+
+
+class Idle(Params):
+    pass
+
+
+TOOLS: dict[str, type[Params]] = {
+    "move_to": MoveTo,
+    "collect": Collect,
+    "craft": Craft,
+    "query_world": QueryWorld,
+    "query_inventory": QueryInventory,
+    "send_message": SendMessage,
+    "idle": Idle,
+}
+UNKNOWN_TOOL = "unknown_tool"
+
+
+class ActionResult(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    success: bool
+    error_code: str | None = None  # the seed lists its "common" codes: others are drift
+    error_message: str | None = None
+
+
+class Decision(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")  # other keys: drift, found in SQL
+
+    agent_id: str
+    tick: Annotated[int, Field(ge=0)]
+    tool: str
+    params: dict[str, Any]
+    reasoning: str | None = None
+    result: ActionResult | None = None
+    last_action_result: ActionResult | None = None
+    model: str | None = None
+
+
+def _known_tool(tool: str) -> str:
+    raise rule_error(
+        "unknown_tool", f"tool {tool!r} is not one of the seed's tools ({', '.join(TOOLS)}){hint(tool, TOOLS)}", tool
+    )
+
+
+class UnknownToolDecision(Decision):
+    tool: Annotated[str, AfterValidator(_known_tool)]
+
+
+def _decision_model(tool: str, params: type[Params]) -> type[Decision]:
+    return create_model(f"{tool}_decision", __base__=Decision, params=(params, ...))
+
+
+def _tool_tag(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None  # not an object: the line is rejected, not validated
+    tool = value.get("tool")
+    return tool if isinstance(tool, str) and tool in TOOLS else UNKNOWN_TOOL
+
+
+DecisionLine = Annotated[
+    Union[
+        tuple(Annotated[_decision_model(tool, params), Tag(tool)] for tool, params in TOOLS.items())
+        + (Annotated[UnknownToolDecision, Tag(UNKNOWN_TOOL)],)
+    ],
+    Discriminator(_tool_tag, custom_error_type="not_an_object", custom_error_message="expected a JSON object"),
+]
+LINE_TAGS = (*TOOLS, UNKNOWN_TOOL)
+
+# One call validates a whole batch of raw lines in pydantic-core.
+LINES = TypeAdapter(list[Json[DecisionLine]])
+
+
+def unknown_param_message(tool: str, key: str) -> str:
+    known = list(TOOLS[tool].model_fields) if tool in TOOLS else []
+    listed = ", ".join(k for k in known if k != RUNTIME_TARGET) or "none"
+    return f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}){hint(key, known)}"

@@ -1,0 +1,88 @@
+"""Load an Agent Arena decision log: validate each batch of lines in one pydantic-core
+call, insert it through DuckDB from Arrow, then derive outcomes, decisions and drift
+findings in SQL over the file's rows."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pyarrow as pa
+from pydantic import ValidationError
+
+from workbench.arena import drift, tables
+from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
+from workbench.catalog import Violation
+from workbench.formats import Counts, LoadContext
+from workbench.jsonl import LineBatch, line_batches
+from workbench.validation import violation
+
+SUFFIX = ".decisions.jsonl"
+
+
+def episode_of(path) -> str:
+    return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+
+
+def load(ctx: LoadContext) -> Counts:
+    params = {"source_id": ctx.source_id, "episode": episode_of(ctx.path)}
+    records = rejected = 0
+    for batch in line_batches(ctx.path, ctx.advance):
+        found, reject_at = check_batch(batch)
+        keep = [i not in reject_at for i in range(len(batch))]
+        lines = _lines_table(batch, found, keep)
+        if tables.insert(ctx.con, lines, params) != sum(keep):
+            # DuckDB's JSON parser refused a line pydantic-core accepted (never inserted): reject it too.
+            for seq in tables.unparsable_seqs(ctx.con, lines):
+                reject_at[batch.numbers.index(seq)] = "DuckDB's JSON parser could not read it"
+        located = {batch.locator(i) for i in reject_at}
+        found = [v for v in found if v.locator not in located]
+        ctx.add_violations(found + [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())])
+        ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
+        records += len(batch) - len(reject_at)
+        rejected += len(reject_at)
+    tables.derive(ctx.con, ctx.source_id)
+    ctx.add_violations(drift.findings(ctx.con, ctx.source_id))
+    return Counts(records, rejected)
+
+
+def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
+    """Validate every line of the batch in one pydantic-core call.
+
+    Returns the violations of the lines that are records, and the positions of the
+    lines that cannot be records at all (not UTF-8, not JSON, not an object), each
+    with the reason.
+    """
+    reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    violations: list[Violation] = []
+    try:
+        LINES.validate_python(batch.texts)
+        return violations, reject_at
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    for error in errors:
+        index, *loc = error["loc"]
+        if index in reject_at:
+            continue
+        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
+            reject_at[index] = error["msg"]
+            continue
+        tool, loc = (loc[0], loc[1:]) if loc[0] in LINE_TAGS else (None, loc)
+        found = violation(batch.locator(index), error, tuple(loc))
+        if error["type"] == "extra_forbidden" and loc[:1] == ["params"]:
+            found = dataclasses.replace(found, message=unknown_param_message(tool, str(loc[-1])))
+        violations.append(found)
+    return violations, reject_at
+
+
+def _lines_table(batch: LineBatch, violations: list[Violation], keep: list[bool]) -> pa.Table:
+    """(seq, raw, valid) of the kept lines; valid = the line has no error violation."""
+    bad = {v.locator for v in violations if v.severity == "error"}
+    valid = [batch.locator(i) not in bad for i in range(len(batch))]
+    return batch.arrow().append_column("valid", pa.array(valid, pa.bool_())).filter(pa.array(keep, pa.bool_()))
+
+
+def _reject_violation(locator: str, why: str) -> Violation:
+    return Violation(
+        locator, "error", "not_a_json_object", "(record)",
+        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
+    )

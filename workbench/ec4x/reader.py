@@ -1,0 +1,181 @@
+"""Load an EC4X order-draft log or bot trace: validate each batch of lines in one
+pydantic-core call, insert it through DuckDB from Arrow, then derive decisions and
+drift findings in SQL over the file's rows."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pyarrow as pa
+from pydantic import TypeAdapter, ValidationError
+
+from workbench.catalog import Violation
+from workbench.ec4x import orders, tables, trace
+from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
+from workbench.formats import Counts, LoadContext
+from workbench.jsonl import LineBatch, line_batches
+from workbench.validation import violation
+
+ORDERS_SUFFIX = ".orders.jsonl"
+
+
+@dataclasses.dataclass(frozen=True)
+class LineKind:
+    """How one kind of EC4X file is read: its model, tables and derived rows."""
+
+    name: str
+    lines: TypeAdapter
+    union_tags: tuple[str, ...]
+    inserts: list[str]
+    decisions: str
+
+
+ORDER_DRAFTS = LineKind("order drafts", orders.LINES, (), [tables.INSERT_ORDERS], tables.ORDER_DECISIONS)
+BOT_TRACE = LineKind("bot trace", trace.LINES, trace.LINE_TAGS,
+                     [tables.INSERT_SESSIONS, tables.INSERT_TURNS], tables.TURN_DECISIONS)
+
+
+def is_order_log(path: Path) -> bool:
+    return path.name.endswith(ORDERS_SUFFIX)
+
+
+def load(ctx: LoadContext) -> Counts:
+    kind = ORDER_DRAFTS if is_order_log(ctx.path) else BOT_TRACE
+    params = {"source_id": ctx.source_id}
+    if kind is ORDER_DRAFTS:
+        params["game_id"] = ctx.path.name[: -len(ORDERS_SUFFIX)]
+    records = rejected = 0
+    drift = DriftTally()
+    for batch in line_batches(ctx.path, ctx.advance):
+        found, drift_found, reject_at = check_batch(batch, kind)
+        keep = [i not in reject_at for i in range(len(batch))]
+        lines = _lines_table(batch, found, keep)
+        if tables.insert(ctx.con, kind.inserts, lines, params) != sum(keep):
+            # DuckDB's JSON parser refused a line pydantic-core accepted (never inserted): reject it too.
+            for seq in tables.unparsable_seqs(ctx.con, lines):
+                index = batch.numbers.index(seq)
+                reject_at[index] = "DuckDB's JSON parser could not read it"
+        located = {batch.locator(i) for i in reject_at}
+        found = [v for v in found if v.locator not in located]
+        drift.add(batch, [(i, v) for i, v in drift_found if i not in reject_at])
+        ctx.add_violations(found + [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())])
+        ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
+        records += len(batch) - len(reject_at)
+        rejected += len(reject_at)
+    ctx.add_violations(drift.findings())
+    if kind is BOT_TRACE:
+        ctx.add_violations(trace_findings(ctx.con, ctx.source_id))
+    ctx.con.execute(kind.decisions, {"source_id": ctx.source_id})
+    return Counts(records, rejected)
+
+
+def check_batch(batch: LineBatch, kind: LineKind) -> tuple[list[Violation], list[tuple[int, Violation]],
+                                                             dict[int, str]]:
+    """Validate every line of the batch in one pydantic-core call, and the lines that
+    hold drift in a second one.
+
+    Returns the violations of the lines that are records, the drift findings by line
+    position, and the positions of the lines that cannot be records at all (not UTF-8,
+    not JSON, not an object), each with the reason.
+    """
+    reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    context: dict = {}
+    violations = []
+    for index, loc, error in _errors(kind.lines, batch.texts, context, kind.union_tags):
+        if index in reject_at:
+            continue
+        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
+            reject_at[index] = error["msg"]
+            continue
+        violations.append(_violation(batch.locator(index), error, loc, kind))
+    drift = []
+    with_drift = sorted(context.get(DRIFT_LINES, ()))
+    texts = [batch.texts[i] for i in with_drift]
+    for position, loc, error in _errors(kind.lines, texts, {DRIFT_MODE: True}, kind.union_tags):
+        index = with_drift[position]
+        if error["type"] in DRIFT_RULES and index not in reject_at:
+            drift.append((index, violation(batch.locator(index), error, loc, severity="info")))
+    return violations, drift, reject_at
+
+
+def _errors(adapter: TypeAdapter, texts: list[str], context: dict, union_tags: tuple[str, ...]):
+    try:
+        adapter.validate_python(texts, context=context)
+        return
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    for error in errors:
+        index, *loc = error["loc"]
+        if loc and loc[0] in union_tags:
+            loc = loc[1:]
+        yield index, tuple(loc), error
+
+
+def _violation(locator: str, error: dict, loc: tuple, kind: LineKind) -> Violation:
+    found = violation(locator, error, loc)
+    if kind is ORDER_DRAFTS and error["type"] == "extra_forbidden":
+        found = dataclasses.replace(found, message=orders.unknown_key_message(loc))
+    return found
+
+
+def _lines_table(batch: LineBatch, violations: list[Violation], keep: list[bool]) -> pa.Table:
+    """(seq, raw, valid) of the kept lines; valid = the line has no error violation."""
+    bad = {v.locator for v in violations if v.severity == "error"}
+    valid = [batch.locator(i) not in bad for i in range(len(batch))]
+    return batch.arrow().append_column("valid", pa.array(valid, pa.bool_())).filter(pa.array(keep, pa.bool_()))
+
+
+def _reject_violation(locator: str, why: str) -> Violation:
+    return Violation(
+        locator, "error", "not_a_json_object", "(record)",
+        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
+    )
+
+
+class DriftTally:
+    """Drift reported once per file and kind (rule, path with indexes generalised,
+    value): at the first line and path it appears on, with how many lines carry it."""
+
+    def __init__(self):
+        self._first: dict[tuple, Violation] = {}
+        self._lines: dict[tuple, set[str]] = defaultdict(set)
+
+    def add(self, batch: LineBatch, found: list[tuple[int, Violation]]) -> None:
+        for _, v in found:
+            key = (v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message)
+            self._first.setdefault(key, v)
+            self._lines[key].add(v.locator)
+
+    def findings(self) -> list[Violation]:
+        out = []
+        for key, first in self._first.items():
+            count = len(self._lines[key])
+            lines = "1 line" if count == 1 else f"{count} lines"
+            out.append(dataclasses.replace(first, message=f"{first.message} ({lines}, first {first.locator})"))
+        return out
+
+
+def trace_findings(con, source_id: int) -> list[Violation]:
+    """Drift in a bot trace: line kinds and feature tags the workbench does not know."""
+    params = {"source_id": source_id}
+    found = [
+        Violation(f"line {first}", "info", "undocumented_kind", "kind",
+                  f"kind {kind!r} is not a line the bot is known to write (only session_start); kept in "
+                  f"ec4x_sessions ({_lines(count)}, first line {first})")
+        for kind, count, first in con.execute(tables.OTHER_KINDS, params).fetchall()
+    ]
+    found += [
+        Violation(f"line {first}", "info", "unmapped_feature_tag", "featureTags",
+                  f"feature tag {tag!r} maps to none of the twelve feature families, so it counts for no "
+                  f"family in the coverage gate ({_lines(count)}, first line {first})")
+        for tag, count, first in con.execute(tables.UNMAPPED_TAGS, params).fetchall()
+    ]
+    return found
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"
+
