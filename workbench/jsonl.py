@@ -12,6 +12,9 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
+from workbench.catalog import Violation
+from workbench.formats import Counts, LoadContext
+
 BATCH_LINES = 20_000
 READ_BYTES = 8 << 20
 # A line of only these bytes is blank: neither a record nor a reject.
@@ -81,3 +84,43 @@ def _decode(line: bytes) -> tuple[str, bool]:
         return line.decode("utf-8"), False
     except UnicodeDecodeError:
         return line.decode("utf-8", "backslashreplace"), True
+
+
+def reject_violation(locator: str, why: str) -> Violation:
+    return Violation(
+        locator, "error", "not_a_json_object", "(record)",
+        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
+    )
+
+
+def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation], reject_at: dict[int, str],
+                insert: Callable[[pa.Table], int]) -> Counts:
+    """Store a checked batch: `insert` writes the kept lines (a `(seq, raw, valid)`
+    Arrow table, `valid` = no error on the line) and returns how many rows it added,
+    skipping lines DuckDB cannot parse; then the violations and rejects go in.
+
+    `reject_at` (position -> why) is completed in place with the lines DuckDB refused.
+    """
+    keep = [i not in reject_at for i in range(len(batch))]
+    bad = {v.locator for v in violations if v.severity == "error"}
+    valid = pa.array([batch.locator(i) not in bad for i in range(len(batch))], pa.bool_())
+    lines = batch.arrow().append_column("valid", valid).filter(pa.array(keep, pa.bool_()))
+    if insert(lines) != sum(keep):
+        # DuckDB's JSON parser refused a line pydantic-core accepted: reject it too.
+        for seq in _unparsable_seqs(ctx.con, lines):
+            reject_at[batch.numbers.index(seq)] = "DuckDB's JSON parser could not read it"
+    located = {batch.locator(i) for i in reject_at}
+    ctx.add_violations([v for v in violations if v.locator not in located]
+                       + [reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())])
+    ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
+    return Counts(len(batch) - len(reject_at), len(reject_at))
+
+
+def _unparsable_seqs(con, lines: pa.Table) -> list[int]:
+    con.register("unparsed_lines", lines)
+    try:
+        return [seq for (seq,) in con.execute(
+            "SELECT seq FROM unparsed_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
+        ).fetchall()]
+    finally:
+        con.unregister("unparsed_lines")

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 
-import pyarrow as pa
 from pydantic import ValidationError
 
 from workbench.arena import drift, tables
 from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.catalog import Violation
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, line_batches
+from workbench.jsonl import LineBatch, line_batches, store_batch
 from workbench.validation import violation
 
 SUFFIX = ".decisions.jsonl"
@@ -28,18 +27,9 @@ def load(ctx: LoadContext) -> Counts:
     records = rejected = 0
     for batch in line_batches(ctx.path, ctx.advance):
         found, reject_at = check_batch(batch)
-        keep = [i not in reject_at for i in range(len(batch))]
-        lines = _lines_table(batch, found, keep)
-        if tables.insert(ctx.con, lines, params) != sum(keep):
-            # DuckDB's JSON parser refused a line pydantic-core accepted (never inserted): reject it too.
-            for seq in tables.unparsable_seqs(ctx.con, lines):
-                reject_at[batch.numbers.index(seq)] = "DuckDB's JSON parser could not read it"
-        located = {batch.locator(i) for i in reject_at}
-        found = [v for v in found if v.locator not in located]
-        ctx.add_violations(found + [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())])
-        ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
-        records += len(batch) - len(reject_at)
-        rejected += len(reject_at)
+        counts = store_batch(ctx, batch, found, reject_at, lambda lines: tables.insert(ctx.con, lines, params))
+        records += counts.records
+        rejected += counts.rejected
     tables.derive(ctx.con, ctx.source_id)
     ctx.add_violations(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
@@ -72,17 +62,3 @@ def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
             found = dataclasses.replace(found, message=unknown_param_message(tool, str(loc[-1])))
         violations.append(found)
     return violations, reject_at
-
-
-def _lines_table(batch: LineBatch, violations: list[Violation], keep: list[bool]) -> pa.Table:
-    """(seq, raw, valid) of the kept lines; valid = the line has no error violation."""
-    bad = {v.locator for v in violations if v.severity == "error"}
-    valid = [batch.locator(i) not in bad for i in range(len(batch))]
-    return batch.arrow().append_column("valid", pa.array(valid, pa.bool_())).filter(pa.array(keep, pa.bool_()))
-
-
-def _reject_violation(locator: str, why: str) -> Violation:
-    return Violation(
-        locator, "error", "not_a_json_object", "(record)",
-        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
-    )

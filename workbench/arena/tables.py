@@ -143,17 +143,6 @@ def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int
         con.unregister("arena_lines")
 
 
-def unparsable_seqs(con, lines: pa.Table) -> set[int]:
-    """Line numbers DuckDB's JSON parser cannot read as an object."""
-    con.register("arena_lines", lines)
-    try:
-        return {seq for (seq,) in con.execute(
-            "SELECT seq FROM arena_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
-        ).fetchall()}
-    finally:
-        con.unregister("arena_lines")
-
-
 def derive(con, source_id: int) -> None:
     """Outcomes and decisions of the file's rows."""
     con.execute(OUTCOMES, {"source_id": source_id})

@@ -12,6 +12,7 @@ from workbench.catalog import Violation
 from workbench.damage import drift, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
+from workbench import jsonl
 from workbench.jsonl import LineBatch, line_batches
 from workbench.screen import passes
 from workbench.validation import violation
@@ -39,28 +40,14 @@ def load(ctx: LoadContext) -> Counts:
     return Counts(records, rejected)
 
 
-def _add(counts: tuple[int, int], records: int, rejected: int) -> tuple[int, int]:
-    return records + counts[0], rejected + counts[1]
+def _add(counts: Counts, records: int, rejected: int) -> tuple[int, int]:
+    return records + counts.records, rejected + counts.rejected
 
 
 def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
-                reject_at: dict[int, str]) -> tuple[int, int]:
-    """Insert a checked batch: its records, violations and rejects. Returns
-    (records, rejected)."""
-    keep = [i not in reject_at for i in range(len(batch))]
-    inserted = tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
-    if inserted != sum(keep):
-        # DuckDB's JSON parser refused a line pydantic-core accepted: reject it too.
-        for index in tables.unparsable_positions(ctx.con, batch, keep):
-            reject_at[index] = "DuckDB's JSON parser could not read it"
-            violations = [v for v in violations if v.locator != batch.locator(index)]
-        keep = [i not in reject_at for i in range(len(batch))]
-        tables.delete_batch_events(ctx.con, ctx.source_id, batch.numbers)
-        tables.insert_events(ctx.con, ctx.source_id, batch.arrow(keep))
-    violations += [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())]
-    ctx.add_violations(violations)
-    ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
-    return len(batch) - len(reject_at), len(reject_at)
+                reject_at: dict[int, str]) -> Counts:
+    return jsonl.store_batch(ctx, batch, violations, reject_at,
+                             lambda lines: tables.insert_events(ctx.con, ctx.source_id, lines))
 
 
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
@@ -89,10 +76,3 @@ def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
             loc = loc[1:]
         violations.append(violation(batch.locator(index), error, tuple(loc)))
     return violations, reject_at
-
-
-def _reject_violation(locator: str, why: str) -> Violation:
-    return Violation(
-        locator, "error", "not_a_json_object", "(record)",
-        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
-    )

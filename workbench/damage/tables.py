@@ -133,23 +133,6 @@ def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: p
         con.unregister("event_lines")
 
 
-def unparsable_positions(con, batch, keep: list[bool]) -> list[int]:
-    """Positions in `batch` of kept lines that DuckDB cannot parse as a JSON object."""
-    con.register("event_lines", batch.arrow(keep))
-    try:
-        bad = {seq for (seq,) in con.execute(
-            "SELECT seq FROM event_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
-        ).fetchall()}
-    finally:
-        con.unregister("event_lines")
-    return [i for i, number in enumerate(batch.numbers) if number in bad]
-
-
-def delete_batch_events(con, source_id: int, numbers: list[int]) -> None:
-    con.execute("DELETE FROM damage_file WHERE source_id = ? AND seq BETWEEN ? AND ?",
-                [source_id, numbers[0], numbers[-1]])
-
-
 def derive(con, source_id: int) -> None:
     """Fill the tables derived from the file's events."""
     con.execute(EMOTION_VECTORS, {"source_id": source_id})

@@ -9,14 +9,13 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-import pyarrow as pa
 from pydantic import TypeAdapter, ValidationError
 
 from workbench.catalog import Violation
 from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, line_batches
+from workbench.jsonl import LineBatch, line_batches, store_batch
 from workbench.validation import violation
 
 ORDERS_SUFFIX = ".orders.jsonl"
@@ -51,20 +50,11 @@ def load(ctx: LoadContext) -> Counts:
     drift = DriftTally()
     for batch in line_batches(ctx.path, ctx.advance):
         found, drift_found, reject_at = check_batch(batch, kind)
-        keep = [i not in reject_at for i in range(len(batch))]
-        lines = _lines_table(batch, found, keep)
-        if tables.insert(ctx.con, kind.inserts, lines, params) != sum(keep):
-            # DuckDB's JSON parser refused a line pydantic-core accepted (never inserted): reject it too.
-            for seq in tables.unparsable_seqs(ctx.con, lines):
-                index = batch.numbers.index(seq)
-                reject_at[index] = "DuckDB's JSON parser could not read it"
-        located = {batch.locator(i) for i in reject_at}
-        found = [v for v in found if v.locator not in located]
+        counts = store_batch(ctx, batch, found, reject_at,
+                             lambda lines: tables.insert(ctx.con, kind.inserts, lines, params))
         drift.add(batch, [(i, v) for i, v in drift_found if i not in reject_at])
-        ctx.add_violations(found + [_reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())])
-        ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
-        records += len(batch) - len(reject_at)
-        rejected += len(reject_at)
+        records += counts.records
+        rejected += counts.rejected
     ctx.add_violations(drift.findings())
     if kind is BOT_TRACE:
         ctx.add_violations(trace_findings(ctx.con, ctx.source_id))
@@ -119,20 +109,6 @@ def _violation(locator: str, error: dict, loc: tuple, kind: LineKind) -> Violati
     if kind is ORDER_DRAFTS and error["type"] == "extra_forbidden":
         found = dataclasses.replace(found, message=orders.unknown_key_message(loc))
     return found
-
-
-def _lines_table(batch: LineBatch, violations: list[Violation], keep: list[bool]) -> pa.Table:
-    """(seq, raw, valid) of the kept lines; valid = the line has no error violation."""
-    bad = {v.locator for v in violations if v.severity == "error"}
-    valid = [batch.locator(i) not in bad for i in range(len(batch))]
-    return batch.arrow().append_column("valid", pa.array(valid, pa.bool_())).filter(pa.array(keep, pa.bool_()))
-
-
-def _reject_violation(locator: str, why: str) -> Violation:
-    return Violation(
-        locator, "error", "not_a_json_object", "(record)",
-        f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
-    )
 
 
 class DriftTally:

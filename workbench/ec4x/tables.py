@@ -205,14 +205,3 @@ def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Tabl
         return sum(con.execute(sql, params).fetchone()[0] for sql in statements)
     finally:
         con.unregister("ec4x_lines")
-
-
-def unparsable_seqs(con, lines: pa.Table) -> set[int]:
-    """Line numbers DuckDB's JSON parser cannot read as an object."""
-    con.register("ec4x_lines", lines)
-    try:
-        return {seq for (seq,) in con.execute(
-            "SELECT seq FROM ec4x_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
-        ).fetchall()}
-    finally:
-        con.unregister("ec4x_lines")
