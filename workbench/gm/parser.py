@@ -84,7 +84,12 @@ def read_json(text: str) -> tuple[Any, str | None]:
         return json.loads(text, parse_constant=lambda name: None), None
     except json.JSONDecodeError as exc:
         problem = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
-    return json_repair.repair_json(text, return_objects=True, skip_json_loads=True), problem
+    except RecursionError:
+        return None, "JSON nested too deeply to read"
+    try:
+        return json_repair.repair_json(text, return_objects=True, skip_json_loads=True), problem
+    except RecursionError:
+        return None, f"{problem}; nested too deeply to repair"
 
 
 # --- whole-JSON responses ----------------------------------------------------------

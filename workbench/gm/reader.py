@@ -75,6 +75,8 @@ def read_line(number: int, raw: str, utf8: bool = True) -> Outcome:
         record = json.loads(raw, parse_constant=lambda name: None)
     except json.JSONDecodeError as exc:
         return _not_an_object(f"line {number}", f"text that is not JSON ({exc.msg}, column {exc.colno})")
+    except RecursionError:
+        return _not_an_object(f"line {number}", "JSON nested too deeply to read")
     if not isinstance(record, dict):
         return _not_an_object(f"line {number}", f"a JSON {type(record).__name__}, not an object")
     locator = _locator(record) or f"line {number}"
