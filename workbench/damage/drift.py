@@ -1,7 +1,7 @@
 """Drift findings (`info`): what the real game writes beyond seed 003.
 
-Found in bulk, in SQL, over a file's events, and reported once per file and kind of
-drift with the first line it appears on and how many lines carry it: an undocumented
+Found in bulk, in SQL, over each batch of a file's events, and reported once per file
+and kind of drift with the first line it appears on and how many lines carry it: an undocumented
 event type, a key the seed does not list (at any depth of a documented payload), an
 enum value the real game adds. The known keys come from the pydantic models, so the
 schema is declared once.
@@ -63,7 +63,7 @@ def _key_query(checks: list[int]) -> str:
     # Keys are gathered per line (all array elements at once) and grouped by the key
     # list itself: lines of one shape collapse into one row before Python sees them.
     parts = [
-        f"SELECT {n} AS check_no, seq, {_keys_of(KEY_CHECKS[n][1])} AS keys FROM damage_file "
+        f"SELECT {n} AS check_no, seq, {_keys_of(KEY_CHECKS[n][1])} AS keys FROM damage_batch "
         f"WHERE type = '{KEY_CHECKS[n][0]}' AND json_type(payload) = 'OBJECT'"
         for n in checks
     ]
@@ -73,50 +73,74 @@ FROM ({' UNION ALL '.join(parts)}) WHERE keys IS NOT NULL GROUP BY ALL
 """
 
 
-def _extra_keys(con) -> dict[tuple[int, str], tuple[int, int]]:
-    """(check, key) -> (lines, first line) for every key a check does not know."""
-    present = {t for (t,) in con.execute("SELECT DISTINCT type FROM damage_file").fetchall()}
-    checks = [n for n, check in enumerate(KEY_CHECKS) if check[0] in present]
-    extra: dict[tuple[int, str], tuple[int, int]] = {}
-    if not checks:
-        return extra
-    for check_no, keys, lines, first in con.execute(_key_query(checks)).fetchall():
-        for key in set(keys) - KEY_CHECKS[check_no][3]:
-            seen_lines, seen_first = extra.get((check_no, key), (0, first))
-            extra[(check_no, key)] = (seen_lines + lines, min(seen_first, first))
-    return extra
+UNDOCUMENTED_TYPES = """
+SELECT type, count(*), min(seq) FROM damage_batch
+WHERE type IS NOT NULL AND type NOT IN (SELECT unnest($documented)) GROUP BY type
+"""
+EXTRA_ENVELOPE_KEYS = """
+SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_batch
+WHERE extra IS NOT NULL) GROUP BY k
+"""
+DRIFT_VALUE_QUERY = """
+SELECT payload->>$key AS v, count(*), min(seq) FROM damage_batch
+WHERE type = $type AND v IN (SELECT unnest($values)) GROUP BY v
+"""
 
 
-def findings(con) -> list[Violation]:
-    """The drift findings of the file staged in `damage_file`."""
-    found = [_undocumented_type(*row) for row in con.execute(
-        "SELECT type, count(*), min(seq) FROM damage_file WHERE "
-        "type IS NOT NULL AND type NOT IN (SELECT unnest($documented)) GROUP BY type ORDER BY 3",
-        {"documented": list(PAYLOADS)},
-    ).fetchall()]
-    found += [_extra_envelope_key(*row) for row in con.execute(
-        "SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_file "
-        "WHERE extra IS NOT NULL) GROUP BY k ORDER BY 3",
-    ).fetchall()]
-    for (check_no, key), (lines, first) in sorted(_extra_keys(con).items(), key=lambda kv: kv[1][1]):
-        event_type, _, field, _ = KEY_CHECKS[check_no]
-        found.append(Violation(
-            f"line {first}", "info", "undocumented_key", f"{field}.{key}",
-            f"key `{key}` of {event_type} is not in the specification; kept "
-            f"({_lines(lines)}, first line {first})",
-        ))
-    for (event_type, key), values in DRIFT_VALUES.items():
-        for value, lines, first in con.execute(
-            "SELECT payload->>$key AS v, count(*), min(seq) FROM damage_file WHERE "
-            "type = $type AND v IN (SELECT unnest($values)) GROUP BY v ORDER BY 3",
-            {"key": key, "type": event_type, "values": list(values)},
-        ).fetchall():
-            found.append(Violation(
-                f"line {first}", "info", "undocumented_value", f"payload.{key}",
-                f"{event_type}.{key} = {value!r} is not in the specification's enum; kept "
-                f"({_lines(lines)}, first line {first})",
-            ))
-    return found
+class DriftTally:
+    """Drift of one file, gathered batch by batch from `damage_batch`: for each kind of
+    drift, how many lines carry it and the first of them."""
+
+    def __init__(self):
+        self.types: dict[str, tuple[int, int]] = {}
+        self.envelope_keys: dict[str, tuple[int, int]] = {}
+        self.payload_keys: dict[tuple[int, str], tuple[int, int]] = {}
+        self.values: dict[tuple[str, str, str], tuple[int, int]] = {}
+
+    def add_batch(self, con) -> None:
+        for kind, lines, first in con.execute(UNDOCUMENTED_TYPES, {"documented": list(PAYLOADS)}).fetchall():
+            _count(self.types, kind, lines, first)
+        for key, lines, first in con.execute(EXTRA_ENVELOPE_KEYS).fetchall():
+            _count(self.envelope_keys, key, lines, first)
+        present = {t for (t,) in con.execute("SELECT DISTINCT type FROM damage_batch").fetchall()}
+        checks = [n for n, check in enumerate(KEY_CHECKS) if check[0] in present]
+        if checks:
+            for check_no, keys, lines, first in con.execute(_key_query(checks)).fetchall():
+                for key in set(keys) - KEY_CHECKS[check_no][3]:
+                    _count(self.payload_keys, (check_no, key), lines, first)
+        for (event_type, key), values in DRIFT_VALUES.items():
+            if event_type in present:
+                for value, lines, first in con.execute(
+                        DRIFT_VALUE_QUERY, {"key": key, "type": event_type, "values": list(values)}).fetchall():
+                    _count(self.values, (event_type, key, value), lines, first)
+
+    def findings(self) -> list[Violation]:
+        found = [_undocumented_type(kind, *seen) for kind, seen in self.types.items()]
+        found += [_extra_envelope_key(key, *seen) for key, seen in self.envelope_keys.items()]
+        found += [_extra_payload_key(check_no, key, *seen) for (check_no, key), seen in self.payload_keys.items()]
+        found += [_undocumented_value(*kind, *seen) for kind, seen in self.values.items()]
+        return sorted(found, key=lambda v: int(v.locator.split()[1]))
+
+
+def _count(tally: dict, key, lines: int, first: int) -> None:
+    seen_lines, seen_first = tally.get(key, (0, first))
+    tally[key] = (seen_lines + lines, min(seen_first, first))
+
+
+def _extra_payload_key(check_no: int, key: str, lines: int, first: int) -> Violation:
+    event_type, _, field, _ = KEY_CHECKS[check_no]
+    return Violation(
+        f"line {first}", "info", "undocumented_key", f"{field}.{key}",
+        f"key `{key}` of {event_type} is not in the specification; kept ({_lines(lines)}, first line {first})",
+    )
+
+
+def _undocumented_value(event_type: str, key: str, value: str, lines: int, first: int) -> Violation:
+    return Violation(
+        f"line {first}", "info", "undocumented_value", f"payload.{key}",
+        f"{event_type}.{key} = {value!r} is not in the specification's enum; kept "
+        f"({_lines(lines)}, first line {first})",
+    )
 
 
 def _undocumented_type(event_type: str, lines: int, first: int) -> Violation:

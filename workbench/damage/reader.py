@@ -1,6 +1,6 @@
-"""Load a Damage replay (or tournament) log: validate in pydantic-core batch by batch,
-parse and insert in DuckDB batch by batch, then derive emotions, decisions and drift
-findings in SQL over the file's rows."""
+"""Load a Damage replay (or tournament) log batch by batch: validate (screen, then
+pydantic-core), parse and insert in DuckDB, derive emotions and drift in SQL over the
+batch; the decisions follow once the whole file is in."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def load(ctx: LoadContext) -> Counts:
     # Checking a batch runs in Python; storing one runs in DuckDB, which releases the
     # GIL: a single writer thread stores batch k while batch k+1 is being checked.
     records = rejected = 0
+    tally = drift.DriftTally()
     tables.start_file(ctx.con)
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
@@ -31,12 +32,11 @@ def load(ctx: LoadContext) -> Counts:
             checked = check_batch(batch)
             if pending is not None:
                 records, rejected = _add(pending.result(), records, rejected)
-            pending = writer.submit(store_batch, ctx, batch, *checked)
+            pending = writer.submit(store_batch, ctx, tally, batch, *checked)
         if pending is not None:
             records, rejected = _add(pending.result(), records, rejected)
-    tables.derive(ctx.con, ctx.source_id)
-    ctx.add_violations(drift.findings(ctx.con))
-    tables.publish_file(ctx.con)
+    tables.derive_decisions(ctx.con, ctx.source_id)
+    ctx.add_violations(tally.findings())
     return Counts(records, rejected)
 
 
@@ -44,10 +44,13 @@ def _add(counts: Counts, records: int, rejected: int) -> tuple[int, int]:
     return records + counts.records, rejected + counts.rejected
 
 
-def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
+def store_batch(ctx: LoadContext, tally: drift.DriftTally, batch: LineBatch, violations: list[Violation],
                 reject_at: dict[int, str]) -> Counts:
-    return jsonl.store_batch(ctx, batch, violations, reject_at,
-                             lambda lines: tables.insert_events(ctx.con, ctx.source_id, lines))
+    counts = jsonl.store_batch(ctx, batch, violations, reject_at,
+                               lambda lines: tables.insert_events(ctx.con, ctx.source_id, lines))
+    tally.add_batch(ctx.con)
+    tables.publish_batch(ctx.con, ctx.source_id)
+    return counts
 
 
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:

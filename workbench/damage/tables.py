@@ -1,8 +1,9 @@
 """The Damage tables and the SQL that fills them.
 
-`damage_events` holds each record as written (payload as JSON). A file's records are
-first staged in the temporary table `damage_file`; everything else is derived from
-there in DuckDB, in bulk, so the work per file does not grow with the database.
+`damage_events` holds each record as written (payload as JSON). Each batch of a file
+is first parsed into the temporary table `damage_batch`; emotions and drift are derived
+from there in DuckDB, in bulk, so neither memory nor the work per batch grows with the
+file or the database.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 # Each line is parsed a few times only: the envelope's strings and the payload come
 # out of one extraction each; the merge patch runs only for lines with extra keys.
 INSERT_EVENTS = f"""
-INSERT INTO damage_file
+INSERT INTO damage_batch
 SELECT $source_id, envelope[1], seq, envelope[2],
        TRY_CAST(TRY_CAST(envelope[3] AS TIMESTAMPTZ) AS TIMESTAMP),
        CASE WHEN json_type(body[2]) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(body[2] AS BIGINT) END,
@@ -61,7 +62,7 @@ FROM (SELECT seq, raw,
 # Every place seed 003 and the real game put an emotion vector. `players` lists are
 # unnested; single states carry their own player id.
 EMOTION_VECTORS = """
-WITH ev AS (SELECT * FROM damage_file),
+WITH ev AS (SELECT * FROM damage_batch),
 vectors AS (
     SELECT game_id, seq, turn, p->>'player_id' AS player_id, p->'emotions' AS e, type || '.players[]' AS origin
     FROM (SELECT *, unnest(CAST(payload->'players' AS JSON[])) AS p FROM ev
@@ -89,7 +90,8 @@ FROM vectors WHERE json_type(e) = 'OBJECT' AND player_id IS NOT NULL
 # One decision per `action_submitted`, with the latest `provider_call` of the same
 # player in the same turn before it (the betting call that produced the action).
 DECISIONS = """
-WITH ev AS (SELECT * FROM damage_file),
+WITH ev AS (SELECT * FROM damage_events WHERE source_id = $source_id
+            AND type IN ('action_submitted', 'provider_call')),
 actions AS (
     SELECT game_id, seq, turn, coalesce(payload->>'player_id', payload->'action'->>'player_id') AS player_id,
            payload->'action'->>'kind' AS kind
@@ -114,14 +116,16 @@ FROM actions a ASOF LEFT JOIN calls c
 
 
 def start_file(con) -> None:
-    """An empty staging table for the next file (temporary: this connection only)."""
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_file AS FROM damage_events LIMIT 0")
-    con.execute("DELETE FROM damage_file")
+    """An empty staging table for the file's batches (temporary: this connection only)."""
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_batch AS FROM damage_events LIMIT 0")
+    con.execute("DELETE FROM damage_batch")
 
 
-def publish_file(con) -> None:
-    con.execute("INSERT INTO damage_events FROM damage_file")
-    con.execute("DELETE FROM damage_file")
+def publish_batch(con, source_id: int) -> None:
+    """Derive the staged batch's emotion vectors, then move its events to `damage_events`."""
+    con.execute(EMOTION_VECTORS, {"source_id": source_id})
+    con.execute("INSERT INTO damage_events FROM damage_batch")
+    con.execute("DELETE FROM damage_batch")
 
 
 def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
@@ -133,7 +137,6 @@ def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: p
         con.unregister("event_lines")
 
 
-def derive(con, source_id: int) -> None:
-    """Fill the tables derived from the file's events."""
-    con.execute(EMOTION_VECTORS, {"source_id": source_id})
+def derive_decisions(con, source_id: int) -> None:
+    """The file's decisions, once all its events (and their violations) are in."""
     con.execute(DECISIONS, {"source_id": source_id})
