@@ -91,6 +91,8 @@ def _resource_order(resource: str):
 
 
 def _chart(frame, order: list[str]):
+    present = set(frame["origin"].unique().to_list())
+    origins = [o for o in ORIGIN_DASHES if o in present] + sorted(present - set(ORIGIN_DASHES))
     picked = alt.selection_point(fields=["series"], bind="legend")
     x = alt.X("year:Q", title="game year (360-day calendar)", axis=alt.Axis(format="d", tickMinStep=1),
               scale=alt.Scale(zero=False))
@@ -100,7 +102,7 @@ def _chart(frame, order: list[str]):
     lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
         x=x, y=y, color=alt.Color("series:N", title="series (click to pick)"),
         strokeDash=alt.StrokeDash("origin:N", title="read from", scale=alt.Scale(
-            domain=list(ORIGIN_DASHES), range=list(ORIGIN_DASHES.values()))),
+            domain=origins, range=[ORIGIN_DASHES.get(o, [1, 0]) for o in origins])),
         opacity=alt.condition(picked, alt.value(1.0), alt.value(0.15)), tooltip=tooltip,
     ).add_params(picked)
     deficits = alt.Chart().mark_point(shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR).encode(

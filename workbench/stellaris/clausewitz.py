@@ -17,12 +17,13 @@ Finding sections fast: the game writes every top-level key at the start of a lin
 indents nested keys with tabs, but not reliably (the corpus save has nested numeric
 keys at column 0). So a candidate found by its indentation is only accepted once the
 brace balance between a known point and it confirms its depth; strings with braces
-in them would upset that balance, and then the locator falls back to tokenizing.
+in them would upset that balance, and then the locator falls back to tokenizing. A
+block is taken to close on the line it opens or at its key's indentation, as the game
+writes every block.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 
@@ -150,7 +151,8 @@ def _build(tokens: list[str], top_level: bool):
                 block.items.append(_scalar(last_scalar))
             last_scalar = token
     if len(stack) != 1 or pending_key is not None:
-        raise ClausewitzError("the text ends inside a block" if len(stack) != 1 else f"key `{pending_key}` has no value")
+        problem = "the text ends inside a block" if len(stack) != 1 else f"key `{pending_key}` has no value"
+        raise ClausewitzError(problem)
     if not top_level:
         raise ClausewitzError("the block has no closing `}`")
     if last_scalar is not None:
@@ -200,29 +202,52 @@ class Span:
 class Locator:
     """Finds keyed values in the bytes of a Clausewitz document, by depth.
 
-    `find(key)` finds a top-level value; `find_child(block, key, indent)` a value
-    directly inside a block. Each candidate's depth is confirmed by brace balance; when
-    no candidate can be confirmed the region is walked token by token instead.
+    `find(key)` finds a top-level value (from an index of the top level built on first
+    use); `find_child(block, key, indent)` a value directly inside a block. Each
+    candidate's depth is confirmed by brace balance; when no candidate can be confirmed
+    the region is walked token by token instead.
     """
 
+    # After a key: optional blanks (a newline too: the game sometimes splits `key\n=`),
+    # the operator, blanks.
     KEY_END = re.compile(rb"[ \t\r]*(?:\n[ \t\r]*)?[<>!?]?=[ \t\r\n]*")
+    TOP_KEY = re.compile(rb'[ \t\r\n]*("[^"\n]*"|[^\s{}=<>"]+)[ \t\r]*(?:\n[ \t\r]*)?[<>!?]?=[ \t\r\n]*')
 
     def __init__(self, data: bytes):
         self.data = data
-        # Byte positions known to be at depth 0 (ends of top-level blocks found so far):
-        # brace counts for the next top-level key start from the nearest one.
-        self._top_level_points = [0]
+        self._top_level: dict[str, Span] | None = None
 
     def find(self, key: str) -> Span | None:
         """The value of a top-level `key` (the first one written)."""
-        found = self._candidate(0, len(self.data), key, indent=0)
-        if found is None:
-            return self._walk_for(0, len(self.data), key)
-        point = self._top_level_points[bisect.bisect_right(self._top_level_points, found[0]) - 1]
-        span = self._find_at_depth(point, len(self.data), key, indent=0, depth=0, counted_from=point)
-        if span is not None and span.is_block(self.data):
-            bisect.insort(self._top_level_points, span.end)
-        return span
+        if self._top_level is None:
+            self._top_level = self._index_top_level()
+        if self._top_level is not None:
+            return self._top_level.get(key)
+        return self._walk_for(0, len(self.data), key)
+
+    def _index_top_level(self) -> dict[str, Span] | None:
+        """Every top-level key and the span of its (first) value, in one pass that jumps
+        over blocks: a top-level block ends at a `}` written at column 0 where the brace
+        balance since its `{` returns to zero. None if the text is not laid out so."""
+        data, spans, position = self.data, {}, 0
+        while True:
+            match = self.TOP_KEY.match(data, position)
+            if match is None:
+                return spans if not data[position:].strip() else None
+            key = match.group(1).decode("utf-8", errors="replace").strip('"')
+            value_at = match.end()
+            if data[value_at : value_at + 1] == b"{":
+                end = self._indented_block_end(value_at, 0)
+                if end is None:
+                    return None
+                span = Span(value_at, end)
+            else:
+                token = TOKEN_BYTES.match(data, value_at)
+                if token is None or token.group() in (b"{", b"}"):
+                    return None
+                span = Span(value_at, token.end())
+            spans.setdefault(key, span)
+            position = span.end
 
     def find_child(self, block: Span, key: str, indent: int) -> Span | None:
         """The value of `key` directly inside `block`; `indent` is the number of tabs the
@@ -268,10 +293,6 @@ class Locator:
         (line start, value start)."""
         data = self.data
         needle = b"\n" + b"\t" * indent + key.encode()
-        if lo == 0 and data.startswith(needle[1:]):
-            match = self.KEY_END.match(data, len(needle) - 1)
-            if match:
-                return 0, match.end()
         position = data.find(needle, lo, hi)
         while position != -1:
             match = self.KEY_END.match(data, position + len(needle))
@@ -294,8 +315,12 @@ class Locator:
 
     def _indented_block_end(self, start: int, indent: int) -> int | None:
         """The end of a block found from the closing braces written at its key's
-        indentation, confirmed by brace balance (a 12 MB section has few of them)."""
+        indentation, confirmed by brace balance (a 12 MB section has few of them). A
+        block that closes on the line it opens (`flags={}`) is found on that line."""
         data = self.data
+        inline = self._same_line_end(start)
+        if inline is not None:
+            return inline
         needle = b"\n" + b"\t" * indent + b"}"
         balance, counted_to = 0, start
         close = data.find(needle, start)
@@ -308,6 +333,21 @@ class Locator:
             if balance < 1:
                 return None
             close = data.find(needle, brace)
+        return None
+
+    def _same_line_end(self, start: int) -> int | None:
+        line_end = self.data.find(b"\n", start)
+        line = self.data[start : line_end if line_end != -1 else len(self.data)]
+        if b"}" not in line or b'"' in line:
+            return None
+        depth = 0
+        for offset, byte in enumerate(line):
+            if byte == 0x7B:  # {
+                depth += 1
+            elif byte == 0x7D:  # }
+                depth -= 1
+                if depth == 0:
+                    return start + offset + 1
         return None
 
     def _block_end(self, start: int) -> int:

@@ -1,0 +1,170 @@
+"""Extractor outputs: `get_<tool>.json` (one output of the tool the file names) and
+bundles `*.briefing.json` (`{"get_resources": {...}, ...}`, or a full briefing).
+
+One record is one tool output. Each is checked against its model (`findings.py`), the
+outputs of one file together against the invariants (`invariants.py`), and a file
+whose outputs carry a valid date also gives a snapshot with its economy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from workbench.catalog import Violation
+from workbench.stellaris import invariants
+from workbench.stellaris.dates import day_number
+from workbench.stellaris.findings import check_output, tool_locator
+from workbench.stellaris.invariants import dig
+from workbench.stellaris.models import TOOLS
+from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row
+
+TOOL_FILE = re.compile(r"(?:^|.*[._-])(get_[a-z0-9_]+|search|search_save_file)\.json$", re.IGNORECASE)
+BUNDLE_SUFFIX = ".briefing.json"
+BUNDLE_LOCATOR = "bundle"
+
+
+def tool_named_by(path: Path) -> str | None:
+    """`get_planets.json`, `2312.01.01.get_planets.json` -> "get_planets"."""
+    match = TOOL_FILE.match(path.name)
+    return match.group(1).lower() if match else None
+
+
+def is_bundle(path: Path) -> bool:
+    return path.name.lower().endswith(BUNDLE_SUFFIX)
+
+
+def claims(path: Path) -> bool:
+    return is_bundle(path) or tool_named_by(path) is not None
+
+
+def read(path: Path, series: str) -> Extraction:
+    """A file named by a tool holds that tool's output; any other (a bundle, or a file
+    read with `--format stellaris`) holds tool outputs by name or a full briefing."""
+    tool = None if is_bundle(path) else tool_named_by(path)
+    whole = tool_locator(tool) if tool else BUNDLE_LOCATOR
+    document, problem = _parse(path.read_bytes())
+    if problem:
+        return _rejected(whole, document, "invalid_json",
+                         f"expected a JSON document; found a file that cannot be read: {problem}; kept in `rejects`")
+    if tool:
+        return _check({tool: document}, [], path, series)
+    if not isinstance(document, dict):
+        return _rejected(whole, json.dumps(document), "not_a_bundle",
+                         f"expected a JSON object of tool outputs or a full briefing; found a JSON "
+                         f"{type(document).__name__}; kept in `rejects`")
+    outputs, drift = _split_bundle(document)
+    return _check(outputs, drift, path, series)
+
+
+def _parse(raw: bytes):
+    """(document, None) or (the raw text, why it is not JSON)."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        why = f"it is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        return raw.decode("utf-8", errors="backslashreplace"), why
+    try:
+        return strict_json(text), None
+    except json.JSONDecodeError as exc:
+        return text, f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except ValueError as exc:
+        return text, f"it is not valid JSON ({exc})"
+
+
+def strict_json(text: str):
+    """`json.loads` without the extensions JSON does not have (NaN, Infinity)."""
+    return json.loads(text, parse_constant=_not_json)
+
+
+def _not_json(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _rejected(locator: str, raw: str, rule: str, message: str) -> Extraction:
+    return Extraction(violations=[Violation(locator, "error", rule, "(record)", message)],
+                      rejects=[(locator, raw)], records=0, rejected=1)
+
+
+def _split_bundle(document: dict) -> tuple[dict, list[Violation]]:
+    """A bundle's tool outputs by tool name. A bundle without tool keys is a full
+    briefing; other keys beside tool outputs are drift."""
+    tool_keys = [k for k in document if k in TOOLS or k.startswith("get_")]
+    if not tool_keys:
+        return {"get_full_briefing": document}, []
+    drift = [
+        Violation(BUNDLE_LOCATOR, "info", "undocumented_key", key, f"bundle key `{key}` names no tool; kept")
+        for key in document if key not in tool_keys
+    ]
+    return {k: document[k] for k in tool_keys}, drift
+
+
+def _check(outputs: dict, violations: list[Violation], path: Path, series: str) -> Extraction:
+    extraction = Extraction(violations=violations, records=len(outputs))
+    for tool, payload in outputs.items():
+        valid, found = check_output(tool, payload)
+        extraction.violations += found
+        extraction.tool_outputs.append({
+            "locator": tool_locator(tool), "tool": tool, "origin": "extractor",
+            "known": tool in TOOLS, "valid": valid, "payload": json.dumps(payload),
+        })
+    known = {tool: payload for tool, payload in outputs.items() if tool in TOOLS}
+    extraction.violations += invariants.check_bundle(known)
+    _add_snapshot(extraction, known, path, series)
+    return extraction
+
+
+def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str) -> None:
+    """A snapshot (and its economy) when the outputs say which date they describe."""
+    status = outputs.get("get_player_status")
+    briefing = outputs.get("get_full_briefing") or outputs.get("get_snapshot")
+    date = _first_valid_date(dig(status, "date", None), dig(briefing, "meta.date", None))
+    if date is None:
+        return
+    tool = None if is_bundle(path) else tool_named_by(path)
+    locator = tool_locator(tool) if tool else BUNDLE_LOCATOR
+    wars = dig(outputs.get("get_wars"), "wars", None)
+    extraction.snapshots.append(snapshot_row(
+        locator, "extractor", series, path.name, date,
+        player_id=_int(dig(status, "player_id", None), dig(briefing, "meta.player_id", None)),
+        empire_name=_text(dig(status, "empire_name", None), dig(briefing, "meta.empire_name", None)),
+        military_power=_float(dig(status, "military_power", None), dig(briefing, "military.military_power", None)),
+        economy_power=_float(dig(status, "economy_power", None), dig(briefing, "economy.economy_power", None)),
+        tech_power=_float(dig(status, "tech_power", None), dig(briefing, "economy.tech_power", None)),
+        fleet_count=_int(dig(status, "fleet_count", None), dig(briefing, "military.fleet_count", None)),
+        fleet_size=_int(dig(status, "fleet_size", None), dig(briefing, "military.fleet_size", None)),
+        colony_count=_int(dig(status, "colonies.total_count", None)),
+        population=_int(dig(status, "colonies.total_population", None)),
+        wars_count=len(wars) if isinstance(wars, list) else None,
+        at_war=bool(wars) if isinstance(wars, list) else None,
+    ))
+    resources = outputs.get("get_resources")
+    extraction.resources += resource_rows(
+        locator, date,
+        income=dig(resources, "monthly_income", None), expenses=dig(resources, "monthly_expenses", None),
+        net=dig(resources, "net_monthly", None) or dig(briefing, "economy.net_monthly", None),
+        stockpiles=dig(resources, "stockpiles", None),
+    )
+
+
+def _first_valid_date(*candidates) -> str | None:
+    return next((c for c in candidates if isinstance(c, str) and day_number(c) is not None), None)
+
+
+def _number(*candidates) -> float | None:
+    return next((c for c in candidates if isinstance(c, (int, float)) and not isinstance(c, bool)), None)
+
+
+def _int(*candidates) -> int | None:
+    value = _number(*candidates)
+    return int(value) if value is not None else None
+
+
+def _float(*candidates) -> float | None:
+    value = _number(*candidates)
+    return float(value) if value is not None else None
+
+
+def _text(*candidates) -> str | None:
+    return next((c for c in candidates if isinstance(c, str)), None)

@@ -1,0 +1,381 @@
+"""Real saves: open a `.sav` safely, then derive the seed's shapes from its gamestate.
+
+A `.sav` is a zip of `meta` and `gamestate`. The zip is refused before anything is
+unpacked when its members declare more than `MAX_UNPACKED` bytes, and every member is
+read as a stream with a byte cap, so a header that lies about sizes cannot exhaust
+memory. Member names are only compared, never used as paths.
+
+From the gamestate only a few sections are parsed (see `clausewitz.Locator`): `date`,
+`player`, the player's entry of `country`, the player's planets in `planets`, and `war`.
+They give `get_player_status`, `get_resources` and `get_wars` as the seed shapes them;
+the reader validates those with the same models as extractor outputs.
+"""
+
+from __future__ import annotations
+
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from workbench.catalog import Violation
+from workbench.errors import UnreadableFile
+from workbench.stellaris import clausewitz
+from workbench.stellaris.clausewitz import ClausewitzError, Locator, as_dict, as_list, first, is_id
+from workbench.stellaris.dates import day_number
+from workbench.stellaris.names import render
+
+MAX_UNPACKED = 512 * 1024 * 1024
+READ_CHUNK = 8 << 20
+TOLERANCE = 0.01
+RESEARCH = ("physics_research", "society_research", "engineering_research")
+SUMMARY_RESOURCES = ("energy", "minerals", "food", "alloys", "consumer_goods")
+
+
+class SnapshotError(Exception):
+    """The save is a readable zip but holds no snapshot of the player's empire
+    (no date, no player, no country entry for the player): its record is rejected."""
+
+
+# --- the zip --------------------------------------------------------------------------
+
+
+@dataclass
+class SaveFiles:
+    meta: bytes
+    gamestate: bytes
+
+
+def open_save(path: Path, advance: Callable[[int], None] = lambda n: None) -> SaveFiles:
+    """The `meta` and `gamestate` members, or UnreadableFile with one clear line."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+        raise UnreadableFile(f"{path}: not a Stellaris save: not a zip archive ({exc})") from None
+    with archive:
+        members = archive.infolist()
+        declared = sum(info.file_size for info in members)
+        if declared > MAX_UNPACKED:
+            raise UnreadableFile(
+                f"{path}: refused before unpacking: its members would unpack to {_mb(declared)}, "
+                f"over the {_mb(MAX_UNPACKED)} bound"
+            )
+        by_name = {}
+        for info in members:
+            by_name.setdefault(info.filename, info)
+        if "gamestate" not in by_name:
+            names = ", ".join(sorted(by_name)[:5]) or "nothing"
+            raise UnreadableFile(f"{path}: not a Stellaris save: the zip has no `gamestate` member (it holds {names})")
+        gamestate = _read_member(archive, by_name["gamestate"], MAX_UNPACKED, path, advance)
+        meta = b""
+        if "meta" in by_name:
+            meta = _read_member(archive, by_name["meta"], MAX_UNPACKED - len(gamestate), path, advance)
+    return SaveFiles(meta, gamestate)
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, path: Path, advance) -> bytes:
+    """The member's bytes, streamed; refused as soon as they pass `cap`. The first read
+    asks for the declared size (one decompression, no copies for an honest member);
+    the rest comes in chunks, so a member longer than it declares is caught early."""
+    chunks, total = [], 0
+    try:
+        with archive.open(info) as stream:
+            size = min(info.file_size, cap) + 1
+            while chunk := stream.read(size):
+                total += len(chunk)
+                if total > cap:
+                    raise UnreadableFile(
+                        f"{path}: refused: `{info.filename}` unpacks past the {_mb(MAX_UNPACKED)} bound "
+                        f"although its header declares {_mb(info.file_size)}"
+                    )
+                chunks.append(chunk)
+                advance(len(chunk) * info.compress_size // max(info.file_size, 1))
+                size = READ_CHUNK
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError) as exc:
+        raise UnreadableFile(f"{path}: `{info.filename}` cannot be unpacked ({_first_line(exc)})") from None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.0f} MB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# --- the snapshot ------------------------------------------------------------------------
+
+
+@dataclass
+class Snapshot:
+    date: str
+    player_id: int
+    empire_name: str
+    outputs: dict[str, dict]  # the seed's shapes derived from the save, by tool
+    stockpiles: dict[str, float]
+    income: dict[str, float]
+    expenses: dict[str, float]
+    net: dict[str, float]
+    balance: dict[str, float]  # the game's own per-resource sums of `balance`
+    violations: list[Violation] = field(default_factory=list)
+
+
+def read_snapshot(files: SaveFiles) -> Snapshot:
+    """Derive the player's snapshot from the save. Raises SnapshotError when the save
+    does not hold one."""
+    meta = _parse_meta(files.meta)
+    gamestate = Locator(files.gamestate)
+    try:
+        return _derive(gamestate, meta)
+    except ClausewitzError as exc:
+        raise SnapshotError(f"the gamestate is not well-formed Clausewitz text ({exc})") from None
+
+
+def _parse_meta(meta: bytes) -> dict:
+    try:
+        return clausewitz.parse(meta) if meta else {}
+    except ClausewitzError:
+        return {}  # `meta` only supplies a fallback name and date
+
+
+def _derive(gamestate: Locator, meta: dict) -> Snapshot:
+    date = _scalar(gamestate, "date") or meta.get("date")
+    if day_number(date) is None:
+        raise SnapshotError(f"the gamestate has no Stellaris `date` (found {date!r})")
+    player_id, violations = _player_id(gamestate)
+    country = _country(gamestate, player_id)
+    budget = Budget.of(country)
+    violations += budget.mismatches(player_id)
+    colonies, planet_violations = _colonies(gamestate, country, player_id)
+    violations += planet_violations
+    wars = _wars(gamestate, player_id)
+    empire_name = render(country.get("name")) or str(meta.get("name") or "")
+    stockpiles = _stockpiles(country)
+    snapshot = Snapshot(
+        date=date, player_id=player_id, empire_name=empire_name,
+        outputs={}, stockpiles=stockpiles, income=budget.income, expenses=budget.expenses,
+        net=budget.net, balance=budget.balance, violations=violations,
+    )
+    snapshot.outputs = {
+        "get_player_status": _player_status(snapshot, country, colonies),
+        "get_resources": _resources(snapshot),
+        "get_wars": wars,
+    }
+    return snapshot
+
+
+def _scalar(gamestate: Locator, key: str):
+    span = gamestate.find(key)
+    return gamestate.parse(span) if span is not None else None
+
+
+def _player_id(gamestate: Locator) -> tuple[int, list[Violation]]:
+    """The player's country id from `player={ { name="..." country=<id> } }`, never assumed 0."""
+    span = gamestate.find("player")
+    entries = [e for e in as_list(gamestate.parse(span)) if isinstance(e, dict)] if span else []
+    ids = [e["country"] for e in entries if isinstance(e.get("country"), int)]
+    if not ids:
+        raise SnapshotError("the gamestate names no player country (`player={ { country=<id> } }`)")
+    violations = []
+    if len(ids) > 1:
+        violations.append(Violation(
+            "player", "info", "multiplayer_save", "player",
+            f"the save has {len(ids)} players (countries {', '.join(map(str, ids))}); the first is read",
+        ))
+    return ids[0], violations
+
+
+# The parts of the player's country entry the snapshot reads. Only these are parsed:
+# the entry also holds AI plans, intel and event chains, most of its 240 KB.
+COUNTRY_KEYS = ("name", "budget", "modules", "owned_planets", "controlled_planets", "fleets_manager",
+                "military_power", "economy_power", "tech_power", "fleet_size")
+
+
+def _country(gamestate: Locator, player_id: int) -> dict:
+    countries = gamestate.find("country")
+    if countries is None or not countries.is_block(gamestate.data):
+        raise SnapshotError("the gamestate has no `country` section")
+    span = gamestate.find_child(countries, str(player_id), indent=1)
+    if span is None or not span.is_block(gamestate.data):
+        raise SnapshotError(f"`country` has no entry for the player's id {player_id}")
+    parts = gamestate.find_children(span, list(COUNTRY_KEYS), indent=2)
+    return {key: gamestate.parse(part) for key, part in parts.items()}
+
+
+@dataclass
+class Budget:
+    """`budget.current_month`: per resource, income and expenses summed over the
+    categories, their difference, and the game's own `balance` summed likewise."""
+
+    income: dict[str, float]
+    expenses: dict[str, float]
+    balance: dict[str, float]
+
+    @classmethod
+    def of(cls, country: dict) -> "Budget":
+        month = as_dict(as_dict(country.get("budget")).get("current_month"))
+        return cls(*(_sum_categories(month.get(part)) for part in ("income", "expenses", "balance")))
+
+    @property
+    def resources(self) -> list[str]:
+        return list(dict.fromkeys([*self.income, *self.expenses, *self.balance]))
+
+    @property
+    def net(self) -> dict[str, float]:
+        return {r: round(self.income.get(r, 0.0) - self.expenses.get(r, 0.0), 5)
+                for r in dict.fromkeys([*self.income, *self.expenses])}
+
+    def mismatches(self, player_id: int) -> list[Violation]:
+        """net_monthly must equal the game's own balance, resource by resource."""
+        found = []
+        for resource in self.resources:
+            net = self.income.get(resource, 0.0) - self.expenses.get(resource, 0.0)
+            balance = self.balance.get(resource, 0.0)
+            if abs(net - balance) > TOLERANCE:
+                found.append(Violation(
+                    f"country {player_id}", "error", "invariant_net_monthly",
+                    f"budget.current_month.balance.{resource}",
+                    f"the game's balance for {resource} sums to {balance:g} but income - expenses = "
+                    f"{self.income.get(resource, 0.0):g} - {self.expenses.get(resource, 0.0):g} = {net:g} "
+                    f"(tolerance {TOLERANCE})",
+                ))
+        return found
+
+
+def _sum_categories(part) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for category in as_dict(part).values():
+        for resource, amount in as_dict(first(category)).items():
+            if isinstance(amount, (int, float)):
+                totals[resource] = totals.get(resource, 0.0) + amount
+    return {r: round(v, 5) for r, v in totals.items()}
+
+
+def _stockpiles(country: dict) -> dict[str, float]:
+    modules = as_dict(country.get("modules"))
+    resources = as_dict(as_dict(modules.get("standard_economy_module")).get("resources"))
+    return {r: float(v) for r, v in resources.items() if isinstance(v, (int, float))}
+
+
+# --- planets ---------------------------------------------------------------------------
+
+
+@dataclass
+class Colony:
+    planet_id: int
+    name: str
+    planet_class: str
+    population: int
+
+    @property
+    def is_habitat(self) -> bool:
+        return self.planet_class.startswith("pc_habitat")
+
+
+def _colonies(gamestate: Locator, country: dict, player_id: int) -> tuple[list[Colony], list[Violation]]:
+    """The player's colonies: `owned_planets`, each checked to be owned by the player."""
+    owned = [p for p in as_list(country.get("owned_planets")) if is_id(p)]
+    planets = gamestate.find("planets")
+    table = gamestate.find_child(planets, "planet", indent=1) if planets and planets.is_block(gamestate.data) else None
+    spans = gamestate.find_children(table, [str(p) for p in owned], indent=2) if table else {}
+    colonies, violations = [], []
+    for planet_id in owned:
+        span = spans.get(str(planet_id))
+        planet = gamestate.parse(span) if span is not None else None
+        if not isinstance(planet, dict):
+            violations.append(Violation(
+                f"planet {planet_id}", "warning", "missing_planet", "owned_planets",
+                f"country {player_id} lists planet {planet_id} in owned_planets but `planets` has no such "
+                f"planet; left out of the colony figures",
+            ))
+            continue
+        owner = planet.get("owner")
+        if owner != player_id:
+            violations.append(Violation(
+                f"planet {planet_id}", "error", "invariant_player_id", "owner",
+                f"planet {planet_id} is in country {player_id}'s owned_planets but its owner is {owner}; "
+                f"ownership follows the player's id, so it is left out of the colony figures",
+            ))
+            continue
+        colonies.append(Colony(planet_id, render(planet.get("name")), str(planet.get("planet_class") or ""),
+                               _population(planet)))
+    return colonies, violations
+
+
+def _population(planet: dict) -> int:
+    pops = planet.get("num_sapient_pops")
+    if isinstance(pops, (int, float)):
+        return int(pops)
+    return len(as_list(planet.get("pop_groups")))
+
+
+# --- wars -----------------------------------------------------------------------------------
+
+
+def _wars(gamestate: Locator, player_id: int) -> dict:
+    span = gamestate.find("war")
+    section = gamestate.parse(span) if span is not None else {}
+    wars = {war_id: war for war_id, war in as_dict(section).items() if isinstance(war, dict)}
+    mine = {war_id: war for war_id, war in wars.items() if player_id in _participants(war)}
+    names = [render(war.get("name")) or f"war {war_id}" for war_id, war in mine.items()]
+    return {
+        "wars": names,
+        "count": len(names),
+        "player_at_war": bool(names),
+        "all_wars_count": len(wars),
+        "active_war_ids": [str(war_id) for war_id in mine],
+    }
+
+
+def _participants(war: dict) -> set:
+    sides = [*as_list(war.get("attackers")), *as_list(war.get("defenders"))]
+    return {side.get("country") for side in sides if isinstance(side, dict) and isinstance(side.get("country"), int)}
+
+
+# --- the seed's shapes -----------------------------------------------------------------------
+
+
+def _player_status(snapshot: Snapshot, country: dict, colonies: list[Colony]) -> dict:
+    habitats = [c for c in colonies if c.is_habitat]
+    worlds = [c for c in colonies if not c.is_habitat]
+    total = sum(c.population for c in colonies)
+    fleets = as_list(as_dict(country.get("fleets_manager")).get("owned_fleets"))
+    return {
+        "empire_name": snapshot.empire_name,
+        "date": snapshot.date,
+        "player_id": snapshot.player_id,
+        "military_power": _whole(country.get("military_power")),
+        "economy_power": _whole(country.get("economy_power")),
+        "tech_power": _whole(country.get("tech_power")),
+        "fleet_count": len(fleets),
+        "fleet_size": _whole(country.get("fleet_size")),
+        "celestial_bodies_in_territory": len(as_list(country.get("controlled_planets"))),
+        "colonies": {
+            "total_count": len(colonies),
+            "total_population": total,
+            "avg_pops_per_colony": round(total / len(colonies), 1) if colonies else 0.0,
+            "habitats": {"count": len(habitats), "population": sum(c.population for c in habitats)},
+            "planets": {"count": len(worlds), "population": sum(c.population for c in worlds)},
+        },
+    }
+
+
+def _whole(value) -> int:
+    return int(round(value)) if isinstance(value, (int, float)) else 0
+
+
+def _resources(snapshot: Snapshot) -> dict:
+    net = snapshot.net
+    return {
+        "stockpiles": snapshot.stockpiles,
+        "monthly_income": snapshot.income,
+        "monthly_expenses": snapshot.expenses,
+        "net_monthly": net,
+        "summary": {
+            **{f"{r}_net": net.get(r, 0.0) for r in SUMMARY_RESOURCES},
+            "research_total": round(sum(net.get(r, 0.0) for r in RESEARCH), 5),
+        },
+    }
