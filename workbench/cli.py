@@ -126,7 +126,7 @@ def summary_lines(report) -> list[str]:
     lines = []
     for file in report.files:
         if file.status in ("unchanged", "failed"):
-            lines.append(f"{file.path}: {file.status}: {file.message}")
+            lines.append(f"{file.path}: {file.status}: {file.message.removeprefix(f'{file.path}: ')}")
             continue
         counts = file.severity_counts()
         lines.append(
