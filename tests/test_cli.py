@@ -55,7 +55,7 @@ def test_unreadable_file_exits_2(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(ingest_module, "_read_head", denied)
     path = write_lines(tmp_path / "g.events.jsonl", [event("game_started")])
     code, out, _ = run(capsys, "ingest", str(path), "--db", str(tmp_path / "w.duckdb"), "--quiet")
-    assert code == 2 and f"{path}: cannot read file (Permission denied)" in out
+    assert code == 2 and f"{path}: failed: cannot read file (Permission denied)" in out
 
 
 def test_locked_database_exits_2_naming_it(capsys, tmp_path):
