@@ -4,7 +4,7 @@ the same run:
   2. the per-line loop a user would write: pydantic `model_validate_json` per line
      and an INSERT per row                                      (aim: >= 5x faster)
 
-    python bench/damage_ingest.py [--events 300000]
+    python -m bench.damage_ingest [--events 300000]
 """
 
 from __future__ import annotations
@@ -61,11 +61,11 @@ def per_line_loop(path: Path, limit: int) -> float:
     return elapsed / min(limit, seq)
 
 
-def main() -> None:
+def main(argv=None) -> dict[str, float]:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=300_000)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     path = damage_log(args.events)
     lines = sum(1 for _ in open(path))
     size_mb = path.stat().st_size / 1e6
@@ -78,7 +78,8 @@ def main() -> None:
     print(f"  per-line pydantic + INSERT loop (extrapolated from 20,000 lines): {naive:6.1f} s")
     print(f"  ratio vs read_json: {ours / baseline:.2f}  (aim <= 2.0)")
     print(f"  speed-up vs per-line loop: {naive / ours:.1f}x  (aim >= 5x)")
-    print("  reproduce: python bench/damage_ingest.py --events", args.events)
+    print("  reproduce: python -m bench.damage_ingest --events", args.events)
+    return {"ingest_s": ours, "read_json_s": baseline, "ratio": ours / baseline, "speedup": naive / ours}
 
 
 if __name__ == "__main__":
