@@ -64,3 +64,20 @@ def test_cli_export_refuses_a_non_empty_folder(capsys, tmp_path, db):
     assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db)]) == 2
     assert "is not empty" in capsys.readouterr().err
     assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db), "--overwrite"]) == 0
+
+
+def test_the_readme_example_runs_on_an_exported_sample(tmp_path, db):
+    """The README's Polars example, run as written on the demo sample's export."""
+    import re
+
+    from tests.conftest import ROOT
+
+    export_parquet(tmp_path / "pq", db=db)
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Beyond one machine"):]
+    code = re.search(r"```python\n(.+?)```", section, re.S).group(1)
+    namespace = {}
+    exec(code.replace("/shared/workbench-parquet", str(tmp_path / "pq")), namespace)  # noqa: S102 - our own docs
+    assert namespace["events"].select(pl.len()).collect().item() == table_counts(db)["damage_events"]
+    tilt = namespace["tilt"]
+    assert tilt.height == 8 and tilt["tilt"].max() <= 1.0
