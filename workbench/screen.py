@@ -82,8 +82,9 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
     if key in cache:
         return cache[key]
     decorators = model.__pydantic_decorators__
-    if decorators.model_validators or decorators.field_validators:
-        raise Unscreenable(f"{model.__name__} has custom rules")
+    check = getattr(model, "__screen_check__", None)
+    if (decorators.model_validators or decorators.field_validators) and check is None:
+        raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__")
     fields = []
     for name, info in model.model_fields.items():
         if name == tag_field:
@@ -92,31 +93,53 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
         kind = screen_type(annotation, cache)
         fields.append((name, kind) if info.is_required() else (name, kind, info.default))
     options = {"tag": tag, "tag_field": tag_field} if tag else {}
+    if check is not None:
+        options["namespace"] = {"__post_init__": _post_init(check)}
     cache[key] = msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
     return cache[key]
 
 
-def tagged_decoder(models: dict[str, type[BaseModel]], tag_field: str) -> tuple[msgspec.json.Decoder, set[str]]:
-    """A decoder for a union of `models` tagged by `tag_field`, and the tags it cannot
-    screen (their records always go to pydantic)."""
-    cache: dict = {}
-    structs, unscreenable = [], set()
-    for tag, model in models.items():
-        try:
-            structs.append(_struct(model, cache, tag=tag, tag_field=tag_field))
-        except Unscreenable:
-            unscreenable.add(tag)
-    return msgspec.json.Decoder(Union[tuple(structs)]), unscreenable
+def _post_init(check):
+    """msgspec runs `__post_init__` on each decoded struct; a ValueError fails the decode."""
+    def __post_init__(self):
+        broken = check(self)
+        if broken:
+            raise ValueError(broken)
+    return __post_init__
 
 
-def passes(decoder: msgspec.json.Decoder, texts: list[str]) -> list[bool]:
-    """Which lines the screen accepts (one C call per line, no Python objects kept)."""
-    decode = decoder.decode
-    result = []
-    for text in texts:
+class Screen:
+    """A decoder for a union of `models` tagged by `tag_field`, plus an optional
+    `fallback` model for records whose tag is outside the union (accepted only where
+    `fallback_accepts(decoded)` holds). `unscreened` lists the tags it cannot screen:
+    their records always go to pydantic."""
+
+    def __init__(self, models: dict[str, type[BaseModel]], tag_field: str,
+                 fallback: type[BaseModel] | None = None, fallback_accepts=lambda decoded: True):
+        cache: dict = {}
+        structs, self.unscreened = [], set()
+        for tag, model in models.items():
+            try:
+                structs.append(_struct(model, cache, tag=tag, tag_field=tag_field))
+            except Unscreenable:
+                self.unscreened.add(tag)
+        self.decoder = msgspec.json.Decoder(Union[tuple(structs)])
+        self.fallback = msgspec.json.Decoder(_struct(fallback, cache)) if fallback else None
+        self.fallback_accepts = fallback_accepts
+
+    def passes(self, texts: list[str]) -> list[bool]:
+        """Which lines the screen accepts (one C call per line, no Python objects kept)."""
+        return [self._accepts(text) for text in texts]
+
+    def _accepts(self, text: str) -> bool:
         try:
-            decode(text)
-            result.append(True)
+            self.decoder.decode(text)
+            return True
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            result.append(False)
-    return result
+            pass
+        if self.fallback is None:
+            return False
+        try:
+            return self.fallback_accepts(self.fallback.decode(text))
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            return False

@@ -9,6 +9,7 @@ schema is declared once.
 
 from __future__ import annotations
 
+import json
 import typing
 
 from pydantic import BaseModel
@@ -52,25 +53,32 @@ KEY_CHECKS = [
     for event_type, model in PAYLOADS.items()
     for json_path, field, known in object_paths(model)
 ]
+CHECKS_OF = {t: [n for n, check in enumerate(KEY_CHECKS) if check[0] == t] for t in PAYLOADS}
 
 
-def _keys_of(json_path: str) -> str:
-    return (f"list_distinct(flatten(json_keys(payload, '{json_path}')))" if "*" in json_path
-            else f"json_keys(payload, '{json_path}')")
-
-
-def _key_query(checks: list[int]) -> str:
-    # Keys are gathered per line (all array elements at once) and grouped by the key
-    # list itself: lines of one shape collapse into one row before Python sees them.
-    parts = [
-        f"SELECT {n} AS check_no, seq, {_keys_of(KEY_CHECKS[n][1])} AS keys FROM damage_batch "
-        f"WHERE type = '{KEY_CHECKS[n][0]}' AND json_type(payload) = 'OBJECT'"
-        for n in checks
-    ]
-    return f"""
-SELECT check_no, list_sort(keys), count(*), min(seq)
-FROM ({' UNION ALL '.join(parts)}) WHERE keys IS NOT NULL GROUP BY ALL
+# One parse per line: lines of the same shape (keys at every depth, and their JSON types)
+# collapse into one row, and Python walks each distinct shape once.
+SHAPES = """
+SELECT type, json_structure(payload), count(*), min(seq) FROM damage_batch
+WHERE type IN (SELECT unnest($types)) AND starts_with(payload, '{') GROUP BY ALL
 """
+
+
+def keys_at(shape, json_path: str) -> set[str] | None:
+    """The keys of the objects at `json_path` ($, .name, [*], .*) in a `json_structure`."""
+    found = [shape]
+    for step in json_path.removeprefix("$").replace("[*]", ".[*]").split(".")[1:]:
+        reached = []
+        for node in found:
+            if step == "[*]" and isinstance(node, list):
+                reached += node
+            elif step == "*" and isinstance(node, dict):
+                reached += node.values()
+            elif isinstance(node, dict) and step in node:
+                reached.append(node[step])
+        found = reached
+    objects = [node for node in found if isinstance(node, dict)]
+    return set().union(*objects) if objects else None
 
 
 UNDOCUMENTED_TYPES = """
@@ -102,11 +110,13 @@ class DriftTally:
             _count(self.types, kind, lines, first)
         for key, lines, first in con.execute(EXTRA_ENVELOPE_KEYS).fetchall():
             _count(self.envelope_keys, key, lines, first)
-        present = {t for (t,) in con.execute("SELECT DISTINCT type FROM damage_batch").fetchall()}
-        checks = [n for n, check in enumerate(KEY_CHECKS) if check[0] in present]
-        if checks:
-            for check_no, keys, lines, first in con.execute(_key_query(checks)).fetchall():
-                for key in set(keys) - KEY_CHECKS[check_no][3]:
+        present = set()
+        for event_type, shape, lines, first in con.execute(SHAPES, {"types": list(PAYLOADS)}).fetchall():
+            present.add(event_type)
+            shape = json.loads(shape)
+            for check_no in CHECKS_OF[event_type]:
+                keys = keys_at(shape, KEY_CHECKS[check_no][1]) or set()
+                for key in keys - KEY_CHECKS[check_no][3]:
                     _count(self.payload_keys, (check_no, key), lines, first)
         for (event_type, key), values in DRIFT_VALUES.items():
             if event_type in present:

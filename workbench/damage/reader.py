@@ -14,7 +14,6 @@ from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
 from workbench import jsonl
 from workbench.jsonl import LineBatch, line_batches
-from workbench.screen import passes
 from workbench.validation import violation
 
 EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
@@ -62,7 +61,7 @@ def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
     with the reason.
     """
     reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
-    suspects = [i for i, ok in enumerate(passes(SCREEN, batch.texts)) if not ok and i not in reject_at]
+    suspects = [i for i, ok in enumerate(SCREEN.passes(batch.texts)) if not ok and i not in reject_at]
     violations: list[Violation] = []
     try:
         LINES.validate_python([batch.texts[i] for i in suspects])

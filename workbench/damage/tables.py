@@ -8,10 +8,12 @@ file or the database.
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pyarrow as pa
 
-from workbench.damage.models import Envelope
+from workbench.damage.models import EmotionState, Envelope
 
 DDL = """
 CREATE TABLE IF NOT EXISTS damage_events (
@@ -43,48 +45,53 @@ ENVELOPE_KEYS = list(Envelope.model_fields)
 # JSON merge-patch with nulls deletes the envelope's own keys, leaving the extras.
 _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 
-# Each line is parsed a few times only: the envelope's strings and the payload come
-# out of one extraction each; the merge patch runs only for lines with extra keys.
+EMOTIONS = list(EmotionState.model_fields)
+_EMOTION = {name: "DOUBLE" for name in EMOTIONS}
+_STATE = {"player_id": "VARCHAR", "emotions": _EMOTION}
+# What DuckDB reads each line into, in one parse: the envelope and every place an
+# emotion vector can be. A value of the wrong type comes out NULL (pydantic reports it).
+LINE_SHAPE = json.dumps({
+    "game_id": "VARCHAR", "type": "VARCHAR", "ts": "VARCHAR",
+    "payload": {"turn": "JSON", "player_id": "VARCHAR", "target_player_id": "VARCHAR",
+                "players": [_STATE], "final_state": [_STATE], "player_state": _STATE,
+                "target_emotions": _EMOTION},
+})
+
+# Lines reach here checked; DuckDB's own parser has the last word on what is an object.
 INSERT_EVENTS = f"""
 INSERT INTO damage_batch
-SELECT $source_id, envelope[1], seq, envelope[2],
-       TRY_CAST(TRY_CAST(envelope[3] AS TIMESTAMPTZ) AS TIMESTAMP),
-       CASE WHEN json_type(body[2]) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(body[2] AS BIGINT) END,
-       body[1],
+SELECT $source_id, line.game_id, seq, line.type,
+       TRY_CAST(TRY_CAST(line.ts AS TIMESTAMPTZ) AS TIMESTAMP),
+       CASE WHEN json_type(line.payload.turn) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(line.payload.turn AS BIGINT) END,
+       json_extract(raw, '$.payload'),
        CASE WHEN len(list_filter(json_keys(raw), lambda k: NOT list_contains({ENVELOPE_KEYS}, k))) > 0
-            THEN json_merge_patch(raw, '{_STRIP_ENVELOPE}') END
-FROM (SELECT seq, raw,
-             json_extract_string(raw, ['$.game_id', '$.type', '$.ts']) AS envelope,
-             json_extract(raw, ['$.payload', '$.payload.turn']) AS body
-      FROM event_lines WHERE json_type(TRY_CAST(raw AS JSON)) = 'OBJECT')
+            THEN json_merge_patch(raw, '{_STRIP_ENVELOPE}') END,
+       line
+FROM (SELECT seq, raw, try(from_json(raw, '{LINE_SHAPE}')) AS line FROM event_lines
+      WHERE starts_with(ltrim(raw, ' \t'), '{{'))
+WHERE line IS NOT NULL
 """
 
-# Every place seed 003 and the real game put an emotion vector. `players` lists are
-# unnested; single states carry their own player id.
+# Every place seed 003 and the real game put an emotion vector, from the parsed lines.
 EMOTION_VECTORS = """
-WITH ev AS (SELECT * FROM damage_batch),
+WITH ev AS (SELECT game_id, seq, turn, type, line.payload AS p FROM damage_batch),
 vectors AS (
-    SELECT game_id, seq, turn, p->>'player_id' AS player_id, p->'emotions' AS e, type || '.players[]' AS origin
-    FROM (SELECT *, unnest(CAST(payload->'players' AS JSON[])) AS p FROM ev
-          WHERE type IN ('hand_started', 'hand_ended') AND json_type(payload->'players') = 'ARRAY')
+    SELECT game_id, seq, turn, s.player_id, s.emotions AS e, type || '.players[]' AS origin
+    FROM (SELECT *, unnest(p.players) AS s FROM ev WHERE type IN ('hand_started', 'hand_ended'))
     UNION ALL
-    SELECT game_id, seq, turn, p->>'player_id', p->'emotions', 'game_ended.final_state[]'
-    FROM (SELECT *, unnest(CAST(payload->'final_state' AS JSON[])) AS p FROM ev
-          WHERE type = 'game_ended' AND json_type(payload->'final_state') = 'ARRAY')
+    SELECT game_id, seq, turn, s.player_id, s.emotions, 'game_ended.final_state[]'
+    FROM (SELECT *, unnest(p.final_state) AS s FROM ev WHERE type = 'game_ended')
     UNION ALL
-    SELECT game_id, seq, turn, payload->'player_state'->>'player_id', payload->'player_state'->'emotions',
-           'action_resolved.player_state'
+    SELECT game_id, seq, turn, p.player_state.player_id, p.player_state.emotions, 'action_resolved.player_state'
     FROM ev WHERE type = 'action_resolved'
     UNION ALL
-    SELECT game_id, seq, turn, coalesce(payload->>'target_player_id', payload->>'player_id'),
-           payload->'target_emotions', type || '.target_emotions'
-    FROM ev WHERE json_type(payload->'target_emotions') = 'OBJECT'
+    SELECT game_id, seq, turn, coalesce(p.target_player_id, p.player_id), p.target_emotions,
+           type || '.target_emotions'
+    FROM ev WHERE p.target_emotions IS NOT NULL
 )
 INSERT INTO damage_emotions
-SELECT $source_id, game_id, seq, turn, player_id,
-       TRY_CAST(e->>'fear' AS DOUBLE), TRY_CAST(e->>'anger' AS DOUBLE), TRY_CAST(e->>'shame' AS DOUBLE),
-       TRY_CAST(e->>'confidence' AS DOUBLE), TRY_CAST(e->>'tilt' AS DOUBLE), origin
-FROM vectors WHERE json_type(e) = 'OBJECT' AND player_id IS NOT NULL
+SELECT $source_id, game_id, seq, turn, player_id, e.fear, e.anger, e.shame, e.confidence, e.tilt, origin
+FROM vectors WHERE e IS NOT NULL AND player_id IS NOT NULL
 """
 
 # One decision per `action_submitted`, with the latest `provider_call` of the same
@@ -117,14 +124,15 @@ FROM actions a ASOF LEFT JOIN calls c
 
 def start_file(con) -> None:
     """An empty staging table for the file's batches (temporary: this connection only)."""
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_batch AS FROM damage_events LIMIT 0")
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_batch AS "
+                f"SELECT *, from_json('{{}}', '{LINE_SHAPE}') AS line FROM damage_events LIMIT 0")
     con.execute("DELETE FROM damage_batch")
 
 
 def publish_batch(con, source_id: int) -> None:
     """Derive the staged batch's emotion vectors, then move its events to `damage_events`."""
     con.execute(EMOTION_VECTORS, {"source_id": source_id})
-    con.execute("INSERT INTO damage_events FROM damage_batch")
+    con.execute("INSERT INTO damage_events SELECT * EXCLUDE (line) FROM damage_batch")
     con.execute("DELETE FROM damage_batch")
 
 
