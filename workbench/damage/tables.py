@@ -97,8 +97,7 @@ FROM vectors WHERE e IS NOT NULL AND player_id IS NOT NULL
 # One decision per `action_submitted`, with the latest `provider_call` of the same
 # player in the same turn before it (the betting call that produced the action).
 DECISIONS = """
-WITH ev AS (SELECT * FROM damage_events WHERE source_id = $source_id
-            AND type IN ('action_submitted', 'provider_call')),
+WITH ev AS (SELECT * FROM damage_calls),
 actions AS (
     SELECT game_id, seq, turn, coalesce(payload->>'player_id', payload->'action'->>'player_id') AS player_id,
            payload->'action'->>'kind' AS kind
@@ -123,15 +122,19 @@ FROM actions a ASOF LEFT JOIN calls c
 
 
 def start_file(con) -> None:
-    """An empty staging table for the file's batches (temporary: this connection only)."""
+    """Empty staging tables (temporary: this connection only): the batch being loaded,
+    and the file's actions and provider calls, from which its decisions come."""
     con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_batch AS "
                 f"SELECT *, from_json('{{}}', '{LINE_SHAPE}') AS line FROM damage_events LIMIT 0")
-    con.execute("DELETE FROM damage_batch")
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_calls AS FROM damage_events LIMIT 0")
+    con.execute("DELETE FROM damage_batch; DELETE FROM damage_calls")
 
 
 def publish_batch(con, source_id: int) -> None:
     """Derive the staged batch's emotion vectors, then move its events to `damage_events`."""
     con.execute(EMOTION_VECTORS, {"source_id": source_id})
+    con.execute("INSERT INTO damage_calls SELECT * EXCLUDE (line) FROM damage_batch "
+                "WHERE type IN ('action_submitted', 'provider_call')")
     con.execute("INSERT INTO damage_events SELECT * EXCLUDE (line) FROM damage_batch")
     con.execute("DELETE FROM damage_batch")
 
