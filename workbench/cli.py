@@ -41,19 +41,21 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     formats = ", ".join(FORMATS)
+    known = "formats:\n" + "\n".join(f"  {name:<10} {fmt.describe}" for name, fmt in FORMATS.items())
+    shown = {"epilog": known, "formatter_class": argparse.RawDescriptionHelpFormatter}
 
     demo = commands.add_parser("demo", help="make the sample corpus, ingest it, write figures, print a summary")
     demo.add_argument("--data", default="data", help="folder for sample/, workbench.duckdb and figures/ (default: data)")
     demo.set_defaults(run=_demo)
 
-    ingest = commands.add_parser("ingest", help="load files, folders or globs into the database")
+    ingest = commands.add_parser("ingest", help="load files, folders or globs into the database", **shown)
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     ingest.add_argument("--format", help=f"read every file as this format ({formats}); default: detect per file")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
     ingest.set_defaults(run=_ingest)
 
-    validate = commands.add_parser("validate", help="check files against the specifications, no database")
+    validate = commands.add_parser("validate", help="check files against the specifications, no database", **shown)
     validate.add_argument("paths", nargs="+", metavar="PATH")
     validate.add_argument("--format", help=f"read every file as this format ({formats})")
     validate.add_argument("--json", action="store_true", help="print the report as JSON")
