@@ -151,3 +151,17 @@ def test_synth_same_seed_same_bytes(capsys, tmp_path):
 def test_synth_rejects_bad_scale(capsys, tmp_path):
     code, _, err = run(capsys, "synth", "--out", str(tmp_path), "--scale", "0")
     assert code == 2 and "--scale" in err
+
+
+def test_emotion_figure_of_a_long_game_stays_small(tmp_path):
+    from workbench import catalog
+    from workbench.plots import emotion_trajectories
+
+    con = catalog.connect(tmp_path / "long.duckdb")
+    con.execute("""INSERT INTO damage_emotions
+        SELECT 1, 'long', seq, seq // 100, 'P' || (seq % 8), 0.1, 0.2, 0.3, 0.4, sin(seq / 500), 'test'
+        FROM range(1, 60001) t(seq)""")
+    spec = emotion_trajectories(con, "long").to_dict()
+    con.close()
+    # Altair refuses panels over 5,000 rows: 8 players over 60,000 lines are averaged down.
+    assert max(len(rows) for rows in spec["datasets"].values()) <= 5000

@@ -8,8 +8,8 @@ from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
 
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
-# Above this many vectors per player, points are averaged over buckets of events so
-# the spec stays small and the lines readable.
+# Above this many points per player, vectors are averaged over buckets of lines so the
+# spec stays small (Altair refuses more than 5,000 rows a panel) and the lines readable.
 MAX_POINTS_PER_PLAYER = 600
 
 
@@ -57,7 +57,7 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
 
 
 def _vectors(con, game_id, players, emotions, x):
-    bucket = max(1, -(-_events_per_player(con, game_id) // MAX_POINTS_PER_PLAYER))
+    bucket = max(1, -(-_seq_span(con, game_id) // MAX_POINTS_PER_PLAYER))
     return query_frame(
         con,
         f"""
@@ -73,10 +73,11 @@ def _vectors(con, game_id, players, emotions, x):
     )
 
 
-def _events_per_player(con, game_id) -> int:
+def _seq_span(con, game_id) -> int:
+    """How many lines the game's vectors spread over: buckets of lines cut it into at
+    most MAX_POINTS_PER_PLAYER points per player."""
     return con.execute(
-        "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM damage_emotions WHERE game_id = ? "
-        "GROUP BY player_id)", [game_id]
+        "SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM damage_emotions WHERE game_id = ?", [game_id]
     ).fetchall()[0][0]
 
 

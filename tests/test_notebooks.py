@@ -1,0 +1,174 @@
+"""Every notebook runs headless, top to bottom, against a small synthetic database, and
+exports its figures; the query helpers behind them answer what they say."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import polars as pl
+import pytest
+from nbclient import NotebookClient
+from nbclient.output_widget import OutputWidget
+
+import workbench
+from workbench import analysis, catalog
+from workbench.widgets import GameReplay
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NAMES = ["01_emotion_trajectories", "02_economy_nets", "03_decision_quality", "04_replay_scrubber"]
+
+
+class OutputWidgetRecorder(OutputWidget):
+    """Records what an Output widget shows without echoing it back to the kernel: nbclient
+    sends that echo on the shell channel while it waits there for the execute reply,
+    and now and then the cell then stalls until the timeout (jupyter/nbclient#312)."""
+
+    def sync_state(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def db(sample, tmp_path_factory) -> Path:
+    """The synthetic corpus (scale 1) ingested into a fresh database."""
+    path = tmp_path_factory.mktemp("notebook_db") / "workbench.duckdb"
+    report = workbench.ingest([sample], db=path)
+    assert not report.failed
+    return path
+
+
+def run_notebook(name: str, db: Path, monkeypatch) -> nbformat.NotebookNode:
+    monkeypatch.setenv("WORKBENCH_DB", str(db))  # the kernel inherits the environment
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    client = NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.widget_registry["@jupyter-widgets/output"]["OutputModel"] = OutputWidgetRecorder
+    client.execute()
+    return nb
+
+
+def errors_in(nb) -> list[str]:
+    """Error outputs of cells and of Output widgets (callbacks of interactive views)."""
+    outputs = [out for cell in nb.cells for out in cell.get("outputs", [])]
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    outputs += [out for model in state.values() for out in model.get("state", {}).get("outputs") or []]
+    return [f"{out.get('ename')}: {out.get('evalue')}" for out in outputs if out.get("output_type") == "error"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, monkeypatch):
+    nb = run_notebook(name, db, monkeypatch)
+    assert errors_in(nb) == []
+    for suffix in (".png", ".html"):
+        figure = db.parent / "figures" / f"{name}{suffix}"
+        assert figure.stat().st_size > 1000, figure
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebooks_are_stored_without_outputs(name):
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    nbformat.validate(nb)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code and all(cell.outputs == [] and cell.execution_count is None for cell in code)
+    assert "widgets" not in nb.metadata
+    # The notebooks call the package; the database comes from one helper.
+    assert "analysis.notebook_database()" in code[0].source
+
+
+def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
+    built = []
+
+    def fake_demo(data, progress=True):
+        built.append(data)
+        catalog.connect(data / "workbench.duckdb").close()
+
+    monkeypatch.setattr("workbench.demo.run_demo", fake_demo)
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "data" / "workbench.duckdb"))
+    assert analysis.notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
+    assert built == [tmp_path / "data"]
+    # From notebooks/, the default path is the repository's data/ folder.
+    monkeypatch.delenv("WORKBENCH_DB")
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    assert analysis.notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
+    assert len(built) == 1
+
+
+# --- the helpers behind the notebooks -----------------------------------------------------
+
+
+@pytest.fixture
+def con(db):
+    con = catalog.connect(db, read_only=True)
+    yield con
+    con.close()
+
+
+def test_attack_effects_measure_the_targets_change(con):
+    game = analysis.largest_game(con)
+    effects = analysis.attack_effects(con, game)
+    affect = effects.filter(pl.col("kind") == "affect")
+    assert affect.height > 50 and effects.filter(pl.col("kind") == "raise").height > 10
+    # The synthetic game adds the applied delta to the aimed-at emotion (clamped to 1).
+    unclamped = affect.filter(pl.col("actual").is_not_null() & (pl.col("actual") < pl.col("applied_delta") - 1e-9))
+    assert unclamped.height < affect.height * 0.1
+    first = affect.row(0, named=True)
+    vectors = con.execute(
+        f"SELECT seq, {first['intent']} FROM damage_emotions WHERE game_id = ? AND player_id = ? ORDER BY seq",
+        [game, first["target"]]).fetchall()
+    before = [v for seq, v in vectors if seq < first["seq"]][-1]
+    after = [v for seq, v in vectors if seq >= first["seq"]][0]
+    assert first["actual"] == pytest.approx(after - before)
+    summary = analysis.attack_summary(effects)
+    assert summary["attacks"].sum() == effects.height
+
+
+def test_compare_positions_is_the_replay_at_two_lines(con):
+    game = analysis.largest_game(con)
+    frame = analysis.compare_positions(con, game, 200, 900)
+    replay = GameReplay(con, game)
+    a, b = replay.state_at(replay.position_of_seq(200)), replay.state_at(replay.position_of_seq(900))
+    row = frame.row(1, named=True)
+    player = row["player_id"]
+    assert row["bankroll_a"] == a[player]["bankroll"] and row["bankroll_b"] == b[player]["bankroll"]
+    assert row["tilt_change"] == pytest.approx(b[player]["emotions"]["tilt"] - a[player]["emotions"]["tilt"])
+    assert frame.height == len(replay.players)
+
+
+def test_months_in_deficit_counts_negative_nets(con):
+    deficits = analysis.months_in_deficit(con)
+    row = deficits.row(0, named=True)
+    nets = con.execute(
+        "SELECT r.net FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
+        "WHERE s.series = ? AND r.resource = ?", [row["series"], row["resource"]]).fetchall()
+    assert row["snapshots"] == len(nets)
+    assert row["snapshots_in_deficit"] == sum(net < 0 for (net,) in nets) > 0
+    assert row["snapshots_in_deficit"] <= row["months_in_deficit"] <= row["months_observed"]
+    series = analysis.series_names(con)
+    compared = analysis.compare_series(con, series[0], series[-1], ["energy"])
+    assert compared.height > 0 and set(compared["resource"]) == {"energy"}
+
+
+def test_violations_for_rule_reach_the_raw_records(con):
+    rules = analysis.top_violation_rules(con, limit=50)
+    assert rules["violations"].to_list() == sorted(rules["violations"].to_list(), reverse=True)
+    records = analysis.violations_for_rule(con, "attack_plan_required")
+    assert records.height > 0
+    for row in records.iter_rows(named=True):
+        line = int(row["locator"].split()[1])
+        assert row["raw"] == Path(row["path"]).read_text().splitlines()[line - 1]
+        assert json.loads(row["raw"])["type"] == "action_submitted"
+        assert "damage_events" in json.loads(row["stored"])
+    rejected = analysis.violations_for_rule(con, "not_a_json_object")
+    assert rejected.height > 0 and rejected["raw"].null_count() == 0
+
+
+def test_validity_tables_add_up(con):
+    by_format = analysis.validity_by_format(con)
+    by_agent = analysis.validity_by_agent(con)
+    assert by_format["decisions"].sum() == by_agent["decisions"].sum() == con.execute(
+        "SELECT count(*) FROM decisions").fetchall()[0][0]
+
+
+def test_notebooks_point_at_the_database_given(db, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_DB", str(db))
+    assert analysis.notebook_database() == db.resolve()
+    assert analysis.figures_dir(db) == db.parent / "figures"

@@ -1,0 +1,282 @@
+"""The replay scrubber: its state against an independent replay of the log, its jumps,
+its widget tree (no browser), and what it shows of hostile log text."""
+
+import json
+import random
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+from ipywidgets.widgets.widget_link import Link
+
+import workbench
+from tests.conftest import write_lines
+from workbench import catalog
+from workbench.synth.damage import play_game
+from workbench.widgets import GameReplay, ReplayScrubber
+
+EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
+HOSTILE_PLAYER = "<img src=x onerror=alert(1)>"
+HOSTILE_TEXT = "</pre><script>alert('chatter')</script>"
+
+
+@pytest.fixture(scope="module")
+def game_db(tmp_path_factory):
+    """A database with a synthetic 5-player game (with injected faults and one line that
+    lost its `game_id`) and a tiny game whose log carries markup."""
+    folder = tmp_path_factory.mktemp("replays")
+    log = play_game(random.Random(11), datetime(2026, 3, 1, tzinfo=timezone.utc), 5, 12)
+    orphan = next(i for i, line in enumerate(log.lines) if line["type"] == "life_lost")
+    del log.lines[orphan]["game_id"]
+    (folder / f"{log.game_id}.events.jsonl").write_text(log.text())
+    write_lines(folder / "hostile.events.jsonl", hostile_game())
+    db = folder / "w.duckdb"
+    report = workbench.ingest([folder], db=db)
+    assert all(f.status == "ingested" for f in report.files), [f.message for f in report.files]
+    return db, log.game_id, folder / f"{log.game_id}.events.jsonl"
+
+
+def hostile_game() -> list[dict]:
+    emotions = {e: 0.1 for e in EMOTIONS}
+    player = {"player_id": HOSTILE_PLAYER, "lives": 3, "bankroll": 50, "current_bet": 0, "in_hand": True,
+              "hand": [], "emotions": emotions}
+    other = {**player, "player_id": "P2"}
+    payloads = [
+        ("game_started", {"players": 2, "turns": 1, "primary_model": "<b>m</b>", "fallback_models": [], "seed": 1}),
+        ("hand_started", {"turn": 1, "pot": 4, "ante": 2, "players": [player, other]}),
+        ("phase_changed", {"turn": 1, "phase": "discussion"}),
+        ("chatter_posted", {"turn": 1, "player_id": HOSTILE_PLAYER, "text": HOSTILE_TEXT}),
+        ("hand_ended", {"turn": 1, "players": [player, other]}),
+    ]
+    return [{"schema_version": "0.1", "type": kind, "game_id": "game_hostile", "ts": "2026-03-01T10:00:00+00:00",
+             "payload": payload} for kind, payload in payloads]
+
+
+# --- an independent replay, straight from the log file and the emotion table -----------
+
+
+def replay_from_file(path, game_id):
+    """[(seq, type, payload)] of the game's lines, in order, read with json.loads."""
+    events = []
+    for seq, text in enumerate(path.read_text().splitlines(), 1):
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("game_id", game_id) == game_id:
+            events.append((seq, record.get("type"), record.get("payload")))
+    return events
+
+
+def states_by_position(events, vectors):
+    """The state after each event: lives/bankroll/in_hand as last stated by a payload,
+    emotions as the last vector of the emotion table at or before the event's line."""
+    state, by_seq, out = {}, {}, []
+    for seq, player, *values in vectors:
+        by_seq.setdefault(seq, []).append((player, dict(zip(EMOTIONS, values))))
+
+    def player(pid):
+        return state.setdefault(pid, {"lives": None, "bankroll": None, "in_hand": None, "emotions": None})
+
+    def stated(p, pid=None):
+        target = player(p.get("player_id") or pid)
+        for key in ("lives", "bankroll"):
+            if type(p.get(key)) is int:
+                target[key] = p[key]
+        if type(p.get("in_hand")) is bool:
+            target["in_hand"] = p["in_hand"]
+
+    for seq, kind, payload in events:
+        if kind in ("hand_started", "hand_ended"):
+            for p in payload["players"]:
+                stated(p)
+        elif kind == "game_ended":
+            for p in payload["final_state"]:
+                stated(p)
+        elif kind == "action_resolved":
+            stated(payload["player_state"], payload["player_id"])
+        elif kind in ("life_lost", "player_eliminated"):
+            player(payload["player_id"])["lives"] = payload["remaining_lives"]
+            if kind == "player_eliminated":
+                player(payload["player_id"])["in_hand"] = False
+        for pid, emotions in by_seq.get(seq, []):
+            player(pid)["emotions"] = emotions
+        out.append(json.loads(json.dumps(state)))
+    return out
+
+
+def test_state_matches_an_independent_replay_at_every_position(game_db):
+    db, game_id, path = game_db
+    events = replay_from_file(path, game_id)
+    con = catalog.connect(db, read_only=True)
+    vectors = con.execute("SELECT seq, player_id, fear, anger, shame, confidence, tilt FROM damage_emotions "
+                          "WHERE game_id = ? OR game_id IS NULL ORDER BY seq, rowid", [game_id]).fetchall()
+    con.close()
+    expected = states_by_position(events, vectors)
+    scrubber = ReplayScrubber(db, game_id)
+    assert len(scrubber) == len(events) > 500
+    for position in range(len(events)):
+        scrubber.position = position
+        state = scrubber.state
+        for pid, want in expected[position].items():
+            assert state[pid] == want, (position, pid)
+        assert set(state) >= set(expected[position])
+    assert scrubber.event["seq"] == events[-1][0]
+
+
+def test_pot_and_phase_follow_the_payloads(game_db):
+    db, game_id, path = game_db
+    replay = GameReplay(db, game_id)
+    for position, (seq, kind, payload) in enumerate(replay_from_file(path, game_id)):
+        table = replay.table_at(position)
+        assert table["seq"] == seq and table["type"] == kind
+        if kind in ("hand_started", "action_resolved", "showdown"):
+            assert table["pot"] == payload["pot"]
+        if kind == "phase_changed":
+            assert table["phase"] == payload["phase"]
+        if kind == "hand_started":
+            assert table["phase"] is None and table["turn"] == payload["turn"]
+
+
+# --- jumps -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("phase", ["affect", "betting", "showdown", "discussion", "hand"])
+def test_jump_visits_every_boundary_of_a_phase_in_order(game_db, phase):
+    db, game_id, path = game_db
+    events = replay_from_file(path, game_id)
+    want = [i for i, (_, kind, payload) in enumerate(events)
+            if (phase == "hand" and kind == "hand_started")
+            or (kind == "phase_changed" and payload.get("phase") == phase)]
+    scrubber = ReplayScrubber(db, game_id)
+    visited = []
+    while (position := scrubber.jump(phase)) is not None:
+        assert scrubber.position == position
+        visited.append(position)
+    assert visited == want and want
+    assert scrubber.position == want[-1]  # stayed put at the last one
+
+
+def test_jump_backward_and_any_phase(game_db):
+    db, game_id, path = game_db
+    events = replay_from_file(path, game_id)
+    changes = [i for i, (_, kind, _) in enumerate(events) if kind == "phase_changed"]
+    scrubber = ReplayScrubber(db, game_id)
+    scrubber.position = changes[3] + 1
+    assert scrubber.jump() == changes[4]
+    assert scrubber.jump(backward=True) == changes[3]
+    assert scrubber.jump("hand", backward=True) is not None
+    assert events[scrubber.position][1] == "hand_started"
+    scrubber.position = 0
+    assert scrubber.jump(backward=True) is None and scrubber.position == 0
+    with pytest.raises(workbench.WorkbenchError, match="unknown phase"):
+        scrubber.jump("shwodown")
+
+
+def test_position_is_checked(game_db):
+    db, game_id, _ = game_db
+    scrubber = ReplayScrubber(db, game_id)
+    for bad in (-1, len(scrubber)):
+        with pytest.raises(IndexError):
+            scrubber.position = bad
+    with pytest.raises(TypeError):
+        scrubber.position = "3"
+
+
+# --- the widget ----------------------------------------------------------------------------
+
+
+def all_widgets(root):
+    found = [root]
+    for child in getattr(root, "children", ()):
+        found += all_widgets(child)
+    return found
+
+
+def test_widget_tree_builds_and_follows_the_position(game_db):
+    db, game_id, _ = game_db
+    scrubber = ReplayScrubber(db, game_id)
+    tree = all_widgets(scrubber.widget)
+    play = next(w for w in tree if isinstance(w, widgets.Play))
+    slider = next(w for w in tree if isinstance(w, widgets.IntSlider))
+    link = scrubber._view.link
+    assert isinstance(link, Link)  # jslink: linked in the browser
+    assert {link.source, link.target} == {(play, "value"), (slider, "value")}
+    assert slider.max == play.max == len(scrubber) - 1
+
+    scrubber.position = 120
+    assert slider.value == 120
+    slider.value = 300
+    assert scrubber.position == 300
+    assert scrubber._view.table.value.count("<tr>") == len(scrubber.replay.players) + 1
+    assert f"line {scrubber.event['seq']}" in scrubber._view.event.value
+
+    buttons = {w.description: w for w in tree if isinstance(w, widgets.Button)}
+    assert set(buttons) == {"◀ phase", "phase ▶", "hand ▶", "showdown ▶"}
+    buttons["showdown ▶"].click()
+    assert scrubber.table["type"] == "phase_changed" and scrubber.table["phase"] == "showdown"
+    assert slider.value == scrubber.position
+
+
+def test_chart_cursor_moves_by_parameter(game_db):
+    pytest.importorskip("anywidget")
+    db, game_id, _ = game_db
+    scrubber = ReplayScrubber(db, game_id)
+    scrubber.widget
+    chart = scrubber._view.chart
+    spec_before = chart.spec
+    scrubber.position = 400
+    assert chart.params.cursor == scrubber.event["seq"]
+    assert chart.spec is spec_before  # the chart itself was not rebuilt
+    assert scrubber.figure().to_dict()["params"][0]["value"] == scrubber.event["seq"]
+    # A browser view reports the spec's initial cursor when it renders: it goes back.
+    chart._params = {"cursor": 1}
+    assert chart.params.cursor == scrubber.event["seq"]
+
+
+def test_log_text_is_escaped_in_the_views(game_db):
+    db, _, _ = game_db
+    scrubber = ReplayScrubber(db, "game_hostile")
+    scrubber.widget
+    assert HOSTILE_PLAYER in scrubber.state
+    scrubber.position = 3  # the chatter line
+    views = [scrubber._view.table.value, scrubber._view.event.value]
+    text = "".join(views)
+    assert "<script" not in text and "<img" not in text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in views[0]
+    assert "&lt;script&gt;" in views[1] and "&lt;/pre&gt;" in views[1]
+
+
+# --- no connection kept ------------------------------------------------------------------
+
+
+def test_the_database_is_free_after_construction(game_db, tmp_path):
+    db, game_id, _ = game_db
+    scrubber = ReplayScrubber(db, game_id)
+    scrubber.widget
+    # Another process can open the database read-write while the scrubber lives on.
+    writer = ("import duckdb, sys; con = duckdb.connect(sys.argv[1]); "
+              "con.execute('CREATE TABLE IF NOT EXISTS t (x INT)'); con.close()")
+    subprocess.run([sys.executable, "-c", writer, str(db)], check=True, timeout=60)
+    scrubber.position = 10
+    assert scrubber.state
+
+
+def test_a_connection_given_is_only_read_in_the_constructor(game_db):
+    db, game_id, _ = game_db
+    con = catalog.connect(db, read_only=True)
+    scrubber = ReplayScrubber(con, game_id)
+    con.close()
+    scrubber.position = len(scrubber) - 1
+    assert scrubber.widget is not None
+    assert any(s["lives"] is not None for s in scrubber.state.values())
+
+
+def test_state_arrays_are_lookups_not_replays(game_db):
+    db, game_id, _ = game_db
+    replay = GameReplay(db, game_id)
+    assert isinstance(replay._fields["lives"], np.ndarray)
+    assert replay._fields["lives"].shape == (len(replay), len(replay.players))
