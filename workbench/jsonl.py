@@ -116,11 +116,9 @@ def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
     return Counts(len(batch) - len(reject_at), len(reject_at))
 
 
-def _unparsable_seqs(con, lines: pa.Table) -> list[int]:
-    con.register("unparsed_lines", lines)
-    try:
-        return [seq for (seq,) in con.execute(
-            "SELECT seq FROM unparsed_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
-        ).fetchall()]
-    finally:
-        con.unregister("unparsed_lines")
+def _unparsable_seqs(con, unparsed_lines: pa.Table) -> list[int]:
+    # The query reads the argument by name: a DuckDB replacement scan, which unlike
+    # register() does not pin the lines in memory until the file's transaction ends.
+    return [seq for (seq,) in con.execute(
+        "SELECT seq FROM unparsed_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
+    ).fetchall()]

@@ -12,22 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from workbench.arena.models import ERROR_CODES, Decision
-
-
-def json_int(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST({expr} AS BIGINT) END"
-
-
-def json_bool(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) = 'BOOLEAN' THEN TRY_CAST({expr} AS BOOLEAN) END"
-
-
-def json_str(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) = 'VARCHAR' THEN json_extract_string({expr}, '$') END"
-
-
-def json_object(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) = 'OBJECT' THEN {expr} END"
+from workbench.sqljson import json_bool, json_int, json_object, json_str
 
 
 DECISION_KEYS = list(Decision.model_fields)
@@ -136,11 +121,10 @@ WHERE model = '(all models)' AND tool = '(all tools)' ORDER BY failures DESC, er
 
 def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int:
     """Insert a batch of (seq, raw, valid) lines; returns the rows added."""
-    con.register("arena_lines", lines)
-    try:
-        return con.execute(INSERT_DECISIONS, params).fetchone()[0]
-    finally:
-        con.unregister("arena_lines")
+    # INSERT_DECISIONS reads `arena_lines` by name: a DuckDB replacement scan, which unlike
+    # register() does not pin the batch in memory until the file's transaction ends.
+    arena_lines = lines  # noqa: F841
+    return con.execute(INSERT_DECISIONS, params).fetchall()[0][0]
 
 
 def derive(con, source_id: int) -> None:

@@ -96,8 +96,8 @@ WHERE type = $type AND v IN (SELECT unnest($values)) GROUP BY v
 
 
 class DriftTally:
-    """Drift of one file, gathered batch by batch from `damage_batch`: for each kind of
-    drift, how many lines carry it and the first of them."""
+    """Drift of one file, gathered batch by batch: for each kind of drift, how many
+    lines carry it and the first of them."""
 
     def __init__(self):
         self.types: dict[str, tuple[int, int]] = {}
@@ -105,7 +105,8 @@ class DriftTally:
         self.payload_keys: dict[tuple[int, str], tuple[int, int]] = {}
         self.values: dict[tuple[str, str, str], tuple[int, int]] = {}
 
-    def add_batch(self, con) -> None:
+    def add_batch(self, con, damage_batch) -> None:
+        """Tally a parsed batch (an Arrow table the queries read by that name)."""
         for kind, lines, first in con.execute(UNDOCUMENTED_TYPES, {"documented": list(PAYLOADS)}).fetchall():
             _count(self.types, kind, lines, first)
         for key, lines, first in con.execute(EXTRA_ENVELOPE_KEYS).fetchall():

@@ -24,17 +24,17 @@ def load(ctx: LoadContext) -> Counts:
     # GIL: a single writer thread stores batch k while batch k+1 is being checked.
     records = rejected = 0
     tally = drift.DriftTally()
-    tables.start_file(ctx.con)
+    stage = tables.FileStage(ctx.con, ctx.source_id)
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
         for batch in line_batches(ctx.path, ctx.advance):
             checked = check_batch(batch)
             if pending is not None:
                 records, rejected = _add(pending.result(), records, rejected)
-            pending = writer.submit(store_batch, ctx, tally, batch, *checked)
+            pending = writer.submit(store_batch, ctx, stage, tally, batch, *checked)
         if pending is not None:
             records, rejected = _add(pending.result(), records, rejected)
-    tables.derive_decisions(ctx.con, ctx.source_id)
+    stage.derive_decisions()
     ctx.add_violations(tally.findings())
     return Counts(records, rejected)
 
@@ -43,12 +43,11 @@ def _add(counts: Counts, records: int, rejected: int) -> tuple[int, int]:
     return records + counts.records, rejected + counts.rejected
 
 
-def store_batch(ctx: LoadContext, tally: drift.DriftTally, batch: LineBatch, violations: list[Violation],
-                reject_at: dict[int, str]) -> Counts:
-    counts = jsonl.store_batch(ctx, batch, violations, reject_at,
-                               lambda lines: tables.insert_events(ctx.con, ctx.source_id, lines))
-    tally.add_batch(ctx.con)
-    tables.publish_batch(ctx.con, ctx.source_id)
+def store_batch(ctx: LoadContext, stage: tables.FileStage, tally: drift.DriftTally, batch: LineBatch,
+                violations: list[Violation], reject_at: dict[int, str]) -> Counts:
+    counts = jsonl.store_batch(ctx, batch, violations, reject_at, stage.parse)
+    tally.add_batch(ctx.con, stage.batch)
+    stage.publish()
     return counts
 
 

@@ -1,9 +1,10 @@
 """The Damage tables and the SQL that fills them.
 
 `damage_events` holds each record as written (payload as JSON). Each batch of a file
-is first parsed into the temporary table `damage_batch`; emotions and drift are derived
-from there in DuckDB, in bulk, so neither memory nor the work per batch grows with the
-file or the database.
+is parsed once into `damage_batch` (an Arrow table, freed after the batch: a temporary
+table would keep every batch's rows until the file's transaction ends); emotions and
+drift are derived from it in DuckDB, in bulk, so neither memory nor the work per batch
+grows with the file or the database.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from workbench.damage.models import EmotionState, Envelope
+from workbench.sqljson import json_int
 
 DDL = """
 CREATE TABLE IF NOT EXISTS damage_events (
@@ -58,14 +60,13 @@ LINE_SHAPE = json.dumps({
 })
 
 # Lines reach here checked; DuckDB's own parser has the last word on what is an object.
-INSERT_EVENTS = f"""
-INSERT INTO damage_batch
-SELECT $source_id, line.game_id, seq, line.type,
-       TRY_CAST(TRY_CAST(line.ts AS TIMESTAMPTZ) AS TIMESTAMP),
-       CASE WHEN json_type(line.payload.turn) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST(line.payload.turn AS BIGINT) END,
-       json_extract(raw, '$.payload'),
+PARSE_EVENTS = f"""
+SELECT $source_id::BIGINT AS source_id, line.game_id AS game_id, seq, line.type AS type,
+       TRY_CAST(TRY_CAST(line.ts AS TIMESTAMPTZ) AS TIMESTAMP) AS ts,
+       {json_int('line.payload.turn')} AS turn,
+       json_extract(raw, '$.payload') AS payload,
        CASE WHEN len(list_filter(json_keys(raw), lambda k: NOT list_contains({ENVELOPE_KEYS}, k))) > 0
-            THEN json_merge_patch(raw, '{_STRIP_ENVELOPE}') END,
+            THEN json_merge_patch(raw, '{_STRIP_ENVELOPE}') END AS extra,
        line
 FROM (SELECT seq, raw, try(from_json(raw, '{LINE_SHAPE}')) AS line FROM event_lines
       WHERE starts_with(ltrim(raw, ' \t'), '{{'))
@@ -94,21 +95,26 @@ SELECT $source_id, game_id, seq, turn, player_id, e.fear, e.anger, e.shame, e.co
 FROM vectors WHERE e IS NOT NULL AND player_id IS NOT NULL
 """
 
+# The few fields of actions and provider calls that decisions need, kept per file.
+CALLS_TABLE = """
+CREATE TEMP TABLE IF NOT EXISTS damage_calls (
+    game_id VARCHAR, seq BIGINT, turn BIGINT, type VARCHAR, player_id VARCHAR, kind VARCHAR,
+    model VARCHAR, latency_ms DOUBLE, tokens BIGINT
+)
+"""
+CALL_FIELDS = """
+SELECT game_id, seq, turn, type, coalesce(payload->>'player_id', payload->'action'->>'player_id') AS player_id,
+       payload->'action'->>'kind' AS kind, payload->>'resolved_model' AS model,
+       TRY_CAST(payload->>'latency_ms' AS DOUBLE) AS latency_ms,
+       TRY_CAST(payload->'usage'->>'total_tokens' AS BIGINT) AS tokens
+FROM damage_batch WHERE type IN ('action_submitted', 'provider_call')
+"""
+
 # One decision per `action_submitted`, with the latest `provider_call` of the same
 # player in the same turn before it (the betting call that produced the action).
 DECISIONS = """
-WITH ev AS (SELECT * FROM damage_calls),
-actions AS (
-    SELECT game_id, seq, turn, coalesce(payload->>'player_id', payload->'action'->>'player_id') AS player_id,
-           payload->'action'->>'kind' AS kind
-    FROM ev WHERE type = 'action_submitted'
-),
-calls AS (
-    SELECT game_id, seq, turn, payload->>'player_id' AS player_id, payload->>'resolved_model' AS model,
-           TRY_CAST(payload->>'latency_ms' AS DOUBLE) AS latency_ms,
-           TRY_CAST(payload->'usage'->>'total_tokens' AS BIGINT) AS tokens
-    FROM ev WHERE type = 'provider_call'
-),
+WITH actions AS (SELECT * FROM damage_calls WHERE type = 'action_submitted'),
+calls AS (SELECT * FROM damage_calls WHERE type = 'provider_call'),
 bad_lines AS (
     SELECT DISTINCT locator FROM violations WHERE source_id = $source_id AND severity = 'error'
 )
@@ -121,33 +127,33 @@ FROM actions a ASOF LEFT JOIN calls c
 """
 
 
-def start_file(con) -> None:
-    """Empty staging tables (temporary: this connection only): the batch being loaded,
-    and the file's actions and provider calls, from which its decisions come."""
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_batch AS "
-                f"SELECT *, from_json('{{}}', '{LINE_SHAPE}') AS line FROM damage_events LIMIT 0")
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS damage_calls AS FROM damage_events LIMIT 0")
-    con.execute("DELETE FROM damage_batch; DELETE FROM damage_calls")
+class FileStage:
+    """Loading one file: each batch is parsed once into an Arrow table, which the SQL
+    reads by the name `damage_batch` (a DuckDB replacement scan: unlike register(), it
+    does not pin every batch in memory until the file's transaction ends); the batch is
+    derived from, moved to `damage_events` and dropped. The file's actions and provider
+    calls are kept (a few fields each) for its decisions."""
 
+    def __init__(self, con: duckdb.DuckDBPyConnection, source_id: int):
+        self.con, self.source_id = con, source_id
+        self.batch: pa.Table | None = None
+        con.execute("SET arrow_lossless_conversion = true")  # JSON stays JSON through Arrow
+        con.execute(CALLS_TABLE)
+        con.execute("DELETE FROM damage_calls")
 
-def publish_batch(con, source_id: int) -> None:
-    """Derive the staged batch's emotion vectors, then move its events to `damage_events`."""
-    con.execute(EMOTION_VECTORS, {"source_id": source_id})
-    con.execute("INSERT INTO damage_calls SELECT * EXCLUDE (line) FROM damage_batch "
-                "WHERE type IN ('action_submitted', 'provider_call')")
-    con.execute("INSERT INTO damage_events SELECT * EXCLUDE (line) FROM damage_batch")
-    con.execute("DELETE FROM damage_batch")
+    def parse(self, event_lines: pa.Table) -> int:
+        """Parse a batch of (seq, raw) lines; returns how many became rows."""
+        self.batch = self.con.sql(PARSE_EVENTS, params={"source_id": self.source_id}).to_arrow_table()
+        return self.batch.num_rows
 
+    def publish(self) -> None:
+        """Derive the batch's emotion vectors and decision fields, then move its events."""
+        damage_batch = self.batch  # noqa: F841 - read by name in the SQL below
+        self.con.execute(EMOTION_VECTORS, {"source_id": self.source_id})
+        self.con.execute(f"INSERT INTO damage_calls {CALL_FIELDS}")
+        self.con.execute("INSERT INTO damage_events SELECT * EXCLUDE (line) FROM damage_batch")
+        self.batch = None
 
-def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
-    """Parse and insert a batch of (seq, raw) lines; returns how many became rows."""
-    con.register("event_lines", event_lines)
-    try:
-        return con.execute(INSERT_EVENTS, {"source_id": source_id}).fetchone()[0]
-    finally:
-        con.unregister("event_lines")
-
-
-def derive_decisions(con, source_id: int) -> None:
-    """The file's decisions, once all its events (and their violations) are in."""
-    con.execute(DECISIONS, {"source_id": source_id})
+    def derive_decisions(self) -> None:
+        """The file's decisions, once all its events (and their violations) are in."""
+        self.con.execute(DECISIONS, {"source_id": self.source_id})

@@ -11,6 +11,7 @@ import duckdb
 import pyarrow as pa
 
 from workbench.ec4x.families import FAMILIES, draft_families_sql, tag_family_sql
+from workbench.sqljson import json_bool, json_int, json_list, json_str, json_ts
 
 # The bot's own gates (its trace evaluation script): name, threshold, comparison.
 GATES = (
@@ -19,26 +20,6 @@ GATES = (
     ("longest_success_run", 20, ">="),
     ("feature_families", len(FAMILIES), ">="),
 )
-
-
-def json_int(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST({expr} AS BIGINT) END"
-
-
-def json_bool(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) = 'BOOLEAN' THEN TRY_CAST({expr} AS BOOLEAN) END"
-
-
-def json_str(expr: str) -> str:
-    return f"CASE WHEN json_type({expr}) = 'VARCHAR' THEN json_extract_string({expr}, '$') END"
-
-
-def json_list(expr: str, element: str) -> str:
-    return f"CASE WHEN json_type({expr}) = 'ARRAY' THEN TRY_CAST({expr} AS {element}[]) END"
-
-
-def json_ts(expr: str) -> str:
-    return f"TRY_CAST(TRY_CAST({json_str(expr)} AS TIMESTAMPTZ) AS TIMESTAMP)"
 
 
 def _gate_rows() -> str:
@@ -200,8 +181,10 @@ GATES_QUERY = "SELECT * FROM ec4x_quality_gates ORDER BY game_id, model, gate"
 
 def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Table, params: dict) -> int:
     """Run the INSERT statements over a batch of (seq, raw, valid) lines; returns the rows added."""
-    con.register("ec4x_lines", lines)
-    try:
-        return sum(con.execute(sql, params).fetchone()[0] for sql in statements)
-    finally:
-        con.unregister("ec4x_lines")
+    # The statements read `ec4x_lines` by name: a DuckDB replacement scan, which unlike
+    # register() does not pin the batch in memory until the file's transaction ends.
+    ec4x_lines = lines  # noqa: F841
+    added = 0
+    for sql in statements:
+        added += con.execute(sql, params).fetchall()[0][0]
+    return added

@@ -167,8 +167,7 @@ def _insert(con, table: str, source_id: int, rows: list[dict]) -> None:
     schema = pa.schema([(c.name, c.arrow) for c in columns])
     batch = pa.Table.from_pylist([{**row, "source_id": source_id} for row in rows], schema=schema)
     selected = ", ".join(f"CAST({c.name} AS JSON)" if c.sql == "JSON" else c.name for c in columns)
-    con.register("stellaris_batch", batch)
-    try:
-        con.execute(f"INSERT INTO {table} SELECT {selected} FROM stellaris_batch")
-    finally:
-        con.unregister("stellaris_batch")
+    # Read by name (a DuckDB replacement scan), which unlike register() does not pin the
+    # rows in memory until the file's transaction ends.
+    stellaris_batch = batch  # noqa: F841
+    con.execute(f"INSERT INTO {table} SELECT {selected} FROM stellaris_batch")
