@@ -53,11 +53,14 @@ def damage_log(events: int, seed: int = 1) -> Path:
 
 
 def peak_rss_mb_of(code: str) -> tuple[float, float]:
-    """Run `code` in a fresh Python; return (wall seconds, peak RSS in MB)."""
+    """Run `code` in a fresh Python; return (wall seconds, peak RSS in MB).
+
+    The peak is the child's own VmHWM: `getrusage` would report the parent's peak too,
+    since Linux carries `ru_maxrss` across fork and exec.
+    """
+    probe = "\nprint([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code + "\nimport resource, sys\n"
-                          "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", code + probe], check=True, capture_output=True, text=True).stdout
     return time.perf_counter() - start, int(out.split()[-1]) / 1024
 
 
