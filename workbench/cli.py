@@ -18,7 +18,10 @@ from workbench.errors import WorkbenchError
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.jupyter_args = extra
     try:
         return args.run(args)
     except WorkbenchError as exc:
@@ -80,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--overwrite", action="store_true", help="replace what DIR holds")
     export.set_defaults(run=_export)
 
-    lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database")
+    lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database",
+                              description="Other options (--no-browser, --port N, ...) go to JupyterLab.")
     lab.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     lab.set_defaults(run=_lab)
     return parser
@@ -182,7 +186,8 @@ def _lab(args) -> int:
     if not notebooks.is_dir():
         raise WorkbenchError(f"no notebooks folder at {notebooks}; run from a clone of the workbench repository")
     env = dict(os.environ, WORKBENCH_DB=str(Path(args.db or default_db()).resolve()))
-    os.execvpe(sys.executable, [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}"], env)
+    os.execvpe(sys.executable, [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}",
+                                *args.jupyter_args], env)
     return 0
 
 

@@ -1,0 +1,43 @@
+"""`workbench demo` end to end in a temporary folder, and `workbench lab`'s launch."""
+
+import os
+
+import duckdb
+
+from tests.conftest import ROOT
+from workbench.cli import main
+
+
+def test_demo_end_to_end(tmp_path, capsys):
+    data = tmp_path / "data"
+    assert main(["demo", "--data", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert (data / "sample" / "manifest.json").exists()
+    for kind in ("emotions", "economy", "decisions"):
+        for suffix in (".png", ".html"):
+            assert (data / "figures" / f"{kind}{suffix}").stat().st_size > 1000
+    con = duckdb.connect(str(data / "workbench.duckdb"), read_only=True)
+    formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
+    decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
+    con.close()
+    assert formats == {"damage", "stellaris", "ec4x", "arena", "gm"}
+    assert decided == {"damage", "ec4x", "arena", "gm"}
+    for name in formats:  # a summary line per format, and the headline per decision format
+        assert f"\n{name} " in out
+    assert "decision quality" in out and f"database: {data / 'workbench.duckdb'}" in out and "workbench lab" in out
+    # A second run adds nothing and says so.
+    assert main(["demo", "--data", str(data)]) == 0
+    assert "0 files ingested" in capsys.readouterr().out
+
+
+def test_lab_opens_jupyterlab_on_the_notebooks_with_the_database(tmp_path, monkeypatch):
+    launched = {}
+
+    def fake_exec(program, argv, env):
+        launched.update(argv=argv, env=env)
+
+    monkeypatch.setattr(os, "execvpe", fake_exec)
+    assert main(["lab", "--db", str(tmp_path / "w.duckdb"), "--no-browser", "--port", "8899"]) == 0
+    assert launched["argv"][1:] == ["-m", "jupyterlab", f"--notebook-dir={ROOT / 'notebooks'}",
+                                    "--no-browser", "--port", "8899"]
+    assert launched["env"]["WORKBENCH_DB"] == str(tmp_path / "w.duckdb")
