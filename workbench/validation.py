@@ -49,3 +49,17 @@ def violation(locator: str, error: dict, loc: tuple, severity: str = "error") ->
         loc = (*loc, *extra.split("."))
     kind = error["type"]
     return Violation(locator, severity, RULE_NAMES.get(kind, kind), field_path(loc), message_of(error))
+
+
+def tag_by(key: str, known, fallback: str):
+    """A discriminator for a tagged union of record models: the record's `key` when it
+    names a known model, else `fallback`; None (the line is rejected, not validated)
+    when the record is not a JSON object."""
+
+    def tag(value) -> str | None:
+        if not isinstance(value, dict):
+            return None
+        found = value.get(key)
+        return found if isinstance(found, str) and found in known else fallback
+
+    return tag

@@ -27,6 +27,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from workbench.validation import tag_by
+
 FILTER_TYPES = ("resource", "hazard", "agent", "station")
 ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
 # The real runtime's spelling of move_to's shorthand target (formats.md).
@@ -167,19 +169,12 @@ def _decision_model(tool: str, params: type[Params]) -> type[Decision]:
     return create_model(f"{tool}_decision", __base__=Decision, params=(params, ...))
 
 
-def _tool_tag(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return None  # not an object: the line is rejected, not validated
-    tool = value.get("tool")
-    return tool if isinstance(tool, str) and tool in TOOLS else UNKNOWN_TOOL
-
-
 DecisionLine = Annotated[
     Union[
         tuple(Annotated[_decision_model(tool, params), Tag(tool)] for tool, params in TOOLS.items())
         + (Annotated[UnknownToolDecision, Tag(UNKNOWN_TOOL)],)
     ],
-    Discriminator(_tool_tag, custom_error_type="not_an_object", custom_error_message="expected a JSON object"),
+    Discriminator(tag_by("tool", TOOLS, UNKNOWN_TOOL), custom_error_type="not_an_object", custom_error_message="expected a JSON object"),
 ]
 LINE_TAGS = (*TOOLS, UNKNOWN_TOOL)
 

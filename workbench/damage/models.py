@@ -29,6 +29,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from workbench.screen import Screen, ScreenAs
+from workbench.validation import tag_by
 
 Unit = Annotated[float, Field(ge=-1, le=1)]
 Probability = Annotated[float, Field(ge=0, le=1)]
@@ -342,13 +343,6 @@ def _event_model(name: str, payload: type[Model]) -> type[Envelope]:
     return create_model(f"{name}_event", __base__=Envelope, payload=(payload, ...))
 
 
-def _event_tag(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return None  # not an object: the line is rejected, not validated
-    kind = value.get("type")
-    return kind if isinstance(kind, str) and kind in PAYLOADS else UNDOCUMENTED
-
-
 Event = Annotated[
     Union[
         tuple(
@@ -356,7 +350,7 @@ Event = Annotated[
             for name, payload in {**PAYLOADS, UNDOCUMENTED: Undocumented}.items()
         )
     ],
-    Discriminator(_event_tag, custom_error_type="not_an_object",
+    Discriminator(tag_by("type", PAYLOADS, UNDOCUMENTED), custom_error_type="not_an_object",
                   custom_error_message="expected a JSON object"),
 ]
 
