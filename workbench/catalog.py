@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, first_line
 
 DEFAULT_DB = Path("data/workbench.duckdb")
 SEVERITIES = ("error", "warning", "info")
@@ -105,7 +105,7 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     except duckdb.IOException as exc:
         raise WorkbenchError(_lock_message(target, exc)) from None
     except duckdb.Error as exc:
-        raise WorkbenchError(f"cannot open database {target}: {_first_line(exc)}") from None
+        raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
     if not read_only:
         con.execute(SHARED_TABLES)
@@ -123,11 +123,8 @@ def _lock_message(target, exc: Exception) -> str:
             f"database {target} is locked{holder}; close the notebook kernel or program using it, "
             f"or pass --db to use another file"
         )
-    return f"cannot open database {target}: {_first_line(exc)}"
+    return f"cannot open database {target}: {first_line(exc)}"
 
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def add_violations(con, source_id: int, violations: list[Violation]) -> None:

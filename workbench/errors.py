@@ -11,3 +11,10 @@ class UnreadableFile(WorkbenchError):
     Raised inside a format reader; the file's transaction is rolled back and the
     other files of the same run go on.
     """
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message cut to its first line (its type name when it has none),
+    for one-line error reports."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -12,7 +12,7 @@ import duckdb
 
 from workbench import catalog
 from workbench.catalog import Violation
-from workbench.errors import UnreadableFile, WorkbenchError
+from workbench.errors import UnreadableFile, WorkbenchError, first_line
 from workbench.formats import Format, LoadContext
 from workbench.registry import FORMATS
 
@@ -221,7 +221,7 @@ def _load_in_transaction(con, path, sha, fmt, advance) -> FileReport:
     except BaseException as exc:
         con.rollback()
         if isinstance(exc, duckdb.Error):
-            raise UnreadableFile(f"{path}: could not be loaded ({_first_line(exc)})") from None
+            raise UnreadableFile(f"{path}: could not be loaded ({first_line(exc)})") from None
         raise
     return FileReport(str(path), fmt.name, "ingested", counts.records, counts.rejected, violations, source_id)
 
@@ -247,7 +247,3 @@ def _sha256(path: Path) -> str:
             digest.update(block)
     return digest.hexdigest()
 
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

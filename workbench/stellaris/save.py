@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from workbench.catalog import Violation
-from workbench.errors import UnreadableFile
+from workbench.errors import UnreadableFile, first_line
 from workbench.stellaris import clausewitz
 from workbench.stellaris.clausewitz import ClausewitzError, Locator, as_dict, as_list, first, is_id
 from workbench.stellaris.dates import day_number
@@ -93,17 +93,13 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, path
                 advance(len(chunk) * info.compress_size // max(info.file_size, 1))
                 size = READ_CHUNK
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError) as exc:
-        raise UnreadableFile(f"{path}: `{info.filename}` cannot be unpacked ({_first_line(exc)})") from None
+        raise UnreadableFile(f"{path}: `{info.filename}` cannot be unpacked ({first_line(exc)})") from None
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _mb(size: int) -> str:
     return f"{size / (1 << 20):,.0f} MB" if size >= 1 << 20 else f"{size:,} bytes"
 
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 # --- the snapshot ------------------------------------------------------------------------
