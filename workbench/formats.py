@@ -64,3 +64,18 @@ def first_json_line(head: bytes) -> dict | None:
                 return None
             return value if isinstance(value, dict) else None
     return None
+
+
+def jsonl_claims(suffix: str, signature: set[str]) -> Callable[[Path, bytes], bool]:
+    """Detection for a JSONL format: files named `*<suffix>`, or any `.jsonl` whose first
+    object carries every key of `signature`."""
+
+    def claims(path: Path, head: bytes) -> bool:
+        if path.name.endswith(suffix):
+            return True
+        if path.suffix != ".jsonl":
+            return False
+        first = first_json_line(head)
+        return first is not None and signature <= first.keys()
+
+    return claims
