@@ -1,7 +1,10 @@
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
+
+import workbench
 
 from workbench.synth import synthesize
 
@@ -26,3 +29,30 @@ def write_lines(path: Path, records) -> Path:
     """Write records (dicts as JSON, strings as they are) one per line."""
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
     return path
+
+
+def rows(db, sql, params=None):
+    """The rows of a query on a database file, opened read-only for just this query."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def ingest_lines(tmp_path):
+    """Write lines to a file named `name`, ingest it; returns (file report, connection)."""
+    connections = []
+
+    def run(name, lines):
+        path = write_lines(tmp_path / name, lines)
+        (file,) = workbench.ingest([path], db=tmp_path / "x.duckdb").files
+        assert file.status == "ingested", file.message
+        con = duckdb.connect(str(tmp_path / "x.duckdb"))
+        connections.append(con)
+        return file, con
+
+    yield run
+    for con in connections:
+        con.close()

@@ -3,7 +3,6 @@ hand-made files."""
 
 import json
 
-import duckdb
 import pytest
 
 import workbench
@@ -30,22 +29,3 @@ def check_decision(arena_violations):
         return {(v.rule, v.field) for v in arena_violations(record)}
     return run
 
-
-@pytest.fixture
-def ingest_arena(tmp_path):
-    """Write lines to a file named `name`, ingest it; returns (file report, connection)."""
-    connections = []
-
-    def run(name, lines):
-        path = tmp_path / name
-        path.write_text("\n".join(l if isinstance(l, str) else json.dumps(l) for l in lines) + "\n")
-        db = tmp_path / "x.duckdb"
-        (file,) = workbench.ingest([path], db=db).files
-        assert file.status == "ingested", file.message
-        con = duckdb.connect(str(db))
-        connections.append(con)
-        return file, con
-
-    yield run
-    for con in connections:
-        con.close()

@@ -48,9 +48,9 @@ def errors(report):
     return {(v.locator, v.field, v.rule) for v in report.violations if v.severity == "error"}
 
 
-def test_planted_faults_are_located(ingest_arena):
+def test_planted_faults_are_located(ingest_lines):
     lines, faults = planted_log()
-    report, con = ingest_arena("forage_ep1.decisions.jsonl", lines)
+    report, con = ingest_lines("forage_ep1.decisions.jsonl", lines)
     assert errors(report) == faults
     assert report.records + report.rejected == 10 and report.rejected == 1
     info = {(v.locator, v.field, v.rule) for v in report.violations if v.severity == "info"}
@@ -62,9 +62,9 @@ def test_planted_faults_are_located(ingest_arena):
     assert con.execute("SELECT raw FROM rejects").fetchone()[0] == lines[-1]
 
 
-def test_rows_outcomes_and_decisions(ingest_arena):
+def test_rows_outcomes_and_decisions(ingest_lines):
     lines, _ = planted_log()
-    _, con = ingest_arena("forage_ep1.decisions.jsonl", lines)
+    _, con = ingest_lines("forage_ep1.decisions.jsonl", lines)
     rows = con.execute("SELECT seq, episode, agent_id, tick, tool, success, error_code, valid FROM arena_decisions "
                        "ORDER BY seq").fetchall()
     assert rows[:4] == [
@@ -81,9 +81,9 @@ def test_rows_outcomes_and_decisions(ingest_arena):
     assert [d[-1] for d in decisions] == [row[-1] for row in rows]
 
 
-def test_error_rates_per_code(ingest_arena):
+def test_error_rates_per_code(ingest_lines):
     lines, _ = planted_log()
-    _, con = ingest_arena("forage_ep1.decisions.jsonl", lines)
+    _, con = ingest_lines("forage_ep1.decisions.jsonl", lines)
     rows = con.execute("SELECT tool, error_code, failures, outcomes, documented FROM arena_error_rates "
                        "WHERE model = '(all models)'").fetchall()
     rates = {row[:2]: tuple(row[2:]) for row in rows}
@@ -126,11 +126,11 @@ def test_the_sample_corpus_manifest(manifest, sample):
     assert found == {(Path(e["path"]).name, f["locator"], f["field"], f["rule"]) for e in entries for f in e["faults"]}
 
 
-def test_summary_lines(ingest_arena):
+def test_summary_lines(ingest_lines):
     from workbench.arena import FORMAT
 
     lines, _ = planted_log()
-    _, con = ingest_arena("forage_ep1.decisions.jsonl", lines)
+    _, con = ingest_lines("forage_ep1.decisions.jsonl", lines)
     summary = FORMAT.summary(con)
     assert summary[0].startswith("arena decisions: 9 from 2 agents")
     assert "OUT_OF_RANGE 50.0%" in summary[1]

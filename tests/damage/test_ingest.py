@@ -6,17 +6,10 @@ import duckdb
 import pytest
 
 import workbench
-from tests.conftest import write_lines
+from tests.conftest import rows, write_lines
 from tests.damage.events import PAYLOADS, event
 from workbench.damage import tables
 
-
-def rows(db, sql, params=None):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def damage_files(manifest):

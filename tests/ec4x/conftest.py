@@ -4,7 +4,6 @@ database, and ingesting hand-made files."""
 import copy
 import json
 
-import duckdb
 import pytest
 
 import workbench
@@ -70,23 +69,3 @@ def check_trace_line():
         return {(v.rule, v.field) for v in found}
     return run
 
-
-@pytest.fixture
-def ingest_lines(tmp_path):
-    """Write lines to a file named `name`, ingest it; returns (file report, connection)."""
-    connections = []
-
-    def run(name, lines):
-        path = tmp_path / name
-        path.write_text("\n".join(l if isinstance(l, str) else json.dumps(l) for l in lines) + "\n")
-        db = tmp_path / "x.duckdb"
-        report = workbench.ingest([path], db=db)
-        (file,) = report.files
-        assert file.status == "ingested", file.message
-        con = duckdb.connect(str(db))
-        connections.append(con)
-        return file, con
-
-    yield run
-    for con in connections:
-        con.close()

@@ -5,7 +5,6 @@ import random
 import zipfile
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from workbench.synth import stellaris as synth
@@ -35,13 +34,6 @@ def campaign(campaign_dir) -> synth.Campaign:
     """The same campaign as `campaign_dir`, as data."""
     return synth.new_campaign(random.Random("7:stellaris"), 0)
 
-
-def rows(db, sql, params=None):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def write_zip(path: Path, members: dict[str, bytes]) -> Path:

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 import workbench
-from tests.stellaris.conftest import rows
+from tests.conftest import rows
 from workbench.errors import WorkbenchError
 from workbench.plots import economy_nets, save
 from workbench.stellaris import clausewitz

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import workbench
-from tests.stellaris.conftest import rows
+from tests.conftest import rows
 from tests.stellaris.examples import bundle, example
 from workbench.stellaris import claims
 

@@ -5,7 +5,7 @@ import json
 import sqlite3
 
 import workbench
-from tests.stellaris.conftest import rows
+from tests.conftest import rows
 from tests.stellaris.examples import example
 from workbench.stellaris import claims
 

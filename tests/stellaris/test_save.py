@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import workbench
-from tests.stellaris.conftest import CORPUS_PLAYER, rows, synthetic_save, write_zip
+from tests.conftest import rows
+from tests.stellaris.conftest import CORPUS_PLAYER, synthetic_save, write_zip
 from workbench.errors import UnreadableFile
 from workbench.stellaris import save
 from workbench.stellaris.dates import day_number
