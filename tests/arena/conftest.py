@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-import workbench
 from workbench.arena import reader
 from workbench.jsonl import LineBatch
 

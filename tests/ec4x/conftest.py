@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-import workbench
 from workbench.ec4x import reader
 from workbench.jsonl import LineBatch
 
