@@ -75,7 +75,7 @@ def ingest(paths, db=None, format: str | None = None, progress: bool = False) ->
     is reported as `unchanged` and adds nothing.
     """
     fmt = _format_named(format)
-    files = expand_paths(paths, explicit_format=fmt)
+    files = expand_paths(paths)
     con = catalog.connect(db)
     for setting in INGEST_SETTINGS:
         con.execute(setting)
@@ -88,7 +88,7 @@ def ingest(paths, db=None, format: str | None = None, progress: bool = False) ->
 def validate(paths, format: str | None = None, progress: bool = False) -> Report:
     """The same reading and rules as `ingest`, into a throwaway in-memory database."""
     fmt = _format_named(format)
-    files = expand_paths(paths, explicit_format=fmt)
+    files = expand_paths(paths)
     con = catalog.connect(":memory:")  # holds everything it reads, so no memory limit here
     try:
         return _load_all(con, files, fmt, progress)
@@ -104,7 +104,7 @@ def _format_named(name: str | None) -> Format | None:
     return FORMATS[name]
 
 
-def expand_paths(paths, explicit_format: Format | None = None) -> list[tuple[Path, bool]]:
+def expand_paths(paths) -> list[tuple[Path, bool]]:
     """Every file named by `paths`, with whether the user named it directly.
 
     Folders are walked recursively; globs are expanded. A path that matches nothing

@@ -11,6 +11,7 @@ pydantic, never fewer.
 
 from __future__ import annotations
 
+import types
 import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
@@ -50,7 +51,7 @@ def screen_type(annotation, cache: dict | None = None):
         return list[screen_type(args[0], cache)]
     if origin is dict:
         return dict[screen_type(args[0], cache), screen_type(args[1], cache)]
-    if origin in (Union, getattr(__import__("types"), "UnionType")):
+    if origin in (Union, types.UnionType):
         members = set(args)
         if {int, float} <= members:  # msgspec's float takes JSON ints, as strict pydantic does
             members -= {int}
