@@ -116,47 +116,48 @@ def test_inline_markers_are_cut_and_the_sentence_rejoined():
 
 def test_inline_markers_in_combat_rolls_keep_the_other_lines():
     text = """
-Combat
-Attack
-Player Health: 67
-Dusty McTrigger ACQUIRED_ITEMS: REMOVED_ITEMS: misses Shopkeeper! (Roll: 73, Target: 61)
-Shopkeeper ACQUIRED_ITEMS: REMOVED_ITEMS: hits Dusty McTrigger for 5 damage! (Roll: 60, Target: 62)
+Showdown
+Round 2
+Your Health: 41
+Wes Calloway ACQUIRED_ITEMS: REMOVED_ITEMS: fires wide of the Drifter! (Roll: 88, Target: 52)
+The Drifter ACQUIRED_ITEMS: REMOVED_ITEMS: grazes Wes Calloway for 3 damage! (Roll: 19, Target: 47)
     """
     assert parse(text).fields["narrative"] == (
-        "Combat\nAttack\nPlayer Health: 67\n"
-        "Dusty McTrigger misses Shopkeeper! (Roll: 73, Target: 61)\n"
-        "Shopkeeper hits Dusty McTrigger for 5 damage! (Roll: 60, Target: 62)"
+        "Showdown\nRound 2\nYour Health: 41\n"
+        "Wes Calloway fires wide of the Drifter! (Roll: 88, Target: 52)\n"
+        "The Drifter grazes Wes Calloway for 3 damage! (Roll: 19, Target: 47)"
     )
 
 
 def test_own_line_items_and_inline_empty_markers_together():
     text = """
-Combat ensues!
-ACQUIRED_ITEMS: [Gun, Bullets]
-REMOVED_ITEMS: [Money]
-Player attacks bandit ACQUIRED_ITEMS: REMOVED_ITEMS: and hits! (Roll: 45, Target: 50)
+The brawl spills into the street!
+ACQUIRED_ITEMS: [Derringer, Pocket Watch]
+REMOVED_ITEMS: [Hat]
+You swing at the cowhand ACQUIRED_ITEMS: REMOVED_ITEMS: and connect! (Roll: 33, Target: 40)
     """
     parsed = parse(text)
-    assert parsed.fields["narrative"] == "Combat ensues!\nPlayer attacks bandit and hits! (Roll: 45, Target: 50)"
-    assert parsed.fields["acquired_items"] == ["Gun", "Bullets"]
-    assert parsed.fields["removed_items"] == ["Money"]
+    assert parsed.fields["narrative"] == (
+        "The brawl spills into the street!\nYou swing at the cowhand and connect! (Roll: 33, Target: 40)")
+    assert parsed.fields["acquired_items"] == ["Derringer", "Pocket Watch"]
+    assert parsed.fields["removed_items"] == ["Hat"]
 
 
 def test_combat_name_ends_at_the_next_marker():
-    parsed = parse("A menacing figure appears!\nCOMBAT: Angry Bandit ACQUIRED_ITEMS: REMOVED_ITEMS:\n"
-                   "The bandit draws his gun!")
-    assert parsed.fields["combat_opponent"] == "Angry Bandit"
-    assert parsed.fields["narrative"] == "A menacing figure appears!\nThe bandit draws his gun!"
+    parsed = parse("Spurs jingle behind you.\nCOMBAT: One-Eyed Pete ACQUIRED_ITEMS: REMOVED_ITEMS:\n"
+                   "Pete reaches for his holster!")
+    assert parsed.fields["combat_opponent"] == "One-Eyed Pete"
+    assert parsed.fields["narrative"] == "Spurs jingle behind you.\nPete reaches for his holster!"
 
 
 def test_name_line_marker_block_and_continuation_join():
-    actions = [{"title": "Throw a punch", "type": "combat", "description": "Attack", "id": "punch-1"},
-               {"title": "Run back into the saloon", "type": "basic", "description": "Escape", "id": "escape-1"}]
-    text = (f"Prospector\n\nACQUIRED_ITEMS: []\nREMOVED_ITEMS: []\nSUGGESTED_ACTIONS: {json.dumps(actions)}"
-            " punches with Miss (Roll: 2) dealing 0 damage to head")
+    actions = [{"title": "Grab a chair", "type": "combat", "description": "Swing it", "id": "chair-1"},
+               {"title": "Duck behind the bar", "type": "basic", "description": "Hide", "id": "duck-1"}]
+    text = (f"Blacksmith\n\nACQUIRED_ITEMS: []\nREMOVED_ITEMS: []\nSUGGESTED_ACTIONS: {json.dumps(actions)}"
+            " kicks with Hit (Roll: 14) dealing 4 damage to leg")
     parsed = parse(text)
-    assert parsed.fields["narrative"] == "Prospector punches with Miss (Roll: 2) dealing 0 damage to head"
-    assert parsed.fields["suggested_actions"][0]["title"] == "Throw a punch"
+    assert parsed.fields["narrative"] == "Blacksmith kicks with Hit (Roll: 14) dealing 4 damage to leg"
+    assert parsed.fields["suggested_actions"][0]["title"] == "Grab a chair"
     assert parsed.fields["acquired_items"] == [] and parsed.fields["removed_items"] == []
 
 
@@ -210,7 +211,7 @@ def test_several_item_markers_add_up():
 
 
 def test_whole_json_response_keeps_its_spelling_for_validation():
-    body = {"narrative": "Test narrative", "location": {"type": "town", "name": "Test Town"},
+    body = {"narrative": "The livery smells of hay.", "location": {"type": "town", "name": "Cutter's Ford"},
             "combatInitiated": False, "acquiredItems": [], "removedItems": [], "suggestedActions": []}
     parsed = parse(json.dumps(body, indent=2))
     assert parsed.kind == "json" and parsed.fields == body

@@ -13,13 +13,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator, AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 ActionType = Literal["basic", "combat", "interaction"]
 Importance = Literal["critical", "significant", "moderate", "minor"]
+# The game's own kinds of place (its `LocationType` union), and the key each kind needs
+# to be shown: a town and a landmark are named, a wilderness is described.
+LocationType = Literal["town", "wilderness", "landmark", "unknown"]
 ACTION_TYPES: tuple[str, ...] = get_args(ActionType)
 IMPORTANCE_LEVELS: tuple[str, ...] = get_args(Importance)
+LOCATION_TYPES: tuple[str, ...] = get_args(LocationType)
+LOCATION_NEEDS: dict[str, str | None] = {"town": "name", "wilderness": "description", "landmark": "name",
+                                         "unknown": None}
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Attribute = Annotated[int, Field(ge=0, le=20)]
@@ -49,8 +57,9 @@ class ResponseLine(BaseModel):
 
 
 class SuggestedAction(Model):
-    # Real models also write `{title, description, type, id}`; `title` stands for `text`.
-    text: Text = _alias("text", "title")
+    # Real models also write `{title, description, type, id}`; `title` stands for `text`,
+    # and wins when both are written (the game reads `title || text`).
+    text: Text = Field(validation_alias=AliasChoices("title", "text"))
     type: ActionType
     description: str | None = None
     id: str | int | None = None
@@ -66,7 +75,7 @@ def _at_least_two(options: list[DecisionOption]) -> list[DecisionOption]:
     if len(options) < 2:
         raise PydanticCustomError(
             "too_few_options",
-            "expected at least 2 options with text and impact; found {found}",
+            "expected at least 2 options with text and impact; found {found}; the game shows no decision",
             {"found": len(options)},
         )
     return options
@@ -81,8 +90,34 @@ class PlayerDecision(Model):
 
 
 class Location(Model):
-    name: Text
+    """A place: a name from the LOCATION marker, or one of the game's kinds in a JSON
+    response (`{type: "town", name}`, `{type: "wilderness", description}`, `{type:
+    "landmark", name, description?}`, `{type: "unknown"}`). What the game would replace
+    with a default (a kind it does not know, a town without a name, ...) is a warning of
+    the rules, which also leave out a name or description that is not text; so the model
+    takes any kind, and stores the type as written."""
+
     type: str | None = None
+    name: Text | None = None
+    description: Text | None = None
+
+
+def _item_name(value: Any) -> Any:
+    # JSON responses may write an acquired item as `{name, category}` (the game's prompt
+    # asks for it); the game keeps its name.
+    if not isinstance(value, dict):
+        return value
+    name = value.get("name")
+    if isinstance(name, str) and name.strip():
+        return name
+    raise PydanticCustomError(
+        "item_without_name",
+        "expected an item name or an object with a `name`; found {found}",
+        {"found": repr(value)[:80]},
+    )
+
+
+ItemName = Annotated[str, BeforeValidator(_item_name)]
 
 
 class CharacterAttributes(Model):
@@ -107,7 +142,7 @@ class GmResponse(Model):
     location: Location | None = None
     combat: bool = _alias("combat", "combatInitiated", default=False)
     combat_opponent: str | None = _alias("combat_opponent", "opponent", default=None)
-    acquired_items: list[str] = _alias("acquired_items", "acquiredItems", default_factory=list)
+    acquired_items: list[ItemName] = _alias("acquired_items", "acquiredItems", default_factory=list)
     removed_items: list[str] = _alias("removed_items", "removedItems", default_factory=list)
     suggested_actions: list[SuggestedAction] = _alias("suggested_actions", "suggestedActions", default_factory=list)
     player_decision: PlayerDecision | None = _alias("player_decision", "playerDecision", default=None)
@@ -115,7 +150,7 @@ class GmResponse(Model):
     @field_validator("location", mode="before")
     @classmethod
     def location_may_be_a_name(cls, value: Any) -> Any:
-        # The LOCATION marker gives a name; a JSON response gives `{type, name}`.
+        # The LOCATION marker gives a name; a JSON response gives one of the game's kinds.
         return {"name": value} if isinstance(value, str) else value
 
     @field_validator("combat_opponent", mode="before")

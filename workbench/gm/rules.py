@@ -2,10 +2,15 @@
 
 Recoveries do what the game does with an imperfect response and report it as a
 `warning`: repaired JSON is used, an action without a type is a `basic` action, an
-unknown `importance` becomes `moderate`, an option without text or impact is dropped.
-What cannot be recovered is an `error`: an action of an unknown type, a decision left
-with fewer than two complete options, a character attribute outside 0-20, ...
-Everything else is checked by the pydantic models, so each shape is declared once.
+unknown `importance` becomes `moderate`, an option without text or impact is dropped,
+a location the game cannot show (a kind it does not know, a town without a name, ...)
+is replaced by the game's default. What cannot be recovered is an `error`: an action
+of an unknown type, a decision left with fewer than two complete options, a character
+attribute outside 0-20, ... Everything else is checked by the pydantic models, so each
+shape is declared once.
+
+Where the real game (github.com/jerseycheese/BootHillGM) is more lenient than seed 001,
+the seed wins and the message says what the game does.
 
 Field paths name the `gm_responses` columns (`suggested_actions[1].type`,
 `player_decision.options`) whichever spelling the response used.
@@ -13,7 +18,9 @@ Field paths name the `gm_responses` columns (`suggested_actions[1].type`,
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -22,6 +29,8 @@ from workbench.catalog import Violation
 from workbench.gm.models import (
     ACTION_TYPES,
     IMPORTANCE_LEVELS,
+    LOCATION_NEEDS,
+    LOCATION_TYPES,
     Character,
     DecisionOption,
     GmResponse,
@@ -38,6 +47,16 @@ SPELLINGS = {
 }
 NOT_AN_OBJECT = ("model_type", "model_attributes_type", "dict_type")
 OPTION_ESSENTIALS = ("text", "impact")
+ACTION_TYPE_FIELD = re.compile(r"suggested_actions\[\d+\]\.type")
+# What the real game does with an action type seed 001 does not know, by response kind.
+GAME_ACTION_TYPES = {
+    "json": "the real game's JSON responses also use main, side, optional, chaotic and danger, "
+            "and it gives an action of any other type one it picks from the narrative",
+    "markers": "the real game drops such an action from a marker response",
+}
+# The game's fallbacks for a location it cannot show.
+GAME_DEFAULT_LOCATION = "the game shows its default location instead (wilderness 'Unknown area')"
+GAME_FALLBACK_RESPONSE = "the game replaces the whole response with its fallback response (in town 'Boot Hill')"
 
 
 def check(parsed: Parsed, locator: str) -> tuple[dict[str, Any], list[Violation]]:
@@ -50,8 +69,9 @@ def check(parsed: Parsed, locator: str) -> tuple[dict[str, Any], list[Violation]
         return {"character": value if value is not None else raw}, violations + found_wrong
     fields, unknown = canonical(parsed.fields)
     violations += _undocumented_keys(locator, unknown, set(), "")
-    violations += recover(fields, locator)
+    violations += recover(fields, locator, parsed.kind)
     value, found_wrong = validated(GmResponse, fields, locator, ())
+    found_wrong = [_with_game_note(v, parsed.kind) for v in found_wrong]
     return columns(value if value is not None else fields), violations + found_wrong
 
 
@@ -77,6 +97,14 @@ def validated(model: type[BaseModel], data: Any, locator: str, prefix: tuple) ->
         return None, [_violation(locator, error, (*prefix, *error["loc"])) for error in exc.errors(include_url=False)]
 
 
+def _with_game_note(found_wrong: Violation, kind: str) -> Violation:
+    """An action type seed 001 does not know is an error; say what the real game does."""
+    if found_wrong.rule != "enum_value" or not ACTION_TYPE_FIELD.fullmatch(found_wrong.field):
+        return found_wrong
+    note = GAME_ACTION_TYPES["json" if kind == "json" else "markers"]
+    return dataclasses.replace(found_wrong, message=f"{found_wrong.message} (seed 001; {note})")
+
+
 def _violation(locator: str, error: dict, loc: tuple) -> Violation:
     if error["type"] in NOT_AN_OBJECT:
         return Violation(locator, "error", "not_an_object", field_path(loc),
@@ -87,9 +115,10 @@ def _violation(locator: str, error: dict, loc: tuple) -> Violation:
 # --- recoveries --------------------------------------------------------------------
 
 
-def recover(fields: dict[str, Any], locator: str) -> list[Violation]:
+def recover(fields: dict[str, Any], locator: str, kind: str = "markers") -> list[Violation]:
     """Apply the game's fallbacks to `fields` in place; one warning per fallback."""
-    found_here = default_action_types(fields.get("suggested_actions"), locator)
+    found_here = fallback_location(fields, locator, kind)
+    found_here += default_action_types(fields.get("suggested_actions"), locator)
     decision = fields.get("player_decision")
     if isinstance(decision, dict):
         found_here += fallback_importance(decision, locator)
@@ -102,11 +131,13 @@ def default_action_types(actions: Any, locator: str) -> list[Violation]:
         return []
     warnings = []
     for index, action in enumerate(actions):
-        if isinstance(action, dict) and action.get("type") is None:
+        # The game reads `type || 'basic'`: an empty type is no type.
+        if isinstance(action, dict) and action.get("type") in (None, ""):
+            what = "none" if action.get("type") is None else "''"
             action["type"] = "basic"
             warnings.append(Violation(
                 locator, "warning", "action_type_defaulted", f"suggested_actions[{index}].type",
-                f"expected `type` ({', '.join(ACTION_TYPES)}); found none; using 'basic'",
+                f"expected `type` ({', '.join(ACTION_TYPES)}); found {what}; using 'basic'",
             ))
     return warnings
 
@@ -115,14 +146,68 @@ def fallback_importance(decision: dict, locator: str) -> list[Violation]:
     value = decision.get("importance")
     if value is None or value in IMPORTANCE_LEVELS:
         return []
-    if isinstance(value, str) and value.strip().lower() in IMPORTANCE_LEVELS:
-        decision["importance"] = value.strip().lower()  # `Critical` is a spelling, not a mistake
-        return []
     decision["importance"] = "moderate"
+    # The game compares the level exactly: `Critical` is not `critical` to it.
+    spelling = (" (the game compares levels exactly, case included)"
+                if isinstance(value, str) and value.strip().lower() in IMPORTANCE_LEVELS else "")
     return [Violation(
         locator, "warning", "importance_defaulted", "player_decision.importance",
-        f"expected one of {', '.join(IMPORTANCE_LEVELS)}; found {found(value)}; using 'moderate'",
+        f"expected one of {', '.join(IMPORTANCE_LEVELS)}; found {found(value)}; using 'moderate'{spelling}",
     )]
+
+
+def fallback_location(fields: dict[str, Any], locator: str, kind: str) -> list[Violation]:
+    """Check `location` against the game's own kinds. What the game cannot show is a
+    warning (it substitutes a default); a value that is not text is left out, so only
+    text reaches the model and the columns."""
+    value = fields.get("location")
+    if value is None or (isinstance(value, str) and kind != "json"):
+        return []  # no location, or the LOCATION marker's name
+    kinds = ", ".join(LOCATION_TYPES)
+    expected_object = f"expected `location` to be an object of one of the game's kinds ({kinds})"
+    if isinstance(value, str):
+        return [_location_warning(locator, "location", f"{expected_object}; found the string {found(value)}; "
+                                  f"{GAME_FALLBACK_RESPONSE}; kept as the location's name")]
+    if not isinstance(value, dict):
+        fields["location"] = None
+        return [_location_warning(locator, "location", f"{expected_object}; found {found(value)}; "
+                                  f"{GAME_DEFAULT_LOCATION}; no location is stored")]
+    warnings = []
+    place_kind = value.get("type")
+    needs = None
+    if place_kind is None:
+        warnings.append(_location_warning(
+            locator, "location.type",
+            f"expected `location.type` (one of {kinds}); found none; {GAME_DEFAULT_LOCATION}"))
+    elif place_kind not in LOCATION_TYPES:
+        if not isinstance(place_kind, str):
+            value.pop("type")
+        warnings.append(_location_warning(
+            locator, "location.type",
+            f"expected `location.type` to be one of {kinds}; found {found(place_kind)}, a kind the game "
+            f"does not know; {GAME_FALLBACK_RESPONSE}"))
+    else:
+        needs = LOCATION_NEEDS[place_kind]
+    for key in ("name", "description"):
+        text = value.get(key)
+        usable = isinstance(text, str) and text.strip()
+        if key == needs and not usable:
+            what = "none" if text is None else found(text)
+            warnings.append(_location_warning(
+                locator, f"location.{key}",
+                f"expected `location.{key}` (text) for a location of type {place_kind!r}; found {what}; "
+                f"{GAME_DEFAULT_LOCATION}"))
+        elif text is not None and not usable:
+            warnings.append(_location_warning(
+                locator, f"location.{key}",
+                f"expected `location.{key}` to be text; found {found(text)}; the game leaves it out"))
+        if text is not None and not usable:
+            value.pop(key)
+    return warnings
+
+
+def _location_warning(locator: str, field: str, message: str) -> Violation:
+    return Violation(locator, "warning", "location_defaulted", field, message)
 
 
 def drop_incomplete_options(decision: dict, locator: str) -> list[Violation]:
@@ -190,7 +275,7 @@ def columns(fields: dict[str, Any]) -> dict[str, Any]:
     combat = fields.get("combat")
     return {
         "narrative": _text(fields.get("narrative")),
-        "location": _text(location.get("name") if isinstance(location, dict) else location),
+        "location": _text(_place(location)),
         "location_type": _text(location.get("type")) if isinstance(location, dict) else None,
         "combat": combat if isinstance(combat, bool) else False if combat is None else None,
         "combat_opponent": _text(opponent.get("name") if isinstance(opponent, dict) else opponent),
@@ -199,6 +284,19 @@ def columns(fields: dict[str, Any]) -> dict[str, Any]:
         "suggested_actions": fields.get("suggested_actions"),
         "player_decision": fields.get("player_decision"),
     }
+
+
+def _place(location: Any) -> Any:
+    """The text that identifies a location: what its kind needs (a wilderness's
+    description, a town's or landmark's name), else its name, else its description."""
+    if not isinstance(location, dict):
+        return location
+    kind = location.get("type")
+    needs = LOCATION_NEEDS.get(kind) if isinstance(kind, str) else None
+    for key in (needs, "name", "description"):
+        if key and location.get(key) is not None:
+            return location[key]
+    return None
 
 
 def _text(value: Any) -> str | None:

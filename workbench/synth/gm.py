@@ -3,8 +3,9 @@
 Every response variant of seed 001 and formats.md appears: markers on their own lines,
 markers inline in combat rolls, whole-JSON responses (some in a ```json fence), the
 mixed format with a `"playerDecision"`, character generation, `{title, description,
-type, id}` actions, items as `[A, B]`, JSON arrays, comma lists or left out, and
-malformed JSON that json-repair can fix. Faults are injected at chosen responses, and
+type, id}` actions, items as `[A, B]`, JSON arrays, comma lists or left out (and, in
+JSON responses, as `{name, category}` objects), locations of each of the game's kinds
+(`town`, `wilderness`, `landmark`, `unknown`), and malformed JSON that json-repair can fix. Faults are injected at chosen responses, and
 each file's manifest entry lists every error and warning the reader will report
 (locator, field, rule). The models fail at different rates, so the decision-quality
 figure has something to compare.
@@ -33,13 +34,23 @@ VARIANTS = {  # variant -> weight
     "malformed_actions": 1, "malformed_json": 1,
 }
 
-LOCATIONS = [("Silver Gulch Saloon", "building"), ("Dark Alley", "landmark"), ("Sheriff's Office", "building"),
-             ("Redemption", "town"), ("Dry Creek Trail", "wilderness"), ("Abandoned Mine", "landmark"),
-             ("General Store", "building"), ("Stagecoach Station", "building")]
+# Places in the game's own kinds: a town or landmark is named, a wilderness described.
+LOCATIONS = [
+    {"type": "town", "name": "Silver Gulch"},
+    {"type": "town", "name": "Redemption"},
+    {"type": "landmark", "name": "Dark Alley"},
+    {"type": "landmark", "name": "Abandoned Mine", "description": "Boarded-up shaft above the creek"},
+    {"type": "landmark", "name": "Stagecoach Station"},
+    {"type": "wilderness", "description": "Dry Creek Trail"},
+    {"type": "wilderness", "description": "Sagebrush flats under a red mesa"},
+    {"type": "unknown"},
+]
+UNKNOWN_PLACE_KINDS = ["building", "city", "Town", "saloon"]
+ITEM_CATEGORIES = ["general", "weapon", "consumable", "medical"]
 ITEMS = ["Rope", "Lantern", "Canteen", "Box of Matches", "Revolver Ammo", "Bandage", "Silver Dollar",
          "Sheriff's Badge", "Old Map", "Bottle of Whiskey", "Hunting Knife", "Tin Star"]
-OPPONENTS = ["Mysterious Gunslinger", "Angry Bandit", "Drunk Cowhand", "Rattlesnake Jake", "Outlaw Scout"]
-NPCS = ["Sheriff Wilson", "Dusty McTrigger", "Ma Baker", "Doc Holloway", "Shopkeeper", "Prospector"]
+OPPONENTS = ["Mysterious Gunslinger", "Surly Bandit", "Drunk Cowhand", "Rattlesnake Jake", "Outlaw Scout"]
+NPCS = ["Sheriff Wilson", "Wes Calloway", "Ma Baker", "Doc Holloway", "Shopkeeper", "Miner Zeke"]
 SCENES = [
     "You enter the dusty saloon. The bartender nods in your direction.",
     "The wind carries tumbleweeds across the empty street.",
@@ -85,6 +96,8 @@ FAULTS = {
     "attribute_as_text": ("character",),
     "missing_attribute": ("character",),
     "json_without_narrative": ("json",),
+    "unknown_location_type": ("json",),
+    "nameless_location": ("json",),
     "line_without_text": ("markers",),
 }
 
@@ -97,7 +110,7 @@ class Response:
 
     variant: str
     narrative: str
-    location: tuple[str, str]
+    location: dict
     acquired: list[str]
     removed: list[str]
     actions: list[dict]
@@ -173,7 +186,7 @@ def _variant_plan(count: int, rng: random.Random) -> list[str]:
 
 
 def _response(variant: str, rng: random.Random, wants_decision: bool = False) -> Response:
-    location = rng.choice(LOCATIONS)
+    location = dict(rng.choice(LOCATIONS))
     response = Response(
         variant=variant,
         narrative=" ".join(rng.sample(SCENES, rng.randint(1, 3))),
@@ -240,6 +253,15 @@ def _plant(response: Response, fault: str, rng: random.Random) -> None:
         expect(("player_decision.prompt", "required_key"))
     elif fault.startswith(("attribute", "missing_attribute")):
         _plant_attribute(response, fault, rng)
+    elif fault == "unknown_location_type":
+        response.location["type"] = rng.choice(UNKNOWN_PLACE_KINDS)
+        expect(("location.type", "location_defaulted"))
+    elif fault == "nameless_location":
+        # A town or landmark without its name, or a wilderness without its description.
+        response.location = rng.choice([{"type": "town"}, {"type": "landmark", "description": "A tall rock"},
+                                        {"type": "wilderness"}])
+        needs = "description" if response.location["type"] == "wilderness" else "name"
+        expect((f"location.{needs}", "location_defaulted"))
     elif fault == "json_without_narrative":
         response.narrative = None
         expect(("narrative", "required_key"))
@@ -290,8 +312,18 @@ def _text(response: Response) -> str:
     return text
 
 
+def _place(response: Response) -> str | None:
+    """What the LOCATION marker says: the name, or a wilderness's description."""
+    return response.location.get("name", response.location.get("description"))
+
+
+def _location_lines(response: Response) -> list[str]:
+    place = _place(response)
+    return [f"LOCATION: {place}"] if place else []  # an unknown place is left out
+
+
 def _markers_text(response: Response, malformed: bool = False) -> str:
-    lines = [response.narrative, "", f"LOCATION: {response.location[0]}"]
+    lines = [response.narrative, "", *_location_lines(response)]
     if response.opponent:
         lines.append(f"COMBAT: {response.opponent}")
     lines += _item_lines("ACQUIRED_ITEMS", response.acquired, response)
@@ -321,14 +353,22 @@ def _item_lines(marker: str, items: list[str], response: Response) -> list[str]:
 
 def _inline_text(response: Response) -> str:
     """A combat round: each roll line carries empty inline markers, as real models write."""
-    attacker, target = "Dusty McTrigger", response.opponent
+    attacker, target = "Wes Calloway", response.opponent
     rolls = [
-        f"{attacker} ACQUIRED_ITEMS: REMOVED_ITEMS: misses {target}! (Roll: 73, Target: 61)",
-        f"{target} ACQUIRED_ITEMS: REMOVED_ITEMS: hits {attacker} for 5 damage! (Roll: 60, Target: 62)",
+        f"{attacker} ACQUIRED_ITEMS: REMOVED_ITEMS: fires wide of {target}! (Roll: 81, Target: 55)",
+        f"{target} ACQUIRED_ITEMS: REMOVED_ITEMS: grazes {attacker} for 3 damage! (Roll: 22, Target: 48)",
     ]
     actions = json.dumps(response.actions)
-    return "\n".join(["Combat", *rolls, f"COMBAT: {target}", f"LOCATION: {response.location[0]}",
+    return "\n".join(["Combat", *rolls, f"COMBAT: {target}", *_location_lines(response),
                       f"SUGGESTED_ACTIONS: {actions}"])
+
+
+def _json_items(response: Response) -> list:
+    """Acquired items as names, or as the `{name, category}` objects the game's prompt asks for."""
+    if len(response.narrative or "") % 2:
+        return response.acquired
+    return [{"name": item, "category": ITEM_CATEGORIES[len(item) % len(ITEM_CATEGORIES)]}
+            for item in response.acquired]
 
 
 def _json_text(response: Response, malformed: bool) -> str:
@@ -336,9 +376,9 @@ def _json_text(response: Response, malformed: bool) -> str:
     if response.narrative is not None:
         body["narrative"] = response.narrative
     body.update({
-        "location": {"type": response.location[1], "name": response.location[0]},
+        "location": response.location,
         "combatInitiated": response.opponent is not None,
-        "acquiredItems": response.acquired,
+        "acquiredItems": _json_items(response),
         "removedItems": response.removed,
         "suggestedActions": response.actions,
     })
