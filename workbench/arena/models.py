@@ -5,7 +5,9 @@ the logs add, and optionally the tool's outcome (`result`, or the next observati
 `last_action_result`). Parameters are strict (`"30"` is not a radius) and a tool's
 unknown parameters are errors. `target_position`, the real runtime's spelling of
 `move_to`'s target, is accepted as the target and reported as drift (`drift.py`), as
-are top-level keys and error codes the seed does not list.
+are top-level keys and error codes the seed does not list. The runtime's other names
+(`craft_item`, `get_inventory`, ...; `collect`'s `resource_id`) stay errors, with a
+message that says what the runtime means and the seed's name for it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,30 @@ ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS
 # The real runtime's spelling of move_to's shorthand target (formats.md).
 RUNTIME_TARGET = "target_position"
 AXES = ("target_x", "target_y", "target_z")
+# Tools the real runtime registers (its Godot tool registry, its SDK's action tools)
+# under names seed 002 does not use: still unknown tools, but the message says what the
+# runtime means by them and, where there is one, the seed's tool for it.
+RUNTIME_TOOLS = {
+    "craft_item": "craft",
+    "get_inventory": "query_inventory",
+    "navigate_to": "move_to",
+    "pickup_item": "collect",
+    "explore": None,
+    "explore_direction": None,
+    "stop_movement": None,
+    "drop_item": None,
+    "use_item": None,
+    "look_at": None,
+    "plan_path": None,
+    "get_exploration_status": None,
+    "get_recipes": None,
+}
+# Parameter names the real runtime and its docs use for a seed tool's parameter.
+RUNTIME_PARAMS = {
+    ("collect", "resource_id"): "target_name",
+    ("collect", "target"): "target_name",
+    ("craft", "recipe"): "item_name",
+}
 
 
 def rule_error(rule: str, message: str, found: Any = None, field: str | None = None) -> PydanticCustomError:
@@ -156,6 +182,15 @@ class Decision(BaseModel):
 
 
 def _known_tool(tool: str) -> str:
+    if tool in RUNTIME_TOOLS:
+        seed_tool = RUNTIME_TOOLS[tool]
+        instead = f"; the seed's tool for it is `{seed_tool}`" if seed_tool else "; the seed has no such tool"
+        raise rule_error(
+            "unknown_tool",
+            f"tool {tool!r} is not one of the seed's tools ({', '.join(TOOLS)}); the real runtime registers it, "
+            f"but the seed is the contract, so it is an error{instead}",
+            tool,
+        )
     raise rule_error(
         "unknown_tool", f"tool {tool!r} is not one of the seed's tools ({', '.join(TOOLS)}){hint(tool, TOOLS)}", tool
     )
@@ -185,4 +220,8 @@ LINES = TypeAdapter(list[Json[DecisionLine]])
 def unknown_param_message(tool: str, key: str) -> str:
     known = list(TOOLS[tool].model_fields) if tool in TOOLS else []
     listed = ", ".join(k for k in known if k != RUNTIME_TARGET) or "none"
+    seed_name = RUNTIME_PARAMS.get((tool, key))
+    if seed_name:
+        return (f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}); the real runtime "
+                f"spells it so, but the seed is the contract, so it is an error; did you mean `{seed_name}`?")
     return f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}){hint(key, known)}"

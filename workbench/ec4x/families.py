@@ -8,21 +8,27 @@ espionage operations and espionage-point investment (5: `espionageActions` and
 script uses the same twelve names.
 
 How a trace's `featureTags` map to families: a tag equal to a family name is that
-family (`fleet`, `build`, `colony_management`, ...); a tag starting with `ztc_` names one
-zero-turn command (`ztc_merge_fleets`) and counts as `zero_turn`. Any other tag maps to
-no family and is reported as drift.
+family (`fleet`, `build`, `colony_management`, ...); `ztc_` and a zero-turn command
+(`ztc_merge_fleets`, one of the nine the bot writes next to `zero_turn`) counts as
+`zero_turn`. Any other tag maps to no family and is reported as drift.
 
-How an order draft maps to families: the family's list is non-empty, its object is
-present, or (investment) an investment is positive; see `DRAFT_PREDICATES`.
+How an order draft maps to families, as the bot tags the packet it compiles: the
+family's list is non-empty, the diplomatic command is present, research allocates
+something (economic or science points above 0, or any tech field), or an investment is
+positive; see `DRAFT_PREDICATES`.
 """
 
 from __future__ import annotations
+
+from workbench.ec4x.seed import ZERO_TURN_COMMANDS
 
 FAMILIES = (
     "zero_turn", "fleet", "build", "repair", "scrap", "diplomacy",
     "population_transfer", "terraform", "colony_management", "espionage", "research", "investment",
 )
-TAG_PREFIXES = {"ztc_": "zero_turn"}
+# The bot's tag for each zero-turn command: `ztc_` and the command in snake case.
+ZERO_TURN_TAGS = tuple("ztc_" + command.replace("-", "_") for command in ZERO_TURN_COMMANDS)
+TAG_FAMILIES = {**{f: f for f in FAMILIES}, **{tag: "zero_turn" for tag in ZERO_TURN_TAGS}}
 
 
 # Path arguments rather than `j->'key'`: DuckDB then reads the value in place instead
@@ -47,18 +53,16 @@ DRAFT_PREDICATES = {
     "terraform": _non_empty("terraformCommands"),
     "colony_management": _non_empty("colonyManagement"),
     "espionage": _non_empty("espionageActions"),
-    "research": "json_type(j, '$.researchAllocation') = 'OBJECT'",
+    "research": f"(json_type(j, '$.researchAllocation') = 'OBJECT' AND ({_positive('researchAllocation.economic')} "
+                f"OR {_positive('researchAllocation.science')} "
+                f"OR coalesce(json_type(j, '$.researchAllocation.fields') = 'OBJECT' "
+                f"AND len(json_keys(j, '$.researchAllocation.fields')) > 0, false)))",
     "investment": f"({_positive('ebpInvestment')} OR {_positive('cipInvestment')})",
 }
 
 
 def family_of_tag(tag: str) -> str | None:
-    if tag in FAMILIES:
-        return tag
-    for prefix, family in TAG_PREFIXES.items():
-        if tag.startswith(prefix):
-            return family
-    return None
+    return TAG_FAMILIES.get(tag)
 
 
 def draft_families_sql() -> str:
@@ -70,7 +74,5 @@ def draft_families_sql() -> str:
 def tag_family_sql(tag: str) -> str:
     """SQL: the family of the feature tag expression `tag`, or NULL."""
     exact = ", ".join(f"'{f}'" for f in FAMILIES)
-    prefixes = " ".join(
-        f"WHEN starts_with({tag}, '{prefix}') THEN '{family}'" for prefix, family in TAG_PREFIXES.items()
-    )
-    return f"CASE WHEN {tag} IN ({exact}) THEN {tag} {prefixes} END"
+    zero_turn = ", ".join(f"'{t}'" for t in ZERO_TURN_TAGS)
+    return f"CASE WHEN {tag} IN ({exact}) THEN {tag} WHEN {tag} IN ({zero_turn}) THEN 'zero_turn' END"

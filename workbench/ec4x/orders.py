@@ -5,7 +5,11 @@ fields, so the models are strict (`"101"` is not an int) and forbid unknown keys
 real compiler ignores unknown keys; the workbench follows the seed and says so in the
 message (see `unknown_key_message`). Which fields are required follows the contract's
 examples and the bot's strict draft parser: `turn` and `houseId` always; every command
-list may be left out (empty); nullable ids may be null.
+list may be left out (empty); nullable ids may be null. `load-cargo` loads `marines`
+only, as the contract's rules say (and the real compiler enforces), although the KDL
+reference lists colonists. Where the real compiler is stricter than the seed (a system
+for `patrol` and the guards, a house for `counter-intel-sweep`) the seed wins and the
+difference is drift (`compiler_requires_field`).
 """
 
 from __future__ import annotations
@@ -37,8 +41,10 @@ from workbench.ec4x.rules import (
     note_drift,
     rule_error,
     seed_enum,
+    with_drift,
     with_errors,
 )
+from workbench.ec4x.seed import token
 
 FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
 BuildType = seed_enum("buildType", seed.BUILD_TYPES, seed.COMPILER_ONLY["buildType"])
@@ -59,15 +65,38 @@ class Contract(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str) -> list:
+def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str, note: str = "") -> list:
     """(field, error, input) for each field of `requires` that `values` leaves null or empty."""
     failures = []
     for name in requires:
         value = values.get(name)
         if missing(value):
             found = "null or no such key" if value is None else "an empty list"
-            failures.append((name, rule_error(rule, f"{what} needs `{name}`; found {found}", value), value))
+            failures.append((name, rule_error(rule, f"{what} needs `{name}`; found {found}{note}", value), value))
     return failures
+
+
+def _lookup(values: tuple[str, ...], aliases: dict[str, str] | None = None) -> dict[str, str]:
+    """Raw enum spelling, as the real compiler compares it, to the seed value it stands for."""
+    return {token(v): v for v in values} | {token(a): v for a, v in (aliases or {}).items()}
+
+
+def _canonical(value: Any, lookup: dict[str, str]) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return lookup.get(value) or lookup.get(token(value))
+
+
+_COMPILER_TARGET_FLEET_COMMANDS = _lookup(seed.COMPILER_SYSTEM_TARGET_COMMANDS)
+_ESPIONAGE_LOOKUP = _lookup(seed.ESPIONAGE_OPERATIONS, seed.ALIASES["operation"])
+
+
+# What the real compiler says when a build leaves `quantity` out (seed 004 requires it).
+_QUANTITY_DEFAULTS = {
+    "ship": "; the real compiler would build 1",
+    "ground": "; the real compiler would build 1",
+    "industrial": "; the real compiler would convert 0 PP",
+}
 
 
 class FleetCommand(Contract):
@@ -76,6 +105,22 @@ class FleetCommand(Contract):
     targetSystemId: int | None = None
     targetFleetId: int | None = None
     roe: Roe | None = None  # the game's default is 6
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def compiler_targets(cls, data, handler, info: ValidationInfo):
+        # Seed-valid, but the real compiler also wants a system for patrol and the guards.
+        failures = []
+        if isinstance(data, dict) and data.get("targetSystemId") is None:
+            command = _canonical(data.get("commandType"), _COMPILER_TARGET_FLEET_COMMANDS)
+            if command is not None:
+                failures.append(("targetSystemId", rule_error(
+                    "compiler_requires_field",
+                    f"`{command}` without `targetSystemId` is valid by the seed (its prompt gives `{command}` no "
+                    f"target), but the real compiler refuses it: it requires a targetSystemId for patrol, "
+                    f"guard-colony and guard-starbase as for the system-target commands; the seed is the "
+                    f"contract, so this is drift, not an error", None), None))
+        return with_drift(data, handler, info, failures, "FleetCommand")
 
     @model_validator(mode="after")
     def targets_present(self):
@@ -105,7 +150,8 @@ class BuildCommand(Contract):
         classes = tuple(name for name in requires if name != "quantity")
         failures = _required_for(what, classes, self.__dict__, "build_class_required")
         if "quantity" in requires:
-            failures += _required_for(what, ("quantity",), self.__dict__, "quantity_required")
+            failures += _required_for(what, ("quantity",), self.__dict__, "quantity_required",
+                                      _QUANTITY_DEFAULTS.get(self.buildType, ""))
         fail("BuildCommand", failures)
         return self
 
@@ -125,8 +171,16 @@ class ZeroTurnCommand(Contract):
     @model_validator(mode="after")
     def command_fields_present(self):
         requires = seed.ZERO_TURN_REQUIRES[self.commandType]
-        fail("ZeroTurnCommand", _required_for(f"`{self.commandType}`", requires, self.__dict__,
-                                              "zero_turn_field_required"))
+        failures = _required_for(f"`{self.commandType}`", requires, self.__dict__, "zero_turn_field_required")
+        if self.commandType == "load-cargo" and self.cargoType is not None \
+                and self.cargoType not in seed.LOAD_CARGO_TYPES:
+            failures.append(("cargoType", rule_error(
+                "load_cargo_marines_only",
+                f"`load-cargo` loads cargoType {'|'.join(seed.LOAD_CARGO_TYPES)} only (the seed's v1 JSON "
+                f"rules); found {self.cargoType!r}. The real compiler refuses it too (load-cargo supports only "
+                f"Marines); the seed's KDL reference lists colonists, but the JSON contract does not",
+                self.cargoType), self.cargoType))
+        fail("ZeroTurnCommand", failures)
         return self
 
 
@@ -167,6 +221,23 @@ class EspionageAction(Contract):
     targetHouseId: int | None = None
     targetSystemId: int | None = None
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def compiler_targets(cls, data, handler, info: ValidationInfo):
+        # The seed writes counter-intel-sweep without a target; the real compiler wants one.
+        failures = []
+        if isinstance(data, dict):
+            operation = _canonical(data.get("operation"), _ESPIONAGE_LOOKUP)
+            if operation is not None:
+                for name in seed.COMPILER_ESPIONAGE_REQUIRES:
+                    if data.get(name) is None and name not in seed.ESPIONAGE_REQUIRES[operation]:
+                        failures.append((name, rule_error(
+                            "compiler_requires_field",
+                            f"`{operation}` without `{name}` is valid by the seed (its prompt gives it no "
+                            f"target), but the real compiler refuses every espionage operation without a "
+                            f"{name}; the seed is the contract, so this is drift, not an error", None), None))
+        return with_drift(data, handler, info, failures, "EspionageAction")
+
     @model_validator(mode="after")
     def operation_targets_present(self):
         requires = seed.ESPIONAGE_REQUIRES[self.operation]
@@ -175,8 +246,10 @@ class EspionageAction(Contract):
         return self
 
 
-# PP per tech field, keyed by the seed's abbreviations (cst, wep, ter, ...); any other key is unknown.
-ResearchFields = create_model("ResearchFields", __base__=Contract, **{f: (int | None, None) for f in seed.TECH_FIELDS})
+# PP per tech field, keyed by the seed's abbreviations (cst, wep, ter, ...); any other key is
+# unknown. A field may be left out, but one that is present holds an int: null is a type
+# mismatch (the real parser refuses it too).
+ResearchFields = create_model("ResearchFields", __base__=Contract, **{f: (int, None) for f in seed.TECH_FIELDS})
 
 
 class ResearchAllocation(Contract):
@@ -266,7 +339,8 @@ def _espionage_over_limit(data: dict) -> list:
         if counts[house] > limit:
             failures.append((("espionageActions", index, "targetHouseId"), rule_error(
                 "espionage_ops_per_house",
-                f"operation {counts[house]} against house {house}; the seed allows up to {limit} per target house",
+                f"operation {counts[house]} against house {house}; the seed allows up to {limit} per target house "
+                f"(the real compiler does not count them)",
                 house), house))
     return failures
 

@@ -21,7 +21,7 @@ DRIFT_MODE = "drift_mode"
 DRIFT_LINES = "drift_lines"  # positions in the batch of the lines that hold drift
 _LINE = "line"  # position of the line being validated
 # Error types raised only in drift mode; everything else in that pass is ignored.
-DRIFT_RULES = ("enum_spelling", "compiler_only_field")
+DRIFT_RULES = ("enum_spelling", "compiler_only_field", "compiler_requires_field")
 
 
 def rule_error(rule: str, message: str, found: Any = None) -> PydanticCustomError:
@@ -71,6 +71,23 @@ def count_lines(value: Any, handler, info: ValidationInfo):
     if info.context is not None:
         info.context[_LINE] = info.context.get(_LINE, -1) + 1
     return handler(value)
+
+
+def with_drift(data: Any, handler, info: ValidationInfo, failures: list, title: str):
+    """Validate `data` with `handler`; `failures` are drift found on the raw input (seed-valid
+    values the real compiler treats differently). They are raised only in drift mode, next to
+    whatever else the model reports there, so each finding keeps its exact path."""
+    if not failures:
+        return handler(data)
+    failures = [(loc if isinstance(loc, tuple) else (loc,), error, value) for loc, error, value in failures]
+    note_drift(info)
+    if not in_drift_mode(info):
+        return handler(data)
+    try:
+        handler(data)
+    except ValidationError as exc:
+        raise with_errors(exc, failures, title) from None
+    raise with_errors(None, failures, title)
 
 
 def hint(value: str, candidates) -> str:

@@ -25,6 +25,9 @@ SYSTEM_TARGET_COMMANDS = (
     "view", "scout-system", "scout-colony", "hack-starbase", "colonize",
 )
 ROE_RANGE = (0, 10)
+# Commands the seed writes without a target that the real compiler still refuses without
+# a `targetSystemId`: the seed wins (no error), the difference is reported as drift.
+COMPILER_SYSTEM_TARGET_COMMANDS = ("patrol", "guard-colony", "guard-starbase")
 
 # --- construction (section 3) --------------------------------------------------------
 BUILD_TYPES = ("ship", "facility", "ground", "industrial")
@@ -56,8 +59,11 @@ ZERO_TURN_REQUIRES = {
     "transfer-fighters": ("sourceFleetId", "sourceCarrierShipId", "targetCarrierShipId", "fighterShipIds"),
 }
 ZERO_TURN_COMMANDS = tuple(ZERO_TURN_REQUIRES)
-# The contract names `marines`; the prompt's `load-cargo type=<marines|colonists>` adds colonists.
+# The values a `cargoType` may name: the prompt's `load-cargo type=<marines|colonists>`.
 CARGO_TYPES = ("marines", "colonists")
+# What `load-cargo` may load: the v1 JSON rules say `cargoType` (`marines`), and the real
+# compiler refuses anything else; the KDL reference (the prompt) also lists colonists.
+LOAD_CARGO_TYPES = ("marines",)
 
 # --- economy and R&D (section 4) -----------------------------------------------------
 TECH_FIELDS = ("cst", "wep", "ter", "eli", "clk", "sld", "cic", "stl", "fc", "sc", "fd", "aco")
@@ -77,6 +83,9 @@ ESPIONAGE_REQUIRES = {
     "plant-disinfo": ("targetHouseId",),
 }
 ESPIONAGE_OPERATIONS = tuple(ESPIONAGE_REQUIRES)
+# The real compiler wants a `targetHouseId` for every operation, `counter-intel-sweep`
+# included, which the seed writes without a target: drift, not an error.
+COMPILER_ESPIONAGE_REQUIRES = ("targetHouseId",)
 ESPIONAGE_OPS_PER_HOUSE = 3
 
 # --- diplomacy (section 6); `targetHouseId` is always required by the contract's shape --

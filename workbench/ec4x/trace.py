@@ -4,7 +4,10 @@ No seed documents this file; formats.md describes what the real bot writes: a
 `session_start` line at each process start, then one line per turn. The models hold
 those keys to their types (strict) and ignore keys they do not list, since the bot
 adds configuration keys to `session_start` over time. A line with another `kind` is
-kept and reported as drift.
+kept and reported as drift. A turn line also keeps what the bot's retry loop
+guarantees: `ok` exactly when errorClass is `success`, at most one trace entry per
+failed attempt, numbered 1, 2, ... in order, a failed turn's errorClass derived from the stage of its
+last failed attempt, and feature tags only on a successful turn.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from workbench.ec4x.rules import fail, rule_error
 
 ERROR_CLASSES = ("success", "validation", "llm_request", "transport", "unknown")
 STAGES = ("llm_request", "schema_parse", "compile", "submit")
+# How the bot classifies a failed turn: by the stage of its last failed attempt
+# (a failed turn without any trace entry is "unknown").
+ERROR_CLASS_OF_STAGE = {"llm_request": "llm_request", "schema_parse": "validation", "compile": "validation",
+                        "submit": "transport"}
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -58,23 +65,48 @@ class TurnRecord(TraceModel):
     trace: list[FailedAttempt]
 
     @model_validator(mode="after")
-    def ok_matches_error_class(self):
+    def consistent(self):
+        """What the bot's retry loop guarantees of every turn line it writes."""
         if self.ok != (self.errorClass == "success"):
             fail("TurnRecord", [("errorClass", rule_error(
                 "ok_matches_error_class",
                 f"`ok` is {str(self.ok).lower()} but errorClass is {self.errorClass!r}; a turn is ok exactly "
                 f"when its errorClass is 'success'", self.errorClass), self.errorClass)])
-        return self
-
-    @model_validator(mode="after")
-    def attempts_cover_trace(self):
-        fail("TurnRecord", [
-            (("trace", index, "attempt"), rule_error(
-                "trace_attempt_in_range",
-                f"trace entry for attempt {entry.attempt}, but the turn took {self.attempts} attempt(s)",
-                entry.attempt), entry.attempt)
-            for index, entry in enumerate(self.trace) if entry.attempt > self.attempts
-        ])
+        failures = []
+        for index, entry in enumerate(self.trace):
+            if entry.attempt > self.attempts:
+                failures.append((("trace", index, "attempt"), rule_error(
+                    "trace_attempt_in_range",
+                    f"trace entry for attempt {entry.attempt}, but the turn took {self.attempts} attempt(s)",
+                    entry.attempt), entry.attempt))
+            elif entry.attempt != index + 1:
+                failures.append((("trace", index, "attempt"), rule_error(
+                    "trace_attempt_order",
+                    f"trace entry {index} is for attempt {entry.attempt}; the bot writes its failed attempts "
+                    f"in order, 1, 2, ...", entry.attempt), entry.attempt))
+        failed = self.attempts - 1 if self.ok else self.attempts
+        if not failures and len(self.trace) > failed:
+            outcome = "ended ok" if self.ok else "all failed"
+            failures.append(("trace", rule_error(
+                "trace_entry_per_failed_attempt",
+                f"{self.attempts} attempt(s) that {outcome} make {failed} failed attempt(s), and the bot writes "
+                f"one trace entry per failed attempt; found {len(self.trace)} entries", len(self.trace)),
+                len(self.trace)))
+        if not self.ok:
+            expected = ERROR_CLASS_OF_STAGE[self.trace[-1].stage] if self.trace else "unknown"
+            if self.errorClass != expected:
+                last = f"its last failed attempt's stage is {self.trace[-1].stage!r}" if self.trace \
+                    else "it has no trace entry"
+                failures.append(("errorClass", rule_error(
+                    "error_class_matches_stage",
+                    f"errorClass is {self.errorClass!r} but {last}; the bot classifies a failed turn by that "
+                    f"stage, so it is {expected!r}", self.errorClass), self.errorClass))
+            if self.featureTags:
+                failures.append(("featureTags", rule_error(
+                    "feature_tags_on_failure",
+                    f"a failed turn with feature tags {self.featureTags!r}; the bot tags only the orders of a "
+                    f"successful turn and writes [] otherwise", self.featureTags), self.featureTags))
+        fail("TurnRecord", failures)
         return self
 
 

@@ -3,7 +3,7 @@
 Each episode has 3-5 agents, each driven by its own model, deciding every tick. The
 tool mix follows the scenario (foraging collects, crafting crafts, team capture
 talks). Real quirks: both of the seed's `move_to` forms, the runtime's
-`target_position` now and then, integer coordinates, outcomes either as the line's own
+`target_position` now and then (and, as a fault, its `craft_item` tool), integer coordinates, outcomes either as the line's own
 `result` or as the next line's `last_action_result`, an `episode_id` key the seed does
 not list, and a crashed episode whose last line is cut short. Faults are injected at a
 small known rate, one per line, and listed exactly as the reader reports them.
@@ -147,10 +147,13 @@ def _outcome(tool: str, params: dict, rng: random.Random) -> dict:
 
 def _break(line: dict, rng: random.Random) -> tuple[str, str]:
     """Plant one fault in a decision; returns (field, rule) as the reader reports them."""
-    kind = rng.choice(["unknown_tool", "tick_text", "speed", "short_target", "half_axes", "filter",
+    kind = rng.choice(["unknown_tool", "runtime_tool", "tick_text", "speed", "short_target", "half_axes", "filter",
                        "radius_text", "no_target_name", "no_station", "no_message", "unknown_param"])
     if kind == "unknown_tool":
         line.update(tool="pick_up", params={"target_name": "Berry1"})
+        return "tool", "unknown_tool"
+    if kind == "runtime_tool":  # the real runtime's crafting tool, which the seed calls `craft`
+        line.update(tool="craft_item", params={"recipe": "torch"})
         return "tool", "unknown_tool"
     if kind == "tick_text":
         line["tick"] = str(line["tick"])

@@ -162,10 +162,8 @@ def _turn(game_id, turn, ok, tags, plan: Plan, clock, rng) -> dict:
         while attempts <= MAX_RETRIES and rng.random() < plan.retry:
             attempts += 1
     failed = attempts - 1 if ok else attempts
-    trace = [_failed_attempt(n, n == attempts, plan, rng) for n in range(1, failed + 1)]
+    trace = [_failed_attempt(n, plan, rng) for n in range(1, failed + 1)]
     error_class = "success" if ok else ERROR_CLASS_OF_STAGE[trace[-1]["stage"]]
-    if not ok and rng.random() < 0.05:
-        error_class = "unknown"
     return {
         "timestamp": _local(clock), "gameId": game_id, "turn": turn, "ok": ok, "errorClass": error_class,
         "attempts": attempts, "errors": [] if ok else list(trace[-1]["details"]), "featureTags": tags,
@@ -173,12 +171,12 @@ def _turn(game_id, turn, ok, tags, plan: Plan, clock, rng) -> dict:
     }
 
 
-def _failed_attempt(number: int, last: bool, plan: Plan, rng: random.Random) -> dict:
+def _failed_attempt(number: int, plan: Plan, rng: random.Random) -> dict:
     stage = rng.choices(list(STAGE_WEIGHTS), weights=list(STAGE_WEIGHTS.values()))[0]
     no_response = stage == "llm_request"
     return {
         "attempt": number, "stage": stage, "details": [rng.choice(STAGE_DETAILS[stage])],
-        "outcome": "exhausted" if last else "retry",
+        "outcome": "retry",  # the bot writes "retry" for every failed attempt, the last one too
         "llmRequestMs": int(rng.lognormvariate(0, 0.45) * plan.latency_ms),
         "llmResponseBytes": 0 if no_response else rng.randint(380, 6200),
     }
@@ -188,7 +186,7 @@ def _break_turn(record: dict, rng: random.Random) -> tuple[str, str]:
     """Plant one fault in a turn line; returns (field, rule) as the reader reports them."""
     choices = ["error_class", "attempts_text"]
     if not record["ok"]:  # a successful turn keeps its `ok`, so the gates stay as planned
-        choices += ["ok_missing", "ok_mismatch"]
+        choices += ["ok_missing", "ok_mismatch", "class_stage", "tags_on_failure"]
     if record["trace"]:
         choices += ["stage", "negative_ms"]
     kind = rng.choice(choices)
@@ -204,6 +202,12 @@ def _break_turn(record: dict, rng: random.Random) -> tuple[str, str]:
     if kind == "ok_mismatch":
         record["ok"] = not record["ok"]
         return "errorClass", "ok_matches_error_class"
+    if kind == "class_stage":  # a class the last failed attempt's stage does not give
+        record["errorClass"] = "transport" if record["errorClass"] != "transport" else "llm_request"
+        return "errorClass", "error_class_matches_stage"
+    if kind == "tags_on_failure":
+        record["featureTags"] = ["fleet"]
+        return "featureTags", "feature_tags_on_failure"
     if kind == "stage":
         record["trace"][0]["stage"] = "render"
         return "trace[0].stage", "enum_value"
@@ -253,8 +257,13 @@ def _draft(turn: int, house: int, plan: Plan, rng: random.Random) -> dict:
         draft["ebpInvestment"] = rng.randint(1, 4)
     if rng.random() < 0.1:
         draft["diplomaticCommand"] = _diplomacy(house, rng)
-    if rng.random() < 0.06:  # the real compiler's extra lists (drift, not a fault)
-        draft[rng.choice(seed.COMPILER_ONLY_LISTS)] = [{"colonyId": rng.randint(1, 30), "shipId": rng.randint(1, 400)}]
+    if rng.random() < 0.06:  # the real compiler's extra lists (drift, not a fault), in its parser's shape
+        if rng.random() < 0.5:
+            draft["repairCommands"] = [{"colonyId": rng.randint(1, 30), "targetType": "ship",
+                                        "targetId": rng.randint(1, 400), "priority": rng.randint(0, 3)}]
+        else:
+            draft["scrapCommands"] = [{"colonyId": rng.randint(1, 30), "targetType": "facility",
+                                       "targetId": rng.randint(1, 40), "acknowledgeQueueLoss": True}]
     return draft
 
 
@@ -324,7 +333,7 @@ def _break_draft(draft: dict, rng: random.Random) -> tuple[str, str] | None:
     fleet = draft["fleetCommands"]
     kind = rng.choice(["unknown_key", "fleet_id_text", "move_target", "join_target", "roe", "command",
                        "infrastructure", "quantity", "ship_class", "facility_class", "merge", "tax", "sabotage",
-                       "tech_field", "turn_missing", "repeat_fleet", "proposal", "prose"])
+                       "tech_field", "turn_missing", "repeat_fleet", "proposal", "colonists", "prose"])
     if kind == "unknown_key":
         draft["reasoning"] = "Expand toward the core worlds."
         return "reasoning", "unknown_key"
@@ -366,6 +375,11 @@ def _break_section(draft: dict, kind: str, rng: random.Random) -> tuple[str, str
             return f"buildCommands[{index}].shipClass", "enum_value"
         builds.append({"colonyId": 7, "buildType": "facility", "quantity": 1})
         return f"buildCommands[{index}].facilityClass", "build_class_required"
+    if kind == "colonists":  # the KDL reference's cargo, which the v1 JSON rules do not load
+        index = len(draft["zeroTurnCommands"])
+        draft["zeroTurnCommands"].append({"commandType": "load-cargo", "sourceFleetId": 160, "cargoType": "colonists",
+                                          "quantity": 2})
+        return f"zeroTurnCommands[{index}].cargoType", "load_cargo_marines_only"
     if kind == "merge":
         index = len(draft["zeroTurnCommands"])
         draft["zeroTurnCommands"].append({"commandType": "merge-fleets", "sourceFleetId": 160})
