@@ -84,7 +84,7 @@ def test_the_file_is_opened_read_only_and_left_untouched(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sqlite3, "connect", watching_connect)
     workbench.ingest([history], db=tmp_path / "w.duckdb")
-    assert opened and all(target.endswith("?mode=ro") and uri for target, uri in opened)
+    assert opened and all(target.endswith("?mode=ro&immutable=1") and uri for target, uri in opened)
     assert (hashlib.sha256(history.read_bytes()).hexdigest(), history.stat().st_mtime_ns) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["companion.db", "w.duckdb"]
 

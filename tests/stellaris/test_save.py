@@ -34,7 +34,9 @@ def test_corpus_save_snapshot(corpus_save):
     snapshot = save.read_snapshot(save.open_save(corpus_save))
     assert snapshot.player_id == CORPUS_PLAYER
     assert snapshot.date == "2312.01.01"
-    assert snapshot.empire_name == "Bilnoc Autocracy"  # the player's country, not the save's name
+    # the readable name is the save's meta name; the country's own template is kept beside it
+    assert snapshot.empire_name == "United Nations of Earth 2"
+    assert snapshot.empire_name_key == "%ADJECTIVE%"
     assert snapshot.outputs["get_wars"]["player_at_war"] and snapshot.outputs["get_wars"]["count"] == 2
     assert snapshot.outputs["get_player_status"]["colonies"]["total_population"] == 11120
     assert snapshot.violations == []

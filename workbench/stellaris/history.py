@@ -6,12 +6,22 @@ Columns (all but `game_date` optional): `session_id`, `game_date` ("YYYY.MM.DD")
 NULL on most rows) and `event_state_json` (a compact state whose
 `economy.net_monthly` holds five resource nets). One record is one row.
 
-The file is opened read-only (`mode=ro`): the workbench never writes a user's file.
+What the real companion writes (its `GameDatabase`): WAL journal mode; `military_power`
+and `colony_count` as integers cut from the briefing's figures (`int(52000.6)` = 52000), so
+a column agrees with its briefing when it is that figure truncated; `wars_count` NULL
+unless the briefing carried its wars; the full briefing only on a session's first row.
+
+The file is opened read-only and immutable (`file:<quoted path>?mode=ro&immutable=1`):
+reading writes nothing anywhere, not even the `-wal` and `-shm` files SQLite creates
+beside a WAL database opened merely read-only. Immutable means SQLite does not look at a
+`-wal` file either: rows the companion has not yet checkpointed into the database (it is
+running, or it stopped without closing) are not read, and a warning says so.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from pathlib import Path
 
@@ -34,8 +44,19 @@ COLUMN_SOURCES = {
 }
 
 
+# History columns the companion writes with int(): the briefing's figure truncated.
+INTEGER_COLUMNS = {"military_power", "colony_count"}
+
+
+def read_only_uri(path: Path) -> str:
+    """A SQLite URI that opens `path` without writing anything: read-only (`mode=ro`),
+    and immutable, so no lock, journal, `-wal` or `-shm` file is created. The path is
+    percent-quoted (`?`, `#`, `%`, spaces and non-ASCII names work)."""
+    return f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+
+
 def connect_read_only(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    return sqlite3.connect(read_only_uri(path), uri=True)
 
 
 def claims(path: Path, head: bytes) -> bool:
@@ -67,6 +88,7 @@ def read(path: Path) -> Extraction:
         raise UnreadableFile(f"{path}: not a readable SQLite history ({exc})") from None
     multiple = len({row.get("session_id") for row in rows}) > 1
     extraction = Extraction()
+    extraction.violations += _unread_log(path)
     for number, row in enumerate(rows, start=1):
         series = f"{path.stem}/{row.get('session_id')}" if multiple else path.stem
         _add_row(extraction, f"row {number}", row, series, path.name, sessions)
@@ -85,6 +107,23 @@ def _rows(con: sqlite3.Connection, path: Path) -> list[dict]:
     except sqlite3.OperationalError:  # a WITHOUT ROWID table keeps its key order
         cursor = con.execute("SELECT * FROM snapshots")
     return [dict(row) for row in cursor]
+
+
+def _unread_log(path: Path) -> list[Violation]:
+    """A `-wal` file with frames beside the database: rows not yet in it, left unread."""
+    log = path.with_name(path.name + "-wal")
+    try:
+        size = log.stat().st_size
+    except OSError:
+        return []
+    if size == 0:
+        return []
+    return [Violation(
+        "database", "warning", "history_wal_unread", log.name,
+        f"`{log.name}` holds {size:,} bytes of changes not yet written into the database (the companion is "
+        f"running, or stopped without closing it); the database is read as it is, immutable and without "
+        f"writing, so rows still in the log are not loaded: close the companion and ingest again to include them",
+    )]
 
 
 def _session_names(con: sqlite3.Connection) -> dict:
@@ -170,12 +209,20 @@ def _columns_agree(locator: str, row: dict, briefing: dict, event_state: dict) -
         for name, document, path in (("full_briefing_json", briefing, briefing_path),
                                      ("event_state_json", event_state, state_path)):
             source = dig(document, path, None)
-            if is_number(source) and not same(value, source):
+            if is_number(source) and not _agrees(column, value, source):
                 found.append(Violation(
                     locator, "error", "invariant_full_briefing", column,
                     f"`{column}` is {value:g} but {name}.{path} is {source:g} in the same row",
                 ))
     return found
+
+
+def _agrees(column: str, value, source) -> bool:
+    """The column is its source, or for an integer column the source cut to an integer
+    the way the companion stores it."""
+    if same(value, source):
+        return True
+    return column in INTEGER_COLUMNS and math.isfinite(source) and value == int(source)
 
 
 def _nets(row: dict, briefing: dict, event_state: dict) -> dict:

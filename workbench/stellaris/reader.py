@@ -86,6 +86,7 @@ def _snapshot_row(snapshot: save.Snapshot, series: str, file_name: str) -> dict:
     return snapshot_row(
         SAVE_LOCATOR, "save", series, file_name, snapshot.date,
         player_id=snapshot.player_id, empire_name=snapshot.empire_name,
+        empire_name_key=snapshot.empire_name_key, empire_name_template=snapshot.empire_name_template,
         military_power=float(status["military_power"]), economy_power=float(status["economy_power"]),
         tech_power=float(status["tech_power"]), fleet_count=status["fleet_count"],
         fleet_size=status["fleet_size"], colony_count=status["colonies"]["total_count"],

@@ -13,6 +13,7 @@ the reader validates those with the same models as extractor outputs.
 
 from __future__ import annotations
 
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from workbench.errors import UnreadableFile, first_line
 from workbench.stellaris import clausewitz
 from workbench.stellaris.clausewitz import ClausewitzError, Locator, as_dict, as_list, first, is_id
 from workbench.stellaris.dates import day_number
-from workbench.stellaris.names import render
+from workbench.stellaris.names import raw_key, render, template_json
 
 MAX_UNPACKED = 512 * 1024 * 1024
 READ_CHUNK = 8 << 20
@@ -109,7 +110,9 @@ def _mb(size: int) -> str:
 class Snapshot:
     date: str
     player_id: int
-    empire_name: str
+    empire_name: str  # readable: the save's `meta` name, else the country's name rendered
+    empire_name_key: str | None  # the country's name as written: its localisation key
+    empire_name_template: str | None  # and the whole template as JSON, when it has variables
     outputs: dict[str, dict]  # the seed's shapes derived from the save, by tool
     stockpiles: dict[str, float]
     income: dict[str, float]
@@ -130,11 +133,19 @@ def read_snapshot(files: SaveFiles) -> Snapshot:
         raise SnapshotError(f"the gamestate is not well-formed Clausewitz text ({exc})") from None
 
 
+META_NAME = re.compile(rb'^name\s*=\s*"((?:[^"\\\r\n]|\\.)*)"', re.MULTILINE)
+
+
 def _parse_meta(meta: bytes) -> dict:
+    """`meta`: the empire's readable name and a fallback date. A meta that is not
+    well-formed still gives its top-level `name="..."` line."""
     try:
         return clausewitz.parse(meta) if meta else {}
     except ClausewitzError:
-        return {}  # `meta` only supplies a fallback name and date
+        found = META_NAME.search(meta)
+        if not found:
+            return {}
+        return {"name": found.group(1).decode("utf-8", errors="replace").replace('\\"', '"')}
 
 
 def _derive(gamestate: Locator, meta: dict) -> Snapshot:
@@ -148,10 +159,11 @@ def _derive(gamestate: Locator, meta: dict) -> Snapshot:
     colonies, planet_violations = _colonies(gamestate, country, player_id)
     violations += planet_violations
     wars = _wars(gamestate, player_id)
-    empire_name = render(country.get("name")) or str(meta.get("name") or "")
+    name = country.get("name")
     stockpiles = _stockpiles(country)
     snapshot = Snapshot(
-        date=date, player_id=player_id, empire_name=empire_name,
+        date=date, player_id=player_id, empire_name=_empire_name(meta, name),
+        empire_name_key=raw_key(name), empire_name_template=template_json(name),
         outputs={}, stockpiles=stockpiles, income=budget.income, expenses=budget.expenses,
         net=budget.net, balance=budget.balance, violations=violations,
     )
@@ -161,6 +173,19 @@ def _derive(gamestate: Locator, meta: dict) -> Snapshot:
         "get_wars": wars,
     }
     return snapshot
+
+
+def _empire_name(meta: dict, name) -> str:
+    """The player's empire as the save itself names it in readable text: `meta`'s
+    `name=`, the save's name, which the game takes from the empire's name when the game
+    starts (the real companion shows it as the empire's name too; a later rename or a
+    switch of country does not change it: the corpus save's meta says "United Nations
+    of Earth 2" for a country named by a `%ADJECTIVE%` template). Without it, the
+    country's own name, read as well as it can be without localisation."""
+    text = meta.get("name")
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    return render(name)
 
 
 def _scalar(gamestate: Locator, key: str):

@@ -38,7 +38,9 @@ SNAPSHOT_COLUMNS = [
     Column("game_date", pa.string(), "VARCHAR NOT NULL", "YYYY.MM.DD"),
     Column("day", pa.int64(), "BIGINT NOT NULL", "days since 0.01.01 on the 360-day calendar: sorts"),
     Column("player_id", pa.int64(), "BIGINT"),
-    Column("empire_name", pa.string(), "VARCHAR"),
+    Column("empire_name", pa.string(), "VARCHAR", "readable: a save's meta name, the history's, the extractor's"),
+    Column("empire_name_key", pa.string(), "VARCHAR", "a save's country name as written: `humans1`, `%ADJECTIVE%`"),
+    Column("empire_name_template", pa.string(), "JSON", "that name's whole template, when it has variables"),
     Column("military_power", pa.float64(), "DOUBLE"),
     Column("economy_power", pa.float64(), "DOUBLE"),
     Column("tech_power", pa.float64(), "DOUBLE"),
@@ -88,7 +90,18 @@ def _create(name: str, columns: list[Column]) -> str:
     return f"CREATE TABLE IF NOT EXISTS {name} (\n" + "\n".join(lines) + "\n);\n"
 
 
-DDL = "".join(_create(name, columns) for name, columns in TABLES.items())
+# Columns added since the tables were first declared: a database written before gets them
+# (inserts name their columns, so their place at the end of such a table does not matter).
+ADDED_COLUMNS = {"stellaris_snapshots": ("empire_name_key", "empire_name_template")}
+
+
+def _added(name: str, columns: list[Column]) -> str:
+    by_name = {c.name: c for c in columns}
+    return "".join(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS {by_name[c].name} {by_name[c].sql};\n"
+                   for c in ADDED_COLUMNS.get(name, ()))
+
+
+DDL = "".join(_create(name, columns) + _added(name, columns) for name, columns in TABLES.items())
 
 
 @dataclass
@@ -167,7 +180,8 @@ def _insert(con, table: str, source_id: int, rows: list[dict]) -> None:
     schema = pa.schema([(c.name, c.arrow) for c in columns])
     batch = pa.Table.from_pylist([{**row, "source_id": source_id} for row in rows], schema=schema)
     selected = ", ".join(f"CAST({c.name} AS JSON)" if c.sql == "JSON" else c.name for c in columns)
+    names = ", ".join(c.name for c in columns)
     # Read by name (a DuckDB replacement scan), which unlike register() does not pin the
     # rows in memory until the file's transaction ends.
     stellaris_batch = batch  # noqa: F841
-    con.execute(f"INSERT INTO {table} SELECT {selected} FROM stellaris_batch")
+    con.execute(f"INSERT INTO {table} ({names}) SELECT {selected} FROM stellaris_batch")

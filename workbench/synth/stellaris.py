@@ -779,6 +779,7 @@ def write_history(path: Path, campaign: Campaign, rows: list[tuple]) -> None:
         path.unlink()
     con = sqlite3.connect(path)
     try:
+        con.execute("PRAGMA journal_mode = WAL")  # as the companion keeps it; the log is folded in on close
         con.executescript(HISTORY_SCHEMA)
         con.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)",
                     (f"{campaign.slug}-session", campaign.slug, campaign.empire_name, 1_760_000_000))
