@@ -106,7 +106,11 @@ def attack_effects(con, game_id: str) -> pl.DataFrame:
     actual = " ".join(f"WHEN '{e}' THEN d_{e}" for e in EMOTIONS)
     return query_frame(con, f"""
         WITH events AS (SELECT * FROM damage_events WHERE {GAME_FILTER}),
-        emotions AS (SELECT * FROM damage_emotions WHERE {GAME_FILTER}),
+        -- A direct emoter attack's line (`direct_emoter_attack_resolved.before` / `.after`)
+        -- comes just before the raise's `action_resolved`: the span is measured around the
+        -- raise from the vectors of the other lines, as for affect attacks.
+        emotions AS (SELECT * FROM damage_emotions WHERE {GAME_FILTER}
+                     AND NOT starts_with(origin, 'direct_emoter_attack_resolved.')),
         attacks AS (
             SELECT seq, turn, 'affect' AS kind, coalesce(payload->>'lead_player_id', payload->>'player_id') AS attacker,
                    payload->>'target_player_id' AS target, payload->>'emotion' AS intent,

@@ -70,13 +70,13 @@ def test_emotions_come_from_every_place_they_appear(tmp_path):
     db = tmp_path / "w.duckdb"
     workbench.ingest([path], db=db)
     assert rows(db, "SELECT seq, player_id, origin, fear FROM damage_emotions ORDER BY seq") == [
-        (1, "P1", "hand_started.players[]", 0.1),
+        (1, "P1", "hand_started.players[].emotions", 0.1),
         (2, "P2", "affect_resolved.target_emotions", 0.3),
-        (3, "P1", "action_resolved.player_state", 0.1),
+        (3, "P1", "action_resolved.player_state.emotions", 0.1),
         (4, "P2", "chatter_evaluated.target_emotions", 0.3),
         (5, "P1", "affect_resolved.target_emotions", 0.3),
-        (6, "P1", "hand_ended.players[]", 0.1),
-        (7, "P1", "game_ended.final_state[]", 0.1),
+        (6, "P1", "hand_ended.players[].emotions", 0.1),
+        (7, "P1", "game_ended.final_state[].emotions", 0.1),
     ]
 
 
@@ -106,16 +106,6 @@ def test_reingest_adds_nothing_and_says_so(tmp_path, sample):
     assert all("already ingested" in f.message for f in again.files)
     assert rows(db, "SELECT (SELECT count(*) FROM damage_events), (SELECT count(*) FROM violations)") == counts
     assert len(first.files) == len(again.files)
-
-
-def test_changed_file_is_a_new_source(tmp_path):
-    path = write_lines(tmp_path / "g.events.jsonl", [event("game_started")])
-    db = tmp_path / "w.duckdb"
-    workbench.ingest([path], db=db)
-    write_lines(path, [event("game_started"), event("phase_changed")])
-    (file,) = workbench.ingest([path], db=db).files
-    assert file.status == "ingested"
-    assert rows(db, "SELECT count(*) FROM sources") == [(2,)]
 
 
 def test_a_failing_file_leaves_nothing_behind(tmp_path, monkeypatch):

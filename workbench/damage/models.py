@@ -274,18 +274,34 @@ class HandEnded(Model):
 
 
 class TokenStats(Model):
-    calls: int
-    avg_prompt: float
-    avg_completion: float
-    avg_total: float
-    p95_total: float
-    required_context_capacity: int | float
+    """Seed 003 section 5.14 lists these keys and gives their values no type, so any
+    JSON value is valid (the real game writes `calls` as a float, `36.0`, and as the
+    integer `0` before its first call)."""
+
+    calls: Any
+    avg_prompt: Any
+    avg_completion: Any
+    avg_total: Any
+    p95_total: Any
+    required_context_capacity: Any
+
+
+class TokenStatsSubset(Model):
+    """`token_stats_by_model` maps a model to "the same stats subset": an object with
+    some of the keys of `TokenStats`, values untyped."""
+
+    calls: Any = None
+    avg_prompt: Any = None
+    avg_completion: Any = None
+    avg_total: Any = None
+    p95_total: Any = None
+    required_context_capacity: Any = None
 
 
 class TurnSummary(Model):
     turn: int
     token_stats: TokenStats
-    token_stats_by_model: dict[str, dict[str, float]]
+    token_stats_by_model: dict[str, TokenStatsSubset]
     context_warning: str | None
 
 

@@ -14,7 +14,8 @@ import json
 import duckdb
 import pyarrow as pa
 
-from workbench.damage.models import EmotionState, Envelope
+from workbench.damage import emotions
+from workbench.damage.models import Envelope
 from workbench.sqljson import json_int
 
 DDL = """
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS damage_emotions (
     shame      DOUBLE,
     confidence DOUBLE,
     tilt       DOUBLE,
-    origin     VARCHAR              -- where the vector was found: `hand_started.players[]`, ...
+    origin     VARCHAR              -- where the vector was found: `hand_started.players[].emotions`, ...
 );
 """
 
@@ -47,16 +48,11 @@ ENVELOPE_KEYS = list(Envelope.model_fields)
 # JSON merge-patch with nulls deletes the envelope's own keys, leaving the extras.
 _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 
-EMOTIONS = list(EmotionState.model_fields)
-_EMOTION = {name: "DOUBLE" for name in EMOTIONS}
-_STATE = {"player_id": "VARCHAR", "emotions": _EMOTION}
-# What DuckDB reads each line into, in one parse: the envelope and every place an
-# emotion vector can be. A value of the wrong type comes out NULL (pydantic reports it).
+# What DuckDB reads each line into, in one parse: the envelope and the turn. Emotion
+# vectors, wherever they are, are found by `emotions.EMOTION_VECTORS`. A value of the
+# wrong type comes out NULL (pydantic reports it).
 LINE_SHAPE = json.dumps({
-    "game_id": "VARCHAR", "type": "VARCHAR", "ts": "VARCHAR",
-    "payload": {"turn": "JSON", "player_id": "VARCHAR", "target_player_id": "VARCHAR",
-                "players": [_STATE], "final_state": [_STATE], "player_state": _STATE,
-                "target_emotions": _EMOTION},
+    "game_id": "VARCHAR", "type": "VARCHAR", "ts": "VARCHAR", "payload": {"turn": "JSON"},
 })
 
 # Lines reach here checked; DuckDB's own parser has the last word on what is an object.
@@ -73,28 +69,6 @@ FROM (SELECT seq, raw, try(from_json(raw, '{LINE_SHAPE}')) AS line FROM event_li
 WHERE line IS NOT NULL
 """
 
-# Every place seed 003 and the real game put an emotion vector, from the parsed lines.
-EMOTION_VECTORS = """
-WITH ev AS (SELECT game_id, seq, turn, type, line.payload AS p FROM damage_batch),
-vectors AS (
-    SELECT game_id, seq, turn, s.player_id, s.emotions AS e, type || '.players[]' AS origin
-    FROM (SELECT *, unnest(p.players) AS s FROM ev WHERE type IN ('hand_started', 'hand_ended'))
-    UNION ALL
-    SELECT game_id, seq, turn, s.player_id, s.emotions, 'game_ended.final_state[]'
-    FROM (SELECT *, unnest(p.final_state) AS s FROM ev WHERE type = 'game_ended')
-    UNION ALL
-    SELECT game_id, seq, turn, p.player_state.player_id, p.player_state.emotions, 'action_resolved.player_state'
-    FROM ev WHERE type = 'action_resolved'
-    UNION ALL
-    SELECT game_id, seq, turn, coalesce(p.target_player_id, p.player_id), p.target_emotions,
-           type || '.target_emotions'
-    FROM ev WHERE p.target_emotions IS NOT NULL
-)
-INSERT INTO damage_emotions
-SELECT $source_id, game_id, seq, turn, player_id, e.fear, e.anger, e.shame, e.confidence, e.tilt, origin
-FROM vectors WHERE e IS NOT NULL AND player_id IS NOT NULL
-"""
-
 # The few fields of actions and provider calls that decisions need, kept per file.
 CALLS_TABLE = """
 CREATE TEMP TABLE IF NOT EXISTS damage_calls (
@@ -107,7 +81,7 @@ SELECT game_id, seq, turn, type, coalesce(payload->>'player_id', payload->'actio
        payload->'action'->>'kind' AS kind, payload->>'resolved_model' AS model,
        TRY_CAST(payload->>'latency_ms' AS DOUBLE) AS latency_ms,
        TRY_CAST(payload->'usage'->>'total_tokens' AS BIGINT) AS tokens
-FROM damage_batch WHERE type IN ('action_submitted', 'provider_call')
+FROM {events} WHERE type IN ('action_submitted', 'provider_call') {only}
 """
 
 # One decision per `action_submitted`, with the latest `provider_call` of the same
@@ -134,12 +108,15 @@ class FileStage:
     derived from, moved to `damage_events` and dropped. The file's actions and provider
     calls are kept (a few fields each) for its decisions."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, source_id: int):
+    def __init__(self, con: duckdb.DuckDBPyConnection, source_id: int, earlier_lines: bool = False):
         self.con, self.source_id = con, source_id
         self.batch: pa.Table | None = None
         con.execute("SET arrow_lossless_conversion = true")  # JSON stays JSON through Arrow
         con.execute(CALLS_TABLE)
         con.execute("DELETE FROM damage_calls")
+        if earlier_lines:  # a file that grew: its decisions are derived again over all its actions
+            con.execute(f"INSERT INTO damage_calls {CALL_FIELDS.format(events='damage_events', only='AND source_id = $source_id')}",
+                        {"source_id": source_id})
 
     def parse(self, event_lines: pa.Table) -> int:
         """Parse a batch of (seq, raw) lines; returns how many became rows."""
@@ -149,8 +126,8 @@ class FileStage:
     def publish(self) -> None:
         """Derive the batch's emotion vectors and decision fields, then move its events."""
         damage_batch = self.batch  # noqa: F841 - read by name in the SQL below
-        self.con.execute(EMOTION_VECTORS, {"source_id": self.source_id})
-        self.con.execute(f"INSERT INTO damage_calls {CALL_FIELDS}")
+        emotions.insert_vectors(self.con, self.source_id, damage_batch)  # wherever they are
+        self.con.execute(f"INSERT INTO damage_calls {CALL_FIELDS.format(events='damage_batch', only='')}")
         self.con.execute("INSERT INTO damage_events SELECT * EXCLUDE (line) FROM damage_batch")
         self.batch = None
 

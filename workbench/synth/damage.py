@@ -106,8 +106,8 @@ def play_game(rng: random.Random, start: datetime, n_players: int, turns: int, o
             break
         _hand(log, alive, turn, cards, rng, inject)
     log.emit("game_ended", {"final_state": [p.state(rng) for p in players],
-                            "token_stats": {"calls": len(log.lines) // 4},
-                            "token_stats_by_model": {m: {"calls": 1} for m in models}})
+                            "token_stats": {"calls": float(len(log.lines) // 4)},
+                            "token_stats_by_model": {m: {"calls": 1.0} for m in models}})
     if crash:  # a crashed game leaves a truncated last line
         last = json.dumps(log.lines[-1])
         log.lines[-1] = last[: len(last) // 2]
@@ -160,7 +160,8 @@ def _hand(log: GameLog, players: list[Player], turn: int, cards: int, rng: rando
     log.emit("hand_ended", {"turn": turn, "players": [p.state(rng) for p in players]})
     log.emit("turn_summary", {
         "turn": turn,
-        "token_stats": {"calls": len(players), "avg_prompt": 2100.5, "avg_completion": 180.2,
+        # The real game writes `calls` as a float (`36.0`); the seed leaves it untyped.
+        "token_stats": {"calls": float(len(players)), "avg_prompt": 2100.5, "avg_completion": 180.2,
                         "avg_total": 2280.7, "p95_total": 3900.0, "required_context_capacity": 8192},
         "token_stats_by_model": {p.model: {"calls": 1.0, "avg_total": 2280.7} for p in players},
         "context_warning": None,

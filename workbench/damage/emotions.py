@@ -1,0 +1,317 @@
+"""Emotion vectors of Damage lines, found wherever they are.
+
+An emotion vector is any JSON object that carries the five keys of seed 003's
+`EmotionState` (the key list comes from the model, so it is declared once), at any
+depth of a line: `hand_started.players[].emotions`, `affect_resolved.target_emotions`,
+`direct_emoter_attack_resolved.before` / `.after`, or a place no version of the game has
+used yet. Nothing here lists places.
+
+It runs in DuckDB over each parsed batch (`damage_batch`), set-based, with no Python per
+line:
+
+1. Lines whose payload (or undocumented envelope keys) does not even contain the five
+   key names are skipped by a substring test (DuckDB re-serialises JSON, so an escaped
+   key such as `"\\u0066ear"` reaches it as `"fear"`).
+2. For each event type, DuckDB gives the structure (`json_structure`: keys at every
+   depth, arrays as their element) of one of its lines; Python walks these few
+   structures and lists the JSON paths of the objects that hold the five keys, as a
+   holder and a step: `$.players[*]` + `.emotions`.
+3. DuckDB reads every line of the type along those paths in one parse (`from_json` into
+   a struct generated from the paths, every value kept as raw JSON), unnests them, and
+   keeps the objects that really carry the five keys.
+4. Soundness check: a line is done when the vectors found in it are as many as the
+   times its text holds the rarest of the five keys (`"confidence":`, say, when a
+   `deltas` object also holds `"tilt":`). Every vector holds each key once, so if one
+   were missed, that count would be higher. (DuckDB writes JSON compact, so every
+   object key shows as `"key":`; text inside a string can only add to the count, as
+   its quotes are escaped.)
+   The other lines go round again with the paths of one of them added; after a few
+   rounds, what is left (say, a key holding an object in one element of an array and a
+   number in another, which `json_structure` cannot type) is walked node by node with
+   `json_tree`: slower, exact. Real logs are done in the first round.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import duckdb
+import pyarrow as pa
+
+from workbench.damage.models import EmotionState
+
+EMOTIONS = list(EmotionState.model_fields)
+_KEYS = ", ".join(f"'{k}'" for k in EMOTIONS)
+_NUMBER = "('UBIGINT', 'BIGINT', 'HUGEINT', 'UHUGEINT', 'DOUBLE')"
+_PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")  # written unquoted in a JSON path (as json_tree does)
+
+
+def _contains_all(column: str) -> str:
+    return " AND ".join(f"contains({column}::VARCHAR, '\"{k}\"')" for k in EMOTIONS)
+
+
+def _occurrences(key: str) -> str:
+    """How many times the text of a document holds `key` as an object key."""
+    counted = f'"{key}":'
+    return f"(length(d.doc::VARCHAR) - length(replace(d.doc::VARCHAR, '{counted}', ''))) // {len(counted)}"
+
+
+# The JSON documents of a batch that may hold a vector: payloads, and the envelope keys
+# the seed does not list (`extra`). A payload goes along with an envelope vector: its
+# `target_player_id` / `player_id` may say whose vector that is (`payload` is set only there).
+DOCS = f"""
+SELECT seq, game_id, turn, type, envelope, doc, payload
+FROM (
+    SELECT seq, game_id, turn, coalesce(type, '?') AS type, false AS envelope, payload AS doc, NULL AS payload
+    FROM damage_batch WHERE {_contains_all('payload')}
+    UNION ALL
+    SELECT seq, game_id, turn, coalesce(type, '?'), true, extra, payload
+    FROM damage_batch WHERE extra IS NOT NULL AND {_contains_all('extra')}
+)
+"""
+# One line per type and place (payload or envelope) among those not done yet: the
+# longest, likely the one with the most vectors.
+SAMPLE_SHAPES = """
+SELECT type, envelope, json_structure(arg_max(doc, length(doc::VARCHAR)))::VARCHAR FROM emotion_docs GROUP BY ALL
+"""
+ROUNDS = 3
+# Any of the five counts will do (each is at least the number of vectors); the keys
+# that other objects of the real game (`deltas`) do not use come first, so the others
+# are counted only where needed.
+_RAREST_FIRST = sorted(EMOTIONS, key=lambda k: k in ("tilt", "fear", "confidence"))
+COVERED = f"""
+WITH n AS (SELECT seq, envelope, count(*) AS found FROM emotion_found GROUP BY ALL)
+SELECT d.seq, d.envelope FROM emotion_docs d LEFT JOIN n USING (seq, envelope)
+WHERE {' OR '.join(f'coalesce(n.found, 0) = {_occurrences(k)}' for k in _RAREST_FIRST)}
+"""
+PENDING = "SELECT * FROM emotion_docs ANTI JOIN emotion_covered USING (seq, envelope)"
+
+
+ARRAY = "[*]"  # a step into every element of an array
+
+
+def vector_paths(shape, steps: tuple = ()):
+    """The steps (keys, and ARRAY) to every object of a `json_structure` that holds the
+    five keys, in document order. A path through a key that is read as a value
+    (`player_id`, an emotion) is left to the walk."""
+    if isinstance(shape, dict):
+        if all(k in shape for k in EMOTIONS) and not _READ_AS_VALUES.intersection(steps):
+            yield steps
+        for key, inner in shape.items():
+            yield from vector_paths(inner, (*steps, key))
+    elif isinstance(shape, list) and shape:
+        yield from vector_paths(shape[0], (*steps, ARRAY))
+
+
+def origin(event_type: str, envelope: bool, steps: tuple) -> str:
+    """`hand_started.players[].emotions`: keys written as json_tree writes them."""
+    written = "".join("[]" if step == ARRAY else _key(step) for step in steps)
+    return event_type + (".$" if envelope else "") + written
+
+
+def _key(key: str) -> str:
+    if _PLAIN_KEY.match(key):
+        return "." + key
+    return '."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _field(expr: str, key: str) -> str:
+    return f'{expr}."' + key.replace('"', '""') + '"'
+
+
+_VECTOR_KEYS = [*EMOTIONS, "player_id"]
+_READ_AS_VALUES = {*_VECTOR_KEYS, "target_player_id"}
+
+
+def _add(spec: dict, steps: tuple, apply: bool) -> bool:
+    """Whether the path fits `spec` (what DuckDB reads a line into with `from_json`):
+    the objects along it, `player_id` wherever a holder or a vector may carry it, the
+    vector's values as raw JSON. With `apply`, add it."""
+    node = spec
+    for i, step in enumerate(steps):
+        if step == ARRAY:
+            continue
+        depth = 0
+        while i + 1 + depth < len(steps) and steps[i + 1 + depth] == ARRAY:
+            depth += 1
+        inner = node.get(step)
+        if inner is None:
+            if not apply:
+                return True  # the rest is new
+            inner = wrapped = {"player_id": "JSON"}
+            for _ in range(depth):
+                wrapped = [wrapped]
+            node[step] = wrapped
+        else:
+            for _ in range(depth):
+                if not isinstance(inner, list):
+                    return False
+                inner = inner[0]
+            if not isinstance(inner, dict):
+                return False
+        node = inner
+    if any(isinstance(node.get(key), (dict, list)) for key in _VECTOR_KEYS):
+        return False
+    if apply:
+        node.update({key: "JSON" for key in _VECTOR_KEYS})
+    return True
+
+
+def _spec_groups(paths) -> list[tuple[dict, list]]:
+    """The paths of one type in groups that one `from_json` can read (a key that holds
+    an object on one path and a list on another needs two)."""
+    groups: list[tuple[dict, list]] = []
+    for steps in paths:
+        for spec, members in groups:
+            if _add(spec, steps, apply=False):
+                _add(spec, steps, apply=True)
+                members.append(steps)
+                break
+        else:
+            spec = {"target_player_id": "JSON", "player_id": "JSON"}
+            _add(spec, steps, apply=True)
+            groups.append((spec, [steps]))
+    return groups
+
+
+def _vectors(expr: str, steps: tuple, held: str, root: bool, level: int = 0) -> str:
+    """A list of {v, held}: the objects at `steps` under the struct `expr`, each with the
+    `player_id` of its holder (the nearest enclosing object; not the document itself)."""
+    if not steps:
+        return f"[{{'v': {expr}, 'held': {held}}}]"
+    step, rest = steps[0], steps[1:]
+    if step == ARRAY:
+        x = f"x{level}"
+        return f"flatten(list_transform({expr}, lambda {x}: {_vectors(x, rest, held, False, level + 1)}))"
+    if all(s == ARRAY for s in rest):  # the last key: `expr` holds the vector
+        held = "NULL" if root else f"{expr}.player_id"
+    return _vectors(_field(expr, step), rest, held, False, level)
+
+
+def _string_of(expr: str) -> str:
+    return f"CASE WHEN starts_with({expr}::VARCHAR, '\"') THEN json_extract_string({expr}, '$') END"
+
+
+def _flat(vector: str) -> str:
+    """A vector as the same struct on every path (some also hold deeper paths)."""
+    return "{" + ", ".join(f"'{key}': {vector}.{key}" for key in _VECTOR_KEYS) + "}"
+
+
+def _root_ids(payload: str) -> str:
+    """The payload's `target_player_id`, else its `player_id` (JSON strings only)."""
+    target, actor = (f"json_extract({payload}, '$.{key}')" for key in ("target_player_id", "player_id"))
+    return f"coalesce({_string_of(target)}, {_string_of(actor)})"
+
+
+def _fast_rows(patterns: dict) -> str:
+    """The vectors at the known paths of each (type, place), read in one parse per line."""
+    parts = []
+    for (event_type, envelope), paths in patterns.items():
+        for spec, members in _spec_groups(paths):
+            items = ", ".join(
+                f"list_transform({_vectors('s', steps, 'NULL', True)}, "
+                f"lambda y: {{'v': {_flat('y.v')}, 'held': y.held, "
+                f"'o': {_quote(origin(event_type, envelope, steps))}, 'k': {paths.index(steps)}}})"
+                for steps in members)
+            parts.append(f"""
+            SELECT seq, game_id, turn, envelope, flatten([{items}]) AS found,
+                   CASE WHEN envelope THEN json_extract(payload, ['$.target_player_id', '$.player_id'])
+                        ELSE [s.target_player_id, s.player_id] END AS r
+            FROM (SELECT *, try(from_json(doc, {_quote(json.dumps(spec))})) AS s FROM emotion_docs
+                  WHERE type = {_quote(event_type)} AND envelope = {str(envelope).lower()})""")
+    # Raw JSON text that casts to a double is a JSON number (`"0.5"`, `true` do not cast).
+    components = ", ".join(f"TRY_CAST(f.v.{e}::VARCHAR AS DOUBLE) AS {e}" for e in EMOTIONS)
+    return f"""
+    SELECT seq, game_id, turn, envelope, f.k AS k1, i AS k2, 0 AS k3,
+           coalesce({_string_of('f.v.player_id')}, {_string_of('f.held')},
+                    {_string_of('r[1]')}, {_string_of('r[2]')}) AS player_id, {components}, f.o AS origin
+    FROM (SELECT *, unnest(found) AS f, generate_subscripts(found, 1) AS i
+          FROM ({' UNION ALL '.join(parts)}))
+    WHERE {' AND '.join(f'f.v.{e} IS NOT NULL' for e in EMOTIONS)}"""
+
+
+# The exact walk, for the lines no round accounted for: every node of their documents
+# with its path (`$.players[0].emotions`). The holder of a vector is its path without
+# its trailing array indices and then its last key.
+_TRAILING_INDICES = r"(\[[0-9]+\])+$"
+_LAST_KEY = r'\.("([^"\\]|\\.)*"|[^."\[]+)$'
+
+
+def _component(name: str) -> str:
+    return (f"max_by(CASE WHEN jtype IN {_NUMBER} THEN TRY_CAST(atom AS DOUBLE) END, id) "
+            f"FILTER (WHERE key = '{name}') AS {name}")
+
+
+def _string(key: str, where: str, nodes: str = "") -> str:
+    """The last JSON string `key` among the nodes that satisfy `where`, if any."""
+    return f"max_by({nodes}atom_str, {nodes}id) FILTER (WHERE {nodes}key = '{key}' AND {where})"
+
+
+WALK_ROWS = rf"""
+    WITH docs AS (SELECT * FROM emotion_docs),
+    nodes AS (
+        SELECT d.seq, d.envelope, t.key, t.type AS jtype, t.atom, t.id, t.parent, t.path,
+               CASE WHEN t.type = 'VARCHAR' THEN json_extract_string(t.atom, '$') END AS atom_str
+        FROM docs d, json_tree(d.doc) t
+        WHERE t.key IN ({_KEYS}, 'player_id')
+    ),
+    vectors AS (
+        SELECT seq, envelope, parent AS id, any_value(path) AS path, {', '.join(_component(e) for e in EMOTIONS)}
+        FROM nodes WHERE key IN ({_KEYS})
+        GROUP BY seq, envelope, parent HAVING count(DISTINCT key) = {len(EMOTIONS)}
+    ),
+    placed AS (
+        SELECT *, regexp_replace(regexp_replace(path, '{_TRAILING_INDICES}', ''), '{_LAST_KEY}', '') AS holder
+        FROM vectors
+    ),
+    players AS (
+        SELECT p.seq, p.envelope, p.id,
+               {_string('player_id', 'n.path = p.path', 'n.')} AS own,
+               {_string('player_id', "n.path = p.holder AND p.holder <> '$'", 'n.')} AS held
+        FROM placed p JOIN nodes n ON n.seq = p.seq AND n.envelope = p.envelope AND n.key = 'player_id'
+                                     AND n.path IN (p.path, p.holder)
+        GROUP BY ALL
+    )
+    SELECT d.seq, d.game_id, d.turn, d.envelope, v.id AS k1, 0 AS k2, 0 AS k3,
+           coalesce(pl.own, pl.held, {_root_ids('coalesce(d.payload, d.doc)')}) AS player_id,
+           {', '.join('v.' + e for e in EMOTIONS)},
+           d.type || CASE WHEN v.envelope THEN '.$' ELSE '' END
+               || regexp_replace(substr(v.path, 2), '\[[0-9]+\]', '[]', 'g') AS origin
+    FROM placed v JOIN docs d ON d.seq = v.seq AND d.envelope = v.envelope
+    LEFT JOIN players pl ON pl.seq = v.seq AND pl.envelope = v.envelope AND pl.id = v.id"""
+
+_INSERT = f"""
+INSERT INTO damage_emotions
+SELECT $source_id, game_id, seq, turn, player_id, {', '.join(EMOTIONS)}, origin
+FROM {{rows}} WHERE player_id IS NOT NULL
+ORDER BY seq, envelope, k1, k2, k3
+"""
+
+
+def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, batch: pa.Table) -> None:
+    """Add the emotion vectors of a parsed batch (see `tables.PARSE_EVENTS`) to
+    `damage_emotions`. The rows of a line are inserted together, ordered by path (in the
+    order the paths were first seen: `before` ahead of `after`), then array position."""
+    damage_batch = batch  # noqa: F841 - the tables below are read by name in the SQL
+    emotion_docs = con.sql(DOCS).to_arrow_table()
+    patterns: dict[tuple[str, bool], list[tuple]] = {}
+    for _ in range(ROUNDS):
+        if emotion_docs.num_rows == 0:
+            return
+        for event_type, envelope, shape in con.execute(SAMPLE_SHAPES).fetchall():
+            known = patterns.setdefault((event_type, envelope), [])
+            known += [p for p in vector_paths(json.loads(shape)) if p not in known]
+        if not any(patterns.values()):
+            continue
+        emotion_found = con.sql(_fast_rows({k: v for k, v in patterns.items() if v})).to_arrow_table()  # noqa: F841
+        emotion_covered = con.sql(COVERED).to_arrow_table()  # noqa: F841
+        con.execute(_INSERT.format(rows="emotion_found SEMI JOIN emotion_covered USING (seq, envelope)"),
+                    {"source_id": source_id})
+        emotion_docs = con.sql(PENDING).to_arrow_table()
+    if emotion_docs.num_rows:
+        con.execute(_INSERT.format(rows=f"({WALK_ROWS})"), {"source_id": source_id})
