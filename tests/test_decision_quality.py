@@ -29,7 +29,7 @@ def add_decisions(con, fmt: str, rows: list[tuple]) -> None:
         [[source_id, fmt, turn, agent, model, valid, latency, tokens, f"line {turn}"]
          for turn, (agent, model, valid, latency, tokens) in enumerate(rows, 1)],
     )
-    con.execute("INSERT INTO violations VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x')",
+    con.execute("INSERT INTO violations VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x', 1)",
                 [source_id])
 
 

@@ -215,7 +215,7 @@ def test_widget_tree_builds_and_follows_the_position(game_db):
     assert f"line {scrubber.event['seq']}" in scrubber._view.event.value
 
     buttons = {w.description: w for w in tree if isinstance(w, widgets.Button)}
-    assert set(buttons) == {"◀ phase", "phase ▶", "hand ▶", "showdown ▶"}
+    assert set(buttons) == {"◀ phase", "phase ▶", "hand ▶", "showdown ▶", "⟳ new events"}
     buttons["showdown ▶"].click()
     assert scrubber.table["type"] == "phase_changed" and scrubber.table["phase"] == "showdown"
     assert slider.value == scrubber.position
@@ -280,3 +280,36 @@ def test_state_arrays_are_lookups_not_replays(game_db):
     replay = GameReplay(db, game_id)
     assert isinstance(replay._fields["lives"], np.ndarray)
     assert replay._fields["lives"].shape == (len(replay), len(replay.players))
+
+
+# --- a game still being played -------------------------------------------------------------
+
+
+def test_refresh_reads_the_events_written_since_and_keeps_the_cursor(game_db, tmp_path):
+    _, game_id, full_log = game_db
+    lines = full_log.read_bytes().splitlines(keepends=True)
+    log, db = tmp_path / full_log.name, tmp_path / "live.duckdb"
+    log.write_bytes(b"".join(lines[: len(lines) // 2]))
+    workbench.ingest([log], db=db)
+    scrubber = ReplayScrubber(db, game_id)
+    tree = all_widgets(scrubber.widget)
+    slider = next(w for w in tree if isinstance(w, widgets.IntSlider))
+    early = len(scrubber)
+    scrubber.position = early - 1
+    at_cursor = scrubber.event
+
+    log.write_bytes(b"".join(lines))  # the game went on
+    (grown,) = workbench.ingest([log], db=db).files
+    assert grown.status == "appended"
+    buttons = {w.description: w for w in tree if isinstance(w, widgets.Button)}
+    buttons["⟳ new events"].click()
+
+    expected = replay_from_file(log, game_id)
+    assert len(scrubber) == len(expected) > early
+    assert scrubber._view.status.value == f"<i>{len(expected) - early} new events</i>"
+    assert scrubber.position == early - 1 and scrubber.event == at_cursor
+    assert slider.max == len(expected) - 1 and slider.value == early - 1
+    scrubber.position = len(expected) - 1
+    assert scrubber.event["seq"] == expected[-1][0]
+    assert scrubber.refresh() == 0  # nothing new: nothing moves
+    assert scrubber.position == len(expected) - 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +24,20 @@ SEVERITIES = ("error", "warning", "info")
 
 SHARED_TABLES = """
 CREATE SEQUENCE IF NOT EXISTS source_ids START 1;
+-- One row per file and format: the database mirrors the file's current content.
 CREATE TABLE IF NOT EXISTS sources (
-    source_id   BIGINT PRIMARY KEY DEFAULT nextval('source_ids'),
-    path        VARCHAR NOT NULL,
-    sha256      VARCHAR NOT NULL UNIQUE,
-    format      VARCHAR NOT NULL,
-    records     BIGINT NOT NULL DEFAULT 0,
-    rejected    BIGINT NOT NULL DEFAULT 0,
-    ingested_at TIMESTAMP NOT NULL DEFAULT CAST(now() AS TIMESTAMP)
+    source_id      BIGINT PRIMARY KEY DEFAULT nextval('source_ids'),
+    path           VARCHAR NOT NULL,    -- absolute
+    sha256         VARCHAR NOT NULL,    -- of the content read (the first `size` bytes)
+    format         VARCHAR NOT NULL,
+    records        BIGINT NOT NULL DEFAULT 0,
+    rejected       BIGINT NOT NULL DEFAULT 0,
+    ingested_at    TIMESTAMP NOT NULL DEFAULT CAST(now() AS TIMESTAMP),
+    size           BIGINT NOT NULL DEFAULT 0,
+    complete_bytes BIGINT NOT NULL DEFAULT 0,   -- up to the last newline: where an append resumes
+    complete_lines BIGINT NOT NULL DEFAULT 0,   -- lines before that point
+    resume         JSON,                        -- what the format needs to go on from there
+    UNIQUE (path, format)
 );
 CREATE TABLE IF NOT EXISTS violations (
     source_id BIGINT NOT NULL,
@@ -38,12 +45,14 @@ CREATE TABLE IF NOT EXISTS violations (
     severity  VARCHAR NOT NULL CHECK (severity IN ('error', 'warning', 'info')),
     rule      VARCHAR NOT NULL,
     field     VARCHAR NOT NULL,
-    message   VARCHAR NOT NULL
+    message   VARCHAR NOT NULL,
+    line      BIGINT             -- the line the finding is about; NULL for findings about the whole file
 );
 CREATE TABLE IF NOT EXISTS rejects (
     source_id BIGINT NOT NULL,
     locator   VARCHAR NOT NULL,
-    raw       VARCHAR NOT NULL
+    raw       VARCHAR NOT NULL,
+    line      BIGINT
 );
 CREATE TABLE IF NOT EXISTS decisions (
     source_id  BIGINT NOT NULL,
@@ -68,9 +77,13 @@ VIOLATION_SCHEMA = pa.schema(
         ("rule", pa.string()),
         ("field", pa.string()),
         ("message", pa.string()),
+        ("line", pa.int64()),
     ]
 )
-REJECT_SCHEMA = pa.schema([("source_id", pa.int64()), ("locator", pa.string()), ("raw", pa.string())])
+REJECT_SCHEMA = pa.schema(
+    [("source_id", pa.int64()), ("locator", pa.string()), ("raw", pa.string()), ("line", pa.int64())]
+)
+LINE_LOCATOR = re.compile(r"line (\d+)")
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,8 @@ class Violation:
     rule: str
     field: str
     message: str
+    # The line the finding is about, where the locator does not say it (`response r-12`).
+    line: int | None = dataclasses.field(default=None, compare=False)
 
 
 def default_db() -> Path:
@@ -108,10 +123,25 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
     if not read_only:
+        _refuse_older_schema(con, target)
         con.execute(SHARED_TABLES)
         for fmt in FORMATS.values():
             con.execute(fmt.tables)
     return con
+
+
+def _refuse_older_schema(con, target) -> None:
+    """A database written before files could grow has no place to record where an
+    append resumes; mixing the two would double rows, so it is refused in one line."""
+    columns = {name for (name,) in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources' AND schema_name = 'main'"
+    ).fetchall()}
+    if columns and "resume" not in columns:
+        con.close()
+        raise WorkbenchError(
+            f"database {target} was written by an older workbench (no append support); "
+            f"ingest into a new file: delete it, or pass --db"
+        )
 
 
 def _lock_message(target, exc: Exception) -> str:
@@ -127,27 +157,53 @@ def _lock_message(target, exc: Exception) -> str:
 
 
 
-def add_violations(con, source_id: int, violations: list[Violation]) -> None:
+def line_of(locator: str, line: int | None = None) -> int | None:
+    """The line a finding is about: given, or read from a `line N` locator."""
+    if line is not None:
+        return line
+    match = LINE_LOCATOR.fullmatch(locator)
+    return int(match.group(1)) if match else None
+
+
+def add_violations(con, source_id: int, violations: list[Violation], whole_file: bool = False) -> None:
+    """Store findings. A finding about the whole file (drift counted over all its lines)
+    has no line: an append recomputes those, and keeps the ones about lines."""
     if not violations:
         return
-    columns = {name: [getattr(v, name) for v in violations] for name in VIOLATION_SCHEMA.names[1:]}
+    columns = {name: [getattr(v, name) for v in violations] for name in VIOLATION_SCHEMA.names[1:-1]}
+    columns["line"] = [None if whole_file else line_of(v.locator, v.line) for v in violations]
     violation_rows = pa.table({"source_id": [source_id] * len(violations), **columns}, schema=VIOLATION_SCHEMA)
     con.execute("INSERT INTO violations SELECT * FROM violation_rows")
 
 
-def add_rejects(con, source_id: int, rejects: list[tuple[str, str]]) -> None:
-    """`rejects` holds (locator, raw text) pairs."""
+def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
+    """`rejects` holds (locator, raw text) pairs, or (locator, raw text, line) where the
+    locator does not name the line."""
     if not rejects:
         return
     reject_rows = pa.table(
         {
             "source_id": [source_id] * len(rejects),
-            "locator": [loc for loc, _ in rejects],
-            "raw": [raw for _, raw in rejects],
+            "locator": [r[0] for r in rejects],
+            "raw": [r[1] for r in rejects],
+            "line": [line_of(r[0], r[2] if len(r) > 2 else None) for r in rejects],
         },
         schema=REJECT_SCHEMA,
     )
     con.execute("INSERT INTO rejects SELECT * FROM reject_rows")
+
+
+def tables_with(con, *columns: str) -> list[str]:
+    """The base tables that have every one of `columns`."""
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_columns() WHERE NOT internal AND database_name = current_database() "
+        "AND schema_name = 'main' AND column_name IN (SELECT unnest($columns)) "
+        "AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+        "AND database_name = current_database()) "
+        "GROUP BY table_name HAVING count(DISTINCT column_name) = $n ORDER BY table_name",
+        {"columns": list(columns), "n": len(columns)},
+    ).fetchall()
+    return [name for (name,) in rows]
 
 
 def query_frame(con, sql: str, params=None):

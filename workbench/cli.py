@@ -56,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     ingest.add_argument("--format", help=f"read every file as this format ({formats}); default: detect per file")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+    ingest.add_argument("--watch", action="store_true",
+                        help="keep following the paths (new files, files that grow) until Ctrl-C")
+    ingest.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
+                        help="with --watch: seconds between scans (default: 2)")
     ingest.set_defaults(run=_ingest)
 
     validate = commands.add_parser("validate", help="check files against the specifications, no database", **shown)
@@ -100,10 +104,29 @@ def _demo(args) -> int:
 def _ingest(args) -> int:
     from workbench.ingest import ingest
 
+    if args.watch:
+        return _watch(args)
     report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet)
     for line in summary_lines(report):
         print(line)
     return 2 if report.failed else 0
+
+
+def _watch(args) -> int:
+    from workbench.watch import watch
+
+    print(f"workbench: watching {' '.join(args.paths)} every {args.interval:g} s; Ctrl-C to stop", flush=True)
+    try:
+        for scan in watch(args.paths, db=args.db, format=args.format, interval=args.interval):
+            if isinstance(scan, WorkbenchError):
+                print(f"workbench: {scan}; trying again in {args.interval:g} s", file=sys.stderr, flush=True)
+                continue
+            scan.files = [f for f in scan.files if f.status != "unchanged"]
+            for line in summary_lines(scan) if scan.files else []:
+                print(line, flush=True)
+    except KeyboardInterrupt:
+        print("workbench: stopped watching; every file read so far is in the database", flush=True)
+    return 0
 
 
 def _validate(args) -> int:
@@ -135,8 +158,9 @@ def summary_lines(report) -> list[str]:
             lines.append(f"{file.path}: {file.status}: {file.message.removeprefix(f'{file.path}: ')}")
             continue
         counts = file.severity_counts()
+        change = {"appended": f"{file.message}, ", "replaced": "replaced, "}.get(file.status, "")
         lines.append(
-            f"{file.path}: {file.format}: {file.records} records, {file.rejected} rejected, "
+            f"{file.path}: {file.format}: {change}{file.records} records, {file.rejected} rejected, "
             f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"
         )
     if not report.files:

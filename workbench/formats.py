@@ -20,16 +20,37 @@ from workbench.catalog import Violation
 
 @dataclass
 class LoadContext:
+    """One load of a file, or of the part of a line-based file that is new.
+
+    A line-based format reads bytes `start_byte` to `end_byte` (None: to the end),
+    numbering lines from `first_line`. When `appending`, the rows of the earlier lines
+    are in the database already, its findings about the whole file (drift counts) and
+    its `decisions` have been removed: the format adds the new lines' rows and derives
+    the whole file's findings and decisions again. `state` is what the format left
+    after the earlier lines (None on a first load); the format sets it to what it needs
+    to go on after these lines (JSON-able).
+    """
+
     con: duckdb.DuckDBPyConnection
     source_id: int
     path: Path
     # Called with a number of bytes read, so long files can drive a progress bar.
     advance: Callable[[int], None] = field(default=lambda n: None)
+    start_byte: int = 0
+    end_byte: int | None = None
+    first_line: int = 1
+    appending: bool = False
+    state: dict | None = None
 
     def add_violations(self, violations: list[Violation]) -> None:
+        """Findings about single lines (or, for files that are not line-based, anything)."""
         catalog.add_violations(self.con, self.source_id, violations)
 
-    def add_rejects(self, rejects: list[tuple[str, str]]) -> None:
+    def add_file_findings(self, violations: list[Violation]) -> None:
+        """Findings about the whole file (counted over its lines): recomputed on append."""
+        catalog.add_violations(self.con, self.source_id, violations, whole_file=True)
+
+    def add_rejects(self, rejects: list[tuple]) -> None:
         catalog.add_rejects(self.con, self.source_id, rejects)
 
 
@@ -50,6 +71,9 @@ class Format:
     describe: str = ""
     # Extra lines for the demo summary (e.g. a bot's quality gates), from the database.
     summary: Callable[[duckdb.DuckDBPyConnection], list[str]] | None = None
+    # One record per line, so a file that grew is appended to (see LoadContext); other
+    # files are read whole again when they change.
+    line_based: bool = False
 
 
 def first_json_line(head: bytes) -> dict | None:

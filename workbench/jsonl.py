@@ -42,15 +42,21 @@ class LineBatch:
 
 
 def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
-                 batch_lines: int | None = None) -> Iterator[LineBatch]:
-    """Yield the non-blank lines of `path` in batches, streaming the file."""
+                 batch_lines: int | None = None, start: int = 0, end: int | None = None,
+                 first_line: int = 1) -> Iterator[LineBatch]:
+    """Yield the non-blank lines of `path` in batches, streaming the file: bytes `start`
+    to `end` (None: to the end of the file), the first of them numbered `first_line`."""
     batch_lines = batch_lines or BATCH_LINES
     batch = LineBatch()
-    number = 0
+    number = first_line - 1
     pending = b""
+    left = None if end is None else end - start
     with open(path, "rb") as handle:
+        handle.seek(start)
         while True:
-            chunk = handle.read(READ_BYTES)
+            chunk = handle.read(READ_BYTES if left is None else min(READ_BYTES, left))
+            if left is not None:
+                left -= len(chunk)
             advance(len(chunk))
             data = pending + chunk
             if not chunk:
@@ -74,6 +80,11 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
                 break
     if batch.texts:
         yield batch
+
+
+def context_batches(ctx: LoadContext, batch_lines: int | None = None) -> Iterator[LineBatch]:
+    """The batches of the part of the file a load reads (see LoadContext)."""
+    return line_batches(ctx.path, ctx.advance, batch_lines, ctx.start_byte, ctx.end_byte, ctx.first_line)
 
 
 def _decode(line: bytes) -> tuple[str, bool]:

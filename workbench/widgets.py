@@ -331,19 +331,34 @@ PAYLOAD_CHARS = 4000  # of the event's payload shown under its description
 
 class ReplayScrubber:
     """Step through a Damage game: `.position` (event index, settable), `.state` (per
-    player), `.widget` (the ipywidgets view), `.jump(phase)`.
+    player), `.widget` (the ipywidgets view), `.jump(phase)`, `.refresh()`.
 
     `con` is a DuckDB connection or a database path (opened read-only and closed);
     either way it is only read here. `game_id=None` picks the game with most events.
     """
 
     def __init__(self, con, game_id: str | None = None):
-        with _connection(con) as con:
+        self._source = con
+        self._position = 0
+        self._view: _ScrubberView | None = None
+        self._load(game_id)
+
+    def _load(self, game_id: str | None) -> None:
+        with _connection(self._source) as con:
             self.replay = GameReplay(con, game_id)
             self.chart, self.chart_note = _emotion_chart(con, self.replay)
         self.game_id = self.replay.game_id
-        self._position = 0
-        self._view: _ScrubberView | None = None
+
+    def refresh(self) -> int:
+        """Read the game again, with the events written since (a game still being
+        played, followed by `workbench ingest --watch`); the cursor stays on the same
+        event. Returns how many events were added."""
+        before = len(self.replay)
+        self._load(self.game_id)
+        self._position = min(self._position, len(self.replay) - 1)
+        if self._view is not None:
+            self._view.reload()
+        return len(self.replay) - before
 
     def __len__(self) -> int:
         return len(self.replay)
@@ -435,9 +450,8 @@ class _ScrubberView:
         import ipywidgets as widgets
 
         self.scrubber = scrubber
-        last = len(scrubber.replay) - 1
-        self.play = widgets.Play(value=0, min=0, max=last, step=1, interval=200, description="play")
-        self.slider = widgets.IntSlider(value=0, min=0, max=last, description="event",
+        self.play = widgets.Play(value=0, min=0, step=1, interval=200, description="play")
+        self.slider = widgets.IntSlider(value=0, min=0, description="event",
                                         continuous_update=True, layout=widgets.Layout(width="560px"))
         # Linked in the browser: playing moves the slider without a round trip.
         self.link = widgets.jslink((self.play, "value"), (self.slider, "value"))
@@ -445,18 +459,27 @@ class _ScrubberView:
         self.status = widgets.HTML()
         self.table = widgets.HTML(layout=widgets.Layout(min_width="420px"))
         self.event = widgets.HTML(layout=widgets.Layout(width="520px"))
-        self.chart, chart_box = _chart_widget(scrubber.figure() if scrubber.chart else None, scrubber.chart_note)
-        if self.chart is not None:
-            self.chart.observe(self._keep_cursor, names="_params")
-        title = widgets.HTML(f"<b>{html.escape(scrubber.game_id)}</b> · {len(scrubber.replay)} events · "
-                             f"{len(scrubber.replay.players)} players")
-        self.root = widgets.VBox([
-            title,
+        self.title = widgets.HTML()
+        self.root = widgets.VBox()
+        self._rows = [
+            self.title,
             widgets.HBox([self.play, self.slider]),
             widgets.HBox([*self._buttons(widgets), self.status]),
             widgets.HBox([self.table, self.event]),
-            chart_box,
-        ])
+        ]
+        self.reload()
+
+    def reload(self) -> None:
+        """Fit the view to the scrubber's (re)loaded game: range, title, chart."""
+        scrubber = self.scrubber
+        last = len(scrubber.replay) - 1
+        self.play.max = self.slider.max = last
+        self.title.value = (f"<b>{html.escape(scrubber.game_id)}</b> · {len(scrubber.replay)} events · "
+                            f"{len(scrubber.replay.players)} players")
+        self.chart, chart_box = _chart_widget(scrubber.figure() if scrubber.chart else None, scrubber.chart_note)
+        if self.chart is not None:
+            self.chart.observe(self._keep_cursor, names="_params")
+        self.root.children = [*self._rows, chart_box]
         self.show(scrubber.position)
 
     def _buttons(self, widgets) -> list:
@@ -467,7 +490,14 @@ class _ScrubberView:
             button = widgets.Button(description=label, layout=widgets.Layout(width="auto"))
             button.on_click(lambda _, phase=phase, backward=backward: self._jump(phase, backward))
             buttons.append(button)
-        return buttons
+        refresh = widgets.Button(description="⟳ new events", tooltip="read events written since",
+                                 layout=widgets.Layout(width="auto"))
+        refresh.on_click(lambda _: self._refresh())
+        return [*buttons, refresh]
+
+    def _refresh(self) -> None:
+        added = self.scrubber.refresh()
+        self.status.value = f"<i>{added} new event{'s' if added != 1 else ''}</i>"
 
     def _jump(self, phase: str | None, backward: bool) -> None:
         moved = self.scrubber.jump(phase, backward)

@@ -10,6 +10,7 @@ FORMAT = Format(
     tables=tables.DDL,
     claims=jsonl_claims(reader.SUFFIX, DECISION_SIGNATURE),
     load=reader.load,
+    line_based=True,
     describe="Agent Arena decision logs (*.decisions.jsonl)",
     summary=report.summary,
 )

@@ -12,7 +12,7 @@ from workbench.arena import drift, tables
 from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.catalog import Violation
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, line_batches, store_batch
+from workbench.jsonl import LineBatch, context_batches, store_batch
 from workbench.validation import violation
 
 SUFFIX = ".decisions.jsonl"
@@ -25,13 +25,17 @@ def episode_of(path) -> str:
 def load(ctx: LoadContext) -> Counts:
     params = {"source_id": ctx.source_id, "episode": episode_of(ctx.path)}
     records = rejected = 0
-    for batch in line_batches(ctx.path, ctx.advance):
+    for batch in context_batches(ctx):
         found, reject_at = check_batch(batch)
         counts = store_batch(ctx, batch, found, reject_at, lambda lines: tables.insert(ctx.con, lines, params))
         records += counts.records
         rejected += counts.rejected
+    # Outcomes, decisions and drift are derived over all the file's rows: a new line
+    # can carry the result of the action before it.
+    if ctx.appending:
+        tables.forget_outcomes(ctx.con, ctx.source_id)
     tables.derive(ctx.con, ctx.source_id)
-    ctx.add_violations(drift.findings(ctx.con, ctx.source_id))
+    ctx.add_file_findings(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
 
 

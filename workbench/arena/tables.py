@@ -127,6 +127,12 @@ def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int
     return con.execute(INSERT_DECISIONS, params).fetchall()[0][0]
 
 
+def forget_outcomes(con, source_id: int) -> None:
+    """Outcomes are derived again over all the file's rows when it grew."""
+    con.execute("UPDATE arena_decisions SET success = NULL, error_code = NULL, error_message = NULL "
+                "WHERE source_id = $source_id AND success IS NOT NULL", {"source_id": source_id})
+
+
 def derive(con, source_id: int) -> None:
     """Outcomes and decisions of the file's rows."""
     con.execute(OUTCOMES, {"source_id": source_id})

@@ -10,5 +10,6 @@ FORMAT = Format(
     tables=tables.DDL,
     claims=jsonl_claims(".events.jsonl", ENVELOPE_SIGNATURE),
     load=reader.load,
+    line_based=True,
     describe="Damage replay and tournament logs (*.events.jsonl)",
 )

@@ -125,12 +125,31 @@ class DriftTally:
                         DRIFT_VALUE_QUERY, {"key": key, "type": event_type, "values": list(values)}).fetchall():
                     _count(self.values, (event_type, key, value), lines, first)
 
+    def state(self) -> dict:
+        """The tally as JSON, for a later append to go on from."""
+        return {name: sorted([*_as_list(key), *seen] for key, seen in getattr(self, name).items()) for name in _TALLIES}
+
+    @classmethod
+    def from_state(cls, state: dict | None) -> "DriftTally":
+        tally = cls()
+        for name in _TALLIES:
+            for *key, lines, first in (state or {}).get(name, []):
+                getattr(tally, name)[key[0] if len(key) == 1 else tuple(key)] = (lines, first)
+        return tally
+
     def findings(self) -> list[Violation]:
         found = [_undocumented_type(kind, *seen) for kind, seen in self.types.items()]
         found += [_extra_envelope_key(key, *seen) for key, seen in self.envelope_keys.items()]
         found += [_extra_payload_key(check_no, key, *seen) for (check_no, key), seen in self.payload_keys.items()]
         found += [_undocumented_value(*kind, *seen) for kind, seen in self.values.items()]
         return sorted(found, key=lambda v: int(v.locator.split()[1]))
+
+
+_TALLIES = ("types", "envelope_keys", "payload_keys", "values")
+
+
+def _as_list(key) -> list:
+    return list(key) if isinstance(key, tuple) else [key]
 
 
 def _count(tally: dict, key, lines: int, first: int) -> None:

@@ -13,7 +13,7 @@ from workbench.damage import drift, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
 from workbench import jsonl
-from workbench.jsonl import LineBatch, line_batches
+from workbench.jsonl import LineBatch, context_batches
 from workbench.validation import violation
 
 EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
@@ -23,11 +23,11 @@ def load(ctx: LoadContext) -> Counts:
     # Checking a batch runs in Python; storing one runs in DuckDB, which releases the
     # GIL: a single writer thread stores batch k while batch k+1 is being checked.
     records = rejected = 0
-    tally = drift.DriftTally()
-    stage = tables.FileStage(ctx.con, ctx.source_id)
+    tally = drift.DriftTally.from_state(ctx.state)
+    stage = tables.FileStage(ctx.con, ctx.source_id, earlier_lines=ctx.appending)
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
-        for batch in line_batches(ctx.path, ctx.advance):
+        for batch in context_batches(ctx):
             checked = check_batch(batch)
             if pending is not None:
                 records, rejected = _add(pending.result(), records, rejected)
@@ -35,7 +35,8 @@ def load(ctx: LoadContext) -> Counts:
         if pending is not None:
             records, rejected = _add(pending.result(), records, rejected)
     stage.derive_decisions()
-    ctx.add_violations(tally.findings())
+    ctx.state = tally.state()
+    ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
 
 

@@ -18,6 +18,7 @@ FORMAT = Format(
     tables=tables.DDL,
     claims=claims,
     load=reader.load,
+    line_based=True,
     describe="EC4X bot order drafts (*.orders.jsonl) and bot traces (bot_trace_*.jsonl)",
     summary=report.summary,
 )

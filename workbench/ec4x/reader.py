@@ -15,7 +15,7 @@ from workbench.catalog import Violation
 from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, line_batches, store_batch
+from workbench.jsonl import LineBatch, context_batches, store_batch
 from workbench.validation import violation
 
 ORDERS_SUFFIX = ".orders.jsonl"
@@ -47,17 +47,18 @@ def load(ctx: LoadContext) -> Counts:
     if kind is ORDER_DRAFTS:
         params["game_id"] = ctx.path.name[: -len(ORDERS_SUFFIX)]
     records = rejected = 0
-    drift = DriftTally()
-    for batch in line_batches(ctx.path, ctx.advance):
+    drift = DriftTally.from_state(ctx.state)
+    for batch in context_batches(ctx):
         found, drift_found, reject_at = check_batch(batch, kind)
         counts = store_batch(ctx, batch, found, reject_at,
                              lambda lines: tables.insert(ctx.con, kind.inserts, lines, params))
         drift.add(batch, [(i, v) for i, v in drift_found if i not in reject_at])
         records += counts.records
         rejected += counts.rejected
-    ctx.add_violations(drift.findings())
+    ctx.state = drift.state()
+    ctx.add_file_findings(drift.findings())
     if kind is BOT_TRACE:
-        ctx.add_violations(trace_findings(ctx.con, ctx.source_id))
+        ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
     ctx.con.execute(kind.decisions, {"source_id": ctx.source_id})
     return Counts(records, rejected)
 
@@ -117,21 +118,37 @@ class DriftTally:
 
     def __init__(self):
         self._first: dict[tuple, Violation] = {}
-        self._lines: dict[tuple, set[str]] = defaultdict(set)
+        self._lines: dict[tuple, int] = defaultdict(int)
 
     def add(self, batch: LineBatch, found: list[tuple[int, Violation]]) -> None:
+        seen = set()
         for _, v in found:
             key = (v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message)
             self._first.setdefault(key, v)
-            self._lines[key].add(v.locator)
+            if (key, v.locator) not in seen:  # a line counts once per kind
+                seen.add((key, v.locator))
+                self._lines[key] += 1
 
     def findings(self) -> list[Violation]:
         out = []
         for key, first in self._first.items():
-            count = len(self._lines[key])
+            count = self._lines[key]
             lines = "1 line" if count == 1 else f"{count} lines"
             out.append(dataclasses.replace(first, message=f"{first.message} ({lines}, first {first.locator})"))
         return out
+
+    def state(self) -> dict:
+        """The tally as JSON, for a later append to go on from."""
+        return {"kinds": sorted([dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items())}
+
+    @classmethod
+    def from_state(cls, state: dict | None) -> "DriftTally":
+        tally = cls()
+        for first, lines in (state or {}).get("kinds", []):
+            v = Violation(*first[:5])
+            key = (v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message)
+            tally._first[key], tally._lines[key] = v, lines
+        return tally
 
 
 def trace_findings(con, source_id: int) -> list[Violation]:

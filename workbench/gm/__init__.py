@@ -33,6 +33,7 @@ FORMAT = Format(
     tables=tables.DDL,
     claims=claims,
     load=reader.load,
+    line_based=True,
     describe="AI game-master responses (*.gm.jsonl)",
     summary=summary,
 )

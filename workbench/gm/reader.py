@@ -11,6 +11,7 @@ readable, else `line N`). Every other line is a record, whatever its text says.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,7 +25,7 @@ from workbench.formats import Counts, LoadContext
 from workbench.gm import rules, tables
 from workbench.gm.models import ResponseLine
 from workbench.gm.parser import parse
-from workbench.jsonl import line_batches
+from workbench.jsonl import context_batches
 from workbench.validation import violation
 
 SUFFIX = ".gm.jsonl"
@@ -41,18 +42,20 @@ class Outcome:
 
 
 def load(ctx: LoadContext) -> Counts:
-    first_line_of: dict[str, int] = {}  # response id -> line, to flag reused ids
+    # response id -> its first line, to flag reused ids (those of earlier lines when appending)
+    first_line_of = tables.first_lines(ctx.con, ctx.source_id) if ctx.appending else {}
     records = rejected = 0
-    for batch in line_batches(ctx.path, ctx.advance):
+    for batch in context_batches(ctx):
         rows, violations, rejects = tables.Rows(), [], []
         for index, (number, raw) in enumerate(zip(batch.numbers, batch.texts)):
             outcome = read_line(number, raw, utf8=index not in batch.not_utf8)
             if outcome.row is None:
-                rejects.append((outcome.locator, raw))
+                rejects.append((outcome.locator, raw, number))
             else:
                 outcome.violations += _reused_id(outcome, number, first_line_of)
                 rows.add(outcome.row)
-            violations += outcome.violations
+            # Located by response id: the line is said, so a cut last line can be forgotten.
+            violations += [dataclasses.replace(v, line=number) for v in outcome.violations]
         rows.insert(ctx.con, ctx.source_id)
         ctx.add_violations(violations)
         ctx.add_rejects(rejects)

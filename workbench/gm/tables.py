@@ -28,8 +28,8 @@ COLUMNS = [
     Column("kind", "VARCHAR", pa.string(), "markers | mixed | json | character"),
     Column("valid", "BOOLEAN NOT NULL", pa.bool_(), "no `error` violation"),
     Column("narrative", "VARCHAR", pa.string(), "the text without its markers"),
-    Column("location", "VARCHAR", pa.string(), "the location's name; NULL when not stated"),
-    Column("location_type", "VARCHAR", pa.string(), "`location.type` of a JSON response"),
+    Column("location", "VARCHAR", pa.string(), "the place's name (a wilderness: its description); NULL when not stated"),
+    Column("location_type", "VARCHAR", pa.string(), "`location.type` as written: town | wilderness | landmark | unknown"),
     Column("combat", "BOOLEAN", pa.bool_(), "COMBAT marker or `combatInitiated`"),
     Column("combat_opponent", "VARCHAR", pa.string(), "the opponent's name"),
     Column("acquired_items", "VARCHAR[]", pa.list_(pa.string()), ""),
@@ -96,6 +96,12 @@ class Rows:
 
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def first_lines(con: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, int]:
+    """Each response id of the file's rows, with the first line it is on."""
+    return dict(con.execute("SELECT response_id, min(seq) FROM gm_responses WHERE source_id = ? GROUP BY ALL",
+                            [source_id]).fetchall())
 
 
 def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, game_id: str) -> None:

@@ -1,0 +1,197 @@
+"""The database mirrors each file's current content: a log ingested while it grew, a cut
+last line later completed, a rewritten file and a bot trace appended across sessions
+each give, table by table, what one ingest of the final file gives."""
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import workbench
+from tests.conftest import SHARED, rows
+
+REAL_HOLDEM = SHARED / "corpus" / "damage" / "game_20261123T135537354772Z_ab3780.events.jsonl"
+VIEWS = ("ec4x_quality_gates", "arena_error_rates")
+
+
+def snapshot(db: Path) -> dict[str, list]:
+    """Every row of every table and view, with the file's name in place of its source id."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [t for (t,) in con.execute(
+            "SELECT DISTINCT table_name FROM duckdb_columns() WHERE column_name = 'source_id' "
+            "AND table_name != 'sources'").fetchall()]
+        found = {
+            table: con.execute(
+                f"SELECT parse_filename(s.path) AS file, t.* EXCLUDE (source_id) FROM {table} t "
+                f"JOIN sources s USING (source_id) ORDER BY ALL").fetchall()
+            for table in tables
+        }
+        found["sources"] = con.execute(
+            "SELECT parse_filename(path), sha256, format, records, rejected, size, complete_bytes, complete_lines, "
+            "resume FROM sources ORDER BY ALL").fetchall()
+        for view in VIEWS:
+            found[view] = con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()
+        return found
+    finally:
+        con.close()
+
+
+def assert_same_tables(grown_db: Path, final_files: list[Path], tmp_path: Path) -> None:
+    one_shot_db = tmp_path / "one_shot.duckdb"
+    report = workbench.ingest(final_files, db=one_shot_db)
+    assert {f.status for f in report.files} == {"ingested"}
+    grown, one_shot = snapshot(grown_db), snapshot(one_shot_db)
+    assert grown.keys() == one_shot.keys()
+    for table in one_shot:
+        assert grown[table] == one_shot[table], f"{table} differs from a one-shot ingest"
+
+
+def grow(path: Path, content: bytes, cuts: list[float], db: Path) -> list:
+    """Write `content` to `path` in stages (fractions of its bytes, cut mid-line where
+    they fall), ingesting after each; returns the reports."""
+    reports = []
+    for fraction in cuts:
+        path.write_bytes(content[: int(len(content) * fraction)])
+        (file,) = workbench.ingest([path], db=db).files
+        reports.append(file)
+    return reports
+
+
+def test_real_log_ingested_while_it_grew(tmp_path):
+    if not REAL_HOLDEM.exists():
+        pytest.skip(f"the real Damage corpus is absent ({REAL_HOLDEM}); it sits beside the repository in CI")
+    content = REAL_HOLDEM.read_bytes()
+    log = tmp_path / REAL_HOLDEM.name
+    db = tmp_path / "grown.duckdb"
+    reports = grow(log, content, [0.4, 0.7, 1.0], db)
+    assert [r.status for r in reports] == ["ingested", "appended", "appended"]
+    # Independent counts: the hold'em game has 1,775 lines, 126 actions submitted.
+    assert content.count(b"\n") == 1775
+    assert rows(db, "SELECT count(*) FROM damage_events") == [(1775,)]
+    assert rows(db, "SELECT count(*) FROM decisions") == [(content.count(b'"type": "action_submitted"'),)]
+    assert rows(db, "SELECT count(*) FROM rejects") == [(0,)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_cut_last_line_completed_later(tmp_path, sample):
+    source = max((sample / "damage").glob("*.events.jsonl"), key=lambda p: p.stat().st_size)
+    content = source.read_bytes()
+    middle_of_a_line = content.index(b"\n", len(content) // 2) - 10
+    log = tmp_path / source.name
+    db = tmp_path / "grown.duckdb"
+    log.write_bytes(content[:middle_of_a_line])
+    (first,) = workbench.ingest([log], db=db).files
+    cut_line = content[:middle_of_a_line].count(b"\n") + 1
+    assert rows(db, "SELECT locator FROM rejects") == [(f"line {cut_line}",)]
+    assert first.rejected == 1
+    log.write_bytes(content)
+    (second,) = workbench.ingest([log], db=db).files
+    assert second.status == "appended"
+    read_again = content.count(b"\n") - cut_line + 1  # the cut line, then every line after it
+    assert second.message == f"appended {read_again} lines"
+    assert rows(db, "SELECT count(*) FROM rejects WHERE locator = ?", [f"line {cut_line}"]) == [(0,)]
+    assert rows(db, "SELECT count(*) FROM violations WHERE rule = 'not_a_json_object' AND locator = ?",
+                [f"line {cut_line}"]) == [(0,)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_rewritten_file_is_replaced(tmp_path, sample):
+    games = sorted((sample / "damage").glob("game_*.events.jsonl"))
+    log = tmp_path / "rewritten.events.jsonl"
+    db = tmp_path / "grown.duckdb"
+    shutil.copyfile(games[0], log)
+    workbench.ingest([log], db=db)
+    shutil.copyfile(games[1], log)
+    (file,) = workbench.ingest([log], db=db).files
+    assert file.status == "replaced"
+    assert rows(db, "SELECT count(*) FROM sources") == [(1,)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_bot_trace_appended_across_sessions(tmp_path, sample):
+    trace = sorted((sample / "ec4x").glob("bot_trace_*.jsonl"))[0]
+    lines = trace.read_bytes().splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if b'"session_start"' in line]
+    log = tmp_path / trace.name
+    db = tmp_path / "grown.duckdb"
+    # One ingest per bot process: each session's lines arrive, then the next session starts.
+    bounds = starts[1:] + [len(lines)]
+    if len(bounds) < 2:  # a single session: grow it in halves
+        bounds = [len(lines) // 2, len(lines)]
+    statuses = []
+    for end in bounds:
+        log.write_bytes(b"".join(lines[:end]))
+        statuses.append(workbench.ingest([log], db=db).files[0].status)
+    assert statuses == ["ingested"] + ["appended"] * (len(bounds) - 1)
+    assert_same_tables(db, [log], tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["arena", "gm", "ec4x"])
+def test_every_line_format_grows_like_a_one_shot_ingest(tmp_path, sample, kind):
+    files = sorted(p for p in (sample / kind).iterdir() if p.suffix == ".jsonl")
+    db = tmp_path / "grown.duckdb"
+    copies = []
+    for source in files:
+        copy = tmp_path / source.name
+        grow(copy, source.read_bytes(), [0.33, 0.5, 0.51, 0.9, 1.0], db)
+        copies.append(copy)
+    assert_same_tables(db, copies, tmp_path)
+
+
+def test_unchanged_file_adds_nothing(tmp_path, sample):
+    log = tmp_path / "g.events.jsonl"
+    shutil.copyfile(sorted((sample / "damage").glob("game_*.events.jsonl"))[0], log)
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([log], db=db)
+    before = snapshot(db)
+    (file,) = workbench.ingest([log], db=db).files
+    assert file.status == "unchanged"
+    assert snapshot(db) == before
+
+
+def test_shrunk_file_is_replaced(tmp_path, sample):
+    source = sorted((sample / "damage").glob("game_*.events.jsonl"))[0]
+    log = tmp_path / source.name
+    db = tmp_path / "w.duckdb"
+    content = source.read_bytes()
+    log.write_bytes(content)
+    workbench.ingest([log], db=db)
+    log.write_bytes(content[: content.index(b"\n", len(content) // 3) + 1])
+    (file,) = workbench.ingest([log], db=db).files
+    assert file.status == "replaced"
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_copy_at_another_path_is_its_own_source(tmp_path, sample):
+    source = sorted((sample / "damage").glob("game_*.events.jsonl"))[0]
+    a, b = tmp_path / "a" / source.name, tmp_path / "b" / source.name
+    for path in (a, b):
+        path.parent.mkdir()
+        shutil.copyfile(source, path)
+    db = tmp_path / "w.duckdb"
+    report = workbench.ingest([a, b], db=db)
+    assert [f.status for f in report.files] == ["ingested", "ingested"]
+    assert rows(db, "SELECT count(DISTINCT path) FROM sources") == [(2,)]
+
+
+def test_cli_says_what_happened(tmp_path, sample, capsys):
+    from workbench.cli import main
+
+    source = sorted((sample / "damage").glob("game_*.events.jsonl"))[0]
+    content = source.read_bytes()
+    log = tmp_path / source.name
+    db = str(tmp_path / "w.duckdb")
+    half = content.index(b"\n", len(content) // 2) + 1
+    log.write_bytes(content[:half])
+    assert main(["ingest", str(log), "--db", db, "--quiet"]) == 0
+    log.write_bytes(content)
+    assert main(["ingest", str(log), "--db", db, "--quiet"]) == 0
+    added = content[half:].count(b"\n")
+    assert f"appended {added} lines" in capsys.readouterr().out
+    log.write_bytes(content[:half] + b"\n")
+    assert main(["ingest", str(log), "--db", db, "--quiet"]) == 0
+    assert ": replaced" in capsys.readouterr().out
+    assert main(["ingest", str(log), "--db", db, "--quiet"]) == 0
+    assert ": unchanged" in capsys.readouterr().out
