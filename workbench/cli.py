@@ -13,10 +13,15 @@ import os
 import sys
 from pathlib import Path
 
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, is_interrupt
+
+INTERRUPTED = "workbench: interrupted; the file being loaded was rolled back, nothing half-written"
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints as \xNN, never fails
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
@@ -28,9 +33,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"workbench: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("workbench: interrupted; the file being loaded was rolled back, nothing half-written", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for the user, unless asked for
+        if is_interrupt(exc):  # Ctrl-C that reached a DuckDB query outside a file's load
+            print(INTERRUPTED, file=sys.stderr)
+            return 130
         if os.environ.get("WORKBENCH_DEBUG"):
             raise
         print(f"workbench: internal error: {type(exc).__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)",
@@ -124,8 +132,12 @@ def _watch(args) -> int:
             scan.files = [f for f in scan.files if f.status != "unchanged"]
             for line in summary_lines(scan) if scan.files else []:
                 print(line, flush=True)
+    except Exception as exc:
+        if not is_interrupt(exc):
+            raise
     except KeyboardInterrupt:
-        print("workbench: stopped watching; every file read so far is in the database", flush=True)
+        pass
+    print("workbench: stopped watching; every file read so far is in the database", flush=True)
     return 0
 
 

@@ -18,3 +18,10 @@ def first_line(exc: BaseException) -> str:
     for one-line error reports."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C as DuckDB reports it when the signal reaches a query first: an
+    InterruptException, or from some statements a plain RuntimeError."""
+    return type(exc).__name__ == "InterruptException" or (
+        isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted"))

@@ -77,14 +77,15 @@ class Format:
 
 
 def first_json_line(head: bytes) -> dict | None:
-    """The first non-blank line of `head` parsed as a JSON object, or None."""
+    """The first non-blank line of `head` parsed as a JSON object, or None (also for a
+    line nested too deeply to parse: detection never fails a run)."""
     import json
 
-    for line in head.splitlines():
+    for line in head.removeprefix(b"\xef\xbb\xbf").splitlines():
         if line.strip():
             try:
                 value = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return None
             return value if isinstance(value, dict) else None
     return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import glob
 import hashlib
 import json
 import os
@@ -14,15 +13,17 @@ import duckdb
 
 from workbench import catalog
 from workbench.catalog import Violation
-from workbench.errors import UnreadableFile, WorkbenchError, first_line
+from workbench.errors import UnreadableFile, WorkbenchError, first_line, is_interrupt
 from workbench.formats import Counts, Format, LoadContext
+from workbench.paths import check_regular, expand_paths, text_of
 from workbench.registry import FORMATS
 
 HEAD_BYTES = 64 * 1024
 # DuckDB keeps a file's uncommitted rows in memory up to its limit (80% of RAM by
-# default) before spilling to disk. Loading is streaming work: a small limit keeps a
-# 1M-event file near 0.5 GB instead of 0.7 GB, for about 7% more time (bench/scale.py).
-INGEST_SETTINGS = ("SET memory_limit = '320MB'", "SET preserve_insertion_order = false")
+# default) before spilling to disk. Loading is streaming work, but DuckDB's JSON
+# functions need many times a line's size while they work on it: 1 GB lets a line of
+# jsonl.MAX_LINE_BYTES be read by every format (320 MB failed at 4 MB lines).
+INGEST_SETTINGS = ("SET memory_limit = '1GB'", "SET preserve_insertion_order = false")
 
 
 @dataclass
@@ -116,34 +117,6 @@ def _format_named(name: str | None) -> Format | None:
     return FORMATS[name]
 
 
-def expand_paths(paths) -> list[tuple[Path, bool]]:
-    """Every file named by `paths`, with whether the user named it directly.
-
-    Folders are walked recursively; globs are expanded. A path that matches nothing
-    is an error before anything is read.
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    found: list[tuple[Path, bool]] = []
-    for raw in paths:
-        text = str(raw)
-        matches = sorted(glob.glob(text, recursive=True)) if glob.has_magic(text) else [text]
-        if not matches or not all(os.path.exists(m) for m in matches):
-            raise WorkbenchError(f"no such file or folder: {text}")
-        for match in matches:
-            path = Path(match)
-            if path.is_dir():
-                found += [(p, False) for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")]
-            else:
-                found.append((path, True))
-    seen, unique = set(), []
-    for path, named in found:
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            unique.append((path, named))
-    return unique
-
-
 def detect(path: Path, head: bytes) -> Format | None:
     for fmt in FORMATS.values():
         if fmt.claims(path, head):
@@ -193,27 +166,32 @@ def _load_file(con, path: Path, named: bool, fmt: Format | None, bar: _Progress 
     try:
         report = _read_and_load(con, path, named, fmt, bar)
     except UnreadableFile as exc:
-        report = FileReport(str(path), fmt.name if fmt else None, "failed", message=str(exc))
+        report = FileReport(text_of(path), fmt.name if fmt else None, "failed", message=str(exc))
     except OSError as exc:
-        report = FileReport(str(path), fmt.name if fmt else None, "failed",
-                            message=f"{path}: cannot read file ({exc.strerror or exc})")
+        report = FileReport(text_of(path), fmt.name if fmt else None, "failed",
+                            message=f"{text_of(path)}: cannot read file ({exc.strerror or exc})")
     if bar is not None:
-        bar.finish_file(path, path.stat().st_size if path.exists() else 0, report.status if report else "skipped")
+        size = path.stat().st_size if path.is_file() else 0
+        bar.finish_file(path, size, report.status if report else "skipped")
     return report
 
 
 def _read_and_load(con, path, named, fmt, bar) -> FileReport | None:
-    fmt = fmt or detect(path, _read_head(path))
+    check_regular(path)
+    head = _read_head(path)
+    fmt = fmt or detect(path, head)
     if fmt is None:
         if not named:
             return None  # a stray file inside a folder (a README, a manifest) is not data
-        raise UnreadableFile(f"{path}: unknown format; pass --format ({', '.join(FORMATS)})")
-    key = str(path.resolve())
+        raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(FORMATS)})")
+    if fmt.line_based:
+        _refuse_cr_only(path, head)
+    key = text_of(path.resolve())
     known = _known_source(con, key, fmt.name)
     content = fingerprint(path, known.size if known else None)
     advance = bar.advance if bar else (lambda n: None)
     if known and content.sha256 == known.sha256:
-        return FileReport(str(path), fmt.name, "unchanged", known.records, known.rejected,
+        return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
                           _violations_of(con, known.source_id), known.source_id,
                           message=f"already ingested as source {known.source_id}; nothing added")
     if known and fmt.line_based and content.prefix_sha256 == known.sha256:
@@ -287,11 +265,20 @@ def _in_transaction(con, path, load) -> FileReport:
         report.violations = _violations_of(con, report.source_id)
         con.commit()
     except BaseException as exc:
-        con.rollback()
+        _rollback(con)
+        if is_interrupt(exc):
+            raise KeyboardInterrupt from None  # Ctrl-C reached DuckDB first: the same stop
         if isinstance(exc, duckdb.Error):
-            raise UnreadableFile(f"{path}: could not be loaded ({first_line(exc)})") from None
+            raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
         raise
     return report
+
+
+def _rollback(con) -> None:
+    try:
+        con.rollback()
+    except duckdb.TransactionException:
+        pass  # DuckDB ended the transaction itself (an interrupted query or commit): nothing to undo
 
 
 def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
@@ -313,7 +300,7 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
         counts = fmt.load(ctx)
         _record(con, source_id, content, counts, resume=None)
     status = "replaced" if known else "ingested"
-    return FileReport(str(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
+    return FileReport(text_of(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
 
 
 def _append(con, path, fmt, known: KnownSource, content: Content, advance) -> FileReport:
@@ -329,7 +316,7 @@ def _append(con, path, fmt, known: KnownSource, content: Content, advance) -> Fi
                       first_line=known.complete_lines + 1, appending=True, state=resume.get("format"))
     counts = _load_lines(ctx, fmt, content, before)
     added = content.complete_lines + (content.size > content.complete_bytes) - known.complete_lines
-    return FileReport(str(path), fmt.name, "appended", counts.records, counts.rejected, source_id=source_id,
+    return FileReport(text_of(path), fmt.name, "appended", counts.records, counts.rejected, source_id=source_id,
                       message=f"appended {_lines(added)}", lines_added=added)
 
 
@@ -390,6 +377,15 @@ def _violations_of(con, source_id: int) -> list[Violation]:
         [source_id],
     ).fetchall()
     return [Violation(*row) for row in rows]
+
+
+def _refuse_cr_only(path: Path, head: bytes) -> None:
+    """Lines end at LF. A file whose lines end at CR alone (classic Mac) would be one
+    line: it is refused, with the way out."""
+    if b"\n" not in head and b"\r" in head.rstrip(b"\r \t"):
+        raise UnreadableFile(
+            f"{text_of(path)}: its lines end with CR alone, not LF (or CR LF); convert it first, "
+            f"e.g. `tr '\\r' '\\n' < FILE > FIXED`")
 
 
 def _read_head(path: Path) -> bytes:

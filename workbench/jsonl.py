@@ -1,11 +1,18 @@
-"""Reading line-based files in batches, for every JSONL format.
+"""Reading line-based files in batches, for every JSONL format: the one place that
+decides what a readable line is.
 
 Lines are numbered from 1 over the whole file, blank lines included, so `line N`
-locators match what an editor shows. Blank lines are neither records nor rejects.
+locators match what an editor shows. Blank lines are neither records nor rejects. A line
+ends at LF (a CR before it is dropped); a UTF-8 byte order mark before the first line is
+skipped. A line that cannot be a record whatever its format says (not UTF-8, longer than
+MAX_LINE_BYTES, or holding a lone UTF-16 surrogate) is marked `unreadable` with the
+reason, and the format keeps it as a reject with its text.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -17,6 +24,17 @@ from workbench.formats import Counts, LoadContext
 
 BATCH_LINES = 20_000
 READ_BYTES = 8 << 20
+# The largest line read as a record. DuckDB's JSON functions need many times a line's
+# size while they work on it; 8 MiB lines stay within the ingest's memory limit.
+MAX_LINE_BYTES = 8 << 20
+# A batch closes at this many bytes of text too, so a few long lines never share one.
+BATCH_BYTES = 8 << 20
+BOM = b"\xef\xbb\xbf"
+# A \uD800-\uDFFF escape not paired high+low: legal JSON text, but no Unicode string
+# (DuckDB, Arrow and UTF-8 refuse it). A match is confirmed by parsing the line.
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 # A line of only these bytes is blank: neither a record nor a reject.
 BLANK = b" \t\r\n\f\v"
 
@@ -25,9 +43,10 @@ BLANK = b" \t\r\n\f\v"
 class LineBatch:
     numbers: list[int] = field(default_factory=list)  # 1-based line numbers
     texts: list[str] = field(default_factory=list)
-    # Positions (into `texts`) of lines that were not valid UTF-8; their text holds
-    # the bytes as backslash escapes so nothing is lost.
-    not_utf8: set[int] = field(default_factory=set)
+    # Positions (into `texts`) of lines that cannot be records, with the reason. A line
+    # that is not UTF-8 holds its bytes as backslash escapes, so nothing is lost.
+    unreadable: dict[int, str] = field(default_factory=dict)
+    size: int = 0  # bytes of text
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -66,14 +85,17 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
                 pending = lines.pop()
             for line in lines:
                 number += 1
+                if number == 1 and line.startswith(BOM):
+                    line = line[len(BOM):]
                 if not line.strip(BLANK):
                     continue
-                text, bad = _decode(line)
-                if bad:
-                    batch.not_utf8.add(len(batch.texts))
+                text, problem = read_line(line)
+                if problem:
+                    batch.unreadable[len(batch.texts)] = problem
                 batch.numbers.append(number)
                 batch.texts.append(text)
-                if len(batch.texts) >= batch_lines:
+                batch.size += len(line)
+                if len(batch.texts) >= batch_lines or batch.size >= BATCH_BYTES:
                     yield batch
                     batch = LineBatch()
             if not chunk:
@@ -87,14 +109,36 @@ def context_batches(ctx: LoadContext, batch_lines: int | None = None) -> Iterato
     return line_batches(ctx.path, ctx.advance, batch_lines, ctx.start_byte, ctx.end_byte, ctx.first_line)
 
 
-def _decode(line: bytes) -> tuple[str, bool]:
-    """Decode a line as UTF-8; a line that is not valid UTF-8 keeps its bytes as escapes."""
+def read_line(line: bytes) -> tuple[str, str | None]:
+    """A line's text, and why it cannot be a record (None when it may be one)."""
     if line.endswith(b"\r"):
         line = line[:-1]
     try:
-        return line.decode("utf-8"), False
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
-        return line.decode("utf-8", "backslashreplace"), True
+        return line.decode("utf-8", "backslashreplace"), "it is not valid UTF-8"
+    if len(line) > MAX_LINE_BYTES:
+        return text, (f"it is {len(line) / (1 << 20):.1f} MiB long, over the {MAX_LINE_BYTES >> 20} MiB "
+                      f"a line may have to be read as a record")
+    if ("\\ud" in text or "\\uD" in text) and (found := lone_surrogate(text)):
+        return text, f"it holds a lone UTF-16 surrogate ({found}): legal JSON, but not text"
+    return text, None
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first unpaired surrogate escape (`\\ud800`) of a JSON text, or None."""
+    match = _LONE_SURROGATE.search(text)
+    if match is None:
+        return None
+    try:  # the match may be a literal backslash in a string: only parsing tells
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return match.group(0)
+    return None
 
 
 def reject_violation(locator: str, why: str) -> Violation:

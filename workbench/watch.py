@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Iterator
 
 from workbench.errors import WorkbenchError
-from workbench.ingest import Report, expand_paths, ingest_files
+from workbench.ingest import Report, ingest_files
+from workbench.paths import expand_paths
 
 
 def watch(paths, db=None, format: str | None = None, interval: float = 2.0) -> Iterator[Report | WorkbenchError]:

@@ -60,9 +60,22 @@ def blank_noise(line: bytes, rng: random.Random) -> bytes:
     return rng.choice([b"", b"   ", b"\t", b"\x00", b"\x1c", b"\xc2\x85", b"\r"])
 
 
+def lone_surrogate(line: bytes, rng: random.Random) -> bytes:
+    escape = rng.choice([b"\\ud800", b"\\udfff", b"\\uDBFF"])  # legal JSON, not text
+    return line.replace(b"{", b'{"s": "a' + escape + b'b", ', 1)
+
+
+def byte_order_mark(line: bytes, rng: random.Random) -> bytes:
+    return b"\xef\xbb\xbf" + line
+
+
+def carriage_return(line: bytes, rng: random.Random) -> bytes:
+    return line + rng.choice([b"\r", b"\r\r", b" \r"])
+
+
 # The expensive ones (multi-MB lines) are drawn rarely.
 CORRUPTIONS = [truncate, flip_byte, invalid_utf8, delete_brace, huge_number, deep_nesting, wrong_types,
-               not_an_object, blank_noise] * 4 + [long_line]
+               not_an_object, blank_noise, lone_surrogate, byte_order_mark, carriage_return] * 4 + [long_line]
 
 
 def corrupt_lines(data: bytes, rng: random.Random, count: int) -> tuple[bytes, list[str]]:

@@ -13,13 +13,15 @@ from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.catalog import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, context_batches, store_batch
+from workbench.paths import text_of
 from workbench.validation import violation
 
 SUFFIX = ".decisions.jsonl"
 
 
 def episode_of(path) -> str:
-    return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    name = text_of(path.name)
+    return name[: -len(SUFFIX)] if name.endswith(SUFFIX) else text_of(path.stem)
 
 
 def load(ctx: LoadContext) -> Counts:
@@ -46,7 +48,7 @@ def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
     lines that cannot be records at all (not UTF-8, not JSON, not an object), each
     with the reason.
     """
-    reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    reject_at = dict(batch.unreadable)
     violations: list[Violation] = []
     try:
         LINES.validate_python(batch.texts)

@@ -60,7 +60,7 @@ def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
     lines that cannot be records at all (not UTF-8, not JSON, not an object), each
     with the reason.
     """
-    reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    reject_at = dict(batch.unreadable)
     suspects = [i for i, ok in enumerate(SCREEN.passes(batch.texts)) if not ok and i not in reject_at]
     violations: list[Violation] = []
     try:

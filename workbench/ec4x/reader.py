@@ -16,6 +16,7 @@ from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, context_batches, store_batch
+from workbench.paths import text_of
 from workbench.validation import violation
 
 ORDERS_SUFFIX = ".orders.jsonl"
@@ -45,7 +46,7 @@ def load(ctx: LoadContext) -> Counts:
     kind = ORDER_DRAFTS if is_order_log(ctx.path) else BOT_TRACE
     params = {"source_id": ctx.source_id}
     if kind is ORDER_DRAFTS:
-        params["game_id"] = ctx.path.name[: -len(ORDERS_SUFFIX)]
+        params["game_id"] = text_of(ctx.path.name)[: -len(ORDERS_SUFFIX)]
     records = rejected = 0
     drift = DriftTally.from_state(ctx.state)
     for batch in context_batches(ctx):
@@ -72,7 +73,7 @@ def check_batch(batch: LineBatch, kind: LineKind) -> tuple[list[Violation], list
     position, and the positions of the lines that cannot be records at all (not UTF-8,
     not JSON, not an object), each with the reason.
     """
-    reject_at = {i: "it is not valid UTF-8" for i in batch.not_utf8}
+    reject_at = dict(batch.unreadable)
     context: dict = {}
     violations = []
     for index, loc, error in _errors(kind.lines, batch.texts, context, kind.union_tags):

@@ -26,6 +26,7 @@ from workbench.gm import rules, tables
 from workbench.gm.models import ResponseLine
 from workbench.gm.parser import parse
 from workbench.jsonl import context_batches
+from workbench.paths import text_of
 from workbench.validation import violation
 
 SUFFIX = ".gm.jsonl"
@@ -48,7 +49,7 @@ def load(ctx: LoadContext) -> Counts:
     for batch in context_batches(ctx):
         rows, violations, rejects = tables.Rows(), [], []
         for index, (number, raw) in enumerate(zip(batch.numbers, batch.texts)):
-            outcome = read_line(number, raw, utf8=index not in batch.not_utf8)
+            outcome = read_line(number, raw, unreadable=batch.unreadable.get(index))
             if outcome.row is None:
                 rejects.append((outcome.locator, raw, number))
             else:
@@ -67,13 +68,15 @@ def load(ctx: LoadContext) -> Counts:
 
 def session_of(path: Path) -> str:
     """The game id of a file: one file is one game session (`saloon-1.gm.jsonl` -> `saloon-1`)."""
-    return path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    name = text_of(path.name)
+    return name[: -len(SUFFIX)] if name.endswith(SUFFIX) else text_of(path.stem)
 
 
-def read_line(number: int, raw: str, utf8: bool = True) -> Outcome:
-    """Parse and check one line of a `*.gm.jsonl` file."""
-    if not utf8:
-        return _not_an_object(f"line {number}", "bytes that are not valid UTF-8")
+def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:
+    """Parse and check one line of a `*.gm.jsonl` file; `unreadable` says why the line
+    cannot be a record at all (see `jsonl.read_line`)."""
+    if unreadable:
+        return _not_an_object(f"line {number}", f"a line that cannot be read ({unreadable})")
     try:
         record = json.loads(raw, parse_constant=lambda name: None)
     except json.JSONDecodeError as exc:

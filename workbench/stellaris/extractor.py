@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 
 from workbench.catalog import Violation
+from workbench.jsonl import lone_surrogate
+from workbench.paths import text_of
 from workbench.stellaris import invariants
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.findings import check_output, tool_locator
@@ -66,11 +68,14 @@ def _parse(raw: bytes):
         why = f"it is not UTF-8 text ({exc.reason} at byte {exc.start})"
         return raw.decode("utf-8", errors="backslashreplace"), why
     try:
-        return strict_json(text), None
+        document = strict_json(text)
     except json.JSONDecodeError as exc:
         return text, f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
     except ValueError as exc:
         return text, f"it is not valid JSON ({exc})"
+    if found := lone_surrogate(text):
+        return text, f"it holds a lone UTF-16 surrogate ({found}): legal JSON, but not text"
+    return document, None
 
 
 def strict_json(text: str):
@@ -126,7 +131,7 @@ def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str
     locator = tool_locator(tool) if tool else BUNDLE_LOCATOR
     wars = dig(outputs.get("get_wars"), "wars", None)
     extraction.snapshots.append(snapshot_row(
-        locator, "extractor", series, path.name, date,
+        locator, "extractor", series, text_of(path.name), date,
         player_id=_int(dig(status, "player_id", None), dig(briefing, "meta.player_id", None)),
         empire_name=_text(dig(status, "empire_name", None), dig(briefing, "meta.empire_name", None)),
         military_power=_float(dig(status, "military_power", None), dig(briefing, "military.military_power", None)),

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from workbench.catalog import Violation
 from workbench.errors import UnreadableFile
+from workbench.paths import text_of
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.extractor import strict_json
 from workbench.stellaris.findings import check_output
@@ -90,8 +91,9 @@ def read(path: Path) -> Extraction:
     extraction = Extraction()
     extraction.violations += _unread_log(path)
     for number, row in enumerate(rows, start=1):
-        series = f"{path.stem}/{row.get('session_id')}" if multiple else path.stem
-        _add_row(extraction, f"row {number}", row, series, path.name, sessions)
+        stem = text_of(path.stem)
+        series = f"{stem}/{row.get('session_id')}" if multiple else stem
+        _add_row(extraction, f"row {number}", row, series, text_of(path.name), sessions)
     return extraction
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from workbench.catalog import Violation
 from workbench.errors import UnreadableFile
 from workbench.formats import Counts, LoadContext
+from workbench.paths import text_of
 from workbench.stellaris import extractor, history, invariants, save
 from workbench.stellaris.findings import check_output, tool_locator
 from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row, write
@@ -47,7 +48,7 @@ def _read(path: Path, advance) -> Extraction:
 
 def series_of(path: Path) -> str:
     """A folder of autosaves (or of extractor outputs) is one time series, named after it."""
-    return path.resolve().parent.name or path.stem
+    return text_of(path.resolve().parent.name or path.stem)
 
 
 def read_save(path: Path, series: str, advance=lambda n: None) -> Extraction:
@@ -65,7 +66,7 @@ def read_save(path: Path, series: str, advance=lambda n: None) -> Extraction:
             "known": True, "valid": valid, "payload": json.dumps(payload),
         })
     extraction.violations += invariants.check_bundle(snapshot.outputs, player_id=snapshot.player_id)
-    extraction.snapshots.append(_snapshot_row(snapshot, series, path.name))
+    extraction.snapshots.append(_snapshot_row(snapshot, series, text_of(path.name)))
     extraction.resources = _resource_rows(snapshot)
     return extraction
 

@@ -22,6 +22,7 @@ from typing import Callable
 
 from workbench.catalog import Violation
 from workbench.errors import UnreadableFile, first_line
+from workbench.paths import text_of
 from workbench.stellaris import clausewitz
 from workbench.stellaris.clausewitz import ClausewitzError, Locator, as_dict, as_list, first, is_id
 from workbench.stellaris.dates import day_number
@@ -29,6 +30,9 @@ from workbench.stellaris.names import raw_key, render, template_json
 
 MAX_UNPACKED = 512 * 1024 * 1024
 READ_CHUNK = 8 << 20
+# A gamestate is refused when its first SNIFF_BYTES plainly are not Clausewitz text, before
+# the rest is unpacked (a zip of zeros would otherwise be inflated to its declared size).
+SNIFF_BYTES = 4 << 20
 TOLERANCE = 0.01
 RESEARCH = ("physics_research", "society_research", "engineering_research")
 SUMMARY_RESOURCES = ("energy", "minerals", "food", "alloys", "consumer_goods")
@@ -68,39 +72,55 @@ def open_save(path: Path, advance: Callable[[int], None] = lambda n: None) -> Sa
         if "gamestate" not in by_name:
             names = ", ".join(sorted(by_name)[:5]) or "nothing"
             raise UnreadableFile(f"{path}: not a Stellaris save: the zip has no `gamestate` member (it holds {names})")
-        gamestate = _read_member(archive, by_name["gamestate"], MAX_UNPACKED, path, advance)
+        gamestate = _read_member(archive, by_name["gamestate"], MAX_UNPACKED, path, advance, not_clausewitz)
         meta = b""
         if "meta" in by_name:
             meta = _read_member(archive, by_name["meta"], MAX_UNPACKED - len(gamestate), path, advance)
     return SaveFiles(meta, gamestate)
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, path: Path, advance) -> bytes:
-    """The member's bytes, streamed; refused as soon as they pass `cap`. The first read
-    asks for the declared size (one decompression, no copies for an honest member);
-    the rest comes in chunks, so a member longer than it declares is caught early."""
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, path: Path, advance,
+                 refuse_start: Callable[[bytes], str | None] | None = None) -> bytes:
+    """The member's bytes, streamed; refused as soon as they pass `cap`, or, with
+    `refuse_start`, as soon as its first SNIFF_BYTES plainly are not what they should be.
+    After that, one read asks for the rest of the declared size (one decompression, no
+    copy of an honest member's bulk); then chunks, so a member longer than it declares
+    is caught early."""
     chunks, total = [], 0
+    declared = min(info.file_size, cap) + 1
     try:
         with archive.open(info) as stream:
-            size = min(info.file_size, cap) + 1
+            size = min(declared, SNIFF_BYTES) if refuse_start else declared
             while chunk := stream.read(size):
                 total += len(chunk)
                 if total > cap:
                     raise UnreadableFile(
-                        f"{path}: refused: `{info.filename}` unpacks past the {_mb(MAX_UNPACKED)} bound "
+                        f"{text_of(path)}: refused: `{info.filename}` unpacks past the {_mb(MAX_UNPACKED)} bound "
                         f"although its header declares {_mb(info.file_size)}"
                     )
+                if refuse_start and len(chunks) == 0 and (why := refuse_start(chunk)):
+                    raise UnreadableFile(f"{text_of(path)}: not a Stellaris save: `{info.filename}` {why} "
+                                         f"in its first {_mb(len(chunk))} (it declares {_mb(info.file_size)})")
                 chunks.append(chunk)
                 advance(len(chunk) * info.compress_size // max(info.file_size, 1))
-                size = READ_CHUNK
+                size = max(declared - total, READ_CHUNK) if len(chunks) == 1 else READ_CHUNK
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError) as exc:
-        raise UnreadableFile(f"{path}: `{info.filename}` cannot be unpacked ({first_line(exc)})") from None
+        raise UnreadableFile(f"{text_of(path)}: `{info.filename}` cannot be unpacked ({first_line(exc)})") from None
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def not_clausewitz(start: bytes) -> str | None:
+    """Why the start of a gamestate plainly is not Clausewitz text (`key=value` lines),
+    or None."""
+    if b"\x00" in start:
+        return "holds NUL bytes"
+    if b"=" not in start:
+        return "has no `key=value`"
+    return None
 
 
 def _mb(size: int) -> str:
     return f"{size / (1 << 20):,.0f} MB" if size >= 1 << 20 else f"{size:,} bytes"
-
 
 
 # --- the snapshot ------------------------------------------------------------------------

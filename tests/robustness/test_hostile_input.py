@@ -1,0 +1,300 @@
+"""Hostile and odd input, one case per kind: no crash, no aborted run, no line lost.
+
+Each test names what a user meets; the promise is the same throughout: every line ends
+as a record or a reject with its text, a file that cannot be read is refused in one
+line, and the other files of the run still load."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import workbench
+from tests.conftest import ROOT, rows, write_lines
+from workbench.cli import main
+from workbench.jsonl import MAX_LINE_BYTES
+
+CLI = [sys.executable, "-m", "workbench.cli"]
+TS = "2026-03-01T10:00:00+00:00"
+
+
+def damage_line(text: str = "hello", turn: int = 1) -> dict:
+    return {"schema_version": "0.1", "type": "chatter_posted", "game_id": "g1", "ts": TS,
+            "payload": {"turn": turn, "player_id": "P1", "text": text}}
+
+
+# One valid line per line-based kind of file, with a string field to blow up.
+def arena_line(text: str = "why") -> dict:
+    return {"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "reasoning": text}
+
+
+def trace_line(text: str = "none") -> dict:
+    return {"timestamp": "2026-03-01T11:00:00+01:00", "gameId": "g1", "turn": 1, "ok": True,
+            "errorClass": "success", "attempts": 1, "errors": [text], "featureTags": [], "trace": []}
+
+
+def order_line(text: str = "x") -> dict:
+    return {"turn": 1, "houseId": 1, "fleetCommands": [], "buildCommands": [], "notes": text}
+
+
+def gm_line(text: str = "The saloon is quiet.") -> dict:
+    return {"id": "r1", "text": text}
+
+
+LINE_KINDS = {
+    "damage": ("g.events.jsonl", damage_line),
+    "arena": ("e.decisions.jsonl", arena_line),
+    "trace": ("bot_trace_g1.jsonl", trace_line),
+    "orders": ("g1.orders.jsonl", order_line),
+    "gm": ("s.gm.jsonl", gm_line),
+}
+
+
+def ingest_one(path: Path, db: Path):
+    (file,) = workbench.ingest([path], db=db).files
+    return file
+
+
+# --- lone UTF-16 surrogates: legal JSON, not text -------------------------------------------
+
+
+@pytest.mark.parametrize("kind", list(LINE_KINDS))
+def test_a_lone_surrogate_line_is_a_reject_and_the_run_goes_on(tmp_path, kind):
+    name, make = LINE_KINDS[kind]
+    surrogate = json.dumps(make("before \ud800 after"))  # json.dumps writes it as \ud800
+    assert "\\ud800" in surrogate
+    paired = json.dumps(make("a face \U0001F600"))  # a valid pair (\ud83d\ude00) is text
+    path = tmp_path / name
+    path.write_text(f"{surrogate}\n{paired}\n")
+    other = write_lines(tmp_path / "after.events.jsonl", [damage_line()])
+    report = workbench.ingest([path, other], db=tmp_path / "w.duckdb")
+    file = report.files[0]
+    assert [f.status for f in report.files] == ["ingested", "ingested"]
+    assert (file.records, file.rejected) == (1, 1)
+    [(raw, locator)] = rows(tmp_path / "w.duckdb", "SELECT raw, locator FROM rejects")
+    assert raw == surrogate and locator == "line 1"
+    assert any("lone UTF-16 surrogate (\\ud800)" in v.message for v in file.violations)
+
+
+def test_an_escaped_backslash_before_u_is_not_a_surrogate(tmp_path):
+    # The text holds a backslash followed by "ud800": plain text, a record.
+    path = write_lines(tmp_path / "g.events.jsonl", [damage_line("C:\\ud800\\file")])
+    assert "\\\\ud800" in path.read_text()
+    file = ingest_one(path, tmp_path / "w.duckdb")
+    assert (file.records, file.rejected) == (1, 0)
+
+
+def test_a_stellaris_output_with_a_lone_surrogate_is_kept_as_a_reject(tmp_path):
+    path = tmp_path / "get_empire.json"
+    path.write_text('{"name": "Empire \\udfff"}')
+    file = ingest_one(path, tmp_path / "w.duckdb")
+    assert file.status == "ingested" and (file.records, file.rejected) == (0, 1)
+    assert rows(tmp_path / "w.duckdb", "SELECT raw FROM rejects") == [('{"name": "Empire \\udfff"}',)]
+
+
+# --- format detection never fails a run ------------------------------------------------------
+
+
+def test_a_deeply_nested_stray_file_is_skipped_and_the_rest_loads(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "a_stray.jsonl").write_text("[" * 1000 + "]" * 1000 + "\n")
+    (folder / "b_stray.jsonl").write_text('{"a":' * 1000 + "1" + "}" * 1000 + "\n")
+    write_lines(folder / "c.events.jsonl", [damage_line()])
+    report = workbench.ingest([folder], db=tmp_path / "w.duckdb")
+    assert [(Path(f.path).name, f.status) for f in report.files] == [("c.events.jsonl", "ingested")]
+
+
+def test_a_named_stray_file_is_reported_in_one_line(tmp_path, capsys):
+    stray = tmp_path / "stray.jsonl"
+    stray.write_text("[" * 1000 + "]" * 1000 + "\n")
+    assert main(["ingest", str(stray), "--db", str(tmp_path / "w.duckdb"), "--quiet"]) == 2
+    assert capsys.readouterr().out.strip() == (
+        f"{stray}: failed: unknown format; pass --format (stellaris, ec4x, arena, gm, damage)")
+
+
+# --- long lines: a documented limit, on both sides --------------------------------------------
+
+
+def padded(make, size: int) -> str:
+    """A line of exactly `size` bytes."""
+    short = json.dumps(make(""))
+    return json.dumps(make("x" * (size - len(short))))
+
+
+@pytest.mark.parametrize("kind", list(LINE_KINDS))
+def test_a_line_at_the_limit_is_a_record_and_one_byte_more_a_reject(tmp_path, kind):
+    name, make = LINE_KINDS[kind]
+    at_limit, over = padded(make, MAX_LINE_BYTES), padded(make, MAX_LINE_BYTES + 1)
+    assert (len(at_limit), len(over)) == (8 * 1024 * 1024, 8 * 1024 * 1024 + 1)
+    path = tmp_path / name
+    path.write_text(f"{json.dumps(make())}\n{at_limit}\n{over}\n")
+    file = ingest_one(path, tmp_path / "w.duckdb")
+    assert file.status == "ingested", file.message
+    assert (file.records, file.rejected) == (2, 1)
+    [(locator, kept)] = rows(tmp_path / "w.duckdb", "SELECT locator, length(raw) FROM rejects")
+    assert (locator, kept) == ("line 3", len(over))  # kept whole
+    assert any(v.locator == "line 3" and "over the 8 MiB" in v.message for v in file.violations)
+
+
+def test_an_11_mb_line_loses_nothing_else(tmp_path):
+    lines = [damage_line(), damage_line("y" * 11_000_000, 2), damage_line("after", 3)]
+    path = write_lines(tmp_path / "g.events.jsonl", lines)
+    file = ingest_one(path, tmp_path / "w.duckdb")
+    assert (file.records, file.rejected) == (2, 1)
+    assert rows(tmp_path / "w.duckdb", "SELECT seq FROM damage_events ORDER BY seq") == [(1,), (3,)]
+
+
+# --- paths ---------------------------------------------------------------------------------
+
+
+def test_an_existing_path_with_glob_characters_is_that_file(tmp_path):
+    path = write_lines(tmp_path / "game[1].events.jsonl", [damage_line()])
+    assert ingest_one(path, tmp_path / "w.duckdb").status == "ingested"
+    # A pattern that names no file is still a glob.
+    report = workbench.ingest([str(tmp_path / "game*.events.jsonl")], db=tmp_path / "w.duckdb")
+    assert [f.status for f in report.files] == ["unchanged"]
+
+
+def test_a_file_name_that_is_not_utf8_loads_and_prints_escaped(tmp_path, capsys):
+    folder = os.fsencode(tmp_path / "logs")
+    os.mkdir(folder)
+    name = os.path.join(folder, b"g\xff.events.jsonl")
+    with open(name, "wb") as handle:
+        handle.write(json.dumps(damage_line()).encode() + b"\n")
+    db = str(tmp_path / "w.duckdb")
+    assert main(["ingest", os.fsdecode(folder), "--db", db, "--quiet"]) == 0
+    assert "g\\xff.events.jsonl: damage: 1 records" in capsys.readouterr().out
+    [(stored,)] = rows(db, "SELECT path FROM sources")
+    assert stored == os.fsdecode(folder) + "/g\\xff.events.jsonl"
+    assert main(["ingest", os.fsdecode(name), "--db", db, "--quiet"]) == 0
+    assert "unchanged" in capsys.readouterr().out
+
+
+def test_a_fifo_or_a_device_is_refused_in_one_line(tmp_path):
+    fifo = tmp_path / "pipe.events.jsonl"
+    os.mkfifo(fifo)
+    good = write_lines(tmp_path / "good.events.jsonl", [damage_line()])
+    for special in (fifo, Path("/dev/zero")):
+        done = subprocess.run([*CLI, "ingest", str(special), str(good), "--db", str(tmp_path / "w.duckdb"),
+                               "--format", "damage", "--quiet"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        kind = "a FIFO" if special == fifo else "a character device"
+        assert f"{special}: failed: not a regular file ({kind}); only files are read" in done.stdout
+        assert "good.events.jsonl: " in done.stdout
+    # Inside a folder, a FIFO is not a file: passed over.
+    report = workbench.ingest([tmp_path], db=tmp_path / "w2.duckdb")
+    assert [Path(f.path).name for f in report.files] == ["good.events.jsonl"]
+
+
+# --- what a file is: path, format and content ----------------------------------------------
+
+
+def test_wrong_format_then_the_right_one_loads(tmp_path):
+    path = write_lines(tmp_path / "g.events.jsonl", [damage_line(), damage_line("two", 2)])
+    db = tmp_path / "w.duckdb"
+    (wrong,) = workbench.ingest([path], db=db, format="gm").files
+    assert wrong.format == "gm" and wrong.rejected == 2
+    (right,) = workbench.ingest([path], db=db).files
+    assert (right.status, right.format, right.records) == ("ingested", "damage", 2)
+    assert rows(db, "SELECT count(*) FROM damage_events") == [(2,)]
+
+
+# --- line endings and byte order marks ----------------------------------------------------
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "g.events.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(damage_line()).encode() + b"\n")
+    file = ingest_one(path, tmp_path / "w.duckdb")
+    assert (file.records, file.rejected) == (1, 0)
+
+
+def test_crlf_is_read_as_lines_and_cr_alone_is_refused_with_the_way_out(tmp_path, capsys):
+    lines = [json.dumps(damage_line()), json.dumps(damage_line("two", 2))]
+    crlf = tmp_path / "crlf.events.jsonl"
+    crlf.write_bytes("\r\n".join(lines).encode() + b"\r\n")
+    assert ingest_one(crlf, tmp_path / "w.duckdb").records == 2
+    cr = tmp_path / "cr.events.jsonl"
+    cr.write_bytes("\r".join(lines).encode() + b"\r")
+    assert main(["ingest", str(cr), "--db", str(tmp_path / "w.duckdb"), "--quiet"]) == 2
+    out = capsys.readouterr().out
+    assert "its lines end with CR alone, not LF" in out and "tr '\\r' '\\n'" in out
+
+
+# --- saves that are not saves ------------------------------------------------------------
+
+
+def test_a_save_of_zeros_is_refused_early_with_bounded_memory(tmp_path):
+    bomb = tmp_path / "zeros.sav"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("meta", 'version="4.0.1"\nname="Zeros"\n')
+        with archive.open("gamestate", "w", force_zip64=True) as member:
+            block = bytes(1 << 20)
+            for _ in range(490):
+                member.write(block)
+    assert bomb.stat().st_size < 1 << 20
+    probe = ("import sys, workbench; r = workbench.ingest([sys.argv[1]], db=sys.argv[2]); "
+             "print(r.files[0].status, r.files[0].message); "
+             "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])")
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", probe, str(bomb), str(tmp_path / "w.duckdb")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    elapsed = time.monotonic() - start
+    message, peak_kb = done.stdout.splitlines()
+    assert message.startswith("failed ") and "`gamestate` holds NUL bytes in its first 4 MB" in message
+    assert int(peak_kb) < 1024 * 1024  # the memory goal: under 1 GB
+    assert elapsed < 60, "refused as soon as the start is read, not after unpacking 490 MB"
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory, sample) -> Path:
+    """About 60,000 events: long enough to interrupt at many points."""
+    games = sorted((sample / "damage").glob("game_*.events.jsonl"))
+    path = tmp_path_factory.mktemp("long") / "long.events.jsonl"
+    with open(path, "wb") as out:
+        written = 0
+        while written < 60_000:
+            for game in games:
+                data = game.read_bytes()
+                out.write(data)
+                written += data.count(b"\n")
+    return path
+
+
+def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(tmp_path, long_log):
+    db = tmp_path / "w.duckdb"
+    interrupted = 0
+    for attempt, delay in enumerate([0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6]):
+        copy = tmp_path / f"copy{attempt}.events.jsonl"
+        shutil.copyfile(long_log, copy)
+        wal = Path(f"{db}.wal")
+        proc = subprocess.Popen([*CLI, "ingest", str(copy), "--db", str(db), "--quiet"], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # The ingest has begun once the database is open for writing (its write-ahead log).
+        end = time.monotonic() + 60
+        while not wal.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:  # it finished first: nothing to interrupt
+            continue
+        interrupted += 1
+        assert proc.returncode == 130, (delay, out, err)
+        assert err.strip().count("\n") == 0 and err.startswith("workbench: interrupted"), err
+    assert interrupted >= 5, "the log is too short to interrupt: make it longer"
+    # Every source the database holds is whole: its rows are all its records.
+    for source_id, records in rows(db, "SELECT source_id, records FROM sources"):
+        assert rows(db, "SELECT count(*) FROM damage_events WHERE source_id = ?", [source_id]) == [(records,)]

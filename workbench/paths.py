@@ -1,0 +1,67 @@
+"""What a path is: the one place that turns the user's arguments into files, and a file
+name into text.
+
+An argument that names an existing file or folder is that path, whatever characters it
+holds (`game[1].events.jsonl`); only one that names nothing is taken as a glob. A file
+name that is not valid UTF-8 is still read; wherever it is shown or stored, its bad
+bytes are written as `\\xNN`.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import stat
+from pathlib import Path
+
+from workbench.errors import UnreadableFile, WorkbenchError
+
+KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+         stat.S_IFSOCK: "a socket"}
+
+
+def text_of(path: str | os.PathLike) -> str:
+    """A path (or a file name) as text, bytes that are not UTF-8 as `\\xNN` escapes."""
+    raw = os.fsencode(path)
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def expand_paths(paths) -> list[tuple[Path, bool]]:
+    """Every file named by `paths`, with whether the user named it directly.
+
+    Folders are walked recursively (regular files only, hidden ones left out); globs are
+    expanded. An argument that matches nothing is an error before anything is read.
+    """
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    found: list[tuple[Path, bool]] = []
+    for raw in paths:
+        text = os.fsdecode(raw)
+        matches = [text] if os.path.lexists(text) else sorted(glob.glob(text, recursive=True))
+        if not matches:
+            raise WorkbenchError(f"no such file or folder: {text_of(text)}")
+        for match in matches:
+            path = Path(match)
+            if path.is_dir():
+                found += [(p, False) for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+            else:
+                found.append((path, True))
+    seen, unique = set(), []
+    for path, named in found:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            unique.append((path, named))
+    return unique
+
+
+def check_regular(path: Path) -> os.stat_result:
+    """The file's status; UnreadableFile for anything that is not a regular file (a FIFO
+    or a device would block or never end)."""
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        raise UnreadableFile(f"{text_of(path)}: no such file (it was removed, or is a broken link)") from None
+    if not stat.S_ISREG(status.st_mode):
+        kind = KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
+        raise UnreadableFile(f"{text_of(path)}: not a regular file ({kind}); only files are read")
+    return status
