@@ -15,8 +15,6 @@ import json
 import random
 from pathlib import Path
 
-from workbench.arena.models import ERROR_CODES
-
 FAULT_RATE = 0.03
 TICKS = 30
 MODELS = ("gpt-4o-mini", "llama3.1:8b", "qwen2.5:14b", "claude-3-5-haiku-20241022")
@@ -37,6 +35,8 @@ FAILURES = {
     "send_message": (0.02, ("INVALID_PARAMS",)),
     "idle": (0.0, ()),
 }
+# Seed 002, "Common Error Codes" (transcribed here, not imported from the validator).
+ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
 MESSAGES = {
     "OUT_OF_RANGE": "Target '{name}' is {distance} units away, collection range is 2.0",
     "NOT_FOUND": "Target '{name}' does not exist",

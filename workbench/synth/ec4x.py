@@ -18,8 +18,72 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from workbench.ec4x import seed
-from workbench.ec4x.families import FAMILIES
+# --- what the generator writes, transcribed from seed 004 ---------------------------
+# The generator keeps its own copy of the seed's vocabulary rather than importing the
+# validator's (`workbench.ec4x`): a wrong or missing entry there then shows up as a
+# difference between the corpus and what ingest reports, instead of being shared by both.
+
+# "### 2. Fleet Commands", in the prompt's order.
+FLEET_COMMANDS = (
+    "hold", "patrol", "guard-colony", "guard-starbase", "seek-home", "move", "rendezvous",
+    "blockade", "bombard", "invade", "blitz",
+    "view", "scout-system", "scout-colony", "hack-starbase",
+    "colonize",
+    "join-fleet", "reserve", "mothball", "salvage",
+)
+# Those the prompt writes with a (SystemId) parameter (`to=`, `at=`, `system=`).
+SYSTEM_TARGET_COMMANDS = (
+    "move", "rendezvous", "blockade", "bombard", "invade", "blitz",
+    "view", "scout-system", "scout-colony", "hack-starbase", "colonize",
+)
+# "### 3. Construction & Build Commands" (`buildType` one of `ship|facility|ground|industrial`).
+BUILD_TYPES = ("ship", "facility", "ground", "industrial")
+SHIP_CLASSES = (
+    "corvette", "frigate", "destroyer", "light-cruiser", "cruiser", "battlecruiser", "battleship",
+    "dreadnought", "super-dreadnought", "carrier", "super-carrier", "raider", "scout", "etac",
+    "troop-transport",
+)
+FACILITY_CLASSES = ("spaceport", "shipyard", "drydock", "starbase")
+GROUND_CLASSES = ("army", "marine", "ground-battery", "planetary-shield")
+# The v1 rules of zeroTurnCommands[]: what each command requires.
+ZERO_TURN_REQUIRES = {
+    "reactivate": ("sourceFleetId",),
+    "detach-ships": ("sourceFleetId", "shipIndices"),
+    "transfer-ships": ("sourceFleetId", "targetFleetId", "shipIndices"),
+    "merge-fleets": ("sourceFleetId", "targetFleetId"),
+    "load-cargo": ("sourceFleetId", "cargoType"),
+    "unload-cargo": ("sourceFleetId",),
+    "load-fighters": ("sourceFleetId", "carrierShipId", "fighterShipIds"),
+    "unload-fighters": ("sourceFleetId", "carrierShipId", "fighterShipIds"),
+    "transfer-fighters": ("sourceFleetId", "sourceCarrierShipId", "targetCarrierShipId", "fighterShipIds"),
+}
+ZERO_TURN_COMMANDS = tuple(ZERO_TURN_REQUIRES)
+# "### 4. Economy & R&D": "Tech fields: cst, wep, ter, eli, clk, sld, cic, stl, fc, sc, fd, aco."
+TECH_FIELDS = ("cst", "wep", "ter", "eli", "clk", "sld", "cic", "stl", "fc", "sc", "fd", "aco")
+# "### 5. Espionage": what each operation names (`target=` a house, `system=` a system).
+ESPIONAGE_REQUIRES = {
+    "tech-theft": ("targetHouseId",),
+    "sabotage-low": ("targetHouseId", "targetSystemId"),
+    "sabotage-high": ("targetHouseId", "targetSystemId"),
+    "assassination": ("targetHouseId",),
+    "cyber-attack": ("targetHouseId", "targetSystemId"),
+    "economic-manipulation": ("targetHouseId",),
+    "psyops": ("targetHouseId",),
+    "counter-intel-sweep": (),
+    "intel-theft": ("targetHouseId",),
+    "plant-disinfo": ("targetHouseId",),
+}
+ESPIONAGE_OPERATIONS = tuple(ESPIONAGE_REQUIRES)
+# "### 6. Diplomacy"; `propose-deescalate ... to=<neutral|hostile>`.
+DIPLOMATIC_ACTIONS = ("declare-hostile", "declare-enemy", "set-neutral", "propose-deescalate", "accept-proposal",
+                      "reject-proposal")
+PROPOSED_STATES = ("neutral", "hostile")
+# The bot's twelve coverage families (its summarize_trace_coverage.py), one per kind of
+# order of the seed's seven categories.
+FAMILIES = (
+    "zero_turn", "fleet", "build", "repair", "scrap", "diplomacy",
+    "population_transfer", "terraform", "colony_management", "espionage", "research", "investment",
+)
 
 TRACE_FAULT_RATE = 0.04
 DRAFT_FAULT_RATE = 0.07
@@ -150,7 +214,7 @@ def _tags(families: list[str], rng: random.Random) -> list[str]:
     for family in families:
         tags.append(family)
         if family == "zero_turn":
-            command = rng.choice(seed.ZERO_TURN_COMMANDS)
+            command = rng.choice(ZERO_TURN_COMMANDS)
             tags.append("ztc_" + command.replace("-", "_"))
     return tags
 
@@ -244,7 +308,7 @@ def _draft(turn: int, house: int, plan: Plan, rng: random.Random) -> dict:
         draft["zeroTurnCommands"] = [_zero_turn(fleets[3], fleets[4], rng)]
     if rng.random() < 0.6:
         draft["researchAllocation"] = {"economic": rng.randint(0, 30), "science": rng.randint(0, 20),
-                                       "fields": {f: rng.randint(1, 10) for f in rng.sample(seed.TECH_FIELDS, 2)}}
+                                       "fields": {f: rng.randint(1, 10) for f in rng.sample(TECH_FIELDS, 2)}}
     if rng.random() < 0.25:
         draft["colonyManagement"] = [{"colonyId": rng.randint(1, 30), "taxRate": rng.randint(5, 60),
                                       "autoRepair": True, "autoLoadMarines": False, "autoLoadFighters": False}]
@@ -270,10 +334,10 @@ def _draft(turn: int, house: int, plan: Plan, rng: random.Random) -> dict:
 def _fleet_commands(fleets: list[int], rng: random.Random) -> list[dict]:
     commands = []
     for fleet in fleets[: rng.randint(1, 3)]:
-        kind = rng.choice(seed.FLEET_COMMANDS)
+        kind = rng.choice(FLEET_COMMANDS)
         command = {"fleetId": fleet, "commandType": kind, "targetSystemId": None, "targetFleetId": None,
                    "roe": rng.randint(0, 10)}
-        if kind in seed.SYSTEM_TARGET_COMMANDS:
+        if kind in SYSTEM_TARGET_COMMANDS:
             command["targetSystemId"] = rng.randint(1, 60)
         if kind == "join-fleet":
             command["targetFleetId"] = rng.randint(140, 160)
@@ -283,21 +347,21 @@ def _fleet_commands(fleets: list[int], rng: random.Random) -> list[dict]:
 
 
 def _build(rng: random.Random) -> dict:
-    kind = rng.choice(seed.BUILD_TYPES)
+    kind = rng.choice(BUILD_TYPES)
     command = {"colonyId": rng.randint(1, 30), "buildType": kind, "shipClass": None, "facilityClass": None,
                "groundClass": None, "quantity": rng.randint(1, 4)}
     if kind == "ship":
-        command["shipClass"] = rng.choice(seed.SHIP_CLASSES)
+        command["shipClass"] = rng.choice(SHIP_CLASSES)
     elif kind == "facility":
-        command["facilityClass"] = rng.choice(seed.FACILITY_CLASSES)
+        command["facilityClass"] = rng.choice(FACILITY_CLASSES)
         command["quantity"] = None  # defaults to 1
     elif kind == "ground":
-        command["groundClass"] = rng.choice(seed.GROUND_CLASSES)
+        command["groundClass"] = rng.choice(GROUND_CLASSES)
     return command
 
 
 def _zero_turn(source: int, target: int, rng: random.Random) -> dict:
-    kind = rng.choice(seed.ZERO_TURN_COMMANDS)
+    kind = rng.choice(ZERO_TURN_COMMANDS)
     values = {"sourceFleetId": source, "targetFleetId": target, "shipIndices": [0, 2],
               "fighterShipIds": [rng.randint(500, 600)], "carrierShipId": rng.randint(300, 400),
               "sourceCarrierShipId": rng.randint(300, 400), "targetCarrierShipId": rng.randint(300, 400),
@@ -305,23 +369,23 @@ def _zero_turn(source: int, target: int, rng: random.Random) -> dict:
     command = {"commandType": kind, "sourceFleetId": None, "targetFleetId": None, "shipIndices": [],
                "fighterShipIds": [], "carrierShipId": None, "sourceCarrierShipId": None,
                "targetCarrierShipId": None, "cargoType": None, "quantity": None}
-    command.update({name: values[name] for name in seed.ZERO_TURN_REQUIRES[kind]})
+    command.update({name: values[name] for name in ZERO_TURN_REQUIRES[kind]})
     return command
 
 
 def _espionage(house: int, rng: random.Random) -> dict:
-    operation = rng.choice(seed.ESPIONAGE_OPERATIONS)
+    operation = rng.choice(ESPIONAGE_OPERATIONS)
     target = {"targetHouseId": house % 4 + 1, "targetSystemId": rng.randint(1, 60)}
     action = {"operation": operation, "targetHouseId": None, "targetSystemId": None}
-    action.update({name: target[name] for name in seed.ESPIONAGE_REQUIRES[operation]})
+    action.update({name: target[name] for name in ESPIONAGE_REQUIRES[operation]})
     return action
 
 
 def _diplomacy(house: int, rng: random.Random) -> dict:
-    action = rng.choice(seed.DIPLOMATIC_ACTIONS)
+    action = rng.choice(DIPLOMATIC_ACTIONS)
     command = {"targetHouseId": house % 4 + 1, "action": action, "proposalId": None, "proposedState": None}
     if action == "propose-deescalate":
-        command["proposedState"] = rng.choice(seed.PROPOSED_STATES)
+        command["proposedState"] = rng.choice(PROPOSED_STATES)
     if action in ("accept-proposal", "reject-proposal"):
         command["proposalId"] = rng.randint(1, 20)
     return command
