@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 import workbench
+from tests.figures import assert_rendered, check_decisions, panel, spec_of
 from workbench.cli import main
 from workbench.errors import WorkbenchError
 from workbench.plots import decision_quality, save
@@ -49,12 +50,54 @@ def db(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("suffix", [".png", ".svg", ".html", ".json"])
+def check_damage_rows(spec: dict) -> None:
+    """The four hand-made Damage decisions, as the figure must show them."""
+    shown_hostile = HOSTILE.replace("<", "\u2039").replace(">", "\u203a")
+    [bars, _] = panel(spec, "Validity per format")
+    [damage] = [r for r in bars.rows if r["format"] == "damage"]
+    assert (damage["decisions"], damage["valid"], damage["valid_rate"], damage["label"]) == (4, 3, 0.75, "3 of 4")
+    [bars, _] = panel(spec, "Validity per model or agent")
+    assert sorted((r["who"], r["decisions"], r["valid"], r["valid_rate"]) for r in bars.rows
+                  if r["format"] == "damage") == sorted([
+        ("gpt-4o", 2, 2, 1.0), (shown_hostile, 1, 0, 0.0), ("p3", 1, 1, 1.0)])  # no model: the agent
+    [rules] = panel(spec, "Most frequent violation rules")
+    assert [(r["rule"], r["severity"], r["violations"]) for r in rules.rows if r["format"] == "damage"] == [
+        ("attack_plan_required", "error", 1)]
+    for title, values in (("Latency (ms)", {"gpt-4o": (2, 1200, 1275, 1350, 1425, 1500),
+                                            shown_hostile: (1, 900, 900, 900, 900, 900)}),
+                          ("Tokens per decision", {"gpt-4o": (2, 300, 305, 310, 315, 320),
+                                                   shown_hostile: (1, 250, 250, 250, 250, 250)})):
+        whiskers, boxes, medians = panel(spec, title)
+        assert (whiskers.mark, boxes.mark, medians.mark) == ("rule", "bar", "tick")
+        assert (whiskers.fields["x"], whiskers.fields["x2"], boxes.fields["x"], boxes.fields["x2"],
+                medians.fields["x"], boxes.fields["y"]) == ("lo", "hi", "q1", "q3", "mid", "row")
+        # p3 recorded neither latency nor tokens, and no gm response in this corpus records them
+        assert {r["who"]: (r["n"], r["lo"], r["q1"], r["mid"], r["q3"], r["hi"]) for r in whiskers.rows} == values
+
+
+def test_the_figure_says_what_the_decisions_hold(db):
+    con = workbench.connect(db, read_only=True)
+    spec = decision_quality(con).to_dict()
+    check_decisions(spec, con)
+    check_damage_rows(spec)
+    assert {r["format"] for r in panel(spec, "Validity per format")[0].rows} == {"damage", "gm"}
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf", ".html", ".json"])
 def test_the_figure_builds_and_saves(db, tmp_path, suffix):
     con = workbench.connect(db, read_only=True)
     chart = decision_quality(con)
     path = save(chart, tmp_path / f"decisions{suffix}")
-    assert path.stat().st_size > 1000
+    if suffix in (".html", ".json"):
+        spec = spec_of(path)
+        assert spec["datasets"] == chart.to_dict()["datasets"]
+        check_decisions(spec, con)
+        check_damage_rows(spec)
+    else:
+        assert_rendered(path)
+    if suffix == ".svg":
+        text = path.read_text()
+        assert "Decision quality across games" in text and "gpt-4o" in text and "3 of 4" in text
 
 
 def test_the_spec_holds_aggregates_only(db):
@@ -136,4 +179,10 @@ def test_headline_agrees_with_the_decisions_table(db):
 def test_cli_plot_decisions(db, tmp_path, capsys):
     out = tmp_path / "figure.svg"
     assert main(["plot", "decisions", "--db", str(db), "-o", str(out)]) == 0
-    assert out.read_text().startswith("<svg")
+    assert_rendered(out)
+    assert "Decision quality across games" in out.read_text()
+    spec_out = tmp_path / "figure.json"
+    assert main(["plot", "decisions", "--db", str(db), "-o", str(spec_out)]) == 0
+    con = workbench.connect(db, read_only=True)
+    check_decisions(spec_of(spec_out), con)
+    check_damage_rows(spec_of(spec_out))

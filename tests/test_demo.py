@@ -5,6 +5,7 @@ import os
 import duckdb
 
 from tests.conftest import ROOT
+from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench.cli import main
 
 
@@ -13,13 +14,26 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert main(["demo", "--data", str(data)]) == 0
     out = capsys.readouterr().out
     assert (data / "sample" / "manifest.json").exists()
+    figures = data / "figures"
+    assert sorted(p.name for p in figures.iterdir()) == sorted(
+        f"{kind}{suffix}" for kind in ("emotions", "economy", "decisions") for suffix in (".png", ".html"))
     for kind in ("emotions", "economy", "decisions"):
-        for suffix in (".png", ".html"):
-            assert (data / "figures" / f"{kind}{suffix}").stat().st_size > 1000
+        assert_rendered(figures / f"{kind}.png")
     con = duckdb.connect(str(data / "workbench.duckdb"), read_only=True)
-    formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
-    decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
-    con.close()
+    try:
+        # The figures say what the database holds: the largest game's emotions (by vectors),
+        # every series' monthly nets, every format's decisions.
+        [(largest,)] = con.execute("SELECT game_id FROM damage_emotions GROUP BY game_id "
+                                   "ORDER BY count(*) DESC, game_id LIMIT 1").fetchall()
+        assert check_emotions(spec_of(figures / "emotions.html"), con) == largest
+        economy = check_economy(spec_of(figures / "economy.html"), con)
+        series = {s for (s,) in con.execute("SELECT DISTINCT series FROM stellaris_snapshots").fetchall()}
+        assert {r["series"] for r in economy} == series and any(r["deficit"] for r in economy)
+        check_decisions(spec_of(figures / "decisions.html"), con)
+        formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
+        decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
+    finally:
+        con.close()
     assert formats == {"damage", "stellaris", "ec4x", "arena", "gm"}
     assert decided == {"damage", "ec4x", "arena", "gm"}
     for name in formats:  # a summary line per format, and the headline per decision format

@@ -1,5 +1,7 @@
 """The Parquet tree reads back with the same rows, lazily, in Polars and DuckDB."""
 
+import json
+
 import duckdb
 import polars as pl
 import pytest
@@ -36,7 +38,7 @@ def test_every_table_reads_back_with_polars_lazy_scan(tmp_path, db):
         assert "format" in frame.collect_schema().names()
 
 
-def test_partitions_by_format_and_game(tmp_path, db):
+def test_partitions_by_format_and_game(tmp_path, db, sample):
     export_parquet(tmp_path / "pq", db=db)
     games = {p.name for p in (tmp_path / "pq" / "damage_events" / "format=damage").iterdir()}
     con = duckdb.connect(str(db), read_only=True)
@@ -44,11 +46,39 @@ def test_partitions_by_format_and_game(tmp_path, db):
         "SELECT DISTINCT game_id FROM damage_events WHERE game_id IS NOT NULL").fetchall()}
     con.close()
     assert expected <= games
-    # A query on one game reads only that game's folder.
+    # A query on one game counts that game's events: one row per line of the logs that is
+    # a JSON object with that game_id (counted here from the sample's files).
     game = sorted(expected)[0].removeprefix("game_id=")
-    lazy = pl.scan_parquet(tmp_path / "pq" / "damage_events" / "**" / "*.parquet", hive_partitioning=True)
+    tree = tmp_path / "pq" / "damage_events"
+    lazy = pl.scan_parquet(tree / "**" / "*.parquet", hive_partitioning=True)
     one = lazy.filter(pl.col("game_id") == game).select(pl.len()).collect().item()
-    assert one > 0
+    lines = events_of_game(sample, game)
+    assert lines > 100 and one == lines
+    # ...and reads only that game's folder: with every other file of the tree made
+    # unreadable, the query on the game still answers, while a query on the whole tree fails.
+    mine = tree / "format=damage" / f"game_id={game}"
+    schema = pl.read_parquet_schema(next(mine.glob("*.parquet")))
+    others = [p for p in tree.rglob("*.parquet") if p.parent != mine]
+    assert {p.parent for p in others} == set((tree / "format=damage").iterdir()) - {mine}
+    for path in others:
+        path.write_bytes(b"not parquet")
+    lazy = pl.scan_parquet(tree / "**" / "*.parquet", hive_partitioning=True, schema=schema)
+    assert lazy.filter(pl.col("game_id") == game).select(pl.len()).collect().item() == lines
+    with pytest.raises(pl.exceptions.ComputeError):
+        lazy.select(pl.len()).collect()
+
+
+def events_of_game(sample, game: str) -> int:
+    """Lines of the sample's Damage logs that are JSON objects naming `game`."""
+    count = 0
+    for path in sorted((sample / "damage").rglob("*.jsonl")):
+        for raw in path.read_bytes().splitlines():
+            try:
+                line = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                continue
+            count += isinstance(line, dict) and line.get("game_id") == game
+    return count
 
 
 def test_duckdb_reads_the_tree_as_is(tmp_path, db):

@@ -11,6 +11,7 @@ from nbclient import NotebookClient
 from nbclient.output_widget import OutputWidget
 
 import workbench
+from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
 from workbench.widgets import GameReplay
 
@@ -53,13 +54,59 @@ def errors_in(nb) -> list[str]:
     return [f"{out.get('ename')}: {out.get('evalue')}" for out in outputs if out.get("output_type") == "error"]
 
 
+def largest_game_by_events(con) -> str:
+    """The game with the most events among those with hands (what the notebooks open first)."""
+    return con.execute("SELECT game_id FROM damage_events WHERE game_id IS NOT NULL GROUP BY game_id "
+                       "HAVING count(*) FILTER (WHERE type = 'hand_started') > 0 "
+                       "ORDER BY count(*) DESC, game_id LIMIT 1").fetchall()[0][0]
+
+
+def check_emotions_figure(spec, con):
+    # the picker's first game, all its players, all five emotions
+    check_emotions(spec, con, game_id=largest_game_by_events(con))
+
+
+def check_economy_figure(spec, con):
+    # the first series, and the resources in deficit somewhere (else the first four)
+    series = con.execute("SELECT min(series) FROM stellaris_snapshots").fetchall()[0][0]
+    in_deficit = [r for (r,) in con.execute(
+        "SELECT DISTINCT r.resource FROM stellaris_resources r JOIN stellaris_snapshots s "
+        "USING (source_id, locator) WHERE r.net < 0 ORDER BY 1").fetchall()]
+    assert in_deficit, "the sample campaign runs deficits"
+    drawn = check_economy(spec, con, series=series, resources=in_deficit)
+    assert {r["series"] for r in drawn} == {series}
+    present = {r for (r,) in con.execute(
+        "SELECT DISTINCT r.resource FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
+        "WHERE s.series = ? AND coalesce(r.net, r.income - r.expenses) IS NOT NULL", [series]).fetchall()}
+    assert {r["resource"] for r in drawn} == set(in_deficit) & present
+
+
+def check_scrubber_figure(spec, con):
+    game = largest_game_by_events(con)
+    check_emotions(spec, con, game_id=game, cursor=True)
+    [cursor] = [p for p in spec["params"] if p["name"] == "cursor"]
+    seqs = {s for (s,) in con.execute("SELECT seq FROM damage_events WHERE game_id = ?", [game]).fetchall()}
+    assert cursor["value"] in seqs
+
+
+FIGURE_CHECKS = {
+    "01_emotion_trajectories": check_emotions_figure,
+    "02_economy_nets": check_economy_figure,
+    "03_decision_quality": check_decisions,
+    "04_replay_scrubber": check_scrubber_figure,
+}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, monkeypatch):
     nb = run_notebook(name, db, monkeypatch)
     assert errors_in(nb) == []
-    for suffix in (".png", ".html"):
-        figure = db.parent / "figures" / f"{name}{suffix}"
-        assert figure.stat().st_size > 1000, figure
+    assert_rendered(db.parent / "figures" / f"{name}.png")
+    con = catalog.connect(db, read_only=True)
+    try:
+        FIGURE_CHECKS[name](spec_of(db.parent / "figures" / f"{name}.html"), con)
+    finally:
+        con.close()
 
 
 @pytest.mark.parametrize("name", NAMES)

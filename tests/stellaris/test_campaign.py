@@ -10,6 +10,7 @@ import pytest
 
 import workbench
 from tests.conftest import rows
+from tests.figures import assert_rendered, check_economy, spec_of
 from workbench.errors import WorkbenchError
 from workbench.plots import economy_nets, save
 from workbench.stellaris import clausewitz
@@ -106,20 +107,30 @@ def test_scale_multiplies_campaigns(tmp_path):
     assert all(e["format"] == "stellaris" and Path(e["path"]).is_relative_to(tmp_path) for e in entries)
 
 
-def test_economy_figure_from_the_campaign(ingested, tmp_path):
+def test_economy_figure_from_the_campaign(ingested, campaign, tmp_path):
     db, _, _ = ingested
     con = duckdb.connect(str(db), read_only=True)
     try:
         chart = economy_nets(con)
         spec = chart.to_dict()
-        values = next(iter(spec["datasets"].values()))
+        values = check_economy(spec, con)
         assert {v["resource"] for v in values} >= {"energy", "alloys", "consumer_goods"}
-        assert any(v["deficit"] for v in values) and spec["columns"] == 4
-        for suffix in (".png", ".svg", ".html"):
-            path = save(chart, tmp_path / f"economy{suffix}")
-            assert path.stat().st_size > 1000
-        picked = economy_nets(con, resources=["energy"], source=str(Path(rows_path(db)).parent))
-        assert {v["resource"] for v in next(iter(picked.to_dict()["datasets"].values()))} == {"energy"}
+        assert any(v["deficit"] for v in values)
+        # The saves' energy line is the campaign's own story, month by month.
+        energy = sorted((v["day"], v["game_date"], v["net"], v["deficit"]) for v in values
+                        if (v["series"], v["origin"], v["resource"]) == (campaign.slug, "save", "energy"))
+        assert [date for _, date, _, _ in energy] == [state.date for state in campaign.states]
+        assert [net for _, _, net, _ in energy] == pytest.approx(
+            [state.net["energy"] for state in campaign.states], abs=0.01)
+        assert [deficit for *_, deficit in energy] == [state.net["energy"] < 0 for state in campaign.states]
+        for suffix in (".png", ".svg"):
+            assert_rendered(save(chart, tmp_path / f"economy{suffix}"))
+        assert spec_of(save(chart, tmp_path / "economy.html"))["datasets"] == spec["datasets"]
+        folder = str(Path(rows_path(db)).parent)
+        picked = check_economy(economy_nets(con, resources=["energy"], source=folder).to_dict(), con,
+                               series=campaign.slug, resources=["energy"])
+        assert {(v["series"], v["origin"], v["resource"]) for v in picked} == {(campaign.slug, "save", "energy")}
+        assert len(picked) == len(campaign.states)
         with pytest.raises(WorkbenchError, match="no resource named gold"):
             economy_nets(con, resources=["gold"])
         assert summary(con) and all(line.startswith("stellaris ") for line in summary(con))

@@ -30,6 +30,16 @@ def mutate(value, replacement, path):
     return [*value[:key], mutate(value[key], replacement, path[1:]), *value[key + 1:]]
 
 
+def expected_counts(document) -> tuple[int, int]:
+    """(records, rejected) of a bundle file: one record per tool output (keys `get_*`,
+    `search`, `search_save_file`), a full briefing when it has none, a reject when the
+    JSON is not an object."""
+    if not isinstance(document, dict):
+        return 0, 1
+    tools = [key for key in document if key.startswith("get_") or key in ("search", "search_save_file")]
+    return (len(tools), 0) if tools else (1, 0)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tools=st.lists(TOOLS, min_size=1, max_size=4, unique=True), replacement=JSON,
        path=st.lists(st.integers(min_value=0, max_value=50), max_size=4))
@@ -39,7 +49,9 @@ def test_any_mutation_of_a_bundle_is_read_and_loads(tmp_path, tools, replacement
     target = tmp_path / "fuzz.briefing.json"
     target.write_text(json.dumps(mutated))
     extraction = read(target, "fuzz")
-    assert extraction.records + extraction.rejected >= 1
+    assert (extraction.records, extraction.rejected) == expected_counts(mutated)
+    assert len(extraction.rejects) == extraction.rejected
+    assert len(extraction.tool_outputs) == extraction.records
     con = catalog.connect(":memory:")
     try:
         tables.write(con, 1, extraction)

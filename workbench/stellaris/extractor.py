@@ -73,6 +73,8 @@ def _parse(raw: bytes):
         return text, f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
     except ValueError as exc:
         return text, f"it is not valid JSON ({exc})"
+    except RecursionError:
+        return text, "it is nested too deeply to parse"
     if found := lone_surrogate(text):
         return text, f"it holds a lone UTF-16 surrogate ({found}): legal JSON, but not text"
     return document, None
