@@ -195,3 +195,38 @@ def test_cli_says_what_happened(tmp_path, sample, capsys):
     assert ": replaced" in capsys.readouterr().out
     assert main(["ingest", str(log), "--db", db, "--quiet"]) == 0
     assert ": unchanged" in capsys.readouterr().out
+
+
+def old_database(path: Path) -> Path:
+    """A database as a workbench without append support left it."""
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE sources (source_id BIGINT PRIMARY KEY, path VARCHAR, sha256 VARCHAR UNIQUE, "
+                "format VARCHAR, records BIGINT, rejected BIGINT, ingested_at TIMESTAMP)")
+    con.close()
+    return path
+
+
+def test_an_older_database_is_refused_in_one_line(tmp_path, capsys):
+    from workbench.cli import main
+
+    db = old_database(tmp_path / "old.duckdb")
+    log = tmp_path / "g.events.jsonl"
+    log.write_text("")
+    assert main(["ingest", str(log), "--db", str(db)]) == 2
+    assert capsys.readouterr().err == (
+        f"workbench: database {db} was written by an older workbench (no append support); "
+        f"ingest into a new file: delete it, or pass --db\n")
+
+
+def test_the_demo_rebuilds_its_own_older_database(tmp_path, sample):
+    import io
+
+    from workbench.demo import run_demo
+
+    data = tmp_path / "data"
+    shutil.copytree(sample, data / "sample")
+    old_database(data / "workbench.duckdb")
+    out = io.StringIO()
+    db = run_demo(data, out=out, progress=False)
+    assert "was written by an older workbench; rebuilding it" in out.getvalue()
+    assert rows(db, "SELECT count(*) FROM sources") == [(len(workbench.ingest([data / "sample"], db=db).files),)]

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from workbench.errors import WorkbenchError, first_line
+from workbench.errors import OlderDatabase, WorkbenchError, first_line
 
 DEFAULT_DB = Path("data/workbench.duckdb")
 SEVERITIES = ("error", "warning", "info")
@@ -138,7 +138,7 @@ def _refuse_older_schema(con, target) -> None:
     ).fetchall()}
     if columns and "resume" not in columns:
         con.close()
-        raise WorkbenchError(
+        raise OlderDatabase(
             f"database {target} was written by an older workbench (no append support); "
             f"ingest into a new file: delete it, or pass --db"
         )

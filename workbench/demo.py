@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from workbench import catalog
-from workbench.errors import WorkbenchError
+from workbench.errors import OlderDatabase, WorkbenchError
 from workbench.ingest import ingest
 from workbench.registry import FORMATS
 
@@ -26,7 +26,14 @@ def run_demo(data: Path = Path("data"), out: TextIO = sys.stdout, progress: bool
         print(f"making the sample corpus in {sample} ...", file=out)
         synthesize(sample, scale=1, seed=7)
     print(f"ingesting {sample} into {db} ...", file=out)
-    report = ingest([sample], db=db, progress=progress)
+    try:
+        report = ingest([sample], db=db, progress=progress)
+    except OlderDatabase:
+        # The demo's own database: rebuilt rather than refused.
+        print(f"  {db} was written by an older workbench; rebuilding it", file=out)
+        for stale in (db, db.with_name(db.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        report = ingest([sample], db=db, progress=progress)
     new = sum(f.status == "ingested" for f in report.files)
     print(f"  {new} files ingested, {len(report.files) - new} already there or failed", file=out)
     for failed in report.failed:

@@ -5,6 +5,11 @@ class WorkbenchError(Exception):
     """A problem with the user's arguments, files or database, explained in one line."""
 
 
+class OlderDatabase(WorkbenchError):
+    """A database written by an older workbench, whose tables cannot take what this one
+    records."""
+
+
 class UnreadableFile(WorkbenchError):
     """A file that cannot be read as a whole (not a zip, no gamestate, not text, ...).
 
