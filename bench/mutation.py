@@ -1,0 +1,227 @@
+"""Mutation testing of the rule modules and the ingest core, with mutmut (not run by CI).
+
+    pip install 'mutmut>=3.8,<4'            # once, in the project's environment
+    python -m bench.mutation                # every module below
+    python -m bench.mutation ec4x.orders    # one module (or several); names as listed by --list
+    python -m bench.mutation --report       # the scores of the last runs, without running
+    python -m bench.mutation --survivors ec4x.orders   # after adding tests: only the last survivors again
+
+mutmut's configuration is `[tool.mutmut]` in pyproject.toml: which files are mutated and
+which tests may kill a mutant. mutmut copies the project to `mutants/` (git-ignored),
+runs the selected tests once to learn which tests reach which function, then runs, for
+each mutant, only the tests that reach the mutated function. Results are cached in
+`mutants/`: a second run only checks mutants of functions that changed.
+
+A function that runs while its module is imported (a validator factory such as
+`seed_enum`, a lookup table built at module level) cannot be mutated in mutmut's forked
+workers: the module was imported, unmutated, before the fork. Its mutants would all
+"survive". Each such survivor is therefore checked again in a fresh interpreter that
+imports the module with the mutant active and runs the tests of the module's format
+(`--no-recheck` skips this). The score is killed / total per module, where killed
+includes timeouts and mutants killed in the fresh-interpreter check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "mutants"
+
+# module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
+MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "damage.models": ("workbench/damage/models.py", ("workbench.damage.models.*",), ("tests/damage",)),
+    "damage.drift": ("workbench/damage/drift.py", ("workbench.damage.drift.*",), ("tests/damage",)),
+    "ec4x.orders": ("workbench/ec4x/orders.py", ("workbench.ec4x.orders.*",), ("tests/ec4x",)),
+    "ec4x.rules": ("workbench/ec4x/rules.py", ("workbench.ec4x.rules.*",), ("tests/ec4x",)),
+    "ec4x.trace": ("workbench/ec4x/trace.py", ("workbench.ec4x.trace.*",), ("tests/ec4x",)),
+    "arena.models": ("workbench/arena/models.py", ("workbench.arena.models.*",), ("tests/arena",)),
+    "gm.rules": ("workbench/gm/rules.py", ("workbench.gm.rules.*",), ("tests/gm",)),
+    "stellaris.invariants": ("workbench/stellaris/invariants.py", ("workbench.stellaris.invariants.*",),
+                             ("tests/stellaris",)),
+    "stellaris.findings": ("workbench/stellaris/findings.py", ("workbench.stellaris.findings.*",),
+                           ("tests/stellaris",)),
+    # save.py reads the save; only its budget/balance check is a rule.
+    "stellaris.save": ("workbench/stellaris/save.py", (
+        "workbench.stellaris.save.xǁBudgetǁ*",
+        "workbench.stellaris.save.x__sum_categories__mutmut_*",
+        "workbench.stellaris.save.x__stockpiles__mutmut_*",
+    ), ("tests/stellaris",)),
+    "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
+    "ingest": ("workbench/ingest.py", ("workbench.ingest.*",), ()),
+}
+
+TIMEOUTS = {36, -24, 24, 152, 255}
+KILLED = {1, 3, *TIMEOUTS}  # test failure, pytest internal error, timeouts
+# In the fresh-interpreter check, the unmutated run must pass (checked first), so any
+# failure counts: 1 a test failed, 2 or 4 the mutated module could not even be imported
+# (collection error, conftest import error), 36 timeout. 5 (no tests) is not a kill.
+RECHECK_NOT_KILLED = {0, 5}
+RECHECK_TIMEOUT = 600
+
+
+def _selection() -> list[str]:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    return list(config["pytest_add_cli_args_test_selection"])
+
+
+def _results(module: str) -> dict[str, int | None]:
+    path, patterns, _ = MODULES[module]
+    meta = MUTANTS / (path + ".meta")
+    if not meta.exists():
+        return {}
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    return {name: code for name, code in codes.items() if any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+
+
+def _rechecked_path() -> Path:
+    return MUTANTS / "rechecked.json"
+
+
+def _rechecked() -> dict[str, int]:
+    path = _rechecked_path()
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _recheck(module: str, jobs: int) -> None:
+    """Survivors again, each in a fresh interpreter that imports the module mutated."""
+    _, _, tests = MODULES[module]
+    done = _rechecked()
+    # survivors, and timeouts: a forked worker can hang for reasons of its own (threads
+    # started before the fork), so a timeout is only a kill if a fresh run agrees
+    survivors = [name for name, code in _results(module).items()
+                 if (code == 0 or code in TIMEOUTS) and name not in done]
+    if not survivors:
+        return
+    args = list(tests) if tests else _selection()
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    clean = subprocess.call(cmd, cwd=MUTANTS, env={**os.environ, "MUTANT_UNDER_TEST": ""},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if clean != 0:
+        print(f"{module}: the unmutated tests fail in mutants/ (exit {clean}); survivors not checked again",
+              file=sys.stderr)
+        return
+    print(f"{module}: checking {len(survivors)} survivors again in a fresh interpreter", flush=True)
+    running: list[tuple[str, subprocess.Popen]] = []
+
+    def reap(block: bool) -> None:
+        for item in list(running):
+            name, proc = item
+            if block or proc.poll() is not None:
+                try:
+                    code = proc.wait(timeout=RECHECK_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    code = 36
+                done[name] = code
+                running.remove(item)
+                block = False
+        _rechecked_path().write_text(json.dumps(done, indent=1, sort_keys=True))
+
+    for name in survivors:
+        while len(running) >= jobs:
+            reap(block=True)
+        env = {**os.environ, "MUTANT_UNDER_TEST": name, "PYTHONDONTWRITEBYTECODE": "1"}
+        running.append((name, subprocess.Popen(cmd, cwd=MUTANTS, env=env, stdout=subprocess.DEVNULL,
+                                               stderr=subprocess.DEVNULL)))
+    while running:
+        reap(block=True)
+
+
+def _forget_rechecks(names) -> None:
+    done = _rechecked()
+    for name in names:
+        done.pop(name, None)
+    if _rechecked_path().exists():
+        _rechecked_path().write_text(json.dumps(done, indent=1, sort_keys=True))
+
+
+def score(module: str) -> tuple[int, int, list[str]]:
+    """(killed, total checked, survivors) of a module from the last runs."""
+    rechecked = _rechecked()
+    killed, checked, survivors = 0, 0, []
+    for name, code in _results(module).items():
+        if code is None:  # not checked yet
+            continue
+        checked += 1
+        if name in rechecked:
+            dead = rechecked[name] not in RECHECK_NOT_KILLED
+        else:
+            dead = code in KILLED
+        if dead:
+            killed += 1
+        else:
+            survivors.append(name)
+    return killed, checked, sorted(survivors)
+
+
+def report(modules: list[str], seconds: dict[str, float] | None = None) -> None:
+    print(f"{'module':24} {'killed':>7} {'total':>6} {'score':>7} {'unchecked':>9}  {'time':>6}")
+    for module in modules:
+        killed, total, survivors = score(module)
+        unchecked = sum(code is None for code in _results(module).values())
+        pct = f"{100 * killed / total:.1f}%" if total else "-"
+        took = f"{seconds[module]:.0f}s" if seconds and module in seconds else ""
+        print(f"{module:24} {killed:>7} {total:>6} {pct:>7} {unchecked:>9}  {took:>6}")
+    for module in modules:
+        for name in score(module)[2]:
+            print(f"  survived: {name}   (mutmut show {name})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help="modules to run (default: all); see --list")
+    parser.add_argument("--list", action="store_true", help="print the module names and exit")
+    parser.add_argument("--report", action="store_true", help="print the scores of the last runs, run nothing")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel workers (default: cores)")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run again only the mutants that survived the last run (after adding tests)")
+    parser.add_argument("--no-recheck", action="store_true", help="skip the fresh-interpreter check of survivors")
+    ns = parser.parse_args(argv)
+    if ns.list:
+        print("\n".join(MODULES))
+        return 0
+    unknown = [m for m in ns.modules if m not in MODULES]
+    if unknown:
+        parser.error(f"unknown module {', '.join(unknown)}; one of {', '.join(MODULES)}")
+    modules = ns.modules or list(MODULES)
+    if not ns.report:
+        try:
+            import mutmut  # noqa: F401
+        except ImportError:
+            print("mutmut is not installed: pip install 'mutmut>=3.8,<4'", file=sys.stderr)
+            return 2
+    seconds: dict[str, float] = {}
+    if not ns.report:
+        os.chdir(ROOT)
+        for module in modules:
+            start = time.monotonic()
+            patterns = MODULES[module][1]
+            if ns.survivors:
+                patterns = tuple(score(module)[2])
+                if not patterns:
+                    continue
+            # verdicts of the fresh-interpreter check are redone for what runs again
+            _forget_rechecks([n for n in _results(module) if any(fnmatch.fnmatchcase(n, p) for p in patterns)])
+            code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(ns.jobs), *patterns])
+            if code not in (0, None):
+                print(f"mutmut run failed for {module} (exit {code})", file=sys.stderr)
+                return code
+            if not ns.no_recheck:
+                _recheck(module, ns.jobs)
+            seconds[module] = time.monotonic() - start
+    report(modules, seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
