@@ -11,38 +11,13 @@ program's, not the workbench's own generator's.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
 import workbench
-from bench.common import WORK, machine, ROOT
-
-CORPUS = ROOT.parent / "shared" / "corpus" / "damage"
-
-
-def real_log(events: int) -> Path:
-    """About `events` lines of the real logs, copied game after game with new game ids."""
-    path = WORK / f"real_damage_{events}.events.jsonl"
-    if path.exists():
-        return path
-    logs = sorted(CORPUS.rglob("*.events.jsonl"))
-    if not logs:
-        raise SystemExit(f"the real Damage corpus is absent ({CORPUS}); it is needed for this workload")
-    texts = [log.read_text() for log in logs]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    written, copy = 0, 0
-    with open(path.with_suffix(".tmp"), "w") as out:
-        while written < events:
-            for text in texts:
-                copy += 1
-                renamed = re.sub(r'"(game|tournament)_(\w+?)_([0-9a-f]{6})"', rf'"\1_\2_\3c{copy}"', text)
-                out.write(renamed)
-                written += renamed.count("\n")
-    path.with_suffix(".tmp").rename(path)
-    return path
+from bench.common import damage_log, machine
 
 
 def main(argv=None) -> dict[str, float]:
@@ -50,7 +25,7 @@ def main(argv=None) -> dict[str, float]:
     parser.add_argument("--events", type=int, default=300_000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
-    source = real_log(args.events)
+    source = damage_log(args.events)
     content = source.read_bytes()
     cut = content.index(b"\n", int(len(content) * 0.99)) + 1
     whole, grown = [], []

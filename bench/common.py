@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import random
+import re
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from workbench.synth.damage import play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "data" / "bench"
@@ -33,23 +31,44 @@ def best_of(runs: int, fn) -> float:
     return min(times)
 
 
-def damage_log(events: int, seed: int = 1) -> Path:
-    """A replay log of about `events` events: synthetic games one after another."""
-    path = WORK / f"damage_{events}.events.jsonl"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def damage_log(events: int) -> Path:
+    """About `events` lines of the real Damage simulator's logs (../shared/corpus/damage),
+    copied game after game under fresh game ids: the real program's shapes (every event
+    type, extra keys, float token counts), not the workbench's own generator's."""
+    path = WORK / f"real_damage_{events}.events.jsonl"
     if path.exists():
         return path
+    logs = sorted((CORPUS / "damage").rglob("*.events.jsonl"))
+    if not logs:
+        raise SystemExit(f"the real Damage corpus is absent ({CORPUS / 'damage'}); the benchmarks read it")
+    texts = [log.read_text() for log in logs]
     path.parent.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    start = datetime(2026, 2, 6, tzinfo=timezone.utc)
-    written = 0
+    written, copy = 0, 0
     with open(path.with_suffix(".tmp"), "w") as out:
         while written < events:
-            game = play_game(rng, start + timedelta(hours=written // 1000), 8, 40, inject=True)
-            text = game.text()
-            out.write(text)
-            written += text.count("\n")
+            for text in texts:
+                copy += 1
+                renamed = re.sub(r'"(game|tournament)_(\w+?)_([0-9a-f]{6})"', rf'"\1_\2_\3c{copy}"', text)
+                out.write(renamed)
+                written += renamed.count("\n")
     path.with_suffix(".tmp").rename(path)
     return path
+
+
+def read_json_plain(path: Path, db: Path) -> None:
+    """The floor: DuckDB's own reader of the same file into a table with the envelope's
+    columns and the payload as JSON (explicit columns: no schema inference)."""
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    con.execute(
+        "CREATE TABLE events AS SELECT * FROM read_json(?, format = 'newline_delimited', ignore_errors = true, "
+        "columns = {schema_version: 'VARCHAR', type: 'VARCHAR', game_id: 'VARCHAR', ts: 'VARCHAR', "
+        "payload: 'JSON'})", [str(path)])
+    con.close()
 
 
 def peak_rss_mb_of(code: str) -> tuple[float, float]:
@@ -60,7 +79,8 @@ def peak_rss_mb_of(code: str) -> tuple[float, float]:
     """
     probe = "\nprint([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code + probe], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", code + probe], check=True, capture_output=True, text=True,
+                         cwd=ROOT).stdout
     return time.perf_counter() - start, int(out.split()[-1]) / 1024
 
 
