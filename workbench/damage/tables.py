@@ -115,8 +115,8 @@ class FileStage:
         con.execute(CALLS_TABLE)
         con.execute("DELETE FROM damage_calls")
         if earlier_lines:  # a file that grew: its decisions are derived again over all its actions
-            con.execute(f"INSERT INTO damage_calls {CALL_FIELDS.format(events='damage_events', only='AND source_id = $source_id')}",
-                        {"source_id": source_id})
+            earlier = CALL_FIELDS.format(events="damage_events", only="AND source_id = $source_id")
+            con.execute(f"INSERT INTO damage_calls {earlier}", {"source_id": source_id})
 
     def parse(self, event_lines: pa.Table) -> int:
         """Parse a batch of (seq, raw) lines; returns how many became rows."""

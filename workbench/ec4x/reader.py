@@ -140,7 +140,8 @@ class DriftTally:
 
     def state(self) -> dict:
         """The tally as JSON, for a later append to go on from."""
-        return {"kinds": sorted([dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items())}
+        kinds = [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]
+        return {"kinds": sorted(kinds)}
 
     @classmethod
     def from_state(cls, state: dict | None) -> "DriftTally":
