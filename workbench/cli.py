@@ -227,5 +227,16 @@ def _lab(args) -> int:
     return 0
 
 
+def run() -> None:
+    """The `workbench` command: `main`, then exit. Once the command's work is done and
+    printed, a late Ctrl-C is ignored while Python shuts down, rather than killing the
+    process with a signal after its work succeeded."""
+    import signal
+
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
