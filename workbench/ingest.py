@@ -17,6 +17,7 @@ from workbench.errors import UnreadableFile, WorkbenchError, first_line, is_inte
 from workbench.formats import Counts, Format, LoadContext
 from workbench.paths import check_regular, expand_paths, text_of
 from workbench.registry import FORMATS
+from workbench.validation import line_count
 
 HEAD_BYTES = 64 * 1024
 # DuckDB keeps a file's uncommitted rows in memory up to its limit (80% of RAM by
@@ -317,7 +318,7 @@ def _append(con, path, fmt, known: KnownSource, content: Content, advance) -> Fi
     counts = _load_lines(ctx, fmt, content, before)
     added = content.complete_lines + (content.size > content.complete_bytes) - known.complete_lines
     return FileReport(text_of(path), fmt.name, "appended", counts.records, counts.rejected, source_id=source_id,
-                      message=f"appended {_lines(added)}", lines_added=added)
+                      message=f"appended {line_count(added)}", lines_added=added)
 
 
 def _load_lines(ctx: LoadContext, fmt: Format, content: Content, before: Counts) -> Counts:
@@ -365,9 +366,6 @@ def _record(con, source_id: int, content: Content, counts: Counts, resume: dict 
          json.dumps(resume) if resume is not None else None, counts.records, counts.rejected, source_id],
     )
 
-
-def _lines(count: int) -> str:
-    return "1 line" if count == 1 else f"{count} lines"
 
 
 def _violations_of(con, source_id: int) -> list[Violation]:

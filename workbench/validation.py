@@ -20,6 +20,11 @@ def field_path(loc: Iterable) -> str:
     return path or "(record)"
 
 
+def line_count(count: int) -> str:
+    """`1 line`, `12 lines`: how many lines a finding counts."""
+    return "1 line" if count == 1 else f"{count} lines"
+
+
 def found(value) -> str:
     text = repr(value)
     return text if len(text) <= FOUND_CHARS else text[: FOUND_CHARS - 3] + "..."

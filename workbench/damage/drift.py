@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from workbench.catalog import Violation
 from workbench.damage.models import DRIFT_VALUES, PAYLOADS
 from workbench.damage.tables import ENVELOPE_KEYS
+from workbench.validation import line_count
 
 
 def _nested_model(annotation) -> tuple[type[BaseModel] | None, str]:
@@ -161,7 +162,7 @@ def _extra_payload_key(check_no: int, key: str, lines: int, first: int) -> Viola
     event_type, _, field, _ = KEY_CHECKS[check_no]
     return Violation(
         f"line {first}", "info", "undocumented_key", f"{field}.{key}",
-        f"key `{key}` of {event_type} is not in the specification; kept ({_lines(lines)}, first line {first})",
+        f"key `{key}` of {event_type} is not in the specification; kept ({line_count(lines)}, first line {first})",
     )
 
 
@@ -169,14 +170,14 @@ def _undocumented_value(event_type: str, key: str, value: str, lines: int, first
     return Violation(
         f"line {first}", "info", "undocumented_value", f"payload.{key}",
         f"{event_type}.{key} = {value!r} is not in the specification's enum; kept "
-        f"({_lines(lines)}, first line {first})",
+        f"({line_count(lines)}, first line {first})",
     )
 
 
 def _undocumented_type(event_type: str, lines: int, first: int) -> Violation:
     return Violation(
         f"line {first}", "info", "undocumented_event_type", "type",
-        f"event type {event_type!r} is not in the specification; kept ({_lines(lines)}, first line {first})",
+        f"event type {event_type!r} is not in the specification; kept ({line_count(lines)}, first line {first})",
     )
 
 
@@ -184,9 +185,6 @@ def _extra_envelope_key(key: str, lines: int, first: int) -> Violation:
     return Violation(
         f"line {first}", "info", "undocumented_key", key,
         f"envelope key `{key}` is not in the specification ({', '.join(ENVELOPE_KEYS)}); kept in "
-        f"damage_events.extra ({_lines(lines)}, first line {first})",
+        f"damage_events.extra ({line_count(lines)}, first line {first})",
     )
 
-
-def _lines(count: int) -> str:
-    return "1 line" if count == 1 else f"{count} lines"

@@ -17,7 +17,7 @@ from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, context_batches, store_batch
 from workbench.paths import text_of
-from workbench.validation import violation
+from workbench.validation import line_count, violation
 
 ORDERS_SUFFIX = ".orders.jsonl"
 
@@ -134,8 +134,7 @@ class DriftTally:
         out = []
         for key, first in self._first.items():
             count = self._lines[key]
-            lines = "1 line" if count == 1 else f"{count} lines"
-            out.append(dataclasses.replace(first, message=f"{first.message} ({lines}, first {first.locator})"))
+            out.append(dataclasses.replace(first, message=f"{first.message} ({line_count(count)}, first {first.locator})"))
         return out
 
     def state(self) -> dict:
@@ -159,18 +158,15 @@ def trace_findings(con, source_id: int) -> list[Violation]:
     found = [
         Violation(f"line {first}", "info", "undocumented_kind", "kind",
                   f"kind {kind!r} is not a line the bot is known to write (only session_start); kept in "
-                  f"ec4x_sessions ({_lines(count)}, first line {first})")
+                  f"ec4x_sessions ({line_count(count)}, first line {first})")
         for kind, count, first in con.execute(tables.OTHER_KINDS, params).fetchall()
     ]
     found += [
         Violation(f"line {first}", "info", "unmapped_feature_tag", "featureTags",
                   f"feature tag {tag!r} maps to none of the twelve feature families, so it counts for no "
-                  f"family in the coverage gate ({_lines(count)}, first line {first})")
+                  f"family in the coverage gate ({line_count(count)}, first line {first})")
         for tag, count, first in con.execute(tables.UNMAPPED_TAGS, params).fetchall()
     ]
     return found
 
-
-def _lines(count: int) -> str:
-    return "1 line" if count == 1 else f"{count} lines"
 
