@@ -8,9 +8,9 @@ ones all formats share: what was read (`sources`), what was wrong with it
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -76,12 +76,16 @@ class Format:
     line_based: bool = False
 
 
+# A UTF-8 byte order mark: skipped before a file's first line.
+BOM = b"\xef\xbb\xbf"
+
+
 def first_json_line(head: bytes) -> dict | None:
     """The first non-blank line of `head` parsed as a JSON object, or None (also for a
     line nested too deeply to parse: detection never fails a run)."""
     import json
 
-    for line in head.removeprefix(b"\xef\xbb\xbf").splitlines():
+    for line in head.removeprefix(BOM).splitlines():
         if line.strip():
             try:
                 value = json.loads(line)

@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 import pyarrow as pa
 
 from workbench.catalog import Violation
-from workbench.formats import Counts, LoadContext
+from workbench.formats import BOM, Counts, LoadContext
 
 BATCH_LINES = 20_000
 READ_BYTES = 8 << 20
@@ -29,7 +29,6 @@ READ_BYTES = 8 << 20
 MAX_LINE_BYTES = 8 << 20
 # A batch closes at this many bytes of text too, so a few long lines never share one.
 BATCH_BYTES = 8 << 20
-BOM = b"\xef\xbb\xbf"
 # A \uD800-\uDFFF escape not paired high+low: legal JSON text, but no Unicode string
 # (DuckDB, Arrow and UTF-8 refuse it). A match is confirmed by parsing the line.
 _LONE_SURROGATE = re.compile(

@@ -26,6 +26,13 @@ def text_of(path: str | os.PathLike) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
+def name_without(path: Path, suffix: str) -> str:
+    """A file's name without `suffix` (`saloon-1.gm.jsonl` -> `saloon-1`), or without its
+    last extension when it does not end so, as text: the game or episode it holds."""
+    name = text_of(path.name)
+    return name[: -len(suffix)] if name.endswith(suffix) else text_of(path.stem)
+
+
 def expand_paths(paths) -> list[tuple[Path, bool]]:
     """Every file named by `paths`, with whether the user named it directly.
 
@@ -54,9 +61,9 @@ def expand_paths(paths) -> list[tuple[Path, bool]]:
     return unique
 
 
-def check_regular(path: Path) -> os.stat_result:
-    """The file's status; UnreadableFile for anything that is not a regular file (a FIFO
-    or a device would block or never end)."""
+def check_regular(path: Path) -> None:
+    """UnreadableFile for anything that is not a regular file (a FIFO or a device would
+    block or never end)."""
     try:
         status = path.stat()
     except FileNotFoundError:
@@ -64,4 +71,3 @@ def check_regular(path: Path) -> os.stat_result:
     if not stat.S_ISREG(status.st_mode):
         kind = KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
         raise UnreadableFile(f"{text_of(path)}: not a regular file ({kind}); only files are read")
-    return status

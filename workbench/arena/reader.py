@@ -13,15 +13,14 @@ from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.catalog import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, context_batches, store_batch
-from workbench.paths import text_of
+from workbench.paths import name_without
 from workbench.validation import violation
 
 SUFFIX = ".decisions.jsonl"
 
 
 def episode_of(path) -> str:
-    name = text_of(path.name)
-    return name[: -len(SUFFIX)] if name.endswith(SUFFIX) else text_of(path.stem)
+    return name_without(path, SUFFIX)
 
 
 def load(ctx: LoadContext) -> Counts:

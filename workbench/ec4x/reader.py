@@ -16,7 +16,7 @@ from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, context_batches, store_batch
-from workbench.paths import text_of
+from workbench.paths import name_without
 from workbench.validation import line_count, violation
 
 ORDERS_SUFFIX = ".orders.jsonl"
@@ -46,7 +46,7 @@ def load(ctx: LoadContext) -> Counts:
     kind = ORDER_DRAFTS if is_order_log(ctx.path) else BOT_TRACE
     params = {"source_id": ctx.source_id}
     if kind is ORDER_DRAFTS:
-        params["game_id"] = text_of(ctx.path.name)[: -len(ORDERS_SUFFIX)]
+        params["game_id"] = name_without(ctx.path, ORDERS_SUFFIX)
     records = rejected = 0
     drift = DriftTally.from_state(ctx.state)
     for batch in context_batches(ctx):
@@ -124,7 +124,7 @@ class DriftTally:
     def add(self, batch: LineBatch, found: list[tuple[int, Violation]]) -> None:
         seen = set()
         for _, v in found:
-            key = (v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message)
+            key = _kind(v)
             self._first.setdefault(key, v)
             if (key, v.locator) not in seen:  # a line counts once per kind
                 seen.add((key, v.locator))
@@ -147,9 +147,13 @@ class DriftTally:
         tally = cls()
         for first, lines in (state or {}).get("kinds", []):
             v = Violation(*first[:5])
-            key = (v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message)
-            tally._first[key], tally._lines[key] = v, lines
+            tally._first[_kind(v)], tally._lines[_kind(v)] = v, lines
         return tally
+
+
+def _kind(v: Violation) -> tuple:
+    """A kind of drift: its rule, its path with indexes generalised, its message."""
+    return v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message
 
 
 def trace_findings(con, source_id: int) -> list[Violation]:

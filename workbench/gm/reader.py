@@ -26,7 +26,7 @@ from workbench.gm import rules, tables
 from workbench.gm.models import ResponseLine
 from workbench.gm.parser import parse
 from workbench.jsonl import context_batches
-from workbench.paths import text_of
+from workbench.paths import name_without
 from workbench.validation import violation
 
 SUFFIX = ".gm.jsonl"
@@ -68,8 +68,7 @@ def load(ctx: LoadContext) -> Counts:
 
 def session_of(path: Path) -> str:
     """The game id of a file: one file is one game session (`saloon-1.gm.jsonl` -> `saloon-1`)."""
-    name = text_of(path.name)
-    return name[: -len(SUFFIX)] if name.endswith(SUFFIX) else text_of(path.stem)
+    return name_without(path, SUFFIX)
 
 
 def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:
