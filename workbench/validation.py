@@ -38,7 +38,7 @@ def message_of(error: dict) -> str:
     if kind == "extra_forbidden":
         return f"key `{error['loc'][-1]}` is not in the specification"
     ctx = error.get("ctx") or {}
-    if "field" in ctx or "found" in ctx or kind.startswith("json"):
+    if ctx.get("says_found") or "field" in ctx or "found" in ctx or kind.startswith("json"):
         return error["msg"]  # a custom rule's message already says what was found
     return f"{error['msg']}; found {found(error.get('input'))}"
 

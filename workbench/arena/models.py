@@ -62,11 +62,11 @@ RUNTIME_PARAMS = {
 }
 
 
-def rule_error(rule: str, message: str, found: Any = None, field: str | None = None) -> PydanticCustomError:
-    # The message travels in the context so braces in found values stay literal; `found`
-    # tells the shared formatter the message is complete, `field` (appended to the
-    # error's location) points the violation at the key that is wrong.
-    context = {"message": message, "found": repr(found)}
+def rule_error(rule: str, message: str, field: str | None = None) -> PydanticCustomError:
+    # The message travels in the context, so braces in found values stay literal and the
+    # shared formatter knows the message already says what was found; `field` (appended
+    # to the error's location) points the violation at the key that is wrong.
+    context = {"message": message, "says_found": True}
     if field:
         context["field"] = field
     return PydanticCustomError(rule, "{message}", context)
@@ -79,7 +79,7 @@ def hint(value: str, candidates) -> str:
 
 def _three_numbers(value: list[float]) -> list[float]:
     if len(value) != 3:
-        raise rule_error("position_xyz", f"a position is exactly three numbers [x, y, z]; found {len(value)}", value)
+        raise rule_error("position_xyz", f"a position is exactly three numbers [x, y, z]; found {len(value)}")
     return value
 
 
@@ -189,10 +189,9 @@ def _known_tool(tool: str) -> str:
             "unknown_tool",
             f"tool {tool!r} is not one of the seed's tools ({', '.join(TOOLS)}); the real runtime registers it, "
             f"but the seed is the contract, so it is an error{instead}",
-            tool,
         )
     raise rule_error(
-        "unknown_tool", f"tool {tool!r} is not one of the seed's tools ({', '.join(TOOLS)}){hint(tool, TOOLS)}", tool
+        "unknown_tool", f"tool {tool!r} is not one of the seed's tools ({', '.join(TOOLS)}){hint(tool, TOOLS)}"
     )
 
 

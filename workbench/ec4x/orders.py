@@ -72,7 +72,7 @@ def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str,
         value = values.get(name)
         if missing(value):
             found = "null or no such key" if value is None else "an empty list"
-            failures.append((name, rule_error(rule, f"{what} needs `{name}`; found {found}{note}", value), value))
+            failures.append((name, rule_error(rule, f"{what} needs `{name}`; found {found}{note}"), value))
     return failures
 
 
@@ -119,7 +119,7 @@ class FleetCommand(Contract):
                     f"`{command}` without `targetSystemId` is valid by the seed (its prompt gives `{command}` no "
                     f"target), but the real compiler refuses it: it requires a targetSystemId for patrol, "
                     f"guard-colony and guard-starbase as for the system-target commands; the seed is the "
-                    f"contract, so this is drift, not an error", None), None))
+                    f"contract, so this is drift, not an error"), None))
         return with_drift(data, handler, info, failures, "FleetCommand")
 
     @model_validator(mode="after")
@@ -178,8 +178,7 @@ class ZeroTurnCommand(Contract):
                 "load_cargo_marines_only",
                 f"`load-cargo` loads cargoType {'|'.join(seed.LOAD_CARGO_TYPES)} only (the seed's v1 JSON "
                 f"rules); found {self.cargoType!r}. The real compiler refuses it too (load-cargo supports only "
-                f"Marines); the seed's KDL reference lists colonists, but the JSON contract does not",
-                self.cargoType), self.cargoType))
+                f"Marines); the seed's KDL reference lists colonists, but the JSON contract does not"), self.cargoType))
         fail("ZeroTurnCommand", failures)
         return self
 
@@ -235,7 +234,7 @@ class EspionageAction(Contract):
                             "compiler_requires_field",
                             f"`{operation}` without `{name}` is valid by the seed (its prompt gives it no "
                             f"target), but the real compiler refuses every espionage operation without a "
-                            f"{name}; the seed is the contract, so this is drift, not an error", None), None))
+                            f"{name}; the seed is the contract, so this is drift, not an error"), None))
         return with_drift(data, handler, info, failures, "EspionageAction")
 
     @model_validator(mode="after")
@@ -287,7 +286,6 @@ class OrderDraft(Contract):
                 f"`{info.field_name}` is not a field of the seed's v1 JSON contract, but the seed's prompt "
                 f"lists Repair & Scrap among the draft's categories and the real compiler reads this list, "
                 f"so it is reported as drift rather than rejected; kept, entries not checked",
-                value,
             )
         return value
 
@@ -321,7 +319,7 @@ def _repeated_fleets(data: dict) -> list:
         if fleet in seen:
             failures.append((("fleetCommands", index, "fleetId"), rule_error(
                 "one_command_per_fleet",
-                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)", fleet), fleet))
+                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)"), fleet))
         seen.add(fleet)
     return failures
 
@@ -340,8 +338,7 @@ def _espionage_over_limit(data: dict) -> list:
             failures.append((("espionageActions", index, "targetHouseId"), rule_error(
                 "espionage_ops_per_house",
                 f"operation {counts[house]} against house {house}; the seed allows up to {limit} per target house "
-                f"(the real compiler does not count them)",
-                house), house))
+                f"(the real compiler does not count them)"), house))
     return failures
 
 

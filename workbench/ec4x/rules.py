@@ -24,10 +24,10 @@ _LINE = "line"  # position of the line being validated
 DRIFT_RULES = ("enum_spelling", "compiler_only_field", "compiler_requires_field")
 
 
-def rule_error(rule: str, message: str, found: Any = None) -> PydanticCustomError:
-    # The message is passed through the context so braces in found values stay literal;
-    # `found` in the context tells the shared formatter the message is complete.
-    return PydanticCustomError(rule, "{message}", {"message": message, "found": repr(found)})
+def rule_error(rule: str, message: str) -> PydanticCustomError:
+    # The message travels in the context, so braces in found values stay literal and the
+    # shared formatter knows the message already says what was found.
+    return PydanticCustomError(rule, "{message}", {"message": message, "says_found": True})
 
 
 def fail(title: str, failures: list[tuple[str | tuple, PydanticCustomError, Any]]) -> None:
@@ -113,7 +113,6 @@ def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...
             raise rule_error(
                 "enum_value",
                 f"`{field}` must be one of {expected}; found {value!r}{hint(value, values)}",
-                value,
             )
         if canonical != value:
             note_drift(info)
@@ -123,14 +122,12 @@ def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...
                     f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises "
                     f"enum spellings, and the seed only asks that the value be known to the compiler, "
                     f"so it is accepted as `{canonical}` (drift, not an error)",
-                    value,
                 )
         if canonical in compiler_only:
             raise rule_error(
                 "compiler_only_value",
                 f"{value!r} is not one of the seed's values for `{field}` ({expected}); the real compiler "
                 f"accepts it, but the seed is the contract, so it is an error",
-                value,
             )
         return canonical
 

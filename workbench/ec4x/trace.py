@@ -71,26 +71,25 @@ class TurnRecord(TraceModel):
             fail("TurnRecord", [("errorClass", rule_error(
                 "ok_matches_error_class",
                 f"`ok` is {str(self.ok).lower()} but errorClass is {self.errorClass!r}; a turn is ok exactly "
-                f"when its errorClass is 'success'", self.errorClass), self.errorClass)])
+                f"when its errorClass is 'success'"), self.errorClass)])
         failures = []
         for index, entry in enumerate(self.trace):
             if entry.attempt > self.attempts:
                 failures.append((("trace", index, "attempt"), rule_error(
                     "trace_attempt_in_range",
-                    f"trace entry for attempt {entry.attempt}, but the turn took {self.attempts} attempt(s)",
-                    entry.attempt), entry.attempt))
+                    f"trace entry for attempt {entry.attempt}, but the turn took {self.attempts} attempt(s)"), entry.attempt))
             elif entry.attempt != index + 1:
                 failures.append((("trace", index, "attempt"), rule_error(
                     "trace_attempt_order",
                     f"trace entry {index} is for attempt {entry.attempt}; the bot writes its failed attempts "
-                    f"in order, 1, 2, ...", entry.attempt), entry.attempt))
+                    f"in order, 1, 2, ..."), entry.attempt))
         failed = self.attempts - 1 if self.ok else self.attempts
         if not failures and len(self.trace) > failed:
             outcome = "ended ok" if self.ok else "all failed"
             failures.append(("trace", rule_error(
                 "trace_entry_per_failed_attempt",
                 f"{self.attempts} attempt(s) that {outcome} make {failed} failed attempt(s), and the bot writes "
-                f"one trace entry per failed attempt; found {len(self.trace)} entries", len(self.trace)),
+                f"one trace entry per failed attempt; found {len(self.trace)} entries"),
                 len(self.trace)))
         if not self.ok:
             expected = ERROR_CLASS_OF_STAGE[self.trace[-1].stage] if self.trace else "unknown"
@@ -100,12 +99,12 @@ class TurnRecord(TraceModel):
                 failures.append(("errorClass", rule_error(
                     "error_class_matches_stage",
                     f"errorClass is {self.errorClass!r} but {last}; the bot classifies a failed turn by that "
-                    f"stage, so it is {expected!r}", self.errorClass), self.errorClass))
+                    f"stage, so it is {expected!r}"), self.errorClass))
             if self.featureTags:
                 failures.append(("featureTags", rule_error(
                     "feature_tags_on_failure",
                     f"a failed turn with feature tags {self.featureTags!r}; the bot tags only the orders of a "
-                    f"successful turn and writes [] otherwise", self.featureTags), self.featureTags))
+                    f"successful turn and writes [] otherwise"), self.featureTags))
         fail("TurnRecord", failures)
         return self
 
