@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+import workbench
 from tests.conftest import write_lines
 from tests.damage.events import event
 from workbench.cli import main
@@ -157,7 +158,7 @@ def test_emotion_figure_of_a_long_game_stays_small(tmp_path):
     from workbench import catalog
     from workbench.plots import emotion_trajectories
 
-    con = catalog.connect(tmp_path / "long.duckdb")
+    con = workbench.connect(tmp_path / "long.duckdb")
     con.execute("""INSERT INTO damage_emotions
         SELECT 1, 'long', seq, seq // 100, 'P' || (seq % 8), 0.1, 0.2, 0.3, 0.4, sin(seq / 500), 'test'
         FROM range(1, 60001) t(seq)""")

@@ -13,6 +13,9 @@ from nbclient.output_widget import OutputWidget
 import workbench
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
+from workbench.damage import queries as damage_queries
+from workbench.damage.replay import compare_positions
+from workbench.stellaris import queries as stellaris_queries
 from workbench.widgets import GameReplay
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -125,7 +128,7 @@ def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
 
     def fake_demo(data, progress=True):
         built.append(data)
-        catalog.connect(data / "workbench.duckdb").close()
+        workbench.connect(data / "workbench.duckdb").close()
 
     monkeypatch.setattr("workbench.demo.run_demo", fake_demo)
     monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "data" / "workbench.duckdb"))
@@ -150,8 +153,8 @@ def con(db):
 
 
 def test_attack_effects_measure_the_targets_change(con):
-    game = analysis.largest_game(con)
-    effects = analysis.attack_effects(con, game)
+    game = damage_queries.largest_game(con)
+    effects = damage_queries.attack_effects(con, game)
     affect = effects.filter(pl.col("kind") == "affect")
     assert affect.height > 50 and effects.filter(pl.col("kind") == "raise").height > 10
     # The synthetic game adds the applied delta to the aimed-at emotion (clamped to 1).
@@ -164,13 +167,13 @@ def test_attack_effects_measure_the_targets_change(con):
     before = [v for seq, v in vectors if seq < first["seq"]][-1]
     after = [v for seq, v in vectors if seq >= first["seq"]][0]
     assert first["actual"] == pytest.approx(after - before)
-    summary = analysis.attack_summary(effects)
+    summary = damage_queries.attack_summary(effects)
     assert summary["attacks"].sum() == effects.height
 
 
 def test_compare_positions_is_the_replay_at_two_lines(con):
-    game = analysis.largest_game(con)
-    frame = analysis.compare_positions(con, game, 200, 900)
+    game = damage_queries.largest_game(con)
+    frame = compare_positions(con, game, 200, 900)
     replay = GameReplay(con, game)
     a, b = replay.state_at(replay.position_of_seq(200)), replay.state_at(replay.position_of_seq(900))
     row = frame.row(1, named=True)
@@ -181,7 +184,7 @@ def test_compare_positions_is_the_replay_at_two_lines(con):
 
 
 def test_months_in_deficit_counts_negative_nets(con):
-    deficits = analysis.months_in_deficit(con)
+    deficits = stellaris_queries.months_in_deficit(con)
     row = deficits.row(0, named=True)
     nets = con.execute(
         "SELECT r.net FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
@@ -189,8 +192,8 @@ def test_months_in_deficit_counts_negative_nets(con):
     assert row["snapshots"] == len(nets)
     assert row["snapshots_in_deficit"] == sum(net < 0 for (net,) in nets) > 0
     assert row["snapshots_in_deficit"] <= row["months_in_deficit"] <= row["months_observed"]
-    series = analysis.series_names(con)
-    compared = analysis.compare_series(con, series[0], series[-1], ["energy"])
+    series = stellaris_queries.series_names(con)
+    compared = stellaris_queries.compare_series(con, series[0], series[-1], ["energy"])
     assert compared.height > 0 and set(compared["resource"]) == {"energy"}
 
 

@@ -15,8 +15,9 @@ from ipywidgets.widgets.widget_link import Link
 import workbench
 from tests.conftest import write_lines
 from workbench import catalog
+from workbench.damage.replay import GameReplay
 from workbench.synth.damage import play_game
-from workbench.widgets import GameReplay, ReplayScrubber
+from workbench.widgets import ReplayScrubber
 
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
 HOSTILE_PLAYER = "<img src=x onerror=alert(1)>"

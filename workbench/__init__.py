@@ -1,17 +1,27 @@
-"""workbench: load, validate and explore the logs of LLM agents that play games."""
+"""workbench: load, validate and explore the logs of LLM agents that play games.
 
-from workbench.catalog import connect
+`import workbench` loads no source format: the registry is imported on first use,
+so a read-only notebook connection does not depend on every format's folder, and the
+command line starts fast. Plotting and widgets (Altair, ipywidgets) load on first use.
+"""
+
+import importlib
+
 from workbench.errors import WorkbenchError
 from workbench.ingest import ingest, validate
 
-__all__ = ["connect", "ingest", "validate", "WorkbenchError", "plots", "widgets"]
+__all__ = ["connect", "ingest", "validate", "WorkbenchError", "plots", "widgets", "analysis"]
+
+
+def connect(db=None, read_only: bool = False):
+    """A DuckDB connection to a workbench database with every table in place
+    (`read_only=True`: opened as it is). `db=None`: `$WORKBENCH_DB` or `data/workbench.duckdb`."""
+    from workbench import registry
+
+    return registry.connect(db, read_only=read_only)
 
 
 def __getattr__(name):
-    # Plotting and widgets pull in Altair and ipywidgets: load them on first use so
-    # the command line starts fast.
-    if name in ("plots", "widgets"):
-        import importlib
-
+    if name in ("plots", "widgets", "analysis"):
         return importlib.import_module(f"workbench.{name}")
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -1,102 +1,79 @@
-"""The DuckDB catalog: shared tables, connections, and bulk writers for findings.
+"""The DuckDB catalog: opening a database, the shared tables, and bulk writers for findings.
 
-Every format adds its own tables (declared in its folder); the tables here are the
-ones all formats share: what was read (`sources`), what was wrong with it
-(`violations`), what could not be read at all (`rejects`) and every agent decision
-(`decisions`).
+Every format declares its own tables in its folder; the tables here are the ones all
+formats share: what was read (`sources`), what was wrong with it (`violations`), what
+could not be read at all (`rejects`) and every agent decision (`decisions`). Opening a
+database creates nothing: `registry.create_tables` does, for ingest and `workbench.connect`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from workbench.errors import OlderDatabase, WorkbenchError, first_line
+from workbench.schema import Column, Table
+from workbench.violation import SEVERITIES, Violation, line_of
 
 DEFAULT_DB = Path("data/workbench.duckdb")
-SEVERITIES = ("error", "warning", "info")
 
-SHARED_TABLES = """
-CREATE SEQUENCE IF NOT EXISTS source_ids START 1;
--- One row per file and format: the database mirrors the file's current content.
-CREATE TABLE IF NOT EXISTS sources (
-    source_id      BIGINT PRIMARY KEY DEFAULT nextval('source_ids'),
-    path           VARCHAR NOT NULL,    -- absolute
-    sha256         VARCHAR NOT NULL,    -- of the content read (the first `size` bytes)
-    format         VARCHAR NOT NULL,
-    records        BIGINT NOT NULL DEFAULT 0,
-    rejected       BIGINT NOT NULL DEFAULT 0,
-    ingested_at    TIMESTAMP NOT NULL DEFAULT CAST(now() AS TIMESTAMP),
-    size           BIGINT NOT NULL DEFAULT 0,
-    complete_bytes BIGINT NOT NULL DEFAULT 0,   -- up to the last newline: where an append resumes
-    complete_lines BIGINT NOT NULL DEFAULT 0,   -- lines before that point
-    resume         JSON,                        -- what the format needs to go on from there
-    UNIQUE (path, format)
-);
-CREATE TABLE IF NOT EXISTS violations (
-    source_id BIGINT NOT NULL,
-    locator   VARCHAR NOT NULL,
-    severity  VARCHAR NOT NULL CHECK (severity IN ('error', 'warning', 'info')),
-    rule      VARCHAR NOT NULL,
-    field     VARCHAR NOT NULL,
-    message   VARCHAR NOT NULL,
-    line      BIGINT             -- the line the finding is about; NULL for findings about the whole file
-);
-CREATE TABLE IF NOT EXISTS rejects (
-    source_id BIGINT NOT NULL,
-    locator   VARCHAR NOT NULL,
-    raw       VARCHAR NOT NULL,
-    line      BIGINT
-);
-CREATE TABLE IF NOT EXISTS decisions (
-    source_id  BIGINT NOT NULL,
-    format     VARCHAR NOT NULL,
-    game_id    VARCHAR,
-    turn       BIGINT,
-    agent_id   VARCHAR,
-    model      VARCHAR,
-    action     VARCHAR,
-    valid      BOOLEAN NOT NULL,
-    latency_ms DOUBLE,
-    tokens     BIGINT,
-    locator    VARCHAR
-);
-"""
+SOURCE_IDS = "CREATE SEQUENCE IF NOT EXISTS source_ids START 1;\n"
 
-VIOLATION_SCHEMA = pa.schema(
-    [
-        ("source_id", pa.int64()),
-        ("locator", pa.string()),
-        ("severity", pa.string()),
-        ("rule", pa.string()),
-        ("field", pa.string()),
-        ("message", pa.string()),
-        ("line", pa.int64()),
-    ]
-)
-REJECT_SCHEMA = pa.schema(
-    [("source_id", pa.int64()), ("locator", pa.string()), ("raw", pa.string()), ("line", pa.int64())]
-)
-LINE_LOCATOR = re.compile(r"line (\d+)")
+SOURCES = Table("sources", (
+    Column("source_id", "BIGINT", primary_key=True, default="nextval('source_ids')"),
+    Column("path", "VARCHAR", "absolute", required=True),
+    Column("sha256", "VARCHAR", "of the content read (the first `size` bytes)", required=True),
+    Column("format", "VARCHAR", required=True),
+    Column("records", "BIGINT", required=True, default="0"),
+    Column("rejected", "BIGINT", required=True, default="0"),
+    Column("ingested_at", "TIMESTAMP", required=True, default="CAST(now() AS TIMESTAMP)"),
+    Column("size", "BIGINT", required=True, default="0"),
+    Column("complete_bytes", "BIGINT", "up to the last newline: where an append resumes", required=True, default="0"),
+    Column("complete_lines", "BIGINT", "lines before that point", required=True, default="0"),
+    Column("resume", "JSON", "what the format needs to go on from there"),
+), doc="One row per file and format: the database mirrors the file's current content.",
+    unique=("path", "format"))
+
+VIOLATIONS = Table("violations", (
+    Column("source_id", "BIGINT", required=True),
+    Column("locator", "VARCHAR", "where: `line 17`, `tool get_planets`, `response r-12`", required=True),
+    Column("severity", "VARCHAR", required=True,
+           check="severity IN (" + ", ".join(f"'{s}'" for s in SEVERITIES) + ")"),
+    Column("rule", "VARCHAR", required=True),
+    Column("field", "VARCHAR", "dotted path: `payload.action.attack_plan`", required=True),
+    Column("message", "VARCHAR", required=True),
+    Column("line", "BIGINT", "the line the finding is about; NULL for findings about the whole file"),
+))
+
+REJECTS = Table("rejects", (
+    Column("source_id", "BIGINT", required=True),
+    Column("locator", "VARCHAR", required=True),
+    Column("raw", "VARCHAR", "the record as written", required=True),
+    Column("line", "BIGINT"),
+))
+
+DECISIONS = Table("decisions", (
+    Column("source_id", "BIGINT", required=True),
+    Column("format", "VARCHAR", required=True),
+    Column("game_id", "VARCHAR"),
+    Column("turn", "BIGINT"),
+    Column("agent_id", "VARCHAR"),
+    Column("model", "VARCHAR"),
+    Column("action", "VARCHAR"),
+    Column("valid", "BOOLEAN", required=True),
+    Column("latency_ms", "DOUBLE"),
+    Column("tokens", "BIGINT"),
+    Column("locator", "VARCHAR"),
+), doc="One row per agent decision in every format, so decision quality compares across games.")
+
+SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS)
 
 
-@dataclass(frozen=True)
-class Violation:
-    """One finding: where (`locator`, `field`), how bad (`severity`), which `rule`, and why."""
-
-    locator: str
-    severity: str
-    rule: str
-    field: str
-    message: str
-    # The line the finding is about, where the locator does not say it (`response r-12`).
-    line: int | None = dataclasses.field(default=None, compare=False)
+def create_shared_tables(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES))
 
 
 def default_db() -> Path:
@@ -104,12 +81,11 @@ def default_db() -> Path:
 
 
 def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (or create) a workbench database with every table in place.
+    """Open (or create) a workbench database.
 
     `db=None` means `$WORKBENCH_DB` or `data/workbench.duckdb`; `":memory:"` works too.
+    Creates no table: `workbench.connect` (or `registry.create_tables`) does.
     """
-    from workbench.registry import FORMATS
-
     target = ":memory:" if str(db) == ":memory:" else Path(db) if db is not None else default_db()
     if target != ":memory:":
         if read_only and not target.exists():
@@ -124,9 +100,6 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
     if not read_only:
         _refuse_older_schema(con, target)
-        con.execute(SHARED_TABLES)
-        for fmt in FORMATS.values():
-            con.execute(fmt.tables)
     return con
 
 
@@ -156,24 +129,15 @@ def _lock_message(target, exc: Exception) -> str:
     return f"cannot open database {target}: {first_line(exc)}"
 
 
-
-def line_of(locator: str, line: int | None = None) -> int | None:
-    """The line a finding is about: given, or read from a `line N` locator."""
-    if line is not None:
-        return line
-    match = LINE_LOCATOR.fullmatch(locator)
-    return int(match.group(1)) if match else None
-
-
 def add_violations(con, source_id: int, violations: list[Violation], whole_file: bool = False) -> None:
     """Store findings. A finding about the whole file (drift counted over all its lines)
     has no line: an append recomputes those, and keeps the ones about lines."""
     if not violations:
         return
-    columns = {name: [getattr(v, name) for v in violations] for name in VIOLATION_SCHEMA.names[1:-1]}
+    columns = {name: [getattr(v, name) for v in violations] for name in ("locator", "severity", "rule", "field",
+                                                                           "message")}
     columns["line"] = [None if whole_file else line_of(v.locator, v.line) for v in violations]
-    violation_rows = pa.table({"source_id": [source_id] * len(violations), **columns}, schema=VIOLATION_SCHEMA)
-    con.execute("INSERT INTO violations SELECT * FROM violation_rows")
+    VIOLATIONS.insert_rows(con, {"source_id": [source_id] * len(violations), **columns})
 
 
 def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
@@ -181,16 +145,12 @@ def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
     locator does not name the line."""
     if not rejects:
         return
-    reject_rows = pa.table(
-        {
-            "source_id": [source_id] * len(rejects),
-            "locator": [r[0] for r in rejects],
-            "raw": [r[1] for r in rejects],
-            "line": [line_of(r[0], r[2] if len(r) > 2 else None) for r in rejects],
-        },
-        schema=REJECT_SCHEMA,
-    )
-    con.execute("INSERT INTO rejects SELECT * FROM reject_rows")
+    REJECTS.insert_rows(con, {
+        "source_id": [source_id] * len(rejects),
+        "locator": [r[0] for r in rejects],
+        "raw": [r[1] for r in rejects],
+        "line": [line_of(r[0], r[2] if len(r) > 2 else None) for r in rejects],
+    })
 
 
 def tables_with(con, *columns: str) -> list[str]:

@@ -15,7 +15,8 @@ from typing import Callable
 import duckdb
 
 from workbench import catalog
-from workbench.catalog import Violation
+from workbench.schema import Table
+from workbench.violation import Violation
 
 
 @dataclass
@@ -63,8 +64,8 @@ class Counts:
 @dataclass(frozen=True)
 class Format:
     name: str
-    # DDL of the format's own tables (CREATE ... IF NOT EXISTS).
-    tables: str
+    # The format's own tables, declared in its folder (`<format>/tables.py`).
+    tables: tuple[Table, ...]
     # Does this file belong to the format? Gets the path and its first 64 KiB.
     claims: Callable[[Path, bytes], bool]
     load: Callable[[LoadContext], Counts]
@@ -74,6 +75,11 @@ class Format:
     # One record per line, so a file that grew is appended to (see LoadContext); other
     # files are read whole again when they change.
     line_based: bool = False
+    # Views over the format's tables (CREATE OR REPLACE VIEW ...).
+    views: str = ""
+
+    def create_tables(self, con: duckdb.DuckDBPyConnection) -> None:
+        con.execute("".join(table.ddl() for table in self.tables) + self.views)
 
 
 # A UTF-8 byte order mark: skipped before a file's first line.

@@ -12,11 +12,10 @@ from pathlib import Path
 import duckdb
 
 from workbench import catalog
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.errors import UnreadableFile, WorkbenchError, first_line, is_interrupt
 from workbench.formats import Counts, Format, LoadContext
 from workbench.paths import check_regular, expand_paths, text_of
-from workbench.registry import FORMATS
 from workbench.validation import line_count
 
 HEAD_BYTES = 64 * 1024
@@ -91,9 +90,10 @@ def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = N
     """`ingest` for files already found by `expand_paths` (path, named by the user)."""
     fmt = _format_named(format)
     con = catalog.connect(db)
-    for setting in INGEST_SETTINGS:
-        con.execute(setting)
     try:
+        _registry().create_tables(con)
+        for setting in INGEST_SETTINGS:
+            con.execute(setting)
         return _load_all(con, files, fmt, progress)
     finally:
         con.close()
@@ -105,21 +105,29 @@ def validate(paths, format: str | None = None, progress: bool = False) -> Report
     files = expand_paths(paths)
     con = catalog.connect(":memory:")  # holds everything it reads, so no memory limit here
     try:
+        _registry().create_tables(con)
         return _load_all(con, files, fmt, progress)
     finally:
         con.close()
 
 
+def _registry():
+    """The registry of formats, imported on first use: `import workbench` loads no format."""
+    from workbench import registry as formats
+
+    return formats
+
+
 def _format_named(name: str | None) -> Format | None:
     if name is None:
         return None
-    if name not in FORMATS:
-        raise WorkbenchError(f"unknown format {name!r}; choose one of: {', '.join(FORMATS)}")
-    return FORMATS[name]
+    if name not in _registry().FORMATS:
+        raise WorkbenchError(f"unknown format {name!r}; choose one of: {', '.join(_registry().FORMATS)}")
+    return _registry().FORMATS[name]
 
 
 def detect(path: Path, head: bytes) -> Format | None:
-    for fmt in FORMATS.values():
+    for fmt in _registry().FORMATS.values():
         if fmt.claims(path, head):
             return fmt
     return None
@@ -184,7 +192,7 @@ def _read_and_load(con, path, named, fmt, bar) -> FileReport | None:
     if fmt is None:
         if not named:
             return None  # a stray file inside a folder (a README, a manifest) is not data
-        raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(FORMATS)})")
+        raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)})")
     if fmt.line_based:
         _refuse_cr_only(path, head)
     key = text_of(path.resolve())

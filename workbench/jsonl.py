@@ -19,8 +19,9 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.formats import BOM, Counts, LoadContext
+from workbench.schema import run_on
 
 BATCH_LINES = 20_000
 READ_BYTES = 8 << 20
@@ -170,9 +171,7 @@ def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
     return Counts(len(batch) - len(reject_at), len(reject_at))
 
 
-def _unparsable_seqs(con, unparsed_lines: pa.Table) -> list[int]:
-    # The query reads the argument by name: a DuckDB replacement scan, which unlike
-    # register() does not pin the lines in memory until the file's transaction ends.
-    return [seq for (seq,) in con.execute(
-        "SELECT seq FROM unparsed_lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'"
+def _unparsable_seqs(con, lines: pa.Table) -> list[int]:
+    return [seq for (seq,) in run_on(
+        con, lines, "SELECT seq FROM lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'", "lines"
     ).fetchall()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 
 FOUND_CHARS = 80
 

@@ -1,329 +1,28 @@
-"""Step through a Damage game in a notebook: `ReplayScrubber(con, game_id)`.
+"""Step through a Damage game in a notebook: `ReplayScrubber(con, game_id)`, and the
+widgets the notebooks share.
 
-`GameReplay` is the model: it reads the game's events once, then precomputes every
-player's state after every event as arrays (one row per event, one column per
-player, forward-filled), so the state at any position is a lookup, not a replay.
-`ReplayScrubber` is the view on it: a Play button and a slider linked in the browser,
-jump buttons, the table state, the event at the cursor, and the emotion chart whose
-cursor moves through a Vega parameter, so a step never rebuilds the chart.
-
-Neither keeps a database connection: everything is read in the constructor, so the
-notebook does not hold the database while `workbench ingest` wants to write to it.
+The scrubber is the view on a `GameReplay` (workbench.damage.replay): a Play button
+and a slider linked in the browser, jump buttons, the table state, the event at the
+cursor, and the emotion chart whose cursor moves through a Vega parameter, so a step
+never rebuilds the chart.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from workbench import catalog
-from workbench.analysis import EMOTIONS, GAME_FILTER, largest_game
-from workbench.catalog import query_frame
+from workbench.damage import queries
+from workbench.damage.describe import describe_event
+from workbench.damage.models import EMOTIONS
+# GameReplay is public here too: callers that step through a game import it with the scrubber.
+from workbench.damage.replay import HAND, GameReplay, reading
 from workbench.errors import WorkbenchError
 
-PHASES = ("affect", "betting", "showdown", "discussion")
-HAND = "hand"  # `jump("hand")`: the next `hand_started`
-STATE_FIELDS = ("lives", "bankroll", "in_hand")
-
-
-def _json_int(value: str) -> str:
-    """SQL for a JSON integer; NULL for any other JSON type (float, string, bool)."""
-    return f"CASE WHEN json_type({value}) IN ('BIGINT', 'UBIGINT') THEN CAST({value} AS BIGINT) END"
-
-
-EVENTS = f"""
-SELECT seq, type, turn, CAST(ts AS VARCHAR) AS ts, CAST(payload AS VARCHAR) AS payload,
-       CASE WHEN type IN ('hand_ended', 'game_ended') THEN 0
-            WHEN type IN ('hand_started', 'action_resolved', 'showdown') THEN {_json_int("payload->'pot'")}
-       END AS pot,
-       -- a new hand clears the phase until its first phase_changed
-       CASE type WHEN 'phase_changed' THEN coalesce(payload->>'phase', '?') WHEN 'hand_started' THEN '' END AS phase
-FROM damage_events WHERE {GAME_FILTER}
-ORDER BY seq
-"""
-
-# Every place a log states a player's lives, bankroll or being in the hand. A field
-# an event does not state is NULL there: the previous value holds.
-STATE_UPDATES = f"""
-WITH events AS (SELECT seq, type, payload FROM damage_events WHERE {GAME_FILTER}),
-states AS (
-    SELECT seq, unnest(CAST(payload->'players' AS JSON[])) AS p, NULL AS player_id FROM events
-    WHERE type IN ('hand_started', 'hand_ended') AND json_type(payload->'players') = 'ARRAY'
-    UNION ALL
-    SELECT seq, unnest(CAST(payload->'final_state' AS JSON[])), NULL FROM events
-    WHERE type = 'game_ended' AND json_type(payload->'final_state') = 'ARRAY'
-    UNION ALL
-    SELECT seq, payload->'player_state', payload->>'player_id' FROM events
-    WHERE type = 'action_resolved' AND json_type(payload->'player_state') = 'OBJECT'
-)
-SELECT seq, coalesce(p->>'player_id', player_id) AS player_id,
-       {_json_int("p->'lives'")} AS lives, {_json_int("p->'bankroll'")} AS bankroll,
-       CASE WHEN json_type(p->'in_hand') = 'BOOLEAN' THEN CAST(p->>'in_hand' AS BOOLEAN) END AS in_hand
-FROM states
-UNION ALL
-SELECT seq, payload->>'player_id', {_json_int("payload->'remaining_lives'")}, NULL,
-       CASE WHEN type = 'player_eliminated' THEN false END
-FROM events WHERE type IN ('life_lost', 'player_eliminated')
-"""
-
-EMOTION_VECTORS = f"""
-SELECT seq, player_id, {', '.join(EMOTIONS)} FROM damage_emotions
-WHERE {GAME_FILTER} AND player_id IS NOT NULL ORDER BY seq, rowid
-"""
-
-
-@contextmanager
-def _connection(con_or_db):
-    """The connection given, or a read-only one on a database path, closed after use."""
-    if isinstance(con_or_db, (str, Path)):
-        con = catalog.connect(con_or_db, read_only=True)
-        try:
-            yield con
-        finally:
-            con.close()
-    else:
-        yield con_or_db
-
-
-class GameReplay:
-    """A game's events and every player's state after each of them, in memory.
-
-    Position `i` is the index of an event in the game's order (by line); the state at
-    `i` reflects events 0..i. Lives, bankroll and in-hand come from the payloads that
-    state them (`hand_started`, `action_resolved`, `hand_ended`, `life_lost`,
-    `player_eliminated`, `game_ended`); emotions are the last vector `damage_emotions`
-    holds for the player at or before the position.
-    """
-
-    def __init__(self, con, game_id: str | None = None):
-        with _connection(con) as con:
-            self.game_id = game_id or largest_game(con)
-            params = {"game": self.game_id}
-            events = query_frame(con, EVENTS, params)
-            if events.is_empty():
-                raise WorkbenchError(f"no events for game {self.game_id!r} in this database")
-            updates = query_frame(con, STATE_UPDATES, params).filter(pl.col("player_id").is_not_null())
-            vectors = query_frame(con, EMOTION_VECTORS, params)
-        self.seqs = events["seq"].to_numpy()
-        self.types = events["type"].to_list()
-        self.turns = events["turn"].to_list()
-        self.timestamps = events["ts"].to_list()
-        self.payloads = events["payload"].to_list()
-        self.players = _seat_order(updates, vectors)
-        self._precompute(events, self._positioned(updates), self._positioned(vectors))
-
-    def __len__(self) -> int:
-        return len(self.seqs)
-
-    def _positioned(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """`frame` with `pos` (the event index of its `seq`) and `player` (column index)."""
-        seat = {player: k for k, player in enumerate(self.players)}
-        return frame.with_columns(
-            pos=pl.Series(np.searchsorted(self.seqs, frame["seq"].to_numpy()), dtype=pl.Int64),
-            player=pl.col("player_id").replace_strict(seat, return_dtype=pl.Int64),
-        )
-
-    def _precompute(self, events: pl.DataFrame, updates: pl.DataFrame, vectors: pl.DataFrame) -> None:
-        n, players = len(events), len(self.players)
-        self._fields = {field: _filled(updates, field, n, players) for field in STATE_FIELDS}
-        # Emotions fill as whole vectors: the index of the player's latest vector.
-        self._vectors = vectors.select(EMOTIONS).to_numpy()
-        self._vector_at = _filled(vectors.with_row_index("vector"), "vector", n, players)
-        self._pot = _filled_column(events["pot"])
-        self._phase = events["phase"].forward_fill().to_list()
-        self._turn = events["turn"].forward_fill().to_list()
-        self.boundaries = _boundaries(events)
-
-    # --- lookups -----------------------------------------------------------------
-
-    def state_at(self, i: int) -> dict:
-        """Per player: `lives`, `bankroll`, `in_hand`, `emotions` (None where the log
-        has not stated them yet)."""
-        lives, bankroll, in_hand = (self._fields[f][i] for f in STATE_FIELDS)
-        vector_at = self._vector_at[i]
-        return {
-            player: {
-                "lives": _int_or_none(lives[k]),
-                "bankroll": _int_or_none(bankroll[k]),
-                "in_hand": None if np.isnan(in_hand[k]) else bool(in_hand[k]),
-                "emotions": None if np.isnan(vector_at[k]) else _emotions(self._vectors[int(vector_at[k])]),
-            }
-            for k, player in enumerate(self.players)
-        }
-
-    def table_at(self, i: int) -> dict:
-        """The table at position `i`: turn, phase, pot, and the event's line and type."""
-        return {"turn": self._turn[i], "phase": self._phase[i] or None, "pot": _int_or_none(self._pot[i]),
-                "seq": int(self.seqs[i]), "type": self.types[i]}
-
-    def position_of_seq(self, seq: int) -> int:
-        """The position of the last event at or before line `seq` (0 before the first)."""
-        return max(0, int(np.searchsorted(self.seqs, seq, side="right")) - 1)
-
-    def next_boundary(self, phase: str | None, position: int, backward: bool = False) -> int | None:
-        """The next (or previous) position after `position` where `phase` starts; any
-        phase when `phase` is None. None when there is no such boundary."""
-        marks = self._marks(phase)
-        if backward:
-            k = int(np.searchsorted(marks, position, side="left")) - 1
-            return int(marks[k]) if k >= 0 else None
-        k = int(np.searchsorted(marks, position, side="right"))
-        return int(marks[k]) if k < len(marks) else None
-
-    def _marks(self, phase: str | None) -> np.ndarray:
-        if phase is None:
-            return np.sort(np.concatenate([v for k, v in self.boundaries.items() if k != HAND] or [np.array([], int)]))
-        if phase not in self.boundaries and phase not in (*PHASES, HAND):
-            known = ", ".join(sorted({*PHASES, HAND, *self.boundaries}))
-            raise WorkbenchError(f"unknown phase {phase!r}; choose one of: {known}")
-        return self.boundaries.get(phase, np.array([], dtype=np.int64))
-
-    def event_at(self, i: int) -> dict:
-        return {"position": i, "seq": int(self.seqs[i]), "type": self.types[i], "turn": self.turns[i],
-                "ts": self.timestamps[i], "payload": _parsed(self.payloads[i])}
-
-
-def _seat_order(updates: pl.DataFrame, vectors: pl.DataFrame) -> list[str]:
-    """Players by first appearance in the log (the order `hand_started` seats them)."""
-    seen = pl.concat([updates.select("seq", "player_id"), vectors.select("seq", "player_id")])
-    first = seen.group_by("player_id").agg(pl.col("seq").min()).sort("seq", "player_id")
-    return first["player_id"].to_list()
-
-
-def _filled(updates: pl.DataFrame, field: str, n: int, players: int) -> np.ndarray:
-    """An (events x players) float array: the latest stated `field` at each position
-    (NaN before the first). Of several statements at one position the last counts."""
-    stated = (updates.select("pos", "player", pl.col(field).cast(pl.Float64))
-              .filter(pl.col(field).is_not_null())
-              .unique(subset=["pos", "player"], keep="last", maintain_order=True))
-    filled = np.full((n, players), np.nan)
-    if stated.is_empty():
-        return filled
-    wide = (pl.DataFrame({"pos": np.arange(n, dtype=np.int64)})
-            .join(stated.pivot(on="player", index="pos", values=field), on="pos", how="left")
-            .sort("pos").fill_null(strategy="forward"))
-    for k in range(players):
-        if str(k) in wide.columns:
-            filled[:, k] = wide[str(k)].fill_null(np.nan).to_numpy()
-    return filled
-
-
-def _filled_column(column: pl.Series) -> np.ndarray:
-    return column.cast(pl.Float64).forward_fill().fill_null(np.nan).to_numpy()
-
-
-def _boundaries(events: pl.DataFrame) -> dict[str, np.ndarray]:
-    """Positions where each phase starts (from `phase_changed`) and where hands start."""
-    indexed = events.with_row_index("pos").select(pl.col("pos").cast(pl.Int64), "type", "phase")
-    marks = {HAND: indexed.filter(pl.col("type") == "hand_started")["pos"].to_numpy()}
-    changes = indexed.filter(pl.col("type") == "phase_changed")
-    for (phase,), group in changes.group_by("phase", maintain_order=True):
-        marks[phase] = group["pos"].to_numpy()
-    return marks
-
-
-def _int_or_none(value) -> int | None:
-    return None if np.isnan(value) else int(value)
-
-
-def _emotions(vector: np.ndarray) -> dict[str, float | None]:
-    return {e: None if np.isnan(v) else float(v) for e, v in zip(EMOTIONS, vector)}
-
-
-def _parsed(payload: str | None):
-    try:
-        return json.loads(payload) if payload is not None else None
-    except ValueError:
-        return payload
-
-
-# --- readable events -------------------------------------------------------------------
-
-
-def describe_event(kind: str, payload) -> str:
-    """One line a person reads at a glance; the payload itself is shown beside it."""
-    if not isinstance(payload, dict):
-        return f"{kind}: {_short(payload)}"
-    describe = _DESCRIPTIONS.get(kind)
-    try:
-        return describe(payload) if describe else f"{kind} " + _pairs(payload)
-    except (KeyError, TypeError, ValueError):  # a payload that lacks what the template needs
-        return f"{kind} " + _pairs(payload)
-
-
-def _signed(value) -> str:
-    return f"{value:+.3f}" if isinstance(value, (int, float)) else "?"
-
-
-def _affect(p: dict) -> str:
-    mode = p.get("mode")
-    if mode == "attack_team":
-        helpers = f" with {', '.join(p['assistants'])}" if p.get("assistants") else ""
-        return (f"{p.get('lead_player_id')}{helpers} attacks {p.get('target_player_id')} on {p.get('emotion')}: "
-                f"intended {_signed(p.get('raw_delta'))}, applied {_signed(p.get('applied_delta'))}")
-    if mode == "self_regulate":
-        return f"{p.get('player_id')} self-regulates (stress -{p.get('stress_recovered', 0):.2f})"
-    return f"affect {mode}: " + _pairs(p)
-
-
-def _action(p: dict) -> str:
-    plan = p.get("attack_plan")
-    aim = (f"; aims {plan.get('emotional_intent')} at {plan.get('target_player_id')} "
-           f"({plan.get('manipulation_plan')})") if isinstance(plan, dict) else ""
-    return f"{p.get('player_id')} {p.get('kind')} → pot {p.get('pot')}, high bet {p.get('current_high_bet')}{aim}"
-
-
-def _submitted(p: dict) -> str:
-    action = p.get("action") or {}
-    amount = (action.get("payload") or {}).get("amount")
-    return f"{p.get('player_id')} submits {action.get('kind')}" + (f" {amount}" if amount is not None else "")
-
-
-def _showdown(p: dict) -> str:
-    winners = ", ".join(p.get("winners") or []) or "nobody"
-    return f"showdown: {winners} win pot {p.get('pot')}; {p.get('life_losses', 0)} life lost"
-
-
-_DESCRIPTIONS = {
-    "hand_started": lambda p: f"hand {p.get('turn')} starts: {len(p.get('players') or [])} players, "
-                              f"ante {p.get('ante')}, pot {p.get('pot')}",
-    "hand_ended": lambda p: f"hand {p.get('turn')} ends",
-    "phase_changed": lambda p: f"phase: {p.get('phase')}",
-    "affect_intent": lambda p: f"{p.get('player_id')} intends {(p.get('intent') or {}).get('mode')} on "
-                               f"{(p.get('intent') or {}).get('target_player_id')}",
-    "affect_resolved": _affect,
-    "action_submitted": _submitted,
-    "action_resolved": _action,
-    "showdown": _showdown,
-    "life_lost": lambda p: f"{p.get('player_id')} loses a life ({p.get('remaining_lives')} left)",
-    "player_eliminated": lambda p: f"{p.get('player_id')} is eliminated",
-    "fold_saved_life": lambda p: f"{p.get('player_id')} folded and keeps its life",
-    "chatter_posted": lambda p: f"{p.get('player_id')}: “{p.get('text')}”",
-    "thinking": lambda p: f"{p.get('player_id')} thinking {p.get('status')}"
-                          + (f" ({p['stage']})" if p.get("stage") else "")
-                          + (f": {p['summary']}" if p.get("summary") else ""),
-    "provider_call": lambda p: f"{p.get('player_id')} called {p.get('resolved_model')} "
-                               f"({p.get('latency_ms')} ms, {(p.get('usage') or {}).get('total_tokens')} tokens)",
-    "game_ended": lambda p: "game over",
-}
-
-
-def _pairs(payload: dict, limit: int = 6) -> str:
-    items = [f"{k}={_short(v)}" for k, v in list(payload.items())[:limit]]
-    return ", ".join(items) + (", …" if len(payload) > limit else "")
-
-
-def _short(value, width: int = 40) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-# --- the view ----------------------------------------------------------------------------
+# --- the replay scrubber -------------------------------------------------------------------
 
 CURSOR = "cursor"  # the chart's parameter: the line (seq) of the event at the position
 PAYLOAD_CHARS = 4000  # of the event's payload shown under its description
@@ -344,7 +43,7 @@ class ReplayScrubber:
         self._load(game_id)
 
     def _load(self, game_id: str | None) -> None:
-        with _connection(self._source) as con:
+        with reading(self._source) as con:
             self.replay = GameReplay(con, game_id)
             self.chart, self.chart_note = _emotion_chart(con, self.replay)
         self.game_id = self.replay.game_id
@@ -425,22 +124,13 @@ def _emotion_chart(con, replay: GameReplay):
     or None and the reason there is none."""
     import altair as alt
 
-    from workbench.plots import emotion_trajectories
+    from workbench.plots.emotions import cursor_rule, emotion_trajectories
 
     try:
-        chart = emotion_trajectories(con, replay.game_id)
+        chart = emotion_trajectories(con, replay.game_id, overlay=cursor_rule(CURSOR))
     except WorkbenchError as exc:
         return None, str(exc)
-    cursor = alt.param(name=CURSOR, value=int(replay.seqs[0]))
-    rule = alt.Chart().mark_rule(color="black", strokeWidth=1.5, clip=True).encode(
-        x=alt.X(datum=alt.expr(CURSOR), type="quantitative"))
-    panels = []
-    for panel in chart.vconcat:
-        panel = panel.copy()
-        panel.layer = [*panel.layer, rule]
-        panels.append(panel)
-    chart.vconcat = panels
-    return chart.add_params(cursor), None
+    return chart.add_params(alt.param(name=CURSOR, value=int(replay.seqs[0]))), None
 
 
 class _ScrubberView:
@@ -676,11 +366,9 @@ class GamePicker:
     def __init__(self, db):
         import ipywidgets as widgets
 
-        from workbench.analysis import games, read_only
-
         self._db = db
-        with read_only(db) as con:
-            self._games = games(con)
+        with reading(db) as con:
+            self._games = queries.games(con)
         if self._games.is_empty():
             raise WorkbenchError("no Damage game in this database; ingest a replay log (*.events.jsonl) first")
         self.game = widgets.Dropdown(options=self._games["game_id"].to_list(), description="game",
@@ -693,10 +381,8 @@ class GamePicker:
         self.box = widgets.HBox([self.game, self.players])  # `lines` goes where positions are compared
 
     def _load(self, game_id: str) -> None:
-        from workbench.analysis import game_players, read_only
-
-        with read_only(self._db) as con:
-            players = game_players(con, game_id)
+        with reading(self._db) as con:
+            players = queries.game_players(con, game_id)
         row = self._games.filter(pl.col("game_id") == game_id).row(0, named=True)
         self.players.options = players
         self.players.value = tuple(players)

@@ -167,10 +167,9 @@ LINES = st.lists(st.tuples(st.sampled_from(["t1", "t2", "hand_started"]),
 
 def run_emotions(lines: list[dict]) -> list[tuple]:
     con = duckdb.connect()
-    con.execute(tables.DDL)
-    event_lines = pa.table({"seq": list(range(1, len(lines) + 1)),  # noqa: F841 - read by name
-                            "raw": [json.dumps(line) for line in lines]})
-    batch = con.sql(tables.PARSE_EVENTS, params={"source_id": 1}).to_arrow_table()
+    con.execute("".join(table.ddl() for table in tables.TABLES))
+    event_lines = pa.table({"seq": list(range(1, len(lines) + 1)), "raw": [json.dumps(line) for line in lines]})
+    batch = tables.parse_events(con, 1, event_lines)
     emotions.insert_vectors(con, 1, batch)
     return con.execute("SELECT seq, origin, player_id, fear FROM damage_emotions").fetchall()
 

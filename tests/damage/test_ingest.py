@@ -8,7 +8,7 @@ import pytest
 import workbench
 from tests.conftest import rows, write_lines
 from tests.damage.events import PAYLOADS, event
-from workbench.damage import tables
+from workbench.damage import reader
 
 
 
@@ -112,20 +112,20 @@ def test_a_failing_file_leaves_nothing_behind(tmp_path, monkeypatch):
     good = write_lines(tmp_path / "a.events.jsonl", [event("game_started")])
     bad = write_lines(tmp_path / "b.events.jsonl", [event("hand_started"), event("phase_changed")])
     db = tmp_path / "w.duckdb"
-    real_derive = tables.FileStage.derive_decisions
+    real_derive = reader.FileStage.derive_decisions
 
     def derive_then_fail(stage):
         real_derive(stage)
         if stage.source_id == 2:
             raise duckdb.IOException("disk full")
 
-    monkeypatch.setattr(tables.FileStage, "derive_decisions", derive_then_fail)
+    monkeypatch.setattr(reader.FileStage, "derive_decisions", derive_then_fail)
     report = workbench.ingest([good, bad], db=db)
     assert [f.status for f in report.files] == ["ingested", "failed"]
     assert "disk full" in report.files[1].message
     for table in ("sources", "damage_events", "damage_emotions", "violations", "rejects", "decisions"):
         assert rows(db, f"SELECT count(*) FROM {table} WHERE source_id = 2") == [(0,)], table
-    monkeypatch.setattr(tables.FileStage, "derive_decisions", real_derive)
+    monkeypatch.setattr(reader.FileStage, "derive_decisions", real_derive)
     assert workbench.ingest([bad], db=db).files[0].status == "ingested"
 
 
@@ -142,8 +142,6 @@ def test_big_batches_keep_line_numbers(tmp_path, monkeypatch):
 
 
 def test_a_line_only_duckdb_refuses_becomes_a_reject(tmp_path, monkeypatch):
-    from workbench.damage import reader
-
     def accept_everything(batch):
         return [], {}
 

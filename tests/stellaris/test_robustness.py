@@ -5,6 +5,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import workbench
 from tests.stellaris.examples import EXAMPLES
 from workbench import catalog
 from workbench.stellaris import tables
@@ -52,7 +53,7 @@ def test_any_mutation_of_a_bundle_is_read_and_loads(tmp_path, tools, replacement
     assert (extraction.records, extraction.rejected) == expected_counts(mutated)
     assert len(extraction.rejects) == extraction.rejected
     assert len(extraction.tool_outputs) == extraction.records
-    con = catalog.connect(":memory:")
+    con = workbench.connect(":memory:")
     try:
         tables.write(con, 1, extraction)
         catalog.add_violations(con, 1, extraction.violations)

@@ -7,7 +7,8 @@ DECISION_SIGNATURE = {"agent_id", "tick", "tool", "params"}
 
 FORMAT = Format(
     name="arena",
-    tables=tables.DDL,
+    tables=tables.TABLES,
+    views=tables.VIEWS,
     claims=jsonl_claims(reader.SUFFIX, DECISION_SIGNATURE),
     load=reader.load,
     line_based=True,

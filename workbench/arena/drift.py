@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from workbench.arena import tables
 from workbench.arena.models import ERROR_CODES, RUNTIME_TARGET
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.validation import line_count
 
 

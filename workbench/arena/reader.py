@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from workbench.arena import drift, tables
 from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, context_batches, store_batch
 from workbench.paths import name_without

@@ -1,4 +1,4 @@
-"""The Agent Arena table, its error-rate view, and the SQL that fills them.
+"""The Agent Arena table, declared once, its error-rate view, and the SQL that fills them.
 
 Every line that is a JSON object becomes a row of `arena_decisions`, valid or not;
 typed columns are NULL where the value has the wrong JSON type. A decision's outcome is
@@ -11,34 +11,45 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from workbench.arena.models import ERROR_CODES, Decision
-from workbench.sqljson import json_bool, json_int, json_object, json_str
+from workbench.arena.models import ERROR_CODES, RUNTIME_TARGET, ActionResult, Decision
+from workbench.catalog import DECISIONS
+from workbench.schema import Column, Table, run_on
 
+ARENA_DECISIONS = Table("arena_decisions", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", "1-based line number", required=True),
+    Column("episode", "VARCHAR", "from the file name: <episode>.decisions.jsonl"),
+    Column("agent_id", "VARCHAR", path="agent_id"),
+    Column("tick", "BIGINT", path="tick"),
+    Column("tool", "VARCHAR", path="tool"),
+    Column("params", "JSON", path="params"),
+    Column("reasoning", "VARCHAR", path="reasoning"),
+    Column("model", "VARCHAR", path="model"),
+    Column("result", "JSON", path="result"),
+    Column("last_action_result", "JSON", path="last_action_result"),
+    Column("success", "BOOLEAN", "outcome of this decision, where the log tells it"),
+    Column("error_code", "VARCHAR"),
+    Column("error_message", "VARCHAR"),
+    Column("extra", "JSON", "top-level keys the log format does not list"),
+    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+), model=Decision)
+TABLES = (ARENA_DECISIONS,)
+
+# Not stored: the keys of an outcome object (a decision's `result`, or the
+# `last_action_result` its agent reports next), read into the decision's columns of
+# the same names.
+OUTCOME = Table("arena_outcome", (
+    Column("success", "BOOLEAN", path="success"),
+    Column("error_code", "VARCHAR", path="error_code"),
+    Column("error_message", "VARCHAR", path="error_message"),
+), model=ActionResult)
 
 DECISION_KEYS = list(Decision.model_fields)
 # JSON merge-patch with nulls deletes the decision's own keys, leaving the extras.
 _STRIP_KNOWN = "{" + ",".join(f'"{k}":null' for k in DECISION_KEYS) + "}"
 _DOCUMENTED_CODES = ", ".join(f"'{code}'" for code in ERROR_CODES)
 
-DDL = f"""
-CREATE TABLE IF NOT EXISTS arena_decisions (
-    source_id          BIGINT NOT NULL,
-    seq                BIGINT NOT NULL,   -- 1-based line number
-    episode            VARCHAR,           -- from the file name: <episode>.decisions.jsonl
-    agent_id           VARCHAR,
-    tick               BIGINT,
-    tool               VARCHAR,
-    params             JSON,
-    reasoning          VARCHAR,
-    model              VARCHAR,
-    result             JSON,
-    last_action_result JSON,
-    success            BOOLEAN,           -- outcome of this decision, where the log tells it
-    error_code         VARCHAR,
-    error_message      VARCHAR,
-    extra              JSON,              -- top-level keys the log format does not list
-    valid              BOOLEAN NOT NULL   -- no error violation on the line
-);
+VIEWS = f"""
 CREATE OR REPLACE VIEW arena_error_rates AS
 WITH outcomes AS (
     SELECT coalesce(model, '(unknown model)') AS model, coalesce(tool, '(no tool)') AS tool, success,
@@ -60,38 +71,44 @@ SELECT model, tool, error_code, error_code IN ({_DOCUMENTED_CODES}) AS documente
 FROM failures JOIN totals USING (model, tool);
 """
 
-INSERT_DECISIONS = f"""
-INSERT INTO arena_decisions
-SELECT $source_id, seq, $episode, {json_str("j->'agent_id'")}, {json_int("j->'tick'")}, {json_str("j->'tool'")},
-       j->'params', {json_str("j->'reasoning'")}, {json_str("j->'model'")}, j->'result', j->'last_action_result',
-       NULL, NULL, NULL, nullif(json_merge_patch(j, '{_STRIP_KNOWN}'), '{{}}'::JSON), valid
-FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM arena_lines)
+# The batch of (seq, raw, valid) lines the insert reads.
+LINES = "arena_lines"
+
+INSERT_DECISIONS = ARENA_DECISIONS.insert(f"""
+SELECT $source_id AS source_id, seq, $episode AS episode, {ARENA_DECISIONS.select_paths("j")},
+       nullif(json_merge_patch(j, '{_STRIP_KNOWN}'), '{{}}'::JSON) AS extra, valid
+FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})
 WHERE json_type(j) = 'OBJECT'
-"""
+""")
+
+
+def _object(expr: str) -> str:
+    return f"CASE WHEN json_type({expr}) = 'OBJECT' THEN {expr} END"
+
 
 OUTCOMES = f"""
 UPDATE arena_decisions d
-SET success = {json_bool("o.outcome->'success'")},
-    error_code = {json_str("o.outcome->'error_code'")},
-    error_message = {json_str("o.outcome->'error_message'")}
+SET success = o.success, error_code = o.error_code, error_message = o.error_message
 FROM (
-    SELECT seq, coalesce({json_object('result')}, {json_object('next_last')}) AS outcome
-    FROM (SELECT seq, result,
-                 lead(last_action_result) OVER (PARTITION BY agent_id ORDER BY tick, seq) AS next_last
-          FROM arena_decisions WHERE source_id = $source_id)
+    SELECT seq, {OUTCOME.select_paths("outcome")}
+    FROM (SELECT seq, coalesce({_object('result')}, {_object('next_last')}) AS outcome
+          FROM (SELECT seq, result,
+                       lead(last_action_result) OVER (PARTITION BY agent_id ORDER BY tick, seq) AS next_last
+                FROM arena_decisions WHERE source_id = $source_id))
+    WHERE outcome IS NOT NULL
 ) o
-WHERE d.source_id = $source_id AND d.seq = o.seq AND o.outcome IS NOT NULL
+WHERE d.source_id = $source_id AND d.seq = o.seq
 """
 
-DECISIONS = """
-INSERT INTO decisions
-SELECT source_id, 'arena', episode, tick, agent_id, model, tool, valid, NULL, NULL, 'line ' || seq
+DERIVE_DECISIONS = DECISIONS.insert("""
+SELECT source_id, 'arena' AS format, episode AS game_id, tick AS turn, agent_id, model, tool AS action, valid,
+       'line ' || seq AS locator
 FROM arena_decisions WHERE source_id = $source_id
-"""
+""")
 
-RUNTIME_TARGETS = """
+RUNTIME_TARGETS = f"""
 SELECT count(*), min(seq) FROM arena_decisions
-WHERE source_id = $source_id AND tool = 'move_to' AND json_exists(params, '$.target_position')
+WHERE source_id = $source_id AND tool = 'move_to' AND json_exists(params, '$.{RUNTIME_TARGET}')
 """
 
 UNDOCUMENTED_CODES = f"""
@@ -110,21 +127,10 @@ FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM arena_decisions WHERE sourc
 GROUP BY k ORDER BY 3
 """
 
-HEADLINE = """
-SELECT count(*), count(*) FILTER (valid), count(DISTINCT agent_id), count(DISTINCT model) FROM arena_decisions
-"""
-RATES = """
-SELECT error_code, failures, outcomes, rate FROM arena_error_rates
-WHERE model = '(all models)' AND tool = '(all tools)' ORDER BY failures DESC, error_code
-"""
-
 
 def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int:
     """Insert a batch of (seq, raw, valid) lines; returns the rows added."""
-    # INSERT_DECISIONS reads `arena_lines` by name: a DuckDB replacement scan, which unlike
-    # register() does not pin the batch in memory until the file's transaction ends.
-    arena_lines = lines  # noqa: F841
-    return con.execute(INSERT_DECISIONS, params).fetchall()[0][0]
+    return run_on(con, lines, INSERT_DECISIONS, LINES, params).fetchall()[0][0]
 
 
 def forget_outcomes(con, source_id: int) -> None:
@@ -136,4 +142,4 @@ def forget_outcomes(con, source_id: int) -> None:
 def derive(con, source_id: int) -> None:
     """Outcomes and decisions of the file's rows."""
     con.execute(OUTCOMES, {"source_id": source_id})
-    con.execute(DECISIONS, {"source_id": source_id})
+    con.execute(DERIVE_DECISIONS, {"source_id": source_id})

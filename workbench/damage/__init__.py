@@ -7,7 +7,7 @@ ENVELOPE_SIGNATURE = {"type", "payload", "game_id"}
 
 FORMAT = Format(
     name="damage",
-    tables=tables.DDL,
+    tables=tables.TABLES,
     claims=jsonl_claims(".events.jsonl", ENVELOPE_SIGNATURE),
     load=reader.load,
     line_based=True,

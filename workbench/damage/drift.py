@@ -9,14 +9,16 @@ schema is declared once.
 
 from __future__ import annotations
 
+import functools
 import json
 import typing
 
 from pydantic import BaseModel
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.damage.models import DRIFT_VALUES, PAYLOADS
-from workbench.damage.tables import ENVELOPE_KEYS
+from workbench.damage.tables import ENVELOPE_KEYS, on_batch
+from workbench.schema import sql_literal
 from workbench.validation import line_count
 
 
@@ -57,12 +59,11 @@ KEY_CHECKS = [
 CHECKS_OF = {t: [n for n, check in enumerate(KEY_CHECKS) if check[0] == t] for t in PAYLOADS}
 
 
-# One parse per line: lines of the same shape (keys at every depth, and their JSON types)
-# collapse into one row, and Python walks each distinct shape once.
-SHAPES = """
-SELECT type, json_structure(payload), count(*), min(seq) FROM damage_batch
-WHERE type IN (SELECT unnest($types)) AND starts_with(payload, '{') GROUP BY ALL
-"""
+def _sql_list(values) -> str:
+    return ", ".join(sql_literal(v) for v in values)
+
+
+DOCUMENTED = _sql_list(PAYLOADS)
 
 
 def keys_at(shape, json_path: str) -> set[str] | None:
@@ -82,17 +83,22 @@ def keys_at(shape, json_path: str) -> set[str] | None:
     return set().union(*objects) if objects else None
 
 
-UNDOCUMENTED_TYPES = """
-SELECT type, count(*), min(seq) FROM damage_batch
-WHERE type IS NOT NULL AND type NOT IN (SELECT unnest($documented)) GROUP BY type
-"""
-EXTRA_ENVELOPE_KEYS = """
-SELECT k, count(*), min(seq) FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM damage_batch
-WHERE extra IS NOT NULL) GROUP BY k
-"""
-DRIFT_VALUE_QUERY = """
-SELECT payload->>$key AS v, count(*), min(seq) FROM damage_batch
-WHERE type = $type AND v IN (SELECT unnest($values)) GROUP BY v
+def _drift_value(event_type: str, key: str, values) -> str:
+    value = f"payload->>{sql_literal(key)}"
+    return f"CASE WHEN type = {sql_literal(event_type)} AND {value} IN ({_sql_list(values)}) THEN {value} END"
+
+
+# Everything drift needs of a batch in one statement (each statement has a fixed cost):
+# lines that agree on their type, their payload's shape (keys at every depth, and their
+# JSON types: one parse per line), their undocumented envelope keys and their values
+# beyond the enums collapse into one row, and Python walks each distinct shape once.
+DRIFT = f"""
+SELECT type,
+       CASE WHEN type IN ({DOCUMENTED}) AND starts_with(payload, '{{') THEN json_structure(payload)::VARCHAR END,
+       CASE WHEN extra IS NOT NULL THEN json_keys(extra) END,
+       [{', '.join(_drift_value(t, k, values) for (t, k), values in DRIFT_VALUES.items())}],
+       count(*), min(seq)
+FROM damage_batch GROUP BY ALL
 """
 
 
@@ -106,25 +112,20 @@ class DriftTally:
         self.payload_keys: dict[tuple[int, str], tuple[int, int]] = {}
         self.values: dict[tuple[str, str, str], tuple[int, int]] = {}
 
-    def add_batch(self, con, damage_batch) -> None:
-        """Tally a parsed batch (an Arrow table the queries read by that name)."""
-        for kind, lines, first in con.execute(UNDOCUMENTED_TYPES, {"documented": list(PAYLOADS)}).fetchall():
-            _count(self.types, kind, lines, first)
-        for key, lines, first in con.execute(EXTRA_ENVELOPE_KEYS).fetchall():
-            _count(self.envelope_keys, key, lines, first)
-        present = set()
-        for event_type, shape, lines, first in con.execute(SHAPES, {"types": list(PAYLOADS)}).fetchall():
-            present.add(event_type)
-            shape = json.loads(shape)
-            for check_no in CHECKS_OF[event_type]:
-                keys = keys_at(shape, KEY_CHECKS[check_no][1]) or set()
-                for key in keys - KEY_CHECKS[check_no][3]:
-                    _count(self.payload_keys, (check_no, key), lines, first)
-        for (event_type, key), values in DRIFT_VALUES.items():
-            if event_type in present:
-                for value, lines, first in con.execute(
-                        DRIFT_VALUE_QUERY, {"key": key, "type": event_type, "values": list(values)}).fetchall():
-                    _count(self.values, (event_type, key, value), lines, first)
+    def add_batch(self, con, batch) -> None:
+        """Tally a parsed batch (see `tables.parse_events`)."""
+        undocumented_keys = functools.cache(_undocumented_keys)
+        for event_type, shape, envelope_keys, values, lines, first in on_batch(con, batch, DRIFT).fetchall():
+            if event_type is not None and event_type not in PAYLOADS:
+                _count(self.types, event_type, lines, first)
+            for key in envelope_keys or ():
+                _count(self.envelope_keys, key, lines, first)
+            if shape is not None:
+                for check in undocumented_keys(event_type, shape):
+                    _count(self.payload_keys, check, lines, first)
+            for (value_type, key), value in zip(DRIFT_VALUES, values):
+                if value is not None:
+                    _count(self.values, (value_type, key, value), lines, first)
 
     def state(self) -> dict:
         """The tally as JSON, for a later append to go on from."""
@@ -147,6 +148,13 @@ class DriftTally:
 
 
 _TALLIES = ("types", "envelope_keys", "payload_keys", "values")
+
+
+def _undocumented_keys(event_type: str, shape: str) -> list[tuple[int, str]]:
+    """(check, key) for each key of a payload shape that its model does not list."""
+    structure = json.loads(shape)
+    return [(check_no, key) for check_no in CHECKS_OF[event_type]
+            for key in sorted((keys_at(structure, KEY_CHECKS[check_no][1]) or set()) - KEY_CHECKS[check_no][3])]
 
 
 def _as_list(key) -> list:

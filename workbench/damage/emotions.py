@@ -38,10 +38,12 @@ import re
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from workbench.damage.models import EmotionState
+from workbench.damage.models import EMOTIONS
+from workbench.damage.tables import EMOTION_VECTORS, on_batch
+from workbench.schema import run_on
 
-EMOTIONS = list(EmotionState.model_fields)
 _KEYS = ", ".join(f"'{k}'" for k in EMOTIONS)
 _NUMBER = "('UBIGINT', 'BIGINT', 'HUGEINT', 'UHUGEINT', 'DOUBLE')"
 _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")  # written unquoted in a JSON path (as json_tree does)
@@ -54,38 +56,37 @@ def _contains_all(column: str) -> str:
 def _occurrences(key: str) -> str:
     """How many times the text of a document holds `key` as an object key."""
     counted = f'"{key}":'
-    return f"(length(d.doc::VARCHAR) - length(replace(d.doc::VARCHAR, '{counted}', ''))) // {len(counted)}"
+    return f"(length(doc::VARCHAR) - length(replace(doc::VARCHAR, '{counted}', ''))) // {len(counted)}"
+
+
+def _with_shapes(docs: str) -> str:
+    """The documents of `docs` with, for one of each type and place (the longest, likely
+    the one with the most vectors), its `json_structure` as `shape` (NULL on the others)."""
+    return f"""
+SELECT seq, game_id, turn, type, envelope, doc, payload,
+       CASE WHEN row_number() OVER (PARTITION BY type, envelope ORDER BY length(doc::VARCHAR) DESC) = 1
+            THEN json_structure(doc)::VARCHAR END AS shape
+FROM ({docs})"""
 
 
 # The JSON documents of a batch that may hold a vector: payloads, and the envelope keys
 # the seed does not list (`extra`). A payload goes along with an envelope vector: its
-# `target_player_id` / `player_id` may say whose vector that is (`payload` is set only there).
-DOCS = f"""
-SELECT seq, game_id, turn, type, envelope, doc, payload
-FROM (
-    SELECT seq, game_id, turn, coalesce(type, '?') AS type, false AS envelope, payload AS doc, NULL AS payload
-    FROM damage_batch WHERE {_contains_all('payload')}
-    UNION ALL
-    SELECT seq, game_id, turn, coalesce(type, '?'), true, extra, payload
-    FROM damage_batch WHERE extra IS NOT NULL AND {_contains_all('extra')}
-)
-"""
-# One line per type and place (payload or envelope) among those not done yet: the
-# longest, likely the one with the most vectors.
-SAMPLE_SHAPES = """
-SELECT type, envelope, json_structure(arg_max(doc, length(doc::VARCHAR)))::VARCHAR FROM emotion_docs GROUP BY ALL
-"""
+# `target_player_id` / `player_id` may say whose vector that is (`payload` is set only
+# there). The batch is read once: a second read would copy it first.
+DOCS = _with_shapes(f"""
+SELECT seq, game_id, turn, coalesce(type, '?') AS type, d.envelope AS envelope, d.doc AS doc, d.payload AS payload
+FROM (SELECT seq, game_id, turn, type, unnest([
+          CASE WHEN {_contains_all('payload')} THEN {{'envelope': false, 'doc': payload, 'payload': NULL::JSON}} END,
+          CASE WHEN extra IS NOT NULL AND {_contains_all('extra')}
+               THEN {{'envelope': true, 'doc': extra, 'payload': payload}} END]) AS d
+      FROM damage_batch)
+WHERE d IS NOT NULL""")
 ROUNDS = 3
 # Any of the five counts will do (each is at least the number of vectors); the keys
 # that other objects of the real game (`deltas`) do not use come first, so the others
 # are counted only where needed.
 _RAREST_FIRST = sorted(EMOTIONS, key=lambda k: k in ("tilt", "fear", "confidence"))
-COVERED = f"""
-WITH n AS (SELECT seq, envelope, count(*) AS found FROM emotion_found GROUP BY ALL)
-SELECT d.seq, d.envelope FROM emotion_docs d LEFT JOIN n USING (seq, envelope)
-WHERE {' OR '.join(f'coalesce(n.found, 0) = {_occurrences(k)}' for k in _RAREST_FIRST)}
-"""
-PENDING = "SELECT * FROM emotion_docs ANTI JOIN emotion_covered USING (seq, envelope)"
+COVERED = " OR ".join(f"coalesce(len(vectors), 0) = {_occurrences(k)}" for k in _RAREST_FIRST)
 
 
 ARRAY = "[*]"  # a step into every element of an array
@@ -179,27 +180,29 @@ def _spec_groups(paths) -> list[tuple[dict, list]]:
     return groups
 
 
-def _vectors(expr: str, steps: tuple, held: str, root: bool, level: int = 0) -> str:
-    """A list of {v, held}: the objects at `steps` under the struct `expr`, each with the
-    `player_id` of its holder (the nearest enclosing object; not the document itself)."""
+def _vectors(expr: str, steps: tuple, found_at: str, held: str = "NULL", root: bool = True, level: int = 0) -> str:
+    """A list of the objects at `steps` under the struct `expr` (see `_item`), each with
+    the `player_id` of its holder (the nearest enclosing object; not the document itself)."""
     if not steps:
-        return f"[{{'v': {expr}, 'held': {held}}}]"
+        return f"[{_item(expr, held, found_at)}]"
     step, rest = steps[0], steps[1:]
     if step == ARRAY:
         x = f"x{level}"
-        return f"flatten(list_transform({expr}, lambda {x}: {_vectors(x, rest, held, False, level + 1)}))"
+        return f"flatten(list_transform({expr}, lambda {x}: {_vectors(x, rest, found_at, held, False, level + 1)}))"
     if all(s == ARRAY for s in rest):  # the last key: `expr` holds the vector
         held = "NULL" if root else f"{expr}.player_id"
-    return _vectors(_field(expr, step), rest, held, False, level)
+    return _vectors(_field(expr, step), rest, found_at, held, False, level)
 
 
 def _string_of(expr: str) -> str:
     return f"CASE WHEN starts_with({expr}::VARCHAR, '\"') THEN json_extract_string({expr}, '$') END"
 
 
-def _flat(vector: str) -> str:
-    """A vector as the same struct on every path (some also hold deeper paths)."""
-    return "{" + ", ".join(f"'{key}': {vector}.{key}" for key in _VECTOR_KEYS) + "}"
+def _item(vector: str, held: str, found_at: str) -> str:
+    """A vector as the same struct on every path (the object at a path may also hold
+    deeper paths), with its holder's `player_id` and where it was found (`found_at`:
+    its path, after the type, and the path's number)."""
+    return "{" + ", ".join(f"'{key}': {vector}.{key}" for key in _VECTOR_KEYS) + f", 'held': {held}, {found_at}}}"
 
 
 def _root_ids(payload: str) -> str:
@@ -208,31 +211,49 @@ def _root_ids(payload: str) -> str:
     return f"coalesce({_string_of(target)}, {_string_of(actor)})"
 
 
-def _fast_rows(patterns: dict) -> str:
-    """The vectors at the known paths of each (type, place), read in one parse per line."""
-    parts = []
+# Raw JSON text that casts to a double is a JSON number (`"0.5"`, `true` do not cast).
+_COMPONENTS = ", ".join(f"TRY_CAST(f.{e}::VARCHAR AS DOUBLE) AS {e}" for e in EMOTIONS)
+
+
+def _round(patterns: dict) -> str:
+    """A round over the documents: the vectors at the known paths of each document's type
+    and place (read in one parse per group of paths), a row each, where they are all of
+    its vectors (`covered`); else one row with the document as it was, for the next round.
+    Types with the same paths share their SQL (the statement is built for each batch, and
+    its size is what building it costs)."""
+    sharing: dict[tuple[bool, tuple], list[str]] = {}
     for (event_type, envelope), paths in patterns.items():
+        sharing.setdefault((envelope, tuple(paths)), []).append(event_type)
+    parsed, found, roots = [], [], []
+    for (envelope, paths), types in sharing.items():
+        these = f"type IN ({', '.join(map(_quote, types))}) AND envelope = {str(envelope).lower()}"
+        items = []
         for spec, members in _spec_groups(paths):
-            items = ", ".join(
-                f"list_transform({_vectors('s', steps, 'NULL', True)}, "
-                f"lambda y: {{'v': {_flat('y.v')}, 'held': y.held, "
-                f"'o': {_quote(origin(event_type, envelope, steps))}, 'k': {paths.index(steps)}}})"
-                for steps in members)
-            parts.append(f"""
-            SELECT seq, game_id, turn, envelope, flatten([{items}]) AS found,
-                   CASE WHEN envelope THEN json_extract(payload, ['$.target_player_id', '$.player_id'])
-                        ELSE [s.target_player_id, s.player_id] END AS r
-            FROM (SELECT *, try(from_json(doc, {_quote(json.dumps(spec))})) AS s FROM emotion_docs
-                  WHERE type = {_quote(event_type)} AND envelope = {str(envelope).lower()})""")
-    # Raw JSON text that casts to a double is a JSON number (`"0.5"`, `true` do not cast).
-    components = ", ".join(f"TRY_CAST(f.v.{e}::VARCHAR AS DOUBLE) AS {e}" for e in EMOTIONS)
+            struct = f"s{len(parsed)}"
+            parsed.append(f"CASE WHEN {these} THEN try(from_json(doc, {_quote(json.dumps(spec))})) END AS {struct}")
+            items += [_vectors(struct, steps, f"'o': {_quote(origin('', envelope, steps))}, "
+                                              f"'k': {paths.index(steps)}") for steps in members]
+        found.append(f"WHEN {these} THEN flatten([{', '.join(items)}])")
+        if not envelope:  # every group's struct holds the root's ids
+            roots.append(f"WHEN {these} THEN [{struct}.target_player_id, {struct}.player_id]")
+    complete = " AND ".join(f"f.{e} IS NOT NULL" for e in EMOTIONS)
     return f"""
-    SELECT seq, game_id, turn, envelope, f.k AS k1, i AS k2, 0 AS k3,
-           coalesce({_string_of('f.v.player_id')}, {_string_of('f.held')},
-                    {_string_of('r[1]')}, {_string_of('r[2]')}) AS player_id, {components}, f.o AS origin
-    FROM (SELECT *, unnest(found) AS f, generate_subscripts(found, 1) AS i
-          FROM ({' UNION ALL '.join(parts)}))
-    WHERE {' AND '.join(f'f.v.{e} IS NOT NULL' for e in EMOTIONS)}"""
+SELECT seq, game_id, turn, type, envelope, covered, f.k AS k1, i AS k2,
+       coalesce({_string_of('f.player_id')}, {_string_of('f.held')},
+                {_string_of('r[1]')}, {_string_of('r[2]')}) AS player_id, {_COMPONENTS}, type || f.o AS origin,
+       CASE WHEN NOT covered THEN doc END AS doc, CASE WHEN NOT covered THEN payload END AS payload
+FROM (SELECT *, unnest(listed) AS f, generate_subscripts(listed, 1) AS i
+      FROM (SELECT *, CASE WHEN covered THEN vectors ELSE [NULL] END AS listed
+            FROM (SELECT *, {COVERED} AS covered
+                  FROM (SELECT seq, game_id, turn, type, envelope, doc, payload,
+                               list_filter(CASE {' '.join(found)} END, lambda f: {complete}) AS vectors,
+                               CASE WHEN envelope THEN json_extract(payload, ['$.target_player_id', '$.player_id'])
+                                    {' '.join(roots)} END AS r
+                        FROM (SELECT *, {', '.join(parsed)} FROM emotion_docs)))))
+"""
+
+
+PENDING = _with_shapes("SELECT * FROM emotion_round WHERE NOT covered")
 
 
 # The exact walk, for the lines no round accounted for: every node of their documents
@@ -277,7 +298,7 @@ WALK_ROWS = rf"""
                                      AND n.path IN (p.path, p.holder)
         GROUP BY ALL
     )
-    SELECT d.seq, d.game_id, d.turn, d.envelope, v.id AS k1, 0 AS k2, 0 AS k3,
+    SELECT d.seq, d.game_id, d.turn, d.envelope, v.id AS k1, 0 AS k2,
            coalesce(pl.own, pl.held, {_root_ids('coalesce(d.payload, d.doc)')}) AS player_id,
            {', '.join('v.' + e for e in EMOTIONS)},
            d.type || CASE WHEN v.envelope THEN '.$' ELSE '' END
@@ -285,33 +306,39 @@ WALK_ROWS = rf"""
     FROM placed v JOIN docs d ON d.seq = v.seq AND d.envelope = v.envelope
     LEFT JOIN players pl ON pl.seq = v.seq AND pl.envelope = v.envelope AND pl.id = v.id"""
 
-_INSERT = f"""
-INSERT INTO damage_emotions
-SELECT $source_id, game_id, seq, turn, player_id, {', '.join(EMOTIONS)}, origin
-FROM {{rows}} WHERE player_id IS NOT NULL
-ORDER BY seq, envelope, k1, k2, k3
-"""
+
+def _insert(rows: str) -> str:
+    """The vectors of `rows` that belong to a player, a line's rows together, ordered by
+    path (in the order the paths were first seen: `before` ahead of `after`), then
+    array position."""
+    return EMOTION_VECTORS.insert(f"""
+SELECT $source_id AS source_id, game_id, seq, turn, player_id, {', '.join(EMOTIONS)}, origin
+FROM {rows} WHERE player_id IS NOT NULL
+ORDER BY seq, envelope, k1, k2
+""")
+
+
+INSERT_FOUND = _insert("(SELECT * FROM emotion_round WHERE covered)")
+INSERT_WALKED = _insert(f"({WALK_ROWS})")
 
 
 def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, batch: pa.Table) -> None:
-    """Add the emotion vectors of a parsed batch (see `tables.PARSE_EVENTS`) to
-    `damage_emotions`. The rows of a line are inserted together, ordered by path (in the
-    order the paths were first seen: `before` ahead of `after`), then array position."""
-    damage_batch = batch  # noqa: F841 - the tables below are read by name in the SQL
-    emotion_docs = con.sql(DOCS).to_arrow_table()
+    """Add the emotion vectors of a parsed batch (see `tables.parse_events`) to
+    `damage_emotions`."""
+    docs = on_batch(con, batch, DOCS).to_arrow_table()
     patterns: dict[tuple[str, bool], list[tuple]] = {}
     for _ in range(ROUNDS):
-        if emotion_docs.num_rows == 0:
+        if docs.num_rows == 0:
             return
-        for event_type, envelope, shape in con.execute(SAMPLE_SHAPES).fetchall():
-            known = patterns.setdefault((event_type, envelope), [])
-            known += [p for p in vector_paths(json.loads(shape)) if p not in known]
+        for sample in docs.filter(pc.is_valid(docs["shape"])).select(["type", "envelope", "shape"]).to_pylist():
+            known = patterns.setdefault((sample["type"], sample["envelope"]), [])
+            known += [p for p in vector_paths(json.loads(sample["shape"])) if p not in known]
         if not any(patterns.values()):
             continue
-        emotion_found = con.sql(_fast_rows({k: v for k, v in patterns.items() if v})).to_arrow_table()  # noqa: F841
-        emotion_covered = con.sql(COVERED).to_arrow_table()  # noqa: F841
-        con.execute(_INSERT.format(rows="emotion_found SEMI JOIN emotion_covered USING (seq, envelope)"),
-                    {"source_id": source_id})
-        emotion_docs = con.sql(PENDING).to_arrow_table()
-    if emotion_docs.num_rows:
-        con.execute(_INSERT.format(rows=f"({WALK_ROWS})"), {"source_id": source_id})
+        outcome = run_on(con, docs, _round({k: v for k, v in patterns.items() if v}), "emotion_docs").to_arrow_table()
+        run_on(con, outcome, INSERT_FOUND, "emotion_round", {"source_id": source_id})
+        if outcome["doc"].null_count == outcome.num_rows:  # a covered document's `doc` is NULL
+            return
+        docs = run_on(con, outcome, PENDING, "emotion_round").to_arrow_table()
+    if docs.num_rows:
+        run_on(con, docs, INSERT_WALKED, "emotion_docs", {"source_id": source_id})

@@ -54,6 +54,11 @@ class EmotionState(Model):
     tilt: Unit
 
 
+# The five emotion keys in the seed's order; every table, query and search for emotion
+# vectors takes them from here.
+EMOTIONS = list(EmotionState.model_fields)
+
+
 class PlayerPublicState(Model):
     player_id: str
     lives: int

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import duckdb
+import pyarrow as pa
 from pydantic import ValidationError
 
-from workbench.catalog import Violation
-from workbench.damage import drift, tables
+from workbench.violation import Violation
+from workbench.damage import drift, emotions, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
 from workbench import jsonl
@@ -24,7 +26,7 @@ def load(ctx: LoadContext) -> Counts:
     # GIL: a single writer thread stores batch k while batch k+1 is being checked.
     records = rejected = 0
     tally = drift.DriftTally.from_state(ctx.state)
-    stage = tables.FileStage(ctx.con, ctx.source_id, earlier_lines=ctx.appending)
+    stage = FileStage(ctx.con, ctx.source_id, earlier_lines=ctx.appending)
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending = None
         for batch in context_batches(ctx):
@@ -44,12 +46,40 @@ def _add(counts: Counts, records: int, rejected: int) -> tuple[int, int]:
     return records + counts.records, rejected + counts.rejected
 
 
-def store_batch(ctx: LoadContext, stage: tables.FileStage, tally: drift.DriftTally, batch: LineBatch,
+def store_batch(ctx: LoadContext, stage: FileStage, tally: drift.DriftTally, batch: LineBatch,
                 violations: list[Violation], reject_at: dict[int, str]) -> Counts:
     counts = jsonl.store_batch(ctx, batch, violations, reject_at, stage.parse)
     tally.add_batch(ctx.con, stage.batch)
     stage.publish()
     return counts
+
+
+class FileStage:
+    """Loading one file: each batch is parsed once into an Arrow table, which DuckDB reads
+    explicitly (`tables.on_batch`); its emotion vectors and the fields decisions need
+    are derived from it, its events are moved to `damage_events`, and it is dropped. The
+    file's actions and provider calls are kept (a few fields each) for its decisions."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, source_id: int, earlier_lines: bool = False):
+        self.con, self.source_id = con, source_id
+        self.batch: pa.Table | None = None
+        con.execute("SET arrow_lossless_conversion = true")  # JSON stays JSON through Arrow
+        tables.start_calls(con, source_id, earlier_lines)
+
+    def parse(self, event_lines: pa.Table) -> int:
+        """Parse a batch of (seq, raw) lines; returns how many became rows."""
+        self.batch = tables.parse_events(self.con, self.source_id, event_lines)
+        return self.batch.num_rows
+
+    def publish(self) -> None:
+        """Derive the batch's emotion vectors and decision fields, then move its events."""
+        emotions.insert_vectors(self.con, self.source_id, self.batch)  # wherever they are
+        tables.move_batch(self.con, self.batch)
+        self.batch = None
+
+    def derive_decisions(self) -> None:
+        """The file's decisions, once all its events (and their violations) are in."""
+        tables.derive_decisions(self.con, self.source_id)
 
 
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:

@@ -15,7 +15,8 @@ def claims(path: Path, head: bytes) -> bool:
 
 FORMAT = Format(
     name="ec4x",
-    tables=tables.DDL,
+    tables=tables.TABLES,
+    views=tables.VIEWS,
     claims=claims,
     load=reader.load,
     line_based=True,

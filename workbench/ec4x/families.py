@@ -20,7 +20,11 @@ positive; see `DRAFT_PREDICATES`.
 
 from __future__ import annotations
 
+import re
+
+from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.seed import ZERO_TURN_COMMANDS
+from workbench.schema import SchemaError, missing_field
 
 FAMILIES = (
     "zero_turn", "fleet", "build", "repair", "scrap", "diplomacy",
@@ -59,6 +63,19 @@ DRAFT_PREDICATES = {
                 f"AND len(json_keys(j, '$.researchAllocation.fields')) > 0, false)))",
     "investment": f"({_positive('ebpInvestment')} OR {_positive('cipInvestment')})",
 }
+
+
+def _check_draft_paths() -> None:
+    """Every path a predicate reads names a field of the draft model, checked at import
+    as a column's path is: a renamed field would otherwise count for no family, silently."""
+    for family, predicate in DRAFT_PREDICATES.items():
+        for path in re.findall(r"'\$\.([\w.]+)'", predicate):
+            problem = missing_field(OrderDraft, path)
+            if problem:
+                raise SchemaError(f"feature family {family} reads `{path}`: {problem}")
+
+
+_check_draft_paths()
 
 
 def family_of_tag(tag: str) -> str | None:

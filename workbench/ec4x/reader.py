@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
 from workbench.formats import Counts, LoadContext

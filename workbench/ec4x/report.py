@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from workbench.ec4x.tables import GATES, GATES_QUERY
+from workbench.ec4x.tables import GATES
 
+GATES_QUERY = "SELECT * FROM ec4x_quality_gates ORDER BY game_id, model, gate"
 GATE_ORDER = {name: number for number, (name, _, _) in enumerate(GATES)}
 
 

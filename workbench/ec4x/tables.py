@@ -1,4 +1,4 @@
-"""The EC4X tables, the quality-gate view, and the SQL that fills them.
+"""The EC4X tables, declared once, the quality-gate view, and the SQL that fills them.
 
 Every line that is a JSON object becomes a row, valid or not (`valid` says whether the
 line has an error violation); typed columns are NULL where the value has the wrong
@@ -10,8 +10,11 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from workbench.catalog import DECISIONS
 from workbench.ec4x.families import FAMILIES, draft_families_sql, tag_family_sql
-from workbench.sqljson import json_bool, json_int, json_list, json_str, json_ts
+from workbench.ec4x.orders import OrderDraft
+from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
+from workbench.schema import Column, Table, json_path, run_on
 
 # The bot's own gates (its trace evaluation script): name, threshold, comparison.
 GATES = (
@@ -37,46 +40,52 @@ def _gate_rows() -> str:
     return f"unnest([{rows}])"
 
 
-DDL = f"""
-CREATE TABLE IF NOT EXISTS ec4x_orders (
-    source_id BIGINT NOT NULL,
-    seq       BIGINT NOT NULL,      -- 1-based line number
-    game_id   VARCHAR,              -- from the file name: <game_id>.orders.jsonl
-    turn      BIGINT,
-    house_id  BIGINT,
-    families  VARCHAR[],            -- feature families the draft uses (families.py)
-    payload   JSON,                 -- the draft as written
-    valid     BOOLEAN NOT NULL      -- no error violation on the line
-);
-CREATE TABLE IF NOT EXISTS ec4x_sessions (
-    source_id   BIGINT NOT NULL,
-    seq         BIGINT NOT NULL,
-    kind        VARCHAR,            -- session_start, or a kind the bot is not known to write
-    game_id     VARCHAR,
-    ts          TIMESTAMP,          -- UTC
-    model       VARCHAR,
-    max_retries BIGINT,
-    record      JSON,
-    valid       BOOLEAN NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ec4x_turns (
-    source_id          BIGINT NOT NULL,
-    seq                BIGINT NOT NULL,
-    game_id            VARCHAR,
-    ts                 TIMESTAMP,   -- UTC (the bot writes local time with its offset)
-    turn               BIGINT,
-    ok                 BOOLEAN,
-    error_class        VARCHAR,
-    attempts           BIGINT,
-    errors             VARCHAR[],
-    feature_tags       VARCHAR[],
-    failed_stages      VARCHAR[],   -- trace[].stage, one per failed attempt
-    llm_ms             DOUBLE,      -- sum of trace[].llmRequestMs (the trace times failed attempts only)
-    llm_response_bytes BIGINT,      -- sum of trace[].llmResponseBytes
-    trace              JSON,
-    model              VARCHAR,     -- from the latest session_start before the line
-    valid              BOOLEAN NOT NULL
-);
+ORDERS = Table("ec4x_orders", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", "1-based line number", required=True),
+    Column("game_id", "VARCHAR", "from the file name: <game_id>.orders.jsonl"),
+    Column("turn", "BIGINT", path="turn"),
+    Column("house_id", "BIGINT", path="houseId"),
+    Column("families", "VARCHAR[]", "feature families the draft uses (families.py)"),
+    Column("payload", "JSON", "the draft as written"),
+    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+), model=OrderDraft)
+
+SESSIONS = Table("ec4x_sessions", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", required=True),
+    Column("kind", "VARCHAR", "session_start, or a kind the bot is not known to write", path="kind"),
+    Column("game_id", "VARCHAR", path="gameId"),
+    Column("ts", "TIMESTAMP", "UTC", path="timestamp"),
+    Column("model", "VARCHAR", path="model"),
+    Column("max_retries", "BIGINT", path="maxRetries"),
+    Column("record", "JSON"),
+    Column("valid", "BOOLEAN", required=True),
+), model=(SessionStart, OtherKind))
+
+TURNS = Table("ec4x_turns", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", required=True),
+    Column("game_id", "VARCHAR", path="gameId"),
+    Column("ts", "TIMESTAMP", "UTC (the bot writes local time with its offset)", path="timestamp"),
+    Column("turn", "BIGINT", path="turn"),
+    Column("ok", "BOOLEAN", path="ok"),
+    Column("error_class", "VARCHAR", path="errorClass"),
+    Column("attempts", "BIGINT", path="attempts"),
+    Column("errors", "VARCHAR[]", path="errors"),
+    Column("feature_tags", "VARCHAR[]", path="featureTags"),
+    Column("failed_stages", "VARCHAR[]", "trace[].stage, one per failed attempt", path="trace[].stage"),
+    Column("llm_ms", "DOUBLE", "sum of trace[].llmRequestMs (the trace times failed attempts only)",
+           path="trace[].llmRequestMs"),
+    Column("llm_response_bytes", "BIGINT", "sum of trace[].llmResponseBytes", path="trace[].llmResponseBytes"),
+    Column("trace", "JSON", path="trace"),
+    Column("model", "VARCHAR", "from the latest session_start before the line"),
+    Column("valid", "BOOLEAN", required=True),
+), model=TurnRecord)
+
+TABLES = (ORDERS, SESSIONS, TURNS)
+
+VIEWS = f"""
 CREATE OR REPLACE VIEW ec4x_quality_gates AS
 WITH turns AS (
     SELECT game_id, coalesce(model, '(no session_start)') AS model, source_id, seq,
@@ -115,54 +124,53 @@ SELECT game_id, model, turns, gate.gate AS gate, gate.value AS value, gate.thres
 FROM gates;
 """
 
-INSERT_ORDERS = f"""
-INSERT INTO ec4x_orders
-SELECT $source_id, seq, $game_id, {json_int("j->'turn'")}, {json_int("j->'houseId'")},
-       {draft_families_sql()}, j, valid
-FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM ec4x_lines)
+# The batch of (seq, raw, valid) lines the inserts read.
+LINES = "ec4x_lines"
+LINE_RECORDS = f"(SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})"
+
+INSERT_ORDERS = ORDERS.insert(f"""
+SELECT $source_id AS source_id, seq, $game_id AS game_id, {ORDERS.select_paths("j")},
+       {draft_families_sql()} AS families, j AS payload, valid
+FROM {LINE_RECORDS}
 WHERE json_type(j) = 'OBJECT'
-"""
+""")
 
-INSERT_SESSIONS = f"""
-INSERT INTO ec4x_sessions
-SELECT $source_id, seq, coalesce({json_str("j->'kind'")}, CAST(j->'kind' AS VARCHAR)),
-       {json_str("j->'gameId'")}, {json_ts("j->'timestamp'")}, {json_str("j->'model'")},
-       {json_int("j->'maxRetries'")}, j, valid
-FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM ec4x_lines)
-WHERE json_type(j) = 'OBJECT' AND json_exists(j, '$.kind')
-"""
+# A trace line with a `kind` is a session line (trace.py tells the kinds apart the same way).
+KIND = SESSIONS.column("kind")
+HAS_KIND = f"json_exists(j, '{json_path(KIND.path)}')"
+SESSION_PATHS = [c.name for c in SESSIONS.columns if c.path and c is not KIND]
 
-INSERT_TURNS = f"""
-INSERT INTO ec4x_turns
-SELECT $source_id, t.seq, {json_str("j->'gameId'")}, {json_ts("j->'timestamp'")}, {json_int("j->'turn'")},
-       {json_bool("j->'ok'")}, {json_str("j->'errorClass'")}, {json_int("j->'attempts'")},
-       {json_list("j->'errors'", "VARCHAR")}, {json_list("j->'featureTags'", "VARCHAR")},
-       json_extract_string(j, '$.trace[*].stage'),
-       list_sum(TRY_CAST(json_extract(j, '$.trace[*].llmRequestMs') AS DOUBLE[])),
-       list_sum(TRY_CAST(json_extract(j, '$.trace[*].llmResponseBytes') AS BIGINT[])),
-       j->'trace', s.model, t.valid
-FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM ec4x_lines) t
+# A kind that is not a string is kept as its JSON text, so the drift finding can show it.
+INSERT_SESSIONS = SESSIONS.insert(f"""
+SELECT $source_id AS source_id, seq,
+       coalesce({KIND.read_from("j")}, CAST(json_extract(j, '{json_path(KIND.path)}') AS VARCHAR)) AS kind,
+       {SESSIONS.select_paths("j", SESSION_PATHS)}, j AS record, valid
+FROM {LINE_RECORDS}
+WHERE json_type(j) = 'OBJECT' AND {HAS_KIND}
+""")
+
+INSERT_TURNS = TURNS.insert(f"""
+SELECT $source_id AS source_id, t.seq AS seq, {TURNS.select_paths("j")}, s.model AS model, t.valid AS valid
+FROM {LINE_RECORDS} t
 ASOF LEFT JOIN (SELECT seq, model FROM ec4x_sessions WHERE source_id = $source_id AND kind = 'session_start') s
   ON t.seq > s.seq
-WHERE json_type(j) = 'OBJECT' AND NOT json_exists(j, '$.kind')
-"""
+WHERE json_type(j) = 'OBJECT' AND NOT {HAS_KIND}
+""")
 
-ORDER_DECISIONS = """
-INSERT INTO decisions
-SELECT source_id, 'ec4x', game_id, turn, 'house ' || house_id, NULL,
-       coalesce(nullif(array_to_string(families, ' '), ''), '(empty draft)'), valid, NULL, NULL, 'line ' || seq
+ORDER_DECISIONS = DECISIONS.insert("""
+SELECT source_id, 'ec4x' AS format, game_id, turn, 'house ' || house_id AS agent_id,
+       coalesce(nullif(array_to_string(families, ' '), ''), '(empty draft)') AS action, valid, 'line ' || seq AS locator
 FROM ec4x_orders WHERE source_id = $source_id
-"""
+""")
 
 # One decision per turn: valid when the bot's turn succeeded; the action says how.
-TURN_DECISIONS = """
-INSERT INTO decisions
-SELECT source_id, 'ec4x', game_id, turn, NULL, model,
+TURN_DECISIONS = DECISIONS.insert("""
+SELECT source_id, 'ec4x' AS format, game_id, turn, model,
        coalesce(error_class, '?') || ' (attempts ' || coalesce(CAST(attempts AS VARCHAR), '?') || ')'
-         || CASE WHEN len(feature_tags) > 0 THEN ': ' || array_to_string(feature_tags, ' ') ELSE '' END,
-       coalesce(ok, false), llm_ms, NULL, 'line ' || seq
+         || CASE WHEN len(feature_tags) > 0 THEN ': ' || array_to_string(feature_tags, ' ') ELSE '' END AS action,
+       coalesce(ok, false) AS valid, llm_ms AS latency_ms, 'line ' || seq AS locator
 FROM ec4x_turns WHERE source_id = $source_id
-"""
+""")
 
 OTHER_KINDS = """
 SELECT kind, count(*), min(seq) FROM ec4x_sessions
@@ -176,15 +184,7 @@ WHERE ({tag_family_sql('tag')}) IS NULL
 GROUP BY tag ORDER BY 3
 """
 
-GATES_QUERY = "SELECT * FROM ec4x_quality_gates ORDER BY game_id, model, gate"
-
 
 def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Table, params: dict) -> int:
     """Run the INSERT statements over a batch of (seq, raw, valid) lines; returns the rows added."""
-    # The statements read `ec4x_lines` by name: a DuckDB replacement scan, which unlike
-    # register() does not pin the batch in memory until the file's transaction ends.
-    ec4x_lines = lines  # noqa: F841
-    added = 0
-    for sql in statements:
-        added += con.execute(sql, params).fetchall()[0][0]
-    return added
+    return sum(run_on(con, lines, sql, LINES, params).fetchall()[0][0] for sql in statements)

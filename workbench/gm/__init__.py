@@ -30,7 +30,7 @@ def summary(con) -> list[str]:
 
 FORMAT = Format(
     name="gm",
-    tables=tables.DDL,
+    tables=tables.TABLES,
     claims=claims,
     load=reader.load,
     line_based=True,

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.gm import rules, tables
 from workbench.gm.models import ResponseLine

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.gm.models import (
     ACTION_TYPES,
     IMPORTANCE_LEVELS,

@@ -1,80 +1,57 @@
-"""The `gm_responses` table: its columns (declared once: the DDL and the Arrow schema
-of the bulk insert both come from `COLUMNS`), and the SQL deriving `decisions`."""
+"""The `gm_responses` table, declared once (its DDL, Arrow schema and inserts come from
+`RESPONSES`), and the SQL deriving `decisions`."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
+from workbench.catalog import DECISIONS
+from workbench.gm.models import GmResponse, ResponseLine
+from workbench.schema import Column, Table
 
-@dataclass(frozen=True)
-class Column:
-    name: str
-    sql: str
-    arrow: pa.DataType
-    doc: str
-
-
-COLUMNS = [
-    Column("source_id", "BIGINT NOT NULL", pa.int64(), ""),
-    Column("seq", "BIGINT NOT NULL", pa.int64(), "1-based line number: the session's order"),
-    Column("response_id", "VARCHAR NOT NULL", pa.string(), "the line's `id`"),
-    Column("ts", "TIMESTAMP", pa.timestamp("us"), "the line's `ts`, UTC"),
-    Column("model", "VARCHAR", pa.string(), "the line's `model`"),
-    Column("kind", "VARCHAR", pa.string(), "markers | mixed | json | character"),
-    Column("valid", "BOOLEAN NOT NULL", pa.bool_(), "no `error` violation"),
-    Column("narrative", "VARCHAR", pa.string(), "the text without its markers"),
-    Column("location", "VARCHAR", pa.string(), "the place's name (a wilderness: its description); NULL when not stated"),
-    Column("location_type", "VARCHAR", pa.string(), "`location.type` as written: town | wilderness | landmark | unknown"),
-    Column("combat", "BOOLEAN", pa.bool_(), "COMBAT marker or `combatInitiated`"),
-    Column("combat_opponent", "VARCHAR", pa.string(), "the opponent's name"),
-    Column("acquired_items", "VARCHAR[]", pa.list_(pa.string()), ""),
-    Column("removed_items", "VARCHAR[]", pa.list_(pa.string()), ""),
-    Column("suggested_actions", "JSON", pa.string(), "[{text, type, description?, id?}]"),
-    Column("player_decision", "JSON", pa.string(), "{prompt, options, importance, ...}"),
-    Column("character", "JSON", pa.string(), "{name, attributes} of a character-generation response"),
-    Column("text", "VARCHAR", pa.string(), "the raw model text, as written"),
-]
-JSON_COLUMNS = [c.name for c in COLUMNS if c.sql == "JSON"]
-SCHEMA = pa.schema([(c.name, c.arrow) for c in COLUMNS])
-
-
-def _ddl() -> str:
-    lines = []
-    for number, c in enumerate(COLUMNS, 1):
-        comma = "," if number < len(COLUMNS) else ""
-        lines.append(f"    {c.name} {c.sql}{comma}" + (f"  -- {c.doc}" if c.doc else ""))
-    return "CREATE TABLE IF NOT EXISTS gm_responses (\n" + "\n".join(lines) + "\n);\n"
-
-
-DDL = _ddl()
-
-INSERT = (
-    "INSERT INTO gm_responses SELECT "
-    + ", ".join(f"CAST({c.name} AS JSON)" if c.sql == "JSON" else c.name for c in COLUMNS)
-    + " FROM response_rows"
-)
+RESPONSES = Table("gm_responses", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", "1-based line number: the session's order", required=True),
+    Column("response_id", "VARCHAR", "the line's `id`", path="id", required=True),
+    Column("ts", "TIMESTAMP", "the line's `ts`, UTC", path="ts"),
+    Column("model", "VARCHAR", "the line's `model`", path="model"),
+    Column("kind", "VARCHAR", "markers | mixed | json | character"),
+    Column("valid", "BOOLEAN", "no `error` violation", required=True),
+    Column("narrative", "VARCHAR", "the text without its markers", path="narrative"),
+    Column("location", "VARCHAR", "the place's name (a wilderness: its description); NULL when not stated",
+           path="location.name"),
+    Column("location_type", "VARCHAR", "`location.type` as written: town | wilderness | landmark | unknown",
+           path="location.type"),
+    Column("combat", "BOOLEAN", "COMBAT marker or `combatInitiated`", path="combat"),
+    Column("combat_opponent", "VARCHAR", "the opponent's name", path="combat_opponent"),
+    Column("acquired_items", "VARCHAR[]", path="acquired_items"),
+    Column("removed_items", "VARCHAR[]", path="removed_items"),
+    Column("suggested_actions", "JSON", "[{text, type, description?, id?}]", path="suggested_actions"),
+    Column("player_decision", "JSON", "{prompt, options, importance, ...}", path="player_decision"),
+    Column("character", "JSON", "{name, attributes} of a character-generation response"),
+    Column("text", "VARCHAR", "the raw model text, as written", path="text"),
+), model=(ResponseLine, GmResponse))
+JSON_COLUMNS = [c.name for c in RESPONSES.columns if c.type == "JSON"]
+TABLES = (RESPONSES,)
 
 # One decision per response: the model is the agent; a response that offers the
 # player a decision is a `decision`, any other is its kind.
-DECISIONS = """
-INSERT INTO decisions (source_id, format, game_id, turn, agent_id, model, action, valid, latency_ms, tokens, locator)
-SELECT source_id, 'gm', $game_id, row_number() OVER (ORDER BY seq), model, model,
-       CASE WHEN player_decision IS NOT NULL THEN 'decision' ELSE kind END,
-       valid, NULL, NULL, 'response ' || response_id
+DERIVE_DECISIONS = DECISIONS.insert("""
+SELECT source_id, 'gm' AS format, $game_id AS game_id, row_number() OVER (ORDER BY seq) AS turn,
+       model AS agent_id, model, CASE WHEN player_decision IS NOT NULL THEN 'decision' ELSE kind END AS action,
+       valid, 'response ' || response_id AS locator
 FROM gm_responses WHERE source_id = $source_id
-"""
+""")
 
 
 class Rows:
     """Column lists of a batch of responses, inserted in one statement."""
 
     def __init__(self) -> None:
-        self.values: dict[str, list] = {c.name: [] for c in COLUMNS}
+        self.values: dict[str, list] = {name: [] for name in RESPONSES.names}
 
     def __len__(self) -> int:
         return len(self.values["seq"])
@@ -88,10 +65,7 @@ class Rows:
         if not len(self):
             return
         self.values["source_id"] = [source_id] * len(self)
-        # INSERT reads `response_rows` by name: a DuckDB replacement scan, which unlike
-        # register() does not pin the rows in memory until the file's transaction ends.
-        response_rows = pa.table(self.values, schema=SCHEMA)  # noqa: F841
-        con.execute(INSERT)
+        RESPONSES.insert_rows(con, self.values)
 
 
 def _json(value: Any) -> str | None:
@@ -105,4 +79,4 @@ def first_lines(con: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, int
 
 
 def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, game_id: str) -> None:
-    con.execute(DECISIONS, {"source_id": source_id, "game_id": game_id})
+    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "game_id": game_id})

@@ -1,5 +1,6 @@
-"""Altair figures over a workbench database. Each function takes a DuckDB connection,
-aggregates in DuckDB, and returns a chart; `save` writes it by file suffix."""
+"""Altair figures over a workbench database. Each function takes a DuckDB connection
+(or the frames a format's queries return), aggregates in DuckDB, and returns a chart
+that composes with `+`, `|` and `&`; `save` writes it by file suffix."""
 
 from __future__ import annotations
 

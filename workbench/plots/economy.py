@@ -7,8 +7,8 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
+from workbench.stellaris import queries
 
 # Resources the player watches first; the others follow alphabetically.
 KEY_RESOURCES = ("energy", "minerals", "food", "alloys", "consumer_goods", "unity", "influence", "trade")
@@ -20,26 +20,6 @@ DEFICIT_COLOR = "#d62728"
 # mirrors its saves stays visible on top of them.
 ORIGIN_DASHES = {"save": [1, 0], "history": [6, 3], "extractor": [2, 2]}
 PANEL_COLUMNS = 4
-
-NETS = """
-WITH snapshots AS (
-    SELECT s.source_id, s.locator, s.series, s.origin
-    FROM stellaris_snapshots s JOIN sources src USING (source_id)
-    WHERE $source IS NULL OR s.series = $source OR CAST(s.source_id AS VARCHAR) = $source
-       OR src.path = $source OR starts_with(src.path, rtrim($source, '/') || '/')
-),
-nets AS (
-    SELECT n.series, n.origin, r.resource, r.day // $bucket AS bucket, r.day, r.game_date,
-           coalesce(r.net, r.income - r.expenses) AS net
-    FROM stellaris_resources r JOIN snapshots n USING (source_id, locator)
-    WHERE $resources IS NULL OR list_contains($resources, r.resource)
-)
-SELECT series, origin, resource, min(day) AS day, arg_min(game_date, day) AS game_date,
-       min(day) / 360.0 AS year, avg(net) AS net, avg(net) < 0 AS deficit
-FROM nets WHERE net IS NOT NULL
-GROUP BY series, origin, resource, bucket
-ORDER BY series, resource, day
-"""
 
 
 def economy_nets(con, resources=None, source=None):
@@ -60,23 +40,14 @@ def economy_nets(con, resources=None, source=None):
 
 
 def _nets(con, resources, source):
-    params = {"resources": resources, "source": source, "bucket": 1}
     try:
-        days = con.execute(
-            "SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT day) AS n FROM stellaris_snapshots GROUP BY series)"
-        ).fetchall()[0][0]
-        params["bucket"] = max(1, -(-_day_span(con) // MAX_POINTS_PER_LINE)) if days > MAX_POINTS_PER_LINE else 1
-        return query_frame(con, NETS, params)
+        return queries.nets_over_time(con, resources, source, max_points=MAX_POINTS_PER_LINE)
     except duckdb.CatalogException:
         raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
 
 
-def _day_span(con) -> int:
-    return con.execute("SELECT coalesce(max(day) - min(day), 0) + 1 FROM stellaris_snapshots").fetchall()[0][0]
-
-
 def _nothing_to_plot(con, resources, source) -> str:
-    known = [r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_resources ORDER BY 1").fetchall()]
+    known = queries.resource_names(con)
     if not known:
         return ("no Stellaris economy in this database; ingest autosaves (*.sav), extractor bundles "
                 "(*.briefing.json) or a companion history (*.db) first")

@@ -22,7 +22,7 @@ def claims(path: Path, head: bytes) -> bool:
 
 FORMAT = Format(
     name="stellaris",
-    tables=tables.DDL,
+    tables=tables.TABLES,
     claims=claims,
     load=reader.load,
     describe="Stellaris saves (*.sav), extractor outputs (get_<tool>.json, *.briefing.json), history (*.db)",

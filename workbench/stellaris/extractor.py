@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.jsonl import lone_surrogate
 from workbench.paths import text_of
 from workbench.stellaris import invariants
@@ -20,11 +20,18 @@ from workbench.stellaris.dates import day_number
 from workbench.stellaris.findings import check_output, tool_locator
 from workbench.stellaris.invariants import dig
 from workbench.stellaris.models import TOOLS
-from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row
+from workbench.stellaris.tables import SNAPSHOTS, Extraction, resource_rows, snapshot_row, status_figures
 
 TOOL_FILE = re.compile(r"(?:^|.*[._-])(get_[a-z0-9_]+|search|search_save_file)\.json$", re.IGNORECASE)
 BUNDLE_SUFFIX = ".briefing.json"
 BUNDLE_LOCATOR = "bundle"
+# Where a full briefing holds the `get_player_status` figures it shares.
+BRIEFING_FIGURES = {
+    "player_id": "meta.player_id", "empire_name": "meta.empire_name",
+    "military_power": "military.military_power", "fleet_count": "military.fleet_count",
+    "fleet_size": "military.fleet_size", "economy_power": "economy.economy_power",
+    "tech_power": "economy.tech_power",
+}
 
 
 def tool_named_by(path: Path) -> str | None:
@@ -133,16 +140,7 @@ def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str
     locator = tool_locator(tool) if tool else BUNDLE_LOCATOR
     wars = dig(outputs.get("get_wars"), "wars", None)
     extraction.snapshots.append(snapshot_row(
-        locator, "extractor", series, text_of(path.name), date,
-        player_id=_int(dig(status, "player_id", None), dig(briefing, "meta.player_id", None)),
-        empire_name=_text(dig(status, "empire_name", None), dig(briefing, "meta.empire_name", None)),
-        military_power=_float(dig(status, "military_power", None), dig(briefing, "military.military_power", None)),
-        economy_power=_float(dig(status, "economy_power", None), dig(briefing, "economy.economy_power", None)),
-        tech_power=_float(dig(status, "tech_power", None), dig(briefing, "economy.tech_power", None)),
-        fleet_count=_int(dig(status, "fleet_count", None), dig(briefing, "military.fleet_count", None)),
-        fleet_size=_int(dig(status, "fleet_size", None), dig(briefing, "military.fleet_size", None)),
-        colony_count=_int(dig(status, "colonies.total_count", None)),
-        population=_int(dig(status, "colonies.total_population", None)),
+        locator, "extractor", series, text_of(path.name), date, **_figures(status, briefing),
         wars_count=len(wars) if isinstance(wars, list) else None,
         at_war=bool(wars) if isinstance(wars, list) else None,
     ))
@@ -153,6 +151,23 @@ def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str
         net=dig(resources, "net_monthly", None) or dig(briefing, "economy.net_monthly", None),
         stockpiles=dig(resources, "stockpiles", None),
     )
+
+
+def _figures(status, briefing) -> dict:
+    """The snapshot's `get_player_status` figures, each taken from the full briefing
+    where the status lacks it (or holds no value of its column's type)."""
+    return {name: _first(SNAPSHOTS.column(name).type, value, _briefing_figure(briefing, name))
+            for name, value in status_figures(status).items()}
+
+
+def _briefing_figure(briefing, name: str):
+    return dig(briefing, BRIEFING_FIGURES[name], None) if name in BRIEFING_FIGURES else None
+
+
+def _first(duck_type: str, *candidates):
+    if duck_type == "VARCHAR":
+        return _text(*candidates)
+    return _int(*candidates) if duck_type == "BIGINT" else _float(*candidates)
 
 
 def _first_valid_date(*candidates) -> str | None:

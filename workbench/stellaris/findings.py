@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.stellaris.models import TOOLS, GameDate
 from workbench.validation import field_path, found, violation
 

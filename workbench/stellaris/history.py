@@ -25,7 +25,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.errors import UnreadableFile
 from workbench.paths import text_of
 from workbench.stellaris.dates import day_number

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.stellaris.findings import tool_locator
 
 TOLERANCE = 0.01

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.errors import UnreadableFile
 from workbench.formats import Counts, LoadContext
 from workbench.paths import text_of
 from workbench.stellaris import extractor, history, invariants, save
 from workbench.stellaris.findings import check_output, tool_locator
-from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row, write
+from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row, status_figures, write
 
 SAVE_LOCATOR = "save"
 # A rejected save keeps its `meta` and the start of its gamestate, not tens of MB.
@@ -83,16 +83,12 @@ def _resource_rows(snapshot: save.Snapshot) -> list[dict]:
 
 
 def _snapshot_row(snapshot: save.Snapshot, series: str, file_name: str) -> dict:
-    status, wars = snapshot.outputs["get_player_status"], snapshot.outputs["get_wars"]
+    wars = snapshot.outputs["get_wars"]
     return snapshot_row(
         SAVE_LOCATOR, "save", series, file_name, snapshot.date,
-        player_id=snapshot.player_id, empire_name=snapshot.empire_name,
+        **status_figures(snapshot.outputs["get_player_status"]),
         empire_name_key=snapshot.empire_name_key, empire_name_template=snapshot.empire_name_template,
-        military_power=float(status["military_power"]), economy_power=float(status["economy_power"]),
-        tech_power=float(status["tech_power"]), fleet_count=status["fleet_count"],
-        fleet_size=status["fleet_size"], colony_count=status["colonies"]["total_count"],
-        population=status["colonies"]["total_population"], wars_count=wars["count"],
-        at_war=wars["player_at_war"],
+        wars_count=wars["count"], at_war=wars["player_at_war"],
     )
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from workbench.catalog import Violation
+from workbench.violation import Violation
 from workbench.errors import UnreadableFile, first_line
 from workbench.paths import text_of
 from workbench.stellaris import clausewitz

@@ -1,9 +1,10 @@
-"""The Stellaris tables, declared once: each column's name, Arrow type and SQL type.
-The DDL and the Arrow schemas used for bulk inserts both derive from the declarations.
+"""The Stellaris tables, declared once (their DDL and the Arrow schemas of their bulk
+inserts derive from these declarations), and the rows a file gives them.
 
 - `stellaris_snapshots`: one row per snapshot of the player's empire (a save, a history
   row, a dated extractor bundle), with the sortable `day` beside the text date and the
   `series` it belongs to (a save folder, a history database, an extractor folder).
+  A column with a `path` holds that field of the snapshot's `get_player_status` output.
 - `stellaris_resources`: one row per resource per snapshot; joined to its snapshot by
   (`source_id`, `locator`).
 - `stellaris_tool_outputs`: every tool output as read (extractor files) or derived
@@ -17,91 +18,59 @@ from dataclasses import dataclass, field
 import duckdb
 import pyarrow as pa
 
-from workbench.catalog import Violation
+from workbench.schema import Column, Table
 from workbench.stellaris.dates import day_number
+from workbench.stellaris.invariants import dig
+from workbench.stellaris.models import GetPlayerStatus
+from workbench.violation import Violation
 
+SNAPSHOTS = Table("stellaris_snapshots", (
+    Column("source_id", "BIGINT", required=True),
+    Column("locator", "VARCHAR", "where in the file: `save`, `row 3`, `bundle`", required=True),
+    Column("origin", "VARCHAR", "save | history | extractor", required=True),
+    Column("series", "VARCHAR", "the save folder, history database or extractor folder", required=True),
+    Column("save_name", "VARCHAR", "the file name"),
+    Column("game_date", "VARCHAR", "YYYY.MM.DD", required=True),
+    Column("day", "BIGINT", "days since 0.01.01 on the 360-day calendar: sorts", required=True),
+    Column("player_id", "BIGINT", path="player_id"),
+    Column("empire_name", "VARCHAR", "readable: a save's meta name, the history's, the extractor's",
+           path="empire_name"),
+    Column("empire_name_key", "VARCHAR", "a save's country name as written: `humans1`, `%ADJECTIVE%`"),
+    Column("empire_name_template", "JSON", "that name's whole template, when it has variables"),
+    Column("military_power", "DOUBLE", path="military_power"),
+    Column("economy_power", "DOUBLE", path="economy_power"),
+    Column("tech_power", "DOUBLE", path="tech_power"),
+    Column("fleet_count", "BIGINT", path="fleet_count"),
+    Column("fleet_size", "BIGINT", path="fleet_size"),
+    Column("colony_count", "BIGINT", path="colonies.total_count"),
+    Column("population", "BIGINT", path="colonies.total_population"),
+    Column("wars_count", "BIGINT", "the player's wars (`get_wars`)"),
+    Column("at_war", "BOOLEAN"),
+), model=GetPlayerStatus, added=("empire_name_key", "empire_name_template"))
 
-@dataclass(frozen=True)
-class Column:
-    name: str
-    arrow: pa.DataType
-    sql: str
-    comment: str = ""
+RESOURCES = Table("stellaris_resources", (
+    Column("source_id", "BIGINT", required=True),
+    Column("locator", "VARCHAR", "the snapshot's locator", required=True),
+    Column("game_date", "VARCHAR", required=True),
+    Column("day", "BIGINT", required=True),
+    Column("resource", "VARCHAR", required=True),
+    Column("income", "DOUBLE", "per month, summed over budget categories"),
+    Column("expenses", "DOUBLE"),
+    Column("net", "DOUBLE", "income - expenses"),
+    Column("stockpile", "DOUBLE"),
+))
 
+TOOL_OUTPUTS = Table("stellaris_tool_outputs", (
+    Column("source_id", "BIGINT", required=True),
+    Column("locator", "VARCHAR", "`tool get_planets`", required=True),
+    Column("tool", "VARCHAR", required=True),
+    Column("origin", "VARCHAR", "extractor (read from a file) | save (derived)", required=True),
+    Column("known", "BOOLEAN", "a tool the specification defines", required=True),
+    Column("valid", "BOOLEAN", "no error against its schema", required=True),
+    Column("payload", "JSON"),
+))
 
-SNAPSHOT_COLUMNS = [
-    Column("source_id", pa.int64(), "BIGINT NOT NULL"),
-    Column("locator", pa.string(), "VARCHAR NOT NULL", "where in the file: `save`, `row 3`, `bundle`"),
-    Column("origin", pa.string(), "VARCHAR NOT NULL", "save | history | extractor"),
-    Column("series", pa.string(), "VARCHAR NOT NULL", "the save folder, history database or extractor folder"),
-    Column("save_name", pa.string(), "VARCHAR", "the file name"),
-    Column("game_date", pa.string(), "VARCHAR NOT NULL", "YYYY.MM.DD"),
-    Column("day", pa.int64(), "BIGINT NOT NULL", "days since 0.01.01 on the 360-day calendar: sorts"),
-    Column("player_id", pa.int64(), "BIGINT"),
-    Column("empire_name", pa.string(), "VARCHAR", "readable: a save's meta name, the history's, the extractor's"),
-    Column("empire_name_key", pa.string(), "VARCHAR", "a save's country name as written: `humans1`, `%ADJECTIVE%`"),
-    Column("empire_name_template", pa.string(), "JSON", "that name's whole template, when it has variables"),
-    Column("military_power", pa.float64(), "DOUBLE"),
-    Column("economy_power", pa.float64(), "DOUBLE"),
-    Column("tech_power", pa.float64(), "DOUBLE"),
-    Column("fleet_count", pa.int64(), "BIGINT"),
-    Column("fleet_size", pa.int64(), "BIGINT"),
-    Column("colony_count", pa.int64(), "BIGINT"),
-    Column("population", pa.int64(), "BIGINT"),
-    Column("wars_count", pa.int64(), "BIGINT"),
-    Column("at_war", pa.bool_(), "BOOLEAN"),
-]
-
-RESOURCE_COLUMNS = [
-    Column("source_id", pa.int64(), "BIGINT NOT NULL"),
-    Column("locator", pa.string(), "VARCHAR NOT NULL", "the snapshot's locator"),
-    Column("game_date", pa.string(), "VARCHAR NOT NULL"),
-    Column("day", pa.int64(), "BIGINT NOT NULL"),
-    Column("resource", pa.string(), "VARCHAR NOT NULL"),
-    Column("income", pa.float64(), "DOUBLE", "per month, summed over budget categories"),
-    Column("expenses", pa.float64(), "DOUBLE"),
-    Column("net", pa.float64(), "DOUBLE", "income - expenses"),
-    Column("stockpile", pa.float64(), "DOUBLE"),
-]
-
-TOOL_OUTPUT_COLUMNS = [
-    Column("source_id", pa.int64(), "BIGINT NOT NULL"),
-    Column("locator", pa.string(), "VARCHAR NOT NULL", "`tool get_planets`"),
-    Column("tool", pa.string(), "VARCHAR NOT NULL"),
-    Column("origin", pa.string(), "VARCHAR NOT NULL", "extractor (read from a file) | save (derived)"),
-    Column("known", pa.bool_(), "BOOLEAN NOT NULL", "a tool the specification defines"),
-    Column("valid", pa.bool_(), "BOOLEAN NOT NULL", "no error against its schema"),
-    Column("payload", pa.string(), "JSON"),
-]
-
-TABLES = {
-    "stellaris_snapshots": SNAPSHOT_COLUMNS,
-    "stellaris_resources": RESOURCE_COLUMNS,
-    "stellaris_tool_outputs": TOOL_OUTPUT_COLUMNS,
-}
-
-
-def _create(name: str, columns: list[Column]) -> str:
-    lines = []
-    for index, column in enumerate(columns):
-        comma = "," if index < len(columns) - 1 else ""
-        comment = f"  -- {column.comment}" if column.comment else ""
-        lines.append(f"    {column.name} {column.sql}{comma}{comment}")
-    return f"CREATE TABLE IF NOT EXISTS {name} (\n" + "\n".join(lines) + "\n);\n"
-
-
-# Columns added since the tables were first declared: a database written before gets them
-# (inserts name their columns, so their place at the end of such a table does not matter).
-ADDED_COLUMNS = {"stellaris_snapshots": ("empire_name_key", "empire_name_template")}
-
-
-def _added(name: str, columns: list[Column]) -> str:
-    by_name = {c.name: c for c in columns}
-    return "".join(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS {by_name[c].name} {by_name[c].sql};\n"
-                   for c in ADDED_COLUMNS.get(name, ()))
-
-
-DDL = "".join(_create(name, columns) + _added(name, columns) for name, columns in TABLES.items())
+TABLES = (SNAPSHOTS, RESOURCES, TOOL_OUTPUTS)
 
 
 @dataclass
@@ -117,33 +86,37 @@ class Extraction:
     rejected: int = 0
 
 
+def status_figures(status) -> dict:
+    """The snapshot columns a `get_player_status` output holds, read at their declared
+    paths (None where the output lacks one)."""
+    return {c.name: dig(status, c.path, None) for c in SNAPSHOTS.columns if c.path}
+
+
 def snapshot_row(locator: str, origin: str, series: str, save_name: str, game_date: str, **figures) -> dict:
     """A `stellaris_snapshots` row; `figures` are the optional columns the source holds."""
-    row = dict.fromkeys(c.name for c in SNAPSHOT_COLUMNS)
+    row = dict.fromkeys(SNAPSHOTS.names)
     row.update(locator=locator, origin=origin, series=series, save_name=save_name,
                game_date=game_date, day=day_number(game_date))
     unknown = set(figures) - set(row)
     if unknown:
         raise ValueError(f"not columns of stellaris_snapshots: {sorted(unknown)}")
-    row.update({name: _fits(name, value) for name, value in figures.items()})
+    row.update({name: _fits(SNAPSHOTS.column(name).type, value) for name, value in figures.items()})
     return row
 
 
 INT64 = range(-(2**63), 2**63)
-COLUMN_TYPES = {c.name: c.arrow for c in SNAPSHOT_COLUMNS}
 
 
-def _fits(column: str, value):
+def _fits(duck_type: str, value):
     """The figure if its column can hold it, else NULL: a writer's odd value (text
     where a number belongs, an integer beyond 64 bits) must not fail the file's load."""
-    kind = COLUMN_TYPES[column]
     if value is None:
         return None
-    if kind == pa.int64():
+    if duck_type == "BIGINT":
         return value if isinstance(value, int) and not isinstance(value, bool) and value in INT64 else None
-    if kind == pa.float64():
+    if duck_type == "DOUBLE":
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    if kind == pa.bool_():
+    if duck_type == "BOOLEAN":
         return value if isinstance(value, bool) else None
     return value if isinstance(value, str) else None
 
@@ -168,20 +141,8 @@ def _number(value) -> float | None:
 
 def write(con: duckdb.DuckDBPyConnection, source_id: int, extraction: Extraction) -> None:
     """Insert the file's rows in bulk, one Arrow table per table."""
-    _insert(con, "stellaris_snapshots", source_id, extraction.snapshots)
-    _insert(con, "stellaris_resources", source_id, extraction.resources)
-    _insert(con, "stellaris_tool_outputs", source_id, extraction.tool_outputs)
-
-
-def _insert(con, table: str, source_id: int, rows: list[dict]) -> None:
-    if not rows:
-        return
-    columns = TABLES[table]
-    schema = pa.schema([(c.name, c.arrow) for c in columns])
-    batch = pa.Table.from_pylist([{**row, "source_id": source_id} for row in rows], schema=schema)
-    selected = ", ".join(f"CAST({c.name} AS JSON)" if c.sql == "JSON" else c.name for c in columns)
-    names = ", ".join(c.name for c in columns)
-    # Read by name (a DuckDB replacement scan), which unlike register() does not pin the
-    # rows in memory until the file's transaction ends.
-    stellaris_batch = batch  # noqa: F841
-    con.execute(f"INSERT INTO {table} ({names}) SELECT {selected} FROM stellaris_batch")
+    for table, rows in ((SNAPSHOTS, extraction.snapshots), (RESOURCES, extraction.resources),
+                        (TOOL_OUTPUTS, extraction.tool_outputs)):
+        if rows:
+            batch = pa.Table.from_pylist([{**row, "source_id": source_id} for row in rows], schema=table.arrow_schema)
+            table.insert_rows(con, batch)

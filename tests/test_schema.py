@@ -1,0 +1,137 @@
+"""Table declarations: DDL, typed reads out of JSON, explicit bindings, and paths
+checked against the models when a table is declared."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+from pydantic import BaseModel
+
+from workbench.schema import Column, SchemaError, Table, inline, missing_field, run_on
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Inner(BaseModel):
+    kind: str
+
+
+class Step(BaseModel):
+    stage: str
+    ms: float
+
+
+class Record(BaseModel):
+    turn: int
+    inner: Inner | None = None
+    steps: list[Step] = []
+    payload: Any = None
+
+
+def test_paths_through_optionals_lists_and_untyped_values():
+    assert missing_field(Record, "turn") is None
+    assert missing_field(Record, "inner.kind") is None
+    assert missing_field(Record, "steps[].stage") is None
+    assert missing_field(Record, "payload.anything.below") is None  # untyped: not checkable
+    assert missing_field(Record, "payload.kind", {"payload": (Inner,)}) is None
+    assert missing_field(Record, "payload.kinds", {"payload": (Inner,)}) == "no field `kinds` in Inner"
+    assert missing_field(Record, "turns") == "no field `turns` in Record"
+    assert missing_field(Record, "turn.value") == "`turn` is not an object with fields"
+
+
+def test_a_path_the_model_does_not_have_fails_the_declaration_naming_the_column():
+    with pytest.raises(SchemaError, match=r"column t\.kind reads `inner\.knd`: no field `knd` in Inner"):
+        Table("t", (Column("kind", "VARCHAR", path="inner.knd"),), model=Record)
+    with pytest.raises(SchemaError, match="names no model"):
+        Table("t", (Column("kind", "VARCHAR", path="inner.kind"),))
+    with pytest.raises(SchemaError, match="unknown type"):
+        Column("x", "TEXT")
+
+
+def test_ddl_names_every_column_with_its_constraints():
+    table = Table("t", (
+        Column("id", "BIGINT", primary_key=True, default="nextval('ids')"),
+        Column("name", "VARCHAR", "a doc", required=True),
+        Column("level", "VARCHAR", check="level IN ('a', 'b')"),
+    ), unique=("name", "level"), added=("level",))
+    assert table.ddl() == (
+        "CREATE TABLE IF NOT EXISTS t (\n"
+        "    id BIGINT PRIMARY KEY DEFAULT nextval('ids'),\n"
+        "    name VARCHAR NOT NULL,  -- a doc\n"
+        "    level VARCHAR CHECK (level IN ('a', 'b')),\n"
+        "    UNIQUE (name, level)\n"
+        ");\n"
+        "ALTER TABLE t ADD COLUMN IF NOT EXISTS level VARCHAR CHECK (level IN ('a', 'b'));\n"
+    )
+
+
+TYPED = Table("typed", (
+    Column("turn", "BIGINT", path="turn"),
+    Column("kind", "VARCHAR", path="inner.kind"),
+    Column("stages", "VARCHAR[]", path="steps[].stage"),
+    Column("total_ms", "DOUBLE", path="steps[].ms"),
+    Column("payload", "JSON", path="payload"),
+), model=Record)
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('{"turn": 3, "inner": {"kind": "a"}, "steps": [{"stage": "x", "ms": 1.5}, {"stage": "y", "ms": 2}],'
+     ' "payload": {"k": 1}}', (3, "a", ["x", "y"], 3.5, '{"k":1}')),
+    # a value of another JSON type is NULL, never a failed cast
+    ('{"turn": "3", "inner": {"kind": 7}, "steps": [], "payload": null}', (None, None, [], None, "null")),
+    # no list at all: no elements, and no total
+    ('{"turn": 2.5}', (None, None, [], None, None)),
+])
+def test_columns_read_their_paths_and_give_null_for_other_types(line, expected):
+    con = duckdb.connect()
+    row = con.execute(f"SELECT {TYPED.select_paths('j')} FROM (SELECT CAST(? AS JSON) AS j)", [line]).fetchone()
+    assert row == expected
+
+
+def test_insert_rows_matches_columns_by_name_not_position():
+    con = duckdb.connect()
+    table = Table("pairs", (Column("a", "VARCHAR"), Column("b", "VARCHAR"), Column("j", "JSON")))
+    con.execute(table.ddl())
+    table.insert_rows(con, {"b": ["second"], "a": ["first"], "j": ['{"x": 1}']})
+    table.insert_rows(con, pa.table({"a": ["only a"]}))
+    assert con.execute("SELECT a, b, j FROM pairs").fetchall() == [("first", "second", '{"x": 1}'),
+                                                                   ("only a", None, None)]
+    with pytest.raises(duckdb.Error):  # a name the table does not have
+        con.execute(table.insert("SELECT 'x' AS c"))
+
+
+def test_a_bound_table_is_read_under_its_name_with_parameters_inlined():
+    con = duckdb.connect()
+    rows = pa.table({"n": [1, 2, 3]})
+    assert run_on(con, rows, "SELECT sum(n) + $add, $name FROM lines", "lines",
+                  {"add": 10, "name": "it's"}).fetchall() == [(16, "it's")]
+
+
+def test_inline_leaves_json_paths_and_unknown_names_alone():
+    assert inline("SELECT '$.a', $b, $bb, $c", {"b": None, "bb": True}) == "SELECT '$.a', NULL, TRUE, $c"
+
+
+@pytest.mark.parametrize(("module", "old", "new", "column"), [
+    ("gm/models.py", "    narrative: Text\n", "    story: Text\n", "gm_responses.narrative"),
+    ("arena/models.py", "    tick: Annotated[int, Field(ge=0)]\n", "    tock: Annotated[int, Field(ge=0)]\n",
+     "arena_decisions.tick"),
+])
+def test_renaming_a_model_field_fails_at_import_naming_the_column(tmp_path, module, old, new, column):
+    copy = tmp_path / "workbench"
+    shutil.copytree(ROOT / "workbench", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    source = copy / module
+    text = source.read_text()
+    assert old in text
+    source.write_text(text.replace(old, new))
+    fmt = module.split("/")[0]
+    result = subprocess.run([sys.executable, "-c", f"import workbench.{fmt}"], cwd=tmp_path,
+                            capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path), "PATH": ""})
+    assert result.returncode != 0
+    assert f"column {column} reads" in result.stderr

@@ -1,0 +1,279 @@
+"""What the notebooks, the plots and the replay scrubber ask of a Damage database.
+
+The only read-side code that knows the Damage tables and the keys of their payloads:
+the others get polars frames from here. The values taken out of payloads are declared
+as columns of the payload models they are read from, so a field renamed in `models.py`
+fails at import, naming the column that reads it.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from workbench.catalog import query_frame
+from workbench.damage.models import (
+    EMOTIONS, ActionResolved, AffectResolved, GameEnded, HandEnded, HandStarted, LifeLost, PhaseChanged,
+    PlayerPublicState, Showdown,
+)
+from workbench.errors import WorkbenchError
+from workbench.schema import Column, Table, typed
+
+# An attack plan's `emotional_intent` names a feeling the emotion vector does not carry
+# for two values; these are measured on the nearest carried emotion.
+INTENT_MEASURED_ON = {"overconfidence": "confidence", "paranoia": "fear"}
+
+# A game is read from the one file that holds most of its events (a game ingested from
+# two copies is not doubled), including the lines of that file that lost their
+# `game_id` key: they are still that game's events.
+GAME_SOURCE = """(SELECT source_id FROM damage_events WHERE game_id = $game
+                  GROUP BY source_id ORDER BY count(*) DESC, source_id DESC LIMIT 1)"""
+GAME_FILTER = f"source_id = {GAME_SOURCE} AND (game_id = $game OR game_id IS NULL)"
+
+# --- what is read out of payloads ---------------------------------------------------
+
+TABLE_STATE = Table("damage_table_state", (
+    Column("pot", "BIGINT", path="pot"),
+    Column("phase", "VARCHAR", path="phase"),
+), doc="The table as the payloads that state it say.",
+    model=(HandStarted, ActionResolved, Showdown, PhaseChanged))
+
+PLAYER_STATE = Table("damage_player_state", (
+    Column("player_id", "VARCHAR", path="player_id"),
+    Column("lives", "BIGINT", path="lives"),
+    Column("bankroll", "BIGINT", path="bankroll"),
+    Column("in_hand", "BOOLEAN", path="in_hand"),
+), doc="One player's state, as payloads list it.", model=PlayerPublicState)
+
+STATE_CHANGES = Table("damage_state_changes", (
+    Column("players", "JSON", path="players"),
+    Column("final_state", "JSON", path="final_state"),
+    Column("player_state", "JSON", path="player_state"),
+    Column("player_id", "VARCHAR", path="player_id"),
+    Column("remaining_lives", "BIGINT", path="remaining_lives"),
+), doc="Where payloads state players' lives, bankroll and being in the hand.",
+    model=(HandStarted, HandEnded, GameEnded, ActionResolved, LifeLost))
+
+TEAM_ATTACK = Table("damage_team_attack", (
+    Column("mode", "VARCHAR", path="mode"),
+    Column("lead_player_id", "VARCHAR", path="lead_player_id"),
+    Column("player_id", "VARCHAR", path="player_id"),
+    Column("target", "VARCHAR", path="target_player_id"),
+    Column("emotion", "VARCHAR", path="emotion"),
+    Column("intended_delta", "DOUBLE", path="raw_delta"),
+    Column("applied_delta", "DOUBLE", path="applied_delta"),
+    Column("target_emotions", "JSON", path="target_emotions"),
+), doc="An affect-phase attack of a team on one emotion of a player.", model=AffectResolved)
+
+RAISE_ATTACK = Table("damage_raise_attack", (
+    Column("player_id", "VARCHAR", path="player_id"),
+    Column("attack_plan", "JSON", path="attack_plan"),
+    Column("target", "VARCHAR", path="attack_plan.target_player_id"),
+    Column("intent", "VARCHAR", path="attack_plan.emotional_intent"),
+), doc="A raise that carries an attack plan.", model=ActionResolved)
+
+
+def _read(table: Table, name: str, record: str = "payload") -> str:
+    return table.column(name).read_from(record)
+
+
+def _team(name: str, record: str = "payload") -> str:
+    return _read(TEAM_ATTACK, name, record)
+
+
+def _team_attacks(record: str = "payload") -> str:
+    """The condition that a line is an affect-phase attack of a team."""
+    return f"type = 'affect_resolved' AND {_team('mode', record)} = 'attack_team'"
+
+
+def _attacker(record: str = "payload") -> str:
+    return f"coalesce({_team('lead_player_id', record)}, {_team('player_id', record)})"
+
+
+# --- games ---------------------------------------------------------------------------
+
+
+def games(con) -> pl.DataFrame:
+    """Every Damage game (files with hands, not tournament logs), largest first."""
+    return query_frame(con, """
+        SELECT game_id, count(*) AS events, max(turn) AS turns,
+               count(*) FILTER (WHERE type = 'hand_started') AS hands, min(ts) AS started,
+               min(seq) FILTER (WHERE type = 'hand_started') AS first_hand_line, max(seq) AS last_line
+        FROM damage_events WHERE game_id IS NOT NULL
+        GROUP BY game_id HAVING count(*) FILTER (WHERE type = 'hand_started') > 0
+        ORDER BY events DESC, game_id
+    """)
+
+
+def largest_game(con) -> str:
+    """The game with most events: what a chart or a replay shows when given no game."""
+    found = games(con)
+    if found.is_empty():
+        raise WorkbenchError("no Damage game in this database; ingest a replay log (*.events.jsonl) first")
+    return found["game_id"][0]
+
+
+def game_players(con, game_id: str) -> list[str]:
+    """The game's players in seat order (first appearance)."""
+    frame = query_frame(con, f"""
+        SELECT player_id FROM damage_emotions WHERE {GAME_FILTER}
+        GROUP BY player_id ORDER BY min(seq), player_id
+    """, {"game": game_id})
+    return frame["player_id"].to_list()
+
+
+# --- attacks and what they moved -----------------------------------------------------
+
+
+def attack_effects(con, game_id: str) -> pl.DataFrame:
+    """One row per attack on a player: affect-phase team attacks (`emotion`, intended
+    `raw_delta`, `applied_delta`) and raises with an attack plan (`emotional_intent`).
+    `actual` is the target's change in the aimed-at emotion between its last vector
+    before the attack and its first vector at or after it; `d_<emotion>` the change
+    in each emotion over the same span."""
+    measured = " ".join(f"WHEN '{intent}' THEN '{emotion}'" for intent, emotion in INTENT_MEASURED_ON.items())
+    deltas = ", ".join(f"after.{e} - before.{e} AS d_{e}" for e in EMOTIONS)
+    actual = " ".join(f"WHEN '{e}' THEN d_{e}" for e in EMOTIONS)
+    plan = _read(RAISE_ATTACK, "attack_plan")
+    return query_frame(con, f"""
+        WITH events AS (SELECT * FROM damage_events WHERE {GAME_FILTER}),
+        -- A direct emoter attack's line (`direct_emoter_attack_resolved.before` / `.after`)
+        -- comes just before the raise's `action_resolved`: the span is measured around the
+        -- raise from the vectors of the other lines, as for affect attacks.
+        emotions AS (SELECT * FROM damage_emotions WHERE {GAME_FILTER}
+                     AND NOT starts_with(origin, 'direct_emoter_attack_resolved.')),
+        attacks AS (
+            SELECT seq, turn, 'affect' AS kind, {_attacker()} AS attacker,
+                   {TEAM_ATTACK.select_paths('payload', ['target'])}, {_team('emotion')} AS intent,
+                   {TEAM_ATTACK.select_paths('payload', ['intended_delta', 'applied_delta'])}
+            FROM events WHERE {_team_attacks()}
+            UNION ALL
+            SELECT seq, turn, 'raise', {_read(RAISE_ATTACK, 'player_id')},
+                   {RAISE_ATTACK.select_paths('payload', ['target', 'intent'])}, NULL, NULL
+            FROM events WHERE type = 'action_resolved' AND json_type({plan}) = 'OBJECT'
+        ),
+        spans AS (
+            SELECT a.*, CASE a.intent {measured} ELSE a.intent END AS measured_on, {deltas}
+            FROM attacks a
+            ASOF LEFT JOIN emotions before ON before.player_id = a.target AND a.seq > before.seq
+            ASOF LEFT JOIN emotions after ON after.player_id = a.target AND a.seq <= after.seq
+        )
+        SELECT seq, turn, kind, attacker, target, intent, measured_on, intended_delta, applied_delta,
+               CASE measured_on {actual} END AS actual, d_{', d_'.join(EMOTIONS)}
+        FROM spans ORDER BY seq
+    """, {"game": game_id})
+
+
+def attack_summary(effects: pl.DataFrame) -> pl.DataFrame:
+    """Per kind of attack and aimed-at emotion: how many, the mean intended, applied and
+    actual change, and how often the target moved the way the attack aimed."""
+    return effects.group_by("kind", "intent").agg(
+        attacks=pl.len(),
+        mean_intended=pl.col("intended_delta").mean(),
+        mean_applied=pl.col("applied_delta").mean(),
+        mean_actual=pl.col("actual").mean(),
+        moved_as_aimed=(pl.col("actual") > 0).mean(),
+    ).sort("kind", "attacks", descending=[False, True])
+
+
+# --- emotions over a game, for charts -------------------------------------------------
+
+
+def emotion_series(con, game_id: str, players=None, emotions=EMOTIONS, x: str = "seq",
+                   max_points: int | None = None) -> pl.DataFrame:
+    """(player_id, emotion, `x`, value): each player's emotions over the game's lines
+    (`x="seq"`) or turns (`x="turn"`), averaged over buckets of lines so that a player
+    has at most `max_points` points."""
+    bucket = max(1, -(-_seq_span(con, game_id) // max_points)) if max_points else 1
+    return query_frame(con, f"""
+        SELECT player_id, emotion, min({x}) AS {x}, avg(value) AS value
+        FROM (SELECT player_id, seq, turn, seq // $bucket AS bucket, {', '.join(EMOTIONS)}
+              FROM damage_emotions WHERE game_id = $game
+                AND ($players IS NULL OR list_contains($players, player_id)))
+        UNPIVOT (value FOR emotion IN ({', '.join(EMOTIONS)}))
+        WHERE list_contains($emotions, emotion) AND {x} IS NOT NULL
+        GROUP BY player_id, emotion, bucket ORDER BY player_id, emotion, {x}
+    """, {"game": game_id, "bucket": bucket, "players": _listed(players), "emotions": list(emotions)})
+
+
+def _seq_span(con, game_id: str) -> int:
+    """How many lines the game's vectors spread over."""
+    return con.execute(
+        "SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM damage_emotions WHERE game_id = ?", [game_id]
+    ).fetchall()[0][0]
+
+
+def attacks_received(con, game_id: str, players=None, emotions=EMOTIONS, x: str = "seq") -> pl.DataFrame:
+    """(player_id, emotion, attacker, `x`, intended_delta, applied_delta, value): every
+    team attack on one of a player's emotions, and the value that emotion had after it."""
+    emotion, target = _team("emotion", "e.payload"), _team("target", "e.payload")
+    after = typed(f"{_team('target_emotions', 'e.payload')} -> {emotion}", "DOUBLE")
+    return query_frame(con, f"""
+        SELECT {target} AS player_id, {emotion} AS emotion, {_attacker('e.payload')} AS attacker,
+               e.{x} AS {x}, {TEAM_ATTACK.select_paths('e.payload', ['intended_delta', 'applied_delta'])},
+               {after} AS value
+        FROM damage_events e
+        WHERE e.game_id = $game AND {_team_attacks('e.payload')}
+          AND list_contains($emotions, {emotion})
+          AND ($players IS NULL OR list_contains($players, {target}))
+          AND value IS NOT NULL
+        ORDER BY {x}
+    """, {"game": game_id, "players": _listed(players), "emotions": list(emotions)})
+
+
+def _listed(values) -> list | None:
+    return None if values is None else list(values)
+
+
+# --- a game's events and the players' states, for the replay ----------------------------
+
+
+def replay_events(con, game_id: str) -> pl.DataFrame:
+    """(seq, type, turn, ts, payload, pot, phase) of each of the game's lines, in order:
+    `pot` where a line states it, `phase` where one starts ('' where a hand starts)."""
+    pot, phase = _read(TABLE_STATE, "pot"), _read(TABLE_STATE, "phase")
+    return query_frame(con, f"""
+        SELECT seq, type, turn, CAST(ts AS VARCHAR) AS ts, CAST(payload AS VARCHAR) AS payload,
+               CASE WHEN type IN ('hand_ended', 'game_ended') THEN 0
+                    WHEN type IN ('hand_started', 'action_resolved', 'showdown') THEN {pot}
+               END AS pot,
+               -- a new hand clears the phase until its first phase_changed
+               CASE type WHEN 'phase_changed' THEN coalesce({phase}, '?') WHEN 'hand_started' THEN '' END AS phase
+        FROM damage_events WHERE {GAME_FILTER}
+        ORDER BY seq
+    """, {"game": game_id})
+
+
+def state_statements(con, game_id: str) -> pl.DataFrame:
+    """(seq, player_id, lives, bankroll, in_hand): every place the game's log states a
+    player's lives, bankroll or being in the hand. A field a line does not state is
+    NULL there: the previous value holds."""
+    players, final, state = (_read(STATE_CHANGES, name) for name in ("players", "final_state", "player_state"))
+    player_id = _read(STATE_CHANGES, "player_id")
+    return query_frame(con, f"""
+        WITH events AS (SELECT seq, type, payload FROM damage_events WHERE {GAME_FILTER}),
+        states AS (
+            SELECT seq, unnest(CAST({players} AS JSON[])) AS p, NULL AS player_id FROM events
+            WHERE type IN ('hand_started', 'hand_ended') AND json_type({players}) = 'ARRAY'
+            UNION ALL
+            SELECT seq, unnest(CAST({final} AS JSON[])), NULL FROM events
+            WHERE type = 'game_ended' AND json_type({final}) = 'ARRAY'
+            UNION ALL
+            SELECT seq, {state}, {player_id} FROM events
+            WHERE type = 'action_resolved' AND json_type({state}) = 'OBJECT'
+        )
+        SELECT seq, coalesce({_read(PLAYER_STATE, "player_id", "p")}, player_id) AS player_id,
+               {PLAYER_STATE.select_paths("p", ["lives", "bankroll", "in_hand"])}
+        FROM states
+        UNION ALL
+        SELECT seq, {player_id}, {_read(STATE_CHANGES, "remaining_lives")}, NULL,
+               CASE WHEN type = 'player_eliminated' THEN false END
+        FROM events WHERE type IN ('life_lost', 'player_eliminated')
+    """, {"game": game_id}).filter(pl.col("player_id").is_not_null())
+
+
+def emotion_vectors(con, game_id: str) -> pl.DataFrame:
+    """(seq, player_id, the five emotions): the game's vectors in the order of its log."""
+    return query_frame(con, f"""
+        SELECT seq, player_id, {', '.join(EMOTIONS)} FROM damage_emotions
+        WHERE {GAME_FILTER} AND player_id IS NOT NULL ORDER BY seq, rowid
+    """, {"game": game_id})

@@ -1,0 +1,281 @@
+"""Tables declared once, as data: every table of the package, shared or per format.
+
+A `Column` is a name, a DuckDB type (its Arrow type follows), a doc and, for a column
+read out of a record, the `path` of its value in the record as written. A `Table` is
+its columns plus the pydantic model its records are validated with. From a `Table`
+come its DDL, the Arrow schema of bulk inserts, inserts that name their columns, and
+the SQL that reads each column out of a JSON record. When a table is declared, every
+path is checked against the model, so renaming a field in a model fails at import with
+a message naming the column that reads it.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+ARROW_TYPES = {
+    "BIGINT": pa.int64(),
+    "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(),
+    "VARCHAR": pa.string(),
+    "JSON": pa.string(),  # JSON text; cast to JSON on insert
+    "TIMESTAMP": pa.timestamp("us"),
+    "VARCHAR[]": pa.list_(pa.string()),
+    "BIGINT[]": pa.list_(pa.int64()),
+    "DOUBLE[]": pa.list_(pa.float64()),
+}
+
+
+class SchemaError(Exception):
+    """A table declaration that does not match its model (raised at import)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # DuckDB type, one of ARROW_TYPES
+    doc: str = ""
+    # Where the value is in a record, as written: keys joined by `.`, `[]` for each
+    # element of a list (`trace[].stage`). None: the loader computes the value.
+    path: str | None = None
+    required: bool = False  # NOT NULL
+    primary_key: bool = False
+    default: str | None = None  # SQL expression
+    check: str | None = None  # SQL condition
+
+    def __post_init__(self) -> None:
+        if self.type not in ARROW_TYPES:
+            raise SchemaError(f"column {self.name}: unknown type {self.type}; one of {', '.join(ARROW_TYPES)}")
+
+    @property
+    def arrow(self) -> pa.DataType:
+        return ARROW_TYPES[self.type]
+
+    def ddl(self) -> str:
+        text = f"{self.name} {self.type}"
+        if self.primary_key:
+            text += " PRIMARY KEY"
+        if self.required:
+            text += " NOT NULL"
+        if self.default:
+            text += f" DEFAULT {self.default}"
+        if self.check:
+            text += f" CHECK ({self.check})"
+        return text
+
+    def read_from(self, record: str = "j") -> str:
+        """SQL for the value at `path` in the JSON `record`; NULL where the value has
+        another JSON type (its violation is recorded), never a cast that fails the file."""
+        if self.path is None:
+            raise SchemaError(f"column {self.name} has no path to read")
+        if "[]" in self.path:
+            head, _, rest = self.path.partition("[]")
+            each = f"'$.{head}[*]{rest}'"
+            if self.type == "VARCHAR[]":
+                return f"json_extract_string({record}, {each})"
+            if self.type.endswith("[]"):
+                return f"TRY_CAST(json_extract({record}, {each}) AS {self.type})"
+            # A number summed over the list (`trace[].llmRequestMs` -> their total).
+            return f"list_sum(TRY_CAST(json_extract({record}, {each}) AS {self.type}[]))"
+        value = f"json_extract({record}, '{json_path(self.path)}')"
+        return typed(value, self.type)
+
+
+def json_path(path: str) -> str:
+    """`payload.action.kind` -> `$."payload"."action"."kind"` (keys quoted: any name works)."""
+    return "$." + ".".join(f'"{key}"' for key in path.split("."))
+
+
+def typed(expr: str, duck_type: str) -> str:
+    """The JSON value `expr` as `duck_type`, NULL when it has another JSON type."""
+    if duck_type == "BIGINT":
+        return f"CASE WHEN json_type({expr}) IN ('UBIGINT', 'BIGINT') THEN TRY_CAST({expr} AS BIGINT) END"
+    if duck_type == "DOUBLE":
+        return f"CASE WHEN json_type({expr}) IN ('UBIGINT', 'BIGINT', 'DOUBLE') THEN TRY_CAST({expr} AS DOUBLE) END"
+    if duck_type == "BOOLEAN":
+        return f"CASE WHEN json_type({expr}) = 'BOOLEAN' THEN TRY_CAST({expr} AS BOOLEAN) END"
+    if duck_type == "VARCHAR":
+        return f"CASE WHEN json_type({expr}) = 'VARCHAR' THEN json_extract_string({expr}, '$') END"
+    if duck_type == "TIMESTAMP":
+        return f"TRY_CAST(TRY_CAST({typed(expr, 'VARCHAR')} AS TIMESTAMPTZ) AS TIMESTAMP)"
+    if duck_type.endswith("[]"):
+        return f"CASE WHEN json_type({expr}) = 'ARRAY' THEN TRY_CAST({expr} AS {duck_type}) END"
+    return expr  # JSON: as written
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+    doc: str = ""
+    # The pydantic model (or union of models) a record of this table is validated with;
+    # every column `path` must name a field of it.
+    model: Any = None
+    # For fields the model leaves untyped (`payload: Any`): the models they may hold.
+    within: Mapping[str, Any] = field(default_factory=dict)
+    unique: tuple[str, ...] = ()
+    temporary: bool = False
+    # Columns added after the table was first released: older databases get them.
+    added: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.columns]
+        if len(set(names)) != len(names):
+            raise SchemaError(f"table {self.name}: a column is declared twice")
+        for column in self.columns:
+            if column.path is not None:
+                if self.model is None:
+                    raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}` but the table "
+                                      f"names no model to check it against")
+                problem = missing_field(self.model, column.path, self.within)
+                if problem:
+                    raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}`: {problem}")
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(f"{self.name} has no column {name}")
+
+    @cached_property
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema([(c.name, c.arrow) for c in self.columns])
+
+    def ddl(self) -> str:
+        entries = [(c.ddl(), c.doc) for c in self.columns]
+        if self.unique:
+            entries.append((f"UNIQUE ({', '.join(self.unique)})", ""))
+        lines = []
+        for number, (text, doc) in enumerate(entries, 1):
+            comma = "," if number < len(entries) else ""
+            lines.append(f"    {text}{comma}" + (f"  -- {doc}" if doc else ""))
+        kind = "TEMP TABLE" if self.temporary else "TABLE"
+        ddl = f"CREATE {kind} IF NOT EXISTS {self.name} (\n" + "\n".join(lines) + "\n);\n"
+        for name in self.added:
+            ddl += f"ALTER TABLE {self.name} ADD COLUMN IF NOT EXISTS {self.column(name).ddl()};\n"
+        return ddl
+
+    def insert(self, select: str) -> str:
+        """INSERT of a SELECT whose output columns are matched to this table's by name:
+        a column the SELECT does not name is NULL (or its default), one this table does
+        not have is an error."""
+        return f"INSERT INTO {self.name} BY NAME {select}"
+
+    def select_paths(self, record: str = "j", names: list[str] | None = None) -> str:
+        """`<value> AS <column>, ...` for the columns read out of the JSON `record`."""
+        chosen = [self.column(n) for n in names] if names is not None else [c for c in self.columns if c.path]
+        return ", ".join(f"{c.read_from(record)} AS {c.name}" for c in chosen)
+
+    def insert_rows(self, con: duckdb.DuckDBPyConnection, rows: pa.Table | Mapping[str, list]) -> None:
+        """Bulk insert of column lists (any subset of the columns, in any order)."""
+        if not isinstance(rows, pa.Table):
+            rows = pa.table({name: values for name, values in rows.items()},
+                            schema=pa.schema([self.arrow_schema.field(name) for name in rows]))
+        if not rows.num_rows:
+            return
+        selected = ", ".join(
+            f"CAST({name} AS JSON) AS {name}" if self.column(name).type == "JSON" else name
+            for name in rows.column_names
+        )
+        run_on(con, rows, f"{self.insert(f'SELECT {selected} FROM rows')}", name="rows")
+
+
+def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
+           params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyRelation | None:
+    """Run `sql`, which reads the Arrow `table` under `name`: the binding is explicit
+    (no Python local that SQL happens to name), and it ends with the statement, so a
+    batch is not kept in memory until the file's transaction ends. `$name` parameters
+    are inlined as literals (DuckDB cannot prepare a statement over a bound relation)."""
+    return con.from_arrow(table).query(name, inline(sql, params or {}))
+
+
+PARAMETER = re.compile(r"\$([A-Za-z_]\w*)")
+
+
+def inline(sql: str, params: Mapping[str, Any]) -> str:
+    def literal(match: re.Match) -> str:
+        key = match.group(1)
+        if key not in params:
+            return match.group(0)
+        return sql_literal(params[key])
+
+    return PARAMETER.sub(literal, sql)
+
+
+def sql_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise TypeError(f"no SQL literal for {type(value).__name__}")
+
+
+# -- checking a path against a pydantic model -------------------------------------------
+
+
+def missing_field(model: Any, path: str, within: Mapping[str, Any] | None = None) -> str | None:
+    """None when `path` names a field of `model` (through lists, optionals and unions:
+    a union holds the path when any of its members does); else what is missing."""
+    keys = path.replace("[]", "").split(".")
+    return _walk([model], keys, within or {}, "")
+
+
+def _walk(types_: list, keys: list[str], within: Mapping[str, Any], seen: str) -> str | None:
+    if not keys:
+        return None
+    key, rest = keys[0], keys[1:]
+    here = f"{seen}.{key}" if seen else key
+    models = [t for t in _flatten(types_) if _is_model(t)]
+    if not models:
+        return f"`{seen or '(record)'}` is not an object with fields"
+    found = []
+    for model in models:
+        for name, info in model.model_fields.items():
+            if key in (name, info.alias, info.validation_alias):
+                annotation = info.annotation
+                if annotation is Any or annotation is object:
+                    annotation = within.get(here, Any)
+                found.append(annotation)
+    if not found:
+        owners = ", ".join(sorted({m.__name__ for m in models}))
+        return f"no field `{key}` in {owners}"
+    if any(t is Any for t in found):
+        return None  # an untyped value: nothing below it can be checked
+    return _walk(found, rest, within, here)
+
+
+def _flatten(annotations: list) -> list:
+    """Unwrap Optional, unions, Annotated and lists down to their member types."""
+    out = []
+    for annotation in annotations:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            out += _flatten([typing.get_args(annotation)[0]])
+        elif origin in (typing.Union, types.UnionType) or origin in (list, tuple, set):
+            out += _flatten([a for a in typing.get_args(annotation) if a is not type(None) and a is not Ellipsis])
+        elif isinstance(annotation, (list, tuple)):
+            out += _flatten(list(annotation))
+        else:
+            out.append(annotation)
+    return out
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and hasattr(annotation, "model_fields")
