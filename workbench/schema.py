@@ -11,7 +11,6 @@ a message naming the column that reads it.
 
 from __future__ import annotations
 
-import re
 import types
 import typing
 from collections.abc import Mapping
@@ -195,24 +194,21 @@ class Table:
 
 def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
            params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyRelation | None:
-    """Run `sql`, which reads the Arrow `table` under `name`: the binding is explicit
-    (no Python local that SQL happens to name), and it ends with the statement, so a
-    batch is not kept in memory until the file's transaction ends. `$name` parameters
-    are inlined as literals (DuckDB cannot prepare a statement over a bound relation)."""
-    return con.from_arrow(table).query(name, inline(sql, params or {}))
+    """Run `sql`, which reads the Arrow `table` under `name`; a SELECT gives a relation.
+
+    DuckDB looks a table name it does not know up in the namespace of the Python code
+    that runs the statement. The statement runs here in a namespace that holds only
+    `table`, under `name`: the binding is explicit, nothing else can be picked up, and
+    it ends with the statement, so a batch is not kept in memory until the file's
+    transaction ends (as a registered view would be). `params` are prepared-statement
+    parameters (`$source_id`).
+    """
+    if name.startswith("_"):
+        raise ValueError(f"a bound table's name cannot start with `_`: {name}")
+    return eval(_RUN, {"_con": con, "_sql": sql, "_params": dict(params or {}), name: table})
 
 
-PARAMETER = re.compile(r"\$([A-Za-z_]\w*)")
-
-
-def inline(sql: str, params: Mapping[str, Any]) -> str:
-    def literal(match: re.Match) -> str:
-        key = match.group(1)
-        if key not in params:
-            return match.group(0)
-        return sql_literal(params[key])
-
-    return PARAMETER.sub(literal, sql)
+_RUN = compile("_con.sql(_sql, params=_params)", "<run_on>", "eval")
 
 
 def sql_literal(value: Any) -> str:
