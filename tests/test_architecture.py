@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
 FORMATS = ("damage", "stellaris", "ec4x", "arena", "gm")
-CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors")
+CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors", "screen")
 
 
 def module_name(path: Path) -> str:
@@ -132,3 +134,17 @@ def test_no_sql_reads_a_python_local_by_name():
     # the old way of handing a batch to DuckDB: a local that SQL happened to name
     hits = [name for name, path in MODULES.items() if "noqa: F841" in path.read_text()]
     assert hits == []
+
+
+def test_import_and_a_read_only_connection_load_no_format(tmp_path):
+    db = tmp_path / "w.duckdb"
+    subprocess.run([sys.executable, "-c", f"import workbench; workbench.connect({str(db)!r}).close()"], check=True)
+    probe = (
+        "import sys, workbench\n"
+        f"con = workbench.connect({str(db)!r}, read_only=True)\n"
+        "con.sql('SELECT count(*) FROM sources').fetchall()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[:2][-1] in "
+        "{'damage', 'stellaris', 'ec4x', 'arena', 'gm', 'registry'}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

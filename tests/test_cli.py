@@ -155,7 +155,6 @@ def test_synth_rejects_bad_scale(capsys, tmp_path):
 
 
 def test_emotion_figure_of_a_long_game_stays_small(tmp_path):
-    from workbench import catalog
     from workbench.plots import emotion_trajectories
 
     con = workbench.connect(tmp_path / "long.duckdb")

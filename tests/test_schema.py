@@ -95,6 +95,21 @@ def test_columns_read_their_paths_and_give_null_for_other_types(line, expected):
     assert row == expected
 
 
+def test_a_lenient_column_reads_the_text_of_a_value_of_another_type():
+    con = duckdb.connect()
+    table = Table("l", (Column("who", "VARCHAR", path="turn", lenient=True),
+                        Column("delta", "DOUBLE", path="payload", lenient=True)), model=Record)
+    line = '{"turn": 7, "payload": "0.25"}'
+    assert con.execute(f"SELECT {table.select_paths('j')} FROM (SELECT CAST(? AS JSON) AS j)",
+                       [line]).fetchone() == ("7", 0.25)
+
+
+def test_a_column_read_from_one_record_type_must_be_in_that_type():
+    # `turn` is in the union (Record has it) but not in Inner, the type it is read from
+    with pytest.raises(SchemaError, match="column u.turn reads `turn`: no field `turn` in Inner"):
+        Table("u", (Column("turn", "BIGINT", path="turn", of=(Inner,)),), model=(Record, Inner))
+
+
 def test_insert_rows_matches_columns_by_name_not_position():
     con = duckdb.connect()
     table = Table("pairs", (Column("a", "VARCHAR"), Column("b", "VARCHAR"), Column("j", "JSON")))
@@ -107,7 +122,7 @@ def test_insert_rows_matches_columns_by_name_not_position():
         con.execute(table.insert("SELECT 'x' AS c"))
 
 
-def test_a_bound_table_is_read_under_its_name_with_parameters_inlined():
+def test_a_bound_table_is_read_under_its_name_with_prepared_parameters():
     con = duckdb.connect()
     rows = pa.table({"n": [1, 2, 3]})
     assert run_on(con, rows, "SELECT sum(n) + $add, $name FROM lines", "lines",

@@ -16,9 +16,13 @@ __all__ = ["connect", "ingest", "validate", "WorkbenchError", "plots", "widgets"
 def connect(db=None, read_only: bool = False):
     """A DuckDB connection to a workbench database with every table in place
     (`read_only=True`: opened as it is). `db=None`: `$WORKBENCH_DB` or `data/workbench.duckdb`."""
+    if read_only:
+        from workbench import catalog
+
+        return catalog.connect(db, read_only=True)
     from workbench import registry
 
-    return registry.connect(db, read_only=read_only)
+    return registry.connect(db)
 
 
 def __getattr__(name):

@@ -50,6 +50,13 @@ class Column:
     primary_key: bool = False
     default: str | None = None  # SQL expression
     check: str | None = None  # SQL condition
+    # Read the value's text and cast it (`"703.8"` -> 703.8, `7` -> '7') instead of
+    # giving NULL for a value of another JSON type: for figures a notebook shows,
+    # where a writer's wrong type is already reported and the value is still useful.
+    lenient: bool = False
+    # The models that must each hold `path` (the table's model is a union of record
+    # types: a column read from one of them names it, so a rename there is caught).
+    of: tuple = ()
 
     def __post_init__(self) -> None:
         if self.type not in ARROW_TYPES:
@@ -86,6 +93,13 @@ class Column:
             # A number summed over the list (`trace[].llmRequestMs` -> their total).
             return f"list_sum(TRY_CAST(json_extract({record}, {each}) AS {self.type}[]))"
         value = f"json_extract({record}, '{json_path(self.path)}')"
+        return self.typed(value)
+
+    def typed(self, value: str) -> str:
+        """The JSON `value` as this column's type (see `lenient`)."""
+        if self.lenient and self.type in ("VARCHAR", "DOUBLE", "BIGINT", "BOOLEAN"):
+            text = f"json_extract_string({value}, '$')"
+            return text if self.type == "VARCHAR" else f"TRY_CAST({text} AS {self.type})"
         return typed(value, self.type)
 
 
@@ -136,6 +150,8 @@ class Table:
                     raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}` but the table "
                                       f"names no model to check it against")
                 problem = missing_field(self.model, column.path, self.within)
+                for model in column.of:
+                    problem = problem or missing_field(model, column.path, self.within)
                 if problem:
                     raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}`: {problem}")
 
@@ -205,10 +221,16 @@ def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
     """
     if name.startswith("_"):
         raise ValueError(f"a bound table's name cannot start with `_`: {name}")
-    return eval(_RUN, {"_con": con, "_sql": sql, "_params": dict(params or {}), name: table})
+    namespace = {"_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
+    return types.FunctionType(_STATEMENT, namespace)()
 
 
-_RUN = compile("_con.sql(_sql, params=_params)", "<run_on>", "eval")
+def _statement():
+    # Runs with a namespace of its own as globals (see run_on): the names are bound there.
+    return _con.sql(_sql, params=_params)  # noqa: F821
+
+
+_STATEMENT = _statement.__code__
 
 
 def sql_literal(value: Any) -> str:

@@ -97,6 +97,19 @@ def test_decisions_carry_the_matching_provider_call(tmp_path):
     ]
 
 
+def test_a_provider_call_with_figures_written_as_text_still_times_its_decision(tmp_path):
+    # A string latency or token count breaks the schema (reported), but the figure it
+    # spells is still the call's: the decision keeps it.
+    call = event("provider_call", {**PAYLOADS["provider_call"], "latency_ms": "703.8",
+                                   "usage": {**PAYLOADS["provider_call"]["usage"], "total_tokens": "3982"}})
+    path = write_lines(tmp_path / "g.events.jsonl", [call, event("action_submitted")])
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([path], db=db)
+    assert rows(db, "SELECT latency_ms, tokens FROM decisions") == [(703.8, 3982)]
+    assert rows(db, "SELECT locator, field FROM violations WHERE severity = 'error' ORDER BY field") == [
+        ("line 1", "payload.latency_ms"), ("line 1", "payload.usage.total_tokens")]
+
+
 def test_reingest_adds_nothing_and_says_so(tmp_path, sample):
     db = tmp_path / "w.duckdb"
     first = workbench.ingest([sample / "damage"], db=db)

@@ -111,11 +111,12 @@ SELECT count(*), min(seq) FROM arena_decisions
 WHERE source_id = $source_id AND tool = 'move_to' AND json_exists(params, '$.{RUNTIME_TARGET}')
 """
 
+_CODE = OUTCOME.column("error_code").path  # any JSON value's text, as drift reports it
 UNDOCUMENTED_CODES = f"""
 SELECT key, code, count(*), min(seq)
-FROM (SELECT seq, 'result' AS key, result->>'error_code' AS code FROM arena_decisions WHERE source_id = $source_id
+FROM (SELECT seq, 'result' AS key, result->>'{_CODE}' AS code FROM arena_decisions WHERE source_id = $source_id
       UNION ALL
-      SELECT seq, 'last_action_result', last_action_result->>'error_code' FROM arena_decisions
+      SELECT seq, 'last_action_result', last_action_result->>'{_CODE}' FROM arena_decisions
       WHERE source_id = $source_id)
 WHERE code IS NOT NULL AND code NOT IN ({_DOCUMENTED_CODES})
 GROUP BY ALL ORDER BY 4

@@ -16,7 +16,7 @@ from workbench.damage.models import (
     PlayerPublicState, Showdown,
 )
 from workbench.errors import WorkbenchError
-from workbench.schema import Column, Table, typed
+from workbench.schema import Column, Table
 
 # An attack plan's `emotional_intent` names a feeling the emotion vector does not carry
 # for two values; these are measured on the nearest carried emotion.
@@ -32,43 +32,43 @@ GAME_FILTER = f"source_id = {GAME_SOURCE} AND (game_id = $game OR game_id IS NUL
 # --- what is read out of payloads ---------------------------------------------------
 
 TABLE_STATE = Table("damage_table_state", (
-    Column("pot", "BIGINT", path="pot"),
-    Column("phase", "VARCHAR", path="phase"),
+    Column("pot", "BIGINT", path="pot", of=(HandStarted, ActionResolved, Showdown)),
+    Column("phase", "VARCHAR", path="phase", lenient=True, of=(PhaseChanged,)),
 ), doc="The table as the payloads that state it say.",
     model=(HandStarted, ActionResolved, Showdown, PhaseChanged))
 
 PLAYER_STATE = Table("damage_player_state", (
-    Column("player_id", "VARCHAR", path="player_id"),
+    Column("player_id", "VARCHAR", path="player_id", lenient=True),
     Column("lives", "BIGINT", path="lives"),
     Column("bankroll", "BIGINT", path="bankroll"),
     Column("in_hand", "BOOLEAN", path="in_hand"),
 ), doc="One player's state, as payloads list it.", model=PlayerPublicState)
 
 STATE_CHANGES = Table("damage_state_changes", (
-    Column("players", "JSON", path="players"),
-    Column("final_state", "JSON", path="final_state"),
-    Column("player_state", "JSON", path="player_state"),
-    Column("player_id", "VARCHAR", path="player_id"),
-    Column("remaining_lives", "BIGINT", path="remaining_lives"),
+    Column("players", "JSON", path="players", of=(HandStarted, HandEnded)),
+    Column("final_state", "JSON", path="final_state", of=(GameEnded,)),
+    Column("player_state", "JSON", path="player_state", of=(ActionResolved,)),
+    Column("player_id", "VARCHAR", path="player_id", lenient=True, of=(ActionResolved, LifeLost)),
+    Column("remaining_lives", "BIGINT", path="remaining_lives", of=(LifeLost,)),
 ), doc="Where payloads state players' lives, bankroll and being in the hand.",
     model=(HandStarted, HandEnded, GameEnded, ActionResolved, LifeLost))
 
 TEAM_ATTACK = Table("damage_team_attack", (
-    Column("mode", "VARCHAR", path="mode"),
-    Column("lead_player_id", "VARCHAR", path="lead_player_id"),
-    Column("player_id", "VARCHAR", path="player_id"),
-    Column("target", "VARCHAR", path="target_player_id"),
-    Column("emotion", "VARCHAR", path="emotion"),
-    Column("intended_delta", "DOUBLE", path="raw_delta"),
-    Column("applied_delta", "DOUBLE", path="applied_delta"),
+    Column("mode", "VARCHAR", path="mode", lenient=True),
+    Column("lead_player_id", "VARCHAR", path="lead_player_id", lenient=True),
+    Column("player_id", "VARCHAR", path="player_id", lenient=True),
+    Column("target", "VARCHAR", path="target_player_id", lenient=True),
+    Column("emotion", "VARCHAR", path="emotion", lenient=True),
+    Column("intended_delta", "DOUBLE", path="raw_delta", lenient=True),
+    Column("applied_delta", "DOUBLE", path="applied_delta", lenient=True),
     Column("target_emotions", "JSON", path="target_emotions"),
 ), doc="An affect-phase attack of a team on one emotion of a player.", model=AffectResolved)
 
 RAISE_ATTACK = Table("damage_raise_attack", (
-    Column("player_id", "VARCHAR", path="player_id"),
+    Column("player_id", "VARCHAR", path="player_id", lenient=True),
     Column("attack_plan", "JSON", path="attack_plan"),
-    Column("target", "VARCHAR", path="attack_plan.target_player_id"),
-    Column("intent", "VARCHAR", path="attack_plan.emotional_intent"),
+    Column("target", "VARCHAR", path="attack_plan.target_player_id", lenient=True),
+    Column("intent", "VARCHAR", path="attack_plan.emotional_intent", lenient=True),
 ), doc="A raise that carries an attack plan.", model=ActionResolved)
 
 
@@ -206,7 +206,7 @@ def attacks_received(con, game_id: str, players=None, emotions=EMOTIONS, x: str 
     """(player_id, emotion, attacker, `x`, intended_delta, applied_delta, value): every
     team attack on one of a player's emotions, and the value that emotion had after it."""
     emotion, target = _team("emotion", "e.payload"), _team("target", "e.payload")
-    after = typed(f"{_team('target_emotions', 'e.payload')} -> {emotion}", "DOUBLE")
+    after = f"TRY_CAST(({_team('target_emotions', 'e.payload')}) ->> {emotion} AS DOUBLE)"
     return query_frame(con, f"""
         SELECT {target} AS player_id, {emotion} AS emotion, {_attacker('e.payload')} AS attacker,
                e.{x} AS {x}, {TEAM_ATTACK.select_paths('e.payload', ['intended_delta', 'applied_delta'])},

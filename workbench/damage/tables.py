@@ -15,13 +15,13 @@ import pyarrow as pa
 
 from workbench.catalog import DECISIONS
 from workbench.damage.models import EMOTIONS, PAYLOADS, ActionSubmitted, Envelope, ProviderCall, Undocumented
-from workbench.schema import Column, Table, json_path, run_on, sql_literal, typed
+from workbench.schema import Column, Table, json_path, run_on, sql_literal
 
 EVENTS = Table("damage_events", (
     Column("source_id", "BIGINT", required=True),
-    Column("game_id", "VARCHAR", path="game_id"),
+    Column("game_id", "VARCHAR", path="game_id", lenient=True),
     Column("seq", "BIGINT", "1-based line number: the log's own order", required=True),
-    Column("type", "VARCHAR", path="type"),
+    Column("type", "VARCHAR", path="type", lenient=True),
     Column("ts", "TIMESTAMP", "UTC", path="ts"),
     Column("turn", "BIGINT", path="payload.turn"),
     Column("payload", "JSON", path="payload"),
@@ -48,12 +48,12 @@ CALLS = Table("damage_calls", (
     Column("seq", "BIGINT"),
     Column("turn", "BIGINT"),
     Column("type", "VARCHAR"),
-    Column("player_id", "VARCHAR", path="player_id"),
-    Column("action_player_id", "VARCHAR", path="action.player_id"),
-    Column("kind", "VARCHAR", path="action.kind"),
-    Column("model", "VARCHAR", path="resolved_model"),
-    Column("latency_ms", "DOUBLE", path="latency_ms"),
-    Column("tokens", "BIGINT", path="usage.total_tokens"),
+    Column("player_id", "VARCHAR", path="player_id", lenient=True, of=(ProviderCall,)),
+    Column("action_player_id", "VARCHAR", path="action.player_id", lenient=True, of=(ActionSubmitted,)),
+    Column("kind", "VARCHAR", path="action.kind", lenient=True, of=(ActionSubmitted,)),
+    Column("model", "VARCHAR", path="resolved_model", lenient=True, of=(ProviderCall,)),
+    Column("latency_ms", "DOUBLE", path="latency_ms", lenient=True, of=(ProviderCall,)),
+    Column("tokens", "BIGINT", path="usage.total_tokens", lenient=True, of=(ProviderCall,)),
 ), model=(ActionSubmitted, ProviderCall), temporary=True)
 
 ENVELOPE_KEYS = list(Envelope.model_fields)
@@ -74,15 +74,9 @@ def _values_at(record: str, columns: list[Column]) -> str:
     return f"json_extract({record}, [{', '.join(sql_literal(json_path(c.path)) for c in columns)}])"
 
 
-def _value(value: str, column: Column) -> str:
-    """A JSON `value` as `column`'s type: a string column takes a value of another JSON
-    type as its text; any other type gives NULL for it (its violation is recorded)."""
-    return f"json_extract_string({value}, '$')" if column.type == "VARCHAR" else typed(value, column.type)
-
-
 def _read(values: str, columns: list[Column]) -> str:
     """Each column's value out of `values` (see `_values_at`)."""
-    return ", ".join(f"{_value(f'{values}[{n}]', c)} AS {c.name}" for n, c in enumerate(columns, 1))
+    return ", ".join(f"{c.typed(f'{values}[{n}]')} AS {c.name}" for n, c in enumerate(columns, 1))
 
 
 # The envelope, the turn and the payload (kept whole), read in one parse of each line.
