@@ -248,6 +248,15 @@ def sql_literal(value: Any) -> str:
 # -- checking a path against a pydantic model -------------------------------------------
 
 
+def check_paths(model: Any, paths: Mapping[str, str], what: str) -> None:
+    """Raise (at import) when one of `paths` (name -> path) is not a field of `model`:
+    for paths a module reads outside a table declaration."""
+    for name, path in paths.items():
+        problem = missing_field(model, path)
+        if problem:
+            raise SchemaError(f"{what} {name} reads `{path}`: {problem}")
+
+
 def missing_field(model: Any, path: str, within: Mapping[str, Any] | None = None) -> str | None:
     """None when `path` names a field of `model` (through lists, optionals and unions:
     a union holds the path when any of its members does); else what is missing."""

@@ -28,6 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from workbench.schema import check_paths
 from workbench.screen import Screen, ScreenAs
 from workbench.validation import tag_by
 
@@ -383,3 +384,7 @@ SCREEN = Screen(
     {name: _event_model(name, payload) for name, payload in PAYLOADS.items()}, tag_field="type",
     fallback=_event_model(UNDOCUMENTED, Undocumented), fallback_accepts=lambda event: event.type not in PAYLOADS,
 )
+
+
+for (_type, _key) in DRIFT_VALUES:  # a renamed field must not silently end its drift note
+    check_paths(PAYLOADS[_type], {_key: _key}, f"drift value of {_type}:")

@@ -19,6 +19,7 @@ from workbench.stellaris import invariants
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.findings import check_output, tool_locator
 from workbench.stellaris.invariants import dig
+from workbench.schema import check_paths
 from workbench.stellaris.models import TOOLS
 from workbench.stellaris.tables import SNAPSHOTS, Extraction, resource_rows, snapshot_row, status_figures
 
@@ -32,6 +33,7 @@ BRIEFING_FIGURES = {
     "fleet_size": "military.fleet_size", "economy_power": "economy.economy_power",
     "tech_power": "economy.tech_power",
 }
+check_paths(TOOLS["get_full_briefing"], BRIEFING_FIGURES, "briefing figure")
 
 
 def tool_named_by(path: Path) -> str | None:
