@@ -11,7 +11,6 @@ connection open. A question about one format's tables is that format's
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -45,15 +44,9 @@ def figures_dir(db: Path) -> Path:
     return Path(db).parent / "figures"
 
 
-@contextmanager
-def read_only(db):
-    """A short-lived read-only connection, so a notebook never holds the database
-    while `workbench ingest` wants to write to it."""
-    con = catalog.connect(db, read_only=True)
-    try:
-        yield con
-    finally:
-        con.close()
+# A short-lived read-only connection on a database path, so a notebook never holds the
+# database while `workbench ingest` wants to write to it.
+read_only = catalog.reading
 
 
 # --- decision quality --------------------------------------------------------------

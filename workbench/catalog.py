@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -101,6 +102,20 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     if not read_only:
         _refuse_older_schema(con, target)
     return con
+
+
+@contextmanager
+def reading(con_or_db):
+    """The connection given, or a short-lived read-only one on a database path, closed
+    after use: a notebook never holds the database while `workbench ingest` writes."""
+    if isinstance(con_or_db, (str, os.PathLike)):
+        con = connect(con_or_db, read_only=True)
+        try:
+            yield con
+        finally:
+            con.close()
+    else:
+        yield con_or_db
 
 
 def _refuse_older_schema(con, target) -> None:

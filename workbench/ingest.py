@@ -121,9 +121,10 @@ def _registry():
 def _format_named(name: str | None) -> Format | None:
     if name is None:
         return None
-    if name not in _registry().FORMATS:
-        raise WorkbenchError(f"unknown format {name!r}; choose one of: {', '.join(_registry().FORMATS)}")
-    return _registry().FORMATS[name]
+    formats = _registry().FORMATS
+    if name not in formats:
+        raise WorkbenchError(f"unknown format {name!r}; choose one of: {', '.join(formats)}")
+    return formats[name]
 
 
 def detect(path: Path, head: bytes) -> Format | None:

@@ -149,11 +149,8 @@ class Table:
                 if self.model is None:
                     raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}` but the table "
                                       f"names no model to check it against")
-                problem = missing_field(self.model, column.path, self.within)
-                for model in column.of:
-                    problem = problem or missing_field(model, column.path, self.within)
-                if problem:
-                    raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}`: {problem}")
+                for model in (self.model, *column.of):
+                    check_paths(model, {f"{self.name}.{column.name}": column.path}, "column", self.within)
 
     @property
     def names(self) -> list[str]:
@@ -248,11 +245,11 @@ def sql_literal(value: Any) -> str:
 # -- checking a path against a pydantic model -------------------------------------------
 
 
-def check_paths(model: Any, paths: Mapping[str, str], what: str) -> None:
+def check_paths(model: Any, paths: Mapping[str, str], what: str, within: Mapping[str, Any] | None = None) -> None:
     """Raise (at import) when one of `paths` (name -> path) is not a field of `model`:
-    for paths a module reads outside a table declaration."""
+    the check of every column path, and of paths a module reads outside a table."""
     for name, path in paths.items():
-        problem = missing_field(model, path)
+        problem = missing_field(model, path, within)
         if problem:
             raise SchemaError(f"{what} {name} reads `{path}`: {problem}")
 

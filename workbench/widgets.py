@@ -15,11 +15,12 @@ import json
 import numpy as np
 import polars as pl
 
+from workbench.catalog import reading
 from workbench.damage import queries
 from workbench.damage.describe import describe_event
 from workbench.damage.models import EMOTIONS
 # GameReplay is public here too: callers that step through a game import it with the scrubber.
-from workbench.damage.replay import HAND, GameReplay, reading
+from workbench.damage.replay import HAND, GameReplay
 from workbench.errors import WorkbenchError
 
 # --- the replay scrubber -------------------------------------------------------------------
@@ -368,9 +369,7 @@ class GamePicker:
 
         self._db = db
         with reading(db) as con:
-            self._games = queries.games(con)
-        if self._games.is_empty():
-            raise WorkbenchError("no Damage game in this database; ingest a replay log (*.events.jsonl) first")
+            self._games = queries.existing_games(con)
         self.game = widgets.Dropdown(options=self._games["game_id"].to_list(), description="game",
                                      layout=widgets.Layout(width="420px"))
         self.players = widgets.SelectMultiple(description="players", rows=6)

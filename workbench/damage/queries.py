@@ -104,12 +104,17 @@ def games(con) -> pl.DataFrame:
     """)
 
 
-def largest_game(con) -> str:
-    """The game with most events: what a chart or a replay shows when given no game."""
+def existing_games(con) -> pl.DataFrame:
+    """`games`, or a clear error when the database holds none."""
     found = games(con)
     if found.is_empty():
         raise WorkbenchError("no Damage game in this database; ingest a replay log (*.events.jsonl) first")
-    return found["game_id"][0]
+    return found
+
+
+def largest_game(con) -> str:
+    """The game with most events: what a chart or a replay shows when given no game."""
+    return existing_games(con)["game_id"][0]
 
 
 def game_players(con, game_id: str) -> list[str]:

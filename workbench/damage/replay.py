@@ -10,13 +10,11 @@ everything is read in the constructor, so a notebook does not hold the database 
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from workbench import catalog
+from workbench.catalog import reading
 from workbench.damage import queries
 from workbench.damage.models import EMOTIONS
 from workbench.errors import WorkbenchError
@@ -24,19 +22,6 @@ from workbench.errors import WorkbenchError
 PHASES = ("affect", "betting", "showdown", "discussion")
 HAND = "hand"  # `next_boundary("hand", ...)`: the next `hand_started`
 STATE_FIELDS = ("lives", "bankroll", "in_hand")
-
-
-@contextmanager
-def reading(con_or_db):
-    """The connection given, or a read-only one on a database path, closed after use."""
-    if isinstance(con_or_db, (str, Path)):
-        con = catalog.connect(con_or_db, read_only=True)
-        try:
-            yield con
-        finally:
-            con.close()
-    else:
-        yield con_or_db
 
 
 class GameReplay:
