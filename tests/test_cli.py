@@ -134,6 +134,16 @@ def test_plot_unknown_game_or_suffix_exits_2(capsys, tmp_path, damage_db):
     assert code == 2 and "unknown suffix .gif" in err
 
 
+def test_plot_help_names_every_figure(capsys):
+    from workbench import cli, plots
+
+    assert tuple(plots.FIGURES) == cli.FIGURE_KINDS
+    with pytest.raises(SystemExit):
+        main(["plot", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(kind in help_text for kind in cli.FIGURE_KINDS)
+
+
 def test_plot_missing_database_exits_2(capsys, tmp_path):
     code, _, err = run(capsys, "plot", "emotions", "--db", str(tmp_path / "none.duckdb"), "-o", str(tmp_path / "x.png"))
     assert code == 2 and "does not exist" in err

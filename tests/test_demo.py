@@ -8,6 +8,9 @@ from tests.conftest import ROOT
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench.cli import main
 
+# Every standard figure, named here rather than read from `plots.FIGURES`.
+FIGURES = ("emotions", "economy", "decisions", "attacks", "attack-study")
+
 
 def test_demo_end_to_end(tmp_path, capsys):
     data = tmp_path / "data"
@@ -16,8 +19,8 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert (data / "sample" / "manifest.json").exists()
     figures = data / "figures"
     assert sorted(p.name for p in figures.iterdir()) == sorted(
-        f"{kind}{suffix}" for kind in ("emotions", "economy", "decisions") for suffix in (".png", ".html"))
-    for kind in ("emotions", "economy", "decisions"):
+        f"{kind}{suffix}" for kind in FIGURES for suffix in (".png", ".html"))
+    for kind in FIGURES:
         assert_rendered(figures / f"{kind}.png")
     con = duckdb.connect(str(data / "workbench.duckdb"), read_only=True)
     try:

@@ -15,6 +15,10 @@ from pathlib import Path
 
 from workbench.errors import WorkbenchError, is_interrupt
 
+# The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
+# help is built without loading Altair (a test keeps the two lists equal).
+FIGURE_KINDS = ("emotions", "economy", "decisions", "attacks", "attack-study")
+
 INTERRUPTED = "workbench: interrupted; the file being loaded was rolled back, nothing half-written"
 
 
@@ -77,9 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     validate.set_defaults(run=_validate)
 
     plot = commands.add_parser("plot", help="write one figure (.png .svg .pdf .html .json)")
-    plot.add_argument("kind", help="emotions, economy or decisions")
+    plot.add_argument("kind", help=f"one of: {', '.join(FIGURE_KINDS)}")
     plot.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
-    plot.add_argument("--game", help="game id (emotions); default: the game with the most events")
+    plot.add_argument("--game", help="game id (emotions, attacks, attack-study); default: the game with the most events")
     plot.add_argument("-o", "--output", required=True, help="output file; its suffix picks the format")
     plot.set_defaults(run=_plot)
 

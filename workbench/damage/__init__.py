@@ -13,3 +13,12 @@ FORMAT = Format(
     line_based=True,
     describe="Damage replay and tournament logs (*.events.jsonl)",
 )
+
+
+def attack_matrix(con, game_id: str):
+    """Who attacks whom in a game, and what it does: a polars frame per attacker and
+    target (see `queries.attack_matrix`). Imported on call, so loading the format for
+    ingestion does not load the read side."""
+    from workbench.damage.queries import attack_matrix as matrix
+
+    return matrix(con, game_id)

@@ -8,7 +8,10 @@ fails at import, naming the column that reads it.
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
+from scipy.stats import t as student_t
 
 from workbench.catalog import query_frame
 from workbench.damage.models import (
@@ -57,6 +60,7 @@ TEAM_ATTACK = Table("damage_team_attack", (
     Column("mode", "VARCHAR", path="mode", lenient=True),
     Column("lead_player_id", "VARCHAR", path="lead_player_id", lenient=True),
     Column("player_id", "VARCHAR", path="player_id", lenient=True),
+    Column("assistants", "VARCHAR[]", path="assistants"),
     Column("target", "VARCHAR", path="target_player_id", lenient=True),
     Column("emotion", "VARCHAR", path="emotion", lenient=True),
     Column("intended_delta", "DOUBLE", path="raw_delta", lenient=True),
@@ -129,40 +133,49 @@ def game_players(con, game_id: str) -> list[str]:
 # --- attacks and what they moved -----------------------------------------------------
 
 
-def attack_effects(con, game_id: str) -> pl.DataFrame:
-    """One row per attack on a player: affect-phase team attacks (`emotion`, intended
-    `raw_delta`, `applied_delta`) and raises with an attack plan (`emotional_intent`).
-    `actual` is the target's change in the aimed-at emotion between its last vector
-    before the attack and its first vector at or after it; `d_<emotion>` the change
-    in each emotion over the same span."""
+def _attack_ctes() -> str:
+    """The CTEs `events`, `emotions` and `attacks` of one game ($game): every attack on
+    a player (`seq`, `turn`, `kind`, `attacker`, `assistants`, `target`, `intent`,
+    `measured_on`, `intended_delta`, `applied_delta`) and the vectors it is measured on."""
     measured = " ".join(f"WHEN '{intent}' THEN '{emotion}'" for intent, emotion in INTENT_MEASURED_ON.items())
-    deltas = ", ".join(f"after.{e} - before.{e} AS d_{e}" for e in EMOTIONS)
-    actual = " ".join(f"WHEN '{e}' THEN d_{e}" for e in EMOTIONS)
     plan = _read(RAISE_ATTACK, "attack_plan")
-    return query_frame(con, f"""
-        WITH events AS (SELECT * FROM damage_events WHERE {GAME_FILTER}),
+    return f"""
+        events AS (SELECT * FROM damage_events WHERE {GAME_FILTER}),
         -- A direct emoter attack's line (`direct_emoter_attack_resolved.before` / `.after`)
         -- comes just before the raise's `action_resolved`: the span is measured around the
         -- raise from the vectors of the other lines, as for affect attacks.
-        emotions AS (SELECT * FROM damage_emotions WHERE {GAME_FILTER}
+        emotions AS (SELECT *, rowid AS written FROM damage_emotions WHERE {GAME_FILTER} AND player_id IS NOT NULL
                      AND NOT starts_with(origin, 'direct_emoter_attack_resolved.')),
-        attacks AS (
+        raw_attacks AS (
             SELECT seq, turn, 'affect' AS kind, {_attacker()} AS attacker,
-                   {TEAM_ATTACK.select_paths('payload', ['target'])}, {_team('emotion')} AS intent,
+                   {TEAM_ATTACK.select_paths('payload', ['assistants', 'target'])}, {_team('emotion')} AS intent,
                    {TEAM_ATTACK.select_paths('payload', ['intended_delta', 'applied_delta'])}
             FROM events WHERE {_team_attacks()}
             UNION ALL
-            SELECT seq, turn, 'raise', {_read(RAISE_ATTACK, 'player_id')},
+            SELECT seq, turn, 'raise', {_read(RAISE_ATTACK, 'player_id')}, NULL,
                    {RAISE_ATTACK.select_paths('payload', ['target', 'intent'])}, NULL, NULL
             FROM events WHERE type = 'action_resolved' AND json_type({plan}) = 'OBJECT'
         ),
+        attacks AS (SELECT *, CASE intent {measured} ELSE intent END AS measured_on FROM raw_attacks)"""
+
+
+def attack_effects(con, game_id: str) -> pl.DataFrame:
+    """One row per attack on a player: affect-phase team attacks (`emotion`, intended
+    `raw_delta`, `applied_delta`, the `assistants` who joined the lead) and raises with
+    an attack plan (`emotional_intent`; `assistants` NULL). `actual` is the target's
+    change in the aimed-at emotion between its last vector before the attack and its
+    first vector at or after it; `d_<emotion>` the change in each emotion over the same span."""
+    deltas = ", ".join(f"after.{e} - before.{e} AS d_{e}" for e in EMOTIONS)
+    actual = " ".join(f"WHEN '{e}' THEN d_{e}" for e in EMOTIONS)
+    return query_frame(con, f"""
+        WITH {_attack_ctes()},
         spans AS (
-            SELECT a.*, CASE a.intent {measured} ELSE a.intent END AS measured_on, {deltas}
+            SELECT a.*, {deltas}
             FROM attacks a
             ASOF LEFT JOIN emotions before ON before.player_id = a.target AND a.seq > before.seq
             ASOF LEFT JOIN emotions after ON after.player_id = a.target AND a.seq <= after.seq
         )
-        SELECT seq, turn, kind, attacker, target, intent, measured_on, intended_delta, applied_delta,
+        SELECT seq, turn, kind, attacker, assistants, target, intent, measured_on, intended_delta, applied_delta,
                CASE measured_on {actual} END AS actual, d_{', d_'.join(EMOTIONS)}
         FROM spans ORDER BY seq
     """, {"game": game_id})
@@ -178,6 +191,166 @@ def attack_summary(effects: pl.DataFrame) -> pl.DataFrame:
         mean_actual=pl.col("actual").mean(),
         moved_as_aimed=(pl.col("actual") > 0).mean(),
     ).sort("kind", "attacks", descending=[False, True])
+
+
+def attacks_of(con, game_id: str) -> pl.DataFrame:
+    """`attack_effects` of a game the database holds, or a clear error when the game
+    is unknown or carries no attack."""
+    known = existing_games(con)["game_id"]
+    if game_id not in known:
+        shown = ", ".join(known.head(5))
+        raise WorkbenchError(f"no Damage game {game_id!r} in this database; games: {shown}"
+                             + (", ..." if known.len() > 5 else ""))
+    effects = attack_effects(con, game_id)
+    if effects.is_empty():
+        raise WorkbenchError(f"game {game_id!r} has no attack: no affect_resolved with mode attack_team "
+                             "and no raise with an attack plan")
+    return effects
+
+
+def attack_matrix(con, game_id: str) -> pl.DataFrame:
+    """Who attacks whom, and what it does: one row per (attacker, target).
+
+    `attacks` counts the attacks the attacker aimed at the target: affect-phase team
+    attacks it led (`team_attacks`; the lead is `lead_player_id`, as the real simulator
+    writes it) and raises with an attack plan (`raises`). The players who joined a team
+    attack are in `assistants` of the same line; they are counted in `assists` of their
+    own (assistant, target) row, not as attacks: the deltas of a team attack are one
+    outcome, and counting them once per member would add the same change several times.
+    A pair where a player only assisted has `attacks` 0. `assisted` is how many of the
+    led team attacks had at least one assistant.
+
+    `intended_*`/`applied_*` are the team attacks' `raw_delta`/`applied_delta` (raises
+    carry none); `actual_*` the target's change in the aimed-at emotion over each attack
+    (`attack_effects.actual`, both kinds), `measured` how many attacks have one.
+    """
+    effects = attacks_of(con, game_id)
+    team = pl.col("kind") == "affect"
+    led = effects.group_by("attacker", "target").agg(
+        attacks=pl.len(),
+        team_attacks=team.sum(),
+        raises=(~team).sum(),
+        assisted=(team & (pl.col("assistants").list.len() > 0)).sum(),
+        intended_total=_total("intended_delta"),
+        intended_mean=pl.col("intended_delta").mean(),
+        applied_total=_total("applied_delta"),
+        applied_mean=pl.col("applied_delta").mean(),
+        measured=pl.col("actual").count(),
+        actual_total=_total("actual"),
+        actual_mean=pl.col("actual").mean(),
+    )
+    assists = (effects.filter(team).explode("assistants").drop_nulls("assistants")
+               .group_by(attacker="assistants", target="target").agg(assists=pl.len()))
+    counts = ["attacks", "team_attacks", "raises", "assisted", "measured", "assists"]
+    return (led.join(assists, on=["attacker", "target"], how="full", coalesce=True)
+            .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
+            .select("attacker", "target", "attacks", "team_attacks", "raises", "assisted", "assists",
+                    "intended_total", "intended_mean", "applied_total", "applied_mean",
+                    "measured", "actual_total", "actual_mean")
+            .sort(["attacks", "assists", "attacker", "target"], descending=[True, True, False, False]))
+
+
+def _total(column: str) -> pl.Expr:
+    """The sum of a column's values, NULL (not 0) when it has none: a pair of raises
+    has no intended delta at all."""
+    return pl.when(pl.col(column).count() > 0).then(pl.col(column).sum())
+
+
+# --- event study: what follows an attack, against the player's own drift ------------------
+
+
+def event_windows(con, game_id: str, k: int = 5) -> pl.DataFrame:
+    """One row per attack: the target's change in the aimed-at emotion over the next `k`
+    of its emotion vectors, against that player's baseline drift.
+
+    The window starts at the target's last vector before the attack and ends `k` vectors
+    later (`start_seq`, `end_seq`), so `k = 1` is `attack_effects.actual`. The baseline
+    is every other `k`-vector window of the same player and emotion with no attack on
+    that player inside it (`baseline_n` windows, their mean and standard deviation).
+    `difference` is `change - baseline_mean`; `ci_low`/`ci_high` its 95% interval as a
+    Student t prediction interval: `difference ± t(n-1) · sd · sqrt(1 + 1/n)`, the spread
+    of one ordinary window of this player plus the uncertainty of the baseline mean. An
+    interval that excludes 0 says the change was outside what the player drifts by
+    itself. `change` is NULL when fewer than `k` vectors follow the anchor (or none
+    precedes the attack); the interval when the baseline has fewer than 2 windows.
+    """
+    if not isinstance(k, int) or k < 1:
+        raise WorkbenchError(f"k must be a whole number of emotion vectors >= 1, not {k!r}")
+    attacks_of(con, game_id)  # a known game with attacks, else a clear error
+    frame = query_frame(con, f"""
+        WITH {_attack_ctes()},
+        series AS (
+            SELECT player_id, seq, {', '.join(EMOTIONS)},
+                   row_number() OVER (PARTITION BY player_id ORDER BY seq, written) AS i,
+                   -- attacks on the player up to this line: a window holds an attack
+                   -- when the count differs between its two ends
+                   (SELECT count(*) FROM attacks a WHERE a.target = e.player_id AND a.seq <= e.seq) AS hits
+            FROM emotions e
+        ),
+        long AS (UNPIVOT series ON {', '.join(EMOTIONS)} INTO NAME emotion VALUE value),
+        windows AS (
+            SELECT player_id, emotion, i, seq AS start_seq, lead(seq, $k) OVER w AS end_seq,
+                   lead(value, $k) OVER w - value AS change, lead(hits, $k) OVER w - hits AS attacks_within
+            FROM long WINDOW w AS (PARTITION BY player_id, emotion ORDER BY i)
+        ),
+        baseline AS (
+            SELECT player_id, emotion, count(change) AS baseline_n, avg(change) AS baseline_mean,
+                   stddev_samp(change) AS baseline_sd
+            FROM windows WHERE attacks_within = 0 GROUP BY player_id, emotion
+        ),
+        anchored AS (
+            SELECT a.*, s.i AS anchor FROM attacks a
+            ASOF LEFT JOIN series s ON s.player_id = a.target AND a.seq > s.seq
+        )
+        SELECT a.seq, a.turn, a.kind, a.attacker, a.target, a.intent, a.measured_on AS emotion,
+               w.start_seq, w.end_seq, w.change, w.attacks_within,
+               coalesce(b.baseline_n, 0) AS baseline_n, b.baseline_mean, b.baseline_sd,
+               w.change - b.baseline_mean AS difference
+        FROM anchored a
+        LEFT JOIN windows w ON w.player_id = a.target AND w.emotion = a.measured_on AND w.i = a.anchor
+        LEFT JOIN baseline b ON b.player_id = a.target AND b.emotion = a.measured_on
+        ORDER BY a.seq
+    """, {"game": game_id, "k": k})
+    half = _t975_column("baseline_n") * pl.col("baseline_sd") * (1 + 1 / pl.col("baseline_n")).sqrt()
+    return frame.with_columns(ci_low=pl.col("difference") - half, ci_high=pl.col("difference") + half)
+
+
+def event_study(con, game_id: str, k: int = 5, by=("kind", "emotion")) -> pl.DataFrame:
+    """Per group of attacks (`by`: columns of `event_windows`, e.g. ("kind", "emotion")
+    or ("attacker", "target")): `attacks`, `n` of them with a measured change and a
+    baseline, `mean_change` after them, `baseline_mean` (the mean of each attack's own
+    target baseline), `difference` (the mean of the per-attack differences) and its 95%
+    Student t interval, `difference ± t(n-1) · sd / sqrt(n)` over those differences
+    (each attack compared with its own target's drift). NULL interval when n < 2:
+    look the attack up in `event_windows`."""
+    windows = event_windows(con, game_id, k)
+    measured = pl.col("difference").is_not_null()
+    summary = windows.group_by(*by).agg(
+        attacks=pl.len().cast(pl.Int64),
+        n=measured.sum().cast(pl.Int64),
+        mean_change=pl.col("change").filter(measured).mean(),
+        baseline_mean=pl.col("baseline_mean").filter(measured).mean(),
+        difference=pl.col("difference").mean(),
+        sd=pl.col("difference").std(),
+    )
+    half = _t975_column("n") * pl.col("sd") / pl.col("n").sqrt()
+    return (summary.with_columns(ci_low=pl.col("difference") - half, ci_high=pl.col("difference") + half)
+            .drop("sd").sort(["n", *by], descending=[True, *([False] * len(by))], nulls_last=True))
+
+
+def t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with `df` degrees of freedom: the half-width
+    factor of a two-sided 95% interval. NaN below one degree of freedom."""
+    return float(student_t.ppf(0.975, df)) if df >= 1 else math.nan
+
+
+def _t975_column(n: str) -> pl.Expr:
+    """t975(n - 1) for a column of counts: the quantile is computed once per distinct
+    count (a handful), not per row."""
+    return pl.col(n).map_batches(
+        lambda counts: counts.replace_strict({c: t975(c - 1) if c > 1 else None for c in counts.unique().drop_nulls()},
+                                             default=None, return_dtype=pl.Float64),
+        return_dtype=pl.Float64)
 
 
 # --- emotions over a game, for charts -------------------------------------------------

@@ -4,13 +4,14 @@ that composes with `+`, `|` and `&`; `save` writes it by file suffix."""
 
 from __future__ import annotations
 
+from workbench.plots.attacks import attack_heatmap, event_study_chart
 from workbench.plots.decisions import decision_headline, decision_quality
 from workbench.plots.economy import economy_nets
 from workbench.plots.emotions import emotion_trajectories
 from workbench.plots.export import save
 
 __all__ = [
-    "emotion_trajectories", "economy_nets", "decision_quality", "decision_headline", "save", "FIGURES", "figure",
+    "emotion_trajectories", "economy_nets", "attack_heatmap", "event_study_chart", "decision_quality", "decision_headline", "save", "FIGURES", "figure",
 ]
 
 # The figures `workbench plot KIND` and the demo know, by kind. Each takes the
@@ -19,6 +20,8 @@ FIGURES = {
     "emotions": lambda con, game_id=None: emotion_trajectories(con, game_id),
     "economy": lambda con, game_id=None: economy_nets(con),
     "decisions": lambda con, game_id=None: decision_quality(con),
+    "attacks": lambda con, game_id=None: attack_heatmap(con, game_id),
+    "attack-study": lambda con, game_id=None: event_study_chart(con, game_id),
 }
 
 
