@@ -54,7 +54,20 @@ def test_lab_opens_jupyterlab_on_the_notebooks_with_the_database(tmp_path, monke
         launched.update(argv=argv, env=env)
 
     monkeypatch.setattr(os, "execvpe", fake_exec)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert main(["lab", "--db", str(tmp_path / "w.duckdb"), "--no-browser", "--port", "8899"]) == 0
     assert launched["argv"][1:] == ["-m", "jupyterlab", f"--notebook-dir={ROOT / 'notebooks'}",
                                     "--no-browser", "--port", "8899"]
     assert launched["env"]["WORKBENCH_DB"] == str(tmp_path / "w.duckdb")
+
+
+def test_lab_as_root_starts_with_allow_root_and_says_so(tmp_path, monkeypatch, capsys):
+    # JupyterLab exits with "Running as root is not recommended" unless told --allow-root.
+    launched = {}
+    monkeypatch.setattr(os, "execvpe", lambda program, argv, env: launched.update(argv=argv))
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert main(["lab", "--db", str(tmp_path / "w.duckdb"), "--no-browser"]) == 0
+    assert launched["argv"][-2:] == ["--no-browser", "--allow-root"]
+    assert "running as root" in capsys.readouterr().err
+    assert main(["lab", "--db", str(tmp_path / "w.duckdb"), "--allow-root"]) == 0
+    assert launched["argv"].count("--allow-root") == 1

@@ -123,14 +123,15 @@ def states_by_position(events, vectors):
         by_seq.setdefault(seq, []).append((player, dict(zip(EMOTIONS, values))))
 
     def player(pid):
-        return state.setdefault(pid, {"lives": None, "bankroll": None, "in_hand": None, "emotions": None})
+        return state.setdefault(pid, {"lives": None, "bankroll": None, "in_hand": None, "emotions": None,
+                                      "eliminated": False})
 
     def stated(p, pid=None):
         target = player(p.get("player_id") or pid)
         for key in ("lives", "bankroll"):
             if type(p.get(key)) is int:
                 target[key] = p[key]
-        if type(p.get("in_hand")) is bool:
+        if type(p.get("in_hand")) is bool and not target["eliminated"]:
             target["in_hand"] = p["in_hand"]
 
     for seq, kind, payload in events:
@@ -144,8 +145,8 @@ def states_by_position(events, vectors):
             stated(payload["player_state"], payload["player_id"])
         elif kind in ("life_lost", "player_eliminated"):
             player(payload["player_id"])["lives"] = payload["remaining_lives"]
-            if kind == "player_eliminated":
-                player(payload["player_id"])["in_hand"] = False
+            if kind == "player_eliminated":  # seed 003: out of the game from here on
+                player(payload["player_id"]).update(in_hand=False, eliminated=True)
         for pid, emotions in by_seq.get(seq, []):
             player(pid)["emotions"] = emotions
         out.append(json.loads(json.dumps(state)))
@@ -160,7 +161,7 @@ def expected(game_db):
     return events, states_by_position(events, emotion_vectors_from_file(path, game_id))
 
 
-NOT_STATED = {"lives": None, "bankroll": None, "in_hand": None, "emotions": None}
+NOT_STATED = {"lives": None, "bankroll": None, "in_hand": None, "emotions": None, "eliminated": False}
 
 
 def full_state(states, position):
@@ -281,12 +282,13 @@ def test_widget_tree_builds_and_follows_the_position(game_db):
     link = scrubber._view.link
     assert isinstance(link, Link)  # jslink: linked in the browser
     assert {link.source, link.target} == {(play, "value"), (slider, "value")}
-    assert slider.max == play.max == len(scrubber) - 1
+    # The slider counts from 1, like "event 121 of N" beside it.
+    assert (slider.min, slider.max) == (play.min, play.max) == (1, len(scrubber))
 
     scrubber.position = 120
-    assert slider.value == 120
+    assert slider.value == 121 and "event 121 of" in scrubber._view.event.value
     slider.value = 300
-    assert scrubber.position == 300
+    assert scrubber.position == 299 and "event 300 of" in scrubber._view.event.value
     assert scrubber._view.table.value.count("<tr>") == len(scrubber.replay.players) + 1
     assert f"line {scrubber.event['seq']}" in scrubber._view.event.value
 
@@ -294,7 +296,15 @@ def test_widget_tree_builds_and_follows_the_position(game_db):
     assert set(buttons) == {"◀ phase", "phase ▶", "hand ▶", "showdown ▶", "⟳ new events"}
     buttons["showdown ▶"].click()
     assert scrubber.table["type"] == "phase_changed" and scrubber.table["phase"] == "showdown"
-    assert slider.value == scrubber.position
+    assert slider.value == scrubber.position + 1
+
+    # Play's speed: events a second = steps a second x events a step.
+    speed = next(w for w in tree if isinstance(w, widgets.Dropdown) and w.description == "speed")
+    rates = {}
+    for option in speed.options:
+        speed.value = option
+        rates[option] = 1000 / play.interval * play.step
+    assert rates == {"5 events/s": 5, "20 events/s": 20, "100 events/s": 100, "500 events/s": 500}
 
 
 def test_chart_cursor_moves_by_parameter(game_db):
@@ -319,13 +329,43 @@ def test_log_text_is_escaped_in_the_views(game_db):
     scrubber.widget
     assert scrubber.state == {HOSTILE_PLAYER: NOT_STATED, "P2": NOT_STATED}
     scrubber.position = 3  # the chatter line
-    stated = {"lives": 3, "bankroll": 50, "in_hand": True, "emotions": {e: 0.1 for e in EMOTIONS}}
+    stated = {"lives": 3, "bankroll": 50, "in_hand": True, "emotions": {e: 0.1 for e in EMOTIONS},
+              "eliminated": False}
     assert scrubber.state == {HOSTILE_PLAYER: stated, "P2": stated}
     views = [scrubber._view.table.value, scrubber._view.event.value]
     text = "".join(views)
     assert "<script" not in text and "<img" not in text
     assert "&lt;img src=x onerror=alert(1)&gt;" in views[0]
     assert "&lt;script&gt;" in views[1] and "&lt;/pre&gt;" in views[1]
+
+
+def test_an_eliminated_player_is_out_whatever_later_lines_list(tmp_path):
+    # Seed 003: `player_eliminated` (remaining_lives 0) takes the player out of the game.
+    # A later `hand_ended` that still lists it in the hand does not bring it back.
+    emotions = {e: 0.0 for e in EMOTIONS}
+    p1 = {"player_id": "P1", "lives": 1, "bankroll": 50, "current_bet": 0, "in_hand": True, "hand": [],
+          "emotions": emotions}
+    p2 = {**p1, "player_id": "P2"}
+    payloads = [
+        ("hand_started", {"turn": 1, "pot": 4, "ante": 2, "players": [p1, p2]}),
+        ("life_lost", {"turn": 1, "player_id": "P2", "remaining_lives": 0}),
+        ("player_eliminated", {"turn": 1, "player_id": "P2", "remaining_lives": 0}),
+        ("hand_ended", {"turn": 1, "players": [p1, {**p2, "lives": 0}]}),
+    ]
+    write_lines(tmp_path / "g.events.jsonl", [
+        {"schema_version": "0.1", "type": kind, "game_id": "g", "ts": "2026-03-01T10:00:00+00:00", "payload": payload}
+        for kind, payload in payloads])
+    workbench.ingest([tmp_path / "g.events.jsonl"], db=tmp_path / "w.duckdb")
+    scrubber = ReplayScrubber(tmp_path / "w.duckdb", "g")
+    scrubber.position = 1  # a life lost, not yet eliminated
+    assert scrubber.state["P2"]["eliminated"] is False and scrubber.state["P2"]["in_hand"] is True
+    for position in (2, 3):
+        scrubber.position = position
+        assert scrubber.state["P2"] | {"emotions": None} == {
+            "lives": 0, "bankroll": 50, "in_hand": False, "eliminated": True, "emotions": None}
+        assert scrubber.state["P1"]["in_hand"] is True and scrubber.state["P1"]["eliminated"] is False
+    scrubber.widget
+    assert "<td>eliminated</td>" in scrubber._view.table.value
 
 
 # --- no connection kept ------------------------------------------------------------------
@@ -352,7 +392,7 @@ def test_a_connection_given_is_only_read_in_the_constructor(game_db, expected):
     con.close()
     scrubber.position = len(scrubber) - 1
     slider = next(w for w in all_widgets(scrubber.widget) if isinstance(w, widgets.IntSlider))
-    assert (slider.max, slider.value) == (len(events) - 1, len(events) - 1)
+    assert (slider.max, slider.value) == (len(events), len(events))
     assert scrubber.event["seq"] == events[-1][0]
     assert scrubber.state == full_state(states, len(events) - 1)
 
@@ -390,7 +430,7 @@ def test_refresh_reads_the_events_written_since_and_keeps_the_cursor(game_db, tm
     assert len(scrubber) == len(expected) > early
     assert scrubber._view.status.value == f"<i>{len(expected) - early} new events</i>"
     assert scrubber.position == early - 1 and scrubber.event == at_cursor
-    assert slider.max == len(expected) - 1 and slider.value == early - 1
+    assert slider.max == len(expected) and slider.value == early
     scrubber.position = len(expected) - 1
     assert scrubber.event["seq"] == expected[-1][0]
     assert scrubber.refresh() == 0  # nothing new: nothing moves

@@ -226,8 +226,13 @@ def _lab(args) -> int:
     if not notebooks.is_dir():
         raise WorkbenchError(f"no notebooks folder at {notebooks}; run from a clone of the workbench repository")
     env = dict(os.environ, WORKBENCH_DB=str(Path(args.db or default_db()).resolve()))
-    os.execvpe(sys.executable, [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}",
-                                *args.jupyter_args], env)
+    extra = list(args.jupyter_args)
+    # JupyterLab refuses to start as root, the usual user in a container: say so and start.
+    if os.geteuid() == 0 and "--allow-root" not in extra:
+        print("workbench lab: running as root (as in a container): starting JupyterLab with --allow-root",
+              file=sys.stderr)
+        extra.append("--allow-root")
+    os.execvpe(sys.executable, [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}", *extra], env)
     return 0
 
 

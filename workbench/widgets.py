@@ -134,6 +134,12 @@ def _emotion_chart(con, replay: GameReplay):
     return chart.add_params(alt.param(name=CURSOR, value=int(replay.seqs[0]))), None
 
 
+# Play's speeds: (milliseconds between steps, events per step). Past 20 events a second
+# it takes bigger steps rather than shorter intervals, which the kernel could not keep up
+# with: a 2,500-event game plays in 8 minutes at 5/s, in 25 s at 100/s.
+PLAY_SPEEDS = {"5 events/s": (200, 1), "20 events/s": (50, 1), "100 events/s": (50, 5), "500 events/s": (50, 25)}
+
+
 class _ScrubberView:
     """The widgets of a scrubber; `show(i)` updates them all for position `i`."""
 
@@ -141,30 +147,36 @@ class _ScrubberView:
         import ipywidgets as widgets
 
         self.scrubber = scrubber
-        self.play = widgets.Play(value=0, min=0, step=1, interval=200, description="play")
-        self.slider = widgets.IntSlider(value=0, min=0, description="event",
+        # The slider counts events from 1, as the text beside it does ("event 117 of 2495").
+        self.play = widgets.Play(value=1, min=1, step=1, interval=200, description="play")
+        self.slider = widgets.IntSlider(value=1, min=1, description="event",
                                         continuous_update=True, layout=widgets.Layout(width="560px"))
         # Linked in the browser: playing moves the slider without a round trip.
         self.link = widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.slider.observe(self._slider_moved, names="value")
+        self.speed = widgets.Dropdown(options=list(PLAY_SPEEDS), value="5 events/s", description="speed",
+                                      layout=widgets.Layout(width="200px"))
+        self.speed.observe(self._speed_chosen, names="value")
         self.status = widgets.HTML()
-        self.table = widgets.HTML(layout=widgets.Layout(min_width="420px"))
-        self.event = widgets.HTML(layout=widgets.Layout(width="520px"))
+        # The table keeps its own width (it scrolls when narrower than its columns) and
+        # the event pane wraps below it on a narrow screen instead of covering it.
+        self.table = widgets.HTML(layout=widgets.Layout(flex="0 0 auto", max_width="100%", overflow="auto",
+                                                        margin="0 24px 0 0"))
+        self.event = widgets.HTML(layout=widgets.Layout(flex="1 1 360px", min_width="360px"))
         self.title = widgets.HTML()
         self.root = widgets.VBox()
         self._rows = [
             self.title,
-            widgets.HBox([self.play, self.slider]),
+            widgets.HBox([self.play, self.slider, self.speed]),
             widgets.HBox([*self._buttons(widgets), self.status]),
-            widgets.HBox([self.table, self.event]),
+            widgets.HBox([self.table, self.event], layout=widgets.Layout(flex_flow="row wrap")),
         ]
         self.reload()
 
     def reload(self) -> None:
         """Fit the view to the scrubber's (re)loaded game: range, title, chart."""
         scrubber = self.scrubber
-        last = len(scrubber.replay) - 1
-        self.play.max = self.slider.max = last
+        self.play.max = self.slider.max = len(scrubber.replay)
         self.title.value = (f"<b>{html.escape(scrubber.game_id)}</b> · {len(scrubber.replay)} events · "
                             f"{len(scrubber.replay.players)} players")
         self.chart, chart_box = _chart_widget(scrubber.figure() if scrubber.chart else None, scrubber.chart_note)
@@ -204,12 +216,15 @@ class _ScrubberView:
             self.chart._params = {**change["new"], CURSOR: at}
 
     def _slider_moved(self, change) -> None:
-        if change["new"] != self.scrubber.position:
-            self.scrubber.position = change["new"]
+        if change["new"] - 1 != self.scrubber.position:
+            self.scrubber.position = change["new"] - 1
+
+    def _speed_chosen(self, change) -> None:
+        self.play.interval, self.play.step = PLAY_SPEEDS[change["new"]]
 
     def show(self, i: int) -> None:
         replay = self.scrubber.replay
-        self.slider.value = i  # the observer sees the position already set: no second update
+        self.slider.value = i + 1  # the observer sees the position already set: no second update
         self.status.value = ""
         self.table.value = state_html(replay.table_at(i), replay.state_at(i))
         self.event.value = event_html(replay.event_at(i), len(replay))
@@ -334,7 +349,7 @@ def state_html(table: dict, state: dict) -> str:
     rows = []
     for player, s in state.items():
         emotions = s["emotions"] or {}
-        in_hand = {True: "yes", False: "out", None: "–"}[s["in_hand"]]
+        in_hand = "eliminated" if s.get("eliminated") else {True: "yes", False: "out", None: "–"}[s["in_hand"]]
         values = "".join(f"<td>{cell(emotions.get(e), '{:+.2f}')}</td>" for e in EMOTIONS)
         rows.append(f"<tr><td><b>{html.escape(player)}</b></td><td>{cell(s['lives'])}</td>"
                     f"<td>{cell(s['bankroll'])}</td><td>{in_hand}</td>{values}</tr>")

@@ -422,9 +422,10 @@ def replay_events(con, game_id: str) -> pl.DataFrame:
 
 
 def state_statements(con, game_id: str) -> pl.DataFrame:
-    """(seq, player_id, lives, bankroll, in_hand): every place the game's log states a
-    player's lives, bankroll or being in the hand. A field a line does not state is
-    NULL there: the previous value holds."""
+    """(seq, player_id, lives, bankroll, in_hand, eliminated): every place the game's log
+    states a player's lives, bankroll or being in the hand, or takes the player out of
+    the game (`eliminated` true). A field a line does not state is NULL there: the
+    previous value holds."""
     players, final, state = (_read(STATE_CHANGES, name) for name in ("players", "final_state", "player_state"))
     player_id = _read(STATE_CHANGES, "player_id")
     return query_frame(con, f"""
@@ -440,12 +441,16 @@ def state_statements(con, game_id: str) -> pl.DataFrame:
             WHERE type = 'action_resolved' AND json_type({state}) = 'OBJECT'
         )
         SELECT seq, coalesce({_read(PLAYER_STATE, "player_id", "p")}, player_id) AS player_id,
-               {PLAYER_STATE.select_paths("p", ["lives", "bankroll", "in_hand"])}
+               {PLAYER_STATE.select_paths("p", ["lives", "bankroll", "in_hand"])}, NULL AS eliminated
         FROM states
         UNION ALL
         SELECT seq, {player_id}, {_read(STATE_CHANGES, "remaining_lives")}, NULL,
-               CASE WHEN type = 'player_eliminated' THEN false END
+               CASE WHEN type = 'player_eliminated' THEN false END, type = 'player_eliminated' OR NULL
         FROM events WHERE type IN ('life_lost', 'player_eliminated')
+        UNION ALL
+        -- The real simulator's undocumented `bankroll_eliminated` (turn, player_id,
+        -- bankroll) takes a player out of the game as `player_eliminated` does.
+        SELECT seq, {player_id}, NULL, NULL, false, true FROM events WHERE type = 'bankroll_eliminated'
     """, {"game": game_id}).filter(pl.col("player_id").is_not_null())
 
 

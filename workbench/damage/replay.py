@@ -64,6 +64,9 @@ class GameReplay:
     def _precompute(self, events: pl.DataFrame, updates: pl.DataFrame, vectors: pl.DataFrame) -> None:
         n, players = len(events), len(self.players)
         self._fields = {field: _filled(updates, field, n, players) for field in STATE_FIELDS}
+        # Out of the game from the line that says so to the end: seed 003's
+        # `player_eliminated` (or the real simulator's `bankroll_eliminated`).
+        self._eliminated = ~np.isnan(_filled(updates, "eliminated", n, players))
         # Emotions fill as whole vectors: the index of the player's latest vector.
         self._vectors = vectors.select(EMOTIONS).to_numpy()
         self._vector_at = _filled(vectors.with_row_index("vector"), "vector", n, players)
@@ -76,14 +79,16 @@ class GameReplay:
 
     def state_at(self, i: int) -> dict:
         """Per player: `lives`, `bankroll`, `in_hand`, `emotions` (None where the log
-        has not stated them yet)."""
+        has not stated them yet) and `eliminated`. An eliminated player is never in the
+        hand again, whatever a later line lists for it."""
         lives, bankroll, in_hand = (self._fields[f][i] for f in STATE_FIELDS)
-        vector_at = self._vector_at[i]
+        vector_at, eliminated = self._vector_at[i], self._eliminated[i]
         return {
             player: {
                 "lives": _int_or_none(lives[k]),
                 "bankroll": _int_or_none(bankroll[k]),
-                "in_hand": None if np.isnan(in_hand[k]) else bool(in_hand[k]),
+                "in_hand": False if eliminated[k] else None if np.isnan(in_hand[k]) else bool(in_hand[k]),
+                "eliminated": bool(eliminated[k]),
                 "emotions": None if np.isnan(vector_at[k]) else _emotions(self._vectors[int(vector_at[k])]),
             }
             for k, player in enumerate(self.players)
