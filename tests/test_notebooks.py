@@ -11,6 +11,7 @@ from nbclient import NotebookClient
 from nbclient.output_widget import OutputWidget
 
 import workbench
+from tests.notebook_form import canonical
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
 from workbench.damage import queries as damage_queries
@@ -100,9 +101,23 @@ FIGURE_CHECKS = {
 }
 
 
+@pytest.fixture(scope="module")
+def executed(db):
+    """Each notebook run once against the sample database, for every test that reads it."""
+    runs = {}
+
+    def run(name: str) -> nbformat.NotebookNode:
+        if name not in runs:
+            with pytest.MonkeyPatch.context() as patch:
+                runs[name] = run_notebook(name, db, patch)
+        return runs[name]
+
+    return run
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, monkeypatch):
-    nb = run_notebook(name, db, monkeypatch)
+def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, executed):
+    nb = executed(name)
     assert errors_in(nb) == []
     assert_rendered(db.parent / "figures" / f"{name}.png")
     con = catalog.connect(db, read_only=True)
@@ -110,6 +125,61 @@ def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, monkeypat
         FIGURE_CHECKS[name](spec_of(db.parent / "figures" / f"{name}.html"), con)
     finally:
         con.close()
+
+
+def section_outputs(nb, heading: str) -> list:
+    """The outputs of the code cells under the markdown heading `heading`, up to the next."""
+    at = next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown" and cell.source.startswith(heading))
+    outputs = []
+    for cell in nb.cells[at + 1:]:
+        if cell.cell_type == "markdown" and cell.source.startswith("## "):
+            break
+        outputs += cell.get("outputs", [])
+    return outputs + widget_outputs(nb, outputs)
+
+
+def widget_outputs(nb, outputs) -> list:
+    """What the widgets among `outputs` show: the outputs of every Output widget in them,
+    however deeply nested in boxes (the charts that follow a control live there)."""
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    todo = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+            for out in outputs if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
+    shown, seen = [], set()
+    while todo:
+        model_id = todo.pop()
+        if model_id in seen or model_id not in state:
+            continue
+        seen.add(model_id)
+        model = state[model_id].get("state", {})
+        shown += model.get("outputs") or []
+        if isinstance(model.get("spec"), dict):  # a JupyterChart: its spec, as a display would carry it
+            shown.append({"data": {"application/vnd.vegalite.v5+json": model["spec"]}})
+        todo += [child.removeprefix("IPY_MODEL_") for child in model.get("children") or []]
+    return shown + (widget_outputs(nb, shown) if shown else [])
+
+
+def chart_titles(outputs) -> list[str]:
+    """The titles of the Vega-Lite charts among `outputs` (a concatenation's own title)."""
+    specs = [data for out in outputs for mime, data in out.get("data", {}).items() if "vegalite" in mime]
+    titles = []
+    for spec in specs:
+        title = spec.get("title", "")
+        titles.append(title.get("text", "") if isinstance(title, dict) else title)
+    return titles
+
+
+# Each section with a figure, and the words its chart's title starts with.
+SECTION_CHARTS = [
+    ("01_emotion_trajectories", "## Who attacks whom", "Who attacks whom in "),
+    ("01_emotion_trajectories", "## Did the attack really move", "Change in the aimed-at emotion after attacks in "),
+    ("03_decision_quality", "## EC4X: which order families", "EC4X command families"),
+]
+
+
+@pytest.mark.parametrize(("name", "heading", "title"), SECTION_CHARTS)
+def test_notebook_sections_draw_their_charts(name, heading, title, executed):
+    titles = chart_titles(section_outputs(executed(name), heading))
+    assert any(t.startswith(title) for t in titles), f"{heading!r} drew {titles}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -121,6 +191,14 @@ def test_notebooks_are_stored_without_outputs(name):
     assert "widgets" not in nb.metadata
     # The notebooks call the package; the database comes from one helper.
     assert "analysis.notebook_database()" in code[0].source
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebooks_are_stored_as_jupyterlab_saves_them(name):
+    # Opening a notebook in JupyterLab must not leave it changed (the browser test checks
+    # that the opened notebook is not marked modified, too).
+    text = (NOTEBOOKS / f"{name}.ipynb").read_text()
+    assert canonical(text) == text, "run `python -m tests.notebook_form` to store it as JupyterLab saves it"
 
 
 def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):

@@ -5,13 +5,13 @@ that composes with `+`, `|` and `&`; `save` writes it by file suffix."""
 from __future__ import annotations
 
 from workbench.plots.attacks import attack_heatmap, event_study_chart
-from workbench.plots.decisions import decision_headline, decision_quality
+from workbench.plots.decisions import decision_headline, decision_quality, family_matrix_chart
 from workbench.plots.economy import economy_nets
 from workbench.plots.emotions import emotion_trajectories
 from workbench.plots.export import save
 
 __all__ = [
-    "emotion_trajectories", "economy_nets", "attack_heatmap", "event_study_chart", "decision_quality", "decision_headline", "save", "FIGURES", "figure",
+    "emotion_trajectories", "economy_nets", "attack_heatmap", "event_study_chart", "decision_quality", "decision_headline", "family_matrix_chart", "save", "FIGURES", "figure",
 ]
 
 # The figures `workbench plot KIND` and the demo know, by kind. Each takes the
@@ -22,6 +22,7 @@ FIGURES = {
     "decisions": lambda con, game_id=None: decision_quality(con),
     "attacks": lambda con, game_id=None: attack_heatmap(con, game_id),
     "attack-study": lambda con, game_id=None: event_study_chart(con, game_id),
+    "families": lambda con, game_id=None: family_matrix_chart(con),
 }
 
 

@@ -2,7 +2,8 @@
 are valid, which rules they break most, and how long and how many tokens they took.
 
 Everything is aggregated in DuckDB over `decisions` (and `violations` joined to
-`sources.format`); only the small aggregates go into the Vega-Lite spec.
+`sources.format`), or in the format's read side (`ec4x.report.family_matrix`); only
+the small aggregates go into the Vega-Lite spec.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import altair as alt
 import polars as pl
 
 from workbench.catalog import query_frame
+from workbench.ec4x.families import FAMILIES
+from workbench.ec4x.report import family_matrix
 from workbench.errors import WorkbenchError
 
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
@@ -48,6 +51,49 @@ def decision_headline(con, formats: list[str] | None = None) -> pl.DataFrame:
     agents decided, and the best and worst of them by valid rate."""
     params = {"formats": list(formats) if formats else None, "min_n": HEADLINE_MIN_DECISIONS}
     return _query(con, HEADLINE, params)
+
+
+def family_matrix_chart(con) -> alt.LayerChart:
+    """EC4X command family (columns) x model and source (rows): each cell coloured by the
+    family's validity for that model, labelled with how often it was tried; a family the
+    model never tried is a grey cell labelled 0, so the coverage gap shows. The tooltip
+    adds valid uses and the rule broken most."""
+    frame = family_matrix(con)
+    if frame.is_empty():
+        return _note("No EC4X order drafts or bot traces", FAMILY_MATRIX_TITLE)
+    return family_matrix_heatmap(frame)
+
+
+FAMILY_MATRIX_TITLE = "EC4X command families: validity (colour) and uses (count) per model"
+UNTRIED_COLOUR = "#d9d9d9"
+
+
+def family_matrix_heatmap(frame: pl.DataFrame) -> alt.LayerChart:
+    """The heatmap of a `family_matrix` frame."""
+    frame = frame.with_columns(
+        row=pl.format("{} · {}", "source", pl.col("model").map_elements(_display, return_dtype=pl.String)),
+        top_rule=pl.col("top_rule").map_elements(_display, return_dtype=pl.String),
+    )
+    base = alt.Chart(frame).encode(
+        x=alt.X("family:N", title="command family", sort=list(FAMILIES), axis=alt.Axis(labelAngle=-40)),
+        y=alt.Y("row:N", title="source · model", sort=frame["row"].unique(maintain_order=True).to_list()),
+    )
+    tried = alt.datum.tried > 0
+    tooltip = ["source:N", "model:N", "family:N", "tried:Q", "valid:Q",
+               alt.Tooltip("validity:Q", format=".1%"), "top_rule:N", "top_rule_count:Q"]
+    # Untried cells are a layer of their own: a rect with no validity would not be drawn.
+    untried = base.transform_filter(~tried).mark_rect(stroke="white", color=UNTRIED_COLOUR).encode(tooltip=tooltip)
+    cells = base.transform_filter(tried).mark_rect(stroke="white").encode(
+        color=alt.Color("validity:Q", title="validity", scale=alt.Scale(scheme="redyellowgreen", domain=[0, 1]),
+                        legend=alt.Legend(format="%")),
+        tooltip=tooltip,
+    )
+    counts = base.mark_text(fontSize=11).encode(
+        text="tried:Q",
+        color=alt.condition(tried, alt.value("black"), alt.value("#777777")),
+    )
+    return (untried + cells + counts).properties(
+        title=FAMILY_MATRIX_TITLE, width=44 * len(FAMILIES), height=max(40, 26 * frame["row"].n_unique()))
 
 
 # --- queries -----------------------------------------------------------------------
