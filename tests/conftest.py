@@ -56,3 +56,28 @@ def ingest_lines(tmp_path):
     yield run
     for con in connections:
         con.close()
+
+
+@pytest.fixture(scope="session")
+def notebook_db(sample, tmp_path_factory) -> Path:
+    """The synthetic corpus (scale 1) ingested into a fresh database, for the notebooks."""
+    path = tmp_path_factory.mktemp("notebook_db") / "workbench.duckdb"
+    report = workbench.ingest([sample], db=path)
+    assert not report.failed
+    return path
+
+
+@pytest.fixture(scope="session")
+def executed(notebook_db):
+    """Each notebook run headless once against `notebook_db`, for every test that reads it."""
+    from tests.notebook_run import run_notebook
+
+    runs = {}
+
+    def run(name: str):
+        if name not in runs:
+            with pytest.MonkeyPatch.context() as patch:
+                runs[name] = run_notebook(name, notebook_db, patch)
+        return runs[name]
+
+    return run

@@ -7,11 +7,10 @@ from pathlib import Path
 import nbformat
 import polars as pl
 import pytest
-from nbclient import NotebookClient
-from nbclient.output_widget import OutputWidget
 
 import workbench
 from tests.notebook_form import canonical
+from tests.notebook_run import NAMES, NOTEBOOKS, chart_titles, errors_in, section_outputs
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
 from workbench.damage import queries as damage_queries
@@ -19,43 +18,11 @@ from workbench.damage.replay import compare_positions
 from workbench.stellaris import queries as stellaris_queries
 from workbench.widgets import GameReplay
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["01_emotion_trajectories", "02_economy_nets", "03_decision_quality", "04_replay_scrubber"]
 
 
-class OutputWidgetRecorder(OutputWidget):
-    """Records what an Output widget shows without echoing it back to the kernel: nbclient
-    sends that echo on the shell channel while it waits there for the execute reply,
-    and now and then the cell then stalls until the timeout (jupyter/nbclient#312)."""
-
-    def sync_state(self) -> None:
-        pass
-
-
-@pytest.fixture(scope="session")
-def db(sample, tmp_path_factory) -> Path:
-    """The synthetic corpus (scale 1) ingested into a fresh database."""
-    path = tmp_path_factory.mktemp("notebook_db") / "workbench.duckdb"
-    report = workbench.ingest([sample], db=path)
-    assert not report.failed
-    return path
-
-
-def run_notebook(name: str, db: Path, monkeypatch) -> nbformat.NotebookNode:
-    monkeypatch.setenv("WORKBENCH_DB", str(db))  # the kernel inherits the environment
-    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    client = NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.widget_registry["@jupyter-widgets/output"]["OutputModel"] = OutputWidgetRecorder
-    client.execute()
-    return nb
-
-
-def errors_in(nb) -> list[str]:
-    """Error outputs of cells and of Output widgets (callbacks of interactive views)."""
-    outputs = [out for cell in nb.cells for out in cell.get("outputs", [])]
-    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    outputs += [out for model in state.values() for out in model.get("state", {}).get("outputs") or []]
-    return [f"{out.get('ename')}: {out.get('evalue')}" for out in outputs if out.get("output_type") == "error"]
+@pytest.fixture
+def db(notebook_db) -> Path:
+    return notebook_db
 
 
 def largest_game_by_events(con) -> str:
@@ -101,20 +68,6 @@ FIGURE_CHECKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def executed(db):
-    """Each notebook run once against the sample database, for every test that reads it."""
-    runs = {}
-
-    def run(name: str) -> nbformat.NotebookNode:
-        if name not in runs:
-            with pytest.MonkeyPatch.context() as patch:
-                runs[name] = run_notebook(name, db, patch)
-        return runs[name]
-
-    return run
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, executed):
     nb = executed(name)
@@ -125,47 +78,6 @@ def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, executed)
         FIGURE_CHECKS[name](spec_of(db.parent / "figures" / f"{name}.html"), con)
     finally:
         con.close()
-
-
-def section_outputs(nb, heading: str) -> list:
-    """The outputs of the code cells under the markdown heading `heading`, up to the next."""
-    at = next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown" and cell.source.startswith(heading))
-    outputs = []
-    for cell in nb.cells[at + 1:]:
-        if cell.cell_type == "markdown" and cell.source.startswith("## "):
-            break
-        outputs += cell.get("outputs", [])
-    return outputs + widget_outputs(nb, outputs)
-
-
-def widget_outputs(nb, outputs) -> list:
-    """What the widgets among `outputs` show: the outputs of every Output widget in them,
-    however deeply nested in boxes (the charts that follow a control live there)."""
-    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    todo = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
-            for out in outputs if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
-    shown, seen = [], set()
-    while todo:
-        model_id = todo.pop()
-        if model_id in seen or model_id not in state:
-            continue
-        seen.add(model_id)
-        model = state[model_id].get("state", {})
-        shown += model.get("outputs") or []
-        if isinstance(model.get("spec"), dict):  # a JupyterChart: its spec, as a display would carry it
-            shown.append({"data": {"application/vnd.vegalite.v5+json": model["spec"]}})
-        todo += [child.removeprefix("IPY_MODEL_") for child in model.get("children") or []]
-    return shown + (widget_outputs(nb, shown) if shown else [])
-
-
-def chart_titles(outputs) -> list[str]:
-    """The titles of the Vega-Lite charts among `outputs` (a concatenation's own title)."""
-    specs = [data for out in outputs for mime, data in out.get("data", {}).items() if "vegalite" in mime]
-    titles = []
-    for spec in specs:
-        title = spec.get("title", "")
-        titles.append(title.get("text", "") if isinstance(title, dict) else title)
-    return titles
 
 
 # Each section with a figure, and the words its chart's title starts with.

@@ -435,3 +435,29 @@ def test_refresh_reads_the_events_written_since_and_keeps_the_cursor(game_db, tm
     assert scrubber.event["seq"] == expected[-1][0]
     assert scrubber.refresh() == 0  # nothing new: nothing moves
     assert scrubber.position == len(expected) - 1
+
+
+def test_the_records_behind_a_rule_show_raw_and_stored_in_full_and_escaped(tmp_path):
+    from workbench import analysis
+    from workbench.widgets import records_html
+
+    hostile = '{"agent_id": "a</pre><script>alert(1)</script>", "tick": "x", "tool": "move_to", "params": {}}'
+    long_tail = "y" * 500  # wider than any screen: must wrap, not scroll
+    log = tmp_path / "arena" / "ep1.decisions.jsonl"
+    log.parent.mkdir()
+    log.write_text(hostile + "\n" + json.dumps({"agent_id": "b", "tick": "z", "tool": "idle", "params": {},
+                                                 "reasoning": long_tail}) + "\n")
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([log], db=db)
+    con = catalog.connect(db, read_only=True)
+    try:
+        [rule] = {r for (r,) in con.execute("SELECT rule FROM violations WHERE field = 'tick'").fetchall()}
+        records = analysis.violations_for_rule(con, rule)
+    finally:
+        con.close()
+    shown = records_html(records)
+    assert records.height == 2 and shown.count("<i>raw</i>") == 2 and shown.count("<i>stored</i>") == 2
+    assert "<script>" not in shown and "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in shown
+    assert long_tail in shown and "white-space:pre-wrap" in shown  # in full, wrapped
+    assert f"title='{log}'" in shown and "ep1.decisions.jsonl · arena · <b>line 1</b>" in shown
+    assert records_html(records.clear()) == "<i>no records</i>"

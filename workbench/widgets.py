@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -405,3 +406,28 @@ class GamePicker:
         self.lines.min = 1
         self.lines.value = (row["first_hand_line"] or 1, row["last_line"])
         self.lines.max = row["last_line"]
+
+
+RECORD_WHERE = ("format", "locator", "severity", "field", "message")
+
+
+def records_html(records: pl.DataFrame) -> str:
+    """The records behind a rule (`analysis.violations_for_rule`) as cards that fit the
+    page: where and what on one line, then `raw` and `stored` in full, wrapped, so
+    neither hides behind a horizontal scroll. All log text is escaped."""
+    if records.is_empty():
+        return "<i>no records</i>"
+    cards = []
+    for row in records.iter_rows(named=True):
+        where = " · ".join(f"<b>{html.escape(str(row[key]))}</b>" if key == "locator" else html.escape(str(row[key]))
+                           for key in RECORD_WHERE if row.get(key) is not None)
+        path = html.escape(str(row["path"]))
+        cards.append(
+            f"<div style='margin:0 0 10px 0'><div title='{path}'>{html.escape(Path(row['path']).name)} · {where}</div>"
+            + "".join(f"<div><i>{key}</i><pre style='{WRAPPED}'>{html.escape(row[key] or '—')}</pre></div>"
+                      for key in ("raw", "stored"))
+            + "</div>")
+    return "".join(cards)
+
+
+WRAPPED = "white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 4px 12px;font-size:12px"
