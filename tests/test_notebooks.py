@@ -85,6 +85,7 @@ SECTION_CHARTS = [
     ("01_emotion_trajectories", "## Who attacks whom", "Who attacks whom in "),
     ("01_emotion_trajectories", "## Did the attack really move", "Change in the aimed-at emotion after attacks in "),
     ("03_decision_quality", "## EC4X: which order families", "EC4X command families"),
+    ("03_decision_quality", "## Agent Arena: from a decision", "Reasoning-trace step times"),
 ]
 
 
@@ -212,3 +213,19 @@ def test_notebooks_point_at_the_database_given(db, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(db))
     assert analysis.notebook_database() == db.resolve()
     assert analysis.figures_dir(db) == db.parent / "figures"
+
+
+def test_the_arena_section_jumps_to_a_traced_decision_and_shows_its_steps(executed, db):
+    shown = "".join(out.get("data", {}).get("text/html", "") for out in
+                    section_outputs(executed("03_decision_quality"), "### Jump to a decision"))
+    con = catalog.connect(db, read_only=True)
+    try:  # the first pick: an invalid traced decision, by episode, agent and tick
+        [(agent, episode, tick)] = con.execute(
+            "SELECT d.agent_id, d.episode, d.tick FROM arena_decisions d "
+            "JOIN (SELECT DISTINCT agent_id, episode_id, tick FROM arena_trace_steps) t "
+            "ON t.agent_id = d.agent_id AND t.episode_id = d.episode AND t.tick = d.tick "
+            "WHERE NOT d.valid ORDER BY d.episode, d.agent_id, d.tick LIMIT 1").fetchall()
+    finally:
+        con.close()
+    assert f"<b>{agent}</b> · {episode} · tick {tick}" in shown and "invalid" in shown
+    assert all(f"<i>{step}</i>" in shown for step in ("observation", "prompt", "llm_request", "response"))

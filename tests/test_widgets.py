@@ -461,3 +461,28 @@ def test_the_records_behind_a_rule_show_raw_and_stored_in_full_and_escaped(tmp_p
     assert long_tail in shown and "white-space:pre-wrap" in shown  # in full, wrapped
     assert f"title='{log}'" in shown and "ep1.decisions.jsonl · arena · <b>line 1</b>" in shown
     assert records_html(records.clear()) == "<i>no records</i>"
+
+
+def test_a_decision_card_shows_its_trace_steps_to_scale_and_escaped():
+    from workbench.widgets import decision_html
+
+    decision = {
+        "agent_id": "a<1>", "episode_id": "ep_1", "tick": 7, "model": "m", "tool": "craft",
+        "params": '{"item_name": "</pre>"}', "valid": False,
+        "violations": ["error required_key at params.station_name: expected key `station_name`"],
+        "decision_file": "/logs/ep_1.decisions.jsonl", "locator": "line 9", "traced": True,
+        "trace_file": "/logs/traces/ep_1.jsonl", "trace_locator": "line 3", "trace_ms": 1010.0,
+        "step_ms": [{"name": "prompt", "duration_ms": 10.0}, {"name": "llm_request", "duration_ms": 1000.0},
+                    {"name": "decision", "duration_ms": None}],
+        "observation": '{"position": [1, 2, 3]}', "retrieved": None, "prompt": "<script>x</script>",
+        "llm_request": '{"model": "m"}', "response": '{"raw_text": "ok"}', "traced_decision": None,
+    }
+    shown = decision_html(decision)
+    assert "<script>" not in shown and "&lt;script&gt;" in shown and "a&lt;1&gt;" in shown
+    assert "invalid" in shown and "params.station_name" in shown and "1,010.0 ms in all" in shown
+    # bars to scale: the slowest step is 240 px wide, a step 100x faster 2 px, an untimed one 0
+    assert "width:240px" in shown and "width:2px" in shown and "width:0px" in shown
+    assert '"position": [\n  1,' in shown.replace("&quot;", '"')  # JSON data pretty-printed
+    assert "<i>retrieved</i>" not in shown and "<i>observation</i>" in shown  # absent steps are left out
+    untraced = decision_html({**decision, "traced": False})
+    assert "no reasoning trace" in untraced and "<table>" not in untraced

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pyarrow as pa
+from pydantic import ValidationError
 
 from workbench.violation import Violation
 from workbench.formats import BOM, Counts, LoadContext
@@ -139,6 +140,34 @@ def lone_surrogate(text: str) -> str | None:
     except UnicodeEncodeError:
         return match.group(0)
     return None
+
+
+def check_lines(batch: LineBatch, lines, found_at: Callable[[str, dict, tuple], Violation | None]
+                ) -> tuple[list[Violation], dict[int, str]]:
+    """Validate every line of the batch in one pydantic-core call of `lines` (a
+    TypeAdapter over a list of JSON texts).
+
+    Returns the violations of the lines that are records, each made by
+    `found_at(locator, error, loc)` (`loc` inside the record), and the positions of the
+    lines that cannot be records at all (not UTF-8, not JSON, not an object), each with
+    the reason.
+    """
+    reject_at = dict(batch.unreadable)
+    violations: list[Violation] = []
+    try:
+        lines.validate_python(batch.texts)
+        return violations, reject_at
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    for error in errors:
+        index, *loc = error["loc"]
+        if index in reject_at:
+            continue
+        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
+            reject_at[index] = error["msg"]
+            continue
+        violations.append(found_at(batch.locator(index), error, tuple(loc)))
+    return violations, reject_at
 
 
 def reject_violation(locator: str, why: str) -> Violation:

@@ -431,3 +431,43 @@ def records_html(records: pl.DataFrame) -> str:
 
 
 WRAPPED = "white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 4px 12px;font-size:12px"
+
+
+TRACE_STEPS = ("observation", "retrieved", "prompt", "llm_request", "response", "traced_decision")
+
+
+def decision_html(decision: dict) -> str:
+    """One row of `arena.queries.decision_drilldown` as a card: the decision as logged and
+    the rules it broke, the time spent in each traced step (a bar per step, to scale),
+    then what each step saw or said, wrapped in full. All log text is escaped."""
+    mark = "valid" if decision["valid"] else "<b style='color:#c0392b'>invalid</b>"
+    head = (f"<div><b>{html.escape(decision['agent_id'])}</b> · {html.escape(decision['episode_id'])} · "
+            f"tick {decision['tick']} · {html.escape(str(decision['model']))} · {mark}: "
+            f"<code>{html.escape(str(decision['tool']))} {html.escape(str(decision['params']))}</code></div>"
+            f"<div title='{html.escape(decision['decision_file'])}'>logged at {html.escape(decision['locator'])} of "
+            f"{html.escape(Path(decision['decision_file']).name)}</div>")
+    broken = "".join(f"<li>{html.escape(found)}</li>" for found in decision["violations"] or [])
+    if not decision["traced"]:
+        return head + (f"<ul>{broken}</ul>" if broken else "") + "<i>no reasoning trace for this decision</i>"
+    slowest = max((step["duration_ms"] or 0 for step in decision["step_ms"]), default=0) or 1
+    times = "".join(
+        f"<tr><td>{html.escape(step['name'])}</td><td style='text-align:right'>{_ms(step['duration_ms'])}</td>"
+        f"<td><div style='background:#4c78a8;height:10px;width:{240 * (step['duration_ms'] or 0) / slowest:.0f}px'>"
+        f"</div></td></tr>" for step in decision["step_ms"])
+    steps = "".join(f"<div><i>{name}</i><pre style='{WRAPPED}'>{html.escape(_pretty(decision[name]))}</pre></div>"
+                    for name in TRACE_STEPS if decision.get(name) is not None)
+    return (head + f"<div title='{html.escape(decision['trace_file'])}'>traced at "
+            f"{html.escape(decision['trace_locator'])} of {html.escape(Path(decision['trace_file']).name)}, "
+            f"{_ms(decision['trace_ms'])} in all</div>" + (f"<ul>{broken}</ul>" if broken else "")
+            + f"<table>{times}</table>" + steps)
+
+
+def _ms(value) -> str:
+    return "—" if value is None else f"{value:,.1f} ms"
+
+
+def _pretty(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), indent=1, ensure_ascii=False)
+    except ValueError:
+        return text

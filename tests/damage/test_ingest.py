@@ -3,7 +3,6 @@
 import json
 
 import duckdb
-import pytest
 
 import workbench
 from tests.conftest import rows, write_lines

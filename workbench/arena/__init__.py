@@ -1,17 +1,29 @@
-"""Agent Arena: agents' tool decisions (`*.decisions.jsonl`, seed 002's universal tools)."""
+"""Agent Arena: agents' tool decisions (`*.decisions.jsonl`, seed 002's universal tools)
+and the runtime's reasoning traces (`traces/<episode_id>.jsonl`)."""
 
-from workbench.arena import reader, report, tables
-from workbench.formats import Format, jsonl_claims
+from pathlib import Path
 
-DECISION_SIGNATURE = {"agent_id", "tick", "tool", "params"}
+from workbench.arena import reader, report, tables, traces
+from workbench.formats import Counts, Format, LoadContext, jsonl_claims
+
+_decision_claims = jsonl_claims(reader.SUFFIX, reader.DECISION_SIGNATURE)
+
+
+def claims(path: Path, head: bytes) -> bool:
+    return traces.is_trace(path, head) or _decision_claims(path, head)
+
+
+def load(ctx: LoadContext) -> Counts:
+    return traces.load(ctx) if traces.is_trace_file(ctx.path) else reader.load(ctx)
+
 
 FORMAT = Format(
     name="arena",
     tables=tables.TABLES,
     views=tables.VIEWS,
-    claims=jsonl_claims(reader.SUFFIX, DECISION_SIGNATURE),
-    load=reader.load,
+    claims=claims,
+    load=load,
     line_based=True,
-    describe="Agent Arena decision logs (*.decisions.jsonl)",
+    describe="Agent Arena decision logs (*.decisions.jsonl) and reasoning traces (traces/<episode_id>.jsonl)",
     summary=report.summary,
 )

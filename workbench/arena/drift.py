@@ -37,3 +37,40 @@ def findings(con, source_id: int) -> list[Violation]:
         ))
     return found
 
+
+def trace_findings(con, params: dict) -> list[Violation]:
+    """What a trace file holds beyond the runtime's own trace records: keys it does not
+    write, steps without their stamps (the SDK's debug-trace shape), and records of
+    another episode than the file is named after. `params`: source_id and the episode
+    of the file's name."""
+    source = {"source_id": params["source_id"]}
+    found = []
+    count, first, episode = con.execute(tables.EPISODE_MISMATCH, params).fetchone()
+    if count:
+        found.append(Violation(
+            f"line {first}", "info", "episode_mismatch", "episode_id",
+            f"episode_id {episode!r} is not the file's name ({params['episode']!r}.jsonl), which the runtime names "
+            f"after the episode; the record's episode_id is the one joined to decisions "
+            f"({line_count(count)}, first line {first})",
+        ))
+    count, first, step, keys = con.execute(tables.DEFAULTED_STAMPS, source).fetchone()
+    if count:
+        found.append(Violation(
+            f"line {first}", "warning", "step_stamp_missing", f"steps[{step}].{keys[0]}",
+            f"a step leaves out {' and '.join(f'`{k}`' for k in keys)}, which the runtime writes on every step "
+            f"(and its trace reader requires); taken from the step's record "
+            f"({count} step{'s' if count != 1 else ''}, first line {first})",
+        ))
+    for key, count, first in con.execute(tables.TRACE_EXTRA_KEYS, source).fetchall():
+        found.append(Violation(
+            f"line {first}", "info", "undocumented_key", key,
+            f"key `{key}` is not part of a trace record ({', '.join(tables.TRACE_KEYS)}); kept in "
+            f"arena_traces.extra ({line_count(count)}, first line {first})",
+        ))
+    for key, count, first, step in con.execute(tables.STEP_EXTRA_KEYS, source).fetchall():
+        found.append(Violation(
+            f"line {first}", "info", "undocumented_key", f"steps[{step}].{key}",
+            f"key `{key}` is not part of a trace step ({', '.join(tables.STEP_KEYS)}); kept in "
+            f"arena_trace_steps.extra ({line_count(count)}, first line {first})",
+        ))
+    return found

@@ -13,6 +13,7 @@ message that says what the runtime means and the seed's name for it.
 from __future__ import annotations
 
 import difflib
+from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -24,12 +25,14 @@ from pydantic import (
     Json,
     Tag,
     TypeAdapter,
+    ValidationInfo,
     create_model,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
-from workbench.validation import tag_by
+from workbench.validation import found, tag_by
 
 FILTER_TYPES = ("resource", "hazard", "agent", "station")
 ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
@@ -224,3 +227,67 @@ def unknown_param_message(tool: str, key: str) -> str:
         return (f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}); the real runtime "
                 f"spells it so, but the seed is the contract, so it is an error; did you mean `{seed_name}`?")
     return f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}){hint(key, known)}"
+
+
+# --- reasoning traces -----------------------------------------------------------------
+
+# The runtime's standard step names, in pipeline order (its TraceStepName): the prompt
+# step is `prompt`, the model's answer `response`.
+TRACE_STEP_NAMES = ("observation", "retrieved", "prompt", "llm_request", "response", "decision")
+# The keys the runtime copies from a record into each of its steps.
+STEP_STAMPS = ("agent_id", "tick")
+Tick = Annotated[int, Field(ge=0)]
+
+
+def _iso_time(value: str) -> str:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise rule_error("timestamp_format", f"expected an ISO 8601 time such as 2026-03-06T18:30:00.123456Z; "
+                                             f"found {found(value)}") from None
+    return value
+
+
+IsoTime = Annotated[str, AfterValidator(_iso_time)]
+
+
+class TraceStep(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")  # other keys: drift, found in SQL
+
+    timestamp: IsoTime
+    agent_id: str | None = None
+    tick: Tick | None = None
+    name: str
+    data: dict[str, Any]
+    duration_ms: Annotated[float, Field(ge=0)] | None = None  # left out when not measured
+
+
+class TraceRecord(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    agent_id: str
+    tick: Tick
+    episode_id: str
+    start_time: IsoTime
+    steps: list[TraceStep]
+
+    @field_validator("steps")
+    @classmethod
+    def steps_of_this_tick(cls, steps: list[TraceStep], info: ValidationInfo) -> list[TraceStep]:
+        # The runtime stamps every step with its record's agent and tick: a step of
+        # another agent or tick was not written by it, and would join the wrong decision.
+        for key in STEP_STAMPS:
+            if key not in info.data:
+                continue  # the record's own value is already an error
+            own = info.data[key]
+            others = [(i, getattr(s, key)) for i, s in enumerate(steps) if getattr(s, key) not in (None, own)]
+            if others:
+                index, value = others[0]
+                more = f" ({len(others)} steps differ)" if len(others) > 1 else ""
+                raise rule_error("step_mismatch",
+                                 f"every step carries its record's {key} ({own!r}); found {value!r}{more}",
+                                 field=f"{index}.{key}")
+        return steps
+
+
+TRACE_LINES = TypeAdapter(list[Json[TraceRecord]])

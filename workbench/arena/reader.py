@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from pydantic import ValidationError
 
 from workbench.arena import drift, tables
 from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, context_batches, store_batch
+from workbench.jsonl import LineBatch, check_lines, context_batches, store_batch
 from workbench.paths import name_without
 from workbench.validation import violation
 
 SUFFIX = ".decisions.jsonl"
+# The keys that make a JSONL file a decision log whatever its name.
+DECISION_SIGNATURE = {"agent_id", "tick", "tool", "params"}
 
 
 def episode_of(path) -> str:
@@ -41,29 +42,14 @@ def load(ctx: LoadContext) -> Counts:
 
 
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
-    """Validate every line of the batch in one pydantic-core call.
+    """Validate the batch's lines (see `jsonl.check_lines`)."""
+    return check_lines(batch, LINES, _found_at)
 
-    Returns the violations of the lines that are records, and the positions of the
-    lines that cannot be records at all (not UTF-8, not JSON, not an object), each
-    with the reason.
-    """
-    reject_at = dict(batch.unreadable)
-    violations: list[Violation] = []
-    try:
-        LINES.validate_python(batch.texts)
-        return violations, reject_at
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-    for error in errors:
-        index, *loc = error["loc"]
-        if index in reject_at:
-            continue
-        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
-            reject_at[index] = error["msg"]
-            continue
-        tool, loc = (loc[0], loc[1:]) if loc[0] in LINE_TAGS else (None, loc)
-        found = violation(batch.locator(index), error, tuple(loc))
-        if error["type"] == "extra_forbidden" and loc[:1] == ["params"]:
-            found = dataclasses.replace(found, message=unknown_param_message(tool, str(loc[-1])))
-        violations.append(found)
-    return violations, reject_at
+
+def _found_at(locator: str, error: dict, loc: tuple) -> Violation:
+    # A tool's own tag leads the location; an unknown parameter's message names the tool's.
+    tool, loc = (loc[0], loc[1:]) if loc[0] in LINE_TAGS else (None, loc)
+    found = violation(locator, error, tuple(loc))
+    if error["type"] == "extra_forbidden" and loc[:1] == ("params",):
+        found = dataclasses.replace(found, message=unknown_param_message(tool, str(loc[-1])))
+    return found

@@ -1,9 +1,12 @@
-"""The Agent Arena table, declared once, its error-rate view, and the SQL that fills them.
+"""The Agent Arena tables, declared once, the error-rate view, and the SQL that fills them.
 
-Every line that is a JSON object becomes a row of `arena_decisions`, valid or not;
-typed columns are NULL where the value has the wrong JSON type. A decision's outcome is
-its own `result`, or else the `last_action_result` the same agent reports on its next
-line (the next observation carries the previous action's result).
+Every line that is a JSON object becomes a row of `arena_decisions` (decision logs) or
+`arena_traces` (reasoning traces), valid or not; typed columns are NULL where the value
+has the wrong JSON type. A decision's outcome is its own `result`, or else the
+`last_action_result` the same agent reports on its next line (the next observation
+carries the previous action's result). Each step of a trace is a row of
+`arena_trace_steps`, carrying its record's agent, episode and tick, the keys a trace
+joins its decision on.
 """
 
 from __future__ import annotations
@@ -11,7 +14,15 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from workbench.arena.models import ERROR_CODES, RUNTIME_TARGET, ActionResult, Decision
+from workbench.arena.models import (
+    ERROR_CODES,
+    RUNTIME_TARGET,
+    STEP_STAMPS,
+    ActionResult,
+    Decision,
+    TraceRecord,
+    TraceStep,
+)
 from workbench.catalog import DECISIONS
 from workbench.schema import Column, Table, run_on
 
@@ -33,7 +44,38 @@ ARENA_DECISIONS = Table("arena_decisions", (
     Column("extra", "JSON", "top-level keys the log format does not list"),
     Column("valid", "BOOLEAN", "no error violation on the line", required=True),
 ), model=Decision)
-TABLES = (ARENA_DECISIONS,)
+
+ARENA_TRACES = Table("arena_traces", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", "1-based line number", required=True),
+    Column("agent_id", "VARCHAR", path="agent_id"),
+    Column("episode_id", "VARCHAR", "the record's, else from the file name: traces/<episode_id>.jsonl",
+           path="episode_id"),
+    Column("tick", "BIGINT", path="tick"),
+    Column("start_time", "TIMESTAMP", "UTC", path="start_time"),
+    Column("steps", "BIGINT", "how many steps the record holds"),
+    Column("extra", "JSON", "top-level keys a trace record does not have"),
+    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+), doc="One row per reasoning-trace record: a traced tick of one agent.", model=TraceRecord)
+
+ARENA_TRACE_STEPS = Table("arena_trace_steps", (
+    Column("source_id", "BIGINT", required=True),
+    Column("seq", "BIGINT", "the record's line", required=True),
+    Column("agent_id", "VARCHAR", "the record's"),
+    Column("episode_id", "VARCHAR", "the record's"),
+    Column("tick", "BIGINT", "the record's"),
+    Column("step", "BIGINT", "position in the record's steps, from 0 as in a violation's `steps[N]`",
+           required=True),
+    Column("name", "VARCHAR", path="name"),
+    Column("ts", "TIMESTAMP", "UTC", path="timestamp"),
+    Column("duration_ms", "DOUBLE", path="duration_ms"),
+    Column("data", "JSON", "as written", path="data"),
+    Column("defaulted", "VARCHAR[]", "agent_id, tick: keys the step leaves out and takes from its record"),
+    Column("extra", "JSON", "keys a step does not have"),
+), doc="One row per step of a reasoning trace, joinable to arena_decisions by agent, episode and tick.",
+    model=TraceStep)
+
+TABLES = (ARENA_DECISIONS, ARENA_TRACES, ARENA_TRACE_STEPS)
 
 # Not stored: the keys of an outcome object (a decision's `result`, or the
 # `last_action_result` its agent reports next), read into the decision's columns of
@@ -127,6 +169,74 @@ SELECT k, count(*), min(seq)
 FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM arena_decisions WHERE source_id = $source_id AND extra IS NOT NULL)
 GROUP BY k ORDER BY 3
 """
+
+
+TRACE_KEYS = list(TraceRecord.model_fields)
+STEP_KEYS = list(TraceStep.model_fields)
+_STRIP_TRACE_KEYS = "{" + ",".join(f'"{k}":null' for k in TRACE_KEYS) + "}"
+_STRIP_STEP_KEYS = "{" + ",".join(f'"{k}":null' for k in STEP_KEYS) + "}"
+
+
+def _extra(expr: str, strip: str) -> str:
+    """The keys of the JSON object `expr` that `strip` (a merge patch of nulls) does not delete."""
+    return (f"CASE WHEN json_type({expr}) = 'OBJECT' "
+            f"THEN nullif(json_merge_patch({expr}, '{strip}'), '{{}}'::JSON) END")
+
+
+_EPISODE = ARENA_TRACES.column("episode_id")
+INSERT_TRACES = ARENA_TRACES.insert(f"""
+SELECT $source_id AS source_id, seq, {ARENA_TRACES.select_paths("j", ["agent_id", "tick", "start_time"])},
+       coalesce({_EPISODE.read_from("j")}, $episode) AS episode_id,
+       CASE WHEN json_type(j, '$.steps') = 'ARRAY' THEN json_array_length(j, '$.steps') END AS steps,
+       {_extra("j", _STRIP_TRACE_KEYS)} AS extra, valid
+FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})
+WHERE json_type(j) = 'OBJECT'
+""")
+
+# A stamp written as null is left out too: the step model takes None for it.
+_LEFT_OUT = ", ".join(f"CASE WHEN coalesce(json_type(s, '$.{key}'), 'NULL') = 'NULL' THEN '{key}' END"
+                      for key in STEP_STAMPS)
+INSERT_TRACE_STEPS = ARENA_TRACE_STEPS.insert(f"""
+SELECT $source_id AS source_id, seq, t.agent_id, t.episode_id, t.tick, step, {ARENA_TRACE_STEPS.select_paths("s")},
+       CASE WHEN json_type(s) = 'OBJECT' THEN list_filter([{_LEFT_OUT}], lambda k: k IS NOT NULL) END AS defaulted,
+       {_extra("s", _STRIP_STEP_KEYS)} AS extra
+FROM (SELECT seq, unnest(steps) AS s, unnest(range(len(steps))) AS step
+      FROM (SELECT seq, json_extract(j, '$.steps[*]') AS steps
+            FROM (SELECT seq, TRY_CAST(raw AS JSON) AS j FROM {LINES})
+            WHERE json_type(j) = 'OBJECT' AND json_type(j, '$.steps') = 'ARRAY'))
+JOIN arena_traces t USING (seq)
+WHERE t.source_id = $source_id
+""")
+
+EPISODE_MISMATCH = """
+SELECT count(*), min(seq), any_value(episode_id ORDER BY seq) FROM arena_traces
+WHERE source_id = $source_id AND episode_id <> $episode
+"""
+
+DEFAULTED_STAMPS = """
+SELECT count(*), min(seq), arg_min(step, (seq, step)), arg_min(defaulted, (seq, step)) FROM arena_trace_steps
+WHERE source_id = $source_id AND len(defaulted) > 0
+"""
+
+TRACE_EXTRA_KEYS = """
+SELECT k, count(*), min(seq)
+FROM (SELECT seq, unnest(json_keys(extra)) AS k FROM arena_traces WHERE source_id = $source_id AND extra IS NOT NULL)
+GROUP BY k ORDER BY 3, 1
+"""
+
+STEP_EXTRA_KEYS = """
+SELECT k, count(DISTINCT seq), min(seq), arg_min(step, (seq, step))
+FROM (SELECT seq, step, unnest(json_keys(extra)) AS k FROM arena_trace_steps
+      WHERE source_id = $source_id AND extra IS NOT NULL)
+GROUP BY k ORDER BY 3, 1
+"""
+
+
+def insert_traces(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int:
+    """Insert a batch of (seq, raw, valid) trace lines and their steps; returns the records added."""
+    records = run_on(con, lines, INSERT_TRACES, LINES, params).fetchall()[0][0]
+    run_on(con, lines, INSERT_TRACE_STEPS, LINES, {"source_id": params["source_id"]})
+    return records
 
 
 def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int:

@@ -9,9 +9,10 @@ from workbench.plots.decisions import decision_headline, decision_quality, famil
 from workbench.plots.economy import economy_nets
 from workbench.plots.emotions import emotion_trajectories
 from workbench.plots.export import save
+from workbench.plots.traces import step_times_chart
 
 __all__ = [
-    "emotion_trajectories", "economy_nets", "attack_heatmap", "event_study_chart", "decision_quality", "decision_headline", "family_matrix_chart", "save", "FIGURES", "figure",
+    "emotion_trajectories", "economy_nets", "attack_heatmap", "event_study_chart", "decision_quality", "decision_headline", "family_matrix_chart", "step_times_chart", "save", "FIGURES", "figure",
 ]
 
 # The figures `workbench plot KIND` and the demo know, by kind. Each takes the
@@ -23,6 +24,7 @@ FIGURES = {
     "attacks": lambda con, game_id=None: attack_heatmap(con, game_id),
     "attack-study": lambda con, game_id=None: event_study_chart(con, game_id),
     "families": lambda con, game_id=None: family_matrix_chart(con),
+    "trace-steps": lambda con, game_id=None: step_times_chart(con),
 }
 
 

@@ -1,0 +1,70 @@
+"""Agent Arena reasoning traces: how long each step of the decision pipeline takes, per
+model. The percentiles are computed in DuckDB (`arena.queries.step_times`); only one row
+per step name and model goes into the spec."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from workbench.arena.queries import step_times
+from workbench.errors import WorkbenchError
+
+TITLE = "Reasoning-trace step times: median (bar) and 95th percentile (tick) per model"
+LABEL_CHARS = 40
+
+
+def step_times_chart(con) -> alt.Chart | alt.LayerChart:
+    """Per step name (rows, in pipeline order), one bar per model for its median
+    duration_ms, a rule and a tick out to its 95th percentile. The x axis is logarithmic:
+    an LLM request takes seconds where building a prompt takes a millisecond. A database
+    with no timed step gives a chart saying so."""
+    try:
+        frame = step_times(con)
+    except WorkbenchError as exc:
+        return _nothing_to_plot(f"Nothing to plot: {exc}")
+    frame = frame.filter(pl.col("p50_ms").is_not_null() & (pl.col("p95_ms") > 0))
+    if frame.is_empty():
+        return _nothing_to_plot("Nothing to plot: no timed reasoning-trace step in this database; ingest "
+                                "Agent Arena traces (traces/<episode_id>.jsonl) whose steps carry duration_ms")
+    return _chart(frame.with_columns(pl.col("model").map_elements(_display, return_dtype=pl.String)))
+
+
+def _chart(frame: pl.DataFrame) -> alt.LayerChart:
+    names = list(dict.fromkeys(frame["name"].to_list()))  # pipeline order, as the query sorts
+    models = sorted(frame["model"].unique().to_list())
+    # A log scale has no zero: bars start at half the smallest positive time, and a
+    # time below that (0 ms) is drawn there; the tooltip keeps the true values.
+    times = pl.concat([frame["p50_ms"], frame["p95_ms"]])
+    floor = times.filter(times > 0).min() / 2
+    frame = frame.with_columns(
+        floor=pl.lit(floor), p50_shown=pl.max_horizontal("p50_ms", pl.lit(floor)),
+        p95_shown=pl.max_horizontal("p95_ms", pl.lit(floor)),
+    )
+    log = alt.Scale(type="log")
+    base = alt.Chart(frame).encode(
+        y=alt.Y("name:N", title="step", sort=names),
+        yOffset=alt.YOffset("model:N", sort=models),
+        color=alt.Color("model:N", title="model (or agent)", sort=models),
+        tooltip=["name:N", "model:N", "model_from:N", "steps:Q", "timed:Q",
+                 alt.Tooltip("p50_ms:Q", format=",.1f", title="p50 (ms)"),
+                 alt.Tooltip("p95_ms:Q", format=",.1f", title="p95 (ms)")],
+    )
+    bars = base.mark_bar().encode(x=alt.X("floor:Q", scale=log, title="duration (ms, log scale)"), x2="p50_shown:Q")
+    rules = base.mark_rule().encode(x=alt.X("p50_shown:Q", scale=log), x2="p95_shown:Q")
+    ticks = base.mark_tick(thickness=2, color="black").encode(x=alt.X("p95_shown:Q", scale=log))
+    height = max(60, 14 * len(frame) + 10 * len(names))
+    return alt.layer(bars, rules, ticks).properties(title=TITLE, width=420, height=height)
+
+
+def _nothing_to_plot(text: str) -> alt.Chart:
+    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13, color="gray").encode(
+        text="note:N"
+    ).properties(title=TITLE, width=420, height=60)
+
+
+def _display(text: str) -> str:
+    """A model name, safe and short for a figure: angle brackets become look-alikes (the
+    HTML export embeds the spec in a <script> block)."""
+    text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
