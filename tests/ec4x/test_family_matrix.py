@@ -5,9 +5,11 @@ import json
 import re
 from collections import Counter, defaultdict
 
+import duckdb
 import pytest
 
 import workbench
+from tests.conftest import write_lines
 from workbench.ec4x.report import family_matrix
 from workbench.plots import save
 from workbench.plots.decisions import family_matrix_chart
@@ -83,14 +85,36 @@ TRACE = [
 ]
 
 
-def draft_uses(lines):
+def models_of_turns(trace_lines) -> dict[int, set]:
+    """Turn -> the models that played it, read off the raw trace lines."""
+    model, played = None, defaultdict(set)
+    for raw in trace_lines:
+        record = json.loads(raw)
+        if record.get("kind") == "session_start":
+            model = record["model"]
+        elif model is not None:
+            played[record["turn"]].add(model)
+    return played
+
+
+def draft_model(turn: int, played: dict[int, set]) -> str:
+    # the one model of the draft's turn, else the one model of the game, else unknown
+    in_game = set().union(*played.values())
+    for models in (played.get(turn, set()), in_game):
+        if len(models) == 1:
+            return next(iter(models))
+    return "unknown"
+
+
+def draft_uses(lines, played=None):
     """(model, family, rules broken) per family use, counted over the raw draft lines."""
     for raw, broken in lines:
         record = json.loads(raw)
         used = {DRAFT_KEYS[key] for key, value in record.items() if key in DRAFT_KEYS and _uses(value)}
         used |= {family for family in broken if family is not None}
         for family in used:
-            yield "unknown", family, {rule for f, rule in broken.items() if f in (family, None)}
+            yield (draft_model(record["turn"], played or {}), family,
+                   {rule for f, rule in broken.items() if f in (family, None)})
 
 
 def _uses(value) -> bool:
@@ -144,7 +168,8 @@ def matrix_db(ingest_lines):
     trace_lines = [json.dumps(line) for line in TRACE]
     _, con = ingest_lines("g1.orders.jsonl", [raw for raw, _ in draft_lines])
     ingest_lines("bot_trace_g1.jsonl", trace_lines)
-    expected = expected_matrix({"drafts": list(draft_uses(draft_lines)), "trace": list(trace_uses(trace_lines))})
+    expected = expected_matrix({"drafts": list(draft_uses(draft_lines, models_of_turns(trace_lines))),
+                                "trace": list(trace_uses(trace_lines))})
     return con, expected
 
 
@@ -167,20 +192,21 @@ def test_matrix_matches_an_independent_count(matrix_db):
 
 def test_matrix_by_hand(matrix_db):
     got = as_dict(family_matrix(matrix_db[0]))
-    # 12 families for each of the drafts' one (unknown) model and the trace's two models.
+    # 12 families for the drafts' one model (turn 3 was model-a's, in the trace of the
+    # same game) and the trace's two models.
     assert len(got) == 36
-    assert {model for _, model, source in got if source == "drafts"} == {"unknown"}
+    assert {model for _, model, source in got if source == "drafts"} == {"model-a"}
     assert {model for _, model, source in got if source == "trace"} == {"model-a", "model-b"}
     # Fleet: four drafts, two broke the same rule.
-    assert got["fleet", "unknown", "drafts"] == (4, 2, 0.5, "target_system_required", 2)
+    assert got["fleet", "model-a", "drafts"] == (4, 2, 0.5, "target_system_required", 2)
     # A draft-level error (no houseId) breaks the one family the draft used.
-    assert got["terraform", "unknown", "drafts"] == (1, 0, 0.0, "required_key", 1)
+    assert got["terraform", "model-a", "drafts"] == (1, 0, 0.0, "required_key", 1)
     # The string diplomaticCommand counts as tried; a 1-1 tie goes to the first rule by name.
-    assert got["diplomacy", "unknown", "drafts"] == (2, 0, 0.0, "enum_value", 1)
-    assert got["investment", "unknown", "drafts"] == (1, 1, 1.0, None, 0)
+    assert got["diplomacy", "model-a", "drafts"] == (2, 0, 0.0, "enum_value", 1)
+    assert got["investment", "model-a", "drafts"] == (1, 1, 1.0, None, 0)
     # Never tried: listed with zeros, so the coverage gap shows.
     for family in ("zero_turn", "repair", "scrap", "population_transfer"):
-        assert got[family, "unknown", "drafts"] == (0, 0, None, None, 0)
+        assert got[family, "model-a", "drafts"] == (0, 0, None, None, 0)
     # Trace: a turn counts once per family (zero_turn and ztc_merge_fleets are one use);
     # the failed turn 3 has no tags and counts nowhere; turn 4's rule is its last stage's.
     assert got["zero_turn", "model-a", "trace"] == (1, 0, 0.0, "validation/compile", 1)
@@ -197,7 +223,7 @@ def test_draft_model_comes_from_decisions(matrix_db):
                 "AND source_id = (SELECT min(source_id) FROM ec4x_orders)")
     got = as_dict(family_matrix(con))
     assert got["fleet", "drafter", "drafts"] == (1, 1, 1.0, None, 0)
-    assert got["fleet", "unknown", "drafts"] == (3, 1, pytest.approx(1 / 3), "target_system_required", 2)
+    assert got["fleet", "model-a", "drafts"] == (3, 1, pytest.approx(1 / 3), "target_system_required", 2)
     assert got["zero_turn", "drafter", "drafts"] == (0, 0, None, None, 0)
 
 
@@ -222,7 +248,7 @@ def test_chart_exports_and_shows_the_frame(matrix_db, tmp_path, suffix):
     text = path.read_text()
     if suffix == ".svg":
         assert text.startswith("<svg")
-        for row in ("drafts · unknown", "trace · model-a", "trace · model-b"):
+        for row in ("drafts · model-a", "trace · model-a", "trace · model-b"):
             assert row in text
         # One cell per row of the frame; the untried ones drawn grey, not left out.
         cells = re.findall(r'<path [^>]*aria-roledescription="rect mark"[^>]*>', text)
@@ -231,3 +257,47 @@ def test_chart_exports_and_shows_the_frame(matrix_db, tmp_path, suffix):
         assert sum('fill="#d9d9d9"' in cell for cell in cells) == untried > 0
     else:
         assert "vega" in text and "model-b" in text
+
+
+def draft_models(con) -> dict[int, str | None]:
+    """Draft turn -> the model its decision row carries."""
+    return dict(con.execute("SELECT d.turn, d.model FROM decisions d JOIN sources s USING (source_id) "
+                            "WHERE s.path LIKE '%.orders.jsonl' ORDER BY 1").fetchall())
+
+
+TWO_SESSIONS = [session("model-a"), turn(1, ["fleet"]), turn(2, ["fleet"]), session("model-b"), turn(2, ["build"]),
+                turn(3, ["build"])]
+
+
+@pytest.mark.parametrize("drafts_first", [True, False])
+def test_a_draft_takes_the_model_of_its_game_and_turn_whichever_file_comes_first(ingest_lines, drafts_first):
+    drafts = [json.dumps(draft(turn=number, fleetCommands=[MOVE])) for number in (1, 2, 3, 4)]
+    files = [("g1.orders.jsonl", drafts), ("bot_trace_g1.jsonl", [json.dumps(line) for line in TWO_SESSIONS])]
+    for name, lines in files if drafts_first else files[::-1]:
+        _, con = ingest_lines(name, lines)
+    # turn 1: only model-a played it; turn 2: both did (the trace names no house), so
+    # unknown; turn 3: model-b; turn 4: not in the trace, and the game had two models.
+    assert draft_models(con) == {1: "model-a", 2: None, 3: "model-b", 4: None}
+
+
+def test_a_draft_takes_the_games_one_model_and_none_from_another_game(ingest_lines):
+    _, con = ingest_lines("g1.orders.jsonl", [json.dumps(draft(turn=9, fleetCommands=[MOVE]))])
+    ingest_lines("h2.orders.jsonl", [json.dumps(draft(turn=1, fleetCommands=[MOVE]))])
+    ingest_lines("bot_trace_g1.jsonl", [json.dumps(line) for line in (session("model-a"), turn(1, ["fleet"]))])
+    models = dict(con.execute("SELECT s.path LIKE '%g1.orders.jsonl', d.model FROM decisions d "
+                              "JOIN sources s USING (source_id) WHERE s.path LIKE '%.orders.jsonl'").fetchall())
+    assert models == {True: "model-a", False: None}  # turn 9 is past the trace, the game had one model
+
+
+def test_a_rewritten_trace_relinks_the_drafts(tmp_path):
+    db = tmp_path / "w.duckdb"
+    drafts = write_lines(tmp_path / "g1.orders.jsonl", [json.dumps(draft(turn=1, fleetCommands=[MOVE]))])
+    trace = tmp_path / "bot_trace_g1.jsonl"
+    for model, status in (("model-a", "ingested"), ("model-b", "replaced")):
+        write_lines(trace, [json.dumps(line) for line in (session(model), turn(1, ["fleet"]))])
+        assert [f.status for f in workbench.ingest([drafts, trace], db=db).files][1] == status
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            assert draft_models(con) == {1: model}
+        finally:
+            con.close()

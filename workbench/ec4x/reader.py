@@ -61,6 +61,7 @@ def load(ctx: LoadContext) -> Counts:
     if kind is BOT_TRACE:
         ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
     ctx.con.execute(kind.decisions, {"source_id": ctx.source_id})
+    ctx.con.execute(tables.LINK_DRAFT_MODELS)
     return Counts(records, rejected)
 
 

@@ -172,6 +172,31 @@ SELECT source_id, 'ec4x' AS format, game_id, turn, model,
 FROM ec4x_turns WHERE source_id = $source_id
 """)
 
+# Order drafts name no model; a bot trace does (its session's). A draft takes the model of
+# the bot turn of the same game and turn, else of the game when one model played all of
+# it. The bot's trace names no house (every bot of a game appends to the one
+# bot_trace_<gameId>.jsonl), so where two models played the same turn the draft's model
+# stays unknown rather than guessed. Recomputed for every draft after each EC4X file, so
+# the result does not depend on which file was read first.
+LINK_DRAFT_MODELS = """
+WITH one_model_turns AS (
+    SELECT game_id, turn, any_value(model) AS model FROM ec4x_turns
+    WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
+), one_model_games AS (
+    SELECT game_id, any_value(model) AS model FROM ec4x_turns
+    WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
+), linked AS (
+    SELECT o.source_id, 'line ' || o.seq AS locator, coalesce(t.model, g.model) AS model
+    FROM ec4x_orders o
+    LEFT JOIN one_model_turns t ON t.game_id = o.game_id AND t.turn = o.turn
+    LEFT JOIN one_model_games g ON g.game_id = o.game_id
+)
+UPDATE decisions d SET model = linked.model
+FROM linked
+WHERE d.format = 'ec4x' AND d.source_id = linked.source_id AND d.locator = linked.locator
+  AND d.model IS DISTINCT FROM linked.model
+"""
+
 OTHER_KINDS = """
 SELECT kind, count(*), min(seq) FROM ec4x_sessions
 WHERE source_id = $source_id AND kind IS DISTINCT FROM 'session_start' GROUP BY kind ORDER BY 3
