@@ -176,10 +176,26 @@ def check_emotions(spec: dict, con, game_id: str | None = None, players=None, cu
 # --- economy: one panel per resource, one line per series, deficits marked ---------------------
 
 
+# What the economy figure shows by default: these, and every resource that ran a deficit.
+KEY_RESOURCES = ("energy", "minerals", "food", "alloys", "consumer_goods", "unity", "influence", "trade")
+
+
 def check_economy(spec: dict, con, series=None, resources=None) -> list[dict]:
-    """The monthly nets, checked against `stellaris_resources`; returns the rows drawn."""
+    """The monthly nets, checked against `stellaris_resources`; returns the rows drawn.
+    `resources` None: the figure's default, the key resources and those in deficit."""
     assert title_of(spec) == "Monthly net per resource"
-    assert spec["facet"]["field"] == "resource" and spec["columns"] == 4
+    assert spec["facet"]["field"] == "resource"
+    if resources is None:
+        known = {r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_resources").fetchall()}
+        in_deficit = {r for (r,) in con.execute(
+            "SELECT DISTINCT resource FROM stellaris_resources WHERE coalesce(net, income - expenses) < 0").fetchall()}
+        resources = sorted(r for r in known if r in KEY_RESOURCES or r in in_deficit)
+        hidden = sorted(known - set(resources))
+        assert not hidden or spec["title"]["subtitle"][1].endswith(": " + ", ".join(hidden))
+    panels = len(resources)
+    # The grid leaves no more empty cells than 3, 4 or 5 columns could (one row up to 4).
+    columns = spec["columns"]
+    assert columns == panels if panels <= 4 else -panels % columns == min(-panels % c for c in (3, 4, 5))
     rule, line, deficit = views(spec)
     assert (rule.mark, line.mark, deficit.mark) == ("rule", "line", "point")
     assert (line.fields["x"], line.fields["y"], line.fields["color"], line.fields["strokeDash"]) == (

@@ -9,7 +9,7 @@ from tests.figures import assert_rendered, check_decisions, check_economy, check
 from workbench.cli import main
 
 # Every standard figure, named here rather than read from `plots.FIGURES`.
-FIGURES = ("emotions", "economy", "decisions", "attacks", "attack-study", "families", "trace-steps")
+FIGURES = ("emotions", "economy", "budget", "decisions", "attacks", "attack-study", "families", "trace-steps")
 
 
 def test_demo_end_to_end(tmp_path, capsys):

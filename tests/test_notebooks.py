@@ -84,6 +84,8 @@ def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, executed)
 SECTION_CHARTS = [
     ("01_emotion_trajectories", "## Who attacks whom", "Who attacks whom in "),
     ("01_emotion_trajectories", "## Did the attack really move", "Change in the aimed-at emotion after attacks in "),
+    ("02_economy_nets", "### The player beside two empires", "Monthly net per resource, the player beside other"),
+    ("02_economy_nets", "### Where the player's resources come from", "Where "),
     ("03_decision_quality", "## EC4X: which order families", "EC4X command families"),
     ("03_decision_quality", "## Agent Arena: from a decision", "Reasoning-trace step times"),
 ]

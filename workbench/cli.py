@@ -17,7 +17,7 @@ from workbench.errors import WorkbenchError, is_interrupt
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
-FIGURE_KINDS = ("emotions", "economy", "decisions", "attacks", "attack-study", "families", "trace-steps")
+FIGURE_KINDS = ("emotions", "economy", "budget", "decisions", "attacks", "attack-study", "families", "trace-steps")
 
 INTERRUPTED = "workbench: interrupted; the file being loaded was rolled back, nothing half-written"
 

@@ -1,6 +1,8 @@
 """Stellaris economy: monthly net per resource over game time, one line per series (a
 folder of autosaves, a companion history, an extractor folder), one panel per resource,
-a zero line in each panel and every deficit marked."""
+a zero line in each panel and every deficit marked. Given countries, one line per
+country instead: the player's beside the chosen ones, from every country's budget lines
+(which only saves hold)."""
 
 from __future__ import annotations
 
@@ -22,21 +24,71 @@ ORIGIN_DASHES = {"save": [1, 0], "history": [6, 3], "extractor": [2, 2]}
 PANEL_COLUMNS = 4
 
 
-def economy_nets(con, resources=None, source=None):
+def economy_nets(con, resources=None, source=None, countries=None):
     """Monthly net per resource over game time (x: game year on the 360-day calendar,
     tooltip: the game date), one line per series, one panel per resource (15+
     resources stay readable), a zero line, deficits marked with red triangles. Click a
     series in the legend to pick it out.
 
-    `resources`: names to show (default: all); `source`: a series name, a source id, or
-    a file or folder path as ingested.
+    `resources`: names to show, or "all" (default: the key resources and every resource
+    that ran a deficit somewhere; the subtitle names the others); `source`: a series
+    name, a source id, or a file or folder path as ingested; `countries`: names or ids of countries to compare
+    with the player's empire, one colour per country (their nets summed from the budget
+    lines of saves, `stellaris_budget`); an unknown name is an error.
     """
-    resources = [resources] if isinstance(resources, str) else (list(resources) if resources else None)
-    frame = _nets(con, resources, None if source is None else str(source))
+    source = None if source is None else str(source)
+    hidden = []
+    if resources == ALL:
+        resources = None
+    elif resources is None and countries is None:
+        resources, hidden = _first_look(con)
+    else:
+        resources = [resources] if isinstance(resources, str) else (list(resources) if resources else None)
+    if countries is not None:
+        return _countries(con, resources, source, countries)
+    frame = _nets(con, resources, source)
     if frame.is_empty():
         raise WorkbenchError(_nothing_to_plot(con, resources, source))
-    order = sorted(frame["resource"].unique().to_list(), key=_resource_order)
-    return _chart(frame, order)
+    order = sorted(frame["resource"].unique().to_list(), key=resource_order)
+    return _chart(frame, order, hidden)
+
+
+ALL = "all"
+
+
+def _first_look(con) -> tuple[list[str] | None, list[str]]:
+    """The resources a first look shows (the key ones and every one that ran a deficit)
+    and the ones it leaves out: a save holds 18 or more, most of them small and steady.
+    None: every resource (there is nothing to choose from)."""
+    try:
+        known, in_deficit = queries.resource_names(con), set(queries.resources_in_deficit(con))
+    except duckdb.CatalogException:
+        return None, []
+    shown = [r for r in known if r in KEY_RESOURCES or r in in_deficit]
+    return (shown or None), [r for r in known if r not in shown]
+
+
+def _countries(con, resources, source, countries):
+    try:
+        frame = queries.country_nets(con, countries, resources, source, with_player=True,
+                                     max_points=MAX_POINTS_PER_LINE)
+    except duckdb.CatalogException:
+        raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
+    if frame.is_empty():
+        raise WorkbenchError(_no_country_nets(con, resources, source))
+    order = sorted(frame["resource"].unique().to_list(), key=resource_order)
+    return _country_chart(frame, order)
+
+
+def _no_country_nets(con, resources, source) -> str:
+    known = [r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_budget ORDER BY 1").fetchall()]
+    if not known:
+        return ("no country budgets in this database; ingest Stellaris saves (*.sav): extractor outputs and "
+                "histories hold the player's totals only")
+    unknown = sorted(set(resources or []) - set(known))
+    if unknown:
+        return f"no resource named {', '.join(unknown)} in the countries' budgets; known: {', '.join(known)}"
+    return f"no country budgets for source {source!r}; give a save folder's series name, a source id or a path"
 
 
 def _nets(con, resources, source):
@@ -57,23 +109,57 @@ def _nothing_to_plot(con, resources, source) -> str:
     return f"no Stellaris economy for source {source!r}; give a series name, a source id or an ingested path"
 
 
-def _resource_order(resource: str):
+def resource_order(resource: str):
+    """The panels' order: the resources the player watches first, then the others by name."""
     return (KEY_RESOURCES.index(resource), "") if resource in KEY_RESOURCES else (len(KEY_RESOURCES), resource)
 
 
-def _chart(frame, order: list[str]):
+def _chart(frame, order: list[str], hidden: list[str] = ()):
     present = set(frame["origin"].unique().to_list())
     origins = [o for o in ORIGIN_DASHES if o in present] + sorted(present - set(ORIGIN_DASHES))
-    picked = alt.selection_point(fields=["series"], bind="legend")
+    encoding = {
+        "color": alt.Color("series:N", title="series (click to pick)"),
+        "strokeDash": alt.StrokeDash("origin:N", title="read from", scale=alt.Scale(
+            domain=origins, range=[ORIGIN_DASHES.get(o, [1, 0]) for o in origins])),
+    }
+    tooltip = ["series:N", "origin:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
+               alt.Tooltip("net:Q", format=",.2f", title="net / month")]
+    subtitle = [DEFICIT_NOTE] + ([f"{len(hidden)} more resources, never in deficit, not shown "
+                                  f"(resources=\"all\" shows them): {', '.join(hidden)}"] if hidden else [])
+    return _panels(frame, order, "series", encoding, tooltip, "Monthly net per resource", subtitle)
+
+
+def _country_chart(frame, order: list[str]):
+    """One line per country (the player's first in the legend) and series."""
+    labels = frame["country"].unique(maintain_order=True).to_list()
+    encoding = {"color": alt.Color("country:N", title="country (click to pick)", sort=labels),
+                "detail": alt.Detail("series:N")}
+    tooltip = ["country:N", "country_id:N", "series:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
+               alt.Tooltip("income:Q", format=",.2f"), alt.Tooltip("expenses:Q", format=",.2f"),
+               alt.Tooltip("net:Q", format=",.2f", title="net / month")]
+    title = "Monthly net per resource, the player beside other countries"
+    return _panels(frame, order, "country", encoding, tooltip, title)
+
+
+DEFICIT_NOTE = "▼ red: deficit (net below zero); dashed: zero"
+
+
+def panel_columns(panels: int) -> int:
+    """Panels per row: all in one row up to PANEL_COLUMNS, else the number of columns
+    (PANEL_COLUMNS, one less, or one more) that leaves the fewest empty cells in the grid."""
+    if panels <= PANEL_COLUMNS:
+        return max(panels, 1)
+    return min((PANEL_COLUMNS, PANEL_COLUMNS - 1, PANEL_COLUMNS + 1), key=lambda columns: -panels % columns)
+
+
+def _panels(frame, order: list[str], picked_by: str, encoding: dict, tooltip: list, title: str,
+            subtitle=DEFICIT_NOTE):
+    picked = alt.selection_point(fields=[picked_by], bind="legend")
     x = alt.X("year:Q", title="game year (360-day calendar)", axis=alt.Axis(format="d", tickMinStep=1),
               scale=alt.Scale(zero=False))
     y = alt.Y("net:Q", title="net / month")
-    tooltip = ["series:N", "origin:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
-               alt.Tooltip("net:Q", format=",.2f", title="net / month")]
     lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
-        x=x, y=y, color=alt.Color("series:N", title="series (click to pick)"),
-        strokeDash=alt.StrokeDash("origin:N", title="read from", scale=alt.Scale(
-            domain=origins, range=[ORIGIN_DASHES.get(o, [1, 0]) for o in origins])),
+        x=x, y=y, **encoding,
         opacity=alt.condition(picked, alt.value(1.0), alt.value(0.15)), tooltip=tooltip,
     ).add_params(picked)
     deficits = alt.Chart().mark_point(shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR).encode(
@@ -85,6 +171,6 @@ def _chart(frame, order: list[str]):
     panel = alt.layer(zero, lines, deficits, data=frame).properties(width=200, height=120)
     return panel.facet(
         facet=alt.Facet("resource:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
-        columns=PANEL_COLUMNS,
-        title=alt.Title("Monthly net per resource", subtitle="▼ red: deficit (net below zero); dashed: zero"),
+        columns=panel_columns(len(order)),
+        title=alt.Title(title, subtitle=subtitle),
     ).resolve_scale(y="independent")

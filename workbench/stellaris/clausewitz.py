@@ -24,6 +24,7 @@ writes every block.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -203,7 +204,8 @@ class Locator:
     """Finds keyed values in the bytes of a Clausewitz document, by depth.
 
     `find(key)` finds a top-level value (from an index of the top level built on first
-    use); `find_child(block, key, indent)` a value directly inside a block. Each
+    use); `find_child(block, key, indent)` a value directly inside a block;
+    `child_blocks(block, indent)` every block directly inside one (each country). Each
     candidate's depth is confirmed by brace balance; when no candidate can be confirmed
     the region is walked token by token instead.
     """
@@ -256,23 +258,93 @@ class Locator:
 
     def find_children(self, block: Span, keys: list[str], indent: int) -> dict[str, Span]:
         """Several keys of one block (e.g. planet ids), confirmed with one pass of brace
-        counts over the block instead of one pass per key."""
+        counts over the block instead of one pass per key: from the block's start for
+        the keys in its first half, from its end for the others (a country's `type` is
+        written near its end)."""
         data, lo, hi = self.data, block.start + 1, block.end - 1
         candidates = sorted(
             (found[0], key, found[1])
             for key in dict.fromkeys(keys)
             if (found := self._candidate(lo, hi, key, indent)) is not None
         )
+        middle = (lo + hi) // 2
         spans: dict[str, Span] = {}
         depth, counted_to = 0, block.start
-        for line_start, key, value_at in candidates:
+        for line_start, key, value_at in (c for c in candidates if c[0] < middle):
             depth += data.count(b"{", counted_to, line_start) - data.count(b"}", counted_to, line_start)
             counted_to = line_start
             if depth == 1:
                 spans[key] = self.value_span(value_at, indent)
+        # A key directly inside the block has as many `{` as `}` between it and the
+        # block's closing brace.
+        balance, counted_from = 0, hi
+        for line_start, key, value_at in (c for c in reversed(candidates) if c[0] >= middle):
+            balance += data.count(b"{", line_start, counted_from) - data.count(b"}", line_start, counted_from)
+            counted_from = line_start
+            if balance == 0:
+                spans[key] = self.value_span(value_at, indent)
         for key in dict.fromkeys(keys):
             if key not in spans and (span := self.find_child(block, key, indent)) is not None:
                 spans[key] = span
+        return spans
+
+    def find_last_child(self, block: Span, key: str, indent: int) -> Span | None:
+        """The value of `key` directly inside `block`, looked for from the block's end:
+        for a key written once near the end (a country's `type`), without a pass over
+        the rest of the block."""
+        data, lo, hi = self.data, block.start + 1, block.end - 1
+        needle = b"\n" + b"\t" * indent + key.encode()
+        position = data.rfind(needle, lo, hi)
+        while position != -1:
+            match = self.KEY_END.match(data, position + len(needle))
+            # Directly inside: as many `{` as `}` between the key and the block's end.
+            if match and data.count(b"{", position, hi) == data.count(b"}", position, hi):
+                return self.value_span(match.end(), indent)
+            position = data.rfind(needle, lo, position)
+        return self.find_child(block, key, indent)
+
+    def child_blocks(self, block: Span, indent: int) -> dict[str, Span]:
+        """Every block directly inside `block` (each country of `country`) by its key, in
+        one pass that jumps over each block once its end is confirmed: `indent` is the
+        number of tabs the game writes before those keys. Between two such blocks only
+        scalars may be written (`184549381=none`); a brace there means a block whose
+        key is indented otherwise, and then the block is walked token by token."""
+        data, hi = self.data, block.end - 1
+        key_at = re.compile(rb"\n" + b"\t" * indent + rb'("[^"\n]*"|[^\s{}=<>"]+)' + self.KEY_END.pattern)
+        spans: dict[str, Span] = {}
+        position = block.start + 1
+        while (match := key_at.search(data, position, hi)) is not None:
+            if _has_brace(data, position, match.start()):
+                return self._walk_child_blocks(block)
+            if data[match.end() : match.end() + 1] == b"{":
+                span = self.value_span(match.end(), indent)
+                spans.setdefault(match.group(1).decode("utf-8", errors="replace").strip('"'), span)
+                position = span.end
+            else:
+                position = match.end()
+        return self._walk_child_blocks(block) if _has_brace(data, position, hi) else spans
+
+    def _walk_child_blocks(self, block: Span) -> dict[str, Span]:
+        """`child_blocks` token by token (quoted strings respected)."""
+        spans: dict[str, Span] = {}
+        depth, previous, key, opened_at, opened_by = 0, None, None, 0, None
+        for match in TOKEN_BYTES.finditer(self.data, block.start + 1, block.end - 1):
+            token = match.group()
+            if token == b"{":
+                if depth == 0:
+                    opened_at, opened_by = match.start(), key
+                depth += 1
+            elif token == b"}":
+                depth -= 1
+                if depth == 0 and opened_by is not None:
+                    key_text = opened_by.decode("utf-8", errors="replace").strip('"')
+                    spans.setdefault(key_text, Span(opened_at, match.end()))
+            elif depth == 0:
+                # A key is the word before an operator; any other word ends it.
+                key = previous if token.endswith(b"=") or token in (b"<", b">") else None
+                previous = token
+                continue
+            key, previous = None, None
         return spans
 
     def _find_at_depth(self, lo: int, hi: int, key: str, indent: int, depth: int, counted_from: int) -> Span | None:
@@ -321,18 +393,20 @@ class Locator:
         inline = self._same_line_end(start)
         if inline is not None:
             return inline
-        needle = b"\n" + b"\t" * indent + b"}"
+        # A compiled search: faster than `bytes.find` for a needle that starts with a
+        # newline, over the tens of MB the top level spans.
+        closing = _closing_brace(indent)
         balance, counted_to = 0, start
-        close = data.find(needle, start)
-        while close != -1:
-            brace = close + len(needle) - 1
+        close = closing.search(data, start)
+        while close is not None:
+            brace = close.end() - 1
             balance += data.count(b"{", counted_to, brace) - data.count(b"}", counted_to, brace)
             counted_to = brace
             if balance == 1:
                 return brace + 1
             if balance < 1:
                 return None
-            close = data.find(needle, brace)
+            close = closing.search(data, brace)
         return None
 
     def _same_line_end(self, start: int) -> int | None:
@@ -413,3 +487,12 @@ class Locator:
 
 
 TOKEN_BYTES = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}]|[<>!?]?=|[<>]|[^\s{}=<>"]+')
+
+
+@functools.cache
+def _closing_brace(indent: int) -> re.Pattern:
+    return re.compile(b"\n" + b"\t" * indent + b"}")
+
+
+def _has_brace(data: bytes, lo: int, hi: int) -> bool:
+    return data.find(b"{", lo, hi) != -1 or data.find(b"}", lo, hi) != -1

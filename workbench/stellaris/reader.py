@@ -13,7 +13,7 @@ from workbench.formats import Counts, LoadContext
 from workbench.paths import text_of
 from workbench.stellaris import extractor, history, invariants, save
 from workbench.stellaris.findings import check_output, tool_locator
-from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row, status_figures, write
+from workbench.stellaris.tables import Extraction, budget_rows, resource_rows, snapshot_row, status_figures, write
 
 SAVE_LOCATOR = "save"
 # A rejected save keeps its `meta` and the start of its gamestate, not tens of MB.
@@ -68,6 +68,7 @@ def read_save(path: Path, series: str, advance=lambda n: None) -> Extraction:
     extraction.violations += invariants.check_bundle(snapshot.outputs, player_id=snapshot.player_id)
     extraction.snapshots.append(_snapshot_row(snapshot, series, text_of(path.name)))
     extraction.resources = _resource_rows(snapshot)
+    extraction.budget = budget_rows(SAVE_LOCATOR, series, snapshot.date, snapshot.budgets)
     return extraction
 
 

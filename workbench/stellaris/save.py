@@ -9,6 +9,10 @@ From the gamestate only a few sections are parsed (see `clausewitz.Locator`): `d
 `player`, the player's entry of `country`, the player's planets in `planets`, and `war`.
 They give `get_player_status`, `get_resources` and `get_wars` as the seed shapes them;
 the reader validates those with the same models as extractor outputs.
+
+Every other country's budget is read in the same pass: the entries of `country` are
+delimited once (`Locator.child_blocks`), and of each entry only `name`, `type` and
+`budget.current_month` are parsed, giving its budget lines (category x resource).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from workbench.violation import Violation
 from workbench.errors import UnreadableFile, first_line
 from workbench.paths import text_of
 from workbench.stellaris import clausewitz
-from workbench.stellaris.clausewitz import ClausewitzError, Locator, as_dict, as_list, first, is_id
+from workbench.stellaris.clausewitz import ClausewitzError, Locator, Span, as_dict, as_list, first, is_id
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.names import raw_key, render, template_json
 
@@ -140,6 +144,7 @@ class Snapshot:
     net: dict[str, float]
     balance: dict[str, float]  # the game's own per-resource sums of `balance`
     violations: list[Violation] = field(default_factory=list)
+    budgets: list[CountryBudget] = field(default_factory=list)  # every country's, the player's too
 
 
 def read_snapshot(files: SaveFiles) -> Snapshot:
@@ -173,7 +178,8 @@ def _derive(gamestate: Locator, meta: dict) -> Snapshot:
     if day_number(date) is None:
         raise SnapshotError(f"the gamestate has no Stellaris `date` (found {date!r})")
     player_id, violations = _player_id(gamestate)
-    country = _country(gamestate, player_id)
+    countries = _country_entries(gamestate)
+    country = _country(gamestate, countries, player_id)
     budget = Budget.of(country)
     violations += budget.mismatches(player_id)
     colonies, planet_violations = _colonies(gamestate, country, player_id)
@@ -181,11 +187,13 @@ def _derive(gamestate: Locator, meta: dict) -> Snapshot:
     wars = _wars(gamestate, player_id)
     name = country.get("name")
     stockpiles = _stockpiles(country)
+    empire_name = _empire_name(meta, name)
+    budgets, budget_violations = _budgets(gamestate, countries, CountryBudget.of(player_id, empire_name, country))
     snapshot = Snapshot(
-        date=date, player_id=player_id, empire_name=_empire_name(meta, name),
+        date=date, player_id=player_id, empire_name=empire_name,
         empire_name_key=raw_key(name), empire_name_template=template_json(name),
         outputs={}, stockpiles=stockpiles, income=budget.income, expenses=budget.expenses,
-        net=budget.net, balance=budget.balance, violations=violations,
+        net=budget.net, balance=budget.balance, violations=violations + budget_violations, budgets=budgets,
     )
     snapshot.outputs = {
         "get_player_status": _player_status(snapshot, country, colonies),
@@ -231,16 +239,21 @@ def _player_id(gamestate: Locator) -> tuple[int, list[Violation]]:
 
 # The parts of the player's country entry the snapshot reads. Only these are parsed:
 # the entry also holds AI plans, intel and event chains, most of its 240 KB.
-COUNTRY_KEYS = ("name", "budget", "modules", "owned_planets", "controlled_planets", "fleets_manager",
+COUNTRY_KEYS = ("name", "type", "budget", "modules", "owned_planets", "controlled_planets", "fleets_manager",
                 "military_power", "economy_power", "tech_power", "fleet_size")
 
 
-def _country(gamestate: Locator, player_id: int) -> dict:
+def _country_entries(gamestate: Locator) -> dict[str, Span]:
+    """Every country's entry by its id, delimited in one pass over `country`."""
     countries = gamestate.find("country")
     if countries is None or not countries.is_block(gamestate.data):
         raise SnapshotError("the gamestate has no `country` section")
-    span = gamestate.find_child(countries, str(player_id), indent=1)
-    if span is None or not span.is_block(gamestate.data):
+    return gamestate.child_blocks(countries, indent=1)
+
+
+def _country(gamestate: Locator, countries: dict[str, Span], player_id: int) -> dict:
+    span = countries.get(str(player_id))
+    if span is None:
         raise SnapshotError(f"`country` has no entry for the player's id {player_id}")
     parts = gamestate.find_children(span, list(COUNTRY_KEYS), indent=2)
     return {key: gamestate.parse(part) for key, part in parts.items()}
@@ -293,6 +306,99 @@ def _sum_categories(part) -> dict[str, float]:
             if isinstance(amount, (int, float)):
                 totals[resource] = totals.get(resource, 0.0) + amount
     return {r: round(v, 5) for r, v in totals.items()}
+
+
+# --- every country's budget lines -------------------------------------------------------
+
+
+@dataclass
+class BudgetLine:
+    """One category's amounts of one resource in `budget.current_month`: 0 on the side
+    the category does not name the resource (the game writes no zero amounts)."""
+
+    category: str
+    resource: str
+    income: float
+    expenses: float
+
+
+@dataclass
+class CountryBudget:
+    country_id: int
+    name: str  # the player's as the snapshot names it; others' rendered from their template
+    country_type: str | None  # the save's `type`: default (an empire), fallen_empire, enclave, ...
+    is_player: bool
+    lines: list[BudgetLine]
+
+    @classmethod
+    def of(cls, country_id: int, name: str, country: dict, is_player: bool = True) -> CountryBudget:
+        """From a parsed country entry (or its parts: `name`, `type`, `budget`)."""
+        month = as_dict(as_dict(country.get("budget")).get("current_month"))
+        kind = country.get("type")
+        return cls(country_id, name, kind if isinstance(kind, str) else None, is_player, budget_lines(month))
+
+
+def budget_lines(month: dict) -> list[BudgetLine]:
+    """A `current_month` block's lines, category by category as the game writes them. A
+    category written twice counts once, its first amounts, as in the totals (`Budget`);
+    an amount that is not a number is left out."""
+    income, expenses = (_amounts_by_category(month.get(part)) for part in ("income", "expenses"))
+    lines = []
+    for category in dict.fromkeys([*income, *expenses]):
+        gained, spent = income.get(category, {}), expenses.get(category, {})
+        for resource in dict.fromkeys([*gained, *spent]):
+            lines.append(BudgetLine(category, resource, gained.get(resource, 0.0), spent.get(resource, 0.0)))
+    return lines
+
+
+def _amounts_by_category(part) -> dict[str, dict[str, float]]:
+    return {category: {r: float(v) for r, v in as_dict(first(amounts)).items()
+                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            for category, amounts in as_dict(part).items()}
+
+
+def _budgets(gamestate: Locator, countries: dict[str, Span], player: CountryBudget
+             ) -> tuple[list[CountryBudget], list[Violation]]:
+    """Every country with budget lines, in the save's order; the player's from its
+    entry already parsed. A country whose budget cannot be read is reported and left
+    out, not the save."""
+    budgets, violations = [], []
+    for key, span in countries.items():
+        if not key.isdigit():
+            continue
+        if int(key) == player.country_id:
+            found = player
+        else:
+            try:
+                found = _other_budget(gamestate, int(key), span)
+            except ClausewitzError as exc:
+                violations.append(Violation(
+                    f"country {key}", "warning", "unreadable_budget", "budget.current_month",
+                    f"country {key}'s budget is not well-formed Clausewitz text ({exc}); its budget lines are left out",
+                ))
+                continue
+        if found is not None and found.lines:
+            budgets.append(found)
+    return budgets, violations
+
+
+def _other_budget(gamestate: Locator, country_id: int, span: Span) -> CountryBudget | None:
+    """A country's `name`, `type` (written near the entry's end) and the `income` and
+    `expenses` of `budget.current_month`; the rest of its entry is left unread."""
+    data = gamestate.data
+    parts = gamestate.find_children(span, ["name", "budget"], indent=2)
+    budget = parts.get("budget")
+    month = gamestate.find_child(budget, "current_month", indent=3) if budget and budget.is_block(data) else None
+    if month is None or not month.is_block(data):
+        return None
+    sides = gamestate.find_children(month, ["income", "expenses"], indent=4)
+    if not sides:
+        return None
+    kind = gamestate.find_last_child(span, "type", indent=2)
+    entry = {"budget": {"current_month": {side: gamestate.parse(found) for side, found in sides.items()}},
+             "type": gamestate.parse(kind) if kind is not None else None}
+    name = gamestate.parse(parts["name"]) if "name" in parts else None
+    return CountryBudget.of(country_id, render(name), entry, is_player=False)
 
 
 def _stockpiles(country: dict) -> dict[str, float]:

@@ -7,6 +7,10 @@ inserts derive from these declarations), and the rows a file gives them.
   A column with a `path` holds that field of the snapshot's `get_player_status` output.
 - `stellaris_resources`: one row per resource per snapshot; joined to its snapshot by
   (`source_id`, `locator`).
+- `stellaris_budget`: every country's budget lines (a save's `budget.current_month`),
+  one row per country, category and resource; joined to its snapshot by (`source_id`,
+  `locator`). Only saves give them: extractor outputs and the companion's history hold
+  per-resource totals without categories (those are in `stellaris_resources`).
 - `stellaris_tool_outputs`: every tool output as read (extractor files) or derived
   (saves), with whether it passed its schema.
 """
@@ -60,6 +64,22 @@ RESOURCES = Table("stellaris_resources", (
     Column("stockpile", "DOUBLE"),
 ))
 
+BUDGET = Table("stellaris_budget", (
+    Column("source_id", "BIGINT", required=True),
+    Column("locator", "VARCHAR", "the snapshot's locator", required=True),
+    Column("series", "VARCHAR", "the snapshot's series", required=True),
+    Column("game_date", "VARCHAR", required=True),
+    Column("day", "BIGINT", required=True),
+    Column("country_id", "BIGINT", "the key of the country's entry in `country`", required=True),
+    Column("country_name", "VARCHAR", "the player's as in stellaris_snapshots; others' rendered from the save"),
+    Column("is_player", "BOOLEAN", "the snapshot's player (a multiplayer save's first)", required=True),
+    Column("country_type", "VARCHAR", "the save's `type`: default (an empire), fallen_empire, enclave, ..."),
+    Column("category", "VARCHAR", "the budget category: country_base, planet_miners, ships, ...", required=True),
+    Column("resource", "VARCHAR", required=True),
+    Column("income", "DOUBLE", "per month; 0 where the category only spends the resource", required=True),
+    Column("expenses", "DOUBLE", "per month; 0 where the category only yields it", required=True),
+))
+
 TOOL_OUTPUTS = Table("stellaris_tool_outputs", (
     Column("source_id", "BIGINT", required=True),
     Column("locator", "VARCHAR", "`tool get_planets`", required=True),
@@ -70,7 +90,7 @@ TOOL_OUTPUTS = Table("stellaris_tool_outputs", (
     Column("payload", "JSON"),
 ))
 
-TABLES = (SNAPSHOTS, RESOURCES, TOOL_OUTPUTS)
+TABLES = (SNAPSHOTS, RESOURCES, BUDGET, TOOL_OUTPUTS)
 
 
 @dataclass
@@ -79,6 +99,7 @@ class Extraction:
 
     snapshots: list[dict] = field(default_factory=list)
     resources: list[dict] = field(default_factory=list)
+    budget: list[dict] = field(default_factory=list)
     tool_outputs: list[dict] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     rejects: list[tuple[str, str]] = field(default_factory=list)
@@ -135,6 +156,18 @@ def resource_rows(locator: str, game_date: str, income=None, expenses=None, net=
     return rows
 
 
+def budget_rows(locator: str, series: str, game_date: str, budgets) -> list[dict]:
+    """One `stellaris_budget` row per line of each country's budget (`save.CountryBudget`)."""
+    day = day_number(game_date)
+    return [
+        {"locator": locator, "series": series, "game_date": game_date, "day": day,
+         "country_id": budget.country_id, "country_name": budget.name, "is_player": budget.is_player,
+         "country_type": budget.country_type, "category": line.category, "resource": line.resource,
+         "income": line.income, "expenses": line.expenses}
+        for budget in budgets for line in budget.lines
+    ]
+
+
 def _number(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -142,7 +175,7 @@ def _number(value) -> float | None:
 def write(con: duckdb.DuckDBPyConnection, source_id: int, extraction: Extraction) -> None:
     """Insert the file's rows in bulk, one Arrow table per table."""
     for table, rows in ((SNAPSHOTS, extraction.snapshots), (RESOURCES, extraction.resources),
-                        (TOOL_OUTPUTS, extraction.tool_outputs)):
+                        (BUDGET, extraction.budget), (TOOL_OUTPUTS, extraction.tool_outputs)):
         if rows:
             batch = pa.Table.from_pylist([{**row, "source_id": source_id} for row in rows], schema=table.arrow_schema)
             table.insert_rows(con, batch)

@@ -6,7 +6,8 @@ write (formats.md):
   lists of blocks, repeated keys, `none` slots, 4294967295 for "no id", templated
   names, numeric keys that lost their indentation, a key split from its `=`), a player
   id that is not 0 (and a country 0 that is not the player), budgets whose nets trend
-  and go negative, wars that start and end;
+  and go negative, wars that start and end; AI empires (one of them a fallen empire)
+  with budgets of their own that trend too, and countries without budget lines;
 - the save extractor's JSON outputs with the real drift (`total_pops`, `monthly_net`,
   `researched_techs`, treaties as objects, leaders without a name, unknown classes,
   `get_armies.json`, a truncated file, bundles, one whose full briefing disagrees);
@@ -164,7 +165,7 @@ def _story(campaign: Campaign, rng: random.Random) -> list[State]:
         if not at_war:
             wars = []
         fleets.append(rng.randrange(400, 9000))
-        income, expenses = _budget(campaign, index, at_war, rng)
+        income, expenses = _budget(campaign.rates, index, at_war, rng)
         state = State(
             index=index, date=f"{year}.01.01", income=income, expenses=expenses, stockpiles={},
             colonies=[Colony(**vars(c)) for c in colonies], wars=[dict(w) for w in wars],
@@ -189,10 +190,10 @@ def _new_war(campaign: Campaign, enemy: int, year: int, rng: random.Random) -> d
             "vars": ("NAME_ADJ_Chosen", campaign.species, kind)}
 
 
-def _budget(campaign: Campaign, index: int, at_war: bool, rng: random.Random):
+def _budget(rates: dict, index: int, at_war: bool, rng: random.Random):
     income: dict[str, dict[str, float]] = {"none": {}}
     expenses: dict[str, dict[str, float]] = {"none": {}}
-    for resource, (base_in, base_out, grow_in, grow_out) in campaign.rates.items():
+    for resource, (base_in, base_out, grow_in, grow_out) in rates.items():
         war_cost = WAR_COSTS.get(resource, 1.0) if at_war else 1.0
         total_in = base_in * (1 + grow_in) ** index * rng.uniform(0.95, 1.05)
         total_out = base_out * (1 + grow_out) ** index * war_cost * rng.uniform(0.95, 1.05)
@@ -366,23 +367,51 @@ def _planet(name: str, planet_class: str, owner: int, pops: int, stability: floa
     }
 
 
+# Countries beside the empires, as the game keeps them: one whose budget names no
+# amount (an event country) and one without a budget block. Neither has budget lines.
+NO_BUDGET_COUNTRIES = {
+    "44": {"name": name_key("global_event_country"), "type": "global_event",
+           "budget": {"current_month": {"income": {"none": {}}, "expenses": {"none": {}}, "balance": {"none": {}}}}},
+    "45": {"name": name_key("NAME_Wandering_Swarm"), "type": "swarm"},
+}
+FALLEN_EMPIRE = 43  # one of the rivals' ids
+
+
 def _countries(campaign: Campaign, state: State, rng: random.Random, faults: list[dict]) -> dict:
     countries = {}
-    for country_id, species in campaign.rivals.items():
-        countries[str(country_id)] = _rival(country_id, species, state, rng)
+    for number, (country_id, species) in enumerate(campaign.rivals.items()):
+        countries[str(country_id)] = _rival(campaign, number, country_id, species, state, rng)
         if country_id == 0:
             countries["1"] = Bare("none")  # a destroyed empire's slot
+    countries.update(NO_BUDGET_COUNTRIES)
     countries[str(campaign.player_id)] = _player_country(campaign, state, rng, faults)
     return dict(sorted(countries.items(), key=lambda item: int(item[0])))
 
 
-def _rival(country_id: int, species: str, state: State, rng: random.Random) -> dict:
+def rival_name(campaign: Campaign, number: int, species: str) -> dict:
+    """Each rival a government of its own, so two rivals of one species differ."""
+    government = GOVERNMENTS[(GOVERNMENTS.index(campaign.government) + 1 + number) % len(GOVERNMENTS)]
+    return templated("%ADJECTIVE%", [("adjective", name_key(f"SPEC_{species}")), ("1", name_key(government))])
+
+
+def rival_budget(campaign: Campaign, country_id: int, state: State) -> tuple[dict, dict]:
+    """A rival's budget: its own rates (a share of the player's, drawn once per rival)
+    growing over the campaign, costlier while it fights the player. Drawn from
+    generators of its own, so the rest of the campaign does not depend on it."""
+    steady = random.Random(f"{campaign.slug}:{country_id}")
+    rates = {r: (inc * steady.uniform(0.4, 1.8), exp * steady.uniform(0.6, 1.5), gi, ge)
+             for r, (inc, exp, gi, ge) in campaign.rates.items() if r not in ("sr_zro", "sr_dark_matter")}
+    at_war = any(war["enemy"] == country_id for war in state.wars)
+    return _budget(rates, state.index, at_war, random.Random(f"{campaign.slug}:{country_id}:{state.index}"))
+
+
+def _rival(campaign: Campaign, number: int, country_id: int, species: str, state: State,
+           rng: random.Random) -> dict:
     """A country with its own, different economy: reading it instead of the player's
     (a hard-coded 0) gives visibly wrong numbers."""
-    income = {"country_base": {"energy": round(rng.uniform(10, 400), 5), "minerals": round(rng.uniform(10, 400), 5)}}
-    expenses = {"ships": {"energy": round(rng.uniform(10, 500), 5)}}
+    income, expenses = rival_budget(campaign, country_id, state)
     return {
-        "name": templated("%ADJECTIVE%", [("adjective", name_key(f"SPEC_{species}")), ("1", name_key("Imperium"))]),
+        "name": rival_name(campaign, number, species),
         "budget": {"current_month": {"income": income, "expenses": expenses,
                                      "balance": _balance(income, expenses)}},
         "military_power": round(rng.uniform(100, 90000), 5),
@@ -391,6 +420,8 @@ def _rival(country_id: int, species: str, state: State, rng: random.Random) -> d
         "fleet_size": rng.randrange(0, 400),
         "owned_planets": [10 + rng.randrange(0, 6)],
         "modules": {"standard_economy_module": {"resources": {"energy": round(rng.uniform(0, 9000), 5)}}},
+        # Written near the end of the entry, as the game does.
+        "type": "fallen_empire" if country_id == FALLEN_EMPIRE else "default",
     }
 
 
@@ -448,6 +479,7 @@ def _player_country(campaign: Campaign, state: State, rng: random.Random, faults
             {"fleet": fid, "ownership_status": Bare("normal"), "lease_period": 0, "debtor": NO_ID,
              "previous_owner": NO_ID} for fid in state.fleet_ids]},
         "war_allies": [12] if state.wars else {},
+        "type": "default",
     }
 
 

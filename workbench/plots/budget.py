@@ -1,0 +1,78 @@
+"""Stellaris budget: where one country's resources come from and where they go, at one
+snapshot. One panel per resource; in each, an income bar stacked up by category and an
+expenses bar stacked down, the largest categories by name and the rest as `other`, and
+a line at the resource's net."""
+
+from __future__ import annotations
+
+import altair as alt
+import duckdb
+
+from workbench.errors import WorkbenchError
+from workbench.plots.economy import ALL, KEY_RESOURCES, panel_columns, resource_order
+from workbench.stellaris import queries
+
+# Categories named per resource and side; a budget has 40+ categories, most small.
+TOP_CATEGORIES = 5
+OTHER_COLOR = "#bbbbbb"
+NET_COLOR = "#222222"
+
+
+def budget_breakdown(con, country=None, resources=None, date=None):
+    """Income (up) and expenses (down) per budget category, one panel per resource,
+    for one country at one snapshot, with a black line at each resource's net.
+
+    `country`: a name or id (default: the player's empire); `resources`: names to show,
+    or "all" (default: the key resources, energy to trade); `date`: a game date "YYYY.MM.DD" (default: the
+    latest snapshot holding the country). Budget lines come from saves only.
+    """
+    if resources is None:  # a first look: the resources the player watches first
+        resources = list(KEY_RESOURCES)
+    elif resources == ALL:
+        resources = None
+    else:
+        resources = [resources] if isinstance(resources, str) else list(resources)
+    try:
+        snapshot, bars = queries.breakdown_bars(con, country, resources, date, top=TOP_CATEGORIES)
+    except duckdb.CatalogException:
+        raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
+    if bars.is_empty():
+        raise WorkbenchError(f"nothing to plot: {snapshot['country_name']} has no budget line for "
+                             f"{', '.join(resources or [])} on {snapshot['game_date']}")
+    order = sorted(bars["resource"].unique().to_list(), key=resource_order)
+    return _chart(bars, order, snapshot)
+
+
+def _chart(bars, order: list[str], snapshot: dict):
+    named = sorted(set(bars["category"].to_list()) - {"other"})
+    categories = named + (["other"] if "other" in set(bars["category"].to_list()) else [])
+    palette = alt.Scale(domain=categories, range=_colors(len(named)) + [OTHER_COLOR] * (len(categories) - len(named)))
+    x = alt.X("side:N", title=None, sort=["income", "expenses"], axis=alt.Axis(labelAngle=0))
+    stacked = alt.Chart().mark_bar().encode(
+        x=x, y=alt.Y("amount:Q", title="per month"),
+        color=alt.Color("category:N", title="category", scale=palette, legend=alt.Legend(columns=2, symbolLimit=80)),
+        order=alt.Order("rank:Q"),
+        tooltip=["resource:N", "side:N", "category:N", alt.Tooltip("amount:Q", format=",.2f"),
+                 alt.Tooltip("lines:Q", title="categories summed")],
+    )
+    net = alt.Chart().transform_aggregate(net="max(net)", groupby=["resource"]).mark_rule(
+        color=NET_COLOR, strokeWidth=2).encode(
+        y="net:Q", tooltip=["resource:N", alt.Tooltip("net:Q", format=",.2f", title="net / month")])
+    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.datum(0)).transform_aggregate(
+        points="count()", groupby=["resource"])
+    panel = alt.layer(stacked, zero, net, data=bars).properties(width=110, height=150)
+    return panel.facet(
+        facet=alt.Facet("resource:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
+        columns=panel_columns(len(order)),
+        title=alt.Title(f"Where {snapshot['country_name']}'s resources come from and go, {snapshot['game_date']}",
+                        subtitle=f"the {TOP_CATEGORIES} largest categories per side, the rest as `other`; "
+                                 f"black line: net; series {snapshot['series']}"),
+    ).resolve_scale(y="independent")
+
+
+def _colors(count: int) -> list[str]:
+    """Distinct colours for the named categories (tableau20 without its greys, which
+    `other` has; repeated beyond 18)."""
+    scheme = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63", "#499894",
+              "#86bcb6", "#e15759", "#ff9d9a", "#d37295", "#fabfd2", "#b07aa1", "#d4a6c8", "#9d7660", "#d7b5a6"]
+    return [scheme[i % len(scheme)] for i in range(count)]
