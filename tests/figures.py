@@ -247,8 +247,9 @@ def check_decisions(spec: dict, con) -> None:
         assert close(row["valid_rate"], row["valid"] / row["decisions"]) and row["label"] == \
             f"{row['valid']} of {row['decisions']}"
 
-    bars, counts = panel(spec, "Validity per model or agent")
-    assert (bars.mark, counts.mark) == ("bar", "text")
+    bars, whiskers, counts = panel(spec, "Validity per model or agent (with 95% intervals)")
+    assert (bars.mark, whiskers.mark, counts.mark) == ("bar", "rule", "text")
+    assert (whiskers.fields["x"], whiskers.fields["x2"]) == ("ci_low", "ci_high")
     assert (bars.fields["x"], bars.fields["y"]) == ("valid_rate", "row")
     per_who = con.execute(
         "SELECT format, coalesce(model, agent_id, '(unknown)') AS who, count(*), count(*) FILTER (WHERE valid) "
@@ -263,6 +264,10 @@ def check_decisions(spec: dict, con) -> None:
         for who, n, valid in busiest:
             row = drawn[(fmt, shown(who))]
             assert (row["decisions"], row["valid"]) == (n, valid) and close(row["valid_rate"], valid / n)
+            # Wilson's 95% interval, in closed form
+            z = 1.959963984540054
+            centre, half = (valid + z * z / 2) / (n + z * z), z * math.sqrt(valid * (n - valid) / n + z * z / 4) / (n + z * z)
+            assert close(row["ci_low"], centre - half, 1e-9) and close(row["ci_high"], centre + half, 1e-9)
             assert row["row"] == f"{fmt} · {shown(who)}" and row["label"] == f"n={n}"
 
     [rules] = panel(spec, "Most frequent violation rules") if _has_rules(con) else [None]

@@ -56,7 +56,7 @@ def check_damage_rows(spec: dict) -> None:
     [bars, _] = panel(spec, "Validity per format")
     [damage] = [r for r in bars.rows if r["format"] == "damage"]
     assert (damage["decisions"], damage["valid"], damage["valid_rate"], damage["label"]) == (4, 3, 0.75, "3 of 4")
-    [bars, _] = panel(spec, "Validity per model or agent")
+    [bars, _, _] = panel(spec, "Validity per model or agent (with 95% intervals)")
     assert sorted((r["who"], r["decisions"], r["valid"], r["valid_rate"]) for r in bars.rows
                   if r["format"] == "damage") == sorted([
         ("gpt-4o", 2, 2, 1.0), (shown_hostile, 1, 0, 0.0), ("p3", 1, 1, 1.0)])  # no model: the agent

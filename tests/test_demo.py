@@ -1,6 +1,7 @@
 """`workbench demo` end to end in a temporary folder, and `workbench lab`'s launch."""
 
 import os
+import re
 
 import duckdb
 
@@ -9,7 +10,7 @@ from tests.figures import assert_rendered, check_decisions, check_economy, check
 from workbench.cli import main
 
 # Every standard figure, named here rather than read from `plots.FIGURES`.
-FIGURES = ("emotions", "economy", "budget", "decisions", "attacks", "attack-study", "families", "trace-steps")
+FIGURES = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps")
 
 
 def test_demo_end_to_end(tmp_path, capsys):
@@ -35,13 +36,22 @@ def test_demo_end_to_end(tmp_path, capsys):
         check_decisions(spec_of(figures / "decisions.html"), con)
         formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
         decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
+        decided_counts = con.execute("SELECT format, count(*) FILTER (WHERE valid), count(*) FROM decisions "
+                                     "GROUP BY format").fetchall()
     finally:
         con.close()
     assert formats == {"damage", "stellaris", "ec4x", "arena", "gm"}
     assert decided == {"damage", "ec4x", "arena", "gm"}
     for name in formats:  # a summary line per format, and the headline per decision format
         assert f"\n{name} " in out
-    assert "decision quality" in out and f"database: {data / 'workbench.duckdb'}" in out and "workbench lab" in out
+    assert "scorecard (valid decisions, 95% interval, n" in out
+    assert f"database: {data / 'workbench.duckdb'}" in out and "workbench lab" in out
+    # each format's headline carries its n and an interval around its rate
+    for fmt, valid, n in decided_counts:
+        [line] = [line for line in out.splitlines() if line.startswith(f"  {fmt} ")]
+        rate, low, high = re.match(r"\s+\w+\s+([\d.]+)% \((\d+)%-(\d+)%, n=(\d+)\)", line).groups()[:3]
+        assert f"n={n})" in line.split(";")[0] and float(rate) == round(100 * valid / n, 1)
+        assert int(low) <= float(rate) <= int(high)
     # A second run adds nothing and says so.
     assert main(["demo", "--data", str(data)]) == 0
     assert "0 files ingested" in capsys.readouterr().out

@@ -86,6 +86,7 @@ SECTION_CHARTS = [
     ("01_emotion_trajectories", "## Did the attack really move", "Change in the aimed-at emotion after attacks in "),
     ("02_economy_nets", "### The player beside two empires", "Monthly net per resource, the player beside other"),
     ("02_economy_nets", "### Where the player's resources come from", "Where "),
+    ("03_decision_quality", "## Scorecard", "Valid decisions per model, with 95% intervals"),
     ("03_decision_quality", "## EC4X: which order families", "EC4X command families"),
     ("03_decision_quality", "## Agent Arena: from a decision", "Reasoning-trace step times"),
 ]
@@ -231,3 +232,12 @@ def test_the_arena_section_jumps_to_a_traced_decision_and_shows_its_steps(execut
         con.close()
     assert f"<b>{agent}</b> · {episode} · tick {tick}" in shown and "invalid" in shown
     assert all(f"<i>{step}</i>" in shown for step in ("observation", "prompt", "llm_request", "response"))
+
+
+def test_the_scorecard_leads_notebook_03_and_the_picker_gives_a_verdict(executed):
+    nb = executed("03_decision_quality")
+    headings = [cell.source.splitlines()[0] for cell in nb.cells if cell.cell_type == "markdown"]
+    assert headings[1].startswith("## Scorecard")
+    printed = "".join(out.get("text", "") for out in section_outputs(nb, "## Scorecard"))
+    assert "no evidence of a difference at n=" in printed or "is more often valid than" in printed
+    assert "[paired: McNemar" in printed or "[unpaired: Newcombe" in printed

@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from workbench import catalog
-from workbench.catalog import query_frame
+from workbench.catalog import format_summary, query_frame  # noqa: F401  (format_summary: asked here too)
 from workbench.errors import WorkbenchError
 
 
@@ -68,16 +68,38 @@ def validity_by_agent(con) -> pl.DataFrame:
     """)
 
 
-def top_violation_rules(con, limit: int = 10, severities=("error", "warning")) -> pl.DataFrame:
-    """The rules broken most often, with the formats and files they were found in."""
-    return query_frame(con, """
+def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), examples: int = 0) -> pl.DataFrame:
+    """The rules broken most often, with the formats and files they were found in; with
+    `examples`, that many places to look (`file name:locator`, first by file and line)."""
+    frame = query_frame(con, """
         SELECT v.rule, string_agg(DISTINCT v.severity, '/' ORDER BY v.severity) AS severity,
                string_agg(DISTINCT s.format, ', ' ORDER BY s.format) AS formats,
-               count(*) AS violations, count(DISTINCT v.source_id) AS files, any_value(v.message) AS example
+               count(*) AS violations, count(DISTINCT v.source_id) AS files, any_value(v.message) AS example,
+               list(regexp_extract(s.path, '[^/\\\\]*$') || ':' || v.locator
+                    ORDER BY s.path, v.line, v.locator)[1:$examples] AS examples
         FROM violations v JOIN sources s USING (source_id)
         WHERE list_contains($severities, v.severity)
         GROUP BY v.rule ORDER BY violations DESC, v.rule LIMIT $limit
-    """, {"limit": limit, "severities": list(severities)})
+    """, {"limit": limit, "severities": list(severities), "examples": examples})
+    return frame if examples else frame.drop("examples")
+
+
+# --- what a database holds ------------------------------------------------------------
+
+
+def provenance(con) -> pl.DataFrame:
+    """Every file the database holds: path, format, sha256, size, records, rejected, when read."""
+    return query_frame(con, """
+        SELECT path, format, sha256, size, records, rejected, ingested_at
+        FROM sources ORDER BY format, path
+    """)
+
+
+def quality_gates(con) -> pl.DataFrame:
+    """The EC4X bot's quality gates per game and model (`ec4x_quality_gates`)."""
+    from workbench.ec4x.report import GATES_QUERY
+
+    return query_frame(con, GATES_QUERY)
 
 
 def violations_for_rule(con, rule: str, limit: int = 100) -> pl.DataFrame:
@@ -150,3 +172,30 @@ def _stored_records(con) -> str:
                        f"FROM {table} t SEMI JOIN hits h ON h.source_id = t.source_id AND h.locator = {key}")
     nothing = "SELECT NULL::BIGINT AS source_id, NULL AS locator, NULL AS table_name, NULL::JSON AS record"
     return " UNION ALL ".join(selects) or nothing
+
+
+# --- comparing models -------------------------------------------------------------------
+
+
+def scorecard(con, by=("format", "model"), prices=None) -> pl.DataFrame:
+    """Per format and model: validity with its Wilson 95% interval and n, latency,
+    tokens, retries, the rule broken most, and costs with `prices` (`comparison.scorecard`)."""
+    from workbench.comparison import scorecard as card
+
+    return card(con, by=by, prices=prices)
+
+
+def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None) -> pl.DataFrame:
+    """Model a against b (or every pair, Holm-corrected), per format, with intervals and a
+    verdict in plain words (`comparison.compare_models`)."""
+    from workbench.comparison import compare_models as compare
+
+    return compare(con, a, b, format)
+
+
+def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0) -> pl.DataFrame:
+    """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
+    bootstrap 95% intervals over games (`damage.ratings.ratings`)."""
+    from workbench.damage.ratings import ratings as rate
+
+    return rate(con, by=by, bootstrap=bootstrap, seed=seed)

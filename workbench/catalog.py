@@ -188,3 +188,17 @@ def query_frame(con, sql: str, params=None):
     fetch results with `fetchall()` before calling this.
     """
     return con.sql(sql, params=params or {}).pl()
+
+
+def format_summary(con):
+    """Per format (a polars frame): files, records kept, lines rejected, findings by severity."""
+    return query_frame(con, """
+        SELECT s.format, count(DISTINCT s.source_id) AS files, sum(s.records)::BIGINT AS records,
+               sum(s.rejected)::BIGINT AS rejected, coalesce(sum(v.errors), 0)::BIGINT AS errors,
+               coalesce(sum(v.warnings), 0)::BIGINT AS warnings, coalesce(sum(v.infos), 0)::BIGINT AS info
+        FROM sources s LEFT JOIN (
+            SELECT source_id, count(*) FILTER (severity = 'error') AS errors,
+                   count(*) FILTER (severity = 'warning') AS warnings, count(*) FILTER (severity = 'info') AS infos
+            FROM violations GROUP BY source_id) v USING (source_id)
+        GROUP BY s.format ORDER BY s.format
+    """)

@@ -17,7 +17,7 @@ from workbench.errors import WorkbenchError, is_interrupt
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
-FIGURE_KINDS = ("emotions", "economy", "budget", "decisions", "attacks", "attack-study", "families", "trace-steps")
+FIGURE_KINDS = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps")
 
 INTERRUPTED = "workbench: interrupted; the file being loaded was rolled back, nothing half-written"
 
@@ -86,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("--game", help="game id (emotions, attacks, attack-study); default: the game with the most events")
     plot.add_argument("-o", "--output", required=True, help="output file; its suffix picks the format")
     plot.set_defaults(run=_plot)
+
+    report = commands.add_parser("report", help="the whole picture as one offline HTML (or Markdown) file to share")
+    report.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    report.add_argument("-o", "--output", required=True, help="FILE.html (self-contained) or FILE.md (figures beside it)")
+    report.add_argument("--prices", metavar="FILE", help="model prices (JSON or CSV) for cost per decision")
+    report.set_defaults(run=_report)
 
     synth = commands.add_parser("synth", help="write a synthetic corpus of all formats with known faults")
     synth.add_argument("--out", default="data/sample", help="output folder (default: data/sample)")
@@ -194,6 +200,21 @@ def _plot(args) -> int:
         con.close()
     path = plots.save(chart, args.output)
     print(f"wrote {path}")
+    return 0
+
+
+def _report(args) -> int:
+    from workbench import catalog
+    from workbench.report import write_report
+
+    db = Path(args.db or catalog.default_db())
+    con = catalog.connect(db, read_only=True)
+    try:
+        print(f"workbench report: reading {db}", file=sys.stderr)
+        path = write_report(con, args.output, db_label=db.name, prices=args.prices, log=sys.stderr)
+    finally:
+        con.close()
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 
 

@@ -73,29 +73,31 @@ def summary(con) -> list[str]:
     """One line per format (files, records, rejected, violations by severity), the
     decision-quality headline per format, and each format's own extra lines."""
     lines = ["", f"{'format':<10} {'files':>6} {'records':>9} {'rejected':>9} {'errors':>7} {'warnings':>9} {'info':>6}"]
-    rows = con.execute(
-        """
-        SELECT s.format, count(DISTINCT s.source_id), sum(s.records), sum(s.rejected),
-               coalesce(sum(v.errors), 0), coalesce(sum(v.warnings), 0), coalesce(sum(v.infos), 0)
-        FROM sources s LEFT JOIN (
-            SELECT source_id, count(*) FILTER (severity = 'error') AS errors,
-                   count(*) FILTER (severity = 'warning') AS warnings, count(*) FILTER (severity = 'info') AS infos
-            FROM violations GROUP BY source_id) v USING (source_id)
-        GROUP BY s.format ORDER BY s.format
-        """
-    ).fetchall()
-    lines += [f"{fmt:<10} {files:>6} {records:>9} {rejected:>9} {e:>7} {w:>9} {i:>6}"
-              for fmt, files, records, rejected, e, w, i in rows]
-    lines += ["", "decision quality (valid decisions / all, by format; best and worst model or agent):"]
-    from workbench.plots import decision_headline
-
-    for row in decision_headline(con).iter_rows(named=True):
-        lines.append(
-            f"  {row['format']:<10} {row['valid_rate']:6.1%} of {row['decisions']} decisions, "
-            f"{row['models']} models/agents; best {row['best_model']} ({row['best_rate']:.0%}), "
-            f"worst {row['worst_model']} ({row['worst_rate']:.0%})"
-        )
+    lines += [f"{r['format']:<10} {r['files']:>6} {r['records']:>9} {r['rejected']:>9} {r['errors']:>7} "
+              f"{r['warnings']:>9} {r['info']:>6}" for r in catalog.format_summary(con).iter_rows(named=True)]
+    lines += ["", "scorecard (valid decisions, 95% interval, n; best and worst model or agent by validity):"]
+    lines += scorecard_headline(con)
     for fmt in FORMATS.values():
         if fmt.summary is not None:
             lines += fmt.summary(con)
     return lines
+
+
+def scorecard_headline(con) -> list[str]:
+    """Per format: all decisions' validity, and its best and worst model, each with its
+    Wilson 95% interval and n, so a small sample reads as one."""
+    from workbench.comparison import scorecard, wilson
+
+    lines = []
+    for fmt, card in scorecard(con).group_by("format", maintain_order=True):
+        decisions, valid = card["decisions"].sum(), card["valid"].sum()
+        ranked = card.sort(["validity", "decisions"], descending=[True, True])
+        best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
+        lines.append(f"  {fmt[0]:<10} {_rate(valid, decisions, wilson(valid, decisions))}; "
+                     f"best {best['model']} {_rate(best['valid'], best['decisions'], (best['ci_low'], best['ci_high']))}, "
+                     f"worst {worst['model']} {_rate(worst['valid'], worst['decisions'], (worst['ci_low'], worst['ci_high']))}")
+    return lines
+
+
+def _rate(valid: int, n: int, interval: tuple[float, float]) -> str:
+    return f"{valid / n:.1%} ({interval[0]:.0%}-{interval[1]:.0%}, n={n})"

@@ -10,10 +10,11 @@ from workbench.plots.decisions import decision_headline, decision_quality, famil
 from workbench.plots.economy import economy_nets
 from workbench.plots.emotions import emotion_trajectories
 from workbench.plots.export import save
+from workbench.plots.scorecard import scorecard
 from workbench.plots.traces import step_times_chart
 
 __all__ = [
-    "emotion_trajectories", "economy_nets", "budget_breakdown", "attack_heatmap", "event_study_chart", "decision_quality", "decision_headline", "family_matrix_chart", "step_times_chart", "save", "FIGURES", "figure",
+    "emotion_trajectories", "economy_nets", "budget_breakdown", "attack_heatmap", "event_study_chart", "scorecard", "decision_quality", "decision_headline", "family_matrix_chart", "step_times_chart", "save", "FIGURES", "figure",
 ]
 
 # The figures `workbench plot KIND` and the demo know, by kind. Each takes the
@@ -22,6 +23,7 @@ FIGURES = {
     "emotions": lambda con, game_id=None: emotion_trajectories(con, game_id),
     "economy": lambda con, game_id=None: economy_nets(con),
     "budget": lambda con, game_id=None: budget_breakdown(con),
+    "scorecard": lambda con, game_id=None: scorecard(con),
     "decisions": lambda con, game_id=None: decision_quality(con),
     "attacks": lambda con, game_id=None: attack_heatmap(con, game_id),
     "attack-study": lambda con, game_id=None: event_study_chart(con, game_id),

@@ -12,6 +12,7 @@ import altair as alt
 import polars as pl
 
 from workbench.catalog import query_frame
+from workbench.comparison import wilson
 from workbench.ec4x.families import FAMILIES
 from workbench.ec4x.report import family_matrix
 from workbench.errors import WorkbenchError
@@ -189,8 +190,11 @@ def _validity_by_format(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart
 
 
 def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
+    intervals = [wilson(valid, n) for valid, n in frame.select("valid", "decisions").iter_rows()]
     frame = _labelled(frame).with_columns(
-        row=pl.format("{} · {}", "format", "who"), label=pl.format("n={}", "decisions")
+        row=pl.format("{} · {}", "format", "who"), label=pl.format("n={}", "decisions"),
+        ci_low=pl.Series([low for low, _ in intervals], dtype=pl.Float64),
+        ci_high=pl.Series([high for _, high in intervals], dtype=pl.Float64),
     )
     base = alt.Chart(frame).encode(
         y=alt.Y("row:N", title=None, sort=None),
@@ -199,10 +203,14 @@ def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
     bars = base.mark_bar().encode(
         color=color,
         tooltip=["format:N", alt.Tooltip("who:N", title="model or agent"), "decisions:Q", "valid:Q",
-                 alt.Tooltip("valid_rate:Q", format=".1%")],
+                 alt.Tooltip("valid_rate:Q", format=".1%"), alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
+                 alt.Tooltip("ci_high:Q", format=".1%", title="95% high")],
     )
-    counts = base.mark_text(align="left", dx=4).encode(text="label:N")
-    return (bars + counts).properties(title="Validity per model or agent", width=640, height=_height(frame))
+    # The Wilson 95% interval, as in the scorecard: a small sample shows as a long whisker.
+    whiskers = base.mark_rule(color="black").encode(x="ci_low:Q", x2="ci_high:Q")
+    counts = base.mark_text(align="left", dx=4).encode(x="ci_high:Q", text="label:N")
+    return (bars + whiskers + counts).properties(title="Validity per model or agent (with 95% intervals)",
+                                                 width=640, height=_height(frame))
 
 
 def _top_rules(con, params: dict, color: alt.Color) -> alt.Chart:

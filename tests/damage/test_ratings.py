@@ -1,0 +1,144 @@
+"""Placements and ratings of Damage games, checked against games whose order is known and
+against the real simulator's tournament log, which ranks each table itself."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import workbench
+from tests.conftest import SHARED, write_lines
+from tests.damage.events import PAYLOADS, PLAYER, event
+from workbench import catalog
+from workbench.damage.ratings import placements, ratings
+from workbench.errors import WorkbenchError
+
+CORPUS = SHARED / "corpus" / "damage"
+
+
+def player(pid: str, lives: int, bankroll: int, tempo: int = 1) -> dict:
+    return {**PLAYER, "player_id": pid, "lives": lives, "bankroll": bankroll, "tempo": tempo}
+
+
+def game_lines(game_id: str, hour: int, seats: dict[str, str], final: list[dict], ended: bool = True) -> list[str]:
+    """A game: seats (player -> model, each with one betting call and action), final states."""
+    stamp = {"game_id": game_id, "ts": f"2026-02-06T{hour:02d}:00:00+00:00"}
+    lines = [event("game_started", {**PAYLOADS["game_started"], "players": len(seats), "primary_model": "m-primary"},
+                   **stamp)]
+    for pid, model in seats.items():
+        lines.append(event("provider_call", {**PAYLOADS["provider_call"], "player_id": pid, "requested_model": model,
+                                             "resolved_model": model}, **stamp))
+        action = {**PAYLOADS["action_submitted"]["action"], "player_id": pid, "kind": "call", "payload": {}}
+        action.pop("attack_plan")
+        lines.append(event("action_submitted", {"turn": 1, "player_id": pid, "action": action}, **stamp))
+    if ended:
+        lines.append(event("game_ended", {**PAYLOADS["game_ended"], "final_state": final}, **stamp))
+    return [json.dumps(line) for line in lines]
+
+
+def ingest(tmp_path, games) -> Path:
+    db = tmp_path / "w.duckdb"
+    tmp_path.mkdir(exist_ok=True)
+    paths = [write_lines(tmp_path / f"{json.loads(lines[0])['game_id']}.events.jsonl", lines) for lines in games]
+    report = workbench.ingest(paths, db=db)
+    assert not report.failed
+    return db
+
+
+def ordered_tournament(games: int) -> list[list[str]]:
+    """Four models, one seat each: A always first, then B, C, D (seats rotate)."""
+    models = ["A", "B", "C", "D"]
+    out = []
+    for number in range(games):
+        seats = {f"P{(i + number) % 4 + 1}": model for i, model in enumerate(models)}
+        final = [player(pid, lives=4 - models.index(model), bankroll=100) for pid, model in seats.items()]
+        out.append(game_lines(f"game_{number:02d}", number % 24, seats, final))
+    return out
+
+
+@pytest.fixture
+def connect():
+    opened = []
+
+    def run(db):
+        con = catalog.connect(db, read_only=True)
+        opened.append(con)
+        return con
+
+    yield run
+    for con in opened:
+        con.close()
+
+
+def test_a_known_order_is_ranked_in_that_order_with_intervals(tmp_path, connect):
+    con = connect(ingest(tmp_path, ordered_tournament(12)))
+    table = ratings(con, bootstrap=200, seed=1)
+    assert table["model"].to_list() == ["A", "B", "C", "D"] and table["rank"].to_list() == [1, 2, 3, 4]
+    assert table["games"].to_list() == [12] * 4 and table["wins"].to_list() == [12, 0, 0, 0]
+    assert table["mean_place"].to_list() == [1.0, 2.0, 3.0, 4.0]
+    for row in table.iter_rows(named=True):
+        assert row["mu_low"] <= row["mu"] <= row["mu_high"] and row["ordinal"] == pytest.approx(
+            row["mu"] - 3 * row["sigma"])
+    assert table["mu"].is_sorted(descending=True)
+    # the same seed gives the same interval; more games narrow the ratings' sigma
+    assert ratings(con, bootstrap=200, seed=1).equals(table)
+    fewer = ratings(connect(ingest(tmp_path / "few", ordered_tournament(3))), bootstrap=50)
+    assert (fewer["sigma"] > table["sigma"]).all()
+
+
+def test_placements_follow_the_simulators_key_and_ties_share_a_place(tmp_path, connect):
+    # lives first, then bankroll, then tempo (damage-game simulator.run); P3 and P4 tie on all three
+    final = [player("P1", 2, 50), player("P2", 2, 80), player("P3", 1, 500, tempo=3), player("P4", 1, 500, tempo=3),
+             player("P5", 1, 500, tempo=1)]
+    seats = {f"P{i}": "m" for i in range(1, 6)}
+    con = connect(ingest(tmp_path, [game_lines("g1", 1, seats, final)]))
+    placed = {row["player_id"]: row["place"] for row in placements(con).iter_rows(named=True)}
+    assert placed == {"P2": 1, "P1": 2, "P3": 3, "P4": 3, "P5": 5}
+    assert placements(con).filter("won")["player_id"].to_list() == ["P2"]
+
+
+def test_an_unfinished_game_has_no_places_and_a_one_model_game_is_not_rated(tmp_path, connect):
+    seats = {"P1": "A", "P2": "B"}
+    final = [player("P1", 2, 100), player("P2", 1, 100)]
+    games = [game_lines("g1", 1, seats, final), game_lines("g2", 2, seats, final, ended=False),
+             game_lines("g3", 3, {"P1": "A", "P2": "A"}, final)]
+    con = connect(ingest(tmp_path, games))
+    assert set(placements(con)["game_id"].to_list()) == {"g1", "g3"}
+    table = {row["model"]: row for row in ratings(con, bootstrap=20).iter_rows(named=True)}
+    assert (table["A"]["games"], table["A"]["rated_games"], table["A"]["wins"]) == (2, 1, 2)
+    assert (table["B"]["games"], table["B"]["rated_games"]) == (1, 1)
+    assert table["A"]["mu"] > table["B"]["mu"]
+
+
+def test_ratings_by_seat_and_player_and_clear_errors(tmp_path, connect):
+    con = connect(ingest(tmp_path, ordered_tournament(4)))
+    seats = ratings(con, by="seat", bootstrap=10)
+    assert sorted(seats["seat"].to_list()) == ["seat 1", "seat 2", "seat 3", "seat 4"]
+    players = ratings(con, by="player", bootstrap=10)
+    assert sorted(players["player"].to_list()) == ["P1", "P2", "P3", "P4"]
+    with pytest.raises(WorkbenchError, match="cannot rate by 'table'"):
+        ratings(con, by="table")
+    empty = connect(ingest(tmp_path / "empty", [game_lines("g1", 1, {"P1": "A"}, [], ended=False)]))
+    with pytest.raises(WorkbenchError, match="no finished Damage game"):
+        ratings(empty)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the real Damage corpus is not at {CORPUS}")
+def test_the_real_tournament_tables_are_placed_as_the_simulator_ranked_them(tmp_path, connect):
+    db = tmp_path / "corpus.duckdb"
+    assert not workbench.ingest([CORPUS], db=db).failed
+    placed = placements(connect(db))
+    # The tournament log's own table results, read with plain json.
+    [log] = (CORPUS / "tournament").glob("tournament_*.events.jsonl")
+    results = [json.loads(line)["payload"] for line in log.read_text().splitlines()
+               if json.loads(line)["type"] == "table_result"]
+    assert results
+    for result in results:
+        mine = placed.filter(placed["game_id"] == result["game_id"]).sort("place", "seat")
+        assert mine["player_id"].to_list() == result["ranking"]  # the simulator's sort is stable by seat
+        assert set(mine["tournament_id"].to_list()) == {result["tournament_id"]}
+        assert mine.filter("won")["player_id"].to_list()[:1] == result["advanced"][:1]
+    # every finished game of the corpus, and only those, is placed
+    ended = {json.loads(line)["game_id"] for path in CORPUS.rglob("game_*.events.jsonl")
+             for line in path.read_text().splitlines() if line.strip() and json.loads(line)["type"] == "game_ended"}
+    assert set(placed["game_id"].to_list()) == ended

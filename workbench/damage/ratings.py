@@ -1,0 +1,150 @@
+"""Who wins Damage games: placements per game and player, and multiplayer ratings of
+models (or seats, or players) with bootstrap intervals over games.
+
+A game's places are the simulator's own ranking: at the end of a game it sorts the
+players by lives, then bankroll, then tempo, highest first, and calls every player
+equal to the first on all three a winner (damage-game `simulator.py`, `run`); a
+tournament's `table_result.ranking` is that order. Here the same key ranks the
+`game_ended.final_state`, and players equal on it share a place. A game with no
+`game_ended` (still running, or cut off) has no places and is left out.
+
+Ratings are Plackett-Luce (Weng-Lin) from the maintained `openskill` package: each
+game, in the order the games ended, updates the ratings of the teams in it. With
+`by="model"` a team is a model, ranked by the mean place of its seats in that game;
+a game with fewer than two teams says nothing about them and is not rated. The 95%
+interval of `mu` comes from re-rating games resampled with replacement.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from workbench.catalog import query_frame
+from workbench.errors import WorkbenchError
+
+BY = ("model", "seat", "player")
+BOOTSTRAP = 500
+
+PLACEMENTS = """
+WITH ended AS (
+    SELECT game_id, ts, json_extract(payload, '$.final_state') AS states
+    FROM damage_events WHERE type = 'game_ended' AND game_id IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY game_id ORDER BY seq DESC) = 1
+),
+seats AS (
+    SELECT game_id, ts, unnest(range(1, CAST(json_array_length(states) AS BIGINT) + 1)) AS seat, states FROM ended
+),
+final AS (
+    SELECT game_id, ts, seat, states -> (seat - 1) AS state FROM seats
+),
+players AS (
+    SELECT game_id, ts, seat, state ->> 'player_id' AS player_id,
+           TRY_CAST(state ->> 'lives' AS BIGINT) AS lives, TRY_CAST(state ->> 'bankroll' AS DOUBLE) AS bankroll,
+           TRY_CAST(state ->> 'tempo' AS DOUBLE) AS tempo
+    FROM final
+),
+models AS (  -- a player's model: the one most of its decisions name, else the game's primary model
+    SELECT game_id, agent_id AS player_id, mode(model) AS model FROM decisions
+    WHERE format = 'damage' AND model IS NOT NULL GROUP BY ALL
+),
+primary_models AS (
+    SELECT game_id, any_value(payload ->> 'primary_model') AS model FROM damage_events
+    WHERE type = 'game_started' GROUP BY game_id
+),
+tables AS (
+    SELECT payload ->> 'game_id' AS game_id, any_value(payload ->> 'tournament_id') AS tournament_id
+    FROM damage_events WHERE type = 'table_result' GROUP BY ALL
+)
+SELECT p.game_id, t.tournament_id, p.ts AS ended_at, p.seat, p.player_id,
+       coalesce(m.model, g.model, '(unknown)') AS model,
+       rank() OVER (PARTITION BY p.game_id ORDER BY p.lives DESC NULLS LAST, p.bankroll DESC NULLS LAST,
+                    p.tempo DESC NULLS LAST) AS place,
+       p.lives, p.bankroll, p.tempo
+FROM players p
+LEFT JOIN models m USING (game_id, player_id)
+LEFT JOIN primary_models g USING (game_id)
+LEFT JOIN tables t USING (game_id)
+ORDER BY p.ts, p.game_id, p.seat
+"""
+
+
+def placements(con) -> pl.DataFrame:
+    """One row per finished game and player: game_id, tournament_id (when a
+    tournament's table), ended_at, seat (1-based, as the final state lists them),
+    player_id, model, place (1 = won; equal players share a place), won, lives,
+    bankroll, tempo."""
+    frame = query_frame(con, PLACEMENTS)
+    return frame.with_columns(won=pl.col("place") == 1)
+
+
+def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0) -> pl.DataFrame:
+    """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
+    least one other team), wins, mean place, the Plackett-Luce rating (mu, sigma,
+    ordinal = mu - 3 sigma), a bootstrap 95% interval of mu over games (mu_low,
+    mu_high; `bootstrap` resamples, reproducible with `seed`) and the rank by ordinal."""
+    if by not in BY:
+        raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
+    placed = placements(con)
+    if placed.is_empty():
+        raise WorkbenchError("no finished Damage game in this database (none has a game_ended event)")
+    placed = placed.with_columns(team=_team(by))
+    games = _games(placed)
+    if not games:
+        raise WorkbenchError(f"no finished Damage game has two {by}s to rank against each other")
+    teams = sorted(placed["team"].unique().to_list())
+    mu, sigma = _rate(games, teams)
+    low, high = _bootstrap(games, teams, bootstrap, seed)
+    frame = placed.group_by("team").agg(
+        games=pl.col("game_id").n_unique(), wins=pl.col("won").sum(), mean_place=pl.col("place").mean())
+    rated = pl.DataFrame({"team": teams, "rated_games": [sum(team in g for g in games) for team in teams],
+                          "mu": mu, "sigma": sigma, "mu_low": low, "mu_high": high})
+    frame = frame.join(rated, on="team").with_columns(ordinal=pl.col("mu") - 3 * pl.col("sigma"))
+    frame = frame.sort(["ordinal", "team"], descending=[True, False]).with_row_index("rank", offset=1)
+    return frame.rename({"team": by}).select(
+        by, "games", "rated_games", "wins", "mean_place", "mu", "sigma", "ordinal", "mu_low", "mu_high", "rank")
+
+
+def _team(by: str) -> pl.Expr:
+    return {"model": pl.col("model"), "player": pl.col("player_id"),
+            "seat": pl.format("seat {}", pl.col("seat"))}[by]
+
+
+def _games(placed: pl.DataFrame) -> list[dict[str, float]]:
+    """Per game, in the order they ended: team -> its mean place (games with one team left out)."""
+    per_game = placed.group_by("game_id", "team", maintain_order=True).agg(
+        ended_at=pl.col("ended_at").first(), place=pl.col("place").mean())
+    games = []
+    for _, game in per_game.sort("ended_at", "game_id", maintain_order=True).group_by("game_id", maintain_order=True):
+        if game.height >= 2:
+            games.append(dict(zip(game["team"].to_list(), game["place"].to_list())))
+    return games
+
+
+def _rate(games: list[dict[str, float]], teams: list[str]) -> tuple[list[float], list[float]]:
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current = {team: model.rating(name=team) for team in teams}
+    for game in games:
+        names = list(game)
+        updated = model.rate([[current[name]] for name in names], ranks=[game[name] for name in names])
+        for name, [rating] in zip(names, updated):
+            current[name] = rating
+    return [current[t].mu for t in teams], [current[t].sigma for t in teams]
+
+
+def _bootstrap(games, teams, rounds: int, seed: int) -> tuple[list, list]:
+    """Percentile 95% interval of each team's mu over games resampled with replacement
+    (kept in the order they ended); a team absent from a resample keeps no value there."""
+    if rounds < 1:
+        return [None] * len(teams), [None] * len(teams)
+    rng = np.random.default_rng(seed)
+    draws = np.full((rounds, len(teams)), np.nan)
+    for round_ in range(rounds):
+        picked = [games[i] for i in np.sort(rng.integers(0, len(games), size=len(games)))]
+        present = set().union(*picked)
+        mu, _ = _rate(picked, teams)
+        draws[round_] = [m if t in present else np.nan for t, m in zip(teams, mu)]
+    low, high = np.nanquantile(draws, [0.025, 0.975], axis=0)
+    return low.tolist(), high.tolist()

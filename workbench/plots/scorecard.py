@@ -1,0 +1,56 @@
+"""The scorecard as a chart: per format, each model's (or agent's) share of valid
+decisions as a point with its Wilson 95% interval, models sorted by validity, the
+number of decisions beside each. A model with few decisions shows as a long bar: its
+validity could be anywhere along it."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from workbench.comparison import scorecard as scorecard_frame
+from workbench.errors import WorkbenchError
+
+TITLE = "Valid decisions per model, with 95% intervals (Wilson)"
+LABEL_CHARS = 40
+
+
+def scorecard(con, formats: list[str] | None = None) -> alt.FacetChart:
+    """One panel per format; in it one row per model or agent, sorted by validity:
+    the Wilson 95% interval as a bar, the validity as a point, `n=` the decisions."""
+    frame = scorecard_frame(con)
+    if formats:
+        frame = frame.filter(pl.col("format").is_in(list(formats)))
+    if frame.is_empty():
+        raise WorkbenchError("no decisions in this database; ingest a damage, ec4x, arena or gm log first")
+    return scorecard_chart(frame)
+
+
+def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
+    """The chart of a `comparison.scorecard` frame (format, model, decisions, valid,
+    validity, ci_low, ci_high)."""
+    frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high").with_columns(
+        model=pl.col("model").map_elements(_display, return_dtype=pl.String),
+        label=pl.format("n={}", "decisions"),
+    )
+    x = alt.X("validity:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))
+    y = alt.Y("model:N", title=None, sort=alt.EncodingSortField("validity", order="descending"))
+    tooltip = ["format:N", "model:N", "decisions:Q", "valid:Q", alt.Tooltip("validity:Q", format=".1%"),
+               alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
+               alt.Tooltip("ci_high:Q", format=".1%", title="95% high")]
+    base = alt.Chart().encode(y=y, tooltip=tooltip)
+    interval = base.mark_bar(height=8, opacity=0.35).encode(x=alt.X("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
+                                                            x2="ci_high:Q", color=alt.Color("format:N", legend=None))
+    point = base.mark_point(filled=True, size=50, color="black").encode(x=x)
+    label = base.mark_text(align="left", dx=6, fontSize=10, color="#555").encode(x="ci_high:Q", text="label:N")
+    return alt.layer(interval, point, label, data=frame).properties(width=360).facet(
+        row=alt.Row("format:N", title=None, header=alt.Header(labelFontWeight="bold", labelAngle=0,
+                                                               labelAlign="left")),
+        title=TITLE,
+    ).resolve_scale(y="independent")
+
+
+def _display(text: str) -> str:
+    """A name from a log, safe and short for a figure (no markup characters)."""
+    text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"

@@ -1,0 +1,238 @@
+"""`workbench report`: the whole picture of a database as one file to share.
+
+The content is built once, as a list of sections (text, tables and charts), then written
+as a self-contained HTML page (Vega's scripts inline, nothing loaded from the network,
+every chart interactive with its tooltips) or as Markdown with the charts as PNG files in
+a folder beside it. Text from logs is escaped for the format it is written in: HTML
+entities in the page, and `ScriptSafeJSON` for the chart specs inside its <script>.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, TextIO
+
+import altair as alt
+import polars as pl
+
+from workbench import analysis, comparison, plots
+from workbench.errors import WorkbenchError
+from workbench.plots.export import ScriptSafeJSON
+
+SUFFIXES = (".html", ".md")
+TOP_VIOLATIONS = 15
+EXAMPLES_PER_RULE = 3
+
+
+@dataclass
+class Section:
+    """A heading, a sentence saying how to read what follows, then tables and charts."""
+
+    title: str
+    text: str = ""
+    tables: list[pl.DataFrame] = field(default_factory=list)
+    charts: list[tuple[str, alt.TopLevelMixin]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def write_report(con, path: str | Path, db_label: str, prices=None, log: TextIO | None = None) -> Path:
+    """Write the report of the database open on `con` to `path` (.html or .md)."""
+    path = Path(path)
+    if path.suffix.lower() not in SUFFIXES:
+        raise WorkbenchError(f"cannot write {path}: a report is .html or .md, not {path.suffix or '(no suffix)'}")
+    sections = build(con, prices, log)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    title = f"workbench report: {db_label}"
+    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    if path.suffix.lower() == ".html":
+        path.write_text(as_html(title, made, sections), encoding="utf-8")
+    else:
+        path.write_text(as_markdown(title, made, sections, path), encoding="utf-8")
+    return path
+
+
+# --- what the report says -------------------------------------------------------------
+
+
+def build(con, prices=None, log: TextIO | None = None) -> list[Section]:
+    """Every section, in reading order; a section whose data is absent says so."""
+    steps: list[tuple[str, Callable[[], Section]]] = [
+        ("summary", lambda: _summary(con)),
+        ("scorecard", lambda: _scorecard(con, prices)),
+        ("comparisons", lambda: _comparisons(con)),
+        ("ratings", lambda: _ratings(con)),
+        ("figures", lambda: _figures(con)),
+        ("quality gates", lambda: _gates(con)),
+        ("violations", lambda: _violations(con)),
+        ("provenance", lambda: _provenance(con)),
+    ]
+    sections = []
+    for number, (name, make) in enumerate(steps, 1):
+        if log is not None:
+            print(f"  [{number}/{len(steps)}] {name}", file=log, flush=True)
+        sections.append(make())
+    return sections
+
+
+def _summary(con) -> Section:
+    return Section("What the database holds",
+                   "Per format: files, records kept, lines rejected, and findings by severity "
+                   "(error: breaks the specification; warning: recovered; info: drift).",
+                   tables=[analysis.format_summary(con)])
+
+
+def _scorecard(con, prices) -> Section:
+    card = comparison.scorecard(con, prices=prices)
+    return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
+                   "how many valid, with the Wilson 95% interval; latency and tokens per decision (p50/p95); "
+                   "retries where the log records them; the rule broken most. A wide interval is a small sample.",
+                   tables=[card], charts=[("validity with 95% intervals", plots.scorecard(con))])
+
+
+def _comparisons(con) -> Section:
+    pairs = comparison.compare_models(con)
+    return Section("Model comparisons", "Every pair of models within a format: the difference in validity "
+                   "with its 95% interval, paired (McNemar) where both played the same turns, else unpaired "
+                   "(Newcombe); p-values corrected for the number of pairs (Holm).", tables=[pairs])
+
+
+def _ratings(con) -> Section:
+    try:
+        table = analysis.ratings(con)
+    except WorkbenchError as exc:
+        return Section("Ratings", notes=[str(exc)])
+    return Section("Ratings", "Damage games: per model, placements, wins and a Plackett-Luce rating with a "
+                   "bootstrap 95% interval over games (ordinal = mu - 3 sigma ranks them).", tables=[table])
+
+
+def _figures(con) -> Section:
+    section = Section("Figures", "Every standard figure (hover for the values behind a mark).")
+    for kind in plots.FIGURES:
+        try:
+            section.charts.append((kind, plots.figure(kind, con)))
+        except WorkbenchError as exc:
+            section.notes.append(f"{kind}: not drawn ({exc})")
+    return section
+
+
+def _gates(con) -> Section:
+    try:
+        gates = analysis.quality_gates(con)
+    except WorkbenchError as exc:
+        return Section("Quality gates", notes=[str(exc)])
+    return Section("Quality gates", "The EC4X bot's own gates per game and model: pass or fail.", tables=[gates])
+
+
+def _violations(con) -> Section:
+    return Section("Most frequent violations", f"The {TOP_VIOLATIONS} most frequent rules, each with up to "
+                   f"{EXAMPLES_PER_RULE} example locations (file and locator) to look at.",
+                   tables=[analysis.top_violation_rules(con, limit=TOP_VIOLATIONS, examples=EXAMPLES_PER_RULE)])
+
+
+def _provenance(con) -> Section:
+    return Section("Provenance", "Every file the database holds, its sha256 and when it was read.",
+                   tables=[analysis.provenance(con)])
+
+
+# --- HTML -------------------------------------------------------------------------------
+
+PAGE_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1280px; color: #222; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
+th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+td.number { text-align: right; font-variant-numeric: tabular-nums; }
+.note { color: #666; font-style: italic; }
+.chart { margin: 12px 0 24px; overflow-x: auto; }
+"""
+
+
+def as_html(title: str, made: str, sections: list[Section]) -> str:
+    import vl_convert
+
+    charts, body = [], []
+    for section in sections:
+        body.append(f"<h2>{html.escape(section.title)}</h2>")
+        if section.text:
+            body.append(f"<p>{html.escape(section.text)}</p>")
+        body += [f"<p class='note'>{html.escape(note)}</p>" for note in section.notes]
+        body += [_html_table(table) for table in section.tables]
+        for name, chart in section.charts:
+            body.append(f"<h3>{html.escape(name)}</h3><div class='chart' id='chart-{len(charts)}'></div>")
+            charts.append(chart.to_dict())
+    specs = json.dumps(charts, cls=ScriptSafeJSON)
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{PAGE_STYLE}</style>
+<script type="text/javascript">{vl_convert.javascript_bundle()}</script></head>
+<body><h1>{html.escape(title)}</h1><p class="note">made {made}</p>
+{''.join(body)}
+<script type="text/javascript">
+const specs = {specs};
+specs.forEach((spec, i) => vegaEmbed('#chart-' + i, spec, {{"actions": false}}).catch(console.error));
+</script></body></html>
+"""
+
+
+def _html_table(table: pl.DataFrame) -> str:
+    if table.is_empty():
+        return "<p class='note'>nothing to show</p>"
+    numeric = {name for name, dtype in table.schema.items() if dtype.is_numeric()}
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in table.columns)
+    rows = "".join(
+        "<tr>" + "".join(f"<td class='number'>{html.escape(_cell(value))}</td>" if name in numeric
+                         else f"<td>{html.escape(_cell(value))}</td>" for name, value in row.items()) + "</tr>"
+        for row in table.iter_rows(named=True))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+
+def as_markdown(title: str, made: str, sections: list[Section], path: Path) -> str:
+    folder = path.with_name(path.stem + "_figures")
+    lines = [f"# {_md_text(title)}", "", f"_made {made}_", ""]
+    for section in sections:
+        lines += [f"## {_md_text(section.title)}", ""]
+        if section.text:
+            lines += [_md_text(section.text), ""]
+        lines += [f"_{_md_text(note)}_\n" for note in section.notes]
+        for table in section.tables:
+            lines += [_md_table(table), ""]
+        for name, chart in section.charts:
+            figure = plots.save(chart, folder / f"{_file_name(name)}.png")
+            lines += [f"![{_md_text(name)}]({folder.name}/{figure.name})", ""]
+    return "\n".join(lines)
+
+
+def _md_table(table: pl.DataFrame) -> str:
+    if table.is_empty():
+        return "_nothing to show_"
+    rows = [table.columns, ["---"] * table.width]
+    rows += [[_cell(value) for value in row] for row in table.iter_rows()]
+    return "\n".join("| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in rows)
+
+
+def _md_text(text: str) -> str:
+    """Text from logs, inert in Markdown: no table break, no HTML, no link or image syntax."""
+    text = " ".join(str(text).split())
+    text = html.escape(text, quote=False)
+    for char in "\\|`*_[]":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _file_name(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name).strip("-") or "figure"
