@@ -165,3 +165,22 @@ def test_small_samples_say_no_evidence_and_every_pair_is_holm_corrected(tmp_path
         compare_models(con, "m-a", "m-z")
     with pytest.raises(WorkbenchError, match="name two models"):
         compare_models(con, "m-a")
+
+
+def test_the_command_line_prints_the_scorecard_and_the_verdicts(tmp_path, capsys):
+    from workbench.cli import main
+
+    db = tmp_path / "w.duckdb"
+    assert not workbench.ingest([arena_log(tmp_path / "ep1.decisions.jsonl",
+                                           {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})], db=db).failed
+    assert main(["scorecard", "--db", str(db)]) == 0
+    low, high = wilson_by_hand(3, 10)
+    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=10), most broken: unknown_tool" in \
+        capsys.readouterr().out
+    assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("model,model_from,decisions,valid,validity")
+    assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points") and "McNemar" in out
+    assert main(["compare", "--db", str(db), "m-a"]) == 2
+    assert "compare takes two models or none" in capsys.readouterr().err

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tests.conftest import write_lines
+from tests.conftest import SHARED, write_lines
 from workbench.cli import main
 
 import workbench
@@ -112,3 +112,17 @@ def test_a_report_needs_a_known_suffix(hostile_db, tmp_path, capsys):
     assert main(["report", "--db", str(hostile_db), "-o", str(tmp_path / "report.pdf")]) == 2
     err = capsys.readouterr().err
     assert "a report is .html or .md" in err and "Traceback" not in err
+
+
+def test_a_database_with_no_decisions_still_gets_a_report_saying_so(tmp_path, capsys):
+    save = SHARED / "corpus" / "stellaris" / "autosave_2312.01.01.sav"
+    if not save.exists():
+        pytest.skip(f"the real Stellaris save is not at {save}")
+    db = tmp_path / "w.duckdb"
+    assert not workbench.ingest([save], db=db).failed
+    out = tmp_path / "report.html"
+    assert main(["report", "--db", str(db), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "no decisions in this database: nothing to score" in text
+    assert "no finished Damage game in this database" in text and "<h2>Provenance</h2>" in text
+    assert "[8/8] provenance" in capsys.readouterr().err  # progress, one line per section

@@ -87,6 +87,20 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("-o", "--output", required=True, help="output file; its suffix picks the format")
     plot.set_defaults(run=_plot)
 
+    card = commands.add_parser("scorecard", help="validity per format and model with 95%% intervals and n")
+    card.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    card.add_argument("--by", default="format,model", help="group by these, comma-separated: format, model, "
+                                                          "game_id, agent_id (default: format,model)")
+    card.add_argument("--prices", metavar="FILE", help="model prices (JSON or CSV) for cost per decision")
+    card.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    card.set_defaults(run=_scorecard)
+
+    compare = commands.add_parser("compare", help="two models (or every pair) side by side, with a verdict")
+    compare.add_argument("models", nargs="*", metavar="MODEL", help="two models; none: every pair, Holm-corrected")
+    compare.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    compare.add_argument("--format", help="only this format")
+    compare.set_defaults(run=_compare)
+
     report = commands.add_parser("report", help="the whole picture as one offline HTML (or Markdown) file to share")
     report.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     report.add_argument("-o", "--output", required=True, help="FILE.html (self-contained) or FILE.md (figures beside it)")
@@ -200,6 +214,42 @@ def _plot(args) -> int:
         con.close()
     path = plots.save(chart, args.output)
     print(f"wrote {path}")
+    return 0
+
+
+def _scorecard(args) -> int:
+    from workbench import catalog
+    from workbench.comparison import scorecard
+
+    con = catalog.connect(args.db, read_only=True)
+    try:
+        card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices)
+    finally:
+        con.close()
+    if args.csv:
+        print(card.write_csv(), end="")
+        return 0
+    for row in card.iter_rows(named=True):
+        who = " ".join(str(row[key]) for key in card.columns[:card.columns.index("decisions")] if key != "model_from")
+        print(f"{who}: {row['validity']:.1%} valid (95% CI {row['ci_low']:.1%}-{row['ci_high']:.1%}, "
+              f"n={row['decisions']})" + (f", most broken: {row['top_rule']}" if row["top_rule"] else ""))
+    return 0
+
+
+def _compare(args) -> int:
+    from workbench import catalog
+    from workbench.comparison import compare_models
+
+    if len(args.models) not in (0, 2):
+        raise WorkbenchError(f"compare takes two models or none, not {len(args.models)}")
+    con = catalog.connect(args.db, read_only=True)
+    try:
+        found = compare_models(con, *(args.models or (None, None)), format=args.format)
+    finally:
+        con.close()
+    for row in found.iter_rows(named=True):
+        print(f"{row['format']}: {row['a']} vs {row['b']}: {row['verdict']} "
+              f"[{row['method']}; p={row['p_value']:.3g}, Holm {row['p_holm']:.3g}]")
     return 0
 
 

@@ -74,7 +74,10 @@ def build(con, prices=None, log: TextIO | None = None) -> list[Section]:
     for number, (name, make) in enumerate(steps, 1):
         if log is not None:
             print(f"  [{number}/{len(steps)}] {name}", file=log, flush=True)
-        sections.append(make())
+        try:
+            sections.append(make())
+        except WorkbenchError as exc:  # nothing of that kind in this database: the section says so
+            sections.append(Section(name.capitalize(), notes=[str(exc)]))
     return sections
 
 
@@ -87,6 +90,8 @@ def _summary(con) -> Section:
 
 def _scorecard(con, prices) -> Section:
     card = comparison.scorecard(con, prices=prices)
+    if card.is_empty():
+        raise WorkbenchError("no decisions in this database: nothing to score")
     return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
                    "how many valid, with the Wilson 95% interval; latency and tokens per decision (p50/p95); "
                    "retries where the log records them; the rule broken most. A wide interval is a small sample.",
@@ -101,10 +106,7 @@ def _comparisons(con) -> Section:
 
 
 def _ratings(con) -> Section:
-    try:
-        table = analysis.ratings(con)
-    except WorkbenchError as exc:
-        return Section("Ratings", notes=[str(exc)])
+    table = analysis.ratings(con)
     return Section("Ratings", "Damage games: per model, placements, wins and a Plackett-Luce rating with a "
                    "bootstrap 95% interval over games (ordinal = mu - 3 sigma ranks them).", tables=[table])
 
@@ -120,11 +122,8 @@ def _figures(con) -> Section:
 
 
 def _gates(con) -> Section:
-    try:
-        gates = analysis.quality_gates(con)
-    except WorkbenchError as exc:
-        return Section("Quality gates", notes=[str(exc)])
-    return Section("Quality gates", "The EC4X bot's own gates per game and model: pass or fail.", tables=[gates])
+    return Section("Quality gates", "The EC4X bot's own gates per game and model: pass or fail.",
+                   tables=[analysis.quality_gates(con)])
 
 
 def _violations(con) -> Section:
