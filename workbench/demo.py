@@ -46,7 +46,8 @@ def run_demo(data: Path = Path("data"), out: TextIO = sys.stdout, progress: bool
     finally:
         con.close()
     print(f"\ndatabase: {db}\nfigures:  {figures}/ ({len(written)} files)", file=out)
-    print("next: `workbench lab` to explore the notebooks, or `workbench plot emotions --game ID -o fig.svg`"
+    print("next: `workbench lab` to explore the notebooks, `workbench report -o report.html` to share it all, "
+          "or `workbench plot emotions --game ID -o fig.svg`"
           f"  (done in {time.perf_counter() - started:.0f} s)", file=out)
     return db
 

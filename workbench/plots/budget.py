@@ -50,7 +50,7 @@ def _chart(bars, order: list[str], snapshot: dict):
     x = alt.X("side:N", title=None, sort=["income", "expenses"], axis=alt.Axis(labelAngle=0))
     stacked = alt.Chart().mark_bar().encode(
         x=x, y=alt.Y("amount:Q", title="per month"),
-        color=alt.Color("category:N", title="category", scale=palette, legend=alt.Legend(columns=2, symbolLimit=80)),
+        color=alt.Color("category:N", title="category", scale=palette, legend=alt.Legend(orient="top", columns=5, symbolLimit=80)),
         order=alt.Order("rank:Q"),
         tooltip=["resource:N", "side:N", "category:N", alt.Tooltip("amount:Q", format=",.2f"),
                  alt.Tooltip("lines:Q", title="categories summed")],

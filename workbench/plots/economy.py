@@ -22,6 +22,10 @@ DEFICIT_COLOR = "#d62728"
 # mirrors its saves stays visible on top of them.
 ORIGIN_DASHES = {"save": [1, 0], "history": [6, 3], "extractor": [2, 2]}
 PANEL_COLUMNS = 4
+# Four panels and their axes fit a notebook's output area; the legends go above them
+# rather than beside, where they would be cut off.
+PANEL_WIDTH = 170
+LEGEND = alt.Legend(orient="top", direction="horizontal", columns=4)
 
 
 def economy_nets(con, resources=None, source=None, countries=None):
@@ -118,8 +122,8 @@ def _chart(frame, order: list[str], hidden: list[str] = ()):
     present = set(frame["origin"].unique().to_list())
     origins = [o for o in ORIGIN_DASHES if o in present] + sorted(present - set(ORIGIN_DASHES))
     encoding = {
-        "color": alt.Color("series:N", title="series (click to pick)"),
-        "strokeDash": alt.StrokeDash("origin:N", title="read from", scale=alt.Scale(
+        "color": alt.Color("series:N", title="series (click to pick)", legend=LEGEND),
+        "strokeDash": alt.StrokeDash("origin:N", title="read from", legend=LEGEND, scale=alt.Scale(
             domain=origins, range=[ORIGIN_DASHES.get(o, [1, 0]) for o in origins])),
     }
     tooltip = ["series:N", "origin:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
@@ -132,7 +136,7 @@ def _chart(frame, order: list[str], hidden: list[str] = ()):
 def _country_chart(frame, order: list[str]):
     """One line per country (the player's first in the legend) and series."""
     labels = frame["country"].unique(maintain_order=True).to_list()
-    encoding = {"color": alt.Color("country:N", title="country (click to pick)", sort=labels),
+    encoding = {"color": alt.Color("country:N", title="country (click to pick)", sort=labels, legend=LEGEND),
                 "detail": alt.Detail("series:N")}
     tooltip = ["country:N", "country_id:N", "series:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
                alt.Tooltip("income:Q", format=",.2f"), alt.Tooltip("expenses:Q", format=",.2f"),
@@ -168,7 +172,7 @@ def _panels(frame, order: list[str], picked_by: str, encoding: dict, tooltip: li
     zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.datum(0)).transform_aggregate(
         points="count()", groupby=["resource"]
     )
-    panel = alt.layer(zero, lines, deficits, data=frame).properties(width=200, height=120)
+    panel = alt.layer(zero, lines, deficits, data=frame).properties(width=PANEL_WIDTH, height=120)
     return panel.facet(
         facet=alt.Facet("resource:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
         columns=panel_columns(len(order)),
