@@ -108,10 +108,16 @@ def test_the_markdown_report_links_figures_written_beside_it(hostile_db, tmp_pat
     assert all(line.count(" | ") == rows[0].count(" | ") for line in rows[:3])
 
 
-def test_a_report_needs_a_known_suffix(hostile_db, tmp_path, capsys):
+def test_a_report_needs_a_known_suffix_and_readable_prices(hostile_db, tmp_path, capsys):
     assert main(["report", "--db", str(hostile_db), "-o", str(tmp_path / "report.pdf")]) == 2
     err = capsys.readouterr().err
     assert "a report is .html or .md" in err and "Traceback" not in err
+    out = tmp_path / "priced.md"
+    assert main(["report", "--db", str(hostile_db), "-o", str(out), "--prices", str(tmp_path / "none.json")]) == 2
+    assert "cannot read prices from" in capsys.readouterr().err and not out.exists()
+    (tmp_path / "prices.json").write_text(json.dumps({"claude-3-5-haiku": 1.0}))
+    assert main(["report", "--db", str(hostile_db), "-o", str(out), "--prices", str(tmp_path / "prices.json")]) == 0
+    assert "cost\\_per\\_decision" in out.read_text()  # Markdown escapes the underscores
 
 
 def test_a_database_with_no_decisions_still_gets_a_report_saying_so(tmp_path, capsys):

@@ -264,7 +264,8 @@ def _report(args) -> int:
         path = write_report(con, args.output, db_label=db.name, prices=args.prices, log=sys.stderr)
     finally:
         con.close()
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    size = path.stat().st_size
+    print(f"wrote {path} ({size / 1e6:.1f} MB)" if size >= 1e5 else f"wrote {path} ({size / 1e3:.0f} kB)")
     return 0
 
 

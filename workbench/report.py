@@ -44,6 +44,8 @@ def write_report(con, path: str | Path, db_label: str, prices=None, log: TextIO 
     path = Path(path)
     if path.suffix.lower() not in SUFFIXES:
         raise WorkbenchError(f"cannot write {path}: a report is .html or .md, not {path.suffix or '(no suffix)'}")
+    if prices is not None:  # a bad price file is the user's to fix before anything is written
+        prices = comparison.read_prices(prices)
     sections = build(con, prices, log)
     path.parent.mkdir(parents=True, exist_ok=True)
     title = f"workbench report: {db_label}"
