@@ -11,6 +11,7 @@ output (../shared/corpus), not on the workbench's own generator's.
 5. replay scrubber step vs one DuckDB query per step               (aim: mean < 50 ms, p95 < 100 ms);
    figure export vs a one-point chart
 6. a log grown by 1%, re-ingested, vs ingesting the whole file     (aim <= 0.1)
+7. 100,000 EC4X order drafts vs DuckDB's read_json                 (aim <= 3.0)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import append, damage_ingest, figures, scale, scrubber, stellaris_save
+from bench import append, damage_ingest, ec4x_drafts, figures, scale, scrubber, stellaris_save
 from bench.common import machine
 
 
@@ -39,6 +40,8 @@ def main() -> None:
     exports = figures.main([])
     print()
     grown = append.main(["--events", "30000" if quick else "300000", "--runs", "1" if quick else "3"])
+    print()
+    drafts = ec4x_drafts.main(["--drafts", "20000" if quick else "100000", "--runs", "1" if quick else "3"])
     print("\nsummary")
     print(f"  1. ingest / read_json:        {ingest['ratio']:.2f}  (aim <= 2.0)")
     print(f"  2. speed-up vs per-line loop: {ingest['speedup']:.1f}x  (aim >= 5x)")
@@ -49,6 +52,7 @@ def main() -> None:
           f"(aims 50 / 100 ms; {steps['mean_ms'] / steps['baseline_ms']:.2f} of a query per step); "
           f"slowest figure export {max(exports.values()):.2f} s")
     print(f"  6. 1% appended / whole ingest: {grown['ratio']:.3f}  (aim <= 0.1)")
+    print(f"  7. EC4X drafts / read_json:   {drafts['ratio']:.2f}  (aim <= 3.0)")
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 

@@ -10,6 +10,7 @@ pass only validates the lines on which the first one saw drift (`DRIFT_LINES`).
 from __future__ import annotations
 
 import difflib
+import functools
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, ValidationError, ValidationInfo
@@ -91,7 +92,13 @@ def with_drift(data: Any, handler, info: ValidationInfo, failures: list, title: 
 
 
 def hint(value: str, candidates) -> str:
-    close = difflib.get_close_matches(value, list(candidates), n=1, cutoff=0.6)
+    return _hint(value, tuple(candidates))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hint(value: str, candidates: tuple[str, ...]) -> str:
+    # Cached: a model repeats its misspellings, and difflib costs about a millisecond a call.
+    close = difflib.get_close_matches(value, candidates, n=1, cutoff=0.6)
     return f"; did you mean `{close[0]}`?" if close else ""
 
 
