@@ -76,6 +76,7 @@ def test_a_known_order_is_ranked_in_that_order_with_intervals(tmp_path, connect)
     assert table["model"].to_list() == ["A", "B", "C", "D"] and table["rank"].to_list() == [1, 2, 3, 4]
     assert table["games"].to_list() == [12] * 4 and table["wins"].to_list() == [12, 0, 0, 0]
     assert table["mean_place"].to_list() == [1.0, 2.0, 3.0, 4.0]
+    assert table["placements"].to_list() == [[place] * 12 for place in (1, 2, 3, 4)]
     for row in table.iter_rows(named=True):
         assert row["mu_low"] <= row["mu"] <= row["mu_high"] and row["ordinal"] == pytest.approx(
             row["mu"] - 3 * row["sigma"])

@@ -80,7 +80,8 @@ def placements(con) -> pl.DataFrame:
 
 def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0) -> pl.DataFrame:
     """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
-    least one other team), wins, mean place, the Plackett-Luce rating (mu, sigma,
+    least one other team), placements (every place its seats took, game by game in the
+    order they ended), wins, mean place, the Plackett-Luce rating (mu, sigma,
     ordinal = mu - 3 sigma), a bootstrap 95% interval of mu over games (mu_low,
     mu_high; `bootstrap` resamples, reproducible with `seed`) and the rank by ordinal."""
     if by not in BY:
@@ -96,13 +97,15 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0) -
     mu, sigma = _rate(games, teams)
     low, high = _bootstrap(games, teams, bootstrap, seed)
     frame = placed.group_by("team").agg(
-        games=pl.col("game_id").n_unique(), wins=pl.col("won").sum(), mean_place=pl.col("place").mean())
+        games=pl.col("game_id").n_unique(), placements=pl.col("place"), wins=pl.col("won").sum(),
+        mean_place=pl.col("place").mean())
     rated = pl.DataFrame({"team": teams, "rated_games": [sum(team in g for g in games) for team in teams],
                           "mu": mu, "sigma": sigma, "mu_low": low, "mu_high": high})
     frame = frame.join(rated, on="team").with_columns(ordinal=pl.col("mu") - 3 * pl.col("sigma"))
     frame = frame.sort(["ordinal", "team"], descending=[True, False]).with_row_index("rank", offset=1)
     return frame.rename({"team": by}).select(
-        by, "games", "rated_games", "wins", "mean_place", "mu", "sigma", "ordinal", "mu_low", "mu_high", "rank")
+        by, "games", "rated_games", "placements", "wins", "mean_place", "mu", "sigma", "ordinal", "mu_low", "mu_high",
+        "rank")
 
 
 def _team(by: str) -> pl.Expr:
