@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+import numpy as np
 import pyarrow as pa
 from pydantic import ValidationError
 
@@ -25,7 +26,9 @@ from workbench.formats import BOM, Counts, LoadContext
 from workbench.schema import run_on
 
 BATCH_LINES = 20_000
-READ_BYTES = 8 << 20
+# A file is read in chunks of this many bytes (complete lines): large enough that the
+# fixed cost of each statement over a chunk does not count, small enough for memory.
+CHUNK_BYTES = 32 << 20
 # The largest line read as a record. DuckDB's JSON functions need many times a line's
 # size while they work on it; 8 MiB lines stay within the ingest's memory limit.
 MAX_LINE_BYTES = 8 << 20
@@ -61,46 +64,161 @@ class LineBatch:
         return table if keep is None else table.filter(pa.array(keep, pa.bool_()))
 
 
+@dataclass
+class LineChunk:
+    """The complete lines of one stretch of a file, read in bulk: no Python runs per
+    line unless the line is unusual (blank, not starting with `{`, not UTF-8, or too long).
+
+    `numbers` and `raw` hold the lines that may be records, in order: their 1-based
+    line numbers and their bytes as an Arrow string array that shares the file's buffer
+    (each value still ends with its line end, which JSON reads as white space).
+    `unreadable` holds the lines that cannot be records: (number, text, why). A line of
+    `numbers` may still hold a lone surrogate escape, which is not looked for here:
+    DuckDB's JSON reader refuses such a line, and `read_line` then says why.
+    """
+
+    data: bytes
+    numbers: np.ndarray
+    raw: pa.Array
+    unreadable: list[tuple[int, str, str]]
+    starts: np.ndarray  # where each line of `numbers` starts in `data`
+    ends: np.ndarray  # where it ends (before CR LF)
+    # Every line of the stretch is in `numbers`, one after another: the whole stretch is
+    # its lines joined by LF, so `joined` needs no Python per line.
+    plain: bool
+    lines: int  # lines of the stretch, blank and unreadable ones included
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def line(self, index: int) -> bytes:
+        """The bytes of line `numbers[index]`, without its line end."""
+        return self.data[self.starts[index]:self.ends[index]]
+
+    def text(self, index: int) -> str:
+        return self.line(index).decode("utf-8")
+
+    def locator(self, index: int) -> str:
+        return f"line {self.numbers[index]}"
+
+    def texts(self, indices) -> list[str]:
+        return [self.text(i) for i in indices]
+
+    def joined(self, indices: np.ndarray | None = None) -> bytes:
+        """The lines (all, or those at `indices`) as one JSON array: `[line,line,...]`."""
+        if indices is None and self.plain:
+            lines = memoryview(self.data)[self.starts[0]:self.ends[-1]]
+            joined = bytearray(len(lines) + 2)
+            joined[0], joined[1:-1], joined[-1] = ord("["), lines, ord("]")
+            view = np.frombuffer(joined, np.uint8)
+            view[view == ord("\n")] = ord(",")
+            return joined
+        chosen = range(len(self)) if indices is None else indices
+        data, starts, ends = self.data, self.starts, self.ends
+        return b"[" + b",".join([data[starts[i]:ends[i]] for i in chosen]) + b"]"
+
+
+def read_chunks(path: Path, advance: Callable[[int], None] = lambda n: None, start: int = 0,
+                end: int | None = None, first_line: int = 1, chunk_bytes: int | None = None) -> Iterator[LineChunk]:
+    """The lines of bytes `start` to `end` (None: to the end of the file) of `path`,
+    the first numbered `first_line`, in chunks of about `chunk_bytes`, each ending at a
+    line end (a line longer than that makes its chunk longer)."""
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
+    position, number, want = start, first_line, chunk_bytes
+    with open(path, "rb") as handle:
+        while end is None or position < end:
+            handle.seek(position)
+            data = handle.read(want if end is None else min(want, end - position))
+            if not data:
+                return
+            last = len(data) < want or (end is not None and position + len(data) >= end)
+            size = len(data) if last else data.rfind(b"\n") + 1
+            if size == 0:
+                want *= 2  # a line longer than a chunk: read it whole
+                continue
+            advance(size)
+            chunk = _chunk(data, size, number, bom=number == 1 and data.startswith(BOM))
+            yield chunk
+            position, number, want = position + size, number + chunk.lines, chunk_bytes
+
+
+def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
+    """Split the first `size` bytes of `data` (whole lines) into lines, keeping aside the
+    blank and unreadable ones."""
+    pieces = data.split(b"\n")
+    if size < len(data) or data.endswith(b"\n"):
+        pieces.pop()  # what follows the last line end
+    lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
+    starts = np.zeros(len(pieces), np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    if bom:
+        starts[0] += len(BOM)
+        lengths[0] -= len(BOM)
+    ends = starts + lengths
+    view = np.frombuffer(data, np.uint8)
+    opens = np.zeros(len(pieces), bool)
+    nonempty = lengths > 0
+    opens[nonempty] = view[starts[nonempty]] == ord("{")
+    has_cr = np.zeros(len(pieces), bool)
+    has_cr[nonempty] = view[ends[nonempty] - 1] == ord("\r")
+    ends -= has_cr
+    keep = opens & (ends - starts <= MAX_LINE_BYTES)
+    unreadable: dict[int, tuple[int, str, str]] = {}
+
+    def line(i: int) -> bytes:
+        return pieces[i][len(BOM):] if bom and i == 0 else pieces[i]
+
+    for i in np.flatnonzero(~keep).tolist():  # the unusual lines, one by one
+        if not line(i).strip(BLANK):
+            continue  # blank: neither a record nor a reject
+        text, problem = read_line(line(i))
+        if problem:
+            unreadable[i] = (first_line + i, text, problem)
+        else:
+            keep[i] = True
+    raw = pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), len(pieces), [None, pa.py_buffer(np.append(starts, size)), pa.py_buffer(data)])
+    # Each value keeps its line end, which JSON reads as white space.
+    try:
+        strings = raw.cast(pa.large_string())
+    except pa.ArrowInvalid:  # not UTF-8 somewhere: find the lines
+        for i in np.flatnonzero(keep).tolist():
+            text, problem = read_line(line(i))
+            if problem:
+                unreadable[i], keep[i] = (first_line + i, text, problem), False
+        strings = raw.filter(pa.array(keep)).cast(pa.large_string())
+        keep_all = False
+    else:
+        keep_all = bool(keep.all())
+        if not keep_all:
+            strings = strings.filter(pa.array(keep))
+    kept = np.flatnonzero(keep)
+    return LineChunk(data, first_line + kept, strings, [unreadable[i] for i in sorted(unreadable)],
+                     starts[kept], ends[kept], plain=keep_all and not bom and not has_cr.any(), lines=len(pieces))
+
+
 def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
                  batch_lines: int | None = None, start: int = 0, end: int | None = None,
                  first_line: int = 1) -> Iterator[LineBatch]:
-    """Yield the non-blank lines of `path` in batches, streaming the file: bytes `start`
-    to `end` (None: to the end of the file), the first of them numbered `first_line`."""
+    """Yield the non-blank lines of `path` in batches of texts, for formats checked line
+    by line: bytes `start` to `end` (None: to the end of the file), the first of them
+    numbered `first_line`."""
     batch_lines = batch_lines or BATCH_LINES
     batch = LineBatch()
-    number = first_line - 1
-    pending = b""
-    left = None if end is None else end - start
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        while True:
-            chunk = handle.read(READ_BYTES if left is None else min(READ_BYTES, left))
-            if left is not None:
-                left -= len(chunk)
-            advance(len(chunk))
-            data = pending + chunk
-            if not chunk:
-                lines, pending = ([data] if data else []), b""
-            else:
-                lines = data.split(b"\n")
-                pending = lines.pop()
-            for line in lines:
-                number += 1
-                if number == 1 and line.startswith(BOM):
-                    line = line[len(BOM):]
-                if not line.strip(BLANK):
-                    continue
-                text, problem = read_line(line)
-                if problem:
-                    batch.unreadable[len(batch.texts)] = problem
-                batch.numbers.append(number)
-                batch.texts.append(text)
-                batch.size += len(line)
-                if len(batch.texts) >= batch_lines or batch.size >= BATCH_BYTES:
-                    yield batch
-                    batch = LineBatch()
-            if not chunk:
-                break
+    for chunk in read_chunks(path, advance, start, end, first_line):
+        lines = {number: (text, why) for number, text, why in chunk.unreadable}
+        for i, number in enumerate(chunk.numbers.tolist()):
+            lines[number] = read_line(chunk.line(i))  # a lone surrogate is found here
+        for number in sorted(lines):
+            text, problem = lines[number]
+            if problem:
+                batch.unreadable[len(batch.texts)] = problem
+            batch.numbers.append(number)
+            batch.texts.append(text)
+            batch.size += len(text)
+            if len(batch.texts) >= batch_lines or batch.size >= BATCH_BYTES:
+                yield batch
+                batch = LineBatch()
     if batch.texts:
         yield batch
 
@@ -108,6 +226,11 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
 def context_batches(ctx: LoadContext, batch_lines: int | None = None) -> Iterator[LineBatch]:
     """The batches of the part of the file a load reads (see LoadContext)."""
     return line_batches(ctx.path, ctx.advance, batch_lines, ctx.start_byte, ctx.end_byte, ctx.first_line)
+
+
+def context_chunks(ctx: LoadContext, chunk_bytes: int | None = None) -> Iterator[LineChunk]:
+    """The chunks of the part of the file a load reads (see LoadContext)."""
+    return read_chunks(ctx.path, ctx.advance, ctx.start_byte, ctx.end_byte, ctx.first_line, chunk_bytes)
 
 
 def read_line(line: bytes) -> tuple[str, str | None]:

@@ -11,6 +11,7 @@ pydantic, never fewer.
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Annotated, Any, Literal, Union
 
 import annotated_types
 import msgspec
+import numpy as np
 from pydantic import BaseModel
 
 
@@ -78,8 +80,9 @@ def _annotated(base, metadata, cache):
     return Annotated[inner, msgspec.Meta(**constraints)] if constraints else inner
 
 
-def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_field: str | None = None):
-    key = (model, tag)
+def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_field: str | None = None,
+            closed: bool = False):
+    key = (model, tag, closed)
     if key in cache:
         return cache[key]
     decorators = model.__pydantic_decorators__
@@ -93,7 +96,10 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
         annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
         kind = screen_type(annotation, cache)
         fields.append((name, kind) if info.is_required() else (name, kind, info.default))
-    options = {"tag": tag, "tag_field": tag_field} if tag else {}
+    # Decoded structs hold no cycles: the garbage collector need not track them.
+    options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag else {"gc": False}
+    if closed:
+        options["forbid_unknown_fields"] = True
     if check is not None:
         options["namespace"] = {"__post_init__": _post_init(check)}
     cache[key] = msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
@@ -127,12 +133,26 @@ class Screen:
         self.decoder = msgspec.json.Decoder(Union[tuple(structs)])
         self.fallback = msgspec.json.Decoder(_struct(fallback, cache)) if fallback else None
         self.fallback_accepts = fallback_accepts
+        self._models = {tag: model for tag, model in models.items() if tag not in self.unscreened}
+        self._fallback_model, self._tag_field, self._cache, self._arrays = fallback, tag_field, cache, {}
+
+    def array(self, other_tags: frozenset[str], closed: bool = False) -> msgspec.json.Decoder:
+        """The screen of a JSON array of records, in one call, whose tags are the
+        models' or `other_tags` (screened as the fallback model: a tagged union needs
+        each tag named). `closed`: a record with a top-level key its model does not
+        list is refused too."""
+        key = (other_tags, closed)
+        if key not in self._arrays:
+            tagged = {**self._models, **dict.fromkeys(other_tags, self._fallback_model)}
+            structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
+            self._arrays[key] = msgspec.json.Decoder(list[Union[tuple(structs)]])
+        return self._arrays[key]
 
     def passes(self, texts: list[str]) -> list[bool]:
         """Which lines the screen accepts (one C call per line, no Python objects kept)."""
-        return [self._accepts(text) for text in texts]
+        return [self.accepts(text) for text in texts]
 
-    def _accepts(self, text: str) -> bool:
+    def accepts(self, text: str | bytes) -> bool:
         try:
             self.decoder.decode(text)
             return True
@@ -144,3 +164,41 @@ class Screen:
             return self.fallback_accepts(self.fallback.decode(text))
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             return False
+
+
+_AT_ELEMENT = re.compile(r"- at `\$\[(\d+)\]")
+_AT_BYTE = re.compile(r"\(byte (\d+)\)$")
+
+
+def refused(decoder: msgspec.json.Decoder, joined: bytes | bytearray, lengths: np.ndarray) -> list[int] | None:
+    """The positions of the elements of the JSON array `joined` (`[a,b,...]`, elements
+    of `lengths` bytes, each valid JSON on its own) that `decoder` refuses, in one pass:
+    on a refusal the decoding goes on after the refused element, reading the same
+    buffer from there. None when msgspec does not say which element it refused."""
+    starts = np.ones(len(lengths), np.int64)  # where each element starts in `joined`
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    starts[1:] += 1
+    found: list[int] = []
+    buffer, first = None, 0
+    while first < len(lengths):
+        at = 0 if first == 0 else int(starts[first]) - 1
+        try:
+            decoder.decode(joined if buffer is None else memoryview(buffer)[at:])
+            return found
+        except msgspec.ValidationError as exc:
+            match = _AT_ELEMENT.search(str(exc))
+            index = first + int(match.group(1)) if match else None
+        except msgspec.DecodeError as exc:
+            match = _AT_BYTE.search(str(exc))
+            index = int(np.searchsorted(starts, at + int(match.group(1)), "right")) - 1 if match else None
+        except RecursionError:
+            index = None
+        if index is None or index < first:
+            return None
+        found.append(index)
+        first = index + 1
+        if first < len(lengths):
+            if buffer is None:
+                buffer = joined if isinstance(joined, bytearray) else bytearray(joined)
+            buffer[int(starts[first]) - 1] = ord("[")  # the comma before it opens the rest
+    return found

@@ -169,8 +169,9 @@ def run_emotions(lines: list[dict]) -> list[tuple]:
     con = duckdb.connect()
     con.execute("".join(table.ddl() for table in tables.TABLES))
     event_lines = pa.table({"seq": list(range(1, len(lines) + 1)), "raw": [json.dumps(line) for line in lines]})
-    batch = tables.parse_events(con, 1, event_lines)
-    emotions.insert_vectors(con, 1, batch)
+    tables.insert_events(con, 1, event_lines)
+    tables.set_extra(con, 1, event_lines)  # every line: SET_EXTRA keeps only envelope keys the seed does not list
+    emotions.insert_vectors(con, 1, 1, len(lines))
     return con.execute("SELECT seq, origin, player_id, fear FROM damage_emotions").fetchall()
 
 

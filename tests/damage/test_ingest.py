@@ -124,27 +124,27 @@ def test_a_failing_file_leaves_nothing_behind(tmp_path, monkeypatch):
     good = write_lines(tmp_path / "a.events.jsonl", [event("game_started")])
     bad = write_lines(tmp_path / "b.events.jsonl", [event("hand_started"), event("phase_changed")])
     db = tmp_path / "w.duckdb"
-    real_derive = reader.FileStage.derive_decisions
+    real_derive = reader.tables.derive_decisions
 
-    def derive_then_fail(stage):
-        real_derive(stage)
-        if stage.source_id == 2:
+    def derive_then_fail(con, source_id):
+        real_derive(con, source_id)
+        if source_id == 2:
             raise duckdb.IOException("disk full")
 
-    monkeypatch.setattr(reader.FileStage, "derive_decisions", derive_then_fail)
+    monkeypatch.setattr(reader.tables, "derive_decisions", derive_then_fail)
     report = workbench.ingest([good, bad], db=db)
     assert [f.status for f in report.files] == ["ingested", "failed"]
     assert "disk full" in report.files[1].message
     for table in ("sources", "damage_events", "damage_emotions", "violations", "rejects", "decisions"):
         assert rows(db, f"SELECT count(*) FROM {table} WHERE source_id = 2") == [(0,)], table
-    monkeypatch.setattr(reader.FileStage, "derive_decisions", real_derive)
+    monkeypatch.setattr(reader.tables, "derive_decisions", real_derive)
     assert workbench.ingest([bad], db=db).files[0].status == "ingested"
 
 
-def test_big_batches_keep_line_numbers(tmp_path, monkeypatch):
+def test_many_chunks_keep_line_numbers(tmp_path, monkeypatch):
     import workbench.jsonl
 
-    monkeypatch.setattr(workbench.jsonl, "BATCH_LINES", 3)
+    monkeypatch.setattr(workbench.jsonl, "CHUNK_BYTES", 300)  # a line or two a chunk
     records = [event("phase_changed", {"turn": t, "phase": "betting"}) for t in range(10)]
     records[7]["payload"]["turn"] = "x"
     path = write_lines(tmp_path / "g.events.jsonl", records)
@@ -154,10 +154,10 @@ def test_big_batches_keep_line_numbers(tmp_path, monkeypatch):
 
 
 def test_a_line_only_duckdb_refuses_becomes_a_reject(tmp_path, monkeypatch):
-    def accept_everything(batch):
-        return [], {}
+    def accept_everything(chunk, suspects, checked):
+        pass
 
-    monkeypatch.setattr(reader, "check_batch", accept_everything)
+    monkeypatch.setattr(reader, "_validate", accept_everything)
     path = tmp_path / "g.events.jsonl"
     path.write_text(json.dumps(event("game_started")) + "\n{broken\n" + json.dumps(event("phase_changed")) + "\n")
     db = tmp_path / "w.duckdb"

@@ -1,6 +1,6 @@
 """Drift findings (`info`): what the real game writes beyond seed 003.
 
-Found in bulk, in SQL, over each batch of a file's events, and reported once per file
+Found in bulk, in SQL, over each chunk of a file's events, and reported once per file
 and kind of drift with the first line it appears on and how many lines carry it: an undocumented
 event type, a key the seed does not list (at any depth of a documented payload), an
 enum value the real game adds. The known keys come from the pydantic models, so the
@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from workbench.violation import Violation
 from workbench.damage.models import DRIFT_VALUES, PAYLOADS
-from workbench.damage.tables import ENVELOPE_KEYS, on_batch
+from workbench.damage.tables import CHUNK, ENVELOPE_KEYS
 from workbench.schema import sql_literal
 from workbench.validation import line_count
 
@@ -88,17 +88,29 @@ def _drift_value(event_type: str, key: str, values) -> str:
     return f"CASE WHEN type = {sql_literal(event_type)} AND {value} IN ({_sql_list(values)}) THEN {value} END"
 
 
-# Everything drift needs of a batch in one statement (each statement has a fixed cost):
-# lines that agree on their type, their payload's shape (keys at every depth, and their
-# JSON types: one parse per line), their undocumented envelope keys and their values
-# beyond the enums collapse into one row, and Python walks each distinct shape once.
-DRIFT = f"""
-SELECT type,
-       CASE WHEN type IN ({DOCUMENTED}) AND starts_with(payload, '{{') THEN json_structure(payload)::VARCHAR END,
-       CASE WHEN extra IS NOT NULL THEN json_keys(extra) END,
+# The event types of a chunk the seed does not list, and the values beyond its enums,
+# with their lines: one scan of the chunk's types, payloads read only for the types
+# whose enums the real game extends.
+OTHERS = f"""
+SELECT CASE WHEN type NOT IN ({DOCUMENTED}) THEN type END,
        [{', '.join(_drift_value(t, k, values) for (t, k), values in DRIFT_VALUES.items())}],
        count(*), min(seq)
-FROM damage_batch GROUP BY ALL
+FROM {CHUNK} WHERE type NOT IN ({DOCUMENTED}) OR type IN ({_sql_list({t for t, _ in DRIFT_VALUES})})
+GROUP BY ALL
+"""
+
+# The keys drift needs: rows that agree on their type, their payload's shape (keys at
+# every depth, and their JSON types: one parse per line) and their undocumented
+# envelope keys collapse into one row, and Python walks each distinct shape once.
+KEYS = f"""
+SELECT type, json_structure(payload)::VARCHAR, CASE WHEN extra IS NOT NULL THEN json_keys(extra) END,
+       count(*), min(seq)
+FROM {CHUNK} WHERE type IN ({DOCUMENTED}) AND starts_with(payload, '{{')
+GROUP BY ALL
+UNION ALL
+SELECT type, NULL, json_keys(extra), count(*), min(seq)
+FROM {CHUNK} WHERE extra IS NOT NULL AND NOT (type IN ({DOCUMENTED}) AND starts_with(payload, '{{')) IS TRUE
+GROUP BY ALL
 """
 
 
@@ -112,20 +124,21 @@ class DriftTally:
         self.payload_keys: dict[tuple[int, str], tuple[int, int]] = {}
         self.values: dict[tuple[str, str, str], tuple[int, int]] = {}
 
-    def add_batch(self, con, batch) -> None:
-        """Tally a parsed batch (see `tables.parse_events`)."""
-        undocumented_keys = functools.cache(_undocumented_keys)
-        for event_type, shape, envelope_keys, values, lines, first in on_batch(con, batch, DRIFT).fetchall():
-            if event_type is not None and event_type not in PAYLOADS:
+    def add_chunk(self, con, params: dict) -> None:
+        """Tally a chunk's rows (`params`: source_id, first, last)."""
+        for event_type, values, lines, first in con.execute(OTHERS, params).fetchall():
+            if event_type is not None:
                 _count(self.types, event_type, lines, first)
+            for (value_type, key), value in zip(DRIFT_VALUES, values):
+                if value is not None:
+                    _count(self.values, (value_type, key, value), lines, first)
+        undocumented_keys = functools.cache(_undocumented_keys)
+        for event_type, shape, envelope_keys, lines, first in con.execute(KEYS, params).fetchall():
             for key in envelope_keys or ():
                 _count(self.envelope_keys, key, lines, first)
             if shape is not None:
                 for check in undocumented_keys(event_type, shape):
                     _count(self.payload_keys, check, lines, first)
-            for (value_type, key), value in zip(DRIFT_VALUES, values):
-                if value is not None:
-                    _count(self.values, (value_type, key, value), lines, first)
 
     def state(self) -> dict:
         """The tally as JSON, for a later append to go on from."""

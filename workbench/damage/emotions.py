@@ -6,7 +6,7 @@ depth of a line: `hand_started.players[].emotions`, `affect_resolved.target_emot
 `direct_emoter_attack_resolved.before` / `.after`, or a place no version of the game has
 used yet. Nothing here lists places.
 
-It runs in DuckDB over each parsed batch (`damage_batch`), set-based, with no Python per
+It runs in DuckDB over each chunk's rows (`tables.CHUNK`), set-based, with no Python per
 line:
 
 1. Lines whose payload (or undocumented envelope keys) does not even contain the five
@@ -37,11 +37,10 @@ import json
 import re
 
 import duckdb
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from workbench.damage.models import EMOTIONS
-from workbench.damage.tables import EMOTION_VECTORS, on_batch
+from workbench.damage.tables import CHUNK, EMOTION_VECTORS
 from workbench.schema import run_on
 
 _KEYS = ", ".join(f"'{k}'" for k in EMOTIONS)
@@ -69,17 +68,17 @@ SELECT seq, game_id, turn, type, envelope, doc, payload,
 FROM ({docs})"""
 
 
-# The JSON documents of a batch that may hold a vector: payloads, and the envelope keys
+# The JSON documents of a chunk that may hold a vector: payloads, and the envelope keys
 # the seed does not list (`extra`). A payload goes along with an envelope vector: its
 # `target_player_id` / `player_id` may say whose vector that is (`payload` is set only
-# there). The batch is read once: a second read would copy it first.
+# there). The chunk is read once.
 DOCS = _with_shapes(f"""
 SELECT seq, game_id, turn, coalesce(type, '?') AS type, d.envelope AS envelope, d.doc AS doc, d.payload AS payload
 FROM (SELECT seq, game_id, turn, type, unnest([
           CASE WHEN {_contains_all('payload')} THEN {{'envelope': false, 'doc': payload, 'payload': NULL::JSON}} END,
           CASE WHEN extra IS NOT NULL AND {_contains_all('extra')}
                THEN {{'envelope': true, 'doc': extra, 'payload': payload}} END]) AS d
-      FROM damage_batch)
+      FROM {CHUNK})
 WHERE d IS NOT NULL""")
 ROUNDS = 3
 # Any of the five counts will do (each is at least the number of vectors); the keys
@@ -219,7 +218,7 @@ def _round(patterns: dict) -> str:
     """A round over the documents: the vectors at the known paths of each document's type
     and place (read in one parse per group of paths), a row each, where they are all of
     its vectors (`covered`); else one row with the document as it was, for the next round.
-    Types with the same paths share their SQL (the statement is built for each batch, and
+    Types with the same paths share their SQL (the statement is built for each chunk, and
     its size is what building it costs)."""
     sharing: dict[tuple[bool, tuple], list[str]] = {}
     for (event_type, envelope), paths in patterns.items():
@@ -322,10 +321,10 @@ INSERT_FOUND = _insert("(SELECT * FROM emotion_round WHERE covered)")
 INSERT_WALKED = _insert(f"({WALK_ROWS})")
 
 
-def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, batch: pa.Table) -> None:
-    """Add the emotion vectors of a parsed batch (see `tables.parse_events`) to
+def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, last: int) -> None:
+    """Add the emotion vectors of a file's rows from line `first` to `last` to
     `damage_emotions`."""
-    docs = on_batch(con, batch, DOCS).to_arrow_table()
+    docs = con.sql(DOCS, params={"source_id": source_id, "first": first, "last": last}).to_arrow_table()
     patterns: dict[tuple[str, bool], list[tuple]] = {}
     for _ in range(ROUNDS):
         if docs.num_rows == 0:

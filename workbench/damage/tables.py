@@ -1,11 +1,9 @@
 """The Damage tables, declared once, and the SQL that fills them.
 
-`damage_events` holds each record as written (payload as JSON). Each batch of a file
-is parsed once into an Arrow table, bound by name (`damage_batch`) to the statements
-that read it and freed after the batch: a temporary table would keep every batch's
-rows until the file's transaction ends. Emotions and drift are derived from it in
-DuckDB, in bulk, so neither memory nor the work per batch grows with the file or the
-database.
+`damage_events` holds each record as written (payload as JSON). Each chunk of a file
+is parsed once, by DuckDB, from its lines straight into `damage_events`; emotions,
+drift and calls are derived in DuckDB from the chunk's rows there (`CHUNK`), in bulk,
+so neither memory nor the work per chunk grows with the file or the database.
 """
 
 from __future__ import annotations
@@ -60,13 +58,8 @@ ENVELOPE_KEYS = list(Envelope.model_fields)
 # JSON merge-patch with nulls deletes the envelope's own keys, leaving the extras.
 _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 
-BATCH = "damage_batch"  # the name of a parsed batch in the SQL it is bound to
-
-
-def on_batch(con: duckdb.DuckDBPyConnection, batch: pa.Table, sql: str,
-             params: dict | None = None) -> duckdb.DuckDBPyRelation | None:
-    """Run `sql` over a parsed batch, which it reads as `damage_batch`."""
-    return run_on(con, batch, sql, BATCH, params)
+# The rows of the chunk of a file being loaded: its lines `$first` to `$last`.
+CHUNK = "(SELECT * FROM damage_events WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
 
 
 def _values_at(record: str, columns: list[Column]) -> str:
@@ -79,20 +72,24 @@ def _read(values: str, columns: list[Column]) -> str:
     return ", ".join(f"{c.typed(f'{values}[{n}]')} AS {c.name}" for n, c in enumerate(columns, 1))
 
 
-# The envelope, the turn and the payload (kept whole), read in one parse of each line.
-# Emotion vectors, wherever they are, are found by `emotions.insert_vectors`. Lines
-# reach here checked; DuckDB's own parser has the last word on what is an object.
+# The envelope, the turn and the payload (kept whole), read in one parse of each line
+# (`event_lines`: seq, raw). Lines reach here unchecked; DuckDB's own parser has the
+# last word on what is an object. `extra` is set afterwards, on the few lines whose
+# envelope has keys the specification does not list (`SET_EXTRA`).
 _FROM_LINE = [c for c in EVENTS.columns if c.path]
-PARSE_EVENTS = f"""
-SELECT $source_id::BIGINT AS source_id, seq, {_read('v', _FROM_LINE)},
-       CASE WHEN len(list_filter(json_keys(raw), lambda k: NOT list_contains({ENVELOPE_KEYS}, k))) > 0
-            THEN json_merge_patch(raw, '{_STRIP_ENVELOPE}') END AS extra
-FROM (SELECT seq, raw, try({_values_at('raw', _FROM_LINE)}) AS v
+INSERT_EVENTS = EVENTS.insert(f"""
+SELECT $source_id::BIGINT AS source_id, seq, {_read('v', _FROM_LINE)}
+FROM (SELECT seq, try({_values_at('raw', _FROM_LINE)}) AS v
       FROM event_lines WHERE starts_with(ltrim(raw, ' \t'), '{{'))
 WHERE v IS NOT NULL
-"""
+""")
 
-MOVE_EVENTS = EVENTS.insert(f"SELECT * FROM {BATCH}")
+SET_EXTRA = f"""
+UPDATE damage_events SET extra = json_merge_patch(l.raw, '{_STRIP_ENVELOPE}')
+FROM event_lines l
+WHERE damage_events.source_id = $source_id AND damage_events.seq = l.seq
+  AND len(list_filter(json_keys(l.raw), lambda k: NOT list_contains({ENVELOPE_KEYS}, k))) > 0
+"""
 
 _FROM_PAYLOAD = [c for c in CALLS.columns if c.path]
 
@@ -105,7 +102,7 @@ FROM (SELECT game_id, seq, turn, type, try({_values_at('payload', _FROM_PAYLOAD)
 """)
 
 
-KEEP_BATCH_CALLS = _keep_calls(BATCH)
+KEEP_CHUNK_CALLS = _keep_calls(CHUNK)
 KEEP_EARLIER_CALLS = _keep_calls("damage_events", "AND source_id = $source_id")
 
 # One decision per `action_submitted`, with the latest `provider_call` of the same
@@ -126,10 +123,29 @@ FROM actions a ASOF LEFT JOIN provider_calls c
 """)
 
 
-def parse_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> pa.Table:
-    """A batch of (seq, raw) lines as rows of `damage_events` (lines DuckDB cannot read
-    as an object left out)."""
-    return run_on(con, event_lines, PARSE_EVENTS, "event_lines", {"source_id": source_id}).to_arrow_table()
+def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
+    """Parse (seq, raw) lines into `damage_events`; returns how many became rows (the
+    lines DuckDB cannot read as an object are left out)."""
+    return run_on(con, event_lines, INSERT_EVENTS, "event_lines", {"source_id": source_id}).fetchall()[0][0]
+
+
+def unparsed(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> list[int]:
+    """The seqs of `event_lines` that `insert_events` left out."""
+    sql = ("SELECT seq FROM event_lines WHERE seq NOT IN (SELECT seq FROM damage_events WHERE source_id = "
+           "$source_id AND seq BETWEEN (SELECT min(seq) FROM event_lines) AND (SELECT max(seq) FROM event_lines))"
+           " ORDER BY seq")
+    return [seq for (seq,) in run_on(con, event_lines, sql, "event_lines", {"source_id": source_id}).fetchall()]
+
+
+def forget_events(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
+    """Take out rows whose lines turned out not to be records."""
+    con.execute("DELETE FROM damage_events WHERE source_id = $source_id AND list_contains($seqs, seq)",
+                {"source_id": source_id, "seqs": seqs})
+
+
+def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> None:
+    """Keep the envelope keys the specification does not list, for lines that have any."""
+    run_on(con, event_lines, SET_EXTRA, "event_lines", {"source_id": source_id})
 
 
 def start_calls(con: duckdb.DuckDBPyConnection, source_id: int, earlier_lines: bool) -> None:
@@ -140,10 +156,14 @@ def start_calls(con: duckdb.DuckDBPyConnection, source_id: int, earlier_lines: b
         con.execute(KEEP_EARLIER_CALLS, {"source_id": source_id})
 
 
-def move_batch(con: duckdb.DuckDBPyConnection, batch: pa.Table) -> None:
-    """Keep the batch's calls, then move its events to `damage_events`."""
-    on_batch(con, batch, KEEP_BATCH_CALLS)
-    on_batch(con, batch, MOVE_EVENTS)
+def types_in(con: duckdb.DuckDBPyConnection, params: dict) -> set[str]:
+    """The event types of a chunk's rows (`params`: source_id, first, last)."""
+    return {t for (t,) in con.execute(f"SELECT DISTINCT type FROM {CHUNK} WHERE type IS NOT NULL", params).fetchall()}
+
+
+def keep_calls(con: duckdb.DuckDBPyConnection, source_id: int, first: int, last: int) -> None:
+    """Keep the calls of a chunk's rows, for the file's decisions."""
+    con.execute(KEEP_CHUNK_CALLS, {"source_id": source_id, "first": first, "last": last})
 
 
 def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int) -> None:
