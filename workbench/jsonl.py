@@ -28,7 +28,8 @@ from workbench.schema import run_on
 BATCH_LINES = 20_000
 # A file is read in chunks of this many bytes (complete lines): large enough that the
 # fixed cost of each statement over a chunk does not count, small enough for memory.
-CHUNK_BYTES = 32 << 20
+CHUNK_BYTES = 128 << 20
+SPLIT_BYTES = 4 << 20
 # The largest line read as a record. DuckDB's JSON functions need many times a line's
 # size while they work on it; 8 MiB lines stay within the ingest's memory limit.
 MAX_LINE_BYTES = 8 << 20
@@ -83,10 +84,8 @@ class LineChunk:
     unreadable: list[tuple[int, str, str]]
     starts: np.ndarray  # where each line of `numbers` starts in `data`
     ends: np.ndarray  # where it ends (before CR LF)
-    # Every line of the stretch is in `numbers`, one after another: the whole stretch is
-    # its lines joined by LF, so `joined` needs no Python per line.
-    plain: bool
     lines: int  # lines of the stretch, blank and unreadable ones included
+    size: int  # bytes of the stretch
 
     def __len__(self) -> int:
         return len(self.numbers)
@@ -104,25 +103,29 @@ class LineChunk:
     def texts(self, indices) -> list[str]:
         return [self.text(i) for i in indices]
 
-    def joined(self, indices: np.ndarray | None = None) -> bytes:
-        """The lines (all, or those at `indices`) as one JSON array: `[line,line,...]`."""
-        if indices is None and self.plain:
-            lines = memoryview(self.data)[self.starts[0]:self.ends[-1]]
-            joined = bytearray(len(lines) + 2)
-            joined[0], joined[1:-1], joined[-1] = ord("["), lines, ord("]")
-            view = np.frombuffer(joined, np.uint8)
-            view[view == ord("\n")] = ord(",")
-            return joined
-        chosen = range(len(self)) if indices is None else indices
-        data, starts, ends = self.data, self.starts, self.ends
-        return b"[" + b",".join([data[starts[i]:ends[i]] for i in chosen]) + b"]"
+    def spans(self, skip) -> Iterator[np.ndarray]:
+        """The positions of the lines, but those in `skip`, in runs whose stretch of the
+        file holds no other line but blank ones: each run can be read as one buffer of
+        JSON lines (see `screen.refused`)."""
+        keep = np.ones(len(self), bool)
+        keep[list(skip)] = False
+        # A run breaks where a line is skipped or an unreadable line lies in between.
+        breaks = np.zeros(len(self), bool)
+        breaks[1:] = ~keep[:-1]
+        if self.unreadable:
+            between = np.searchsorted(self.numbers, [number for number, _, _ in self.unreadable])
+            breaks[between[between < len(self)]] = True
+        runs = np.cumsum(breaks)
+        for run in np.unique(runs[keep]).tolist():
+            yield np.flatnonzero(keep & (runs == run))
 
 
-def read_chunks(path: Path, advance: Callable[[int], None] = lambda n: None, start: int = 0,
-                end: int | None = None, first_line: int = 1, chunk_bytes: int | None = None) -> Iterator[LineChunk]:
+def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: int = 1,
+                chunk_bytes: int | None = None) -> Iterator[LineChunk]:
     """The lines of bytes `start` to `end` (None: to the end of the file) of `path`,
     the first numbered `first_line`, in chunks of about `chunk_bytes`, each ending at a
-    line end (a line longer than that makes its chunk longer)."""
+    line end (a line longer than that makes its chunk longer). The reader of a chunk
+    reports its `size` to a progress bar as it goes."""
     chunk_bytes = chunk_bytes or CHUNK_BYTES
     position, number, want = start, first_line, chunk_bytes
     with open(path, "rb") as handle:
@@ -136,7 +139,6 @@ def read_chunks(path: Path, advance: Callable[[int], None] = lambda n: None, sta
             if size == 0:
                 want *= 2  # a line longer than a chunk: read it whole
                 continue
-            advance(size)
             chunk = _chunk(data, size, number, bom=number == 1 and data.startswith(BOM))
             yield chunk
             position, number, want = position + size, number + chunk.lines, chunk_bytes
@@ -145,28 +147,26 @@ def read_chunks(path: Path, advance: Callable[[int], None] = lambda n: None, sta
 def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
     """Split the first `size` bytes of `data` (whole lines) into lines, keeping aside the
     blank and unreadable ones."""
-    pieces = data.split(b"\n")
-    if size < len(data) or data.endswith(b"\n"):
-        pieces.pop()  # what follows the last line end
-    lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
-    starts = np.zeros(len(pieces), np.int64)
+    lengths = _line_lengths(data, size)
+    count = len(lengths)
+    starts = np.zeros(count, np.int64)
     np.cumsum(lengths[:-1] + 1, out=starts[1:])
     if bom:
         starts[0] += len(BOM)
         lengths[0] -= len(BOM)
     ends = starts + lengths
     view = np.frombuffer(data, np.uint8)
-    opens = np.zeros(len(pieces), bool)
+    opens = np.zeros(count, bool)
     nonempty = lengths > 0
     opens[nonempty] = view[starts[nonempty]] == ord("{")
-    has_cr = np.zeros(len(pieces), bool)
+    has_cr = np.zeros(count, bool)
     has_cr[nonempty] = view[ends[nonempty] - 1] == ord("\r")
     ends -= has_cr
     keep = opens & (ends - starts <= MAX_LINE_BYTES)
     unreadable: dict[int, tuple[int, str, str]] = {}
 
-    def line(i: int) -> bytes:
-        return pieces[i][len(BOM):] if bom and i == 0 else pieces[i]
+    def line(i: int) -> bytes:  # with its CR, as `read_line` takes it
+        return data[starts[i]:ends[i] + has_cr[i]]
 
     for i in np.flatnonzero(~keep).tolist():  # the unusual lines, one by one
         if not line(i).strip(BLANK):
@@ -177,7 +177,7 @@ def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
         else:
             keep[i] = True
     raw = pa.LargeBinaryArray.from_buffers(
-        pa.large_binary(), len(pieces), [None, pa.py_buffer(np.append(starts, size)), pa.py_buffer(data)])
+        pa.large_binary(), count, [None, pa.py_buffer(np.append(starts, size)), pa.py_buffer(data)])
     # Each value keeps its line end, which JSON reads as white space.
     try:
         strings = raw.cast(pa.large_string())
@@ -187,14 +187,30 @@ def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
             if problem:
                 unreadable[i], keep[i] = (first_line + i, text, problem), False
         strings = raw.filter(pa.array(keep)).cast(pa.large_string())
-        keep_all = False
     else:
-        keep_all = bool(keep.all())
-        if not keep_all:
+        if not keep.all():
             strings = strings.filter(pa.array(keep))
     kept = np.flatnonzero(keep)
     return LineChunk(data, first_line + kept, strings, [unreadable[i] for i in sorted(unreadable)],
-                     starts[kept], ends[kept], plain=keep_all and not bom and not has_cr.any(), lines=len(pieces))
+                     starts[kept], ends[kept], lines=count, size=size)
+
+
+def _line_lengths(data: bytes, size: int) -> np.ndarray:
+    """The length of each line of the first `size` bytes of `data` (the last line may
+    have no line end), split a few MiB at a time so the lines' copies stay small."""
+    lengths, at = [], 0
+    while at < size:
+        cut = data.rfind(b"\n", at, min(at + SPLIT_BYTES, size)) + 1
+        if cut <= at:  # no line end within: up to the next one, or the end
+            cut = data.find(b"\n", at + SPLIT_BYTES, size) + 1 or size
+        if at + SPLIT_BYTES >= size:
+            cut = size
+        pieces = data[at:cut].split(b"\n")
+        if data[cut - 1:cut] == b"\n":
+            pieces.pop()  # nothing follows the last line end
+        lengths.append(np.fromiter(map(len, pieces), np.int64, len(pieces)))
+        at = cut
+    return np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
 
 
 def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
@@ -205,11 +221,12 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
     numbered `first_line`."""
     batch_lines = batch_lines or BATCH_LINES
     batch = LineBatch()
-    for chunk in read_chunks(path, advance, start, end, first_line):
+    for chunk in read_chunks(path, start, end, first_line):
         lines = {number: (text, why) for number, text, why in chunk.unreadable}
         for i, number in enumerate(chunk.numbers.tolist()):
             lines[number] = read_line(chunk.line(i))  # a lone surrogate is found here
-        for number in sorted(lines):
+        reported = 0  # bytes of the chunk reported to `advance`, in step with the lines handed out
+        for count, number in enumerate(sorted(lines), 1):
             text, problem = lines[number]
             if problem:
                 batch.unreadable[len(batch.texts)] = problem
@@ -217,8 +234,12 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
             batch.texts.append(text)
             batch.size += len(text)
             if len(batch.texts) >= batch_lines or batch.size >= BATCH_BYTES:
+                share = chunk.size * count // len(lines)
+                advance(share - reported)
+                reported = share
                 yield batch
                 batch = LineBatch()
+        advance(chunk.size - reported)
     if batch.texts:
         yield batch
 
@@ -230,7 +251,7 @@ def context_batches(ctx: LoadContext, batch_lines: int | None = None) -> Iterato
 
 def context_chunks(ctx: LoadContext, chunk_bytes: int | None = None) -> Iterator[LineChunk]:
     """The chunks of the part of the file a load reads (see LoadContext)."""
-    return read_chunks(ctx.path, ctx.advance, ctx.start_byte, ctx.end_byte, ctx.first_line, chunk_bytes)
+    return read_chunks(ctx.path, ctx.start_byte, ctx.end_byte, ctx.first_line, chunk_bytes)
 
 
 def read_line(line: bytes) -> tuple[str, str | None]:

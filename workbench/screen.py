@@ -136,8 +136,8 @@ class Screen:
         self._models = {tag: model for tag, model in models.items() if tag not in self.unscreened}
         self._fallback_model, self._tag_field, self._cache, self._arrays = fallback, tag_field, cache, {}
 
-    def array(self, other_tags: frozenset[str], closed: bool = False) -> msgspec.json.Decoder:
-        """The screen of a JSON array of records, in one call, whose tags are the
+    def lines(self, other_tags: frozenset[str], closed: bool = False) -> msgspec.json.Decoder:
+        """The screen of many records in one call (`decode_lines`), whose tags are the
         models' or `other_tags` (screened as the fallback model: a tagged union needs
         each tag named). `closed`: a record with a top-level key its model does not
         list is refused too."""
@@ -145,7 +145,7 @@ class Screen:
         if key not in self._arrays:
             tagged = {**self._models, **dict.fromkeys(other_tags, self._fallback_model)}
             structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
-            self._arrays[key] = msgspec.json.Decoder(list[Union[tuple(structs)]])
+            self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])
         return self._arrays[key]
 
     def passes(self, texts: list[str]) -> list[bool]:
@@ -170,20 +170,17 @@ _AT_ELEMENT = re.compile(r"- at `\$\[(\d+)\]")
 _AT_BYTE = re.compile(r"\(byte (\d+)\)$")
 
 
-def refused(decoder: msgspec.json.Decoder, joined: bytes | bytearray, lengths: np.ndarray) -> list[int] | None:
-    """The positions of the elements of the JSON array `joined` (`[a,b,...]`, elements
-    of `lengths` bytes, each valid JSON on its own) that `decoder` refuses, in one pass:
-    on a refusal the decoding goes on after the refused element, reading the same
-    buffer from there. None when msgspec does not say which element it refused."""
-    starts = np.ones(len(lengths), np.int64)  # where each element starts in `joined`
-    np.cumsum(lengths[:-1] + 1, out=starts[1:])
-    starts[1:] += 1
+def refused(decoder: msgspec.json.Decoder, lines: memoryview, starts: np.ndarray) -> list[int] | None:
+    """The positions of the lines of `lines` (JSON values, one a line, starting at the
+    offsets `starts`; blank lines between them are skipped) that `decoder` refuses, in
+    one pass: on a refusal the decoding goes on from the next line. None when msgspec
+    does not say which line it refused."""
     found: list[int] = []
-    buffer, first = None, 0
-    while first < len(lengths):
-        at = 0 if first == 0 else int(starts[first]) - 1
+    first = 0
+    while first < len(starts):
+        at = int(starts[first])
         try:
-            decoder.decode(joined if buffer is None else memoryview(buffer)[at:])
+            decoder.decode_lines(lines[at:])
             return found
         except msgspec.ValidationError as exc:
             match = _AT_ELEMENT.search(str(exc))
@@ -197,8 +194,4 @@ def refused(decoder: msgspec.json.Decoder, joined: bytes | bytearray, lengths: n
             return None
         found.append(index)
         first = index + 1
-        if first < len(lengths):
-            if buffer is None:
-                buffer = joined if isinstance(joined, bytearray) else bytearray(joined)
-            buffer[int(starts[first]) - 1] = ord("[")  # the comma before it opens the rest
     return found

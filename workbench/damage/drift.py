@@ -140,6 +140,10 @@ class DriftTally:
                 for check in undocumented_keys(event_type, shape):
                     _count(self.payload_keys, check, lines, first)
 
+    def restore(self, state: dict) -> None:
+        """Go back to an earlier `state()`."""
+        vars(self).update(vars(DriftTally.from_state(state)))
+
     def state(self) -> dict:
         """The tally as JSON, for a later append to go on from."""
         return {name: sorted([*_as_list(key), *seen] for key, seen in getattr(self, name).items()) for name in _TALLIES}

@@ -37,7 +37,6 @@ import json
 import re
 
 import duckdb
-import pyarrow.compute as pc
 
 from workbench.damage.models import EMOTIONS
 from workbench.damage.tables import CHUNK, EMOTION_VECTORS
@@ -58,28 +57,25 @@ def _occurrences(key: str) -> str:
     return f"(length(doc::VARCHAR) - length(replace(doc::VARCHAR, '{counted}', ''))) // {len(counted)}"
 
 
-def _with_shapes(docs: str) -> str:
-    """The documents of `docs` with, for one of each type and place (the longest, likely
-    the one with the most vectors), its `json_structure` as `shape` (NULL on the others)."""
-    return f"""
-SELECT seq, game_id, turn, type, envelope, doc, payload,
-       CASE WHEN row_number() OVER (PARTITION BY type, envelope ORDER BY length(doc::VARCHAR) DESC) = 1
-            THEN json_structure(doc)::VARCHAR END AS shape
-FROM ({docs})"""
-
+# For one document of each type and place (the longest, likely the one with the most
+# vectors), its `json_structure`: an aggregate, not a sort of the documents.
+SHAPES = """
+SELECT type, envelope, json_structure(arg_max(doc, length(doc::VARCHAR)))::VARCHAR AS shape
+FROM emotion_docs GROUP BY type, envelope
+"""
 
 # The JSON documents of a chunk that may hold a vector: payloads, and the envelope keys
 # the seed does not list (`extra`). A payload goes along with an envelope vector: its
 # `target_player_id` / `player_id` may say whose vector that is (`payload` is set only
-# there). The chunk is read once.
-DOCS = _with_shapes(f"""
-SELECT seq, game_id, turn, coalesce(type, '?') AS type, d.envelope AS envelope, d.doc AS doc, d.payload AS payload
-FROM (SELECT seq, game_id, turn, type, unnest([
-          CASE WHEN {_contains_all('payload')} THEN {{'envelope': false, 'doc': payload, 'payload': NULL::JSON}} END,
-          CASE WHEN extra IS NOT NULL AND {_contains_all('extra')}
-               THEN {{'envelope': true, 'doc': extra, 'payload': payload}} END]) AS d
-      FROM {CHUNK})
-WHERE d IS NOT NULL""")
+# there). Each key is a filter of its own: DuckDB looks for the next only in the
+# documents that hold the ones before.
+DOCS = f"""
+SELECT seq, game_id, turn, coalesce(type, '?') AS type, false AS envelope, payload AS doc, NULL::JSON AS payload
+FROM {CHUNK} WHERE {_contains_all('payload')}
+UNION ALL
+SELECT seq, game_id, turn, coalesce(type, '?') AS type, true AS envelope, extra AS doc, payload
+FROM {CHUNK} WHERE extra IS NOT NULL AND {_contains_all('extra')}
+"""
 ROUNDS = 3
 # Any of the five counts will do (each is at least the number of vectors); the keys
 # that other objects of the real game (`deltas`) do not use come first, so the others
@@ -252,7 +248,7 @@ FROM (SELECT *, unnest(listed) AS f, generate_subscripts(listed, 1) AS i
 """
 
 
-PENDING = _with_shapes("SELECT * FROM emotion_round WHERE NOT covered")
+PENDING = "SELECT seq, game_id, turn, type, envelope, doc, payload FROM emotion_round WHERE NOT covered"
 
 
 # The exact walk, for the lines no round accounted for: every node of their documents
@@ -329,9 +325,9 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, l
     for _ in range(ROUNDS):
         if docs.num_rows == 0:
             return
-        for sample in docs.filter(pc.is_valid(docs["shape"])).select(["type", "envelope", "shape"]).to_pylist():
-            known = patterns.setdefault((sample["type"], sample["envelope"]), [])
-            known += [p for p in vector_paths(json.loads(sample["shape"])) if p not in known]
+        for sample in run_on(con, docs, SHAPES, "emotion_docs").fetchall():
+            known = patterns.setdefault(sample[:2], [])
+            known += [p for p in vector_paths(json.loads(sample[2])) if p not in known]
         if not any(patterns.values()):
             continue
         outcome = run_on(con, docs, _round({k: v for k, v in patterns.items() if v}), "emotion_docs").to_arrow_table()

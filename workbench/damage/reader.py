@@ -29,29 +29,34 @@ EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 # More undocumented types than this in one chunk are not given a place in the strict
 # screen's union: their lines are screened one by one.
 MAX_OTHER_TAGS = 64
+SCAN_BATCH_LINES = 8192
+SCREEN_LINES = 16384
 
 
 def load(ctx: LoadContext) -> Counts:
-    # The file is read and split in this thread while a single worker loads the chunk
-    # before. DuckDB runs only in the worker: Ctrl-C reaches this thread, which stops
-    # the worker's statement and ends the load (the file's transaction is rolled back).
+    # A single worker runs DuckDB, so Ctrl-C reaches this thread, which stops the
+    # worker's statement and ends the load (the file's transaction is rolled back).
+    # Chunks are read one at a time: reading the next one ahead would hold two in memory.
     tally = drift.DriftTally.from_state(ctx.state)
-    counts: list[Counts] = []
+    records = rejected = 0
     with ThreadPoolExecutor(max_workers=1) as worker:
-        pending = worker.submit(tables.start_calls, ctx.con, ctx.source_id, ctx.appending)
-        try:
-            for chunk in context_chunks(ctx):
-                pending.result()
-                pending = worker.submit(lambda chunk=chunk: counts.append(load_chunk(ctx, chunk, tally)))
-            pending.result()
-        except KeyboardInterrupt:
-            ctx.con.interrupt()
-            wait([pending])
-            raise
-    tables.derive_decisions(ctx.con, ctx.source_id)
+        def run(task, *args):
+            pending = worker.submit(task, *args)
+            try:
+                return pending.result()
+            except KeyboardInterrupt:
+                ctx.con.interrupt()
+                wait([pending])
+                raise
+
+        run(tables.start_calls, ctx.con, ctx.source_id, ctx.appending)
+        for chunk in context_chunks(ctx):
+            counts = run(load_chunk, ctx, chunk, tally)
+            records, rejected = records + counts.records, rejected + counts.rejected
+        run(tables.derive_decisions, ctx.con, ctx.source_id)
     ctx.state = tally.state()
     ctx.add_file_findings(tally.findings())
-    return Counts(sum(c.records for c in counts), sum(c.rejected for c in counts))
+    return Counts(records, rejected)
 
 
 @dataclass
@@ -64,27 +69,48 @@ class Checked:
 
 
 def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally) -> Counts:
+    """Parse a chunk into `damage_events`, then screen its lines (Python) while DuckDB
+    derives drift, emotions and calls from its rows. In the rare chunk where the screen
+    changes rows (a line pydantic refuses that DuckDB parsed, an envelope key the seed
+    does not list), those are derived again once the rows are right."""
     con, source_id = ctx.con, ctx.source_id
-    lines = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
+    # Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
+    # parallel, and one batch would be read by one thread.
+    whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
+    lines = pa.Table.from_batches(whole.to_batches(max_chunksize=SCAN_BATCH_LINES), whole.schema)
     missing: list[int] = []
     if len(chunk) and tables.insert_events(con, source_id, lines) != len(chunk):
         missing = np.searchsorted(chunk.numbers, tables.unparsed(con, source_id, lines)).tolist()
+    parsed_share = chunk.size * 2 // 5  # about the part of a chunk's time its parse takes
+    ctx.advance(parsed_share)
     first, last = (int(chunk.numbers[0]), int(chunk.numbers[-1])) if len(chunk) else (0, -1)
     params = {"source_id": source_id, "first": first, "last": last}
-    checked = check_chunk(chunk, missing, tables.types_in(con, params))
+    before = tally.state()
+    with ThreadPoolExecutor(max_workers=1) as screen:
+        screening = screen.submit(check_chunk, chunk, missing, tables.types_in(con, params))
+        if len(chunk):
+            _derive(con, params, tally)
+        checked = screening.result()
     refused_rows = [int(chunk.numbers[i]) for i in checked.reject_at if i not in set(missing)]
     if refused_rows:
         tables.forget_events(con, source_id, refused_rows)
     for i in missing:
         checked.reject_at.setdefault(i, "DuckDB's JSON parser could not read it")
     kept = [i for i in checked.extra if i not in checked.reject_at]
-    if kept:
-        tables.set_extra(con, source_id, lines.take(kept))
-    if len(chunk):
-        tally.add_chunk(con, params)
-        emotions.insert_vectors(con, source_id, first, last)
-        tables.keep_calls(con, source_id, first, last)
-    return _store_findings(ctx, chunk, checked)
+    if (kept and tables.set_extra(con, source_id, lines.take(kept))) or refused_rows:
+        tables.forget_derived(con, params)
+        tally.restore(before)
+        _derive(con, params, tally)
+    counts = _store_findings(ctx, chunk, checked)
+    ctx.advance(chunk.size - parsed_share)
+    return counts
+
+
+def _derive(con, params: dict, tally: drift.DriftTally) -> None:
+    """Drift, emotions and calls of a chunk's rows."""
+    tally.add_chunk(con, params)
+    emotions.insert_vectors(con, params["source_id"], params["first"], params["last"])
+    tables.keep_calls(con, params["source_id"], params["first"], params["last"])
 
 
 def check_chunk(chunk: LineChunk, missing: list[int], types: set[str]) -> Checked:
@@ -100,24 +126,26 @@ def check_chunk(chunk: LineChunk, missing: list[int], types: set[str]) -> Checke
         problem = read_line(chunk.line(i))[1]
         if problem:
             checked.reject_at[i] = problem
-    parsed = np.delete(np.arange(len(chunk)), missing)
-    refused_lines = _refused(chunk, parsed, SCREEN.array(other_tags, closed=True))
+    refused_lines = _refused(chunk, missing, SCREEN.lines(other_tags, closed=True))
     checked.extra = refused_lines  # an envelope key the seed does not list, or not valid
     suspects = [i for i in refused_lines if not SCREEN.accepts(chunk.line(i))]
     _validate(chunk, sorted([*(i for i in missing if i not in checked.reject_at), *suspects]), checked)
     return checked
 
 
-def _refused(chunk: LineChunk, positions: np.ndarray, decoder: msgspec.json.Decoder) -> list[int]:
-    """The lines at `positions` that `decoder` refuses, read as one JSON array (every
-    line is a JSON value on its own: DuckDB parsed it, so the array's elements are the
-    lines); all of them where msgspec cannot say which it refused."""
-    if len(positions) == 0:
-        return []
-    lengths = chunk.ends[positions] - chunk.starts[positions]
-    whole = len(positions) == len(chunk)
-    found = refused(decoder, chunk.joined(None if whole else positions), lengths)
-    return positions.tolist() if found is None else positions[found].tolist()
+def _refused(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder) -> list[int]:
+    """The lines DuckDB parsed that `decoder` refuses, read a run of lines at a time
+    (every line is a JSON value on its own, so msgspec's values are the lines); all of
+    a run's lines where msgspec cannot say which it refused. A run is at most
+    SCREEN_LINES long: between two runs DuckDB's thread can take the GIL."""
+    found: list[int] = []
+    lines = memoryview(chunk.data)
+    for span in chunk.spans(missing):
+        for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
+            begin = chunk.starts[run[0]]
+            refused_here = refused(decoder, lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin)
+            found += run.tolist() if refused_here is None else run[refused_here].tolist()
+    return found
 
 
 def _validate(chunk: LineChunk, suspects: list[int], checked: Checked) -> None:

@@ -143,9 +143,18 @@ def forget_events(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int
                 {"source_id": source_id, "seqs": seqs})
 
 
-def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> None:
-    """Keep the envelope keys the specification does not list, for lines that have any."""
-    run_on(con, event_lines, SET_EXTRA, "event_lines", {"source_id": source_id})
+def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
+    """Keep the envelope keys the specification does not list, for lines that have any;
+    returns how many rows have such keys."""
+    return run_on(con, event_lines, SET_EXTRA, "event_lines", {"source_id": source_id}).fetchall()[0][0]
+
+
+def forget_derived(con: duckdb.DuckDBPyConnection, params: dict) -> None:
+    """Take out what was derived from a chunk's rows (`params`: source_id, first, last)."""
+    con.execute(f"DELETE FROM {EMOTION_VECTORS.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
+                params).fetchall()
+    con.execute(f"DELETE FROM {CALLS.name} WHERE seq BETWEEN $first AND $last",
+                {"first": params["first"], "last": params["last"]}).fetchall()
 
 
 def start_calls(con: duckdb.DuckDBPyConnection, source_id: int, earlier_lines: bool) -> None:
