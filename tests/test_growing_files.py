@@ -75,6 +75,24 @@ def test_real_log_ingested_while_it_grew(tmp_path):
     assert_same_tables(db, [log], tmp_path)
 
 
+def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_path):
+    if not REAL_HOLDEM.exists():
+        pytest.skip(f"the real Damage corpus is absent ({REAL_HOLDEM}); it sits beside the repository in CI")
+    content = REAL_HOLDEM.read_bytes()
+    log = tmp_path / REAL_HOLDEM.name
+    db = tmp_path / "grown.duckdb"
+    grow(log, content, [0.5], db)
+    # As an earlier workbench left it: no calls kept, and a state that does not say so.
+    con = duckdb.connect(str(db))
+    con.execute("DELETE FROM damage_calls")
+    con.execute("UPDATE sources SET resume = json_merge_patch(resume, '{\"format\": {\"calls_kept\": null}}')")
+    con.close()
+    assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
+    assert rows(db, "SELECT count(*) FROM decisions WHERE model IS NOT NULL") == \
+        [(content.count(b'"type": "action_submitted"'),)]
+    assert_same_tables(db, [log], tmp_path)
+
+
 def test_cut_last_line_completed_later(tmp_path, sample):
     source = max((sample / "damage").glob("*.events.jsonl"), key=lambda p: p.stat().st_size)
     content = source.read_bytes()
@@ -106,6 +124,24 @@ def test_rewritten_file_is_replaced(tmp_path, sample):
     shutil.copyfile(games[1], log)
     (file,) = workbench.ingest([log], db=db).files
     assert file.status == "replaced"
+    assert rows(db, "SELECT count(*) FROM sources") == [(1,)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+@pytest.mark.parametrize("pattern", ["damage/game_*.events.jsonl", "ec4x/*.orders.jsonl"])
+def test_a_file_that_grew_and_changed_before_is_replaced(tmp_path, sample, pattern):
+    # Its hash is computed while the new lines load: the append is rolled back and the
+    # file read whole again, as one ingest of it would.
+    original = sorted(sample.glob(pattern))[0].read_bytes()
+    log = tmp_path / sorted(sample.glob(pattern))[0].name
+    db = tmp_path / "grown.duckdb"
+    log.write_bytes(original[: len(original) // 2])
+    workbench.ingest([log], db=db)
+    first = original.index(b"\n")
+    changed = original[:first].replace(b'"', b"'", 1) + original[first:]  # line 1 is no longer JSON
+    log.write_bytes(changed)
+    (file,) = workbench.ingest([log], db=db).files
+    assert file.status == "replaced" and file.rejected >= 1
     assert rows(db, "SELECT count(*) FROM sources") == [(1,)]
     assert_same_tables(db, [log], tmp_path)
 

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -198,16 +199,37 @@ def _read_and_load(con, path, named, fmt, bar) -> FileReport | None:
         _refuse_cr_only(path, head)
     key = text_of(path.resolve())
     known = _known_source(con, key, fmt.name)
-    content = fingerprint(path, known.size if known else None)
     advance = bar.advance if bar else (lambda n: None)
-    if known and content.sha256 == known.sha256:
+    size = path.stat().st_size
+    if known is None or (fmt.line_based and size > known.size):
+        return _load_while_hashing(con, key, path, fmt, known, size, advance)
+    content = fingerprint(path, known.size)
+    if content.sha256 == known.sha256:
         return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
                           _violations_of(con, known.source_id), known.source_id,
                           message=f"already ingested as source {known.source_id}; nothing added")
-    if known and fmt.line_based and content.prefix_sha256 == known.sha256:
-        advance(known.size)  # those bytes are in the database already
-        return _in_transaction(con, path, lambda: _append(con, path, fmt, known, content, advance))
     return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
+
+
+def _load_while_hashing(con, key, path, fmt, known, size, advance) -> FileReport:
+    """A new file, or one that grew: its hash is computed in a thread of its own while
+    it loads (hashlib works outside the GIL). A file that grew is appended to; if its
+    hash then shows that what was ingested before changed too, the append is rolled
+    back and the file is read whole again."""
+    with ThreadPoolExecutor(max_workers=1) as hasher:
+        content = Hashing(hasher.submit(fingerprint, path, known.size if known else None, size, known), size,
+                          last_line_end(path, size))
+        if known is None:
+            return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
+        try:
+            advance(known.size)  # those bytes are in the database already
+            return _in_transaction(con, path, lambda: _append(con, path, fmt, known, content, advance))
+        except _EarlierContentChanged:
+            return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
+
+
+class _EarlierContentChanged(Exception):
+    """A file that grew also changed before its old end: it is read whole again."""
 
 
 @dataclass(frozen=True)
@@ -242,14 +264,49 @@ class Content:
     complete_lines: int
     prefix_sha256: str | None
 
+    def result(self) -> "Content":
+        return self
 
-def fingerprint(path: Path, prefix_size: int | None = None) -> Content:
-    """One pass over the file. A file still being written is read up to the size it
-    had when the pass began, and the load reads exactly those bytes."""
-    digest, prefix = hashlib.sha256(), None
-    size, newlines, last_newline = 0, 0, -1
+
+@dataclass(frozen=True)
+class Hashing:
+    """A file's `Content` still being computed: its size and where its last complete
+    line ends are known at once (a load needs them to start), the rest when it is done."""
+
+    pending: Future
+    size: int
+    complete_bytes: int
+
+    def result(self) -> Content:
+        return self.pending.result()
+
+
+def last_line_end(path: Path, size: int) -> int:
+    """Where the last complete line of the file's first `size` bytes ends (0: none)."""
     with open(path, "rb") as handle:
-        end = os.fstat(handle.fileno()).st_size
+        end = size
+        while end > 0:
+            start = max(0, end - (1 << 16))
+            handle.seek(start)
+            found = handle.read(end - start).rfind(b"\n")
+            if found >= 0:
+                return start + found + 1
+            end = start
+    return 0
+
+
+def fingerprint(path: Path, prefix_size: int | None = None, size: int | None = None,
+                known: KnownSource | None = None) -> Content:
+    """One pass over the file (its first `size` bytes, if given). A file still being
+    written is read up to the size it had when the pass began, and the load reads
+    exactly those bytes. With the `known` source whose content is the first
+    `prefix_size` bytes, their lines are not counted again when that content is
+    unchanged."""
+    digest, prefix = hashlib.sha256(), None
+    newlines, last_newline = 0, -1
+    with open(path, "rb") as handle:
+        end = os.fstat(handle.fileno()).st_size if size is None else size
+        size = 0
         while size < end:
             want = min(1 << 20, end - size)
             if prefix_size is not None and size < prefix_size:
@@ -258,13 +315,17 @@ def fingerprint(path: Path, prefix_size: int | None = None) -> Content:
             if not block:
                 break
             digest.update(block)
-            count = block.count(b"\n")
+            count = 0 if known and size < prefix_size else block.count(b"\n")
             if count:
                 newlines += count
                 last_newline = size + block.rindex(b"\n")
             size += len(block)
             if size == prefix_size:
                 prefix = digest.copy().hexdigest()
+                if known and prefix == known.sha256:
+                    newlines, last_newline = known.complete_lines, known.complete_bytes - 1
+                elif known:  # the content ingested before changed: its lines are counted after all
+                    return fingerprint(path, prefix_size, end)
     return Content(digest.hexdigest(), size, last_newline + 1, newlines, prefix)
 
 
@@ -294,10 +355,10 @@ def _rollback(con) -> None:
 def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
     """A new file, or one whose content changed other than by growing: its rows are
     (re)written from the first byte, under the same source id."""
-    if known is None:
+    if known is None:  # its hash is recorded once the load is done
         source_id = con.execute(
-            "INSERT INTO sources (path, sha256, format) VALUES (?, ?, ?) RETURNING source_id",
-            [key, content.sha256, fmt.name]).fetchone()[0]
+            "INSERT INTO sources (path, sha256, format) VALUES (?, '', ?) RETURNING source_id",
+            [key, fmt.name]).fetchall()[0][0]
     else:
         source_id = known.source_id
         for table in catalog.tables_with(con, "source_id"):
@@ -308,12 +369,12 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
         counts = _load_lines(ctx, fmt, content, Counts(0, 0))
     else:
         counts = fmt.load(ctx)
-        _record(con, source_id, content, counts, resume=None)
+        _record(con, source_id, content.result(), counts, resume=None)
     status = "replaced" if known else "ingested"
     return FileReport(text_of(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
 
 
-def _append(con, path, fmt, known: KnownSource, content: Content, advance) -> FileReport:
+def _append(con, path, fmt, known: KnownSource, content: Hashing, advance) -> FileReport:
     """A file that grew: only the lines after the last complete one are read. A cut last
     line read before (a crashed writer's) is forgotten and read again, complete now."""
     source_id = known.source_id
@@ -325,12 +386,14 @@ def _append(con, path, fmt, known: KnownSource, content: Content, advance) -> Fi
     ctx = LoadContext(con, source_id, path, advance, start_byte=known.complete_bytes,
                       first_line=known.complete_lines + 1, appending=True, state=resume.get("format"))
     counts = _load_lines(ctx, fmt, content, before)
-    added = content.complete_lines + (content.size > content.complete_bytes) - known.complete_lines
+    if content.result().prefix_sha256 != known.sha256:
+        raise _EarlierContentChanged
+    added = content.result().complete_lines + (content.size > content.complete_bytes) - known.complete_lines
     return FileReport(text_of(path), fmt.name, "appended", counts.records, counts.rejected, source_id=source_id,
                       message=f"appended {line_count(added)}", lines_added=added)
 
 
-def _load_lines(ctx: LoadContext, fmt: Format, content: Content, before: Counts) -> Counts:
+def _load_lines(ctx: LoadContext, fmt: Format, content: Content | Hashing, before: Counts) -> Counts:
     """Load a line-based file from `ctx`'s first byte: its complete lines, recording
     where an append will resume, then a cut last line if there is one. The resume
     point leaves the cut line out, so a later append reads it again whole."""
@@ -339,11 +402,11 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: Content, before: Counts)
     resume = {"records": counts.records, "rejected": counts.rejected, "format": ctx.state}
     if content.size > content.complete_bytes:
         tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
-                           end_byte=content.size, first_line=content.complete_lines + 1, appending=True,
+                           end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,
                            state=copy.deepcopy(ctx.state))
         _forget_file_derivations(ctx.con, ctx.source_id)
         counts = _plus(counts, fmt.load(tail))
-    _record(ctx.con, ctx.source_id, content, counts, resume)
+    _record(ctx.con, ctx.source_id, content.result(), counts, resume)
     return counts
 
 

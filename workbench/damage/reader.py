@@ -31,6 +31,7 @@ EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 MAX_OTHER_TAGS = 64
 SCAN_BATCH_LINES = 8192
 SCREEN_LINES = 16384
+CALLS_KEPT = "calls_kept"  # in the file's state: `damage_calls` holds its calls
 
 
 def load(ctx: LoadContext) -> Counts:
@@ -38,6 +39,9 @@ def load(ctx: LoadContext) -> Counts:
     # worker's statement and ends the load (the file's transaction is rolled back).
     # Chunks are read one at a time: reading the next one ahead would hold two in memory.
     tally = drift.DriftTally.from_state(ctx.state)
+    # The state of a file read by a workbench that did not keep its calls says nothing
+    # of them: they are read once from its rows.
+    backfill = ctx.appending and not (ctx.state or {}).get(CALLS_KEPT)
     records = rejected = 0
     with ThreadPoolExecutor(max_workers=1) as worker:
         def run(task, *args):
@@ -49,12 +53,13 @@ def load(ctx: LoadContext) -> Counts:
                 wait([pending])
                 raise
 
-        run(tables.start_calls, ctx.con, ctx.source_id, ctx.appending)
+        if backfill:
+            run(tables.backfill_calls, ctx.con, ctx.source_id)
         for chunk in context_chunks(ctx):
             counts = run(load_chunk, ctx, chunk, tally)
             records, rejected = records + counts.records, rejected + counts.rejected
         run(tables.derive_decisions, ctx.con, ctx.source_id)
-    ctx.state = tally.state()
+    ctx.state = {**tally.state(), CALLS_KEPT: True}
     ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
 

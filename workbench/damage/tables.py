@@ -37,13 +37,12 @@ EMOTION_VECTORS = Table("damage_emotions", (
     Column("origin", "VARCHAR", "where the vector was found: `hand_started.players[].emotions`, ..."),
 ), doc="Every emotion vector of a log, wherever in a line it is (see emotions.py).")
 
-TABLES = (EVENTS, EMOTION_VECTORS)
-
-# The few fields of actions and provider calls that decisions need, kept per file
-# (paths within the payload).
+# The few fields of actions and provider calls that decisions need (paths within the
+# payload), kept with the file: when it grows, only its new lines are read for them.
 CALLS = Table("damage_calls", (
+    Column("source_id", "BIGINT", required=True),
     Column("game_id", "VARCHAR"),
-    Column("seq", "BIGINT"),
+    Column("seq", "BIGINT", required=True),
     Column("turn", "BIGINT"),
     Column("type", "VARCHAR"),
     Column("player_id", "VARCHAR", path="player_id", lenient=True, of=(ProviderCall,)),
@@ -52,7 +51,10 @@ CALLS = Table("damage_calls", (
     Column("model", "VARCHAR", path="resolved_model", lenient=True, of=(ProviderCall,)),
     Column("latency_ms", "DOUBLE", path="latency_ms", lenient=True, of=(ProviderCall,)),
     Column("tokens", "BIGINT", path="usage.total_tokens", lenient=True, of=(ProviderCall,)),
-), model=(ActionSubmitted, ProviderCall), temporary=True)
+), doc="An action or provider call of a log: the fields its decision is derived from.",
+    model=(ActionSubmitted, ProviderCall))
+
+TABLES = (EVENTS, EMOTION_VECTORS, CALLS)
 
 ENVELOPE_KEYS = list(Envelope.model_fields)
 # JSON merge-patch with nulls deletes the envelope's own keys, leaving the extras.
@@ -94,21 +96,22 @@ WHERE damage_events.source_id = $source_id AND damage_events.seq = l.seq
 _FROM_PAYLOAD = [c for c in CALLS.columns if c.path]
 
 
-def _keep_calls(events: str, only: str = "") -> str:
+def _keep_calls(events: str) -> str:
     return CALLS.insert(f"""
-SELECT game_id, seq, turn, type, {_read('v', _FROM_PAYLOAD)}
-FROM (SELECT game_id, seq, turn, type, try({_values_at('payload', _FROM_PAYLOAD)}) AS v
-      FROM {events} WHERE type IN ('action_submitted', 'provider_call') {only})
+SELECT source_id, game_id, seq, turn, type, {_read('v', _FROM_PAYLOAD)}
+FROM (SELECT source_id, game_id, seq, turn, type, try({_values_at('payload', _FROM_PAYLOAD)}) AS v
+      FROM {events} WHERE type IN ('action_submitted', 'provider_call'))
 """)
 
 
 KEEP_CHUNK_CALLS = _keep_calls(CHUNK)
-KEEP_EARLIER_CALLS = _keep_calls("damage_events", "AND source_id = $source_id")
+KEEP_FILE_CALLS = _keep_calls("(SELECT * FROM damage_events WHERE source_id = $source_id)")
 
 # One decision per `action_submitted`, with the latest `provider_call` of the same
 # player in the same turn before it (the betting call that produced the action).
 DERIVE_DECISIONS = DECISIONS.insert("""
-WITH calls AS (SELECT *, coalesce(player_id, action_player_id) AS agent_id FROM damage_calls),
+WITH calls AS (SELECT *, coalesce(player_id, action_player_id) AS agent_id FROM damage_calls
+               WHERE source_id = $source_id),
 actions AS (SELECT * FROM calls WHERE type = 'action_submitted'),
 provider_calls AS (SELECT * FROM calls WHERE type = 'provider_call'),
 bad_lines AS (
@@ -153,16 +156,14 @@ def forget_derived(con: duckdb.DuckDBPyConnection, params: dict) -> None:
     """Take out what was derived from a chunk's rows (`params`: source_id, first, last)."""
     con.execute(f"DELETE FROM {EMOTION_VECTORS.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
                 params).fetchall()
-    con.execute(f"DELETE FROM {CALLS.name} WHERE seq BETWEEN $first AND $last",
-                {"first": params["first"], "last": params["last"]}).fetchall()
+    con.execute(f"DELETE FROM {CALLS.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
+                params).fetchall()
 
 
-def start_calls(con: duckdb.DuckDBPyConnection, source_id: int, earlier_lines: bool) -> None:
-    """Empty the file's calls; for a file that grew, keep those of its earlier lines,
-    so its decisions are derived again over all its actions."""
-    con.execute(CALLS.ddl() + f"DELETE FROM {CALLS.name};")
-    if earlier_lines:
-        con.execute(KEEP_EARLIER_CALLS, {"source_id": source_id})
+def backfill_calls(con: duckdb.DuckDBPyConnection, source_id: int) -> None:
+    """The calls of a file's rows, for a file ingested before `damage_calls` kept them."""
+    con.execute(f"DELETE FROM {CALLS.name} WHERE source_id = $source_id", {"source_id": source_id}).fetchall()
+    con.execute(KEEP_FILE_CALLS, {"source_id": source_id}).fetchall()
 
 
 def types_in(con: duckdb.DuckDBPyConnection, params: dict) -> set[str]:
