@@ -59,12 +59,15 @@ def grow(path: Path, content: bytes, cuts: list[float], db: Path) -> list:
     return reports
 
 
-def test_real_log_ingested_while_it_grew(tmp_path):
+@pytest.fixture
+def real_holdem() -> bytes:
     if not REAL_HOLDEM.exists():
         pytest.skip(f"the real Damage corpus is absent ({REAL_HOLDEM}); it sits beside the repository in CI")
-    content = REAL_HOLDEM.read_bytes()
-    log = tmp_path / REAL_HOLDEM.name
-    db = tmp_path / "grown.duckdb"
+    return REAL_HOLDEM.read_bytes()
+
+
+def test_real_log_ingested_while_it_grew(tmp_path, real_holdem):
+    content, log, db = real_holdem, tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
     reports = grow(log, content, [0.4, 0.7, 1.0], db)
     assert [r.status for r in reports] == ["ingested", "appended", "appended"]
     # Independent counts: the hold'em game has 1,775 lines, 126 actions submitted.
@@ -75,12 +78,8 @@ def test_real_log_ingested_while_it_grew(tmp_path):
     assert_same_tables(db, [log], tmp_path)
 
 
-def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_path):
-    if not REAL_HOLDEM.exists():
-        pytest.skip(f"the real Damage corpus is absent ({REAL_HOLDEM}); it sits beside the repository in CI")
-    content = REAL_HOLDEM.read_bytes()
-    log = tmp_path / REAL_HOLDEM.name
-    db = tmp_path / "grown.duckdb"
+def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_path, real_holdem):
+    content, log, db = real_holdem, tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
     grow(log, content, [0.5], db)
     # As an earlier workbench left it: no calls kept, and a state that does not say so.
     con = duckdb.connect(str(db))
