@@ -30,7 +30,7 @@ EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 # screen's union: their lines are screened one by one.
 MAX_OTHER_TAGS = 64
 SCAN_BATCH_LINES = 8192
-SCREEN_LINES = 16384
+SCREEN_LINES = 2048
 CALLS_KEPT = "calls_kept"  # in the file's state: `damage_calls` holds its calls
 
 

@@ -160,8 +160,8 @@ class ZeroTurnCommand(Contract):
     commandType: ZeroTurnCommandType
     sourceFleetId: int | None = None
     targetFleetId: int | None = None
-    shipIndices: list[int] = []
-    fighterShipIds: list[int] = []
+    shipIndices: list[int] = Field(default_factory=list)
+    fighterShipIds: list[int] = Field(default_factory=list)
     carrierShipId: int | None = None
     sourceCarrierShipId: int | None = None
     targetCarrierShipId: int | None = None
@@ -260,13 +260,13 @@ class ResearchAllocation(Contract):
 class OrderDraft(Contract):
     turn: int
     houseId: int
-    fleetCommands: list[FleetCommand] = []
-    buildCommands: list[BuildCommand] = []
-    zeroTurnCommands: list[ZeroTurnCommand] = []
-    populationTransfers: list[PopulationTransfer] = []
-    terraformCommands: list[TerraformCommand] = []
-    colonyManagement: list[ColonyManagement] = []
-    espionageActions: list[EspionageAction] = []
+    fleetCommands: list[FleetCommand] = Field(default_factory=list)
+    buildCommands: list[BuildCommand] = Field(default_factory=list)
+    zeroTurnCommands: list[ZeroTurnCommand] = Field(default_factory=list)
+    populationTransfers: list[PopulationTransfer] = Field(default_factory=list)
+    terraformCommands: list[TerraformCommand] = Field(default_factory=list)
+    colonyManagement: list[ColonyManagement] = Field(default_factory=list)
+    espionageActions: list[EspionageAction] = Field(default_factory=list)
     diplomaticCommand: DiplomaticCommand | None = None
     researchAllocation: ResearchAllocation | None = None
     ebpInvestment: int | None = 0
