@@ -95,3 +95,16 @@ def test_undocumented_types_are_screened_against_their_model(record, expected):
 def test_screen_survives_deep_nesting():
     deep = '{"type": "phase_changed", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     assert SCREEN.passes([deep]) == [False]
+
+
+def test_many_sets_of_undocumented_types_keep_few_decoders():
+    # A long `--watch` meets new undocumented event types in file after file: the
+    # decoders (and structs) made for them stay bounded.
+    from workbench.screen import MAX_DECODERS
+
+    for number in range(3 * MAX_DECODERS):
+        decoder = SCREEN.lines(frozenset({f"kind_{number}"}), closed=True)
+        line = json.dumps({**event("phase_changed"), "type": f"kind_{number}", "payload": {}})
+        assert len(decoder.decode_lines(line.encode())) == 1
+    assert len(SCREEN._arrays) <= MAX_DECODERS
+    assert sum(1 for key in SCREEN._cache if key[1] and key[1].startswith("kind_")) <= MAX_DECODERS

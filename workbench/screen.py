@@ -115,6 +115,10 @@ def _post_init(check):
     return __post_init__
 
 
+# Decoders kept for the sets of undocumented tags met so far.
+MAX_DECODERS = 32
+
+
 class Screen:
     """A decoder for a union of `models` tagged by `tag_field`, plus an optional
     `fallback` model for records whose tag is outside the union (accepted only where
@@ -143,6 +147,10 @@ class Screen:
         list is refused too."""
         key = (other_tags, closed)
         if key not in self._arrays:
+            if len(self._arrays) >= MAX_DECODERS:  # a long `--watch` meets many sets of types
+                self._arrays.clear()
+                for model, tag, closed_ in [k for k in self._cache if k[0] is self._fallback_model and k[1]]:
+                    del self._cache[model, tag, closed_]
             tagged = {**self._models, **dict.fromkeys(other_tags, self._fallback_model)}
             structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
             self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])
