@@ -305,7 +305,8 @@ def fingerprint(path: Path, prefix_size: int | None = None, size: int | None = N
     exactly those bytes. With the `known` source whose content is the first
     `prefix_size` bytes, their lines are not counted again when that content is
     unchanged."""
-    digest, prefix = hashlib.sha256(), None
+    digest = hashlib.sha256()
+    prefix = digest.hexdigest() if prefix_size == 0 else None  # an empty file ingested before
     newlines, last_newline = 0, -1
     with open(path, "rb") as handle:
         end = os.fstat(handle.fileno()).st_size if size is None else size

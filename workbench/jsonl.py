@@ -115,9 +115,8 @@ class LineChunk:
         if self.unreadable:
             between = np.searchsorted(self.numbers, [number for number, _, _ in self.unreadable])
             breaks[between[between < len(self)]] = True
-        runs = np.cumsum(breaks)
-        for run in np.unique(runs[keep]).tolist():
-            yield np.flatnonzero(keep & (runs == run))
+        kept = np.flatnonzero(keep)
+        yield from (run for run in np.split(kept, np.flatnonzero(breaks[kept[1:]]) + 1) if len(run))
 
 
 def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: int = 1,
@@ -224,7 +223,7 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
     for chunk in read_chunks(path, start, end, first_line):
         lines = {number: (text, why) for number, text, why in chunk.unreadable}
         for i, number in enumerate(chunk.numbers.tolist()):
-            lines[number] = read_line(chunk.line(i))  # a lone surrogate is found here
+            lines[number] = text_of_line(chunk.line(i))  # a lone surrogate is found here
         reported = 0  # bytes of the chunk reported to `advance`, in step with the lines handed out
         for count, number in enumerate(sorted(lines), 1):
             text, problem = lines[number]
@@ -255,9 +254,13 @@ def context_chunks(ctx: LoadContext, chunk_bytes: int | None = None) -> Iterator
 
 
 def read_line(line: bytes) -> tuple[str, str | None]:
-    """A line's text, and why it cannot be a record (None when it may be one)."""
-    if line.endswith(b"\r"):
-        line = line[:-1]
+    """A line's text (without the CR of a CR LF), and why it cannot be a record (None
+    when it may be one)."""
+    return text_of_line(line[:-1] if line.endswith(b"\r") else line)
+
+
+def text_of_line(line: bytes) -> tuple[str, str | None]:
+    """`read_line` for a line whose line end is already gone."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:

@@ -97,7 +97,7 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
         kind = screen_type(annotation, cache)
         fields.append((name, kind) if info.is_required() else (name, kind, info.default))
     # Decoded structs hold no cycles: the garbage collector need not track them.
-    options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag else {"gc": False}
+    options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
     if closed:
         options["forbid_unknown_fields"] = True
     if check is not None:
@@ -117,6 +117,15 @@ def _post_init(check):
 
 # Decoders kept for the sets of undocumented tags met so far.
 MAX_DECODERS = 32
+# pydantic-core refuses JSON nested 200 deep (msgspec goes deeper): the screen passes no
+# line with this many opening brackets (more than its depth), so pydantic decides.
+DEPTH_BOUND = 190
+
+
+def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Which lines (`data[starts[i]:ends[i]]`) hold DEPTH_BOUND opening brackets or more."""
+    opening = np.flatnonzero((np.frombuffer(data, np.uint8) == ord("[")) | (np.frombuffer(data, np.uint8) == ord("{")))
+    return np.searchsorted(opening, ends) - np.searchsorted(opening, starts) >= DEPTH_BOUND
 
 
 class Screen:
@@ -149,8 +158,8 @@ class Screen:
         if key not in self._arrays:
             if len(self._arrays) >= MAX_DECODERS:  # a long `--watch` meets many sets of types
                 self._arrays.clear()
-                for model, tag, closed_ in [k for k in self._cache if k[0] is self._fallback_model and k[1]]:
-                    del self._cache[model, tag, closed_]
+                for cached in [k for k in self._cache if k[0] is self._fallback_model and k[1] is not None]:
+                    del self._cache[cached]
             tagged = {**self._models, **dict.fromkeys(other_tags, self._fallback_model)}
             structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
             self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])
@@ -161,6 +170,12 @@ class Screen:
         return [self.accepts(text) for text in texts]
 
     def accepts(self, text: str | bytes) -> bool:
+        brackets = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
+        if text.count(brackets[0]) + text.count(brackets[1]) >= DEPTH_BOUND:
+            return False
+        return self._decodes(text)
+
+    def _decodes(self, text: str | bytes) -> bool:
         try:
             self.decoder.decode(text)
             return True
@@ -174,8 +189,10 @@ class Screen:
             return False
 
 
-_AT_ELEMENT = re.compile(r"- at `\$\[(\d+)\]")
-_AT_BYTE = re.compile(r"\(byte (\d+)\)$")
+# Where msgspec says the error is: the path at the end of its message (a value it
+# quotes earlier in the message may hold any text).
+_AT_ELEMENT = re.compile(r"- at `\$\[(\d+)\][^`]*`\Z")
+_AT_BYTE = re.compile(r"\(byte (\d+)\)\Z")
 
 
 def refused(decoder: msgspec.json.Decoder, lines: memoryview, starts: np.ndarray) -> list[int] | None:
@@ -198,7 +215,7 @@ def refused(decoder: msgspec.json.Decoder, lines: memoryview, starts: np.ndarray
             index = int(np.searchsorted(starts, at + int(match.group(1)), "right")) - 1 if match else None
         except RecursionError:
             index = None
-        if index is None or index < first:
+        if index is None or not first <= index < len(starts):
             return None
         found.append(index)
         first = index + 1

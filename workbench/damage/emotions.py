@@ -100,6 +100,15 @@ def vector_paths(shape, steps: tuple = ()):
         yield from vector_paths(shape[0], (*steps, ARRAY))
 
 
+def _paths_in(shape: str) -> list[tuple]:
+    """`vector_paths` of a `json_structure`; none for one too deep to walk in Python
+    (its documents are left to the exact walk)."""
+    try:
+        return list(vector_paths(json.loads(shape)))
+    except RecursionError:
+        return []
+
+
 def origin(event_type: str, envelope: bool, steps: tuple) -> str:
     """`hand_started.players[].emotions`: keys written as json_tree writes them."""
     written = "".join("[]" if step == ARRAY else _key(step) for step in steps)
@@ -327,7 +336,7 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, l
             return
         for sample in run_on(con, docs, SHAPES, "emotion_docs").fetchall():
             known = patterns.setdefault(sample[:2], [])
-            known += [p for p in vector_paths(json.loads(sample[2])) if p not in known]
+            known += [p for p in _paths_in(sample[2]) if p not in known]
         if not any(patterns.values()):
             continue
         outcome = run_on(con, docs, _round({k: v for k, v in patterns.items() if v}), "emotion_docs").to_arrow_table()

@@ -9,6 +9,7 @@ the decisions follow once the whole file is in.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -20,8 +21,8 @@ from pydantic import ValidationError
 from workbench.damage import drift, emotions, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineChunk, context_chunks, read_line, reject_violation
-from workbench.screen import refused
+from workbench.jsonl import LineChunk, context_chunks, reject_violation, text_of_line
+from workbench.screen import maybe_too_deep, refused
 from workbench.validation import violation
 from workbench.violation import Violation
 
@@ -36,9 +37,11 @@ CALLS_KEPT = "calls_kept"  # in the file's state: `damage_calls` holds its calls
 
 def load(ctx: LoadContext) -> Counts:
     # A single worker runs DuckDB, so Ctrl-C reaches this thread, which stops the
-    # worker's statement and ends the load (the file's transaction is rolled back).
-    # Chunks are read one at a time: reading the next one ahead would hold two in memory.
+    # worker's statement and tells it to stop between steps (`stop`); the load ends and
+    # the file's transaction is rolled back. Chunks are read one at a time: reading the
+    # next one ahead would hold two in memory.
     tally = drift.DriftTally.from_state(ctx.state)
+    stop = threading.Event()
     # The state of a file read by a workbench that did not keep its calls says nothing
     # of them: they are read once from its rows.
     backfill = ctx.appending and not (ctx.state or {}).get(CALLS_KEPT)
@@ -49,6 +52,7 @@ def load(ctx: LoadContext) -> Counts:
             try:
                 return pending.result()
             except KeyboardInterrupt:
+                stop.set()
                 ctx.con.interrupt()
                 wait([pending])
                 raise
@@ -56,7 +60,7 @@ def load(ctx: LoadContext) -> Counts:
         if backfill:
             run(tables.backfill_calls, ctx.con, ctx.source_id)
         for chunk in context_chunks(ctx):
-            counts = run(load_chunk, ctx, chunk, tally)
+            counts = run(load_chunk, ctx, chunk, tally, stop)
             records, rejected = records + counts.records, rejected + counts.rejected
         run(tables.derive_decisions, ctx.con, ctx.source_id)
     ctx.state = {**tally.state(), CALLS_KEPT: True}
@@ -73,12 +77,14 @@ class Checked:
     extra: list[int] = field(default_factory=list)  # lines whose envelope may have unlisted keys
 
 
-def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally) -> Counts:
+def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally,
+               stop: threading.Event | None = None) -> Counts:
     """Parse a chunk into `damage_events`, then screen its lines (Python) while DuckDB
     derives drift, emotions and calls from its rows. In the rare chunk where the screen
     changes rows (a line pydantic refuses that DuckDB parsed, an envelope key the seed
     does not list), those are derived again once the rows are right."""
     con, source_id = ctx.con, ctx.source_id
+    stop = stop or threading.Event()
     # Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
     # parallel, and one batch would be read by one thread.
     whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
@@ -92,11 +98,12 @@ def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally) -> C
     params = {"source_id": source_id, "first": first, "last": last}
     before = tally.state()
     with ThreadPoolExecutor(max_workers=1) as screen:
-        screening = screen.submit(check_chunk, chunk, missing, tables.types_in(con, params))
+        screening = screen.submit(check_chunk, chunk, missing, tables.types_in(con, params), stop)
         if len(chunk):
-            _derive(con, params, tally)
+            _derive(con, params, tally, stop)
         checked = screening.result()
-    refused_rows = [int(chunk.numbers[i]) for i in checked.reject_at if i not in set(missing)]
+    unparsed_lines = set(missing)
+    refused_rows = [int(chunk.numbers[i]) for i in checked.reject_at if i not in unparsed_lines]
     if refused_rows:
         tables.forget_events(con, source_id, refused_rows)
     for i in missing:
@@ -105,40 +112,52 @@ def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally) -> C
     if (kept and tables.set_extra(con, source_id, lines.take(kept))) or refused_rows:
         tables.forget_derived(con, params)
         tally.restore(before)
-        _derive(con, params, tally)
+        _derive(con, params, tally, stop)
     counts = _store_findings(ctx, chunk, checked)
     ctx.advance(chunk.size - parsed_share)
     return counts
 
 
-def _derive(con, params: dict, tally: drift.DriftTally) -> None:
+def _derive(con, params: dict, tally: drift.DriftTally, stop: threading.Event) -> None:
     """Drift, emotions and calls of a chunk's rows."""
+    _go_on(stop)
     tally.add_chunk(con, params)
+    _go_on(stop)
     emotions.insert_vectors(con, params["source_id"], params["first"], params["last"])
+    _go_on(stop)
     tables.keep_calls(con, params["source_id"], params["first"], params["last"])
 
 
-def check_chunk(chunk: LineChunk, missing: list[int], types: set[str]) -> Checked:
-    """Screen the lines DuckDB parsed as one array, closed (an envelope key the seed does
-    not list is refused too); the lines it refuses are screened again one by one, and
-    those that fail, with the lines DuckDB could not parse, go to pydantic-core in one
-    call."""
+def _go_on(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise KeyboardInterrupt
+
+
+def check_chunk(chunk: LineChunk, missing: list[int], types: set[str],
+                stop: threading.Event | None = None) -> Checked:
+    """Screen the lines DuckDB parsed a run at a time, closed (an envelope key the seed
+    does not list is refused too); the lines it refuses are screened again one by one.
+    Those that fail, the lines nested too deep for the screen to judge and the lines
+    DuckDB could not parse go to pydantic-core in one call."""
     checked = Checked()
     other_tags = frozenset(t for t in types if t not in PAYLOADS)
     if len(other_tags) > MAX_OTHER_TAGS:
         other_tags = frozenset()  # their lines are refused, and screened one by one
     for i in missing:  # a lone surrogate, which DuckDB refuses: no record whatever the format
-        problem = read_line(chunk.line(i))[1]
+        problem = text_of_line(chunk.line(i))[1]
         if problem:
             checked.reject_at[i] = problem
-    refused_lines = _refused(chunk, missing, SCREEN.lines(other_tags, closed=True))
+    refused_lines = _refused(chunk, missing, SCREEN.lines(other_tags, closed=True), stop or threading.Event())
     checked.extra = refused_lines  # an envelope key the seed does not list, or not valid
-    suspects = [i for i in refused_lines if not SCREEN.accepts(chunk.line(i))]
-    _validate(chunk, sorted([*(i for i in missing if i not in checked.reject_at), *suspects]), checked)
+    suspects = {i for i in refused_lines if not SCREEN.accepts(chunk.line(i))}
+    suspects |= set(np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist())
+    suspects |= set(missing)
+    _validate(chunk, sorted(suspects - checked.reject_at.keys()), checked)
     return checked
 
 
-def _refused(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder) -> list[int]:
+def _refused(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder,
+             stop: threading.Event) -> list[int]:
     """The lines DuckDB parsed that `decoder` refuses, read a run of lines at a time
     (every line is a JSON value on its own, so msgspec's values are the lines); all of
     a run's lines where msgspec cannot say which it refused. A run is at most
@@ -147,6 +166,7 @@ def _refused(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder
     lines = memoryview(chunk.data)
     for span in chunk.spans(missing):
         for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
+            _go_on(stop)
             begin = chunk.starts[run[0]]
             refused_here = refused(decoder, lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin)
             found += run.tolist() if refused_here is None else run[refused_here].tolist()

@@ -82,7 +82,7 @@ _FROM_LINE = [c for c in EVENTS.columns if c.path]
 INSERT_EVENTS = EVENTS.insert(f"""
 SELECT $source_id::BIGINT AS source_id, seq, {_read('v', _FROM_LINE)}
 FROM (SELECT seq, try({_values_at('raw', _FROM_LINE)}) AS v
-      FROM event_lines WHERE starts_with(ltrim(raw, ' \t'), '{{'))
+      FROM event_lines WHERE starts_with(ltrim(raw, ' \t\r\n'), '{{'))
 WHERE v IS NOT NULL
 """)
 
@@ -142,8 +142,9 @@ def unparsed(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Tab
 
 def forget_events(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
     """Take out rows whose lines turned out not to be records."""
-    con.execute("DELETE FROM damage_events WHERE source_id = $source_id AND list_contains($seqs, seq)",
-                {"source_id": source_id, "seqs": seqs})
+    run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
+           "DELETE FROM damage_events WHERE source_id = $source_id AND seq IN (SELECT seq FROM refused)",
+           "refused", {"source_id": source_id}).fetchall()
 
 
 def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:

@@ -1,0 +1,111 @@
+"""Single hostile lines against the bulk reader and the screen: each is a record or a
+reject with its text and the exact violations pydantic gives it alone, and the run goes
+on. The expected findings come from pydantic-core run on the line by itself."""
+
+import json
+
+import duckdb
+import pytest
+
+import workbench
+from tests.conftest import rows
+from tests.damage.events import event
+from workbench.damage.models import LINES, SCREEN
+from workbench.screen import DEPTH_BOUND
+
+
+def write(path, *lines: str | bytes):
+    path.write_bytes(b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n" for line in lines))
+    return path
+
+
+def alone(line: str) -> set[tuple]:
+    """(field, rule) of every error pydantic finds in the line by itself."""
+    try:
+        LINES.validate_python([line])
+        return set()
+    except Exception as exc:
+        return {(".".join(str(p) for p in e["loc"][2:]), e["type"]) for e in exc.errors()}
+
+
+def test_an_empty_event_type_is_an_undocumented_type_and_the_next_file_loads(tmp_path):
+    odd = write(tmp_path / "a.events.jsonl", json.dumps({**event("phase_changed"), "type": ""}))
+    good = write(tmp_path / "b.events.jsonl", json.dumps(event("phase_changed")))
+    report = workbench.ingest([odd, good], db=tmp_path / "w.duckdb")
+    assert [(f.status, f.records, f.rejected) for f in report.files] == [("ingested", 1, 0), ("ingested", 1, 0)]
+    assert [v.rule for v in report.files[0].violations] == ["undocumented_event_type"]
+
+
+@pytest.mark.parametrize("position", [0, 2, 99])
+def test_text_that_looks_like_a_path_in_a_value_does_not_move_an_error(tmp_path, position):
+    # msgspec quotes the refused value before the path of the error: the value cannot
+    # point the screen at another line.
+    fooling = {**event("thinking")}
+    fooling["payload"] = {**fooling["payload"], "status": f"x - at `$[{position}]`"}
+    bad_turn = {**event("thinking")}
+    bad_turn["payload"] = {**bad_turn["payload"], "turn": "zero"}
+    lines = [json.dumps(event("thinking")), json.dumps(fooling), json.dumps(bad_turn), json.dumps(event("thinking"))]
+    (file,) = workbench.ingest([write(tmp_path / "g.events.jsonl", *lines)], db=tmp_path / "w.duckdb").files
+    found = {(v.locator, v.field, v.rule) for v in file.violations if v.severity == "error"}
+    assert found == {("line 2", "payload.status", "enum_value"), ("line 3", "payload.turn", "int_type")}
+    assert alone(lines[1]) == {("payload.status", "literal_error")}  # the same finding, from pydantic alone
+
+
+@pytest.mark.parametrize("depth", [DEPTH_BOUND - 3, 199, 200, 990, 3000])
+def test_deep_nesting_is_what_pydantic_says_it_is_and_the_run_goes_on(tmp_path, depth):
+    nested = "[" * depth + "]" * depth  # written as text: deeper than Python's own parser goes
+    thinking = {**event("thinking")}
+    thinking["payload"] = {**thinking["payload"], "deep": 1}
+    line = json.dumps(thinking).replace('"deep": 1', '"deep": ' + nested)
+    emotions = {"fear": 0.1, "anger": 0.1, "shame": 0.1, "confidence": 0.1, "tilt": 0.1}
+    undocumented = json.dumps({**event("phase_changed"), "type": "odd", "payload": {**emotions, "x": 1}})
+    undocumented = undocumented.replace('"x": 1', '"x": ' + nested)
+    path = write(tmp_path / "g.events.jsonl", line, undocumented, json.dumps(event("phase_changed")))
+    (file,) = workbench.ingest([path], db=tmp_path / "w.duckdb").files
+    refused_by_pydantic = [alone(text) == {("", "json_invalid")} for text in (line, undocumented)]
+    assert file.status == "ingested" and file.records + file.rejected == 3
+    assert file.rejected == sum(refused_by_pydantic)
+    assert refused_by_pydantic == [depth >= 200] * 2
+
+
+def test_the_screen_passes_no_line_pydantic_refuses_for_its_depth():
+    for depth in range(DEPTH_BOUND - 5, 205):
+        record = {**event("thinking")}
+        record["payload"] = {**record["payload"], "deep": json.loads("[" * depth + "]" * depth)}
+        text = json.dumps(record)
+        if SCREEN.accepts(text):
+            assert not alone(text), depth
+
+
+def test_many_bad_lines_are_all_rejects(tmp_path):
+    lines = [json.dumps(event("phase_changed")) if i % 2 else "{" for i in range(6000)]
+    (file,) = workbench.ingest([write(tmp_path / "g.events.jsonl", *lines)], db=tmp_path / "w.duckdb").files
+    assert (file.records, file.rejected) == (3000, 3000)
+    assert rows(tmp_path / "w.duckdb", "SELECT min(line), max(line) FROM rejects") == [(1, 5999)]
+
+
+def test_a_line_that_starts_with_cr_is_a_record(tmp_path):
+    path = write(tmp_path / "g.events.jsonl", b"\r" + json.dumps(event("phase_changed")).encode())
+    (file,) = workbench.ingest([path], db=tmp_path / "w.duckdb").files
+    assert (file.records, file.rejected) == (1, 0)
+    assert rows(tmp_path / "w.duckdb", "SELECT seq, type FROM damage_events") == [(1, "phase_changed")]
+
+
+@pytest.mark.parametrize("name", ["g.events.jsonl", "a.decisions.jsonl", "s.gm.jsonl", "g.orders.jsonl"])
+def test_only_one_cr_before_lf_is_dropped(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"{bad\r\r\n")
+    workbench.ingest([path], db=tmp_path / "w.duckdb")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    assert con.execute("SELECT raw FROM rejects").fetchall() == [("{bad\r",)]
+    con.close()
+
+
+def test_an_empty_file_that_grows_is_appended_to(tmp_path):
+    path = tmp_path / "g.events.jsonl"
+    path.write_bytes(b"")
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([path], db=db)
+    write(path, json.dumps(event("phase_changed")))
+    (file,) = workbench.ingest([path], db=db).files
+    assert (file.status, file.records) == ("appended", 1)
