@@ -123,9 +123,20 @@ DEPTH_BOUND = 190
 
 
 def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Which lines (`data[starts[i]:ends[i]]`) hold DEPTH_BOUND opening brackets or more."""
-    opening = np.flatnonzero((np.frombuffer(data, np.uint8) == ord("[")) | (np.frombuffer(data, np.uint8) == ord("{")))
-    return np.searchsorted(opening, ends) - np.searchsorted(opening, starts) >= DEPTH_BOUND
+    """Which lines (`data[starts[i]:ends[i]]`, in order) hold DEPTH_BOUND opening
+    brackets or more; counted a few MiB of `data` at a time, to keep memory small."""
+    counts = np.zeros(len(starts), np.int64)
+    view = np.frombuffer(data, np.uint8)
+    for low in range(0, len(view), _COUNT_BYTES):
+        part = view[low:low + _COUNT_BYTES]
+        opening = np.flatnonzero((part == ord("[")) | (part == ord("{"))) + low
+        first, last = np.searchsorted(ends, low, "right"), np.searchsorted(starts, low + len(part))
+        counts[first:last] += (np.searchsorted(opening, ends[first:last])
+                               - np.searchsorted(opening, starts[first:last]))
+    return counts >= DEPTH_BOUND
+
+
+_COUNT_BYTES = 8 << 20
 
 
 class Screen:

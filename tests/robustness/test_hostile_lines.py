@@ -109,3 +109,22 @@ def test_an_empty_file_that_grows_is_appended_to(tmp_path):
     write(path, json.dumps(event("phase_changed")))
     (file,) = workbench.ingest([path], db=db).files
     assert (file.status, file.records) == ("appended", 1)
+
+
+@pytest.mark.parametrize("count_bytes", [1, 7, 64, 1 << 20])
+def test_brackets_are_counted_per_line_across_slices(monkeypatch, count_bytes):
+    import random
+
+    import numpy as np
+
+    from workbench import screen
+
+    monkeypatch.setattr(screen, "_COUNT_BYTES", count_bytes)
+    rng = random.Random(count_bytes)
+    lines = [bytes(rng.choice(b'[{ab"]}') for _ in range(rng.randrange(0, 1400))) for _ in range(60)]
+    data = b"\n".join(lines)
+    starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
+    ends = starts + [len(line) for line in lines]
+    expected = [line.count(b"[") + line.count(b"{") >= DEPTH_BOUND for line in lines]
+    assert screen.maybe_too_deep(data, starts, ends).tolist() == expected
+    assert any(expected) and not all(expected)
