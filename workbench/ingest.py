@@ -206,7 +206,7 @@ def _read_and_load(con, path, named, fmt, bar) -> FileReport | None:
     size = path.stat().st_size
     if known is None or (fmt.line_based and size > known.size):
         return _load_while_hashing(con, key, path, fmt, known, size, advance)
-    content = fingerprint(path, known.size)
+    content = fingerprint(path, known)
     if content.sha256 == known.sha256:
         return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
                           _violations_of(con, known.source_id), known.source_id,
@@ -220,8 +220,7 @@ def _load_while_hashing(con, key, path, fmt, known, size, advance) -> FileReport
     hash then shows that what was ingested before changed too, the append is rolled
     back and the file is read whole again."""
     with ThreadPoolExecutor(max_workers=1) as hasher:
-        content = Hashing(hasher.submit(fingerprint, path, known.size if known else None, size, known), size,
-                          last_line_end(path, size))
+        content = Hashing(hasher.submit(fingerprint, path, known, size), size, last_line_end(path, size))
         if known is None:
             return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
         try:
@@ -298,18 +297,20 @@ def last_line_end(path: Path, size: int) -> int:
     return 0
 
 
-def fingerprint(path: Path, prefix_size: int | None = None, size: int | None = None,
-                known: KnownSource | None = None) -> Content:
+def fingerprint(path: Path, known: KnownSource | None = None, size: int | None = None) -> Content:
     """One pass over the file (its first `size` bytes, if given). A file still being
     written is read up to the size it had when the pass began, and the load reads
-    exactly those bytes. With the `known` source whose content is the first
-    `prefix_size` bytes, their lines are not counted again when that content is
-    unchanged."""
+    exactly those bytes. With the `known` source, the hash of the first `known.size`
+    bytes (the content ingested before) comes too, and their lines are not counted
+    again when that content is unchanged."""
+    prefix_size = known.size if known else None
     digest = hashlib.sha256()
     prefix = digest.hexdigest() if prefix_size == 0 else None  # an empty file ingested before
     newlines, last_newline = 0, -1
     with open(path, "rb") as handle:
         end = os.fstat(handle.fileno()).st_size if size is None else size
+        # The lines of the content ingested before are counted only if it changed.
+        uncounted = prefix_size if known and end >= prefix_size else 0
         size = 0
         while size < end:
             want = min(1 << 20, end - size)
@@ -319,17 +320,16 @@ def fingerprint(path: Path, prefix_size: int | None = None, size: int | None = N
             if not block:
                 break
             digest.update(block)
-            count = 0 if known and size < prefix_size else block.count(b"\n")
+            count = 0 if size < uncounted else block.count(b"\n")
             if count:
                 newlines += count
                 last_newline = size + block.rindex(b"\n")
             size += len(block)
             if size == prefix_size:
                 prefix = digest.copy().hexdigest()
-                if known and prefix == known.sha256:
-                    newlines, last_newline = known.complete_lines, known.complete_bytes - 1
-                elif known:  # the content ingested before changed: its lines are counted after all
-                    return fingerprint(path, prefix_size, end)
+                if prefix != known.sha256:  # the content ingested before changed: count all its lines
+                    return fingerprint(path, size=end)
+                newlines, last_newline = known.complete_lines, known.complete_bytes - 1
     return Content(digest.hexdigest(), size, last_newline + 1, newlines, prefix)
 
 

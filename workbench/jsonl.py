@@ -75,7 +75,7 @@ class LineChunk:
     (each value still ends with its line end, which JSON reads as white space).
     `unreadable` holds the lines that cannot be records: (number, text, why). A line of
     `numbers` may still hold a lone surrogate escape, which is not looked for here:
-    DuckDB's JSON reader refuses such a line, and `read_line` then says why.
+    DuckDB's JSON reader refuses such a line, and `text_of_line` then says why.
     """
 
     data: bytes
@@ -199,11 +199,9 @@ def _line_lengths(data: bytes, size: int) -> np.ndarray:
     have no line end), split a few MiB at a time so the lines' copies stay small."""
     lengths, at = [], 0
     while at < size:
-        cut = data.rfind(b"\n", at, min(at + SPLIT_BYTES, size)) + 1
-        if cut <= at:  # no line end within: up to the next one, or the end
-            cut = data.find(b"\n", at + SPLIT_BYTES, size) + 1 or size
-        if at + SPLIT_BYTES >= size:
-            cut = size
+        stop = at + SPLIT_BYTES
+        # The last line end before `stop`, else the first after it (one long line), else the end.
+        cut = size if stop >= size else (data.rfind(b"\n", at, stop) + 1 or data.find(b"\n", stop, size) + 1 or size)
         pieces = data[at:cut].split(b"\n")
         if data[cut - 1:cut] == b"\n":
             pieces.pop()  # nothing follows the last line end

@@ -1,10 +1,11 @@
 """Load a Damage replay (or tournament) log chunk by chunk (see `jsonl.read_chunks`).
 
 Each line is parsed once by DuckDB, straight into `damage_events`. The screen then
-reads the chunk's lines as one JSON array, in one msgspec call: a line it passes is
-valid. pydantic-core writes the exact violations of the lines it refuses, in one call.
-Emotions, drift and the calls decisions need are derived in SQL over the chunk's rows;
-the decisions follow once the whole file is in.
+reads the chunk's lines a run at a time, straight from the file's bytes (msgspec's
+`decode_lines`): a line it passes is valid. pydantic-core writes the exact violations
+of the lines it refuses, in one call. Emotions, drift and the calls decisions need are
+derived in SQL over the chunk's rows meanwhile; the decisions follow once the whole
+file is in.
 """
 
 from __future__ import annotations
@@ -16,19 +17,18 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 import pyarrow as pa
-from pydantic import ValidationError
 
 from workbench.damage import drift, emotions, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineChunk, context_chunks, reject_violation, text_of_line
+from workbench.jsonl import LineBatch, LineChunk, check_lines, context_chunks, reject_violation, text_of_line
 from workbench.screen import maybe_too_deep, refused
 from workbench.validation import violation
 from workbench.violation import Violation
 
 EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
-# More undocumented types than this in one chunk are not given a place in the strict
-# screen's union: their lines are screened one by one.
+# More undocumented types than this in one chunk are not given a place in the screen's
+# union: their lines are screened one by one.
 MAX_OTHER_TAGS = 64
 SCAN_BATCH_LINES = 8192
 SCREEN_LINES = 2048
@@ -77,14 +77,12 @@ class Checked:
     extra: list[int] = field(default_factory=list)  # lines whose envelope may have unlisted keys
 
 
-def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally,
-               stop: threading.Event | None = None) -> Counts:
+def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop: threading.Event) -> Counts:
     """Parse a chunk into `damage_events`, then screen its lines (Python) while DuckDB
     derives drift, emotions and calls from its rows. In the rare chunk where the screen
     changes rows (a line pydantic refuses that DuckDB parsed, an envelope key the seed
     does not list), those are derived again once the rows are right."""
     con, source_id = ctx.con, ctx.source_id
-    stop = stop or threading.Event()
     # Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
     # parallel, and one batch would be read by one thread.
     whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
@@ -133,8 +131,7 @@ def _go_on(stop: threading.Event) -> None:
         raise KeyboardInterrupt
 
 
-def check_chunk(chunk: LineChunk, missing: list[int], types: set[str],
-                stop: threading.Event | None = None) -> Checked:
+def check_chunk(chunk: LineChunk, missing: list[int], types: set[str], stop: threading.Event) -> Checked:
     """Screen the lines DuckDB parsed a run at a time, closed (an envelope key the seed
     does not list is refused too); the lines it refuses are screened again one by one.
     Those that fail, the lines nested too deep for the screen to judge and the lines
@@ -147,7 +144,7 @@ def check_chunk(chunk: LineChunk, missing: list[int], types: set[str],
         problem = text_of_line(chunk.line(i))[1]
         if problem:
             checked.reject_at[i] = problem
-    refused_lines = _refused(chunk, missing, SCREEN.lines(other_tags, closed=True), stop or threading.Event())
+    refused_lines = _refused(chunk, missing, SCREEN.lines(other_tags, closed=True), stop)
     checked.extra = refused_lines  # an envelope key the seed does not list, or not valid
     suspects = {i for i in refused_lines if not SCREEN.accepts(chunk.line(i))}
     suspects |= set(np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist())
@@ -174,24 +171,19 @@ def _refused(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder
 
 
 def _validate(chunk: LineChunk, suspects: list[int], checked: Checked) -> None:
-    """pydantic-core on the suspect lines, in one call: their violations, and the lines
-    that cannot be records at all (not JSON, or not an object), with the reason."""
+    """pydantic-core on the suspect lines, in one call (`jsonl.check_lines`): their
+    violations, and the lines that cannot be records at all, with the reason."""
     if not suspects:
         return
-    try:
-        LINES.validate_python(chunk.texts(suspects))
-        return
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-    for error in errors:
-        position, *loc = error["loc"]
-        index = suspects[position]
-        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
-            checked.reject_at[index] = error["msg"]
-            continue
-        if loc[0] in EVENT_TAGS:
-            loc = loc[1:]
-        checked.violations.append(violation(chunk.locator(index), error, tuple(loc)))
+    batch = LineBatch(numbers=chunk.numbers[suspects].tolist(), texts=chunk.texts(suspects))
+    violations, reject_at = check_lines(batch, LINES, _found_at)
+    checked.violations += violations
+    checked.reject_at.update({suspects[position]: why for position, why in reject_at.items()})
+
+
+def _found_at(locator: str, error: dict, loc: tuple) -> Violation:
+    # A record's own type leads the location of its errors.
+    return violation(locator, error, loc[1:] if loc and loc[0] in EVENT_TAGS else loc)
 
 
 def _store_findings(ctx: LoadContext, chunk: LineChunk, checked: Checked) -> Counts:

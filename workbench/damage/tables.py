@@ -155,10 +155,9 @@ def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Ta
 
 def forget_derived(con: duckdb.DuckDBPyConnection, params: dict) -> None:
     """Take out what was derived from a chunk's rows (`params`: source_id, first, last)."""
-    con.execute(f"DELETE FROM {EMOTION_VECTORS.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
-                params).fetchall()
-    con.execute(f"DELETE FROM {CALLS.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
-                params).fetchall()
+    for table in (EMOTION_VECTORS, CALLS):
+        con.execute(f"DELETE FROM {table.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
+                    params).fetchall()
 
 
 def backfill_calls(con: duckdb.DuckDBPyConnection, source_id: int) -> None:
