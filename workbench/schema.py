@@ -239,6 +239,8 @@ def sql_literal(value: Any) -> str:
         return repr(value)
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(sql_literal(v) for v in value) + "]"
     raise TypeError(f"no SQL literal for {type(value).__name__}")
 
 

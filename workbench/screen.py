@@ -95,10 +95,14 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
             continue
         annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
         kind = screen_type(annotation, cache)
-        fields.append((name, kind) if info.is_required() else (name, kind, info.default))
+        if info.is_required():
+            fields.append((name, kind))
+        else:
+            default = msgspec.field(default_factory=info.default_factory) if info.default_factory else info.default
+            fields.append((name, kind, default))
     # Decoded structs hold no cycles: the garbage collector need not track them.
     options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
-    if closed:
+    if closed or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
     if check is not None:
         options["namespace"] = {"__post_init__": _post_init(check)}
@@ -137,6 +141,11 @@ def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndar
 
 
 _COUNT_BYTES = 8 << 20
+
+
+def model_screen(model: type[BaseModel]) -> msgspec.json.Decoder:
+    """The screen of one model (raises Unscreenable)."""
+    return msgspec.json.Decoder(_struct(model, {}))
 
 
 class Screen:

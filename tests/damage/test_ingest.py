@@ -154,10 +154,10 @@ def test_many_chunks_keep_line_numbers(tmp_path, monkeypatch):
 
 
 def test_a_line_only_duckdb_refuses_becomes_a_reject(tmp_path, monkeypatch):
-    def accept_everything(chunk, suspects, checked):
+    def accept_everything(chunk, suspects, lines, found_at, checked):
         pass
 
-    monkeypatch.setattr(reader, "_validate", accept_everything)
+    monkeypatch.setattr(reader.bulk, "validate", accept_everything)
     path = tmp_path / "g.events.jsonl"
     path.write_text(json.dumps(event("game_started")) + "\n{broken\n" + json.dumps(event("phase_changed")) + "\n")
     db = tmp_path / "w.duckdb"

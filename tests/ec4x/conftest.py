@@ -1,13 +1,20 @@
-"""Helpers for the EC4X tests: a valid draft to start from, line checks without a
-database, and ingesting hand-made files."""
+"""Helpers for the EC4X tests: a valid draft to start from, the findings of draft lines
+(through a whole ingest: DuckDB, the screen, pydantic and the drift queries), and bot
+trace lines checked without a database."""
 
 import copy
+import itertools
 import json
+import re
 
+import duckdb
 import pytest
 
-from workbench.ec4x import reader
-from workbench.jsonl import LineBatch
+import workbench
+from tests.conftest import write_lines
+from workbench.ec4x import reader, trace
+from workbench.jsonl import LineBatch, check_lines
+from workbench.violation import Violation
 
 VALID_DRAFT = {
     "turn": 12, "houseId": 1,
@@ -34,19 +41,38 @@ def draft():
     return copy.deepcopy(VALID_DRAFT)
 
 
-def check(kind, records) -> tuple[list, list, dict]:
-    texts = [r if isinstance(r, str) else json.dumps(r) for r in records]
-    batch = LineBatch(numbers=list(range(1, len(texts) + 1)), texts=texts)
-    return reader.check_batch(batch, kind)
+def ingest_drafts(records, folder) -> tuple[list[Violation], list[Violation], list]:
+    """(errors, drift, rejects) of draft lines, read back from an ingest of them. Drift
+    messages lose their count of lines (`(1 line, first line 1)`)."""
+    path = write_lines(folder / "game.orders.jsonl", records)
+    db = folder / "drafts.duckdb"
+    (file,) = workbench.ingest([path], db=db).files
+    assert file.status == "ingested", file.message
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        found = [Violation(*row) for row in con.execute(
+            "SELECT locator, severity, rule, field, message FROM violations WHERE line IS NOT NULL "
+            "AND rule <> 'not_a_json_object' ORDER BY line").fetchall()]
+        drift = [Violation(locator, severity, rule, field, re.sub(r" \(\d+ lines?, first line \d+\)$", "", message))
+                 for locator, severity, rule, field, message in con.execute(
+                     "SELECT locator, severity, rule, field, message FROM violations WHERE line IS NULL").fetchall()]
+        rejects = con.execute("SELECT locator, raw FROM rejects").fetchall()
+    finally:
+        con.close()
+    return found, drift, rejects
 
 
 @pytest.fixture
-def draft_violations():
+def draft_violations(tmp_path):
     """(violations, drift findings) of one draft."""
+    calls = itertools.count()
+
     def run(record):
-        found, drift, rejects = check(reader.ORDER_DRAFTS, [record])
+        folder = tmp_path / f"draft{next(calls)}"
+        folder.mkdir()
+        found, drift, rejects = ingest_drafts([record], folder)
         assert not rejects
-        return found, [v for _, v in drift]
+        return found, drift
     return run
 
 
@@ -63,8 +89,8 @@ def check_draft(draft_violations):
 def check_trace_line():
     """The (rule, field) violations of one bot-trace line."""
     def run(record):
-        found, _, rejects = check(reader.BOT_TRACE, [record])
+        batch = LineBatch(numbers=[1], texts=[record if isinstance(record, str) else json.dumps(record)])
+        found, rejects = check_lines(batch, trace.LINES, reader._trace_violation)
         assert not rejects
         return {(v.rule, v.field) for v in found}
     return run
-

@@ -5,6 +5,8 @@ import json
 import random
 from pathlib import Path
 
+import duckdb
+
 import workbench
 from workbench.synth import ec4x as synth_ec4x
 
@@ -94,7 +96,7 @@ def test_every_synthetic_fault_is_found_where_the_manifest_says(tmp_path):
 def test_the_synthetic_games_pass_and_fail_the_gates(tmp_path):
     synth_ec4x.generate(tmp_path / "ec4x", 1, random.Random("7:ec4x"))
     workbench.ingest([tmp_path / "ec4x"], db=tmp_path / "x.duckdb")
-    import duckdb
+
 
     con = duckdb.connect(str(tmp_path / "x.duckdb"))
     verdicts = dict(con.execute("SELECT game_id || '/' || model, bool_and(passed) FROM ec4x_quality_gates "
@@ -123,3 +125,51 @@ def test_the_sample_corpus_manifest(manifest, sample):
     report = workbench.ingest([sample / e["path"] for e in entries], db=sample.parent / "ec4x-sample.duckdb")
     found = {(Path(f.path).name, *fault) for f in report.files for fault in errors(f)}
     assert found == {(Path(e["path"]).name, f["locator"], f["field"], f["rule"]) for e in entries for f in e["faults"]}
+
+
+DRIFT_LINES = [
+    {"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "move", "targetSystemId": 2},
+                                                {"fleetId": 2, "commandType": "Move", "targetSystemId": 3}]},
+    {"turn": 1, "houseId": 2, "fleetCommands": [{"fleetId": 1, "commandType": "Move", "targetSystemId": 2},
+                                                {"fleetId": 2, "commandType": "Move", "targetSystemId": 3}]},
+    {"turn": 1, "houseId": 3, "repairCommands": None},
+    {"turn": 1, "houseId": 4, "fleetCommands": [{"fleetId": 1, "commandType": "patrol"}],
+     "espionageActions": [{"operation": "Counter_Intel_Sweep"}]},
+    {"turn": 1, "houseId": "x", "fleetCommands": [{"fleetId": 1, "commandType": "Move"}]},  # errors, and drift
+    '{"turn": 1, "fleetCommands": [{"commandType": "Move"',  # cut: a reject, no drift
+    [{"commandType": "Move"}],  # not an object: a reject
+]
+
+
+def _drift(con) -> set[tuple]:
+    return {(locator, rule, field, message.rsplit(" (", 1)[-1]) for locator, rule, field, message in con.execute(
+        "SELECT locator, rule, field, message FROM violations WHERE line IS NULL AND severity = 'info'").fetchall()}
+
+
+def test_drift_is_counted_once_per_kind_and_line_over_the_file(ingest_lines):
+    # By hand: `Move` at lines 1, 2 and 5 (a line with errors still carries its drift, a
+    # reject none); the rest once, each at the path it first appears on.
+    _, con = ingest_lines("g.orders.jsonl", DRIFT_LINES)
+    assert _drift(con) == {
+        ("line 1", "enum_spelling", "fleetCommands[1].commandType", "3 lines, first line 1)"),
+        ("line 3", "compiler_only_field", "repairCommands", "1 line, first line 3)"),
+        ("line 4", "compiler_requires_field", "fleetCommands[0].targetSystemId", "1 line, first line 4)"),
+        ("line 4", "enum_spelling", "espionageActions[0].operation", "1 line, first line 4)"),
+        ("line 4", "compiler_requires_field", "espionageActions[0].targetHouseId", "1 line, first line 4)"),
+    }
+    assert con.execute("SELECT count(*) FROM rejects").fetchone() == (2,)
+
+
+def test_drift_of_a_grown_log_goes_on_from_its_old_lines(tmp_path):
+    path = tmp_path / "g.orders.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in DRIFT_LINES[:2]))
+    workbench.ingest([path], db=tmp_path / "x.duckdb")
+    with path.open("a") as log:
+        log.write(json.dumps({"turn": 2, "houseId": 1, "fleetCommands": [
+            {"fleetId": 5, "commandType": "Move", "targetSystemId": 1}]}) + "\n")
+    (file,) = workbench.ingest([path], db=tmp_path / "x.duckdb").files
+    assert file.status == "appended"
+
+    con = duckdb.connect(str(tmp_path / "x.duckdb"))
+    assert _drift(con) == {("line 1", "enum_spelling", "fleetCommands[1].commandType", "3 lines, first line 1)")}
+    con.close()

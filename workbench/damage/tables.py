@@ -132,21 +132,6 @@ def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: p
     return run_on(con, event_lines, INSERT_EVENTS, "event_lines", {"source_id": source_id}).fetchall()[0][0]
 
 
-def unparsed(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> list[int]:
-    """The seqs of `event_lines` that `insert_events` left out."""
-    sql = ("SELECT seq FROM event_lines WHERE seq NOT IN (SELECT seq FROM damage_events WHERE source_id = "
-           "$source_id AND seq BETWEEN (SELECT min(seq) FROM event_lines) AND (SELECT max(seq) FROM event_lines))"
-           " ORDER BY seq")
-    return [seq for (seq,) in run_on(con, event_lines, sql, "event_lines", {"source_id": source_id}).fetchall()]
-
-
-def forget_events(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
-    """Take out rows whose lines turned out not to be records."""
-    run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
-           "DELETE FROM damage_events WHERE source_id = $source_id AND seq IN (SELECT seq FROM refused)",
-           "refused", {"source_id": source_id}).fetchall()
-
-
 def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
     """Keep the envelope keys the specification does not list, for lines that have any;
     returns how many rows have such keys."""

@@ -15,12 +15,10 @@ family (`fleet`, `build`, `colony_management`, ...); `ztc_` and a zero-turn comm
 How an order draft maps to families, as the bot tags the packet it compiles: the
 family's list is non-empty, the diplomatic command is present, research allocates
 something (economic or science points above 0, or any tech field), or an investment is
-positive; see `DRAFT_PREDICATES`.
+positive; see `DRAFT_FAMILIES`.
 """
 
 from __future__ import annotations
-
-import re
 
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.seed import ZERO_TURN_COMMANDS
@@ -35,44 +33,55 @@ ZERO_TURN_TAGS = tuple("ztc_" + command.replace("-", "_") for command in ZERO_TU
 TAG_FAMILIES = {**{f: f for f in FAMILIES}, **{tag: "zero_turn" for tag in ZERO_TURN_TAGS}}
 
 
-# Path arguments rather than `j->'key'`: DuckDB then reads the value in place instead
-# of copying it out first, which halves the cost over a large batch.
-def _non_empty(key: str) -> str:
-    return f"coalesce(json_array_length(j, '$.{key}'), 0) > 0"
+# Each family's predicate reads the values of the draft's top-level keys it names (SQL
+# expressions of JSON values, read out of the draft in one parse; see `draft_families_sql`).
+def _non_empty(key: str):
+    return (key,), lambda at: f"coalesce(json_array_length({at[key]}), 0) > 0"
 
 
-def _positive(key: str) -> str:
-    return f"coalesce(TRY_CAST(json_extract_string(j, '$.{key}') AS DOUBLE), 0) > 0"
+def _positive(value: str) -> str:
+    return f"coalesce(TRY_CAST(json_extract_string({value}, '$') AS DOUBLE), 0) > 0"
 
 
-# SQL over `j`, an order draft as JSON: does the draft use the family?
-DRAFT_PREDICATES = {
+def _research(at: dict[str, str]) -> str:
+    x = at["researchAllocation"]
+    return (f"(json_type({x}) = 'OBJECT' AND ({_positive(f'json_extract({x}, {chr(39)}$.economic{chr(39)})')} "
+            f"OR {_positive(f'json_extract({x}, {chr(39)}$.science{chr(39)})')} "
+            f"OR coalesce(json_type({x}, '$.fields') = 'OBJECT' AND len(json_keys({x}, '$.fields')) > 0, false)))")
+
+
+# Does the draft use the family: (the top-level keys read, the SQL predicate over their values).
+DRAFT_FAMILIES = {
     "zero_turn": _non_empty("zeroTurnCommands"),
     "fleet": _non_empty("fleetCommands"),
     "build": _non_empty("buildCommands"),
     "repair": _non_empty("repairCommands"),
     "scrap": _non_empty("scrapCommands"),
-    "diplomacy": "json_type(j, '$.diplomaticCommand') = 'OBJECT'",
+    "diplomacy": (("diplomaticCommand",), lambda at: f"json_type({at['diplomaticCommand']}) = 'OBJECT'"),
     "population_transfer": _non_empty("populationTransfers"),
     "terraform": _non_empty("terraformCommands"),
     "colony_management": _non_empty("colonyManagement"),
     "espionage": _non_empty("espionageActions"),
-    "research": f"(json_type(j, '$.researchAllocation') = 'OBJECT' AND ({_positive('researchAllocation.economic')} "
-                f"OR {_positive('researchAllocation.science')} "
-                f"OR coalesce(json_type(j, '$.researchAllocation.fields') = 'OBJECT' "
-                f"AND len(json_keys(j, '$.researchAllocation.fields')) > 0, false)))",
-    "investment": f"({_positive('ebpInvestment')} OR {_positive('cipInvestment')})",
+    "research": (("researchAllocation",), _research),
+    "investment": (("ebpInvestment", "cipInvestment"),
+                   lambda at: f"({_positive(at['ebpInvestment'])} OR {_positive(at['cipInvestment'])})"),
 }
+# The sub-fields `_research` reads, checked against the model with the keys.
+_RESEARCH_PATHS = ("researchAllocation.economic", "researchAllocation.science", "researchAllocation.fields")
+
+
+def draft_keys() -> dict[str, str]:
+    """Top-level draft key -> the family it counts for."""
+    return {key: family for family, (keys, _) in DRAFT_FAMILIES.items() for key in keys}
 
 
 def _check_draft_paths() -> None:
-    """Every path a predicate reads names a field of the draft model, checked at import
+    """Every key a predicate reads names a field of the draft model, checked at import
     as a column's path is: a renamed field would otherwise count for no family, silently."""
-    for family, predicate in DRAFT_PREDICATES.items():
-        for path in re.findall(r"'\$\.([\w.]+)'", predicate):
-            problem = missing_field(OrderDraft, path)
-            if problem:
-                raise SchemaError(f"feature family {family} reads `{path}`: {problem}")
+    for path in (*draft_keys(), *_RESEARCH_PATHS):
+        problem = missing_field(OrderDraft, path)
+        if problem:
+            raise SchemaError(f"feature family {draft_keys().get(path.split('.')[0])} reads `{path}`: {problem}")
 
 
 _check_draft_paths()
@@ -82,9 +91,10 @@ def family_of_tag(tag: str) -> str | None:
     return TAG_FAMILIES.get(tag)
 
 
-def draft_families_sql() -> str:
-    """SQL list of the families an order draft `j` uses, in FAMILIES order."""
-    cases = ", ".join(f"CASE WHEN {DRAFT_PREDICATES[f]} THEN '{f}' END" for f in FAMILIES)
+def draft_families_sql(at: dict[str, str]) -> str:
+    """SQL list of the families an order draft uses, in FAMILIES order; `at` holds the SQL
+    of the value of each top-level key (`draft_keys`)."""
+    cases = ", ".join(f"CASE WHEN {DRAFT_FAMILIES[f][1](at)} THEN '{f}' END" for f in FAMILIES)
     return f"list_filter([{cases}], lambda f: f IS NOT NULL)"
 
 

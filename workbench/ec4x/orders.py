@@ -24,27 +24,12 @@ from pydantic import (
     Json,
     TypeAdapter,
     ValidationError,
-    ValidationInfo,
-    WrapValidator,
     create_model,
-    field_validator,
     model_validator,
 )
 
 from workbench.ec4x import seed
-from workbench.ec4x.rules import (
-    count_lines,
-    fail,
-    hint,
-    in_drift_mode,
-    missing,
-    note_drift,
-    rule_error,
-    seed_enum,
-    with_drift,
-    with_errors,
-)
-from workbench.ec4x.seed import token
+from workbench.ec4x.rules import SeedEnum, enum_of, fail, hint, missing, rule_error, seed_enum, with_errors
 
 FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
 BuildType = seed_enum("buildType", seed.BUILD_TYPES, seed.COMPILER_ONLY["buildType"])
@@ -76,19 +61,18 @@ def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str,
     return failures
 
 
-def _lookup(values: tuple[str, ...], aliases: dict[str, str] | None = None) -> dict[str, str]:
-    """Raw enum spelling, as the real compiler compares it, to the seed value it stands for."""
-    return {token(v): v for v in values} | {token(a): v for a, v in (aliases or {}).items()}
+def unmet(requires: dict[str, tuple[str, ...]], enum: SeedEnum, key: str):
+    """A screen check (see `screen.py`): does the decoded command leave out a field its
+    `key` value (in any spelling the screen lets through) requires?"""
+    needs = {spelling: requires[canonical] for spelling in enum.spellings()
+             if requires.get(canonical := enum.canonical(spelling))}
 
-
-def _canonical(value: Any, lookup: dict[str, str]) -> str | None:
-    if not isinstance(value, str):
+    def check(command) -> str | None:
+        needed = needs.get(getattr(command, key))
+        if needed and any(missing(getattr(command, name)) for name in needed):
+            return f"{getattr(command, key)!r} needs {needed}"
         return None
-    return lookup.get(value) or lookup.get(token(value))
-
-
-_COMPILER_TARGET_FLEET_COMMANDS = _lookup(seed.COMPILER_SYSTEM_TARGET_COMMANDS)
-_ESPIONAGE_LOOKUP = _lookup(seed.ESPIONAGE_OPERATIONS, seed.ALIASES["operation"])
+    return check
 
 
 # What the real compiler says when a build leaves `quantity` out (seed 004 requires it).
@@ -106,21 +90,9 @@ class FleetCommand(Contract):
     targetFleetId: int | None = None
     roe: Roe | None = None  # the game's default is 6
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def compiler_targets(cls, data, handler, info: ValidationInfo):
-        # Seed-valid, but the real compiler also wants a system for patrol and the guards.
-        failures = []
-        if isinstance(data, dict) and data.get("targetSystemId") is None:
-            command = _canonical(data.get("commandType"), _COMPILER_TARGET_FLEET_COMMANDS)
-            if command is not None:
-                failures.append(("targetSystemId", rule_error(
-                    "compiler_requires_field",
-                    f"`{command}` without `targetSystemId` is valid by the seed (its prompt gives `{command}` no "
-                    f"target), but the real compiler refuses it: it requires a targetSystemId for patrol, "
-                    f"guard-colony and guard-starbase as for the system-target commands; the seed is the "
-                    f"contract, so this is drift, not an error"), None))
-        return with_drift(data, handler, info, failures, "FleetCommand")
+    __screen_check__ = staticmethod(unmet(
+        {**dict.fromkeys(seed.SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), "join-fleet": ("targetFleetId",)},
+        enum_of(FleetCommandType), "commandType"))
 
     @model_validator(mode="after")
     def targets_present(self):
@@ -143,6 +115,8 @@ class BuildCommand(Contract):
     groundClass: GroundClass | None = None
     quantity: int | None = None  # defaults to 1 for a facility
 
+    __screen_check__ = staticmethod(unmet(seed.BUILD_REQUIRES, enum_of(BuildType), "buildType"))
+
     @model_validator(mode="after")
     def class_and_quantity_present(self):
         requires = seed.BUILD_REQUIRES.get(self.buildType, ())
@@ -156,6 +130,10 @@ class BuildCommand(Contract):
         return self
 
 
+_CARGO, _ZERO_TURN = enum_of(CargoType), enum_of(ZeroTurnCommandType)
+_zero_turn_unmet = unmet(seed.ZERO_TURN_REQUIRES, enum_of(ZeroTurnCommandType), "commandType")
+
+
 class ZeroTurnCommand(Contract):
     commandType: ZeroTurnCommandType
     sourceFleetId: int | None = None
@@ -167,6 +145,13 @@ class ZeroTurnCommand(Contract):
     targetCarrierShipId: int | None = None
     cargoType: CargoType | None = None
     quantity: int | None = None
+
+    @staticmethod
+    def __screen_check__(command) -> str | None:
+        if command.cargoType is not None and _CARGO.canonical(command.cargoType) not in seed.LOAD_CARGO_TYPES \
+                and _ZERO_TURN.canonical(command.commandType) == "load-cargo":
+            return "load-cargo of another cargo than marines"
+        return _zero_turn_unmet(command)
 
     @model_validator(mode="after")
     def command_fields_present(self):
@@ -207,6 +192,8 @@ class DiplomaticCommand(Contract):
     proposalId: int | None = None
     proposedState: ProposedState | None = None
 
+    __screen_check__ = staticmethod(unmet(seed.DIPLOMATIC_REQUIRES, enum_of(DiplomaticAction), "action"))
+
     @model_validator(mode="after")
     def action_fields_present(self):
         requires = seed.DIPLOMATIC_REQUIRES[self.action]
@@ -220,22 +207,7 @@ class EspionageAction(Contract):
     targetHouseId: int | None = None
     targetSystemId: int | None = None
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def compiler_targets(cls, data, handler, info: ValidationInfo):
-        # The seed writes counter-intel-sweep without a target; the real compiler wants one.
-        failures = []
-        if isinstance(data, dict):
-            operation = _canonical(data.get("operation"), _ESPIONAGE_LOOKUP)
-            if operation is not None:
-                for name in seed.COMPILER_ESPIONAGE_REQUIRES:
-                    if data.get(name) is None and name not in seed.ESPIONAGE_REQUIRES[operation]:
-                        failures.append((name, rule_error(
-                            "compiler_requires_field",
-                            f"`{operation}` without `{name}` is valid by the seed (its prompt gives it no "
-                            f"target), but the real compiler refuses every espionage operation without a "
-                            f"{name}; the seed is the contract, so this is drift, not an error"), None))
-        return with_drift(data, handler, info, failures, "EspionageAction")
+    __screen_check__ = staticmethod(unmet(seed.ESPIONAGE_REQUIRES, enum_of(EspionageOperation), "operation"))
 
     @model_validator(mode="after")
     def operation_targets_present(self):
@@ -276,18 +248,16 @@ class OrderDraft(Contract):
     repairCommands: Any = None
     scrapCommands: Any = None
 
-    @field_validator(*seed.COMPILER_ONLY_LISTS)
-    @classmethod
-    def compiler_only_list(cls, value, info: ValidationInfo):
-        note_drift(info)
-        if in_drift_mode(info):
-            raise rule_error(
-                "compiler_only_field",
-                f"`{info.field_name}` is not a field of the seed's v1 JSON contract, but the seed's prompt "
-                f"lists Repair & Scrap among the draft's categories and the real compiler reads this list, "
-                f"so it is reported as drift rather than rejected; kept, entries not checked",
-            )
-        return value
+    @staticmethod
+    def __screen_check__(draft) -> str | None:
+        fleets = [command.fleetId for command in draft.fleetCommands]
+        if len(fleets) > 1 and len(set(fleets)) < len(fleets):
+            return "a fleet with two commands"
+        houses = [action.targetHouseId for action in draft.espionageActions if action.targetHouseId is not None]
+        if len(houses) > seed.ESPIONAGE_OPS_PER_HOUSE and \
+                max(houses.count(house) for house in set(houses)) > seed.ESPIONAGE_OPS_PER_HOUSE:
+            return "too many operations against one house"
+        return None
 
     @model_validator(mode="wrap")
     @classmethod
@@ -343,7 +313,7 @@ def _espionage_over_limit(data: dict) -> list:
 
 
 # One call validates a whole batch of raw lines in pydantic-core.
-LINES = TypeAdapter(list[Annotated[Json[OrderDraft], WrapValidator(count_lines)]])
+LINES = TypeAdapter(list[Json[OrderDraft]])
 
 
 def _model_in(annotation) -> type[BaseModel] | None:

@@ -1,41 +1,36 @@
-"""Load an EC4X order-draft log or bot trace: validate each batch of lines in one
-pydantic-core call, insert it through DuckDB from Arrow, then derive decisions and
-drift findings in SQL over the file's rows."""
+"""Load an EC4X order-draft log or bot trace.
+
+An order-draft log takes the bulk path (`bulk.py`): each chunk of lines is parsed once
+by DuckDB into `ec4x_orders` while the screen passes the valid drafts; pydantic-core
+writes the violations of the others, and `drift.py` finds drift over the chunk's rows.
+A bot trace, a few lines per turn, is validated a batch of lines per pydantic-core call
+and inserted from Arrow. Decisions are derived in SQL once the whole file is in."""
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections import defaultdict
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pydantic import TypeAdapter, ValidationError
+import numpy as np
+import pyarrow as pa
 
-from workbench.violation import Violation
+from workbench import bulk
 from workbench.ec4x import orders, tables, trace
-from workbench.ec4x.rules import DRIFT_LINES, DRIFT_MODE, DRIFT_RULES
+from workbench.ec4x.drift import DriftTally
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, context_batches, store_batch
+from workbench.jsonl import LineChunk, check_lines, context_batches, context_chunks, store_batch
 from workbench.paths import name_without
+from workbench.screen import maybe_too_deep, model_screen
 from workbench.validation import line_count, violation
+from workbench.violation import Violation, line_of
 
 ORDERS_SUFFIX = ".orders.jsonl"
-
-
-@dataclasses.dataclass(frozen=True)
-class LineKind:
-    """How one kind of EC4X file is read: its model, tables and derived rows."""
-
-    name: str
-    lines: TypeAdapter
-    union_tags: tuple[str, ...]
-    inserts: list[str]
-    decisions: str
-
-
-ORDER_DRAFTS = LineKind("order drafts", orders.LINES, (), [tables.INSERT_ORDERS], tables.ORDER_DECISIONS)
-BOT_TRACE = LineKind("bot trace", trace.LINES, trace.LINE_TAGS,
-                     [tables.INSERT_SESSIONS, tables.INSERT_TURNS], tables.TURN_DECISIONS)
+ORDER_SCREEN = model_screen(orders.OrderDraft)
+# Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
+# parallel, and one batch would be read by one thread.
+SCAN_BATCH_LINES = 8192
 
 
 def is_order_log(path: Path) -> bool:
@@ -43,118 +38,100 @@ def is_order_log(path: Path) -> bool:
 
 
 def load(ctx: LoadContext) -> Counts:
-    kind = ORDER_DRAFTS if is_order_log(ctx.path) else BOT_TRACE
-    params = {"source_id": ctx.source_id}
-    if kind is ORDER_DRAFTS:
-        params["game_id"] = name_without(ctx.path, ORDERS_SUFFIX)
-    records = rejected = 0
-    drift = DriftTally.from_state(ctx.state)
-    for batch in context_batches(ctx):
-        found, drift_found, reject_at = check_batch(batch, kind)
-        counts = store_batch(ctx, batch, found, reject_at,
-                             lambda lines: tables.insert(ctx.con, kind.inserts, lines, params))
-        drift.add(batch, [(i, v) for i, v in drift_found if i not in reject_at])
-        records += counts.records
-        rejected += counts.rejected
-    ctx.state = drift.state()
-    ctx.add_file_findings(drift.findings())
-    if kind is BOT_TRACE:
-        ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
-    ctx.con.execute(kind.decisions, {"source_id": ctx.source_id})
+    counts = load_drafts(ctx) if is_order_log(ctx.path) else load_trace(ctx)
     ctx.con.execute(tables.LINK_DRAFT_MODELS)
+    return counts
+
+
+def load_drafts(ctx: LoadContext) -> Counts:
+    params = {"source_id": ctx.source_id, "game_id": name_without(ctx.path, ORDERS_SUFFIX)}
+    tally = DriftTally.from_state(ctx.state)
+    records = rejected = 0
+    with bulk.duckdb_worker(ctx) as (run, stop):
+        for chunk in context_chunks(ctx):
+            counts = run(load_draft_chunk, ctx, chunk, params, tally, stop)
+            records, rejected = records + counts.records, rejected + counts.rejected
+        run(ctx.con.execute, tables.ORDER_DECISIONS, {"source_id": ctx.source_id})
+    ctx.state = tally.state()
+    ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
 
 
-def check_batch(batch: LineBatch, kind: LineKind) -> tuple[list[Violation], list[tuple[int, Violation]],
-                                                             dict[int, str]]:
-    """Validate every line of the batch in one pydantic-core call, and the lines that
-    hold drift in a second one.
-
-    Returns the violations of the lines that are records, the drift findings by line
-    position, and the positions of the lines that cannot be records at all (not UTF-8,
-    not JSON, not an object), each with the reason.
-    """
-    reject_at = dict(batch.unreadable)
-    context: dict = {}
-    violations = []
-    for index, loc, error in _errors(kind.lines, batch.texts, context, kind.union_tags):
-        if index in reject_at:
-            continue
-        if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object
-            reject_at[index] = error["msg"]
-            continue
-        violations.append(_violation(batch.locator(index), error, loc, kind))
-    drift = []
-    with_drift = sorted(context.get(DRIFT_LINES, ()))
-    texts = [batch.texts[i] for i in with_drift]
-    for position, loc, error in _errors(kind.lines, texts, {DRIFT_MODE: True}, kind.union_tags):
-        index = with_drift[position]
-        if error["type"] in DRIFT_RULES and index not in reject_at:
-            drift.append((index, violation(batch.locator(index), error, loc, severity="info")))
-    return violations, drift, reject_at
-
-
-def _errors(adapter: TypeAdapter, texts: list[str], context: dict, union_tags: tuple[str, ...]):
-    try:
-        adapter.validate_python(texts, context=context)
-        return
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-    for error in errors:
-        index, *loc = error["loc"]
-        if loc and loc[0] in union_tags:
-            loc = loc[1:]
-        yield index, tuple(loc), error
+def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: DriftTally,
+                     stop: threading.Event) -> Counts:
+    """Screen a chunk's lines (Python, in a thread) while DuckDB parses them into
+    `ec4x_orders` and finds the drift in its rows. Where a line DuckDB parsed is no
+    record after all (which only pydantic can say), its row goes and the chunk's drift
+    is found again."""
+    con, source_id = ctx.con, ctx.source_id
+    whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
+    lines = pa.Table.from_batches(whole.to_batches(max_chunksize=SCAN_BATCH_LINES), whole.schema)
+    first, last = (int(chunk.numbers[0]), int(chunk.numbers[-1])) if len(chunk) else (0, -1)
+    rows = {"source_id": source_id, "first": first, "last": last}
+    before = tally.state()
+    missing: list[int] = []
+    with ThreadPoolExecutor(max_workers=1) as screen:
+        screening = screen.submit(check_drafts, chunk, stop)
+        if len(chunk):
+            if tables.insert_drafts(con, params, lines, b"\r" in chunk.data) != len(chunk):
+                unparsed = bulk.unparsed(con, tables.ORDERS.name, source_id, lines)
+                missing = np.searchsorted(chunk.numbers, unparsed).tolist()
+            tally.add_chunk(con, rows)
+        checked, validated = screening.result()
+    bulk.go_on(stop)
+    ctx.advance(chunk.size // 2)
+    # A line DuckDB could not parse: unreadable, or pydantic says why (or that it is one).
+    bulk.unreadable(chunk, missing, checked)
+    bulk.validate(chunk, [i for i in missing if i not in validated], orders.LINES, _draft_violation, checked)
+    forgotten = bulk.refused_rows(chunk, missing, checked)
+    if forgotten:
+        bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
+        tally.restore(before)
+        tally.add_chunk(con, rows)
+    invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
+    tables.mark_invalid(con, source_id, sorted(invalid - {int(chunk.numbers[i]) for i in checked.reject_at}))
+    counts = bulk.store_findings(ctx, chunk, checked)
+    ctx.advance(chunk.size - chunk.size // 2)
+    return counts
 
 
-def _violation(locator: str, error: dict, loc: tuple, kind: LineKind) -> Violation:
+def check_drafts(chunk: LineChunk, stop: threading.Event) -> tuple[bulk.Checked, set[int]]:
+    """Screen the chunk's lines a run at a time; the lines the screen refuses and those
+    nested too deep for it to judge go to pydantic-core in one call. Returns what was
+    found, and which lines pydantic saw."""
+    checked = bulk.Checked()
+    checked.refused = bulk.screened(chunk, [], ORDER_SCREEN, stop)
+    suspects = {*checked.refused, *np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist()}
+    bulk.validate(chunk, list(suspects), orders.LINES, _draft_violation, checked)
+    return checked, suspects
+
+
+def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:
     found = violation(locator, error, loc)
-    if kind is ORDER_DRAFTS and error["type"] == "extra_forbidden":
+    if error["type"] == "extra_forbidden":
         found = dataclasses.replace(found, message=orders.unknown_key_message(loc))
     return found
 
 
-class DriftTally:
-    """Drift reported once per file and kind (rule, path with indexes generalised,
-    value): at the first line and path it appears on, with how many lines carry it."""
-
-    def __init__(self):
-        self._first: dict[tuple, Violation] = {}
-        self._lines: dict[tuple, int] = defaultdict(int)
-
-    def add(self, batch: LineBatch, found: list[tuple[int, Violation]]) -> None:
-        seen = set()
-        for _, v in found:
-            key = _kind(v)
-            self._first.setdefault(key, v)
-            if (key, v.locator) not in seen:  # a line counts once per kind
-                seen.add((key, v.locator))
-                self._lines[key] += 1
-
-    def findings(self) -> list[Violation]:
-        out = []
-        for key, first in self._first.items():
-            count = self._lines[key]
-            out.append(dataclasses.replace(first, message=f"{first.message} ({line_count(count)}, first {first.locator})"))
-        return out
-
-    def state(self) -> dict:
-        """The tally as JSON, for a later append to go on from."""
-        kinds = [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]
-        return {"kinds": sorted(kinds)}
-
-    @classmethod
-    def from_state(cls, state: dict | None) -> "DriftTally":
-        tally = cls()
-        for first, lines in (state or {}).get("kinds", []):
-            v = Violation(*first[:5])
-            tally._first[_kind(v)], tally._lines[_kind(v)] = v, lines
-        return tally
+def load_trace(ctx: LoadContext) -> Counts:
+    """A bot trace, a batch of lines at a time: checked, then inserted."""
+    params = {"source_id": ctx.source_id}
+    records = rejected = 0
+    for batch in context_batches(ctx):
+        found, reject_at = check_lines(batch, trace.LINES, _trace_violation)
+        counts = store_batch(ctx, batch, found, reject_at,
+                             lambda lines: tables.insert(ctx.con, [tables.INSERT_SESSIONS, tables.INSERT_TURNS],
+                                                         lines, params))
+        records += counts.records
+        rejected += counts.rejected
+    ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
+    ctx.con.execute(tables.TURN_DECISIONS, params)
+    return Counts(records, rejected)
 
 
-def _kind(v: Violation) -> tuple:
-    """A kind of drift: its rule, its path with indexes generalised, its message."""
-    return v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message
+def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:
+    # A line's own kind leads the location of its errors.
+    return violation(locator, error, loc[1:] if loc and loc[0] in trace.LINE_TAGS else loc)
 
 
 def trace_findings(con, source_id: int) -> list[Violation]:

@@ -3,13 +3,12 @@ bot's quality gates) and the command-family coverage and validity matrix per mod
 
 from __future__ import annotations
 
-import re
 from itertools import groupby
 
 import polars as pl
 
 from workbench.catalog import query_frame
-from workbench.ec4x.families import DRAFT_PREDICATES, FAMILIES, tag_family_sql
+from workbench.ec4x.families import FAMILIES, draft_keys, tag_family_sql
 from workbench.ec4x.tables import GATES
 from workbench.ec4x.trace import ERROR_CLASS_OF_STAGE
 
@@ -71,13 +70,6 @@ UNKNOWN_MODEL = "unknown"
 DRAFTS, TRACE = "drafts", "trace"
 
 
-def _draft_keys() -> dict[str, str]:
-    """Top-level draft key -> family, read from the family predicates (whose paths are
-    checked against the draft model at import), so the two cannot disagree."""
-    return {key: family for family, predicate in DRAFT_PREDICATES.items()
-            for key in re.findall(r"'\$\.(\w+)", predicate)}
-
-
 def _values(pairs) -> str:
     """A VALUES list of (name, name or position) pairs known at import (no user text)."""
     return ", ".join(f"('{a}', {b!r})" if isinstance(b, int) else f"('{a}', '{b}')" for a, b in pairs)
@@ -85,7 +77,7 @@ def _values(pairs) -> str:
 
 FAMILY_MATRIX = f"""
 WITH family_order(family, position) AS (VALUES {_values((f, i) for i, f in enumerate(FAMILIES))}),
-draft_key(key, family) AS (VALUES {_values(_draft_keys().items())}),
+draft_key(key, family) AS (VALUES {_values(draft_keys().items())}),
 drafts AS (
     SELECT o.source_id, o.seq, coalesce(d.model, '{UNKNOWN_MODEL}') AS model, o.families
     FROM ec4x_orders o

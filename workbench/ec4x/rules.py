@@ -1,28 +1,25 @@
-"""Building blocks of the EC4X models: custom rule errors, seed enums, drift passes.
+"""Building blocks of the EC4X models: custom rule errors and seed enums.
 
-Drift (what the real compiler accepts beyond the seed, reported as `info`) is found by
-validating lines a second time in drift mode (`DRIFT_MODE` in the validation
-context): the validators that accept a drift value quietly in the normal pass raise
-a drift error in that pass, so each finding carries its exact JSON path. The second
-pass only validates the lines on which the first one saw drift (`DRIFT_LINES`).
+What the real compiler accepts beyond the seed (drift, reported as `info`) is not an
+error, so the models do not raise it: `drift.py` finds it in SQL over the file's rows,
+from the same declarations (`SeedEnum`, `seed.py`).
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
-from typing import Annotated, Any
+import types
+import typing
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ValidationError, ValidationInfo
+from pydantic import AfterValidator, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from workbench.ec4x.seed import token
-
-DRIFT_MODE = "drift_mode"
-DRIFT_LINES = "drift_lines"  # positions in the batch of the lines that hold drift
-_LINE = "line"  # position of the line being validated
-# Error types raised only in drift mode; everything else in that pass is ignored.
-DRIFT_RULES = ("enum_spelling", "compiler_only_field", "compiler_requires_field")
+from workbench.screen import ScreenAs
 
 
 def rule_error(rule: str, message: str) -> PydanticCustomError:
@@ -58,39 +55,6 @@ def missing(value: Any) -> bool:
     return value is None or value == []
 
 
-def in_drift_mode(info: ValidationInfo) -> bool:
-    return bool(info.context and info.context.get(DRIFT_MODE))
-
-
-def note_drift(info: ValidationInfo) -> None:
-    if info.context is not None and _LINE in info.context:
-        info.context.setdefault(DRIFT_LINES, set()).add(info.context[_LINE])
-
-
-def count_lines(value: Any, handler, info: ValidationInfo):
-    """Wraps each line of a batch so drift can be traced back to the line it is on."""
-    if info.context is not None:
-        info.context[_LINE] = info.context.get(_LINE, -1) + 1
-    return handler(value)
-
-
-def with_drift(data: Any, handler, info: ValidationInfo, failures: list, title: str):
-    """Validate `data` with `handler`; `failures` are drift found on the raw input (seed-valid
-    values the real compiler treats differently). They are raised only in drift mode, next to
-    whatever else the model reports there, so each finding keeps its exact path."""
-    if not failures:
-        return handler(data)
-    failures = [(loc if isinstance(loc, tuple) else (loc,), error, value) for loc, error, value in failures]
-    note_drift(info)
-    if not in_drift_mode(info):
-        return handler(data)
-    try:
-        handler(data)
-    except ValidationError as exc:
-        raise with_errors(exc, failures, title) from None
-    raise with_errors(None, failures, title)
-
-
 def hint(value: str, candidates) -> str:
     return _hint(value, tuple(candidates))
 
@@ -102,34 +66,63 @@ def _hint(value: str, candidates: tuple[str, ...]) -> str:
     return f"; did you mean `{close[0]}`?" if close else ""
 
 
+@dataclass(frozen=True, eq=False)
+class SeedEnum:
+    """A field that holds one of the seed's `values`, matched the way the real compiler
+    matches (see `token`). `compiler_only`: values only the real compiler knows;
+    `aliases`: its other names for a seed value."""
+
+    field: str
+    values: tuple[str, ...]
+    compiler_only: tuple[str, ...] = ()
+    aliases: dict[str, str] = dataclass_field(default_factory=dict)
+
+    @functools.cached_property
+    def _lookup(self) -> dict[str, str]:
+        lookup = {token(v): v for v in (*self.values, *self.compiler_only)}
+        return lookup | {token(alias): target for alias, target in self.aliases.items()}
+
+    @functools.cached_property
+    def _seed_spelled(self) -> frozenset[str]:
+        return frozenset(self.values)
+
+    def canonical(self, value: Any) -> str | None:
+        """The seed or compiler value a string stands for (None: no known value)."""
+        if not isinstance(value, str):
+            return None
+        return value if value in self._seed_spelled else self._lookup.get(token(value))
+
+    def spellings(self) -> tuple[str, ...]:
+        """The usual spellings of the seed's values and aliases (not of the compiler-only
+        values, which are errors): `join-fleet`, `join_fleet`, `JoinFleet`, `JOIN_FLEET`, ...
+        What the screen lets through; a rarer spelling goes to pydantic."""
+        found = set()
+        for value in (*self.values, *self.aliases):
+            words = value.split("-")
+            for case in (str.lower, str.upper, str.capitalize):
+                for joiner in ("-", "_", " ", ""):
+                    found.add(joiner.join(case(w) for w in words))
+                    found.add(joiner.join([case(words[0]), *(w.lower() for w in words[1:])]))
+            found.add(words[0].lower() + "".join(w.capitalize() for w in words[1:]))  # camelCase
+        # Kept only where the validator itself takes the spelling: the screen stays sound.
+        return tuple(sorted(s for s in found if self.canonical(s) not in (None, *self.compiler_only)))
+
+
 def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...] = (),
               aliases: dict[str, str] | None = None):
-    """A string holding one of the seed's `values`, matched the way the real compiler
-    matches (case, `-` and `_` ignored). The seed's own spelling is stored; any other
-    spelling is drift. A value only the real compiler knows is an error that says so."""
-    lookup = {token(v): v for v in (*values, *compiler_only)}
-    lookup |= {token(alias): target for alias, target in (aliases or {}).items()}
+    """A string holding one of the seed's `values` in any spelling the real compiler
+    takes (`SeedEnum`). The seed's own spelling is stored; another spelling is drift,
+    found by `drift.py`. A value only the real compiler knows is an error that says so."""
+    enum = SeedEnum(field, values, compiler_only, aliases or {})
     expected = "|".join(values)
-    seed_values = frozenset(values)
 
-    def check(value: str, info: ValidationInfo) -> str:
-        if value in seed_values:  # the common case, kept cheap
-            return value
-        canonical = lookup.get(token(value))
+    def check(value: str) -> str:
+        canonical = enum.canonical(value)
         if canonical is None:
             raise rule_error(
                 "enum_value",
                 f"`{field}` must be one of {expected}; found {value!r}{hint(value, values)}",
             )
-        if canonical != value:
-            note_drift(info)
-            if in_drift_mode(info):
-                raise rule_error(
-                    "enum_spelling",
-                    f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises "
-                    f"enum spellings, and the seed only asks that the value be known to the compiler, "
-                    f"so it is accepted as `{canonical}` (drift, not an error)",
-                )
         if canonical in compiler_only:
             raise rule_error(
                 "compiler_only_value",
@@ -138,4 +131,12 @@ def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...
             )
         return canonical
 
-    return Annotated[str, AfterValidator(check)]
+    return Annotated[str, enum, ScreenAs(Literal[enum.spellings()]), AfterValidator(check)]
+
+
+def enum_of(annotation) -> SeedEnum | None:
+    """The SeedEnum of a `seed_enum` annotation, or of `seed_enum | None` (None for any other)."""
+    found = next((m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, SeedEnum)), None)
+    if found is None and typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        found = next(filter(None, map(enum_of, typing.get_args(annotation))), None)
+    return found

@@ -11,10 +11,10 @@ import duckdb
 import pyarrow as pa
 
 from workbench.catalog import DECISIONS
-from workbench.ec4x.families import FAMILIES, draft_families_sql, tag_family_sql
+from workbench.ec4x.families import FAMILIES, draft_families_sql, draft_keys, tag_family_sql
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
-from workbench.schema import Column, Table, json_path, run_on
+from workbench.schema import Column, Table, json_path, run_on, sql_literal
 
 # The bot's own gates (its trace evaluation script): name, threshold, comparison.
 GATES = (
@@ -124,16 +124,39 @@ SELECT game_id, model, turns, gate.gate AS gate, gate.value AS value, gate.thres
 FROM gates;
 """
 
-# The batch of (seq, raw, valid) lines the inserts read.
+# A chunk of order-draft lines (seq, raw), parsed once: the columns, the families and
+# the payload come from one read of the values at the draft's keys. A line DuckDB cannot
+# read as an object is left out. Each row is valid until the checks say otherwise.
+_DRAFT_COLUMNS = [c for c in ORDERS.columns if c.path]
+_DRAFT_KEYS = list(dict.fromkeys([*(c.path for c in _DRAFT_COLUMNS), *draft_keys()]))
+
+
+def _at(key: str) -> str:
+    return f"v[{_DRAFT_KEYS.index(key) + 1}]"
+
+
+# A line's text as written: without its LF, and the one CR before it (a chunk with no
+# CR at all takes the cheaper form).
+_TEXT = "rtrim(raw, chr(10))"
+_TEXT_CR = f"CASE WHEN suffix({_TEXT}, chr(13)) THEN {_TEXT}[:-2] ELSE {_TEXT} END"
+
+
+def _insert_drafts(text: str) -> str:
+    return ORDERS.insert(f"""
+SELECT $source_id::BIGINT AS source_id, seq, $game_id AS game_id,
+       {", ".join(f"{c.typed(_at(c.path))} AS {c.name}" for c in _DRAFT_COLUMNS)},
+       {draft_families_sql({key: _at(key) for key in draft_keys()})} AS families, j AS payload, true AS valid
+FROM (SELECT seq, j, json_extract(j, {sql_literal([json_path(k) for k in _DRAFT_KEYS])}) AS v
+      FROM (SELECT seq, TRY_CAST({text} AS JSON) AS j FROM draft_lines WHERE starts_with(ltrim(raw, ' \t\r\n'), '{{'))
+      WHERE json_type(j) = 'OBJECT')
+""")
+
+
+INSERT_DRAFTS, INSERT_DRAFTS_CR = _insert_drafts(_TEXT), _insert_drafts(_TEXT_CR)
+
+# The batch of (seq, raw, valid) lines of a bot trace the inserts read.
 LINES = "ec4x_lines"
 LINE_RECORDS = f"(SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})"
-
-INSERT_ORDERS = ORDERS.insert(f"""
-SELECT $source_id AS source_id, seq, $game_id AS game_id, {ORDERS.select_paths("j")},
-       {draft_families_sql()} AS families, j AS payload, valid
-FROM {LINE_RECORDS}
-WHERE json_type(j) = 'OBJECT'
-""")
 
 # A trace line with a `kind` is a session line (trace.py tells the kinds apart the same way).
 KIND = SESSIONS.column("kind")
@@ -213,3 +236,18 @@ GROUP BY tag ORDER BY 3
 def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Table, params: dict) -> int:
     """Run the INSERT statements over a batch of (seq, raw, valid) lines; returns the rows added."""
     return sum(run_on(con, lines, sql, LINES, params).fetchall()[0][0] for sql in statements)
+
+
+def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table, with_cr: bool) -> int:
+    """Parse (seq, raw) lines into `ec4x_orders` (`params`: source_id, game_id); returns how
+    many became rows. `with_cr`: some line may end in CR LF."""
+    sql = INSERT_DRAFTS_CR if with_cr else INSERT_DRAFTS
+    return run_on(con, draft_lines, sql, "draft_lines", params).fetchall()[0][0]
+
+
+def mark_invalid(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
+    """The drafts with an error violation are not valid."""
+    if seqs:
+        run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
+               "UPDATE ec4x_orders SET valid = false WHERE source_id = $source_id AND seq IN (SELECT seq FROM bad)",
+               "bad", {"source_id": source_id}).fetchall()

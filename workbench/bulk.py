@@ -1,0 +1,143 @@
+"""The bulk path of a JSON-lines format, chunk by chunk (see `jsonl.read_chunks`).
+
+DuckDB parses each chunk once, straight into the format's table. Meanwhile a msgspec
+screen, derived from the same pydantic models (`screen.py`), reads the chunk's lines a
+run at a time from the file's bytes: a line it passes is valid. pydantic-core writes the
+exact violations of the lines it refuses (and of those DuckDB could not parse), in one
+call. A format's reader calls these steps; what it derives in SQL is its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import duckdb
+import msgspec
+import numpy as np
+import pyarrow as pa
+from pydantic import TypeAdapter
+
+from workbench.formats import Counts, LoadContext
+from workbench.jsonl import LineBatch, LineChunk, check_lines, reject_violation, text_of_line
+from workbench.schema import run_on
+from workbench.screen import refused
+from workbench.violation import Violation
+
+# A run of lines the screen reads in one call: between two runs the thread running
+# DuckDB can take the GIL.
+SCREEN_LINES = 2048
+
+
+@dataclass
+class Checked:
+    """What the checks found in a chunk's lines (positions are into the chunk)."""
+
+    violations: list[Violation] = field(default_factory=list)
+    reject_at: dict[int, str] = field(default_factory=dict)  # lines that are not records, and why
+    refused: list[int] = field(default_factory=list)  # lines the screen refused
+
+
+@contextmanager
+def duckdb_worker(ctx: LoadContext) -> Iterator[tuple[Callable, threading.Event]]:
+    """`run(task, *args)` runs `task` in a single worker thread and returns its result.
+
+    DuckDB's work runs there, so Ctrl-C reaches the calling thread, which interrupts the
+    worker's statement and sets `stop`, which the steps check between statements
+    (`go_on`): the load ends, and the file's transaction is rolled back.
+    """
+    stop = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        def run(task, *args):
+            pending = worker.submit(task, *args)
+            try:
+                return pending.result()
+            except KeyboardInterrupt:
+                stop.set()
+                ctx.con.interrupt()
+                wait([pending])
+                raise
+
+        yield run, stop
+
+
+def go_on(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise KeyboardInterrupt
+
+
+def unreadable(chunk: LineChunk, missing: list[int], checked: Checked) -> None:
+    """Of the lines DuckDB could not parse, those that can be no record whatever the
+    format (a lone surrogate escape, which DuckDB refuses), with the reason."""
+    for i in missing:
+        problem = text_of_line(chunk.line(i))[1]
+        if problem:
+            checked.reject_at[i] = problem
+
+
+def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
+             stop: threading.Event) -> list[int]:
+    """The lines of the chunk, but those in `skip`, that `decoder` refuses, read a run of
+    lines at a time (every line is a JSON value on its own, so msgspec's values are the
+    lines); all of a run's lines where msgspec cannot say which it refused."""
+    found: list[int] = []
+    lines = memoryview(chunk.data)
+    for span in chunk.spans(skip):
+        for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
+            go_on(stop)
+            begin = chunk.starts[run[0]]
+            refused_here = refused(decoder, lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin)
+            found += run.tolist() if refused_here is None else run[refused_here].tolist()
+    return found
+
+
+def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
+             found_at: Callable[[str, dict, tuple], Violation], checked: Checked) -> None:
+    """pydantic-core on the suspect lines, in one call of `lines` (`jsonl.check_lines`):
+    their violations, and the lines that cannot be records at all, with the reason."""
+    suspects = sorted(set(suspects) - checked.reject_at.keys())
+    if not suspects:
+        return
+    batch = LineBatch(numbers=chunk.numbers[suspects].tolist(), texts=chunk.texts(suspects))
+    violations, reject_at = check_lines(batch, lines, found_at)
+    checked.violations += violations
+    checked.reject_at.update({suspects[position]: why for position, why in reject_at.items()})
+
+
+def unparsed(con: duckdb.DuckDBPyConnection, table: str, source_id: int, lines: pa.Table) -> list[int]:
+    """The seqs of a chunk's (seq, raw) `lines` that did not become rows of `table`, in order."""
+    sql = (f"SELECT seq FROM lines WHERE seq NOT IN (SELECT seq FROM {table} WHERE source_id = $source_id "
+           f"AND seq BETWEEN (SELECT min(seq) FROM lines) AND (SELECT max(seq) FROM lines)) ORDER BY seq")
+    return [seq for (seq,) in run_on(con, lines, sql, "lines", {"source_id": source_id}).fetchall()]
+
+
+def forget_rows(con: duckdb.DuckDBPyConnection, table: str, source_id: int, seqs: list[int]) -> None:
+    """Take out rows whose lines turned out not to be records."""
+    run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
+           f"DELETE FROM {table} WHERE source_id = $source_id AND seq IN (SELECT seq FROM refused)",
+           "refused", {"source_id": source_id}).fetchall()
+
+
+def refused_rows(chunk: LineChunk, missing: list[int], checked: Checked) -> list[int]:
+    """The line numbers of rows DuckDB parsed that turned out not to be records; the lines
+    DuckDB could not parse become rejects too (with pydantic's reason where it has one)."""
+    unparsed = set(missing)
+    rows = [int(chunk.numbers[i]) for i in checked.reject_at if i not in unparsed]
+    for i in missing:
+        checked.reject_at.setdefault(i, "DuckDB's JSON parser could not read it")
+    return rows
+
+
+def store_findings(ctx: LoadContext, chunk: LineChunk, checked: Checked) -> Counts:
+    """The chunk's violations, then its rejects (unreadable lines among them), in line
+    order."""
+    rejects = sorted([(int(chunk.numbers[i]), chunk.text(i), why) for i, why in checked.reject_at.items()]
+                     + chunk.unreadable)
+    rejected_lines = {f"line {number}" for number, _, _ in rejects}
+    ctx.add_violations([v for v in checked.violations if v.locator not in rejected_lines]
+                       + [reject_violation(f"line {number}", why) for number, _, why in rejects])
+    ctx.add_rejects([(f"line {number}", text) for number, text, _ in rejects])
+    return Counts(len(chunk) - len(checked.reject_at), len(rejects))

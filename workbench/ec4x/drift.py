@@ -1,0 +1,243 @@
+"""Drift in order drafts: what the real compiler accepts beyond the seed, reported as
+`info`, once per kind and file, at the first line and path it appears on, with how many
+lines carry it. None of it is an error, so the models do not raise it; it is found here
+in SQL over a chunk's rows in `ec4x_orders`, from the same declarations:
+
+- `enum_spelling`: a value of a seed enum (`SeedEnum`, read off the models' fields) in
+  another spelling the real compiler takes (`Move` for `move`, an alias);
+- `compiler_requires_field`: a seed-valid command the real compiler refuses for a field
+  it leaves out (`seed.COMPILER_SYSTEM_TARGET_COMMANDS`, `seed.COMPILER_ESPIONAGE_REQUIRES`);
+- `compiler_only_field`: a top-level list only the real compiler reads
+  (`seed.COMPILER_ONLY_LISTS`).
+
+SQL finds where each enum value and watched field sits; what a value means (its seed
+value) is asked of the `SeedEnum` once per distinct value, in Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from collections import defaultdict
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from workbench.ec4x import seed
+from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
+from workbench.ec4x.rules import SeedEnum, enum_of
+from workbench.schema import json_path, run_on, sql_literal
+from workbench.validation import line_count
+from workbench.violation import Violation
+
+# What the real compiler requires beyond the seed: for a command model and its enum
+# field, the fields each seed value must not leave null (only where the seed does not).
+COMPILER_REQUIRES = {
+    (FleetCommand, "commandType"): dict.fromkeys(seed.COMPILER_SYSTEM_TARGET_COMMANDS, ("targetSystemId",)),
+    (EspionageAction, "operation"): {
+        operation: tuple(name for name in seed.COMPILER_ESPIONAGE_REQUIRES if name not in requires)
+        for operation, requires in seed.ESPIONAGE_REQUIRES.items()
+    },
+}
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a draft may hold drift: `key` is a top-level key, holding a list of commands
+    (`listed`), one command, or (no `field`) a list only the compiler reads."""
+
+    key: str
+    listed: bool = False
+    field: str | None = None
+    enum: SeedEnum | None = None
+    watched: tuple[str, ...] = ()  # fields whose absence the compiler refuses for some values
+    requires: dict | None = None
+
+    def path(self, index: int | None, name: str | None) -> str:
+        where = f"{self.key}[{index}]" if self.listed else self.key
+        return f"{where}.{name}" if name else where
+
+
+def _places() -> list[Place]:
+    places = [Place(key) for key in seed.COMPILER_ONLY_LISTS]
+    for key, info in OrderDraft.model_fields.items():
+        command = model_at((key,))
+        if command is None:
+            continue
+        listed = typing.get_origin(info.annotation) is list
+        for name, field in command.model_fields.items():
+            enum = enum_of(typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation)
+            if enum is None:
+                continue
+            requires = COMPILER_REQUIRES.get((command, name), {})
+            watched = tuple(sorted({f for fields in requires.values() for f in fields}))
+            places.append(Place(key, listed, name, enum, watched, requires))
+    return places
+
+
+PLACES = _places()
+_KEYS = list(dict.fromkeys(place.key for place in PLACES))
+_CHUNK = "(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
+
+
+def _string(value: str) -> str:
+    return f"CASE WHEN json_type({value}) = 'VARCHAR' THEN {value} ->> '$' END"
+
+
+def _occurrences(number: int, place: Place) -> str:
+    """A struct for the place's value in a command, read from `e` (the values of the
+    command's fields, in `_fields(key)` order)."""
+    fields = _fields(place.key)
+    value = _string(f"e[{fields.index(place.field) + 1}]")
+    lacks = [f"CASE WHEN coalesce(json_type(e[{fields.index(w) + 1}]), 'NULL') = 'NULL' THEN '{w}' END"
+             for w in place.watched]
+    lacking = f"concat_ws(',', {', '.join(lacks)})" if lacks else "''"
+    # A value in the seed's spelling is drift only where the compiler wants more of it.
+    seed_spelled = f"list_contains({sql_literal(list(place.enum.values))}, {value})"
+    wants_more = f"list_contains({sql_literal([v for v, needs in place.requires.items() if needs])}, {value})"
+    drifts = f"NOT {seed_spelled} OR ({lacking} <> '' AND {wants_more})" if lacks else f"NOT {seed_spelled}"
+    return f"{{'place': {number}, 'value': {value}, 'lacks': {lacking}, 'keep': {value} IS NOT NULL AND ({drifts})}}"
+
+
+def _fields(key: str) -> list[str]:
+    return sorted({f for place in PLACES if place.key == key and place.field
+                   for f in (place.field, *place.watched)})
+
+
+def _select_key(key: str) -> str:
+    """(seq, idx, place, value, lacks) of every enum value under a top-level key that
+    may be drift: not the seed's spelling, or a watched field left out."""
+    at = f"v[{_KEYS.index(key) + 1}]"
+    numbered = [(n, p) for n, p in enumerate(PLACES) if p.key == key]
+    if numbered[0][1].field is None:  # a list only the compiler reads: its presence is drift
+        (number, _), = numbered
+        return f"SELECT seq, NULL::BIGINT AS idx, {number}::BIGINT AS place, '' AS value, '' AS lacks FROM rows WHERE {at} IS NOT NULL"
+    paths = sql_literal([json_path(f) for f in _fields(key)])
+    structs = ", ".join(_occurrences(n, p) for n, p in numbered)
+    if numbered[0][1].listed:
+        items = (f"SELECT seq, unnest(generate_series(0, len(items) - 1)) AS idx, unnest(items) AS item "
+                 f"FROM (SELECT seq, json_extract({at}, '$[*]') AS items FROM rows WHERE json_type({at}) = 'ARRAY')")
+    else:
+        items = f"SELECT seq, NULL AS idx, {at} AS item FROM rows"
+    return f"""
+SELECT seq, idx, CAST(o.place AS BIGINT) AS place, o.value AS value, o.lacks AS lacks
+FROM (SELECT seq, idx, unnest([{structs}]) AS o
+      FROM (SELECT seq, idx, json_extract(item, {paths}) AS e FROM ({items}) WHERE json_type(item) = 'OBJECT'))
+WHERE o.keep"""
+
+
+OCCURRENCES = f"""
+WITH rows AS (SELECT seq, json_extract(payload, {sql_literal([json_path(k) for k in _KEYS])}) AS v FROM {_CHUNK})
+{' UNION ALL '.join(_select_key(key) for key in _KEYS)}
+"""
+
+# Per kind of drift, its first occurrence (line, index) and how many lines carry it.
+# (`found`: the occurrences, each with the kind its meaning is).
+KINDS = """
+SELECT kind, arg_min(seq, (seq, coalesce(idx, -1))), arg_min(idx, (seq, coalesce(idx, -1))), count(DISTINCT seq)
+FROM found GROUP BY kind ORDER BY min((seq, coalesce(idx, -1), kind))
+"""
+
+
+def findings_of(place: Place, value: str, lacks: list[str]) -> list[tuple[str, str | None, str]]:
+    """(rule, field, message) of each drift a value at `place` is, with the watched fields
+    its command leaves out."""
+    if place.field is None:
+        return [("compiler_only_field", None,
+                 f"`{place.key}` is not a field of the seed's v1 JSON contract, but the seed's prompt lists "
+                 f"Repair & Scrap among the draft's categories and the real compiler reads this list, so it is "
+                 f"reported as drift rather than rejected; kept, entries not checked")]
+    canonical = place.enum.canonical(value)
+    if canonical is None:
+        return []
+    found = []
+    if canonical != value:
+        found.append(("enum_spelling", place.field,
+                      f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises enum "
+                      f"spellings, and the seed only asks that the value be known to the compiler, so it is "
+                      f"accepted as `{canonical}` (drift, not an error)"))
+    for name in place.requires.get(canonical, ()):
+        if name in lacks:
+            found.append(("compiler_requires_field", name, _compiler_requires(place, canonical, name)))
+    return found
+
+
+def _compiler_requires(place: Place, canonical: str, name: str) -> str:
+    if place.key == "fleetCommands":
+        return (f"`{canonical}` without `{name}` is valid by the seed (its prompt gives `{canonical}` no target), "
+                f"but the real compiler refuses it: it requires a targetSystemId for patrol, guard-colony and "
+                f"guard-starbase as for the system-target commands; the seed is the contract, so this is drift, "
+                f"not an error")
+    return (f"`{canonical}` without `{name}` is valid by the seed (its prompt gives it no target), but the real "
+            f"compiler refuses every espionage operation without a {name}; the seed is the contract, so this is "
+            f"drift, not an error")
+
+
+class DriftTally:
+    """Drift reported once per file and kind (rule, path with indexes generalised,
+    message): at the first line and path it appears on, with how many lines carry it."""
+
+    def __init__(self):
+        self._first: dict[tuple, Violation] = {}
+        self._lines: dict[tuple, int] = defaultdict(int)
+
+    def add_chunk(self, con: duckdb.DuckDBPyConnection, params: dict) -> None:
+        """The drift of a chunk's rows (`params`: source_id, first, last)."""
+        occurrences = con.sql(OCCURRENCES, params=params).to_arrow_table()
+        if not occurrences.num_rows:
+            return
+        meanings, kinds = self._meanings(occurrences)
+        found = occurrences.join(meanings, ["place", "value", "lacks"], join_type="inner")
+        for kind, seq, index, lines in run_on(con, found, KINDS, "found").fetchall():
+            place, rule, name, message = kinds[kind]
+            v = Violation(f"line {seq}", "info", rule, place.path(index, name), message)
+            self._first.setdefault(_kind(v), v)
+            self._lines[_kind(v)] += lines
+
+    @staticmethod
+    def _meanings(occurrences: pa.Table) -> tuple[pa.Table, list]:
+        """Each distinct (place, value, lacks) with the kinds of drift it is."""
+        rows: dict[str, list] = {"place": [], "value": [], "lacks": [], "kind": []}
+        kinds: dict[tuple, int] = {}
+        distinct = occurrences.group_by(["place", "value", "lacks"]).aggregate([]).to_pylist()
+        for row in distinct:
+            place = PLACES[row["place"]]
+            for rule, name, message in findings_of(place, row["value"], row["lacks"].split(",")):
+                number = kinds.setdefault((row["place"], rule, name, message), len(kinds))
+                for column, value in zip(rows, (row["place"], row["value"], row["lacks"], number)):
+                    rows[column].append(value)
+        described = [(PLACES[p], rule, name, message) for p, rule, name, message in kinds]
+        return pa.table(rows, schema=pa.schema([("place", pa.int64()), ("value", pa.string()),
+                                               ("lacks", pa.string()), ("kind", pa.int64())])), described
+
+    def findings(self) -> list[Violation]:
+        return [dataclasses.replace(first, message=f"{first.message} ({line_count(self._lines[key])}, "
+                                                   f"first {first.locator})")
+                for key, first in self._first.items()]
+
+    def state(self) -> dict:
+        """The tally as JSON, for a later append to go on from."""
+        kinds = [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]
+        return {"kinds": sorted(kinds)}
+
+    def restore(self, state: dict) -> None:
+        self._first, self._lines = {}, defaultdict(int)
+        self._load(state)
+
+    @classmethod
+    def from_state(cls, state: dict | None) -> "DriftTally":
+        tally = cls()
+        tally._load(state or {})
+        return tally
+
+    def _load(self, state: dict) -> None:
+        for first, lines in state.get("kinds", []):
+            v = Violation(*first[:5])
+            self._first[_kind(v)], self._lines[_kind(v)] = v, lines
+
+
+def _kind(v: Violation) -> tuple:
+    """A kind of drift: its rule, its path with indexes generalised, its message."""
+    return v.rule, re.sub(r"\[\d+\]", "[]", v.field), v.message
