@@ -24,12 +24,15 @@ from pydantic import TypeAdapter
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, LineChunk, check_lines, reject_violation, text_of_line
 from workbench.schema import run_on
-from workbench.screen import refused
+from workbench.screen import maybe_too_deep, refused
 from workbench.violation import Violation
 
 # A run of lines the screen reads in one call: between two runs the thread running
 # DuckDB can take the GIL.
 SCREEN_LINES = 2048
+# Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
+# parallel, and one batch would be read by one thread.
+SCAN_BATCH_LINES = 8192
 
 
 @dataclass
@@ -94,6 +97,11 @@ def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
     return found
 
 
+def too_deep(chunk: LineChunk) -> list[int]:
+    """The lines nested too deep for the screen to judge (see `screen.DEPTH_BOUND`)."""
+    return np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist()
+
+
 def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
              found_at: Callable[[str, dict, tuple], Violation], checked: Checked) -> None:
     """pydantic-core on the suspect lines, in one call of `lines` (`jsonl.check_lines`):
@@ -107,11 +115,25 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
     checked.reject_at.update({suspects[position]: why for position, why in reject_at.items()})
 
 
-def unparsed(con: duckdb.DuckDBPyConnection, table: str, source_id: int, lines: pa.Table) -> list[int]:
-    """The seqs of a chunk's (seq, raw) `lines` that did not become rows of `table`, in order."""
+def line_table(chunk: LineChunk) -> pa.Table:
+    """The chunk's lines as (seq, raw), for DuckDB to parse."""
+    whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
+    return pa.Table.from_batches(whole.to_batches(max_chunksize=SCAN_BATCH_LINES), whole.schema)
+
+
+def rows_of(source_id: int, chunk: LineChunk) -> dict:
+    """The parameters that name a chunk's rows: source_id, first and last line."""
+    first, last = (int(chunk.numbers[0]), int(chunk.numbers[-1])) if len(chunk) else (0, -1)
+    return {"source_id": source_id, "first": first, "last": last}
+
+
+def missing_lines(con: duckdb.DuckDBPyConnection, table: str, source_id: int, chunk: LineChunk,
+                  lines: pa.Table) -> list[int]:
+    """The positions in the chunk of its `lines` that did not become rows of `table`."""
     sql = (f"SELECT seq FROM lines WHERE seq NOT IN (SELECT seq FROM {table} WHERE source_id = $source_id "
            f"AND seq BETWEEN (SELECT min(seq) FROM lines) AND (SELECT max(seq) FROM lines)) ORDER BY seq")
-    return [seq for (seq,) in run_on(con, lines, sql, "lines", {"source_id": source_id}).fetchall()]
+    seqs = [seq for (seq,) in run_on(con, lines, sql, "lines", {"source_id": source_id}).fetchall()]
+    return np.searchsorted(chunk.numbers, seqs).tolist()
 
 
 def forget_rows(con: duckdb.DuckDBPyConnection, table: str, source_id: int, seqs: list[int]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -106,6 +106,17 @@ class Column:
 def json_path(path: str) -> str:
     """`payload.action.kind` -> `$."payload"."action"."kind"` (keys quoted: any name works)."""
     return "$." + ".".join(f'"{key}"' for key in path.split("."))
+
+
+def values_at(record: str, paths: Iterable[str]) -> str:
+    """SQL: the values at the dotted `paths` in the JSON `record`, as a list read in one parse."""
+    return f"json_extract({record}, {sql_literal([json_path(p) for p in paths])})"
+
+
+def read_values(values: str, columns: Iterable[Column]) -> str:
+    """`<value> AS <column>, ...`: each column's value out of the list `values` (see
+    `values_at`), whose first items are the columns' paths, in order."""
+    return ", ".join(f"{c.typed(f'{values}[{n}]')} AS {c.name}" for n, c in enumerate(columns, 1))
 
 
 def typed(expr: str, duck_type: str) -> str:

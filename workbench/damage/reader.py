@@ -11,15 +11,11 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-import pyarrow as pa
-
 from workbench import bulk
 from workbench.damage import drift, emotions, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineChunk, context_chunks
-from workbench.screen import maybe_too_deep
 from workbench.validation import violation
 from workbench.violation import Violation
 
@@ -27,7 +23,6 @@ EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 # More undocumented types than this in one chunk are not given a place in the screen's
 # union: their lines are screened one by one.
 MAX_OTHER_TAGS = 64
-SCAN_BATCH_LINES = 8192
 CALLS_KEPT = "calls_kept"  # in the file's state: `damage_calls` holds its calls
 
 
@@ -56,18 +51,13 @@ def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop
     changes rows (a line pydantic refuses that DuckDB parsed, an envelope key the seed
     does not list), those are derived again once the rows are right."""
     con, source_id = ctx.con, ctx.source_id
-    # Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
-    # parallel, and one batch would be read by one thread.
-    whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
-    lines = pa.Table.from_batches(whole.to_batches(max_chunksize=SCAN_BATCH_LINES), whole.schema)
+    lines = bulk.line_table(chunk)
     missing: list[int] = []
     if len(chunk) and tables.insert_events(con, source_id, lines) != len(chunk):
-        unparsed = bulk.unparsed(con, tables.EVENTS.name, source_id, lines)
-        missing = np.searchsorted(chunk.numbers, unparsed).tolist()
+        missing = bulk.missing_lines(con, tables.EVENTS.name, source_id, chunk, lines)
     parsed_share = chunk.size * 2 // 5  # about the part of a chunk's time its parse takes
     ctx.advance(parsed_share)
-    first, last = (int(chunk.numbers[0]), int(chunk.numbers[-1])) if len(chunk) else (0, -1)
-    params = {"source_id": source_id, "first": first, "last": last}
+    params = bulk.rows_of(source_id, chunk)
     before = tally.state()
     with ThreadPoolExecutor(max_workers=1) as screen:
         screening = screen.submit(check_chunk, chunk, missing, tables.types_in(con, params), stop)
@@ -110,7 +100,7 @@ def check_chunk(chunk: LineChunk, missing: list[int], types: set[str], stop: thr
     bulk.unreadable(chunk, missing, checked)
     checked.refused = bulk.screened(chunk, missing, SCREEN.lines(other_tags, closed=True), stop)
     suspects = {i for i in checked.refused if not SCREEN.accepts(chunk.line(i))}
-    suspects |= set(np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist())
+    suspects |= set(bulk.too_deep(chunk))
     suspects |= set(missing)
     bulk.validate(chunk, list(suspects), LINES, _found_at, checked)
     return checked

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from workbench.catalog import DECISIONS
 from workbench.damage.models import EMOTIONS, PAYLOADS, ActionSubmitted, Envelope, ProviderCall, Undocumented
-from workbench.schema import Column, Table, json_path, run_on, sql_literal
+from workbench.schema import Column, Table, read_values, run_on, values_at
 
 EVENTS = Table("damage_events", (
     Column("source_id", "BIGINT", required=True),
@@ -64,24 +64,14 @@ _STRIP_ENVELOPE = "{" + ",".join(f'"{k}":null' for k in ENVELOPE_KEYS) + "}"
 CHUNK = "(SELECT * FROM damage_events WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
 
 
-def _values_at(record: str, columns: list[Column]) -> str:
-    """The values at the columns' paths in the JSON `record`, as a list read in one parse."""
-    return f"json_extract({record}, [{', '.join(sql_literal(json_path(c.path)) for c in columns)}])"
-
-
-def _read(values: str, columns: list[Column]) -> str:
-    """Each column's value out of `values` (see `_values_at`)."""
-    return ", ".join(f"{c.typed(f'{values}[{n}]')} AS {c.name}" for n, c in enumerate(columns, 1))
-
-
 # The envelope, the turn and the payload (kept whole), read in one parse of each line
 # (`event_lines`: seq, raw). Lines reach here unchecked; DuckDB's own parser has the
 # last word on what is an object. `extra` is set afterwards, on the few lines whose
 # envelope has keys the specification does not list (`SET_EXTRA`).
 _FROM_LINE = [c for c in EVENTS.columns if c.path]
 INSERT_EVENTS = EVENTS.insert(f"""
-SELECT $source_id::BIGINT AS source_id, seq, {_read('v', _FROM_LINE)}
-FROM (SELECT seq, try({_values_at('raw', _FROM_LINE)}) AS v
+SELECT $source_id::BIGINT AS source_id, seq, {read_values('v', _FROM_LINE)}
+FROM (SELECT seq, try({values_at('raw', [c.path for c in _FROM_LINE])}) AS v
       FROM event_lines WHERE starts_with(ltrim(raw, ' \t\r\n'), '{{'))
 WHERE v IS NOT NULL
 """)
@@ -98,8 +88,8 @@ _FROM_PAYLOAD = [c for c in CALLS.columns if c.path]
 
 def _keep_calls(events: str) -> str:
     return CALLS.insert(f"""
-SELECT source_id, game_id, seq, turn, type, {_read('v', _FROM_PAYLOAD)}
-FROM (SELECT source_id, game_id, seq, turn, type, try({_values_at('payload', _FROM_PAYLOAD)}) AS v
+SELECT source_id, game_id, seq, turn, type, {read_values('v', _FROM_PAYLOAD)}
+FROM (SELECT source_id, game_id, seq, turn, type, try({values_at('payload', [c.path for c in _FROM_PAYLOAD])}) AS v
       FROM {events} WHERE type IN ('action_submitted', 'provider_call'))
 """)
 

@@ -21,6 +21,7 @@ import re
 import typing
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Callable
 
 import duckdb
 import pyarrow as pa
@@ -28,32 +29,52 @@ import pyarrow as pa
 from workbench.ec4x import seed
 from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
 from workbench.ec4x.rules import SeedEnum, enum_of
-from workbench.schema import json_path, run_on, sql_literal
+from workbench.schema import run_on, sql_literal, values_at
 from workbench.validation import line_count
 from workbench.violation import Violation
 
+def _system_target_message(command: str, name: str) -> str:
+    return (f"`{command}` without `{name}` is valid by the seed (its prompt gives `{command}` no target), but the "
+            f"real compiler refuses it: it requires a targetSystemId for patrol, guard-colony and guard-starbase "
+            f"as for the system-target commands; the seed is the contract, so this is drift, not an error")
+
+
+def _espionage_target_message(operation: str, name: str) -> str:
+    return (f"`{operation}` without `{name}` is valid by the seed (its prompt gives it no target), but the real "
+            f"compiler refuses every espionage operation without a {name}; the seed is the contract, so this is "
+            f"drift, not an error")
+
+
 # What the real compiler requires beyond the seed: for a command model and its enum
-# field, the fields each seed value must not leave null (only where the seed does not).
+# field, the fields each seed value must not leave null (only where the seed does not),
+# and what the finding says.
 COMPILER_REQUIRES = {
-    (FleetCommand, "commandType"): dict.fromkeys(seed.COMPILER_SYSTEM_TARGET_COMMANDS, ("targetSystemId",)),
-    (EspionageAction, "operation"): {
+    (FleetCommand, "commandType"): (
+        dict.fromkeys(seed.COMPILER_SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), _system_target_message),
+    (EspionageAction, "operation"): ({
         operation: tuple(name for name in seed.COMPILER_ESPIONAGE_REQUIRES if name not in requires)
         for operation, requires in seed.ESPIONAGE_REQUIRES.items()
-    },
+    }, _espionage_target_message),
 }
 
 
 @dataclass(frozen=True)
 class Place:
     """Where a draft may hold drift: `key` is a top-level key, holding a list of commands
-    (`listed`), one command, or (no `field`) a list only the compiler reads."""
+    (`listed`), one command, or (no `field`) a list only the compiler reads. `requires`
+    and `says` are the place's entry in COMPILER_REQUIRES, if any."""
 
     key: str
     listed: bool = False
     field: str | None = None
     enum: SeedEnum | None = None
-    watched: tuple[str, ...] = ()  # fields whose absence the compiler refuses for some values
-    requires: dict | None = None
+    requires: dict = dataclasses.field(default_factory=dict)
+    says: Callable[[str, str], str] | None = None
+
+    @property
+    def watched(self) -> tuple[str, ...]:
+        """The fields whose absence the compiler refuses for some values."""
+        return tuple(sorted({name for names in self.requires.values() for name in names}))
 
     def path(self, index: int | None, name: str | None) -> str:
         where = f"{self.key}[{index}]" if self.listed else self.key
@@ -69,11 +90,9 @@ def _places() -> list[Place]:
         listed = typing.get_origin(info.annotation) is list
         for name, field in command.model_fields.items():
             enum = enum_of(typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation)
-            if enum is None:
-                continue
-            requires = COMPILER_REQUIRES.get((command, name), {})
-            watched = tuple(sorted({f for fields in requires.values() for f in fields}))
-            places.append(Place(key, listed, name, enum, watched, requires))
+            if enum is not None:
+                requires, says = COMPILER_REQUIRES.get((command, name), ({}, None))
+                places.append(Place(key, listed, name, enum, requires, says))
     return places
 
 
@@ -114,7 +133,6 @@ def _select_key(key: str) -> str:
     if numbered[0][1].field is None:  # a list only the compiler reads: its presence is drift
         (number, _), = numbered
         return f"SELECT seq, NULL::BIGINT AS idx, {number}::BIGINT AS place, '' AS value, '' AS lacks FROM rows WHERE {at} IS NOT NULL"
-    paths = sql_literal([json_path(f) for f in _fields(key)])
     structs = ", ".join(_occurrences(n, p) for n, p in numbered)
     if numbered[0][1].listed:
         items = (f"SELECT seq, unnest(generate_series(0, len(items) - 1)) AS idx, unnest(items) AS item "
@@ -124,12 +142,12 @@ def _select_key(key: str) -> str:
     return f"""
 SELECT seq, idx, CAST(o.place AS BIGINT) AS place, o.value AS value, o.lacks AS lacks
 FROM (SELECT seq, idx, unnest([{structs}]) AS o
-      FROM (SELECT seq, idx, json_extract(item, {paths}) AS e FROM ({items}) WHERE json_type(item) = 'OBJECT'))
+      FROM (SELECT seq, idx, {values_at('item', _fields(key))} AS e FROM ({items}) WHERE json_type(item) = 'OBJECT'))
 WHERE o.keep"""
 
 
 OCCURRENCES = f"""
-WITH rows AS (SELECT seq, json_extract(payload, {sql_literal([json_path(k) for k in _KEYS])}) AS v FROM {_CHUNK})
+WITH rows AS (SELECT seq, {values_at('payload', _KEYS)} AS v FROM {_CHUNK})
 {' UNION ALL '.join(_select_key(key) for key in _KEYS)}
 """
 
@@ -160,19 +178,8 @@ def findings_of(place: Place, value: str, lacks: list[str]) -> list[tuple[str, s
                       f"accepted as `{canonical}` (drift, not an error)"))
     for name in place.requires.get(canonical, ()):
         if name in lacks:
-            found.append(("compiler_requires_field", name, _compiler_requires(place, canonical, name)))
+            found.append(("compiler_requires_field", name, place.says(canonical, name)))
     return found
-
-
-def _compiler_requires(place: Place, canonical: str, name: str) -> str:
-    if place.key == "fleetCommands":
-        return (f"`{canonical}` without `{name}` is valid by the seed (its prompt gives `{canonical}` no target), "
-                f"but the real compiler refuses it: it requires a targetSystemId for patrol, guard-colony and "
-                f"guard-starbase as for the system-target commands; the seed is the contract, so this is drift, "
-                f"not an error")
-    return (f"`{canonical}` without `{name}` is valid by the seed (its prompt gives it no target), but the real "
-            f"compiler refuses every espionage operation without a {name}; the seed is the contract, so this is "
-            f"drift, not an error")
 
 
 class DriftTally:
@@ -201,7 +208,9 @@ class DriftTally:
         """Each distinct (place, value, lacks) with the kinds of drift it is."""
         rows: dict[str, list] = {"place": [], "value": [], "lacks": [], "kind": []}
         kinds: dict[tuple, int] = {}
-        distinct = occurrences.group_by(["place", "value", "lacks"]).aggregate([]).to_pylist()
+        # Sorted, so kinds are numbered the same way every run (the number breaks ties in KINDS).
+        distinct = occurrences.group_by(["place", "value", "lacks"]).aggregate([]) \
+            .sort_by([("place", "ascending"), ("value", "ascending"), ("lacks", "ascending")]).to_pylist()
         for row in distinct:
             place = PLACES[row["place"]]
             for rule, name, message in findings_of(place, row["value"], row["lacks"].split(",")):
@@ -223,19 +232,16 @@ class DriftTally:
         return {"kinds": sorted(kinds)}
 
     def restore(self, state: dict) -> None:
-        self._first, self._lines = {}, defaultdict(int)
-        self._load(state)
+        """Go back to an earlier `state()`."""
+        vars(self).update(vars(DriftTally.from_state(state)))
 
     @classmethod
     def from_state(cls, state: dict | None) -> "DriftTally":
         tally = cls()
-        tally._load(state or {})
-        return tally
-
-    def _load(self, state: dict) -> None:
-        for first, lines in state.get("kinds", []):
+        for first, lines in (state or {}).get("kinds", []):
             v = Violation(*first[:5])
-            self._first[_kind(v)], self._lines[_kind(v)] = v, lines
+            tally._first[_kind(v)], tally._lines[_kind(v)] = v, lines
+        return tally
 
 
 def _kind(v: Violation) -> tuple:

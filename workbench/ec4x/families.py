@@ -44,10 +44,13 @@ def _positive(value: str) -> str:
 
 
 def _research(at: dict[str, str]) -> str:
-    x = at["researchAllocation"]
-    return (f"(json_type({x}) = 'OBJECT' AND ({_positive(f'json_extract({x}, {chr(39)}$.economic{chr(39)})')} "
-            f"OR {_positive(f'json_extract({x}, {chr(39)}$.science{chr(39)})')} "
-            f"OR coalesce(json_type({x}, '$.fields') = 'OBJECT' AND len(json_keys({x}, '$.fields')) > 0, false)))")
+    allocation = at["researchAllocation"]
+
+    def points(name: str) -> str:
+        return _positive(f"json_extract({allocation}, '$.{name}')")
+    return (f"(json_type({allocation}) = 'OBJECT' AND ({points('economic')} OR {points('science')} "
+            f"OR coalesce(json_type({allocation}, '$.fields') = 'OBJECT' "
+            f"AND len(json_keys({allocation}, '$.fields')) > 0, false)))")
 
 
 # Does the draft use the family: (the top-level keys read, the SQL predicate over their values).

@@ -131,7 +131,7 @@ class BuildCommand(Contract):
 
 
 _CARGO, _ZERO_TURN = enum_of(CargoType), enum_of(ZeroTurnCommandType)
-_zero_turn_unmet = unmet(seed.ZERO_TURN_REQUIRES, enum_of(ZeroTurnCommandType), "commandType")
+_zero_turn_unmet = unmet(seed.ZERO_TURN_REQUIRES, _ZERO_TURN, "commandType")
 
 
 class ZeroTurnCommand(Contract):
@@ -250,12 +250,10 @@ class OrderDraft(Contract):
 
     @staticmethod
     def __screen_check__(draft) -> str | None:
-        fleets = [command.fleetId for command in draft.fleetCommands]
-        if len(fleets) > 1 and len(set(fleets)) < len(fleets):
+        # The rules across commands (`across_commands`), over the decoded draft.
+        if _beyond_limit([command.fleetId for command in draft.fleetCommands], seed.COMMANDS_PER_FLEET):
             return "a fleet with two commands"
-        houses = [action.targetHouseId for action in draft.espionageActions if action.targetHouseId is not None]
-        if len(houses) > seed.ESPIONAGE_OPS_PER_HOUSE and \
-                max(houses.count(house) for house in set(houses)) > seed.ESPIONAGE_OPS_PER_HOUSE:
+        if _beyond_limit([action.targetHouseId for action in draft.espionageActions], seed.ESPIONAGE_OPS_PER_HOUSE):
             return "too many operations against one house"
         return None
 
@@ -279,37 +277,42 @@ def _items(data: dict, key: str) -> list[tuple[int, dict]]:
     return [(i, item) for i, item in enumerate(items) if isinstance(item, dict)] if isinstance(items, list) else []
 
 
+def _beyond_limit(ids: list, limit: int) -> list[tuple[int, Any, int]]:
+    """(position, id, how many times met so far) of each id met more than `limit` times
+    by then; a None id is skipped."""
+    counts: dict = {}
+    beyond = []
+    for position, key in enumerate(ids):
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+            if counts[key] > limit:
+                beyond.append((position, key, counts[key]))
+    return beyond
+
+
+def _int_ids(items: list[tuple[int, dict]], name: str) -> list[int | None]:
+    # A wrong or missing id is reported by the item's own validation.
+    return [item.get(name) if type(item.get(name)) is int else None for _, item in items]
+
+
 def _repeated_fleets(data: dict) -> list:
     """The seed allows 1 command per fleet per turn: every later command of a fleet fails."""
-    seen, failures = set(), []
-    for index, command in _items(data, "fleetCommands"):
-        fleet = command.get("fleetId")
-        if type(fleet) is not int:
-            continue  # a wrong or missing id is reported by the item's own validation
-        if fleet in seen:
-            failures.append((("fleetCommands", index, "fleetId"), rule_error(
+    items = _items(data, "fleetCommands")
+    return [(("fleetCommands", items[position][0], "fleetId"), rule_error(
                 "one_command_per_fleet",
-                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)"), fleet))
-        seen.add(fleet)
-    return failures
+                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)"), fleet)
+            for position, fleet, _ in _beyond_limit(_int_ids(items, "fleetId"), seed.COMMANDS_PER_FLEET)]
 
 
 def _espionage_over_limit(data: dict) -> list:
     """Up to ESPIONAGE_OPS_PER_HOUSE operations per target house: every one beyond fails."""
-    counts: dict[int, int] = {}
-    failures = []
+    items = _items(data, "espionageActions")
     limit = seed.ESPIONAGE_OPS_PER_HOUSE
-    for index, action in _items(data, "espionageActions"):
-        house = action.get("targetHouseId")
-        if type(house) is not int:
-            continue
-        counts[house] = counts.get(house, 0) + 1
-        if counts[house] > limit:
-            failures.append((("espionageActions", index, "targetHouseId"), rule_error(
+    return [(("espionageActions", items[position][0], "targetHouseId"), rule_error(
                 "espionage_ops_per_house",
-                f"operation {counts[house]} against house {house}; the seed allows up to {limit} per target house "
-                f"(the real compiler does not count them)"), house))
-    return failures
+                f"operation {count} against house {house}; the seed allows up to {limit} per target house "
+                f"(the real compiler does not count them)"), house)
+            for position, house, count in _beyond_limit(_int_ids(items, "targetHouseId"), limit)]
 
 
 # One call validates a whole batch of raw lines in pydantic-core.

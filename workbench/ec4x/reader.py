@@ -13,24 +13,18 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-
 from workbench import bulk
 from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.drift import DriftTally
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineChunk, check_lines, context_batches, context_chunks, store_batch
 from workbench.paths import name_without
-from workbench.screen import maybe_too_deep, model_screen
+from workbench.screen import model_screen
 from workbench.validation import line_count, violation
 from workbench.violation import Violation, line_of
 
 ORDERS_SUFFIX = ".orders.jsonl"
 ORDER_SCREEN = model_screen(orders.OrderDraft)
-# Record batches of a few thousand lines: DuckDB scans an Arrow table's batches in
-# parallel, and one batch would be read by one thread.
-SCAN_BATCH_LINES = 8192
 
 
 def is_order_log(path: Path) -> bool:
@@ -64,18 +58,15 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     record after all (which only pydantic can say), its row goes and the chunk's drift
     is found again."""
     con, source_id = ctx.con, ctx.source_id
-    whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
-    lines = pa.Table.from_batches(whole.to_batches(max_chunksize=SCAN_BATCH_LINES), whole.schema)
-    first, last = (int(chunk.numbers[0]), int(chunk.numbers[-1])) if len(chunk) else (0, -1)
-    rows = {"source_id": source_id, "first": first, "last": last}
+    lines = bulk.line_table(chunk)
+    rows = bulk.rows_of(source_id, chunk)
     before = tally.state()
     missing: list[int] = []
     with ThreadPoolExecutor(max_workers=1) as screen:
         screening = screen.submit(check_drafts, chunk, stop)
         if len(chunk):
             if tables.insert_drafts(con, params, lines, b"\r" in chunk.data) != len(chunk):
-                unparsed = bulk.unparsed(con, tables.ORDERS.name, source_id, lines)
-                missing = np.searchsorted(chunk.numbers, unparsed).tolist()
+                missing = bulk.missing_lines(con, tables.ORDERS.name, source_id, chunk, lines)
             tally.add_chunk(con, rows)
         checked, validated = screening.result()
     bulk.go_on(stop)
@@ -101,7 +92,7 @@ def check_drafts(chunk: LineChunk, stop: threading.Event) -> tuple[bulk.Checked,
     found, and which lines pydantic saw."""
     checked = bulk.Checked()
     checked.refused = bulk.screened(chunk, [], ORDER_SCREEN, stop)
-    suspects = {*checked.refused, *np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist()}
+    suspects = {*checked.refused, *bulk.too_deep(chunk)}
     bulk.validate(chunk, list(suspects), orders.LINES, _draft_violation, checked)
     return checked, suspects
 

@@ -25,6 +25,7 @@ SYSTEM_TARGET_COMMANDS = (
     "view", "scout-system", "scout-colony", "hack-starbase", "colonize",
 )
 ROE_RANGE = (0, 10)
+COMMANDS_PER_FLEET = 1  # per turn
 # Commands the seed writes without a target that the real compiler still refuses without
 # a `targetSystemId`: the seed wins (no error), the difference is reported as drift.
 COMPILER_SYSTEM_TARGET_COMMANDS = ("patrol", "guard-colony", "guard-starbase")

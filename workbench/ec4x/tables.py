@@ -14,7 +14,7 @@ from workbench.catalog import DECISIONS
 from workbench.ec4x.families import FAMILIES, draft_families_sql, draft_keys, tag_family_sql
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
-from workbench.schema import Column, Table, json_path, run_on, sql_literal
+from workbench.schema import Column, Table, json_path, read_values, run_on, values_at
 
 # The bot's own gates (its trace evaluation script): name, threshold, comparison.
 GATES = (
@@ -128,6 +128,7 @@ FROM gates;
 # the payload come from one read of the values at the draft's keys. A line DuckDB cannot
 # read as an object is left out. Each row is valid until the checks say otherwise.
 _DRAFT_COLUMNS = [c for c in ORDERS.columns if c.path]
+# The columns' paths first (`read_values`), then the keys the families read.
 _DRAFT_KEYS = list(dict.fromkeys([*(c.path for c in _DRAFT_COLUMNS), *draft_keys()]))
 
 
@@ -144,9 +145,9 @@ _TEXT_CR = f"CASE WHEN suffix({_TEXT}, chr(13)) THEN {_TEXT}[:-2] ELSE {_TEXT} E
 def _insert_drafts(text: str) -> str:
     return ORDERS.insert(f"""
 SELECT $source_id::BIGINT AS source_id, seq, $game_id AS game_id,
-       {", ".join(f"{c.typed(_at(c.path))} AS {c.name}" for c in _DRAFT_COLUMNS)},
+       {read_values("v", _DRAFT_COLUMNS)},
        {draft_families_sql({key: _at(key) for key in draft_keys()})} AS families, j AS payload, true AS valid
-FROM (SELECT seq, j, json_extract(j, {sql_literal([json_path(k) for k in _DRAFT_KEYS])}) AS v
+FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
       FROM (SELECT seq, TRY_CAST({text} AS JSON) AS j FROM draft_lines WHERE starts_with(ltrim(raw, ' \t\r\n'), '{{'))
       WHERE json_type(j) = 'OBJECT')
 """)
