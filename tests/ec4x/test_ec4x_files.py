@@ -173,3 +173,28 @@ def test_drift_of_a_grown_log_goes_on_from_its_old_lines(tmp_path):
     con = duckdb.connect(str(tmp_path / "x.duckdb"))
     assert _drift(con) == {("line 1", "enum_spelling", "fleetCommands[1].commandType", "3 lines, first line 1)")}
     con.close()
+
+
+REPEATED_KEYS = [
+    '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"Move","commandType":"move","targetSystemId":1}]}',
+    '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"move","commandType":"Move","targetSystemId":1}]}',
+    '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"patrol","targetSystemId":1,"targetSystemId":null}]}',
+    '{"turn":1,"houseId":1,"fleetCommands":[],"fleetCommands":[{"fleetId":1,"commandType":"JoinFleet","targetFleetId":1}]}',
+    '{"turn":1,"houseId":1,"diplomaticCommand":{"targetHouseId":1,"action":"Declare_Hostile","action":"declare-hostile"}}',
+    '{"turn":1,"houseId":1,"houseId":2,"espionageActions":[{"operation":"Counter_Intel_Sweep"}]}',
+    '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":2,"commandType":"Move","targetSystemId":1}]}',
+]
+
+
+def test_a_repeated_key_counts_by_its_last_value_for_drift(ingest_lines):
+    # pydantic, like Python's json, keeps the last value of a repeated key; DuckDB's JSON
+    # functions read the first. Drift follows the last, as the errors do: line 1 ends on `move` (none), line 2 on `Move`, line 3 on a null target, line
+    # 4 on a list with `JoinFleet`, line 5 on the seed's spelling.
+    _, con = ingest_lines("g.orders.jsonl", REPEATED_KEYS)
+    assert _drift(con) == {
+        ("line 2", "enum_spelling", "fleetCommands[0].commandType", "2 lines, first line 2)"),
+        ("line 3", "compiler_requires_field", "fleetCommands[0].targetSystemId", "1 line, first line 3)"),
+        ("line 4", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 4)"),
+        ("line 6", "enum_spelling", "espionageActions[0].operation", "1 line, first line 6)"),
+        ("line 6", "compiler_requires_field", "espionageActions[0].targetHouseId", "1 line, first line 6)"),
+    }

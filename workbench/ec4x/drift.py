@@ -17,6 +17,7 @@ value) is asked of the `SeedEnum` once per distinct value, in Python.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import typing
 from collections import defaultdict
@@ -25,6 +26,7 @@ from typing import Callable
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from workbench.ec4x import seed
 from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
@@ -125,14 +127,21 @@ def _fields(key: str) -> list[str]:
                    for f in (place.field, *place.watched)})
 
 
+def _repeats_a_key(keys: str) -> str:
+    """SQL: does the list of an object's `keys` (`json_keys`) name a key twice?"""
+    return f"coalesce(list_unique({keys}) < len({keys}), false)"
+
+
 def _select_key(key: str) -> str:
-    """(seq, idx, place, value, lacks) of every enum value under a top-level key that
-    may be drift: not the seed's spelling, or a watched field left out."""
+    """(seq, idx, place, value, lacks, repeated) of every enum value under a top-level
+    key that may be drift (not the seed's spelling, or a watched field left out), and
+    of every command there that repeats a key."""
     at = f"v[{_KEYS.index(key) + 1}]"
     numbered = [(n, p) for n, p in enumerate(PLACES) if p.key == key]
     if numbered[0][1].field is None:  # a list only the compiler reads: its presence is drift
         (number, _), = numbered
-        return f"SELECT seq, NULL::BIGINT AS idx, {number}::BIGINT AS place, '' AS value, '' AS lacks FROM rows WHERE {at} IS NOT NULL"
+        return (f"SELECT seq, NULL::BIGINT AS idx, {number}::BIGINT AS place, '' AS value, '' AS lacks, "
+                f"false AS repeated FROM rows WHERE {at} IS NOT NULL")
     structs = ", ".join(_occurrences(n, p) for n, p in numbered)
     if numbered[0][1].listed:
         items = (f"SELECT seq, unnest(generate_series(0, len(items) - 1)) AS idx, unnest(items) AS item "
@@ -140,16 +149,27 @@ def _select_key(key: str) -> str:
     else:
         items = f"SELECT seq, NULL AS idx, {at} AS item FROM rows"
     return f"""
-SELECT seq, idx, CAST(o.place AS BIGINT) AS place, o.value AS value, o.lacks AS lacks
-FROM (SELECT seq, idx, unnest([{structs}]) AS o
-      FROM (SELECT seq, idx, {values_at('item', _fields(key))} AS e FROM ({items}) WHERE json_type(item) = 'OBJECT'))
-WHERE o.keep"""
+SELECT seq, idx, CAST(o.place AS BIGINT) AS place, o.value AS value, o.lacks AS lacks, repeated
+FROM (SELECT seq, idx, unnest([{structs}]) AS o, repeated
+      FROM (SELECT seq, idx, {values_at('item', _fields(key))} AS e, {_repeats_a_key('json_keys(item)')} AS repeated
+            FROM ({items}) WHERE json_type(item) = 'OBJECT'))
+WHERE o.keep OR repeated"""
 
 
-OCCURRENCES = f"""
-WITH rows AS (SELECT seq, {values_at('payload', _KEYS)} AS v FROM {_CHUNK})
-{' UNION ALL '.join(_select_key(key) for key in _KEYS)}
+def _occurrences_in(drafts: str) -> str:
+    """The drift occurrences of the drafts (seq, payload) of `drafts`; a draft whose
+    object or commands repeat a key is named too (`repeated`, with no place)."""
+    return f"""
+WITH rows AS (SELECT seq, json_keys(payload) AS keys, {values_at('payload', _KEYS)} AS v FROM {drafts})
+SELECT seq, NULL::BIGINT AS idx, NULL::BIGINT AS place, NULL AS value, NULL AS lacks, true AS repeated
+FROM rows WHERE {_repeats_a_key('keys')}
+UNION ALL {' UNION ALL '.join(_select_key(key) for key in _KEYS)}
 """
+
+
+OCCURRENCES = _occurrences_in(_CHUNK)
+# The same over drafts given as text (`drafts`: seq, payload), with each key once.
+OCCURRENCES_IN_TEXTS = _occurrences_in("(SELECT seq, CAST(payload AS JSON) AS payload FROM drafts)")
 
 # Per kind of drift, its first occurrence (line, index) and how many lines carry it.
 # (`found`: the occurrences, each with the kind its meaning is).
@@ -192,7 +212,7 @@ class DriftTally:
 
     def add_chunk(self, con: duckdb.DuckDBPyConnection, params: dict) -> None:
         """The drift of a chunk's rows (`params`: source_id, first, last)."""
-        occurrences = con.sql(OCCURRENCES, params=params).to_arrow_table()
+        occurrences = _last_values(con, con.sql(OCCURRENCES, params=params).to_arrow_table(), params)
         if not occurrences.num_rows:
             return
         meanings, kinds = self._meanings(occurrences)
@@ -242,6 +262,24 @@ class DriftTally:
             v = Violation(*first[:5])
             tally._first[_kind(v)], tally._lines[_kind(v)] = v, lines
         return tally
+
+
+def _last_values(con: duckdb.DuckDBPyConnection, occurrences: pa.Table, params: dict) -> pa.Table:
+    """The occurrences as pydantic reads a draft that repeats a key (as it reads its
+    errors): by its last value, where DuckDB reads the first. Those few drafts are read
+    again from their text with each key once, its last value kept."""
+    repeated = pc.unique(pc.filter(occurrences["seq"], occurrences["repeated"])).to_pylist()
+    kept = occurrences.filter(pc.and_(pc.invert(pc.is_in(occurrences["seq"], pa.array(repeated, pa.int64()))),
+                                      pc.is_valid(occurrences["place"])))
+    if not repeated:
+        return kept.drop_columns(["repeated"])
+    texts = con.execute(f"SELECT seq, payload FROM ({_CHUNK}) WHERE list_contains($seqs, seq)",
+                        {**params, "seqs": repeated}).fetchall()
+    drafts = pa.table({"seq": pa.array([seq for seq, _ in texts], pa.int64()),
+                       "payload": [json.dumps(json.loads(text)) for _, text in texts]})
+    again = run_on(con, drafts, OCCURRENCES_IN_TEXTS, "drafts").to_arrow_table()
+    again = again.filter(pc.is_valid(again["place"])).cast(kept.schema)
+    return pa.concat_tables([kept, again]).drop_columns(["repeated"])
 
 
 def _kind(v: Violation) -> tuple:
