@@ -198,3 +198,13 @@ def test_a_repeated_key_counts_by_its_last_value_for_drift(ingest_lines):
         ("line 6", "enum_spelling", "espionageActions[0].operation", "1 line, first line 6)"),
         ("line 6", "compiler_requires_field", "espionageActions[0].targetHouseId", "1 line, first line 6)"),
     }
+
+
+def test_a_repeated_key_on_a_line_only_duckdb_reads_is_a_reject(ingest_lines):
+    # DuckDB reads a trailing comma; Python's json and pydantic do not: the line is no record.
+    _, con = ingest_lines("g.orders.jsonl", [
+        '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"Move","targetSystemId":1}],"turn":2,}',
+        REPEATED_KEYS[1],
+    ])
+    assert con.execute("SELECT locator FROM rejects").fetchall() == [("line 1",)]
+    assert _drift(con) == {("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)")}
