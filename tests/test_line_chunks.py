@@ -5,6 +5,9 @@ first line is skipped, blank lines are neither records nor rejects, and a line t
 not UTF-8 or longer than MAX_LINE_BYTES cannot be a record. Every chunk size, split
 size and range of the file must give the same lines."""
 
+import duckdb
+import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -42,8 +45,8 @@ def bulk(path, chunk_bytes, start=0, end=None, first_line=1):
     for chunk in read_chunks(path, start=start, end=end, first_line=first_line, chunk_bytes=chunk_bytes):
         found += [(int(n), chunk.text(i), False) for i, n in enumerate(chunk.numbers)]
         found += [(n, None if "UTF-8" in why else text, True) for n, text, why in chunk.unreadable]
-        # The Arrow values are the lines, each with its line end.
-        assert [v.rstrip("\r\n") for v in chunk.raw.to_pylist()] == [chunk.text(i) for i in range(len(chunk))]
+        # The Arrow values are the lines' texts as they are, without line ends.
+        assert chunk.raw.to_pylist() == [chunk.text(i) for i in range(len(chunk))]
     return sorted(found)
 
 
@@ -97,3 +100,28 @@ def test_batches_for_line_by_line_formats_keep_every_line(tmp_path, monkeypatch,
     assert batch.numbers == [1, 3, 4, 5]
     assert sorted(batch.unreadable.values())[0].startswith("it holds a lone UTF-16 surrogate")
     assert set(batch.unreadable) == {1, 2} and batch.texts[3] == '{"b": 2}'
+
+
+@pytest.mark.parametrize("shift", [30, 5, 2])
+def test_string_views_are_the_texts_of_their_byte_ranges(monkeypatch, shift):
+    # Short values live in their views, long ones point into a buffer; with a small
+    # buffer step a chunk spans many buffers, as one over 2 GiB does.
+    monkeypatch.setattr(jsonl, "_VIEW_BUFFER_SHIFT", shift)
+    data = b"".join([b"{}\n", b"x" * 12 + b"\n", b"y" * 13 + b"\r\n", "\u00e9t\u00e9 \u2603".encode() * 3 + b"\n",
+                     b"\n", b'{"k": "' + b"v" * 100 + b'"}'])
+    starts, ends, at = [], [], 0
+    for line in data.split(b"\n"):
+        starts.append(at)
+        ends.append(at + len(line) - line.endswith(b"\r"))
+        at += len(line) + 1
+    expected = [data[a:b].decode("utf-8") for a, b in zip(starts, ends)]
+    views = jsonl.string_views(data, np.array(starts), np.array(ends))
+    views.validate(full=True)
+    assert views.to_pylist() == expected
+    # DuckDB reads the views as they are.
+    lines = pa.table({"raw": views})  # noqa: F841 (DuckDB reads it by name)
+    assert [text for (text,) in duckdb.sql("SELECT raw FROM lines").fetchall()] == expected
+
+
+def test_string_views_of_no_lines():
+    assert jsonl.string_views(b"", np.zeros(0, np.int64), np.zeros(0, np.int64)).to_pylist() == []

@@ -160,3 +160,18 @@ def test_renaming_a_model_field_fails_at_import_naming_the_column(tmp_path, modu
                             capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path), "PATH": ""})
     assert result.returncode != 0
     assert (f"column {column} reads" if "." in column else column) in result.stderr
+
+
+def test_json_columns_are_stored_with_zstd(tmp_path):
+    # Records as written are most of a database: DuckDB stores them with zstd, the
+    # compression its declaration names, once they are checkpointed to the file.
+    table = Table("records", (Column("id", "BIGINT"), Column("payload", "JSON"), Column("name", "VARCHAR")))
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute(table.ddl())
+    con.execute("INSERT INTO records SELECT i, json_object('k', i, 'text', repeat('x', i % 50)), 'n' || (i % 7) "
+                "FROM range(5000) r(i)")
+    con.execute("CHECKPOINT")
+    compression = dict(con.execute("SELECT column_name, any_value(compression) FROM pragma_storage_info('records') "
+                                   "WHERE segment_type <> 'VALIDITY' GROUP BY ALL").fetchall())
+    assert compression["payload"] == "ZSTD"
+    assert compression["name"] != "ZSTD"  # other text columns keep DuckDB's own choice

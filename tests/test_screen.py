@@ -1,14 +1,17 @@
 """The screen is sound: a line it accepts is a line pydantic accepts."""
 
 import json
+from typing import Literal
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from tests.damage.events import PAYLOADS, event
 from workbench.damage.models import LINES, SCREEN
+from workbench.screen import ScreenVariants, model_screen
 
 # Values that probe every kind of check: types, bounds, enums, patterns, nulls.
 ODD_VALUES = st.sampled_from([
@@ -108,3 +111,52 @@ def test_many_sets_of_undocumented_types_keep_few_decoders():
         assert len(decoder.decode_lines(line.encode())) == 1
     assert len(SCREEN._arrays) <= MAX_DECODERS
     assert sum(1 for key in SCREEN._cache if key[1] and key[1].startswith("kind_")) <= MAX_DECODERS
+
+
+class Move(BaseModel, extra="forbid", strict=True):
+    """A command whose fields are required by the value of `kind`, as the EC4X commands'
+    are: its validator is the oracle the variant screen below must agree with."""
+
+    kind: Literal["go", "Go", "stay", "load"]
+    target: int | None = None
+    items: list[int] = Field(default_factory=list)
+    cargo: str | None = None
+
+    __screen_variants__ = ScreenVariants(
+        "kind", {"go": "go", "Go": "go", "stay": "stay", "load": "load"},
+        {"go": ("target",), "load": ("items", "cargo")}, {"load": {"cargo": Literal["marines"]}})
+
+    @model_validator(mode="after")
+    def fields_present(self):
+        kind = self.kind.lower()
+        if kind == "go" and self.target is None:
+            raise ValueError("go needs a target")
+        if kind == "load" and (not self.items or self.cargo != "marines"):
+            raise ValueError("load needs items and loads marines only")
+        return self
+
+
+@pytest.mark.parametrize("record", [
+    {"kind": "go", "target": 1}, {"kind": "Go", "target": 1}, {"kind": "go"}, {"kind": "go", "target": None},
+    {"kind": "Go", "target": "1"}, {"kind": "stay"}, {"kind": "stay", "target": None},
+    {"kind": "load", "items": [1], "cargo": "marines"}, {"kind": "load", "items": [], "cargo": "marines"},
+    {"kind": "load", "items": [1], "cargo": "colonists"}, {"kind": "load", "items": [1]},
+    {"kind": "load", "cargo": "marines"}, {"kind": "fly"}, {"kind": 5}, {"target": 1},
+    {"kind": "stay", "other": 1},
+])
+def test_a_variant_screen_requires_what_each_value_requires(record):
+    # One struct per spelling of `kind`: the fields its value requires are there, not
+    # null and not empty, and `load` takes marines only; everything else is refused.
+    text = json.dumps(record)
+    try:
+        Move.model_validate_json(text)
+        valid = True
+    except ValidationError:
+        valid = False
+    screened = model_screen(Move)
+    try:
+        screened.decode(text)
+        passed = True
+    except msgspec.ValidationError:
+        passed = False
+    assert passed == valid

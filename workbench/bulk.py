@@ -22,7 +22,7 @@ import pyarrow as pa
 from pydantic import TypeAdapter
 
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, LineChunk, check_lines, reject_violation, text_of_line
+from workbench.jsonl import LineBatch, LineChunk, check_lines, reject_violation, string_views, text_of_line
 from workbench.schema import run_on
 from workbench.screen import maybe_too_deep, refused
 from workbench.violation import Violation
@@ -115,9 +115,14 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
     checked.reject_at.update({suspects[position]: why for position, why in reject_at.items()})
 
 
-def line_table(chunk: LineChunk) -> pa.Table:
-    """The chunk's lines as (seq, raw), for DuckDB to parse."""
-    whole = pa.table({"seq": pa.array(chunk.numbers, pa.int64()), "raw": chunk.raw})
+def line_table(chunk: LineChunk, positions: list[int] | None = None) -> pa.Table:
+    """The chunk's lines (or those at `positions`) as (seq, raw), for DuckDB to parse."""
+    if positions is None:
+        numbers, raw = chunk.numbers, chunk.raw
+    else:
+        at = np.asarray(positions, np.int64)
+        numbers, raw = chunk.numbers[at], string_views(chunk.data, chunk.starts[at], chunk.ends[at])
+    whole = pa.table({"seq": pa.array(numbers, pa.int64()), "raw": raw})
     return pa.Table.from_batches(whole.to_batches(max_chunksize=SCAN_BATCH_LINES), whole.schema)
 
 

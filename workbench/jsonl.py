@@ -42,6 +42,9 @@ _LONE_SURROGATE = re.compile(
 )
 # A line of only these bytes is blank: neither a record nor a reject.
 BLANK = b" \t\r\n\f\v"
+# SQL over a chunk's `raw` line: may it be a JSON object (the first test is all a line
+# that opens with its brace costs)?
+OPENS_AN_OBJECT = "(starts_with(raw, '{') OR starts_with(ltrim(raw, ' \t\r'), '{'))"
 
 
 @dataclass
@@ -71,8 +74,8 @@ class LineChunk:
     line unless the line is unusual (blank, not starting with `{`, not UTF-8, or too long).
 
     `numbers` and `raw` hold the lines that may be records, in order: their 1-based
-    line numbers and their bytes as an Arrow string array that shares the file's buffer
-    (each value still ends with its line end, which JSON reads as white space).
+    line numbers and their text, without line ends, as an Arrow string-view array over
+    the chunk's bytes (`string_views`: nothing is copied).
     `unreadable` holds the lines that cannot be records: (number, text, why). A line of
     `numbers` may still hold a lone surrogate escape, which is not looked for here:
     DuckDB's JSON reader refuses such a line, and `text_of_line` then says why.
@@ -177,21 +180,49 @@ def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
             keep[i] = True
     raw = pa.LargeBinaryArray.from_buffers(
         pa.large_binary(), count, [None, pa.py_buffer(np.append(starts, size)), pa.py_buffer(data)])
-    # Each value keeps its line end, which JSON reads as white space.
     try:
-        strings = raw.cast(pa.large_string())
+        raw.cast(pa.large_string())  # checks the whole stretch is UTF-8, in one call
     except pa.ArrowInvalid:  # not UTF-8 somewhere: find the lines
         for i in np.flatnonzero(keep).tolist():
             text, problem = read_line(line(i))
             if problem:
                 unreadable[i], keep[i] = (first_line + i, text, problem), False
-        strings = raw.filter(pa.array(keep)).cast(pa.large_string())
-    else:
-        if not keep.all():
-            strings = strings.filter(pa.array(keep))
     kept = np.flatnonzero(keep)
-    return LineChunk(data, first_line + kept, strings, [unreadable[i] for i in sorted(unreadable)],
-                     starts[kept], ends[kept], lines=count, size=size)
+    return LineChunk(data, first_line + kept, string_views(data, starts[kept], ends[kept]),
+                     [unreadable[i] for i in sorted(unreadable)], starts[kept], ends[kept], lines=count, size=size)
+
+
+# A string view names its bytes by buffer and an int32 offset: each buffer is the
+# chunk's bytes from a multiple of 2**30 on, so an offset stays below 2**31 however
+# long the chunk.
+_VIEW_BUFFER_SHIFT = 30
+_INLINE = 12  # a string of up to this many bytes is held in its view
+
+
+def string_views(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """The UTF-8 text of `data[starts[i]:ends[i]]` for each i, as an Arrow string-view
+    array that shares `data`: each line's text as it is, without its line end, with no
+    copy (DuckDB reads the views as they are; a large string array would have to hold
+    the line ends between its values)."""
+    count = len(starts)
+    lengths = (ends - starts).astype(np.int32)
+    view = np.frombuffer(data, np.uint8)
+    # Layout (Arrow's columnar format): int32 length, then the bytes themselves when they
+    # fit in 12, else a 4-byte prefix, int32 buffer index and int32 offset.
+    views = np.zeros((count, 16), np.uint8)
+    if len(view):
+        at = np.arange(_INLINE)
+        inline = view[np.minimum(starts[:, None] + at, len(view) - 1)]
+        inline[at >= lengths[:, None]] = 0
+        views[:, 4:] = inline
+    words = views.view(np.int32)
+    words[:, 0] = lengths
+    long = lengths > _INLINE
+    buffer = starts >> _VIEW_BUFFER_SHIFT
+    words[long, 2] = buffer[long]
+    words[long, 3] = (starts - (buffer << _VIEW_BUFFER_SHIFT))[long]
+    buffers = [pa.py_buffer(memoryview(data)[b << _VIEW_BUFFER_SHIFT:]) for b in range(int(buffer.max(initial=-1)) + 1)]
+    return pa.StringViewArray.from_buffers(pa.string_view(), count, [None, pa.py_buffer(views), *buffers])
 
 
 def _line_lengths(data: bytes, size: int) -> np.ndarray:

@@ -15,6 +15,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Annotated, Any, Literal, Union
 
 import annotated_types
@@ -29,6 +30,21 @@ class ScreenAs:
     code (the screen's type must accept a subset of what pydantic accepts)."""
 
     annotation: Any
+
+
+@dataclass(frozen=True)
+class ScreenVariants:
+    """A model's `__screen_variants__`: the screen decodes it as a union tagged by the
+    value of `field`, one struct per spelling the screen lets through (`spellings`:
+    spelling -> the value it stands for). In the struct of a value, the fields that
+    value `requires` must be present, not null and not an empty list, and the fields of
+    `narrowed[value]` take the narrower annotation given there. So msgspec checks, in
+    C, the rules a model's validator applies per value, with no Python per record."""
+
+    field: str
+    spellings: dict[str, str]
+    requires: dict[str, tuple[str, ...]]
+    narrowed: dict[str, dict[str, Any]] = dataclass_field(default_factory=dict)
 
 
 class Unscreenable(Exception):
@@ -87,27 +103,56 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
         return cache[key]
     decorators = model.__pydantic_decorators__
     check = getattr(model, "__screen_check__", None)
-    if (decorators.model_validators or decorators.field_validators) and check is None:
-        raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__")
+    variants = getattr(model, "__screen_variants__", None) if tag is None else None
+    if (decorators.model_validators or decorators.field_validators) and check is None and variants is None:
+        raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__ or __screen_variants__")
+    if variants is not None:
+        cache[key] = Union[tuple(
+            _fields_struct(model, cache, check, closed, spelling, variants.field, variants.requires.get(value, ()),
+                           variants.narrowed.get(value, {}))
+            for spelling, value in variants.spellings.items()
+        )]
+    else:
+        cache[key] = _fields_struct(model, cache, check, closed, tag, tag_field)
+    return cache[key]
+
+
+def _fields_struct(model: type[BaseModel], cache: dict, check, closed: bool, tag: str | None,
+                   tag_field: str | None, required: tuple[str, ...] = (), narrowed: dict | None = None):
+    """The struct of a model's fields (but the tag's); those in `required` must be
+    present, not null and not empty, and those in `narrowed` take the annotation given."""
     fields = []
     for name, info in model.model_fields.items():
         if name == tag_field:
             continue
         annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-        kind = screen_type(annotation, cache)
-        if info.is_required():
+        kind = screen_type((narrowed or {}).get(name, annotation), cache)
+        if name in required:
+            fields.append((name, _present(kind)))
+        elif info.is_required():
             fields.append((name, kind))
         else:
             default = msgspec.field(default_factory=info.default_factory) if info.default_factory else info.default
             fields.append((name, kind, default))
     # Decoded structs hold no cycles: the garbage collector need not track them.
     options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
+    options["kw_only"] = True  # required fields may follow optional ones
     if closed or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
     if check is not None:
         options["namespace"] = {"__post_init__": _post_init(check)}
-    cache[key] = msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
-    return cache[key]
+    return msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
+
+
+def _present(kind):
+    """The screen type of a value that must be there: not null, and not an empty list."""
+    if typing.get_origin(kind) in (Union, types.UnionType):
+        members = tuple(a for a in typing.get_args(kind) if a is not type(None))
+        kind = Union[members] if len(members) > 1 else members[0]
+    base = typing.get_args(kind)[0] if typing.get_origin(kind) is Annotated else kind
+    if typing.get_origin(base) is list:
+        return Annotated[kind, msgspec.Meta(min_length=1)]
+    return kind
 
 
 def _post_init(check):

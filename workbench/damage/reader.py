@@ -69,7 +69,7 @@ def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop
         bulk.forget_rows(con, tables.EVENTS.name, source_id, forgotten)
     # A line the screen refused may have envelope keys the seed does not list.
     kept = [i for i in checked.refused if i not in checked.reject_at]
-    if (kept and tables.set_extra(con, source_id, lines.take(kept))) or forgotten:
+    if (kept and tables.set_extra(con, source_id, bulk.line_table(chunk, kept))) or forgotten:
         tables.forget_derived(con, params)
         tally.restore(before)
         _derive(con, params, tally, stop)

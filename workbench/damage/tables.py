@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from workbench.catalog import DECISIONS
 from workbench.damage.models import EMOTIONS, PAYLOADS, ActionSubmitted, Envelope, ProviderCall, Undocumented
+from workbench.jsonl import OPENS_AN_OBJECT
 from workbench.schema import Column, Table, read_values, run_on, values_at
 
 EVENTS = Table("damage_events", (
@@ -72,7 +73,7 @@ _FROM_LINE = [c for c in EVENTS.columns if c.path]
 INSERT_EVENTS = EVENTS.insert(f"""
 SELECT $source_id::BIGINT AS source_id, seq, {read_values('v', _FROM_LINE)}
 FROM (SELECT seq, try({values_at('raw', [c.path for c in _FROM_LINE])}) AS v
-      FROM event_lines WHERE starts_with(ltrim(raw, ' \t\r\n'), '{{'))
+      FROM event_lines WHERE {OPENS_AN_OBJECT})
 WHERE v IS NOT NULL
 """)
 

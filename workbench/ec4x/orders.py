@@ -15,7 +15,7 @@ difference is drift (`compiler_requires_field`).
 from __future__ import annotations
 
 import typing
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -30,6 +30,7 @@ from pydantic import (
 
 from workbench.ec4x import seed
 from workbench.ec4x.rules import SeedEnum, enum_of, fail, hint, missing, rule_error, seed_enum, with_errors
+from workbench.screen import ScreenVariants
 
 FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
 BuildType = seed_enum("buildType", seed.BUILD_TYPES, seed.COMPILER_ONLY["buildType"])
@@ -61,18 +62,12 @@ def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str,
     return failures
 
 
-def unmet(requires: dict[str, tuple[str, ...]], enum: SeedEnum, key: str):
-    """A screen check (see `screen.py`): does the decoded command leave out a field its
-    `key` value (in any spelling the screen lets through) requires?"""
-    needs = {spelling: requires[canonical] for spelling in enum.spellings()
-             if requires.get(canonical := enum.canonical(spelling))}
-
-    def check(command) -> str | None:
-        needed = needs.get(getattr(command, key))
-        if needed and any(missing(getattr(command, name)) for name in needed):
-            return f"{getattr(command, key)!r} needs {needed}"
-        return None
-    return check
+def variants(requires: dict[str, tuple[str, ...]], enum: SeedEnum, key: str,
+             narrowed: dict[str, dict] | None = None) -> ScreenVariants:
+    """How the screen checks the fields a command's `key` value requires (see
+    `screen.ScreenVariants`): a struct per spelling of the value the screen lets through."""
+    return ScreenVariants(key, {spelling: enum.canonical(spelling) for spelling in enum.spellings()},
+                          requires, narrowed or {})
 
 
 # What the real compiler says when a build leaves `quantity` out (seed 004 requires it).
@@ -90,9 +85,9 @@ class FleetCommand(Contract):
     targetFleetId: int | None = None
     roe: Roe | None = None  # the game's default is 6
 
-    __screen_check__ = staticmethod(unmet(
+    __screen_variants__ = variants(
         {**dict.fromkeys(seed.SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), "join-fleet": ("targetFleetId",)},
-        enum_of(FleetCommandType), "commandType"))
+        enum_of(FleetCommandType), "commandType")
 
     @model_validator(mode="after")
     def targets_present(self):
@@ -115,7 +110,7 @@ class BuildCommand(Contract):
     groundClass: GroundClass | None = None
     quantity: int | None = None  # defaults to 1 for a facility
 
-    __screen_check__ = staticmethod(unmet(seed.BUILD_REQUIRES, enum_of(BuildType), "buildType"))
+    __screen_variants__ = variants(seed.BUILD_REQUIRES, enum_of(BuildType), "buildType")
 
     @model_validator(mode="after")
     def class_and_quantity_present(self):
@@ -130,8 +125,7 @@ class BuildCommand(Contract):
         return self
 
 
-_CARGO, _ZERO_TURN = enum_of(CargoType), enum_of(ZeroTurnCommandType)
-_zero_turn_unmet = unmet(seed.ZERO_TURN_REQUIRES, _ZERO_TURN, "commandType")
+_CARGO = enum_of(CargoType)
 
 
 class ZeroTurnCommand(Contract):
@@ -146,12 +140,11 @@ class ZeroTurnCommand(Contract):
     cargoType: CargoType | None = None
     quantity: int | None = None
 
-    @staticmethod
-    def __screen_check__(command) -> str | None:
-        if command.cargoType is not None and _CARGO.canonical(command.cargoType) not in seed.LOAD_CARGO_TYPES \
-                and _ZERO_TURN.canonical(command.commandType) == "load-cargo":
-            return "load-cargo of another cargo than marines"
-        return _zero_turn_unmet(command)
+    # `load-cargo` loads marines only: its struct takes their spellings alone.
+    __screen_variants__ = variants(seed.ZERO_TURN_REQUIRES, enum_of(ZeroTurnCommandType), "commandType", {
+        "load-cargo": {"cargoType": Literal[tuple(spelling for spelling in _CARGO.spellings()
+                                                  if _CARGO.canonical(spelling) in seed.LOAD_CARGO_TYPES)]},
+    })
 
     @model_validator(mode="after")
     def command_fields_present(self):
@@ -192,7 +185,7 @@ class DiplomaticCommand(Contract):
     proposalId: int | None = None
     proposedState: ProposedState | None = None
 
-    __screen_check__ = staticmethod(unmet(seed.DIPLOMATIC_REQUIRES, enum_of(DiplomaticAction), "action"))
+    __screen_variants__ = variants(seed.DIPLOMATIC_REQUIRES, enum_of(DiplomaticAction), "action")
 
     @model_validator(mode="after")
     def action_fields_present(self):
@@ -207,7 +200,7 @@ class EspionageAction(Contract):
     targetHouseId: int | None = None
     targetSystemId: int | None = None
 
-    __screen_check__ = staticmethod(unmet(seed.ESPIONAGE_REQUIRES, enum_of(EspionageOperation), "operation"))
+    __screen_variants__ = variants(seed.ESPIONAGE_REQUIRES, enum_of(EspionageOperation), "operation")
 
     @model_validator(mode="after")
     def operation_targets_present(self):

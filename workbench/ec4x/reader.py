@@ -65,7 +65,7 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     with ThreadPoolExecutor(max_workers=1) as screen:
         screening = screen.submit(check_drafts, chunk, stop)
         if len(chunk):
-            if tables.insert_drafts(con, params, lines, b"\r" in chunk.data) != len(chunk):
+            if tables.insert_drafts(con, params, lines) != len(chunk):
                 missing = bulk.missing_lines(con, tables.ORDERS.name, source_id, chunk, lines)
             tally.add_chunk(con, rows)
         checked, validated = screening.result()

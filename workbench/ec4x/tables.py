@@ -14,6 +14,7 @@ from workbench.catalog import DECISIONS
 from workbench.ec4x.families import FAMILIES, draft_families_sql, draft_keys, tag_family_sql
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
+from workbench.jsonl import OPENS_AN_OBJECT
 from workbench.schema import Column, Table, json_path, read_values, run_on, values_at
 
 # The bot's own gates (its trace evaluation script): name, threshold, comparison.
@@ -136,24 +137,14 @@ def _at(key: str) -> str:
     return f"v[{_DRAFT_KEYS.index(key) + 1}]"
 
 
-# A line's text as written: without its LF, and the one CR before it (a chunk with no
-# CR at all takes the cheaper form).
-_TEXT = "rtrim(raw, chr(10))"
-_TEXT_CR = f"CASE WHEN suffix({_TEXT}, chr(13)) THEN {_TEXT}[:-2] ELSE {_TEXT} END"
-
-
-def _insert_drafts(text: str) -> str:
-    return ORDERS.insert(f"""
+INSERT_DRAFTS = ORDERS.insert(f"""
 SELECT $source_id::BIGINT AS source_id, seq, $game_id AS game_id,
        {read_values("v", _DRAFT_COLUMNS)},
        {draft_families_sql({key: _at(key) for key in draft_keys()})} AS families, j AS payload, true AS valid
 FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
-      FROM (SELECT seq, TRY_CAST({text} AS JSON) AS j FROM draft_lines WHERE starts_with(ltrim(raw, ' \t\r\n'), '{{'))
+      FROM (SELECT seq, TRY_CAST(raw AS JSON) AS j FROM draft_lines WHERE {OPENS_AN_OBJECT})
       WHERE json_type(j) = 'OBJECT')
 """)
-
-
-INSERT_DRAFTS, INSERT_DRAFTS_CR = _insert_drafts(_TEXT), _insert_drafts(_TEXT_CR)
 
 # The batch of (seq, raw, valid) lines of a bot trace the inserts read.
 LINES = "ec4x_lines"
@@ -239,11 +230,10 @@ def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Tabl
     return sum(run_on(con, lines, sql, LINES, params).fetchall()[0][0] for sql in statements)
 
 
-def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table, with_cr: bool) -> int:
+def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table) -> int:
     """Parse (seq, raw) lines into `ec4x_orders` (`params`: source_id, game_id); returns how
-    many became rows. `with_cr`: some line may end in CR LF."""
-    sql = INSERT_DRAFTS_CR if with_cr else INSERT_DRAFTS
-    return run_on(con, draft_lines, sql, "draft_lines", params).fetchall()[0][0]
+    many became rows."""
+    return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params).fetchall()[0][0]
 
 
 def mark_invalid(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
