@@ -227,18 +227,15 @@ def string_views(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
 
 def _line_lengths(data: bytes, size: int) -> np.ndarray:
     """The length of each line of the first `size` bytes of `data` (the last line may
-    have no line end), split a few MiB at a time so the lines' copies stay small."""
-    lengths, at = [], 0
-    while at < size:
-        stop = at + SPLIT_BYTES
-        # The last line end before `stop`, else the first after it (one long line), else the end.
-        cut = size if stop >= size else (data.rfind(b"\n", at, stop) + 1 or data.find(b"\n", stop, size) + 1 or size)
-        pieces = data[at:cut].split(b"\n")
-        if data[cut - 1:cut] == b"\n":
-            pieces.pop()  # nothing follows the last line end
-        lengths.append(np.fromiter(map(len, pieces), np.int64, len(pieces)))
-        at = cut
-    return np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+    have no line end): where the line ends are, found a few MiB at a time so the
+    comparison's temporary array stays small."""
+    view = np.frombuffer(data, np.uint8, count=size)
+    ends = [np.flatnonzero(view[at:at + SPLIT_BYTES] == ord("\n")) + at for at in range(0, size, SPLIT_BYTES)]
+    ends = np.concatenate(ends) if ends else np.zeros(0, np.int64)
+    if size and (not len(ends) or ends[-1] != size - 1):
+        ends = np.append(ends, size)  # the last line has no line end
+    starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
+    return (ends - starts).astype(np.int64)
 
 
 def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
