@@ -60,11 +60,13 @@ LINE = st.one_of(
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(LINE, max_size=30), st.booleans(), st.booleans(), st.integers(1, 200), st.integers(1, 64))
+@given(st.lists(LINE, max_size=30), st.booleans(), st.booleans(), st.integers(1, 200), st.integers(1, 64),
+       st.integers(1, 40))
 def test_chunks_give_the_lines_a_line_by_line_reading_gives(tmp_path, monkeypatch, lines, bom, final_lf,
-                                                            chunk_bytes, split_bytes):
+                                                            chunk_bytes, split_bytes, chunk_lines):
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 60)
     monkeypatch.setattr(jsonl, "SPLIT_BYTES", split_bytes)
+    monkeypatch.setattr(jsonl, "CHUNK_LINES", chunk_lines)
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + (b"\n" if final_lf and lines else b"")
     path = tmp_path / "f.jsonl"
     path.write_bytes(data)
@@ -121,6 +123,17 @@ def test_string_views_are_the_texts_of_their_byte_ranges(monkeypatch, shift):
     # DuckDB reads the views as they are.
     lines = pa.table({"raw": views})  # noqa: F841 (DuckDB reads it by name)
     assert [text for (text,) in duckdb.sql("SELECT raw FROM lines").fetchall()] == expected
+
+
+def test_a_chunk_ends_after_chunk_lines_lines(tmp_path, monkeypatch):
+    # Tiny lines: the chunk is cut by its count of lines, not its bytes, and the next
+    # chunk goes on from the next line.
+    monkeypatch.setattr(jsonl, "CHUNK_LINES", 4)
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"{}\n" * 10 + b"{}")
+    chunks = list(read_chunks(path))
+    assert [[int(n) for n in c.numbers] for c in chunks] == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11]]
+    assert [c.size for c in chunks] == [12, 12, 8]
 
 
 def test_string_views_of_no_lines():

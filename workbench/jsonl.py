@@ -29,6 +29,9 @@ BATCH_LINES = 20_000
 # A file is read in chunks of this many bytes (complete lines): large enough that the
 # fixed cost of each statement over a chunk does not count, small enough for memory.
 CHUNK_BYTES = 128 << 20
+# A chunk also ends after this many lines: its arrays hold some 60 bytes a line, so a
+# file of tiny lines (`{}`) would otherwise need several GB for one chunk.
+CHUNK_LINES = 1 << 21
 SPLIT_BYTES = 4 << 20
 # The largest line read as a record. DuckDB's JSON functions need many times a line's
 # size while they work on it; 8 MiB lines stay within the ingest's memory limit.
@@ -125,9 +128,9 @@ class LineChunk:
 def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: int = 1,
                 chunk_bytes: int | None = None) -> Iterator[LineChunk]:
     """The lines of bytes `start` to `end` (None: to the end of the file) of `path`,
-    the first numbered `first_line`, in chunks of about `chunk_bytes`, each ending at a
-    line end (a line longer than that makes its chunk longer). The reader of a chunk
-    reports its `size` to a progress bar as it goes."""
+    the first numbered `first_line`, in chunks of about `chunk_bytes` (or CHUNK_LINES
+    lines, if fewer), each ending at a line end (a line longer than that makes its chunk
+    longer). The reader of a chunk reports its `size` to a progress bar as it goes."""
     chunk_bytes = chunk_bytes or CHUNK_BYTES
     position, number, want = start, first_line, chunk_bytes
     with open(path, "rb") as handle:
@@ -143,14 +146,18 @@ def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: 
                 continue
             chunk = _chunk(data, size, number, bom=number == 1 and data.startswith(BOM))
             yield chunk
-            position, number, want = position + size, number + chunk.lines, chunk_bytes
+            # A chunk cut at CHUNK_LINES: the next read asks for about as many bytes.
+            want = chunk_bytes if chunk.size == size else min(chunk_bytes, 2 * chunk.size)
+            position, number = position + chunk.size, number + chunk.lines
 
 
 def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
-    """Split the first `size` bytes of `data` (whole lines) into lines, keeping aside the
-    blank and unreadable ones."""
-    lengths = _line_lengths(data, size)
+    """Split the first `size` bytes of `data` (whole lines), or its first CHUNK_LINES
+    lines, into lines, keeping aside the blank and unreadable ones."""
+    lengths = _line_lengths(data, size, CHUNK_LINES)
     count = len(lengths)
+    if count == CHUNK_LINES:
+        size = min(size, int(lengths.sum()) + count)  # up to the last line's end
     starts = np.zeros(count, np.int64)
     np.cumsum(lengths[:-1] + 1, out=starts[1:])
     if bom:
@@ -208,31 +215,39 @@ def string_views(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     lengths = (ends - starts).astype(np.int32)
     view = np.frombuffer(data, np.uint8)
     # Layout (Arrow's columnar format): int32 length, then the bytes themselves when they
-    # fit in 12, else a 4-byte prefix, int32 buffer index and int32 offset.
+    # fit in 12, else a 4-byte prefix, int32 buffer index and int32 offset. The bytes are
+    # gathered a position at a time, so the temporaries stay one index per line.
     views = np.zeros((count, 16), np.uint8)
-    if len(view):
-        at = np.arange(_INLINE)
-        inline = view[np.minimum(starts[:, None] + at, len(view) - 1)]
-        inline[at >= lengths[:, None]] = 0
-        views[:, 4:] = inline
+    short = np.flatnonzero(lengths <= _INLINE)
+    long = np.flatnonzero(lengths > _INLINE)
+    for k in range(4):
+        views[long, 4 + k] = view[starts[long] + k]
+    for k in range(_INLINE):
+        short = short[lengths[short] > k]
+        views[short, 4 + k] = view[starts[short] + k]
     words = views.view(np.int32)
     words[:, 0] = lengths
-    long = lengths > _INLINE
-    buffer = starts >> _VIEW_BUFFER_SHIFT
-    words[long, 2] = buffer[long]
-    words[long, 3] = (starts - (buffer << _VIEW_BUFFER_SHIFT))[long]
+    at = starts[long]
+    buffer = at >> _VIEW_BUFFER_SHIFT
+    words[long, 2] = buffer
+    words[long, 3] = at - (buffer << _VIEW_BUFFER_SHIFT)
     buffers = [pa.py_buffer(memoryview(data)[b << _VIEW_BUFFER_SHIFT:]) for b in range(int(buffer.max(initial=-1)) + 1)]
     return pa.StringViewArray.from_buffers(pa.string_view(), count, [None, pa.py_buffer(views), *buffers])
 
 
-def _line_lengths(data: bytes, size: int) -> np.ndarray:
+def _line_lengths(data: bytes, size: int, limit: int) -> np.ndarray:
     """The length of each line of the first `size` bytes of `data` (the last line may
-    have no line end): where the line ends are, found a few MiB at a time so the
-    comparison's temporary array stays small."""
+    have no line end), of the first `limit` lines at most: where the line ends are,
+    found a few MiB at a time so the comparison's temporary array stays small."""
     view = np.frombuffer(data, np.uint8, count=size)
-    ends = [np.flatnonzero(view[at:at + SPLIT_BYTES] == ord("\n")) + at for at in range(0, size, SPLIT_BYTES)]
-    ends = np.concatenate(ends) if ends else np.zeros(0, np.int64)
-    if size and (not len(ends) or ends[-1] != size - 1):
+    ends, found = [], 0
+    for at in range(0, size, SPLIT_BYTES):
+        ends.append(np.flatnonzero(view[at:at + SPLIT_BYTES] == ord("\n")) + at)
+        found += len(ends[-1])
+        if found >= limit:
+            break
+    ends = np.concatenate(ends)[:limit] if ends else np.zeros(0, np.int64)
+    if size and len(ends) < limit and (not len(ends) or ends[-1] != size - 1):
         ends = np.append(ends, size)  # the last line has no line end
     starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
     return (ends - starts).astype(np.int64)
