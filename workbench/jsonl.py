@@ -154,19 +154,15 @@ def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: 
 def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
     """Split the first `size` bytes of `data` (whole lines), or its first CHUNK_LINES
     lines, into lines, keeping aside the blank and unreadable ones."""
-    lengths = _line_lengths(data, size, CHUNK_LINES)
-    count = len(lengths)
+    starts, ends = _line_spans(data, size, CHUNK_LINES)
+    count = len(starts)
     if count == CHUNK_LINES:
-        size = min(size, int(lengths.sum()) + count)  # up to the last line's end
-    starts = np.zeros(count, np.int64)
-    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+        size = min(size, int(ends[-1]) + 1)  # up to the last line's end
     if bom:
         starts[0] += len(BOM)
-        lengths[0] -= len(BOM)
-    ends = starts + lengths
     view = np.frombuffer(data, np.uint8)
     opens = np.zeros(count, bool)
-    nonempty = lengths > 0
+    nonempty = ends > starts
     opens[nonempty] = view[starts[nonempty]] == ord("{")
     has_cr = np.zeros(count, bool)
     has_cr[nonempty] = view[ends[nonempty] - 1] == ord("\r")
@@ -235,10 +231,10 @@ def string_views(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     return pa.StringViewArray.from_buffers(pa.string_view(), count, [None, pa.py_buffer(views), *buffers])
 
 
-def _line_lengths(data: bytes, size: int, limit: int) -> np.ndarray:
-    """The length of each line of the first `size` bytes of `data` (the last line may
-    have no line end), of the first `limit` lines at most: where the line ends are,
-    found a few MiB at a time so the comparison's temporary array stays small."""
+def _line_spans(data: bytes, size: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each line of the first `size` bytes of `data` starts and ends (before its
+    LF; the last line may have none), for the first `limit` lines at most: the line ends
+    are found a few MiB at a time, so the comparison's temporary array stays small."""
     view = np.frombuffer(data, np.uint8, count=size)
     ends, found = [], 0
     for at in range(0, size, SPLIT_BYTES):
@@ -246,11 +242,12 @@ def _line_lengths(data: bytes, size: int, limit: int) -> np.ndarray:
         found += len(ends[-1])
         if found >= limit:
             break
-    ends = np.concatenate(ends)[:limit] if ends else np.zeros(0, np.int64)
+    ends = np.concatenate(ends)[:limit].astype(np.int64) if ends else np.zeros(0, np.int64)
     if size and len(ends) < limit and (not len(ends) or ends[-1] != size - 1):
         ends = np.append(ends, size)  # the last line has no line end
-    starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
-    return (ends - starts).astype(np.int64)
+    starts = np.zeros(len(ends), np.int64)
+    starts[1:] = ends[:-1] + 1
+    return starts, ends
 
 
 def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
