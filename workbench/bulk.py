@@ -115,6 +115,21 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
     checked.reject_at.update({suspects[position]: why for position, why in reject_at.items()})
 
 
+def check(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder, lines: TypeAdapter,
+          found_at: Callable[[str, dict, tuple], Violation], stop: threading.Event,
+          still_suspect: Callable[[int], bool] = lambda i: True) -> Checked:
+    """The checks of a chunk whose lines DuckDB has parsed (`missing`: those it could
+    not): the screen reads the others a run at a time; the lines it refuses (those
+    `still_suspect` keeps), the lines nested too deep for it to judge and the lines
+    DuckDB could not parse go to pydantic-core in one call."""
+    checked = Checked()
+    unreadable(chunk, missing, checked)
+    checked.refused = screened(chunk, missing, decoder, stop)
+    suspects = {i for i in checked.refused if still_suspect(i)} | set(too_deep(chunk)) | set(missing)
+    validate(chunk, list(suspects), lines, found_at, checked)
+    return checked
+
+
 def line_table(chunk: LineChunk, positions: list[int] | None = None) -> pa.Table:
     """The chunk's lines (or those at `positions`) as (seq, raw), for DuckDB to parse."""
     if positions is None:

@@ -89,21 +89,14 @@ def _derive(con, params: dict, tally: drift.DriftTally, stop: threading.Event) -
 
 
 def check_chunk(chunk: LineChunk, missing: list[int], types: set[str], stop: threading.Event) -> bulk.Checked:
-    """Screen the lines DuckDB parsed a run at a time, closed (an envelope key the seed
-    does not list is refused too); the lines it refuses are screened again one by one.
-    Those that fail, the lines nested too deep for the screen to judge and the lines
-    DuckDB could not parse go to pydantic-core in one call."""
-    checked = bulk.Checked()
+    """`bulk.check`, with the screen closed (an envelope key the seed does not list is
+    refused too); the lines it refuses are screened again one by one, open, and only
+    those that fail go to pydantic."""
     other_tags = frozenset(t for t in types if t not in PAYLOADS)
     if len(other_tags) > MAX_OTHER_TAGS:
         other_tags = frozenset()  # their lines are refused, and screened one by one
-    bulk.unreadable(chunk, missing, checked)
-    checked.refused = bulk.screened(chunk, missing, SCREEN.lines(other_tags, closed=True), stop)
-    suspects = {i for i in checked.refused if not SCREEN.accepts(chunk.line(i))}
-    suspects |= set(bulk.too_deep(chunk))
-    suspects |= set(missing)
-    bulk.validate(chunk, list(suspects), LINES, _found_at, checked)
-    return checked
+    return bulk.check(chunk, missing, SCREEN.lines(other_tags, closed=True), LINES, _found_at, stop,
+                      still_suspect=lambda i: not SCREEN.accepts(chunk.line(i)))
 
 
 def _found_at(locator: str, error: dict, loc: tuple) -> Violation:

@@ -67,15 +67,12 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     if len(chunk) and tables.insert_drafts(con, params, lines) != len(chunk):
         missing = bulk.missing_lines(con, tables.ORDERS.name, source_id, chunk, lines)
     with ThreadPoolExecutor(max_workers=1) as screen:
-        screening = screen.submit(check_drafts, chunk, stop)
+        screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop)
         if len(chunk):
             tally.add_chunk(con, rows)
-        checked, validated = screening.result()
+        checked = screening.result()
     bulk.go_on(stop)
     ctx.advance(chunk.size // 2)
-    # A line DuckDB could not parse: unreadable, or pydantic says why (or that it is one).
-    bulk.unreadable(chunk, missing, checked)
-    bulk.validate(chunk, [i for i in missing if i not in validated], orders.LINES, _draft_violation, checked)
     forgotten = bulk.refused_rows(chunk, missing, checked)
     if forgotten:
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
@@ -86,17 +83,6 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     counts = bulk.store_findings(ctx, chunk, checked)
     ctx.advance(chunk.size - chunk.size // 2)
     return counts
-
-
-def check_drafts(chunk: LineChunk, stop: threading.Event) -> tuple[bulk.Checked, set[int]]:
-    """Screen the chunk's lines a run at a time; the lines the screen refuses and those
-    nested too deep for it to judge go to pydantic-core in one call. Returns what was
-    found, and which lines pydantic saw."""
-    checked = bulk.Checked()
-    checked.refused = bulk.screened(chunk, [], ORDER_SCREEN, stop)
-    suspects = {*checked.refused, *bulk.too_deep(chunk)}
-    bulk.validate(chunk, list(suspects), orders.LINES, _draft_violation, checked)
-    return checked, suspects
 
 
 def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:
