@@ -188,8 +188,9 @@ REPEATED_KEYS = [
 
 def test_a_repeated_key_counts_by_its_last_value_for_drift(ingest_lines):
     # pydantic, like Python's json, keeps the last value of a repeated key; DuckDB's JSON
-    # functions read the first. Drift follows the last, as the errors do: line 1 ends on `move` (none), line 2 on `Move`, line 3 on a null target, line
-    # 4 on a list with `JoinFleet`, line 5 on the seed's spelling.
+    # functions read the first. Drift follows the last, as the errors do: line 1 ends on
+    # `move` (none), line 2 on `Move`, line 3 on a null target, line 4 on a list with
+    # `JoinFleet`, line 5 on the seed's spelling.
     _, con = ingest_lines("g.orders.jsonl", REPEATED_KEYS)
     assert _drift(con) == {
         ("line 2", "enum_spelling", "fleetCommands[0].commandType", "2 lines, first line 2)"),

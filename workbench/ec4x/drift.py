@@ -35,6 +35,7 @@ from workbench.schema import run_on, sql_literal, values_at
 from workbench.validation import line_count
 from workbench.violation import Violation
 
+
 def _system_target_message(command: str, name: str) -> str:
     return (f"`{command}` without `{name}` is valid by the seed (its prompt gives `{command}` no target), but the "
             f"real compiler refuses it: it requires a targetSystemId for patrol, guard-colony and guard-starbase "
