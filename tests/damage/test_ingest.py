@@ -1,12 +1,15 @@
 """Damage logs through `workbench.ingest`: tables, conservation, atomicity, idempotency."""
 
 import json
+import sys
 
 import duckdb
+import pytest
 
 import workbench
 from tests.conftest import rows, write_lines
 from tests.damage.events import PAYLOADS, event
+from workbench import bulk
 from workbench.damage import reader
 
 
@@ -165,3 +168,23 @@ def test_a_line_only_duckdb_refuses_becomes_a_reject(tmp_path, monkeypatch):
     assert (file.records, file.rejected) == (2, 1)
     assert rows(db, "SELECT seq FROM damage_events ORDER BY seq") == [(1,), (3,)]
     assert rows(db, "SELECT locator, raw FROM rejects") == [("line 2", "{broken")]
+
+
+@pytest.mark.parametrize("own", [0.005, 0.0002])
+def test_a_load_hands_the_gil_over_within_a_millisecond_and_restores_the_setting(tmp_path, monkeypatch, own):
+    # CPython lets a thread waiting for the GIL in only after the switch interval (5 ms by
+    # default); the screen and the thread running DuckDB both need it during a load.
+    seen = []
+    screened = bulk.screened
+    monkeypatch.setattr(bulk, "screened", lambda *args: seen.append(sys.getswitchinterval()) or screened(*args))
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(own)
+    try:
+        log = write_lines(tmp_path / "g.events.jsonl", [event("game_started"), event("hand_started")])
+        report = workbench.ingest([log], db=tmp_path / "w.duckdb")
+        assert report.files[0].records == 2
+        assert seen and all(interval <= 0.001 + 1e-9 for interval in seen)
+        assert min(seen) == pytest.approx(min(own, 0.001), abs=2e-6)  # a setting already lower is kept
+        assert sys.getswitchinterval() == pytest.approx(own, abs=2e-6)  # CPython keeps microseconds
+    finally:
+        sys.setswitchinterval(previous)
