@@ -7,6 +7,8 @@ import copy
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.ec4x.conftest import VALID_DRAFT, ingest_drafts
 from workbench.ec4x import orders, reader
@@ -101,3 +103,17 @@ def test_every_mutant_gets_exactly_pydantics_violations(tmp_path):
 ])
 def test_a_spelling_the_screen_does_not_know_is_left_to_pydantic(text):
     assert not _screen_passes(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(fleets=st.lists(st.integers(100, 103), max_size=6), houses=st.lists(st.integers(1, 3), max_size=8))
+def test_the_screen_passes_a_draft_only_within_the_limits_across_commands(fleets, houses):
+    # Seed 004: one command per fleet per turn, up to three operations per target house.
+    # pydantic is the oracle; the screen settles the usual case without a count.
+    draft = {"turn": 1, "houseId": 1,
+             "fleetCommands": [{"fleetId": fleet, "commandType": "hold"} for fleet in fleets],
+             "espionageActions": [{"operation": "tech-theft", "targetHouseId": house} for house in houses]}
+    text = json.dumps(draft)
+    within = len(set(fleets)) == len(fleets) and all(houses.count(house) <= 3 for house in houses)
+    assert _screen_passes(text) == within
+    assert (not _pydantic_findings([text])) == within

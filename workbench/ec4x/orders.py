@@ -15,6 +15,7 @@ difference is drift (`compiler_requires_field`).
 from __future__ import annotations
 
 import typing
+from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -243,10 +244,13 @@ class OrderDraft(Contract):
 
     @staticmethod
     def __screen_check__(draft) -> str | None:
-        # The rules across commands (`across_commands`), over the decoded draft.
-        if _beyond_limit([command.fleetId for command in draft.fleetCommands], seed.COMMANDS_PER_FLEET):
+        # The rules across commands (`across_commands`), over the decoded draft. It runs
+        # for every draft the screen reads, so the usual case is settled in C.
+        if _may_repeat(draft.fleetCommands, "fleetId", seed.COMMANDS_PER_FLEET) and _beyond_limit(
+                [command.fleetId for command in draft.fleetCommands], seed.COMMANDS_PER_FLEET):
             return "a fleet with two commands"
-        if _beyond_limit([action.targetHouseId for action in draft.espionageActions], seed.ESPIONAGE_OPS_PER_HOUSE):
+        if _may_repeat(draft.espionageActions, "targetHouseId", seed.ESPIONAGE_OPS_PER_HOUSE) and _beyond_limit(
+                [action.targetHouseId for action in draft.espionageActions], seed.ESPIONAGE_OPS_PER_HOUSE):
             return "too many operations against one house"
         return None
 
@@ -268,6 +272,12 @@ class OrderDraft(Contract):
 def _items(data: dict, key: str) -> list[tuple[int, dict]]:
     items = data.get(key)
     return [(i, item) for i, item in enumerate(items) if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _may_repeat(items: list, name: str, limit: int) -> bool:
+    """Whether some `name` of `items` may be met more than `limit` times: False when
+    there are no more items than that, or no two share it."""
+    return len(items) > limit and len(set(map(attrgetter(name), items))) < len(items)
 
 
 def _beyond_limit(ids: list, limit: int) -> list[tuple[int, Any, int]]:
