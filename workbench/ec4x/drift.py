@@ -109,12 +109,12 @@ def _string(value: str) -> str:
 
 
 def _occurrences(number: int, place: Place) -> str:
-    """A struct for the place's value in a command, read from `e` (the values of the
-    command's fields, in `_fields(key)` order)."""
+    """A struct for the place's value in a command, read from the columns `_readings`
+    gives: `s<i>`, the string at the command's i-th field (`_fields(key)`), and `n<i>`,
+    whether that field is null or left out."""
     fields = _fields(place.key)
-    value = _string(f"e[{fields.index(place.field) + 1}]")
-    lacks = [f"CASE WHEN coalesce(json_type(e[{fields.index(w) + 1}]), 'NULL') = 'NULL' THEN '{w}' END"
-             for w in place.watched]
+    value = f"s{fields.index(place.field)}"
+    lacks = [f"CASE WHEN n{fields.index(w)} THEN '{w}' END" for w in place.watched]
     lacking = f"concat_ws(',', {', '.join(lacks)})" if lacks else "''"
     # A value in the seed's spelling is drift only where the compiler wants more of it.
     seed_spelled = f"list_contains({sql_literal(list(place.enum.values))}, {value})"
@@ -126,6 +126,15 @@ def _occurrences(number: int, place: Place) -> str:
 def _fields(key: str) -> list[str]:
     return sorted({f for place in PLACES if place.key == key and place.field
                    for f in (place.field, *place.watched)})
+
+
+def _readings(key: str) -> str:
+    """SQL: each field of `_fields(key)` read once from a command's values `e`: its
+    string (`s<i>`) and whether it is null or left out (`n<i>`)."""
+    read = []
+    for i, _ in enumerate(_fields(key)):
+        read += [f"{_string(f'e[{i + 1}]')} AS s{i}", f"coalesce(json_type(e[{i + 1}]), 'NULL') = 'NULL' AS n{i}"]
+    return ", ".join(read)
 
 
 def _repeats_a_key(keys: str) -> str:
@@ -152,8 +161,9 @@ def _select_key(key: str) -> str:
     return f"""
 SELECT seq, idx, CAST(o.place AS BIGINT) AS place, o.value AS value, o.lacks AS lacks, repeated
 FROM (SELECT seq, idx, unnest([{structs}]) AS o, repeated
-      FROM (SELECT seq, idx, {values_at('item', _fields(key))} AS e, {_repeats_a_key('json_keys(item)')} AS repeated
-            FROM ({items}) WHERE json_type(item) = 'OBJECT'))
+      FROM (SELECT seq, idx, repeated, {_readings(key)}
+            FROM (SELECT seq, idx, {values_at('item', _fields(key))} AS e, {_repeats_a_key('json_keys(item)')} AS repeated
+                  FROM ({items}) WHERE json_type(item) = 'OBJECT')))
 WHERE o.keep OR repeated"""
 
 
