@@ -118,6 +118,14 @@ def values_at(record: str, paths: Iterable[str]) -> str:
     return f"json_extract({record}, {sql_literal([json_path(p) for p in paths])})"
 
 
+def once(expr: str) -> str:
+    """SQL: `expr`, computed once per row even where a filter on its value follows.
+    DuckDB pushes such a filter below the projection that computes the value by
+    copying the expression into it, so a JSON parse filtered on would run twice; no
+    filter passes an UNNEST. (Damage's insert: 0.88 -> 0.66 CPU-s per 300k lines.)"""
+    return f"unnest([{expr}])"
+
+
 def read_values(values: str, columns: Iterable[Column]) -> str:
     """`<value> AS <column>, ...`: each column's value out of the list `values` (see
     `values_at`), whose first items are the columns' paths, in order."""

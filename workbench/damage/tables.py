@@ -14,7 +14,7 @@ import pyarrow as pa
 from workbench.catalog import DECISIONS
 from workbench.damage.models import EMOTIONS, PAYLOADS, ActionSubmitted, Envelope, ProviderCall, Undocumented
 from workbench.jsonl import OPENS_AN_OBJECT
-from workbench.schema import Column, Table, read_values, run_on, values_at
+from workbench.schema import Column, Table, once, read_values, run_on, values_at
 
 EVENTS = Table("damage_events", (
     Column("source_id", "BIGINT", required=True),
@@ -72,7 +72,7 @@ CHUNK = "(SELECT * FROM damage_events WHERE source_id = $source_id AND seq BETWE
 _FROM_LINE = [c for c in EVENTS.columns if c.path]
 INSERT_EVENTS = EVENTS.insert(f"""
 SELECT $source_id::BIGINT AS source_id, seq, {read_values('v', _FROM_LINE)}
-FROM (SELECT seq, try({values_at('raw', [c.path for c in _FROM_LINE])}) AS v
+FROM (SELECT seq, {once(f"try({values_at('raw', [c.path for c in _FROM_LINE])})")} AS v
       FROM event_lines WHERE {OPENS_AN_OBJECT})
 WHERE v IS NOT NULL
 """)

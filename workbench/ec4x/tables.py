@@ -15,7 +15,7 @@ from workbench.ec4x.families import FAMILIES, draft_families_sql, draft_keys, ta
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
 from workbench.jsonl import OPENS_AN_OBJECT
-from workbench.schema import Column, Table, json_path, read_values, run_on, values_at
+from workbench.schema import Column, Table, json_path, once, read_values, run_on, values_at
 
 # The bot's own gates (its trace evaluation script): name, threshold, comparison.
 GATES = (
@@ -142,7 +142,7 @@ SELECT $source_id::BIGINT AS source_id, seq, $game_id AS game_id,
        {read_values("v", _DRAFT_COLUMNS)},
        {draft_families_sql({key: _at(key) for key in draft_keys()})} AS families, j AS payload, true AS valid
 FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
-      FROM (SELECT seq, TRY_CAST(raw AS JSON) AS j FROM draft_lines WHERE {OPENS_AN_OBJECT})
+      FROM (SELECT seq, {once("TRY_CAST(raw AS JSON)")} AS j FROM draft_lines WHERE {OPENS_AN_OBJECT})
       WHERE json_type(j) = 'OBJECT')
 """)
 
