@@ -1,5 +1,6 @@
 """The screen is sound: a line it accepts is a line pydantic accepts."""
 
+import itertools
 import json
 from typing import Literal
 
@@ -160,3 +161,44 @@ def test_a_variant_screen_requires_what_each_value_requires(record):
     except msgspec.ValidationError:
         passed = False
     assert passed == valid
+
+
+# Pieces of RFC 3339 / ISO 8601 timestamps and near misses: the screen reads a `ts`
+# with msgspec's parser, so every string it takes must be one pydantic takes, as UTC.
+TS_DATES = ["2026-02-06", "2024-02-29", "2026-02-29", "2026-04-31", "2026-12-31", "0000-01-01", "0001-01-01",
+            "9999-12-31", "2026-2-06", "20260206", "2026-13-01", "2026-00-10", "+2026-02-06", "2026-W06-5",
+            "2026-037", "２０２６-02-06"]
+TS_SEPARATORS = ["T", "t", " ", "_", "", "TT"]
+TS_TIMES = ["09:38:54", "09:38", "24:00:00", "23:59:60", "09:38:54.1", "09:38:54.123456", "09:38:54.1234567",
+            "09:38:54.123456789", "09:38:54,5", "093854", "09:38:54.", "09:60:00", "9:38:54", "09:38:54.-1"]
+TS_ZONES = ["Z", "z", "+00:00", "-00:00", "+0000", "+00", "+00:01", "-00:01", "+01:00", "-23:59", "+24:00", "",
+            "+00:00:00", " Z", "UTC", "+00:60", "Z ", "\n"]
+
+
+def _ts_event(ts: str) -> str:
+    return json.dumps({**event("phase_changed"), "ts": ts})
+
+
+def test_a_timestamp_the_screen_takes_pydantic_takes():
+    texts = [_ts_event("".join(parts)) for parts in itertools.product(TS_DATES, TS_SEPARATORS, TS_TIMES, TS_ZONES)]
+    taken = [text for text, passed in zip(texts, SCREEN.passes(texts)) if passed]
+    assert len(taken) > 300  # the grid holds plenty of valid timestamps (375)
+    assert [text for text in taken if not pydantic_accepts(text)] == []
+
+
+@pytest.mark.parametrize("ts,screened,valid", [
+    ("2026-02-06T09:38:54+00:00", True, True),
+    ("2026-02-06T09:38:54Z", True, True),
+    ("2026-02-06T09:38:54.123456-00:00", True, True),
+    ("2024-02-29T09:38:54+00:00", True, True),
+    ("2026-02-29T09:38:54+00:00", False, False),  # 2026 is no leap year
+    ("2026-02-06T09:38:54+00:01", False, False),  # one minute off UTC, either way
+    ("2026-02-06T09:38:54-00:01", False, False),
+    ("2026-02-06T09:38:54+01:00", False, False),
+    ("2026-02-06T09:38:54", False, False),  # no offset
+])
+def test_the_screen_takes_utc_timestamps_only(ts, screened, valid):
+    # Seed 003: `ts` is an ISO-8601 UTC timestamp.
+    text = _ts_event(ts)
+    assert SCREEN.passes([text]) == [screened]
+    assert pydantic_accepts(text) == valid

@@ -16,7 +16,8 @@ import types
 import typing
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Annotated, Any, Literal, Union
+from operator import attrgetter
+from typing import Annotated, Any, Callable, Literal, Union
 
 import annotated_types
 import msgspec
@@ -27,9 +28,11 @@ from pydantic import BaseModel
 @dataclass(frozen=True)
 class ScreenAs:
     """Annotated metadata: how the screen checks a field pydantic checks with Python
-    code (the screen's type must accept a subset of what pydantic accepts)."""
+    code (the screen's type must accept a subset of what pydantic accepts), and what
+    of it only Python can say: `check(value)` runs on each decoded value and must hold."""
 
     annotation: Any
+    check: Callable[[Any], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,16 @@ def _fields_struct(model: type[BaseModel], cache: dict, check, closed: bool, tag
     options["kw_only"] = True  # required fields may follow optional ones
     if closed or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
-    if check is not None:
-        options["namespace"] = {"__post_init__": _post_init(check)}
+    tests = [(name, screen_as.check) for name, screen_as in _screened_as(model) if screen_as.check]
+    if check is not None or tests:
+        options["namespace"] = {"__post_init__": _post_init(check, tests)}
     return msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
+
+
+def _screened_as(model: type[BaseModel]) -> list[tuple[str, ScreenAs]]:
+    """The fields of `model` with a `ScreenAs`, and it."""
+    return [(name, item) for name, info in model.model_fields.items()
+            for item in info.metadata if isinstance(item, ScreenAs)]
 
 
 def _present(kind):
@@ -155,12 +165,20 @@ def _present(kind):
     return kind
 
 
-def _post_init(check):
-    """msgspec runs `__post_init__` on each decoded struct; a ValueError fails the decode."""
+def _post_init(check, tests: list[tuple[str, Callable[[Any], bool]]]):
+    """msgspec runs `__post_init__` on each decoded struct; a ValueError fails the decode.
+    It runs the model's `check` (a reason when the struct breaks a rule) and each
+    field's test (`ScreenAs.check`, on a value that is not None)."""
+    getters = [(attrgetter(name), name, test) for name, test in tests]
+
     def __post_init__(self):
-        broken = check(self)
+        broken = check(self) if check is not None else None
         if broken:
             raise ValueError(broken)
+        for get, name, test in getters:
+            value = get(self)
+            if value is not None and not test(value):
+                raise ValueError(f"{name} fails its check")
     return __post_init__
 
 

@@ -8,7 +8,7 @@ real game writes beyond the seed's enums are accepted here and listed in
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
@@ -132,18 +132,18 @@ def _utc(value: datetime) -> datetime:
     return value
 
 
-# The screen accepts only plainly valid UTC timestamps (days up to 28, so no calendar
-# is needed); anything else goes to pydantic, which decides.
-UTC_TIMESTAMP_SCREEN = Annotated[str, msgspec.Meta(
-    pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(\+00:00|Z)\Z"
-)]
+# The screen reads a timestamp with msgspec's RFC 3339 parser, in C (every string it
+# takes, pydantic's parser takes: tests/test_screen.py), and lets only UTC through. A
+# pattern on the string cost three times as much: msgspec calls Python's `re` per line.
+# msgspec reads every zero offset (Z, +00:00, -00:00) as `timezone.utc` itself.
+UTC_TIMESTAMP_SCREEN = ScreenAs(Annotated[datetime, msgspec.Meta(tz=True)], check=lambda ts: ts.tzinfo is timezone.utc)
 
 
 class Envelope(Model):
     schema_version: str
     type: str
     game_id: str
-    ts: Annotated[AwareDatetime, AfterValidator(_utc), ScreenAs(UTC_TIMESTAMP_SCREEN)]
+    ts: Annotated[AwareDatetime, AfterValidator(_utc), UTC_TIMESTAMP_SCREEN]
     payload: Any
 
 
