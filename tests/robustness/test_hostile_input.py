@@ -260,12 +260,12 @@ def test_a_save_of_zeros_is_refused_early_with_bounded_memory(tmp_path):
 
 @pytest.fixture(scope="module")
 def long_log(tmp_path_factory, sample) -> Path:
-    """About 60,000 events: long enough to interrupt at many points."""
+    """About 150,000 events: long enough to interrupt at many points."""
     games = sorted((sample / "damage").glob("game_*.events.jsonl"))
     path = tmp_path_factory.mktemp("long") / "long.events.jsonl"
     with open(path, "wb") as out:
         written = 0
-        while written < 60_000:
+        while written < 150_000:
             for game in games:
                 data = game.read_bytes()
                 out.write(data)
