@@ -12,6 +12,8 @@ output (../shared/corpus), not on the workbench's own generator's.
    figure export vs a one-point chart
 6. a log grown by 1%, re-ingested, vs ingesting the whole file     (aim <= 0.1)
 7. 100,000 EC4X order drafts vs DuckDB's read_json                 (aim <= 3.0)
+
+Where the time of 1 and 7 goes, step by step: python -m bench.steps
 """
 
 from __future__ import annotations
