@@ -62,23 +62,41 @@ def duckdb_worker(ctx: LoadContext) -> Iterator[tuple[Callable, threading.Event]
     after.
     """
     stop = threading.Event()
-    switch_interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(switch_interval, SWITCH_INTERVAL))
-    try:
-        with ThreadPoolExecutor(max_workers=1) as worker:
-            def run(task, *args):
-                pending = worker.submit(task, *args)
-                try:
-                    return pending.result()
-                except KeyboardInterrupt:
-                    stop.set()
-                    ctx.con.interrupt()
-                    wait([pending])
-                    raise
+    with quick_gil_handoff(), ThreadPoolExecutor(max_workers=1) as worker:
+        def run(task, *args):
+            pending = worker.submit(task, *args)
+            try:
+                return pending.result()
+            except KeyboardInterrupt:
+                stop.set()
+                ctx.con.interrupt()
+                wait([pending])
+                raise
 
-            yield run, stop
+        yield run, stop
+
+
+_handoff = {"loads": 0, "own": 0.0}
+_handoff_lock = threading.Lock()
+
+
+@contextmanager
+def quick_gil_handoff() -> Iterator[None]:
+    """The switch interval at most SWITCH_INTERVAL while any load runs; the
+    interpreter's own setting back once the last one ends (loads may overlap in
+    threads of a caller's)."""
+    with _handoff_lock:
+        if _handoff["loads"] == 0:
+            _handoff["own"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_handoff["own"], SWITCH_INTERVAL))
+        _handoff["loads"] += 1
+    try:
+        yield
     finally:
-        sys.setswitchinterval(switch_interval)
+        with _handoff_lock:
+            _handoff["loads"] -= 1
+            if _handoff["loads"] == 0:
+                sys.setswitchinterval(_handoff["own"])
 
 
 def go_on(stop: threading.Event) -> None:

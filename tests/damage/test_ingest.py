@@ -188,3 +188,18 @@ def test_a_load_hands_the_gil_over_within_a_millisecond_and_restores_the_setting
         assert sys.getswitchinterval() == pytest.approx(own, abs=2e-6)  # CPython keeps microseconds
     finally:
         sys.setswitchinterval(previous)
+
+
+def test_loads_that_overlap_in_threads_give_the_interpreter_its_setting_back():
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)
+    try:
+        first, second = bulk.quick_gil_handoff(), bulk.quick_gil_handoff()
+        first.__enter__()
+        second.__enter__()  # a second load starts while the first runs
+        first.__exit__(None, None, None)
+        assert sys.getswitchinterval() == pytest.approx(0.001, abs=2e-6)  # one load still runs
+        second.__exit__(None, None, None)
+        assert sys.getswitchinterval() == pytest.approx(0.005, abs=2e-6)
+    finally:
+        sys.setswitchinterval(previous)
