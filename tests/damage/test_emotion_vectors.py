@@ -198,16 +198,19 @@ def test_every_documented_event_is_read_without_error(tmp_path, kind):
     assert all(player for _, player, _, _ in found)
 
 
-def test_a_line_that_only_spells_the_names_inside_other_keys_changes_no_vector(tmp_path):
-    # The round reads the vectors at the paths of the longest document of a type that may
-    # hold one. A longer line whose keys only contain the five names (`xfear`) is not such
-    # a document: the same vectors come out with it as without it. (Were it sampled, the
-    # line would go to the exact walk, which reads a repeated key by its last value.)
+@pytest.mark.parametrize("decoy", [
+    {**{f"x{name}": 1 for name in FIVE}, "pad": "y" * 500},  # the names inside other keys
+    {"labels": FIVE, "pad": "y" * 500},  # the names as values
+])
+def test_a_longer_line_that_only_names_the_five_changes_no_vector(tmp_path, decoy):
+    # The round reads the vectors at the paths of the longest document of each type that
+    # may hold one. A longer line that only names the five holds none: the same vectors
+    # come out with it as without it. (Sampled again and again, it used to send the whole
+    # chunk to the exact walk, which reads a repeated key by its last value.)
     held = json.dumps(event("mood_shift", {"player_id": "P1", "mood": vector(0.1)}))
     held = held.replace('"fear": 0.1', '"fear": 0.1, "fear": 0.9')
-    decoy = event("mood_shift", {**{f"x{name}": 1 for name in FIVE}, "pad": "y" * 500})
     (tmp_path / "alone").mkdir()
     (tmp_path / "with").mkdir()
     alone = ingest_lines(tmp_path / "alone", [held])
     assert [row[:3] for row in alone] == [(1, "P1", "mood_shift.mood")]
-    assert ingest_lines(tmp_path / "with", [held, decoy]) == alone
+    assert ingest_lines(tmp_path / "with", [held, event("mood_shift", decoy)]) == alone
