@@ -2,7 +2,7 @@
 
 import itertools
 import json
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 import pytest
@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from tests.damage.events import PAYLOADS, event
 from workbench.damage.models import LINES, SCREEN
-from workbench.screen import ScreenVariants, model_screen
+from workbench.screen import ScreenAs, ScreenVariants, Unscreenable, model_screen
 
 # Values that probe every kind of check: types, bounds, enums, patterns, nulls.
 ODD_VALUES = st.sampled_from([
@@ -202,3 +202,23 @@ def test_the_screen_takes_utc_timestamps_only(ts, screened, valid):
     text = _ts_event(ts)
     assert SCREEN.passes([text]) == [screened]
     assert pydantic_accepts(text) == valid
+
+
+class _Even(BaseModel):
+    n: Annotated[int, ScreenAs(int, check=lambda n: n % 2 == 0)]
+
+
+class _EvenInAList(BaseModel):
+    ns: list[Annotated[int, ScreenAs(int, check=lambda n: n % 2 == 0)]]
+
+
+def test_a_screen_check_runs_on_its_field_and_nowhere_else():
+    # The check of a model's own field runs on each decoded value, both sides of it.
+    screen = model_screen(_Even)
+    assert screen.decode(b'{"n": 2}').n == 2
+    with pytest.raises(msgspec.ValidationError):
+        screen.decode(b'{"n": 3}')
+    # Inside a list no field test can run: the model is not screened at all, rather
+    # than screened without its check.
+    with pytest.raises(Unscreenable):
+        model_screen(_EvenInAList)

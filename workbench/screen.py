@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from operator import attrgetter
 from typing import Annotated, Any, Callable, Literal, Union
@@ -83,6 +83,8 @@ def screen_type(annotation, cache: dict | None = None):
 def _annotated(base, metadata, cache):
     for item in metadata:
         if isinstance(item, ScreenAs):
+            if item.check is not None:  # runs on a model's own field only (`_fields_struct`)
+                raise Unscreenable(f"a ScreenAs check inside {base!r}")
             return item.annotation
     constraints = {}
     for item in metadata:
@@ -124,11 +126,15 @@ def _fields_struct(model: type[BaseModel], cache: dict, check, closed: bool, tag
                    tag_field: str | None, required: tuple[str, ...] = (), narrowed: dict | None = None):
     """The struct of a model's fields (but the tag's); those in `required` must be
     present, not null and not empty, and those in `narrowed` take the annotation given."""
-    fields = []
+    fields, tests = [], []
     for name, info in model.model_fields.items():
         if name == tag_field:
             continue
-        annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        # A check of the field's own value runs in the struct's __post_init__.
+        checked = [item for item in info.metadata if isinstance(item, ScreenAs) and item.check is not None]
+        tests += [(name, item.check) for item in checked]
+        metadata = [replace(item, check=None) if item in checked else item for item in info.metadata]
+        annotation = Annotated[(info.annotation, *metadata)] if metadata else info.annotation
         kind = screen_type((narrowed or {}).get(name, annotation), cache)
         if name in required:
             fields.append((name, _present(kind)))
@@ -142,16 +148,9 @@ def _fields_struct(model: type[BaseModel], cache: dict, check, closed: bool, tag
     options["kw_only"] = True  # required fields may follow optional ones
     if closed or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
-    tests = [(name, screen_as.check) for name, screen_as in _screened_as(model) if screen_as.check]
     if check is not None or tests:
         options["namespace"] = {"__post_init__": _post_init(check, tests)}
     return msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
-
-
-def _screened_as(model: type[BaseModel]) -> list[tuple[str, ScreenAs]]:
-    """The fields of `model` with a `ScreenAs`, and it."""
-    return [(name, item) for name, info in model.model_fields.items()
-            for item in info.metadata if isinstance(item, ScreenAs)]
 
 
 def _present(kind):
