@@ -24,7 +24,7 @@ from workbench.arena.models import (
     TraceStep,
 )
 from workbench.catalog import DECISIONS
-from workbench.schema import Column, Table, run_on
+from workbench.schema import Column, Table, once, run_on
 
 ARENA_DECISIONS = Table("arena_decisions", (
     Column("source_id", "BIGINT", required=True),
@@ -119,7 +119,7 @@ LINES = "arena_lines"
 INSERT_DECISIONS = ARENA_DECISIONS.insert(f"""
 SELECT $source_id AS source_id, seq, $episode AS episode, {ARENA_DECISIONS.select_paths("j")},
        nullif(json_merge_patch(j, '{_STRIP_KNOWN}'), '{{}}'::JSON) AS extra, valid
-FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})
+FROM (SELECT seq, valid, {once("TRY_CAST(raw AS JSON)")} AS j FROM {LINES})
 WHERE json_type(j) = 'OBJECT'
 """)
 
@@ -189,7 +189,7 @@ SELECT $source_id AS source_id, seq, {ARENA_TRACES.select_paths("j", ["agent_id"
        coalesce({_EPISODE.read_from("j")}, $episode) AS episode_id,
        CASE WHEN json_type(j, '$.steps') = 'ARRAY' THEN json_array_length(j, '$.steps') END AS steps,
        {_extra("j", _STRIP_TRACE_KEYS)} AS extra, valid
-FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})
+FROM (SELECT seq, valid, {once("TRY_CAST(raw AS JSON)")} AS j FROM {LINES})
 WHERE json_type(j) = 'OBJECT'
 """)
 
@@ -202,7 +202,7 @@ SELECT $source_id AS source_id, seq, t.agent_id, t.episode_id, t.tick, step, {AR
        {_extra("s", _STRIP_STEP_KEYS)} AS extra
 FROM (SELECT seq, unnest(steps) AS s, unnest(range(len(steps))) AS step
       FROM (SELECT seq, json_extract(j, '$.steps[*]') AS steps
-            FROM (SELECT seq, TRY_CAST(raw AS JSON) AS j FROM {LINES})
+            FROM (SELECT seq, {once("TRY_CAST(raw AS JSON)")} AS j FROM {LINES})
             WHERE json_type(j) = 'OBJECT' AND json_type(j, '$.steps') = 'ARRAY'))
 JOIN arena_traces t USING (seq)
 WHERE t.source_id = $source_id

@@ -148,7 +148,7 @@ FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
 
 # The batch of (seq, raw, valid) lines of a bot trace the inserts read.
 LINES = "ec4x_lines"
-LINE_RECORDS = f"(SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM {LINES})"
+LINE_RECORDS = f"(SELECT seq, valid, {once('TRY_CAST(raw AS JSON)')} AS j FROM {LINES})"
 
 # A trace line with a `kind` is a session line (trace.py tells the kinds apart the same way).
 KIND = SESSIONS.column("kind")
