@@ -16,8 +16,9 @@ import argparse
 import os
 import tempfile
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterator
 from unittest import mock
 
 import workbench
@@ -50,6 +51,16 @@ EC4X_STEPS = (
 )
 
 
+@contextmanager
+def without(steps) -> Iterator[None]:
+    """Every step of `steps` (label, {name: stand-in}) taken out while the block runs."""
+    with ExitStack() as patches:
+        for _, replaced in steps:
+            for target, new in replaced.items():
+                patches.enter_context(mock.patch(target, new))
+        yield
+
+
 def timed(runs: int, fn) -> tuple[float, float]:
     """(wall, CPU) seconds of the fastest of `runs` calls of `fn`."""
     best = (float("inf"), 0.0)
@@ -74,13 +85,11 @@ def ladder(name: str, path: Path, baseline, steps, aim: float, runs: int) -> lis
     print(f"  {'':44s} {'wall':>6s} {'CPU':>6s}  ratio")
     print(f"  {'DuckDB read_json':44s} {base_wall:5.2f}s {base_cpu:5.2f}s")
     lines = [("ingest", *timed(runs, lambda: ingest(path)))]
-    with ExitStack() as patches:
-        taken = []
-        for label, replaced in steps:
-            for target, new in replaced.items():
-                patches.enter_context(mock.patch(target, new))
-            taken.append(label)
-            lines.append(("without " + ", ".join(taken), *timed(runs, lambda: ingest(path))))
+    with ExitStack() as taken_out:
+        for count, step in enumerate(steps, 1):
+            taken_out.enter_context(without([step]))
+            names = ", ".join(name for name, _ in steps[:count])
+            lines.append((f"without {names}", *timed(runs, lambda: ingest(path))))
     previous = None
     for label, wall, cpu in lines:
         cost = "" if previous is None else f"   (that step: {previous[0] - wall:+.2f}s, {previous[1] - cpu:+.2f} CPU-s)"

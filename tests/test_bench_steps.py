@@ -4,9 +4,7 @@ measures nothing otherwise). No timing is asserted."""
 
 import json
 import random
-from contextlib import ExitStack
 from pkgutil import resolve_name
-from unittest import mock
 
 import pytest
 
@@ -29,10 +27,7 @@ def test_every_step_the_benchmark_takes_out_is_there(target):
 
 def _without(ladder, path, db):
     """The report of ingesting `path` with every step of `ladder` taken out."""
-    with ExitStack() as patches:
-        for _, replaced in ladder:
-            for target, new in replaced.items():
-                patches.enter_context(mock.patch(target, new))
+    with steps.without(ladder):
         return workbench.ingest([path], db=db).files[0]
 
 
