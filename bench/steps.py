@@ -47,7 +47,7 @@ DAMAGE_STEPS = (
 EC4X_STEPS = (
     ("drift", {"workbench.ec4x.drift.DriftTally.add_chunk": _nothing}),
     ("screen and pydantic", {"workbench.bulk.check": _all_valid}),
-    ("decisions", {"workbench.ec4x.tables.ORDER_DECISIONS": "SELECT $source_id"}),
+    ("decisions", {"workbench.ec4x.reader._derive_decisions": _nothing}),
 )
 
 

@@ -2,6 +2,7 @@
 last line later completed, a rewritten file and a bot trace appended across sessions
 each give, table by table, what one ingest of the final file gives."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -89,6 +90,54 @@ def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_pat
     assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
     assert rows(db, "SELECT count(*) FROM decisions WHERE model IS NOT NULL") == \
         [(content.count(b'"type": "action_submitted"'),)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+def _line_ends(content: bytes, needle: bytes) -> list[int]:
+    """Where each line that holds `needle` ends (the offset of its newline)."""
+    ends, start = [], 0
+    while (found := content.find(needle, start)) >= 0:
+        ends.append(content.index(b"\n", found))
+        start = ends[-1]
+    return ends
+
+
+def test_an_action_whose_call_came_before_the_append_takes_its_model(tmp_path, real_holdem):
+    # The log stops right after a provider_call; the action that call produced comes
+    # with the next append, and its decision is the call's (model, latency, tokens).
+    call_ends = _line_ends(real_holdem, b'"type": "provider_call"')
+    action_ends = set(_line_ends(real_holdem, b'"type": "action_submitted"'))
+    end = next(e for e in call_ends if real_holdem.index(b"\n", e + 1) in action_ends)
+    log, db = tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
+    log.write_bytes(real_holdem[: end + 1])
+    workbench.ingest([log], db=db)
+    log.write_bytes(real_holdem)
+    assert workbench.ingest([log], db=db).files[0].status == "appended"
+    action_line = real_holdem[: end + 1].count(b"\n") + 1
+    call = json.loads(real_holdem[real_holdem.rindex(b"\n", 0, end) + 1: end])["payload"]
+    assert rows(db, "SELECT model, latency_ms FROM decisions WHERE locator = ?", [f"line {action_line}"]) == \
+        [(call["resolved_model"], call["latency_ms"])]
+    assert_same_tables(db, [log], tmp_path)
+
+
+@pytest.mark.parametrize("kind, needle", [("damage", b'"type": "action_submitted"'), ("ec4x", b'"houseId"')])
+def test_a_decision_on_a_last_line_without_its_newline_is_not_doubled(tmp_path, sample, kind, needle):
+    # A whole record without its newline is read (the writer may be done), then read
+    # again when the line proves complete: its decision is replaced, not added to.
+    source = max((p for p in (sample / kind).glob("*.jsonl") if needle in p.read_bytes()),
+                 key=lambda p: p.stat().st_size)
+    content = source.read_bytes()
+    ends = _line_ends(content, needle)
+    end = ends[len(ends) // 2]
+    log, db = tmp_path / source.name, tmp_path / "grown.duckdb"
+    log.write_bytes(content[:end])
+    (first,) = workbench.ingest([log], db=db).files
+    last_line = content[:end].count(b"\n") + 1
+    assert first.rejected == 0
+    assert rows(db, "SELECT count(*) FROM decisions WHERE locator = ?", [f"line {last_line}"]) == [(1,)]
+    log.write_bytes(content)
+    assert workbench.ingest([log], db=db).files[0].status == "appended"
+    assert rows(db, "SELECT count(*) FROM decisions") == [(len(_line_ends(content, needle)),)]
     assert_same_tables(db, [log], tmp_path)
 
 

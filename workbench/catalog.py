@@ -8,6 +8,7 @@ database creates nothing: `registry.create_tables` does, for ingest and `workben
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from workbench.errors import OlderDatabase, WorkbenchError, first_line
+from workbench.errors import OlderDatabase, WorkbenchError, first_line, is_interrupt
 from workbench.schema import Column, Table
 from workbench.violation import SEVERITIES, Violation, line_of
 
@@ -70,11 +71,51 @@ DECISIONS = Table("decisions", (
     Column("locator", "VARCHAR"),
 ), doc="One row per agent decision in every format, so decision quality compares across games.")
 
-SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS)
+# Which schema made a database's tables and views: opening one made by this very schema
+# runs none of its statements (replacing the views would write the catalog at every
+# opening, and the checkpoint at closing would write it again).
+SCHEMA = Table("workbench_schema", (
+    Column("fingerprint", "VARCHAR", "SHA-256 of the statements that made the tables and views", required=True),
+    Column("columns", "VARCHAR[]", "the columns of its tables and views then (`table.column`)", required=True),
+), doc="One row: the schema that made this database's tables and views.")
+
+SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS, SCHEMA)
+SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES)
+
+_COLUMNS = ("SELECT table_name || '.' || column_name FROM duckdb_columns() "
+            "WHERE schema_name = 'main' AND database_name = current_database()")
 
 
-def create_shared_tables(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES))
+def create_schema(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
+    """Run `ddl` (the statements that make every table and view), unless this database
+    was made by it and still holds every column of every table and view it had then."""
+    fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
+    present = {name for (name,) in con.execute(_COLUMNS).fetchall()}
+    if f"{SCHEMA.name}.fingerprint" in present:
+        made = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
+        if made and made[0][0] == fingerprint and present.issuperset(made[0][1]):
+            return
+    con.begin()  # all of it or none: a database is never left with part of its tables
+    try:
+        con.execute(ddl)
+        columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
+        con.execute(f"DELETE FROM {SCHEMA.name}")
+        con.execute(f"INSERT INTO {SCHEMA.name} VALUES (?, ?)", [fingerprint, columns])
+        con.commit()
+    except BaseException as exc:
+        rollback(con)
+        if is_interrupt(exc):
+            raise KeyboardInterrupt from None  # Ctrl-C reached DuckDB first: the same stop
+        raise
+
+
+def rollback(con) -> None:
+    """Roll back the open transaction, if DuckDB has not ended it itself (an
+    interrupted statement or commit does)."""
+    try:
+        con.rollback()
+    except duckdb.TransactionException:
+        pass
 
 
 def default_db() -> Path:
@@ -166,6 +207,15 @@ def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
         "raw": [r[1] for r in rejects],
         "line": [line_of(r[0], r[2] if len(r) > 2 else None) for r in rejects],
     })
+
+
+def forget_decisions_from(con, source_id: int, line: int) -> None:
+    """Remove a file's decisions located at its lines from `line` on (`line N`)."""
+    con.execute(f"DELETE FROM decisions WHERE source_id = ? AND {DECISION_LINE} >= ?", [source_id, line])
+
+
+# The line of a decision located `line N` (NULL for any other locator).
+DECISION_LINE = "CASE WHEN starts_with(locator, 'line ') THEN TRY_CAST(substr(locator, 6) AS BIGINT) END"
 
 
 def tables_with(con, *columns: str) -> list[str]:

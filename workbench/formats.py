@@ -27,9 +27,11 @@ class LoadContext:
     numbering lines from `first_line`. When `appending`, the rows of the earlier lines
     are in the database already, its findings about the whole file (drift counts) and
     its `decisions` have been removed: the format adds the new lines' rows and derives
-    the whole file's findings and decisions again. `state` is what the format left
-    after the earlier lines (None on a first load); the format sets it to what it needs
-    to go on after these lines (JSON-able).
+    the whole file's findings and decisions again. (For a format whose decisions are by
+    line, `Format.decisions_by_line`, only the decisions of the lines from `first_line`
+    on are removed, and it derives those.) `state` is what the format left after the
+    earlier lines (None on a first load); the format sets it to what it needs to go on
+    after these lines (JSON-able).
     """
 
     con: duckdb.DuckDBPyConnection
@@ -77,9 +79,14 @@ class Format:
     line_based: bool = False
     # Views over the format's tables (CREATE OR REPLACE VIEW ...).
     views: str = ""
+    # Each decision is located `line N` and depends only on that line and the ones
+    # before it: when the file grows, those of its earlier lines stay, and the format
+    # derives the decisions of the lines it reads (from LoadContext.first_line on).
+    decisions_by_line: bool = False
 
-    def create_tables(self, con: duckdb.DuckDBPyConnection) -> None:
-        con.execute("".join(table.ddl() for table in self.tables) + self.views)
+    def ddl(self) -> str:
+        """The statements that create the format's tables and views."""
+        return "".join(table.ddl() for table in self.tables) + self.views
 
 
 # A UTF-8 byte order mark: skipped before a file's first line.

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import os
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from workbench import catalog
+from workbench.content import Content, FileHash, KnownSource
 from workbench.violation import Violation
 from workbench.errors import UnreadableFile, WorkbenchError, first_line, is_interrupt
 from workbench.formats import Counts, Format, LoadContext
@@ -92,27 +92,33 @@ def ingest(paths, db=None, format: str | None = None, progress: bool = False) ->
 def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = None,
                  progress: bool = False) -> Report:
     """`ingest` for files already found by `expand_paths` (path, named by the user)."""
-    fmt = _format_named(format)
-    con = catalog.connect(db)
-    try:
-        _registry().create_tables(con)
-        for setting in INGEST_SETTINGS:
-            con.execute(setting)
-        return _load_all(con, files, fmt, progress)
-    finally:
-        con.close()
+    return _run(files, db, _format_named(format), progress, INGEST_SETTINGS)
 
 
 def validate(paths, format: str | None = None, progress: bool = False) -> Report:
     """The same reading and rules as `ingest`, into a throwaway in-memory database."""
-    fmt = _format_named(format)
-    files = expand_paths(paths)
-    con = catalog.connect(":memory:")  # holds everything it reads, so no memory limit here
-    try:
-        _registry().create_tables(con)
-        return _load_all(con, files, fmt, progress)
-    finally:
-        con.close()
+    # It holds everything it reads, so no memory limit here.
+    return _run(expand_paths(paths), ":memory:", _format_named(format), progress, settings=())
+
+
+def _run(files, db, fmt: Format | None, progress: bool, settings) -> Report:
+    """Load `files` into `db`. Each file is chosen (its format found, its hash started)
+    before the one ahead of it is loaded, the first while the database opens."""
+    stop = threading.Event()  # a run that ends early (an error, Ctrl-C) waits for no hash
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hash") as hasher:
+        try:
+            chosen = (_choose(path, named, fmt, hasher, stop) for path, named in files)
+            ahead = next(chosen, None)
+            con = catalog.connect(db)
+            try:
+                _registry().create_tables(con)
+                for setting in settings:
+                    con.execute(setting)
+                return _load_all(con, ahead, chosen, progress, files)
+            finally:
+                con.close()
+        finally:
+            stop.set()
 
 
 def _registry():
@@ -138,12 +144,13 @@ def detect(path: Path, head: bytes) -> Format | None:
     return None
 
 
-def _load_all(con, files, fmt, progress) -> Report:
+def _load_all(con, ahead: "_Chosen | None", chosen, progress: bool, files) -> Report:
     report = Report()
     bar = _Progress(files) if progress else None
     try:
-        for path, named in files:
-            file_report = _load_file(con, path, named, fmt, bar)
+        while ahead is not None:
+            file, ahead = ahead, next(chosen, None)
+            file_report = _load_file(con, file, bar)
             if file_report is not None:
                 report.files.append(file_report)
     finally:
@@ -175,10 +182,35 @@ class _Progress:
         self._bar.close()
 
 
-def _load_file(con, path: Path, named: bool, fmt: Format | None, bar: _Progress | None) -> FileReport | None:
-    report = None
+@dataclass
+class _Chosen:
+    """A file about to be loaded, as found without the database: its format and its
+    hash under way; or why it cannot be read (said when its turn comes)."""
+
+    path: Path
+    named: bool
+    fmt: Format | None
+    content: FileHash | None = None
+    error: Exception | None = None
+
+
+def _choose(path: Path, named: bool, fmt: Format | None, hasher, stop: threading.Event) -> _Chosen:
     try:
-        report = _read_and_load(con, path, named, fmt, bar)
+        check_regular(path)
+        head = _read_head(path)
+        found = fmt or detect(path, head)
+        if found is not None and found.line_based:
+            _refuse_cr_only(path, head)
+        content = FileHash(path, path.stat().st_size, hasher, stop) if found is not None else None
+        return _Chosen(path, named, found or fmt, content)
+    except (UnreadableFile, OSError) as exc:
+        return _Chosen(path, named, fmt, error=exc)
+
+
+def _load_file(con, file: _Chosen, bar: _Progress | None) -> FileReport | None:
+    report, path, fmt = None, file.path, file.fmt
+    try:
+        report = _read_and_load(con, file, bar)
     except UnreadableFile as exc:
         report = FileReport(text_of(path), fmt.name if fmt else None, "failed", message=str(exc))
     except OSError as exc:
@@ -190,60 +222,41 @@ def _load_file(con, path: Path, named: bool, fmt: Format | None, bar: _Progress 
     return report
 
 
-def _read_and_load(con, path, named, fmt, bar) -> FileReport | None:
-    check_regular(path)
-    head = _read_head(path)
-    fmt = fmt or detect(path, head)
-    if fmt is None:
-        if not named:
+def _read_and_load(con, file: _Chosen, bar) -> FileReport | None:
+    path, fmt, content = file.path, file.fmt, file.content
+    if file.error is not None:
+        raise file.error
+    if content is None:
+        if not file.named:
             return None  # a stray file inside a folder (a README, a manifest) is not data
         raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)})")
-    if fmt.line_based:
-        _refuse_cr_only(path, head)
     key = text_of(path.resolve())
     known = _known_source(con, key, fmt.name)
+    content.expect(known)
     advance = bar.advance if bar else (lambda n: None)
-    size = path.stat().st_size
-    if known is None or (fmt.line_based and size > known.size):
-        return _load_while_hashing(con, key, path, fmt, known, size, advance)
-    content = fingerprint(path, known)
-    if content.sha256 == known.sha256:
+    if known is None:
+        return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
+    if fmt.line_based and content.size > known.size:
+        return _load_grown(con, key, path, fmt, known, content, advance)
+    if content.result().sha256 == known.sha256:
         return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
                           _violations_of(con, known.source_id), known.source_id,
                           message=f"already ingested as source {known.source_id}; nothing added")
     return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
 
 
-def _load_while_hashing(con, key, path, fmt, known, size, advance) -> FileReport:
-    """A new file, or one that grew: its hash is computed in a thread of its own while
-    it loads (hashlib works outside the GIL). A file that grew is appended to; if its
-    hash then shows that what was ingested before changed too, the append is rolled
-    back and the file is read whole again."""
-    with ThreadPoolExecutor(max_workers=1) as hasher:
-        content = Hashing(hasher.submit(fingerprint, path, known, size), size, last_line_end(path, size))
-        if known is None:
-            return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
-        try:
-            advance(known.size)  # those bytes are in the database already
-            return _in_transaction(con, path, lambda: _append(con, path, fmt, known, content, advance))
-        except _EarlierContentChanged:
-            return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
+def _load_grown(con, key, path, fmt, known: KnownSource, content: FileHash, advance) -> FileReport:
+    """A file that grew is appended to; if its hash then shows that what was ingested
+    before changed too, the append is rolled back and the file is read whole again."""
+    try:
+        advance(known.size)  # those bytes are in the database already
+        return _in_transaction(con, path, lambda: _append(con, path, fmt, known, content, advance))
+    except _EarlierContentChanged:
+        return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
 
 
 class _EarlierContentChanged(Exception):
     """A file that grew also changed before its old end: it is read whole again."""
-
-
-@dataclass(frozen=True)
-class KnownSource:
-    source_id: int
-    sha256: str
-    size: int
-    complete_bytes: int
-    complete_lines: int
-    resume: dict | None
-    records: int
-    rejected: int
 
 
 def _known_source(con, key: str, format_name: str) -> KnownSource | None:
@@ -255,84 +268,6 @@ def _known_source(con, key: str, format_name: str) -> KnownSource | None:
     return KnownSource(*row[:5], json.loads(row[5]) if row[5] else None, *row[6:])
 
 
-@dataclass(frozen=True)
-class Content:
-    """What a file holds now: its hash, size, where its last complete line ends, and
-    the hash of its first `prefix_size` bytes (the content ingested before)."""
-
-    sha256: str
-    size: int
-    complete_bytes: int
-    complete_lines: int
-    prefix_sha256: str | None
-
-    def result(self) -> "Content":
-        return self
-
-
-@dataclass(frozen=True)
-class Hashing:
-    """A file's `Content` still being computed: its size and where its last complete
-    line ends are known at once (a load needs them to start), the rest when it is done."""
-
-    pending: Future
-    size: int
-    complete_bytes: int
-
-    def result(self) -> Content:
-        return self.pending.result()
-
-
-def last_line_end(path: Path, size: int) -> int:
-    """Where the last complete line of the file's first `size` bytes ends (0: none)."""
-    with open(path, "rb") as handle:
-        end = size
-        while end > 0:
-            start = max(0, end - (1 << 16))
-            handle.seek(start)
-            found = handle.read(end - start).rfind(b"\n")
-            if found >= 0:
-                return start + found + 1
-            end = start
-    return 0
-
-
-def fingerprint(path: Path, known: KnownSource | None = None, size: int | None = None) -> Content:
-    """One pass over the file (its first `size` bytes, if given). A file still being
-    written is read up to the size it had when the pass began, and the load reads
-    exactly those bytes. With the `known` source, the hash of the first `known.size`
-    bytes (the content ingested before) comes too, and their lines are not counted
-    again when that content is unchanged."""
-    prefix_size = known.size if known else None
-    digest = hashlib.sha256()
-    prefix = digest.hexdigest() if prefix_size == 0 else None  # an empty file ingested before
-    newlines, last_newline = 0, -1
-    with open(path, "rb") as handle:
-        end = os.fstat(handle.fileno()).st_size if size is None else size
-        # The lines of the content ingested before are counted only if it changed.
-        uncounted = prefix_size if known and end >= prefix_size else 0
-        size = 0
-        while size < end:
-            want = min(1 << 20, end - size)
-            if prefix_size is not None and size < prefix_size:
-                want = min(want, prefix_size - size)
-            block = handle.read(want)
-            if not block:
-                break
-            digest.update(block)
-            count = 0 if size < uncounted else block.count(b"\n")
-            if count:
-                newlines += count
-                last_newline = size + block.rindex(b"\n")
-            size += len(block)
-            if size == prefix_size:
-                prefix = digest.copy().hexdigest()
-                if prefix != known.sha256:  # the content ingested before changed: count all its lines
-                    return fingerprint(path, size=end)
-                newlines, last_newline = known.complete_lines, known.complete_bytes - 1
-    return Content(digest.hexdigest(), size, last_newline + 1, newlines, prefix)
-
-
 def _in_transaction(con, path, load) -> FileReport:
     con.begin()
     try:
@@ -340,20 +275,13 @@ def _in_transaction(con, path, load) -> FileReport:
         report.violations = _violations_of(con, report.source_id)
         con.commit()
     except BaseException as exc:
-        _rollback(con)
+        catalog.rollback(con)
         if is_interrupt(exc):
             raise KeyboardInterrupt from None  # Ctrl-C reached DuckDB first: the same stop
         if isinstance(exc, duckdb.Error):
             raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
         raise
     return report
-
-
-def _rollback(con) -> None:
-    try:
-        con.rollback()
-    except duckdb.TransactionException:
-        pass  # DuckDB ended the transaction itself (an interrupted query or commit): nothing to undo
 
 
 def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
@@ -378,13 +306,13 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
     return FileReport(text_of(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
 
 
-def _append(con, path, fmt, known: KnownSource, content: Hashing, advance) -> FileReport:
+def _append(con, path, fmt, known: KnownSource, content: FileHash, advance) -> FileReport:
     """A file that grew: only the lines after the last complete one are read. A cut last
     line read before (a crashed writer's) is forgotten and read again, complete now."""
     source_id = known.source_id
     if known.size > known.complete_bytes:
         _forget_lines_from(con, source_id, known.complete_lines + 1)
-    _forget_file_derivations(con, source_id)
+    _forget_file_derivations(con, source_id, fmt, known.complete_lines + 1)
     resume = known.resume or {}
     before = Counts(resume.get("records", 0), resume.get("rejected", 0))
     ctx = LoadContext(con, source_id, path, advance, start_byte=known.complete_bytes,
@@ -397,7 +325,7 @@ def _append(con, path, fmt, known: KnownSource, content: Hashing, advance) -> Fi
                       message=f"appended {line_count(added)}", lines_added=added)
 
 
-def _load_lines(ctx: LoadContext, fmt: Format, content: Content | Hashing, before: Counts) -> Counts:
+def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts) -> Counts:
     """Load a line-based file from `ctx`'s first byte: its complete lines, recording
     where an append will resume, then a cut last line if there is one. The resume
     point leaves the cut line out, so a later append reads it again whole."""
@@ -408,7 +336,7 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: Content | Hashing, befor
         tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
                            end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,
                            state=copy.deepcopy(ctx.state))
-        _forget_file_derivations(ctx.con, ctx.source_id)
+        _forget_file_derivations(ctx.con, ctx.source_id, fmt, tail.first_line)
         counts = _plus(counts, fmt.load(tail))
     _record(ctx.con, ctx.source_id, content.result(), counts, resume)
     return counts
@@ -418,11 +346,15 @@ def _plus(a: Counts, b: Counts) -> Counts:
     return Counts(a.records + b.records, a.rejected + b.rejected)
 
 
-def _forget_file_derivations(con, source_id: int) -> None:
-    """Findings about the whole file and its decisions: the format derives them again
-    over all the file's lines when it reads more of them."""
+def _forget_file_derivations(con, source_id: int, fmt: Format, first_line: int) -> None:
+    """Findings about the whole file and its decisions, which the format derives again
+    when it reads lines from `first_line` on: over all the file's lines, or for a
+    format whose decisions are by line, those of the lines read."""
     con.execute("DELETE FROM violations WHERE source_id = ? AND line IS NULL", [source_id])
-    con.execute("DELETE FROM decisions WHERE source_id = ?", [source_id])
+    if fmt.decisions_by_line:
+        catalog.forget_decisions_from(con, source_id, first_line)
+    else:
+        con.execute("DELETE FROM decisions WHERE source_id = ?", [source_id])
 
 
 def _forget_lines_from(con, source_id: int, line: int) -> None:

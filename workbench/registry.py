@@ -14,11 +14,15 @@ FORMATS: dict[str, Format] = {
 }
 
 
+def schema_ddl() -> str:
+    """The statements that make the shared tables and every registered format's own
+    tables and views."""
+    return catalog.SHARED_DDL + "".join(fmt.ddl() for fmt in FORMATS.values())
+
+
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """The shared tables and every registered format's own tables and views."""
-    catalog.create_shared_tables(con)
-    for fmt in FORMATS.values():
-        fmt.create_tables(con)
+    """Every table and view in place (see `catalog.create_schema`)."""
+    catalog.create_schema(con, schema_ddl())
 
 
 def connect(db=None, read_only: bool = False) -> duckdb.DuckDBPyConnection:

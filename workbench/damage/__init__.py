@@ -11,6 +11,7 @@ FORMAT = Format(
     claims=jsonl_claims(".events.jsonl", ENVELOPE_SIGNATURE),
     load=reader.load,
     line_based=True,
+    decisions_by_line=True,  # an action's decision: its line and the call before it
     describe="Damage replay and tournament logs (*.events.jsonl)",
 )
 

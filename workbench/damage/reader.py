@@ -39,10 +39,16 @@ def load(ctx: LoadContext) -> Counts:
         for chunk in context_chunks(ctx):
             counts = run(load_chunk, ctx, chunk, tally, stop)
             records, rejected = records + counts.records, rejected + counts.rejected
-        run(tables.derive_decisions, ctx.con, ctx.source_id)
+        run(derive_decisions, ctx)
     ctx.state = {**tally.state(), CALLS_KEPT: True}
     ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
+
+
+def derive_decisions(ctx: LoadContext) -> None:
+    """The decisions of the lines read (an action's depends only on the calls before it:
+    `decisions_by_line`)."""
+    tables.derive_decisions(ctx.con, ctx.source_id, ctx.first_line)
 
 
 def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop: threading.Event) -> Counts:

@@ -98,18 +98,26 @@ FROM (SELECT source_id, game_id, seq, turn, type, try({values_at('payload', [c.p
 KEEP_CHUNK_CALLS = _keep_calls(CHUNK)
 KEEP_FILE_CALLS = _keep_calls("(SELECT * FROM damage_events WHERE source_id = $source_id)")
 
-# One decision per `action_submitted`, with the latest `provider_call` of the same
-# player in the same turn before it (the betting call that produced the action).
+# One decision per `action_submitted` from line `$first` on, with the latest
+# `provider_call` of the same player in the same turn before it (the betting call that
+# produced the action); valid when its line has no error.
 DERIVE_DECISIONS = DECISIONS.insert("""
 WITH calls AS (SELECT *, coalesce(player_id, action_player_id) AS agent_id FROM damage_calls
                WHERE source_id = $source_id),
-actions AS (SELECT * FROM calls WHERE type = 'action_submitted'),
-provider_calls AS (SELECT * FROM calls WHERE type = 'provider_call'),
+actions AS (SELECT * FROM calls WHERE type = 'action_submitted' AND seq >= $first),
+-- Only the calls of a player's turn with an action to join (an append's few): the
+-- ASOF join sorts what it is given.
+provider_calls AS (
+    SELECT * FROM calls c WHERE type = 'provider_call' AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.game_id IS NOT DISTINCT FROM c.game_id
+          AND a.agent_id IS NOT DISTINCT FROM c.agent_id AND a.turn IS NOT DISTINCT FROM c.turn)
+),
 bad_lines AS (
-    SELECT DISTINCT locator FROM violations WHERE source_id = $source_id AND severity = 'error'
+    SELECT DISTINCT line FROM violations
+    WHERE source_id = $source_id AND severity = 'error' AND line >= $first
 )
 SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn, a.agent_id AS agent_id,
-       c.model AS model, a.kind AS action, 'line ' || a.seq NOT IN (SELECT locator FROM bad_lines) AS valid,
+       c.model AS model, a.kind AS action, a.seq NOT IN (SELECT line FROM bad_lines) AS valid,
        c.latency_ms AS latency_ms, c.tokens AS tokens, 'line ' || a.seq AS locator
 FROM actions a ASOF LEFT JOIN provider_calls c
   ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.agent_id IS NOT DISTINCT FROM c.agent_id
@@ -152,5 +160,6 @@ def keep_calls(con: duckdb.DuckDBPyConnection, source_id: int, first: int, last:
     con.execute(KEEP_CHUNK_CALLS, {"source_id": source_id, "first": first, "last": last})
 
 
-def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int) -> None:
-    con.execute(DERIVE_DECISIONS, {"source_id": source_id})
+def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, first: int) -> None:
+    """The decisions of a file's actions from line `first` on."""
+    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first})

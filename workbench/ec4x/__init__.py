@@ -20,6 +20,7 @@ FORMAT = Format(
     claims=claims,
     load=reader.load,
     line_based=True,
+    decisions_by_line=True,  # a draft's or a bot turn's decision: its own line
     describe="EC4X bot order drafts (*.orders.jsonl) and bot traces (bot_trace_*.jsonl)",
     summary=report.summary,
 )

@@ -45,7 +45,7 @@ def load_drafts(ctx: LoadContext) -> Counts:
         for chunk in context_chunks(ctx):
             counts = run(load_draft_chunk, ctx, chunk, params, tally, stop)
             records, rejected = records + counts.records, rejected + counts.rejected
-        run(ctx.con.execute, tables.ORDER_DECISIONS, {"source_id": ctx.source_id})
+        run(_derive_decisions, ctx, tables.ORDER_DECISIONS)
     ctx.state = tally.state()
     ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
@@ -104,8 +104,14 @@ def load_trace(ctx: LoadContext) -> Counts:
         records += counts.records
         rejected += counts.rejected
     ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
-    ctx.con.execute(tables.TURN_DECISIONS, params)
+    _derive_decisions(ctx, tables.TURN_DECISIONS)
     return Counts(records, rejected)
+
+
+def _derive_decisions(ctx: LoadContext, derive: str) -> None:
+    """The decisions of the lines read (a draft's or a bot turn's is its line's own:
+    `decisions_by_line`)."""
+    ctx.con.execute(derive, {"source_id": ctx.source_id, "first": ctx.first_line})
 
 
 def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:

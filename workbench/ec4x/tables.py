@@ -172,19 +172,21 @@ ASOF LEFT JOIN (SELECT seq, model FROM ec4x_sessions WHERE source_id = $source_i
 WHERE json_type(j) = 'OBJECT' AND NOT {HAS_KIND}
 """)
 
+# The decisions of lines `$first` on: one per order draft.
 ORDER_DECISIONS = DECISIONS.insert("""
 SELECT source_id, 'ec4x' AS format, game_id, turn, 'house ' || house_id AS agent_id,
        coalesce(nullif(array_to_string(families, ' '), ''), '(empty draft)') AS action, valid, 'line ' || seq AS locator
-FROM ec4x_orders WHERE source_id = $source_id
+FROM ec4x_orders WHERE source_id = $source_id AND seq >= $first
 """)
 
-# One decision per turn: valid when the bot's turn succeeded; the action says how.
+# One decision per bot turn from line `$first` on: valid when the turn succeeded; the
+# action says how.
 TURN_DECISIONS = DECISIONS.insert("""
 SELECT source_id, 'ec4x' AS format, game_id, turn, model,
        coalesce(error_class, '?') || ' (attempts ' || coalesce(CAST(attempts AS VARCHAR), '?') || ')'
          || CASE WHEN len(feature_tags) > 0 THEN ': ' || array_to_string(feature_tags, ' ') ELSE '' END AS action,
        coalesce(ok, false) AS valid, llm_ms AS latency_ms, 'line ' || seq AS locator
-FROM ec4x_turns WHERE source_id = $source_id
+FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first
 """)
 
 # Order drafts name no model; a bot trace does (its session's). A draft takes the model of

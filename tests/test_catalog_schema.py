@@ -1,0 +1,79 @@
+"""A database remembers the schema that made its tables and views: opening it again with
+that schema writes nothing; a newer schema, or a table gone, makes them again."""
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import workbench
+from workbench import catalog, registry
+from tests.conftest import rows
+
+
+def _bytes_of(db: Path) -> str:
+    return hashlib.sha256(db.read_bytes()).hexdigest()
+
+
+def test_opening_a_database_made_by_this_schema_writes_nothing(tmp_path):
+    db = tmp_path / "w.duckdb"
+    registry.connect(db).close()
+    before = _bytes_of(db)
+    registry.connect(db).close()
+    assert _bytes_of(db) == before
+    # Running the statements again would replace the views, and closing would write them.
+    con = catalog.connect(db)
+    con.execute(registry.schema_ddl())
+    con.close()
+    assert _bytes_of(db) != before
+
+
+def _made_then_changed(tmp_path: Path, *statements: str) -> Path:
+    """A database made by this schema, then changed behind its back."""
+    db = tmp_path / "w.duckdb"
+    registry.connect(db).close()
+    con = duckdb.connect(str(db))
+    for statement in statements:
+        con.execute(statement)
+    con.close()
+    return db
+
+
+def _views_named(db: Path, name: str) -> list:
+    return rows(db, "SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name])
+
+
+def test_a_database_made_by_another_schema_gets_every_table_and_view(tmp_path):
+    db = _made_then_changed(tmp_path, "DROP VIEW ec4x_quality_gates",
+                            "UPDATE workbench_schema SET fingerprint = 'an older schema'")
+    registry.connect(db).close()
+    assert _views_named(db, "ec4x_quality_gates") == [(1,)]
+    expected = hashlib.sha256(registry.schema_ddl().encode()).hexdigest()
+    assert rows(db, "SELECT fingerprint FROM workbench_schema") == [(expected,)]
+
+
+def test_a_table_dropped_since_is_made_again(tmp_path, sample):
+    db = _made_then_changed(tmp_path, "DROP TABLE damage_emotions")
+    log = sorted((sample / "damage").glob("game_*.events.jsonl"))[0]
+    (report,) = workbench.ingest([log], db=db).files
+    assert report.status == "ingested"
+    assert rows(db, "SELECT count(*) FROM damage_emotions")[0][0] > 0
+
+
+def test_a_database_made_before_the_schema_was_remembered_is_brought_up_to_date(tmp_path):
+    db = _made_then_changed(tmp_path, "DROP TABLE workbench_schema", "DROP VIEW arena_error_rates")
+    registry.connect(db).close()
+    assert _views_named(db, "arena_error_rates") == [(1,)]
+    assert rows(db, "SELECT count(*) FROM workbench_schema") == [(1,)]
+
+
+def test_tables_are_made_all_or_none(tmp_path):
+    db = tmp_path / "w.duckdb"
+    con = catalog.connect(db)
+    try:
+        with pytest.raises(duckdb.Error):
+            catalog.create_schema(con, registry.schema_ddl() + "CREATE TABLE broken (x NOT_A_TYPE);")
+    finally:
+        con.close()
+    assert rows(db, "SELECT count(*) FROM duckdb_tables()") == [(0,)]
