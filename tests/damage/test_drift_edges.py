@@ -68,6 +68,22 @@ def test_a_list_where_an_object_is_expected_has_no_keys_to_report(ingest_lines):
     assert info(file) == []
 
 
+def test_an_element_that_is_not_an_object_hides_no_key_of_the_others(ingest_lines):
+    # players[1] is a number (pydantic's error); players[0] still carries `alias`, and
+    # players[0].emotions `calm`, which the seed does not list
+    payload = copy.deepcopy(PAYLOADS["hand_started"])
+    payload["players"][0]["alias"] = "Ace"
+    payload["players"][0]["emotions"]["calm"] = 0.5
+    payload["players"].append(7)
+    file, _ = ingest_lines("g.events.jsonl", [event("hand_started", payload)])
+    assert [(v.field, v.message) for v in file.violations if v.severity == "info"] == [
+        ("payload.players[].alias", "key `alias` of hand_started is not in the specification; kept (1 line, first line 1)"),
+        ("payload.players[].emotions.calm",
+         "key `calm` of hand_started is not in the specification; kept (1 line, first line 1)"),
+    ]
+    assert [v.field for v in file.violations if v.severity == "error"] == ["payload.players[1]"]
+
+
 def test_enum_values_the_real_game_adds_are_reported_per_type_and_key(ingest_lines):
     # formats.md: `phase` also takes `discussion`; `thinking.stage` also takes `chatter_eval`, ...
     thinking = {**PAYLOADS["thinking"], "stage": "chatter_eval"}

@@ -66,21 +66,22 @@ def _sql_list(values) -> str:
 DOCUMENTED = _sql_list(PAYLOADS)
 
 
-def keys_at(shape, json_path: str) -> set[str] | None:
-    """The keys of the objects at `json_path` ($, .name, [*], .*) in a `json_structure`."""
-    found = [shape]
-    for step in json_path.removeprefix("$").replace("[*]", ".[*]").split(".")[1:]:
-        reached = []
-        for node in found:
-            if step == "[*]" and isinstance(node, list):
-                reached += node
-            elif step == "*" and isinstance(node, dict):
-                reached += node.values()
-            elif isinstance(node, dict) and step in node:
-                reached.append(node[step])
-        found = reached
-    objects = [node for node in found if isinstance(node, dict)]
-    return set().union(*objects) if objects else None
+def _keys_read(event_type: str) -> tuple[list[int], str]:
+    """The checks of a type, in the order its SQL lists their keys, and that SQL: a JSON
+    list of the keys at each check's path, read from the payload in one parse for the
+    paths without a wildcard (a value that is not an object has none) and one per path
+    with one (`$.players[*]`: the keys of every element, together)."""
+    plain = [n for n in CHECKS_OF[event_type] if "*" not in KEY_CHECKS[n][1]]
+    wild = [n for n in CHECKS_OF[event_type] if "*" in KEY_CHECKS[n][1]]
+    if [KEY_CHECKS[n][1] for n in plain] == ["$"] and not wild:
+        lists = "[json_keys(payload)]"
+    else:
+        lists = f"json_keys(payload, [{_sql_list(KEY_CHECKS[n][1] for n in plain)}])"
+        lists += "".join(f" || [flatten(json_keys(payload, {sql_literal(KEY_CHECKS[n][1])}))]" for n in wild)
+    return plain + wild, f"to_json({lists})"
+
+
+KEYS_READ = {event_type: _keys_read(event_type) for event_type in PAYLOADS}
 
 
 def _drift_value(event_type: str, key: str, values) -> str:
@@ -99,16 +100,13 @@ FROM {CHUNK} WHERE type NOT IN ({DOCUMENTED}) OR type IN ({_sql_list({t for t, _
 GROUP BY ALL
 """
 
-# The types whose models nest none: only their payload's own keys are checked.
-FLAT = _sql_list(t for t in PAYLOADS if [KEY_CHECKS[n][1] for n in CHECKS_OF[t]] == ["$"])
-
-# The keys drift needs: rows that agree on their type, their payload's shape and their
-# undocumented envelope keys collapse into one row, and Python walks each distinct
-# shape once. The shape is the payload's keys where its model nests no other (about
-# two lines in three of a real log), else its keys at every depth (`json_structure`,
-# which costs three times as much).
+# The keys drift needs: rows that agree on their type, the keys of their payload at the
+# paths of its model's objects (`KEYS_READ`) and their undocumented envelope keys
+# collapse into one row, and Python reads each distinct list once. (The keys at every
+# depth, `json_structure`, cost twice as much, and lose the keys of an object in an
+# array whose other elements are not objects.)
 KEYS = f"""
-SELECT type, CASE WHEN type IN ({FLAT}) THEN to_json(json_keys(payload)) ELSE json_structure(payload) END::VARCHAR,
+SELECT type, CASE {' '.join(f'WHEN type = {sql_literal(t)} THEN {sql}' for t, (_, sql) in KEYS_READ.items())} END,
        CASE WHEN extra IS NOT NULL THEN json_keys(extra) END, count(*), min(seq)
 FROM {CHUNK} WHERE type IN ({DOCUMENTED}) AND starts_with(payload, '{{')
 GROUP BY ALL
@@ -172,18 +170,13 @@ class DriftTally:
 _TALLIES = ("types", "envelope_keys", "payload_keys", "values")
 
 
-def _undocumented_keys(event_type: str, shape: str) -> list[tuple[int, str]]:
-    """(check, key) for each key of a payload shape (see KEYS) that its model does not
-    list. A shape too deeply nested for Python's parser has none: pydantic refuses such
-    a line."""
-    try:
-        structure = json.loads(shape)
-    except RecursionError:
-        return []
-    if isinstance(structure, list):  # the keys of a flat type's payload
-        structure = dict.fromkeys(structure)
+def _undocumented_keys(event_type: str, keys: str) -> list[tuple[int, str]]:
+    """(check, key) for each key of a payload's objects (see KEYS) that its model does
+    not list, in the order of the checks."""
+    checks, lists = KEYS_READ[event_type][0], json.loads(keys)
+    found = {check_no: set(listed or ()) for check_no, listed in zip(checks, lists)}
     return [(check_no, key) for check_no in CHECKS_OF[event_type]
-            for key in sorted((keys_at(structure, KEY_CHECKS[check_no][1]) or set()) - KEY_CHECKS[check_no][3])]
+            for key in sorted(found[check_no] - KEY_CHECKS[check_no][3])]
 
 
 def _as_list(key) -> list:
