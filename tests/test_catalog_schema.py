@@ -10,6 +10,7 @@ import pytest
 import workbench
 from workbench import catalog, registry
 from tests.conftest import rows
+from tests.test_growing_files import assert_same_tables
 
 
 def _bytes_of(db: Path) -> str:
@@ -66,6 +67,34 @@ def test_a_database_made_before_the_schema_was_remembered_is_brought_up_to_date(
     registry.connect(db).close()
     assert _views_named(db, "arena_error_rates") == [(1,)]
     assert rows(db, "SELECT count(*) FROM workbench_schema") == [(1,)]
+
+
+def _ingested_then_changed(tmp_path: Path, log: Path, *statements: str) -> Path:
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([log], db=db)
+    con = duckdb.connect(str(db))
+    for statement in statements:
+        con.execute(statement)
+    con.close()
+    return db
+
+
+@pytest.mark.parametrize("table, grown", [("decisions", True), ("damage_emotions", False)])
+def test_files_are_read_again_when_a_table_of_their_rows_was_dropped(tmp_path, sample, table, grown):
+    source = max((sample / "damage").glob("game_*.events.jsonl"), key=lambda p: p.stat().st_size)
+    content, log = source.read_bytes(), tmp_path / source.name
+    log.write_bytes(content[: content.index(b"\n", len(content) // 2) + 1] if grown else content)
+    db = _ingested_then_changed(tmp_path, log, f"DROP TABLE {table}")
+    log.write_bytes(content)  # grown or not, its rows in that table come back whole
+    assert workbench.ingest([log], db=db).files[0].status == "replaced"
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_a_table_no_file_fills_made_again_reads_nothing_again(tmp_path, sample):
+    log = tmp_path / "g.events.jsonl"
+    log.write_bytes(sorted((sample / "damage").glob("game_*.events.jsonl"))[0].read_bytes())
+    db = _ingested_then_changed(tmp_path, log, "DROP TABLE workbench_schema", "DROP TABLE arena_traces")
+    assert workbench.ingest([log], db=db).files[0].status == "unchanged"
 
 
 def test_tables_are_made_all_or_none(tmp_path):

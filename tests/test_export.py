@@ -23,6 +23,7 @@ def table_counts(db) -> dict[str, int]:
     try:
         tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables "
                                             "WHERE table_type = 'BASE TABLE'").fetchall()]
+        tables.remove("workbench_schema")  # which schema made the tables: no data to share
         return {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in tables}
     finally:
         con.close()

@@ -2,6 +2,9 @@
 last line later completed, a rewritten file and a bot trace appended across sessions
 each give, table by table, what one ingest of the final file gives."""
 
+import dataclasses
+import hashlib
+import importlib
 import json
 import shutil
 from pathlib import Path
@@ -10,8 +13,10 @@ import duckdb
 import pytest
 
 import workbench
+from workbench import registry
 from tests.conftest import SHARED, rows
 
+ingest_module = importlib.import_module("workbench.ingest")  # `workbench.ingest` is the function
 REAL_HOLDEM = SHARED / "corpus" / "damage" / "game_20261123T135537354772Z_ab3780.events.jsonl"
 VIEWS = ("ec4x_quality_gates", "arena_error_rates")
 
@@ -139,6 +144,33 @@ def test_a_decision_on_a_last_line_without_its_newline_is_not_doubled(tmp_path, 
     assert workbench.ingest([log], db=db).files[0].status == "appended"
     assert rows(db, "SELECT count(*) FROM decisions") == [(len(_line_ends(content, needle)),)]
     assert_same_tables(db, [log], tmp_path)
+
+
+def test_a_file_rewritten_while_the_one_before_it_loads_is_recorded_as_it_is_then(tmp_path, sample, monkeypatch):
+    # The second file is chosen, and its hash begun, before the first loads; a writer
+    # then rewrites it (shorter, cut mid-line) before its turn.
+    logs = sorted((sample / "damage").glob("game_*.events.jsonl"))[:2]
+    first, second = tmp_path / logs[0].name, tmp_path / logs[1].name
+    shutil.copyfile(logs[0], first)
+    content = logs[1].read_bytes()
+    second.write_bytes(content)
+    cut = content.index(b"\n", 1000) - 10
+    load_file = ingest_module._load_file
+
+    def rewrite_then_load(con, file, bar):
+        if file.path == second:
+            second.write_bytes(content[:cut])
+        return load_file(con, file, bar)
+
+    monkeypatch.setattr(ingest_module, "_load_file", rewrite_then_load)
+    db = tmp_path / "grown.duckdb"
+    workbench.ingest([first, second], db=db)
+    monkeypatch.undo()
+    assert rows(db, "SELECT sha256, size, complete_lines FROM sources WHERE parse_filename(path) = ?",
+                [second.name]) == [(hashlib.sha256(content[:cut]).hexdigest(), cut, content[:cut].count(b"\n"))]
+    second.write_bytes(content)  # the writer puts the whole log back: it grew
+    assert workbench.ingest([second], db=db).files[0].status == "appended"
+    assert_same_tables(db, [first, second], tmp_path)
 
 
 def test_cut_last_line_completed_later(tmp_path, sample):
@@ -314,3 +346,24 @@ def test_the_demo_rebuilds_its_own_older_database(tmp_path, sample):
     db = run_demo(data, out=out, progress=False)
     assert "was written by an older workbench; rebuilding it" in out.getvalue()
     assert rows(db, "SELECT count(*) FROM sources") == [(len(workbench.ingest([data / "sample"], db=db).files),)]
+
+
+def test_a_small_append_runs_duckdb_on_one_thread_and_gives_the_others_back(tmp_path, sample, monkeypatch):
+    logs = sorted((sample / "damage").glob("game_*.events.jsonl"))[:2]
+    grown, new = tmp_path / logs[0].name, tmp_path / logs[1].name
+    content = logs[0].read_bytes()
+    grown.write_bytes(content[: content.index(b"\n", len(content) // 2) + 1])
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([grown], db=db)
+    grown.write_bytes(content)
+    shutil.copyfile(logs[1], new)
+    seen, load = {}, registry.FORMATS["damage"].load
+
+    def load_noting_threads(ctx):
+        seen[ctx.path.name] = ctx.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+        return load(ctx)
+
+    monkeypatch.setitem(registry.FORMATS, "damage", dataclasses.replace(registry.FORMATS["damage"], load=load_noting_threads))
+    assert [f.status for f in workbench.ingest([grown, new], db=db).files] == ["appended", "ingested"]
+    default = duckdb.connect().execute("SELECT current_setting('threads')").fetchall()[0][0]
+    assert seen == {grown.name: 1, new.name: default}

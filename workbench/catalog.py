@@ -13,6 +13,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 
@@ -86,19 +87,22 @@ _COLUMNS = ("SELECT table_name || '.' || column_name FROM duckdb_columns() "
             "WHERE schema_name = 'main' AND database_name = current_database()")
 
 
-def create_schema(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
+def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
+                  made: Callable[[duckdb.DuckDBPyConnection, set[str]], None] = lambda con, tables: None) -> None:
     """Run `ddl` (the statements that make every table and view), unless this database
-    was made by it and still holds every column of every table and view it had then."""
+    was made by it and still holds every column of every table and view it had then.
+    `made` is told, in the same transaction, which tables and views were not there."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
     present = {name for (name,) in con.execute(_COLUMNS).fetchall()}
     if f"{SCHEMA.name}.fingerprint" in present:
-        made = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
-        if made and made[0][0] == fingerprint and present.issuperset(made[0][1]):
+        recorded = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
+        if recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1]):
             return
     con.begin()  # all of it or none: a database is never left with part of its tables
     try:
         con.execute(ddl)
         columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
+        made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} VALUES (?, ?)", [fingerprint, columns])
         con.commit()
@@ -107,6 +111,12 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
         if is_interrupt(exc):
             raise KeyboardInterrupt from None  # Ctrl-C reached DuckDB first: the same stop
         raise
+
+
+def read_again(con: duckdb.DuckDBPyConnection, formats: list[str]) -> None:
+    """The files of `formats` are read whole at their next ingest (their recorded hash
+    matches no content), as if they had changed."""
+    con.execute("UPDATE sources SET sha256 = '' WHERE list_contains(?, format)", [formats])
 
 
 def rollback(con) -> None:

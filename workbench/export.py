@@ -37,9 +37,10 @@ def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[st
 
 
 def _tables(con) -> list[str]:
+    """The tables of data: not the record of the schema that made them."""
     return [name for (name,) in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
-        "AND table_type = 'BASE TABLE' ORDER BY table_name").fetchall()]
+        "AND table_type = 'BASE TABLE' AND table_name <> ? ORDER BY table_name", [catalog.SCHEMA.name]).fetchall()]
 
 
 def _columns(con, table: str) -> list[str]:

@@ -22,7 +22,17 @@ def schema_ddl() -> str:
 
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
     """Every table and view in place (see `catalog.create_schema`)."""
-    catalog.create_schema(con, schema_ddl())
+    catalog.create_schema(con, schema_ddl(), _read_again_into)
+
+
+def _read_again_into(con: duckdb.DuckDBPyConnection, made: set[str]) -> None:
+    """A table that holds files' rows, made again empty (someone dropped it), would
+    disagree with the others until those files change: the files of every format it
+    holds rows of are read whole at their next ingest instead."""
+    holding = {table.name for table in catalog.SHARED_TABLES if "source_id" in table.names} - {catalog.SOURCES.name}
+    formats = [fmt.name for fmt in FORMATS.values() if made & (holding | {table.name for table in fmt.tables})]
+    if formats:
+        catalog.read_again(con, formats)
 
 
 def connect(db=None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
