@@ -11,6 +11,7 @@ import pytest
 import workbench
 from tests.conftest import write_lines
 from tests.damage.events import event
+from workbench import cli
 from workbench.cli import main
 
 
@@ -175,3 +176,14 @@ def test_emotion_figure_of_a_long_game_stays_small(tmp_path):
     con.close()
     # Altair refuses panels over 5,000 rows: 8 players over 60,000 lines are averaged down.
     assert max(len(rows) for rows in spec["datasets"].values()) <= 5000
+
+
+def test_ctrl_c_while_the_formats_load_is_one_line_and_exit_130(monkeypatch, capsys):
+    # Building the parser loads every format (pydantic models, screens): about half of
+    # the command's start-up, in which Ctrl-C is as likely as anywhere.
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_parser", interrupted)
+    assert cli.main(["ingest", "x.events.jsonl"]) == 130
+    assert capsys.readouterr().err == cli.INTERRUPTED + "\n"

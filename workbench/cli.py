@@ -26,12 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints as \xNN, never fails
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = _parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    args.jupyter_args = extra
     try:
+        parser = _parser()  # loads every format: Ctrl-C may come meanwhile
+        args, extra = parser.parse_known_args(argv)
+        if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.jupyter_args = extra
         return args.run(args)
     except WorkbenchError as exc:
         print(f"workbench: {exc}", file=sys.stderr)
