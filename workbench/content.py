@@ -72,6 +72,7 @@ class FileHash:
         # once known (a block read before that is counted anyway).
         self._count_from = 0
         self._blocks: list[_Block] = []
+        self._end_digest = hashlib.sha256()  # of every byte hashed, once the hash is done
         self._pending = executor.submit(self._hash)
 
     @cached_property
