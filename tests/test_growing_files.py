@@ -367,3 +367,65 @@ def test_a_small_append_runs_duckdb_on_one_thread_and_gives_the_others_back(tmp_
     assert [f.status for f in workbench.ingest([grown, new], db=db).files] == ["appended", "ingested"]
     default = duckdb.connect().execute("SELECT current_setting('threads')").fetchall()[0][0]
     assert seen == {grown.name: 1, new.name: default}
+
+
+class RecordedBar:
+    """A stand-in for tqdm that keeps what the progress bar was told."""
+
+    made: list["RecordedBar"] = []
+
+    def __init__(self, total, **options):
+        self.total, self.n, self.finished = total, 0, {}
+        RecordedBar.made.append(self)
+
+    def update(self, n):
+        assert n >= 0
+        self.n += n
+        assert self.n <= self.total
+
+    def set_postfix_str(self, text, **options):  # said as each file finishes
+        self.finished[text] = self.n
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("read_before", [300_000, 299_999])
+def test_the_progress_of_an_append_after_a_cut_line_counts_each_byte_once(tmp_path, real_holdem, monkeypatch,
+                                                                          read_before):
+    """The bytes read before, less a cut last line (read again whole), and the new ones
+    add up to the file's size when it finishes; the file after it ends the bar at its
+    total, never past it."""
+    import tqdm.auto
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", RecordedBar)
+    log, other, db = tmp_path / "g.events.jsonl", tmp_path / "h.events.jsonl", tmp_path / "w.duckdb"
+    log.write_bytes(real_holdem[:read_before])
+    workbench.ingest([log], db=db, progress=True)
+    log.write_bytes(real_holdem)
+    other.write_bytes(real_holdem[:1000].rsplit(b"\n", 1)[0] + b"\n")
+    RecordedBar.made.clear()
+    report = workbench.ingest([log, other], db=db, progress=True)
+    assert [f.status for f in report.files] == ["appended", "ingested"]
+    bar, = RecordedBar.made
+    assert bar.finished == {"g.events.jsonl: appended": len(real_holdem),
+                            "h.events.jsonl: ingested": len(real_holdem) + other.stat().st_size}
+    assert bar.n == bar.total
+
+
+def test_the_progress_of_an_append_rolled_back_and_read_whole_stays_within_its_total(tmp_path, real_holdem,
+                                                                                      monkeypatch):
+    """A file that grew and changed before: the append reads its new lines, finds the
+    earlier content changed, and the file is read whole again."""
+    import tqdm.auto
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", RecordedBar)
+    log, db = tmp_path / "g.events.jsonl", tmp_path / "w.duckdb"
+    log.write_bytes(real_holdem[:300_000])
+    workbench.ingest([log], db=db, progress=True)
+    log.write_bytes(real_holdem.replace(b'"game_started"', b'"game_begun"', 1))  # grown, and line 1 changed
+    RecordedBar.made.clear()
+    report = workbench.ingest([log], db=db, progress=True)
+    assert report.files[0].status == "replaced"
+    bar, = RecordedBar.made
+    assert bar.n == bar.total == log.stat().st_size

@@ -175,11 +175,14 @@ class _Progress:
         self._in_file = 0
 
     def advance(self, nbytes: int) -> None:
+        # Never past the total: an append rolled back and read whole again, or a file
+        # that grew after it was counted, reads more bytes than it was counted for.
+        nbytes = min(nbytes, max(self._bar.total - self._bar.n, 0))
         self._bar.update(nbytes)
         self._in_file += nbytes
 
     def finish_file(self, path: Path, size: int, status: str) -> None:
-        self._bar.update(max(size - self._in_file, 0))
+        self.advance(max(size - self._in_file, 0))
         self._in_file = 0
         self._bar.set_postfix_str(f"{path.name}: {status}", refresh=False)
 
@@ -275,7 +278,7 @@ def _load_grown(con, key, path, fmt, known: KnownSource, content: FileHash, adva
     """A file that grew is appended to; if its hash then shows that what was ingested
     before changed too, the append is rolled back and the file is read whole again."""
     try:
-        advance(known.size)  # those bytes are in the database already
+        advance(known.complete_bytes)  # in the database already (a cut last line is read again)
         with _one_thread_if_small(con, content.size - known.complete_bytes):
             return _in_transaction(con, path, lambda: _append(con, path, fmt, known, content, advance))
     except _EarlierContentChanged:
