@@ -106,3 +106,63 @@ def test_tables_are_made_all_or_none(tmp_path):
     finally:
         con.close()
     assert rows(db, "SELECT count(*) FROM duckdb_tables()") == [(0,)]
+
+
+def _half_then_whole(tmp_path: Path, sample: Path, *statements: str, grown: bool = True) -> tuple[Path, Path]:
+    """The largest sample Damage log ingested (half of it, if `grown`), the database
+    then changed behind the workbench's back, and the whole log written."""
+    source = max((sample / "damage").glob("game_*.events.jsonl"), key=lambda p: p.stat().st_size)
+    content, log = source.read_bytes(), tmp_path / source.name
+    log.write_bytes(content[: content.index(b"\n", len(content) // 2) + 1] if grown else content)
+    db = _ingested_then_changed(tmp_path, log, *statements)
+    log.write_bytes(content)
+    return db, log
+
+
+@pytest.mark.parametrize("statement", ["DROP TABLE sources", "DELETE FROM sources"])
+def test_rows_of_files_the_database_no_longer_knows_are_not_doubled(tmp_path, sample, statement):
+    db, log = _half_then_whole(tmp_path, sample, statement)
+    assert workbench.ingest([log], db=db).files[0].status == "ingested"
+    assert_same_tables(db, [log], tmp_path)  # the rows of the files it knows
+    tables = [t for (t,) in rows(db, "SELECT DISTINCT table_name FROM duckdb_columns() WHERE column_name = 'source_id'")]
+    counts = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in tables)
+    assert rows(db, counts) == rows(tmp_path / "one_shot.duckdb", counts)  # and no others
+
+
+@pytest.mark.parametrize("grown", [True, False])
+@pytest.mark.parametrize("statement", ["DELETE FROM decisions", "DELETE FROM damage_emotions WHERE seq % 2 = 0",
+                                       "DELETE FROM violations", "INSERT INTO violations SELECT * FROM violations"])
+def test_a_file_whose_rows_were_changed_behind_its_back_is_read_again(tmp_path, sample, statement, grown):
+    db, log = _half_then_whole(tmp_path, sample, statement, grown=grown)
+    assert workbench.ingest([log], db=db).files[0].status == "replaced"
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_a_file_whose_rows_are_as_they_were_is_appended_to_or_unchanged(tmp_path, sample):
+    db, log = _half_then_whole(tmp_path, sample)
+    assert workbench.ingest([log], db=db).files[0].status == "appended"
+    assert workbench.ingest([log], db=db).files[0].status == "unchanged"
+
+
+@pytest.mark.parametrize("column", ["damage_events.extra", "decisions.model", "sources.ingested_at"])
+def test_a_table_that_lost_a_column_is_made_again_whole(tmp_path, sample, column):
+    table, name = column.split(".")
+    db, log = _half_then_whole(tmp_path, sample, f"ALTER TABLE {table} DROP COLUMN {name}")
+    assert workbench.ingest([log], db=db).files[0].status in ("replaced", "ingested")
+    assert rows(db, "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
+                [table, name]) == [(1,)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_a_view_redefined_with_the_same_columns_is_made_again(tmp_path, sample):
+    logs = sorted((sample / "ec4x").glob("*.jsonl"))
+    db = tmp_path / "w.duckdb"
+    workbench.ingest(logs, db=db)
+    gates = rows(db, "SELECT * FROM ec4x_quality_gates ORDER BY ALL")
+    assert gates
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE nothing AS SELECT * FROM ec4x_quality_gates LIMIT 0")
+    con.execute("CREATE OR REPLACE VIEW ec4x_quality_gates AS SELECT * FROM nothing")
+    con.close()
+    assert {f.status for f in workbench.ingest(logs, db=db).files} == {"unchanged"}
+    assert rows(db, "SELECT * FROM ec4x_quality_gates ORDER BY ALL") == gates

@@ -87,10 +87,12 @@ def test_real_log_ingested_while_it_grew(tmp_path, real_holdem):
 def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_path, real_holdem):
     content, log, db = real_holdem, tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
     grow(log, content, [0.5], db)
-    # As an earlier workbench left it: no calls kept, and a state that does not say so.
+    # As an earlier workbench left it: no calls kept, a state that does not say so, and
+    # no count of the file's rows in each table.
     con = duckdb.connect(str(db))
     con.execute("DELETE FROM damage_calls")
-    con.execute("UPDATE sources SET resume = json_merge_patch(resume, '{\"format\": {\"calls_kept\": null}}')")
+    con.execute("UPDATE sources SET resume = json_merge_patch(resume, '{\"format\": {\"calls_kept\": null}}'), "
+                "table_rows = NULL")
     con.close()
     assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
     assert rows(db, "SELECT count(*) FROM decisions WHERE model IS NOT NULL") == \
@@ -157,10 +159,10 @@ def test_a_file_rewritten_while_the_one_before_it_loads_is_recorded_as_it_is_the
     cut = content.index(b"\n", 1000) - 10
     load_file = ingest_module._load_file
 
-    def rewrite_then_load(con, file, bar):
+    def rewrite_then_load(con, file, *rest):
         if file.path == second:
             second.write_bytes(content[:cut])
-        return load_file(con, file, bar)
+        return load_file(con, file, *rest)
 
     monkeypatch.setattr(ingest_module, "_load_file", rewrite_then_load)
     db = tmp_path / "grown.duckdb"
@@ -429,3 +431,13 @@ def test_the_progress_of_an_append_rolled_back_and_read_whole_stays_within_its_t
     assert report.files[0].status == "replaced"
     bar, = RecordedBar.made
     assert bar.n == bar.total == log.stat().st_size
+
+
+def test_a_file_gone_before_the_run_starts_fails_alone_with_the_progress_bar_on(tmp_path, real_holdem):
+    """Found by the paths, removed before its turn: the other files load; it fails in
+    one line."""
+    present, gone = tmp_path / "a.events.jsonl", tmp_path / "b.events.jsonl"
+    present.write_bytes(real_holdem)
+    report = ingest_module.ingest_files([(present, True), (gone, True)], db=tmp_path / "w.duckdb", progress=True)
+    assert [f.status for f in report.files] == ["ingested", "failed"]
+    assert "no such file" in report.files[1].message

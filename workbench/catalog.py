@@ -37,8 +37,9 @@ SOURCES = Table("sources", (
     Column("complete_bytes", "BIGINT", "up to the last newline: where an append resumes", required=True, default="0"),
     Column("complete_lines", "BIGINT", "lines before that point", required=True, default="0"),
     Column("resume", "JSON", "what the format needs to go on from there"),
+    Column("table_rows", "JSON", "its rows in each table then: a file whose rows changed since is read again"),
 ), doc="One row per file and format: the database mirrors the file's current content.",
-    unique=("path", "format"))
+    unique=("path", "format"), added=("table_rows",))
 
 VIOLATIONS = Table("violations", (
     Column("source_id", "BIGINT", required=True),
@@ -78,38 +79,92 @@ DECISIONS = Table("decisions", (
 SCHEMA = Table("workbench_schema", (
     Column("fingerprint", "VARCHAR", "SHA-256 of the statements that made the tables and views", required=True),
     Column("columns", "VARCHAR[]", "the columns of its tables and views then (`table.column`)", required=True),
-), doc="One row: the schema that made this database's tables and views.")
+    Column("views", "VARCHAR", "SHA-256 of the views' definitions then, as the database holds them"),
+), doc="One row: the schema that made this database's tables and views.", added=("views",))
 
 SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS, SCHEMA)
 SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES)
 
 _COLUMNS = ("SELECT table_name || '.' || column_name FROM duckdb_columns() "
             "WHERE schema_name = 'main' AND database_name = current_database()")
+_VIEWS = ("SELECT sql FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
+          "AND database_name = current_database() ORDER BY view_name")
+
+
+def _views_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
+    """The views as the database holds them: one redefined by someone (with the same
+    columns, say) is made again."""
+    return hashlib.sha256("\n".join(sql for (sql,) in con.execute(_VIEWS).fetchall()).encode()).hexdigest()
 
 
 def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
                   made: Callable[[duckdb.DuckDBPyConnection, set[str]], None] = lambda con, tables: None) -> None:
     """Run `ddl` (the statements that make every table and view), unless this database
-    was made by it and still holds every column of every table and view it had then.
-    `made` is told, in the same transaction, which tables and views were not there."""
+    was made by it and still holds every column of every table and view it had then,
+    and its views as they were. `made` is told, in the same transaction, which tables
+    and views were not there."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
     present = {name for (name,) in con.execute(_COLUMNS).fetchall()}
-    if f"{SCHEMA.name}.fingerprint" in present:
-        recorded = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
-        if recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1]):
+    recorded = []
+    if f"{SCHEMA.name}.views" in present:
+        recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
+        if (recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1])
+                and recorded[0][2] == _views_fingerprint(con)):
             return
+    elif f"{SCHEMA.name}.fingerprint" in present:  # made before the views were remembered
+        recorded = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
     con.begin()  # all of it or none: a database is never left with part of its tables
     try:
+        # A table that lost a column it was made with (someone dropped it) is made
+        # again whole: `CREATE TABLE IF NOT EXISTS` would leave it without the column.
+        lost = {name.split(".")[0] for name in (recorded[0][1] if recorded else ()) if name not in present}
+        for table in sorted(lost & _tables(con)):
+            con.execute(f"DROP TABLE {table}")
+        present = {name for name in present if name.split(".")[0] not in lost}
         con.execute(ddl)
         columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
         made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
-        con.execute(f"INSERT INTO {SCHEMA.name} VALUES (?, ?)", [fingerprint, columns])
+        con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
+                    [fingerprint, columns, _views_fingerprint(con)])
         con.commit()
     except BaseException as exc:
         rollback(con)
         if is_interrupt(exc):
             raise KeyboardInterrupt from None  # Ctrl-C reached DuckDB first: the same stop
+        raise
+
+
+def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {name for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND database_name = current_database()"
+    ).fetchall()}
+
+
+def table_rows(con: duckdb.DuckDBPyConnection, source_id: int, tables: list[str]) -> dict[str, int]:
+    """How many rows of each of `tables` the file `source_id` has (those it has any in)."""
+    counts = " UNION ALL ".join(f"SELECT '{table}', count(*) FROM {table} WHERE source_id = $source_id"
+                                for table in tables)
+    return {table: n for table, n in con.execute(counts, {"source_id": source_id}).fetchall() if n}
+
+
+def forget_orphans(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
+    """Remove the rows of files the database no longer knows (someone dropped
+    `sources`, or deleted some of its rows) from `tables`: a file read as new would
+    otherwise have its rows twice. One transaction; nothing written when there are none."""
+    ids = " UNION ALL ".join(f"SELECT source_id FROM {table}" for table in tables)
+    if not con.execute(f"SELECT EXISTS (SELECT 1 FROM ({ids}) WHERE source_id NOT IN (SELECT source_id FROM sources))"
+                       ).fetchall()[0][0]:
+        return
+    con.begin()
+    try:
+        for table in tables:
+            con.execute(f"DELETE FROM {table} WHERE source_id NOT IN (SELECT source_id FROM sources)")
+        con.commit()
+    except BaseException as exc:
+        rollback(con)
+        if is_interrupt(exc):
+            raise KeyboardInterrupt from None
         raise
 
 

@@ -34,6 +34,7 @@ class KnownSource:
     resume: dict | None
     records: int
     rejected: int
+    table_rows: dict | None = None  # its rows in each table then (None: not recorded)
 
 
 @dataclass(frozen=True)

@@ -152,10 +152,11 @@ def detect(path: Path, head: bytes) -> Format | None:
 def _load_all(con, ahead: "_Chosen | None", chosen, progress: bool, files) -> Report:
     report = Report()
     bar = _Progress(files) if progress else None
+    orphans = _Orphans()
     try:
         while ahead is not None:
             file, ahead = ahead, next(chosen, None)
-            file_report = _load_file(con, file, bar)
+            file_report = _load_file(con, file, bar, orphans)
             if file_report is not None:
                 report.files.append(file_report)
     finally:
@@ -170,7 +171,7 @@ class _Progress:
     def __init__(self, files):
         from tqdm.auto import tqdm
 
-        total = sum(path.stat().st_size for path, _ in files)
+        total = sum(_size_of(path) for path, _ in files)
         self._bar = tqdm(total=total, unit="B", unit_scale=True, desc="ingest", leave=False)
         self._in_file = 0
 
@@ -235,22 +236,42 @@ def _choose(path: Path, named: bool, fmt: Format | None, hasher, stop: threading
         return _Chosen(path, named, fmt, error=exc)
 
 
-def _load_file(con, file: _Chosen, bar: _Progress | None) -> FileReport | None:
+class _Orphans:
+    """Rows of files the database no longer knows are removed once a run, before the
+    first file read as new (`catalog.forget_orphans`)."""
+
+    def __init__(self):
+        self.gone = False
+
+    def forget(self, con) -> None:
+        if not self.gone:
+            catalog.forget_orphans(con, _registry().file_tables())
+            self.gone = True
+
+
+def _load_file(con, file: _Chosen, bar: _Progress | None, orphans: _Orphans) -> FileReport | None:
     report, path, fmt = None, file.path, file.fmt
     try:
-        report = _read_and_load(con, file, bar)
+        report = _read_and_load(con, file, bar, orphans)
     except UnreadableFile as exc:
         report = FileReport(text_of(path), fmt.name if fmt else None, "failed", message=str(exc))
     except OSError as exc:
         report = FileReport(text_of(path), fmt.name if fmt else None, "failed",
                             message=f"{text_of(path)}: cannot read file ({exc.strerror or exc})")
     if bar is not None:
-        size = path.stat().st_size if path.is_file() else 0
-        bar.finish_file(path, size, report.status if report else "skipped")
+        bar.finish_file(path, _size_of(path), report.status if report else "skipped")
     return report
 
 
-def _read_and_load(con, file: _Chosen, bar) -> FileReport | None:
+def _size_of(path: Path) -> int:
+    """A file's size for the progress bar; 0 for one that is gone (its load says so)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
+def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | None:
     path, fmt = file.path, file.fmt
     if file.error is not None:
         raise file.error
@@ -264,7 +285,12 @@ def _read_and_load(con, file: _Chosen, bar) -> FileReport | None:
     content.expect(known)
     advance = bar.advance if bar else (lambda n: None)
     if known is None:
+        orphans.forget(con)
         return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
+    if known.table_rows is not None and _table_rows(con, known.source_id, fmt) != known.table_rows:
+        # Its rows changed behind the workbench's back (a table emptied, rows deleted):
+        # read whole again, as if the file had changed.
+        return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
     if fmt.line_based and content.size > known.size:
         return _load_grown(con, key, path, fmt, known, content, advance)
     if content.result().sha256 == known.sha256:
@@ -309,13 +335,19 @@ class _EarlierContentChanged(Exception):
     """A file that grew also changed before its old end: it is read whole again."""
 
 
+def _table_rows(con, source_id: int, fmt: Format) -> dict[str, int]:
+    """The file's rows in each table its format writes (its own and the shared ones)."""
+    return catalog.table_rows(con, source_id, _registry().file_tables(fmt))
+
+
 def _known_source(con, key: str, format_name: str) -> KnownSource | None:
     row = con.execute(
-        "SELECT source_id, sha256, size, complete_bytes, complete_lines, resume, records, rejected "
+        "SELECT source_id, sha256, size, complete_bytes, complete_lines, resume, records, rejected, table_rows "
         "FROM sources WHERE path = ? AND format = ?", [key, format_name]).fetchone()
     if row is None:
         return None
-    return KnownSource(*row[:5], json.loads(row[5]) if row[5] else None, *row[6:])
+    resume, table_rows = (json.loads(text) if text else None for text in (row[5], row[8]))
+    return KnownSource(*row[:5], resume, *row[6:8], table_rows)
 
 
 def _in_transaction(con, path, load) -> FileReport:
@@ -323,6 +355,8 @@ def _in_transaction(con, path, load) -> FileReport:
     try:
         report = load()
         report.violations = _violations_of(con, report.source_id)
+        rows = _table_rows(con, report.source_id, _registry().FORMATS[report.format])
+        con.execute("UPDATE sources SET table_rows = ? WHERE source_id = ?", [json.dumps(rows), report.source_id])
         con.commit()
     except BaseException as exc:
         catalog.rollback(con)

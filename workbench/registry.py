@@ -25,6 +25,14 @@ def create_tables(con: duckdb.DuckDBPyConnection) -> None:
     catalog.create_schema(con, schema_ddl(), _read_again_into)
 
 
+def file_tables(fmt: Format | None = None) -> list[str]:
+    """The tables that hold files' rows (by `source_id`): the shared ones, and every
+    format's own or only `fmt`'s."""
+    formats = FORMATS.values() if fmt is None else [fmt]
+    tables = [*catalog.SHARED_TABLES, *(table for f in formats for table in f.tables)]
+    return [t.name for t in tables if "source_id" in t.names and t is not catalog.SOURCES and not t.temporary]
+
+
 def _read_again_into(con: duckdb.DuckDBPyConnection, made: set[str]) -> None:
     """A table that holds files' rows, made again empty (someone dropped it), would
     disagree with the others until those files change: the files of every format it
