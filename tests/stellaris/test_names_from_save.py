@@ -195,9 +195,12 @@ def test_raw_keys_and_templates():
 def test_a_database_from_before_the_key_columns_gets_them(tmp_path):
     db = tmp_path / "w.duckdb"
     ingest_save(tmp_path, {"meta": meta("First Union"), "gamestate": gamestate({"key": "humans1"})})
+    # As a workbench of then left it: without the columns, and without the record of
+    # the schema that made its tables (which came later).
     con = duckdb.connect(str(db))
     con.execute("ALTER TABLE stellaris_snapshots DROP COLUMN empire_name_template")
     con.execute("ALTER TABLE stellaris_snapshots DROP COLUMN empire_name_key")
+    con.execute("DROP TABLE workbench_schema")
     con.close()
     other = tmp_path / "more"
     other.mkdir()
