@@ -13,7 +13,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import duckdb
 
@@ -113,8 +113,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
             return
     elif f"{SCHEMA.name}.fingerprint" in present:  # made before the views were remembered
         recorded = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
-    con.begin()  # all of it or none: a database is never left with part of its tables
-    try:
+    with transaction(con):  # all of it or none: a database is never left with part of its tables
         # A table that lost a column it was made with (someone dropped it) is made
         # again whole: `CREATE TABLE IF NOT EXISTS` would leave it without the column.
         lost = {name.split(".")[0] for name in (recorded[0][1] if recorded else ()) if name not in present}
@@ -127,6 +126,14 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
                     [fingerprint, columns, _views_fingerprint(con)])
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction: committed if the block ends, rolled back if it raises."""
+    con.begin()
+    try:
+        yield
         con.commit()
     except BaseException as exc:
         rollback(con)
@@ -156,16 +163,9 @@ def forget_orphans(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
     if not con.execute(f"SELECT EXISTS (SELECT 1 FROM ({ids}) WHERE source_id NOT IN (SELECT source_id FROM sources))"
                        ).fetchall()[0][0]:
         return
-    con.begin()
-    try:
+    with transaction(con):
         for table in tables:
             con.execute(f"DELETE FROM {table} WHERE source_id NOT IN (SELECT source_id FROM sources)")
-        con.commit()
-    except BaseException as exc:
-        rollback(con)
-        if is_interrupt(exc):
-            raise KeyboardInterrupt from None
-        raise
 
 
 def read_again(con: duckdb.DuckDBPyConnection, formats: list[str]) -> None:

@@ -17,7 +17,7 @@ import duckdb
 from workbench import catalog
 from workbench.content import Content, FileHash, KnownSource
 from workbench.violation import Violation
-from workbench.errors import UnreadableFile, WorkbenchError, first_line, is_interrupt
+from workbench.errors import UnreadableFile, WorkbenchError, first_line
 from workbench.formats import Counts, Format, LoadContext
 from workbench.paths import check_regular, expand_paths, text_of
 from workbench.validation import line_count
@@ -351,20 +351,14 @@ def _known_source(con, key: str, format_name: str) -> KnownSource | None:
 
 
 def _in_transaction(con, path, load) -> FileReport:
-    con.begin()
     try:
-        report = load()
-        report.violations = _violations_of(con, report.source_id)
-        rows = _table_rows(con, report.source_id, _registry().FORMATS[report.format])
-        con.execute("UPDATE sources SET table_rows = ? WHERE source_id = ?", [json.dumps(rows), report.source_id])
-        con.commit()
-    except BaseException as exc:
-        catalog.rollback(con)
-        if is_interrupt(exc):
-            raise KeyboardInterrupt from None  # Ctrl-C reached DuckDB first: the same stop
-        if isinstance(exc, duckdb.Error):
-            raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
-        raise
+        with catalog.transaction(con):
+            report = load()
+            report.violations = _violations_of(con, report.source_id)
+            rows = _table_rows(con, report.source_id, _registry().FORMATS[report.format])
+            con.execute("UPDATE sources SET table_rows = ? WHERE source_id = ?", [json.dumps(rows), report.source_id])
+    except duckdb.Error as exc:
+        raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
     return report
 
 

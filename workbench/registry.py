@@ -37,8 +37,7 @@ def _read_again_into(con: duckdb.DuckDBPyConnection, made: set[str]) -> None:
     """A table that holds files' rows, made again empty (someone dropped it), would
     disagree with the others until those files change: the files of every format it
     holds rows of are read whole at their next ingest instead."""
-    holding = {table.name for table in catalog.SHARED_TABLES if "source_id" in table.names} - {catalog.SOURCES.name}
-    formats = [fmt.name for fmt in FORMATS.values() if made & (holding | {table.name for table in fmt.tables})]
+    formats = [fmt.name for fmt in FORMATS.values() if made & set(file_tables(fmt))]
     if formats:
         catalog.read_again(con, formats)
 
