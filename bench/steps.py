@@ -35,6 +35,10 @@ def _all_valid(*args, **kwargs) -> bulk.Checked:
     return bulk.Checked()
 
 
+def _none_refused(*args, **kwargs) -> list[int]:
+    return []
+
+
 # Per workload, the steps in the order they are taken out, each as the names it is
 # reached by and what stands in for it.
 DAMAGE_STEPS = (
@@ -46,7 +50,7 @@ DAMAGE_STEPS = (
 )
 EC4X_STEPS = (
     ("drift", {"workbench.ec4x.drift.DriftTally.add_chunk": _nothing}),
-    ("screen and pydantic", {"workbench.bulk.check": _all_valid}),
+    ("screens and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),
     ("decisions", {"workbench.ec4x.reader._derive_decisions": _nothing}),
 )
 

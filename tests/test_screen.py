@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from tests.damage.events import PAYLOADS, event
 from workbench.damage.models import LINES, SCREEN
-from workbench.screen import ScreenAs, ScreenVariants, Unscreenable, model_screen
+from workbench.screen import Narrowing, ScreenAs, ScreenVariants, Unscreenable, model_screen
 
 # Values that probe every kind of check: types, bounds, enums, patterns, nulls.
 ODD_VALUES = st.sampled_from([
@@ -154,13 +154,46 @@ def test_a_variant_screen_requires_what_each_value_requires(record):
         valid = True
     except ValidationError:
         valid = False
-    screened = model_screen(Move)
+    assert _passes(model_screen(Move), text) == valid
+
+
+def _passes(decoder: msgspec.json.Decoder, text: str) -> bool:
     try:
-        screened.decode(text)
-        passed = True
+        decoder.decode(text)
+        return True
     except msgspec.ValidationError:
-        passed = False
-    assert passed == valid
+        return False
+
+
+class Order(BaseModel, extra="forbid", strict=True):
+    move: Move
+    note: Annotated[str, ScreenAs(Literal["ok", "Ok"])] = "ok"
+    extra: int | None = None
+
+
+# A stricter screen: `kind` in its lowercase spellings only, `stay` needing a target too,
+# `note` spelled `ok` alone, and no `extra` at all (not even null).
+STRICT = Narrowing(
+    screen_as=lambda metadata, annotation: Literal["ok"],
+    variants=lambda model, v: ScreenVariants(v.field, {s: t for s, t in v.spellings.items() if s == t},
+                                             {**v.requires, "stay": ("target",)}, v.narrowed),
+    absent=lambda model: ("extra",) if model is Order else (),
+)
+
+
+@pytest.mark.parametrize("record,plain,strict", [
+    ({"move": {"kind": "go", "target": 1}}, True, True),
+    ({"move": {"kind": "Go", "target": 1}}, True, False),
+    ({"move": {"kind": "stay"}}, True, False),
+    ({"move": {"kind": "stay", "target": 2}}, True, True),
+    ({"move": {"kind": "go", "target": 1}, "note": "Ok"}, True, False),
+    ({"move": {"kind": "go", "target": 1}, "extra": None}, True, False),
+    ({"move": {"kind": "go", "target": 1}, "extra": 3}, True, False),
+    ({"move": {"kind": "go"}}, False, False),
+])
+def test_a_narrowed_screen_passes_a_part_of_what_the_plain_one_passes(record, plain, strict):
+    text = json.dumps(record)
+    assert (_passes(model_screen(Order), text), _passes(model_screen(Order, STRICT), text)) == (plain, strict)
 
 
 # Pieces of RFC 3339 / ISO 8601 timestamps and near misses: the screen reads a `ts`

@@ -129,6 +129,24 @@ def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
     return found
 
 
+def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.Decoder,
+                stop: threading.Event) -> list[int]:
+    """The lines at `positions` (readable ones, in order) that `decoder` refuses, read a
+    run of them at a time from a buffer of those lines alone."""
+    found: list[int] = []
+    lines = memoryview(chunk.data)
+    at = np.asarray(positions, np.int64)
+    for run in np.array_split(at, -(-len(at) // SCREEN_LINES)) if len(at) else ():
+        go_on(stop)
+        starts, ends = chunk.starts[run], chunk.ends[run]
+        buffer = b"\n".join([lines[start:end] for start, end in zip(starts.tolist(), ends.tolist())])
+        offsets = np.zeros(len(run), np.int64)
+        np.cumsum(ends[:-1] - starts[:-1] + 1, out=offsets[1:])
+        refused_here = refused(decoder, memoryview(buffer), offsets)
+        found += run.tolist() if refused_here is None else run[refused_here].tolist()
+    return found
+
+
 def too_deep(chunk: LineChunk) -> list[int]:
     """The lines nested too deep for the screen to judge (see `screen.DEPTH_BOUND`)."""
     return np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist()
@@ -149,14 +167,16 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
 
 def check(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder, lines: TypeAdapter,
           found_at: Callable[[str, dict, tuple], Violation], stop: threading.Event,
-          still_suspect: Callable[[int], bool] = lambda i: True) -> Checked:
+          still_suspect: Callable[[int], bool] = lambda i: True, among: list[int] | None = None) -> Checked:
     """The checks of a chunk whose lines DuckDB has parsed (`missing`: those it could
-    not): the screen reads the others a run at a time; the lines it refuses (those
-    `still_suspect` keeps), the lines nested too deep for it to judge and the lines
-    DuckDB could not parse go to pydantic-core in one call."""
+    not): the screen reads the others (or only those `among`, where a stricter screen
+    passed the rest) a run at a time; the lines it refuses (those `still_suspect`
+    keeps), the lines nested too deep for it to judge and the lines DuckDB could not
+    parse go to pydantic-core in one call."""
     checked = Checked()
     unreadable(chunk, missing, checked)
-    checked.refused = screened(chunk, missing, decoder, stop)
+    checked.refused = (screened(chunk, missing, decoder, stop) if among is None
+                       else screened_at(chunk, among, decoder, stop))
     suspects = {i for i in checked.refused if still_suspect(i)} | set(too_deep(chunk)) | set(missing)
     validate(chunk, list(suspects), lines, found_at, checked)
     return checked

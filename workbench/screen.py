@@ -50,6 +50,28 @@ class ScreenVariants:
     narrowed: dict[str, dict[str, Any]] = dataclass_field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Narrowing:
+    """A stricter screen of the same models (`model_screen(model, narrowing)`): what it
+    accepts, the plain screen accepts too, so it is as sound. `screen_as(metadata,
+    annotation)` gives a field's narrower screen type (`metadata`: the field's annotated
+    metadata, holding the `ScreenAs` whose `annotation` it narrows); `variants(model,
+    variants)` a model's narrower `__screen_variants__`; a field of `absent(model)` may
+    not be there at all (its struct refuses it, as an unknown field)."""
+
+    screen_as: Callable[[tuple, Any], Any] = lambda metadata, annotation: annotation
+    variants: Callable[[type, ScreenVariants], ScreenVariants] = lambda model, variants: variants
+    absent: Callable[[type], tuple[str, ...]] = lambda model: ()
+
+
+class _Cache(dict):
+    """The structs built so far for one screen, and the narrowing they are built with."""
+
+    def __init__(self, narrowing: Narrowing | None = None):
+        super().__init__()
+        self.narrowing = narrowing or Narrowing()
+
+
 class Unscreenable(Exception):
     """A model with rules only pydantic can run: its records always go to pydantic."""
 
@@ -58,9 +80,9 @@ CONSTRAINTS = {annotated_types.Ge: "ge", annotated_types.Le: "le", annotated_typ
                annotated_types.Lt: "lt"}
 
 
-def screen_type(annotation, cache: dict | None = None):
+def screen_type(annotation, cache: _Cache | None = None):
     """The msgspec type for a pydantic annotation; raises Unscreenable."""
-    cache = {} if cache is None else cache
+    cache = _Cache() if cache is None else cache
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _struct(annotation, cache)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
@@ -85,7 +107,7 @@ def _annotated(base, metadata, cache):
         if isinstance(item, ScreenAs):
             if item.check is not None:  # runs on a model's own field only (`_fields_struct`)
                 raise Unscreenable(f"a ScreenAs check inside {base!r}")
-            return item.annotation
+            return cache.narrowing.screen_as(metadata, item.annotation)
     constraints = {}
     for item in metadata:
         for part in getattr(item, "metadata", [item]):  # FieldInfo carries its constraints in .metadata
@@ -101,7 +123,7 @@ def _annotated(base, metadata, cache):
     return Annotated[inner, msgspec.Meta(**constraints)] if constraints else inner
 
 
-def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_field: str | None = None,
+def _struct(model: type[BaseModel], cache: _Cache, tag: str | None = None, tag_field: str | None = None,
             closed: bool = False):
     key = (model, tag, closed)
     if key in cache:
@@ -109,6 +131,8 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
     decorators = model.__pydantic_decorators__
     check = getattr(model, "__screen_check__", None)
     variants = getattr(model, "__screen_variants__", None) if tag is None else None
+    if variants is not None:
+        variants = cache.narrowing.variants(model, variants)
     if (decorators.model_validators or decorators.field_validators) and check is None and variants is None:
         raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__ or __screen_variants__")
     if variants is not None:
@@ -122,13 +146,14 @@ def _struct(model: type[BaseModel], cache: dict, tag: str | None = None, tag_fie
     return cache[key]
 
 
-def _fields_struct(model: type[BaseModel], cache: dict, check, closed: bool, tag: str | None,
+def _fields_struct(model: type[BaseModel], cache: _Cache, check, closed: bool, tag: str | None,
                    tag_field: str | None, required: tuple[str, ...] = (), narrowed: dict | None = None):
     """The struct of a model's fields (but the tag's); those in `required` must be
     present, not null and not empty, and those in `narrowed` take the annotation given."""
     fields, tests = [], []
+    absent = cache.narrowing.absent(model)
     for name, info in model.model_fields.items():
-        if name == tag_field:
+        if name == tag_field or name in absent:
             continue
         # A check of the field's own value runs in the struct's __post_init__.
         checked = [item for item in info.metadata if isinstance(item, ScreenAs) and item.check is not None]
@@ -146,7 +171,7 @@ def _fields_struct(model: type[BaseModel], cache: dict, check, closed: bool, tag
     # Decoded structs hold no cycles: the garbage collector need not track them.
     options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
     options["kw_only"] = True  # required fields may follow optional ones
-    if closed or model.model_config.get("extra") == "forbid":
+    if closed or absent or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
     if check is not None or tests:
         options["namespace"] = {"__post_init__": _post_init(check, tests)}
@@ -205,9 +230,9 @@ def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndar
 _COUNT_BYTES = 8 << 20
 
 
-def model_screen(model: type[BaseModel]) -> msgspec.json.Decoder:
-    """The screen of one model (raises Unscreenable)."""
-    return msgspec.json.Decoder(_struct(model, {}))
+def model_screen(model: type[BaseModel], narrowing: Narrowing | None = None) -> msgspec.json.Decoder:
+    """The screen of one model, or a stricter one (`narrowing`); raises Unscreenable."""
+    return msgspec.json.Decoder(_struct(model, _Cache(narrowing)))
 
 
 class Screen:
@@ -218,7 +243,7 @@ class Screen:
 
     def __init__(self, models: dict[str, type[BaseModel]], tag_field: str,
                  fallback: type[BaseModel] | None = None, fallback_accepts=lambda decoded: True):
-        cache: dict = {}
+        cache = _Cache()
         structs, self.unscreened = [], set()
         for tag, model in models.items():
             try:

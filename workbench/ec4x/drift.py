@@ -11,7 +11,9 @@ in SQL over a chunk's rows in `ec4x_orders`, from the same declarations:
   (`seed.COMPILER_ONLY_LISTS`).
 
 SQL finds where each enum value and watched field sits; what a value means (its seed
-value) is asked of the `SeedEnum` once per distinct value, in Python.
+value) is asked of the `SeedEnum` once per distinct value, in Python. It looks only at
+the drafts that may hold drift: a stricter screen (`DRIFT_FREE_SCREEN`) passes the
+others first, reading each key's last value as pydantic does.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import re
 import typing
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Literal
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -32,6 +35,7 @@ from workbench.ec4x import seed
 from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
 from workbench.ec4x.rules import SeedEnum, enum_of
 from workbench.schema import run_on, sql_literal, values_at
+from workbench.screen import Narrowing, ScreenVariants, model_screen
 from workbench.validation import line_count
 from workbench.violation import Violation
 
@@ -100,8 +104,57 @@ def _places() -> list[Place]:
 
 
 PLACES = _places()
+
+
+def _seed_spelled(enum: SeedEnum, spellings) -> typing.Any:
+    """The screen type of a value in the seed's own spelling, of the `spellings` the
+    plain screen lets through (a Literal of them)."""
+    if typing.get_origin(spellings) is not Literal:
+        raise TypeError(f"the screen of a seed enum is a Literal of its spellings, not {spellings!r}")
+    return Literal[tuple(s for s in typing.get_args(spellings) if s in enum.values)]
+
+
+def _field_enum(model, name: str) -> SeedEnum | None:
+    info = model.model_fields[name]
+    return enum_of(typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation)
+
+
+def _drift_free_variants(model, variants: ScreenVariants) -> ScreenVariants:
+    """A command's variants with the seed's spellings alone, each requiring the fields
+    the real compiler requires of it too."""
+    compiler, _ = COMPILER_REQUIRES.get((model, variants.field), ({}, None))
+    return dataclasses.replace(
+        variants,
+        spellings={spelling: value for spelling, value in variants.spellings.items() if spelling == value},
+        requires={value: tuple(dict.fromkeys((*variants.requires.get(value, ()), *compiler.get(value, ()))))
+                  for value in {*variants.requires, *compiler}},
+        narrowed={value: {name: _seed_spelled(_field_enum(model, name), annotation)
+                          for name, annotation in fields.items()}
+                  for value, fields in variants.narrowed.items()},
+    )
+
+
+# A draft this screen passes is valid and holds no drift: every enum value in the seed's
+# spelling, every field the compiler requires of a command there, no list only the
+# compiler reads. It reads a repeated key's last value, as pydantic does (DuckDB reads
+# the first). So the drift SQL need only read the drafts it refuses.
+def _drift_free_value(metadata: tuple, annotation) -> typing.Any:
+    """A seed enum's field takes the seed's spellings alone; any other field is as in
+    the plain screen."""
+    enum = next((item for item in metadata if isinstance(item, SeedEnum)), None)
+    return annotation if enum is None else _seed_spelled(enum, annotation)
+
+
+DRIFT_FREE_SCREEN = model_screen(OrderDraft, Narrowing(
+    screen_as=_drift_free_value,
+    variants=_drift_free_variants,
+    absent=lambda model: seed.COMPILER_ONLY_LISTS if model is OrderDraft else (),
+))
 _KEYS = list(dict.fromkeys(place.key for place in PLACES))
 _CHUNK = "(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
+# The drafts of a chunk that may hold drift (`may_drift`: their seq).
+_MAY_DRIFT = ("(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last "
+              "AND seq IN (SELECT seq FROM may_drift))")
 
 
 def _string(value: str) -> str:
@@ -178,7 +231,7 @@ UNION ALL {' UNION ALL '.join(_select_key(key) for key in _KEYS)}
 """
 
 
-OCCURRENCES = _occurrences_in(_CHUNK)
+OCCURRENCES = _occurrences_in(_MAY_DRIFT)
 # The same over drafts given as text (`drafts`: seq, payload), with each key once.
 OCCURRENCES_IN_TEXTS = _occurrences_in("(SELECT seq, CAST(payload AS JSON) AS payload FROM drafts)")
 
@@ -221,9 +274,14 @@ class DriftTally:
         self._first: dict[tuple, Violation] = {}
         self._lines: dict[tuple, int] = defaultdict(int)
 
-    def add_chunk(self, con: duckdb.DuckDBPyConnection, params: dict) -> None:
-        """The drift of a chunk's rows (`params`: source_id, first, last)."""
-        occurrences = _last_values(con, con.sql(OCCURRENCES, params=params).to_arrow_table(), params)
+    def add_chunk(self, con: duckdb.DuckDBPyConnection, params: dict, may_drift: np.ndarray) -> None:
+        """The drift of a chunk's rows (`params`: source_id, first, last), of which those
+        at the line numbers `may_drift` may hold some (`DRIFT_FREE_SCREEN` passed the
+        others)."""
+        if not len(may_drift):
+            return
+        lines = pa.table({"seq": pa.array(may_drift, pa.int64())})
+        occurrences = _last_values(con, run_on(con, lines, OCCURRENCES, "may_drift", params).to_arrow_table(), params)
         if not occurrences.num_rows:
             return
         meanings, kinds = self._meanings(occurrences)

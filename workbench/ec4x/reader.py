@@ -1,8 +1,9 @@
 """Load an EC4X order-draft log or bot trace.
 
 An order-draft log takes the bulk path (`bulk.py`): each chunk of lines is parsed once
-by DuckDB into `ec4x_orders`; then the screen passes the valid drafts while `drift.py`
-finds drift over the chunk's rows, and pydantic-core writes the violations of the others.
+by DuckDB into `ec4x_orders`; then a drift-free screen passes the valid drafts that hold
+no drift, the plain screen the other valid ones, while `drift.py` finds the drift of the
+drafts the first refused, and pydantic-core writes the violations of the invalid ones.
 A bot trace, a few lines per turn, is validated a batch of lines per pydantic-core call
 and inserted from Arrow. Decisions are derived in SQL once the whole file is in."""
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from workbench import bulk
 from workbench.ec4x import orders, tables, trace
-from workbench.ec4x.drift import DriftTally
+from workbench.ec4x.drift import DRIFT_FREE_SCREEN, DriftTally
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineChunk, check_lines, context_batches, context_chunks, store_batch
 from workbench.paths import name_without
@@ -53,12 +54,14 @@ def load_drafts(ctx: LoadContext) -> Counts:
 
 def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: DriftTally,
                      stop: threading.Event) -> Counts:
-    """DuckDB parses the chunk's lines into `ec4x_orders`; then the screen reads them
-    (Python, in a thread) while DuckDB finds the drift in the rows. (The screen holds
-    the GIL, which DuckDB's scan of the lines' Arrow table needs too, but not its scan
-    of the table's rows: run beside the parse, the screen slowed it from 0.2 s to 0.5 s
-    per 100k drafts.) Where a line DuckDB parsed is no record after all (which only
-    pydantic can say), its row goes and the chunk's drift is found again."""
+    """DuckDB parses the chunk's lines into `ec4x_orders`; then the screens read them
+    (Python, in a thread) while DuckDB finds the drift in the rows. The drift-free
+    screen goes first: the drift SQL reads only the drafts it refuses, and the plain
+    screen only those too (the drafts it passes are valid). (The screens hold the GIL,
+    which DuckDB's scan of the lines' Arrow table needs too, but not its scan of the
+    table's rows: run beside the parse, the screen slowed it from 0.2 s to 0.5 s per
+    100k drafts.) Where a line DuckDB parsed is no record after all (which only pydantic
+    can say), its row goes and the chunk's drift is found again."""
     con, source_id = ctx.con, ctx.source_id
     lines = bulk.line_table(chunk)
     rows = bulk.rows_of(source_id, chunk)
@@ -67,9 +70,12 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     if len(chunk) and tables.insert_drafts(con, params, lines) != len(chunk):
         missing = bulk.missing_lines(con, tables.ORDERS.name, source_id, chunk, lines)
     with ThreadPoolExecutor(max_workers=1) as screen:
-        screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop)
-        if len(chunk):
-            tally.add_chunk(con, rows)
+        # One worker: the plain screen starts once the drift-free one is done.
+        drift_free = screen.submit(bulk.screened, chunk, missing, DRIFT_FREE_SCREEN, stop)
+        screening = screen.submit(lambda: bulk.check(chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation,
+                                                     stop, among=drift_free.result()))
+        may_drift = chunk.numbers[drift_free.result()]
+        tally.add_chunk(con, rows, may_drift)
         checked = screening.result()
     bulk.go_on(stop)
     ctx.advance(chunk.size // 2)
@@ -77,7 +83,7 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     if forgotten:
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
         tally.restore(before)
-        tally.add_chunk(con, rows)
+        tally.add_chunk(con, rows, may_drift)
     invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
     tables.mark_invalid(con, source_id, sorted(invalid - {int(chunk.numbers[i]) for i in checked.reject_at}))
     counts = bulk.store_findings(ctx, chunk, checked)
