@@ -51,7 +51,7 @@ DAMAGE_STEPS = (
 EC4X_STEPS = (
     ("drift", {"workbench.ec4x.drift.DriftTally.add_chunk": _nothing}),
     ("screens and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),
-    ("decisions", {"workbench.ec4x.reader._derive_decisions": _nothing}),
+    ("decisions", {"workbench.ec4x.tables.insert_decisions": _nothing}),
 )
 
 

@@ -209,3 +209,6 @@ def test_a_repeated_key_on_a_line_only_duckdb_reads_is_a_reject(ingest_lines):
     ])
     assert con.execute("SELECT locator FROM rejects").fetchall() == [("line 1",)]
     assert _drift(con) == {("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)")}
+    # Its row goes, and its decision with it.
+    assert con.execute("SELECT seq FROM ec4x_orders").fetchall() == [(2,)]
+    assert con.execute("SELECT locator, valid FROM decisions").fetchall() == [("line 2", True)]

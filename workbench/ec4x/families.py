@@ -34,9 +34,15 @@ TAG_FAMILIES = {**{f: f for f in FAMILIES}, **{tag: "zero_turn" for tag in ZERO_
 
 
 # Each family's predicate reads the values of the draft's top-level keys it names (SQL
-# expressions of JSON values, read out of the draft in one parse; see `draft_families_sql`).
+# expressions of JSON values, read out of the draft in one parse by `json_extract`, so
+# written without whitespace; see `draft_families_sql`). A value's type is told by its
+# first character, and an empty list is `[]`: no parse of the command lists again.
 def _non_empty(key: str):
-    return (key,), lambda at: f"coalesce(json_array_length({at[key]}), 0) > 0"
+    return (key,), lambda at: f"coalesce(starts_with({at[key]}, '[') AND {at[key]} <> '[]', false)"
+
+
+def _is_object(value: str) -> str:
+    return f"coalesce(starts_with({value}, '{{'), false)"
 
 
 def _positive(value: str) -> str:
@@ -48,7 +54,7 @@ def _research(at: dict[str, str]) -> str:
 
     def points(name: str) -> str:
         return _positive(f"json_extract({allocation}, '$.{name}')")
-    return (f"(json_type({allocation}) = 'OBJECT' AND ({points('economic')} OR {points('science')} "
+    return (f"({_is_object(allocation)} AND ({points('economic')} OR {points('science')} "
             f"OR coalesce(json_type({allocation}, '$.fields') = 'OBJECT' "
             f"AND len(json_keys({allocation}, '$.fields')) > 0, false)))")
 
@@ -60,7 +66,7 @@ DRAFT_FAMILIES = {
     "build": _non_empty("buildCommands"),
     "repair": _non_empty("repairCommands"),
     "scrap": _non_empty("scrapCommands"),
-    "diplomacy": (("diplomaticCommand",), lambda at: f"json_type({at['diplomaticCommand']}) = 'OBJECT'"),
+    "diplomacy": (("diplomaticCommand",), lambda at: _is_object(at["diplomaticCommand"])),
     "population_transfer": _non_empty("populationTransfers"),
     "terraform": _non_empty("terraformCommands"),
     "colony_management": _non_empty("colonyManagement"),

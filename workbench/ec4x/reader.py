@@ -5,7 +5,8 @@ by DuckDB into `ec4x_orders`; then a drift-free screen passes the valid drafts t
 no drift, the plain screen the other valid ones, while `drift.py` finds the drift of the
 drafts the first refused, and pydantic-core writes the violations of the invalid ones.
 A bot trace, a few lines per turn, is validated a batch of lines per pydantic-core call
-and inserted from Arrow. Decisions are derived in SQL once the whole file is in."""
+and inserted from Arrow. A draft's decision is derived with its chunk, a bot turn's once
+the whole file is in."""
 
 from __future__ import annotations
 
@@ -46,7 +47,6 @@ def load_drafts(ctx: LoadContext) -> Counts:
         for chunk in context_chunks(ctx):
             counts = run(load_draft_chunk, ctx, chunk, params, tally, stop)
             records, rejected = records + counts.records, rejected + counts.rejected
-        run(_derive_decisions, ctx, tables.ORDER_DECISIONS)
     ctx.state = tally.state()
     ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
@@ -54,14 +54,14 @@ def load_drafts(ctx: LoadContext) -> Counts:
 
 def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: DriftTally,
                      stop: threading.Event) -> Counts:
-    """DuckDB parses the chunk's lines into `ec4x_orders`; then the screens read them
-    (Python, in a thread) while DuckDB finds the drift in the rows. The drift-free
-    screen goes first: the drift SQL reads only the drafts it refuses, and the plain
-    screen only those too (the drafts it passes are valid). (The screens hold the GIL,
-    which DuckDB's scan of the lines' Arrow table needs too, but not its scan of the
-    table's rows: run beside the parse, the screen slowed it from 0.2 s to 0.5 s per
-    100k drafts.) Where a line DuckDB parsed is no record after all (which only pydantic
-    can say), its row goes and the chunk's drift is found again."""
+    """DuckDB parses the chunk's lines into `ec4x_orders`. Then, in a thread, the
+    drift-free screen reads them, and the plain screen those it refuses; meanwhile
+    DuckDB derives the chunk's decisions, then finds the drift of the drafts the
+    drift-free screen refused. (The screens hold the GIL, which DuckDB's scan of the
+    lines' Arrow table needs too, but not its scan of the table's rows: run beside the
+    parse, the screen slowed it from 0.2 s to 0.5 s per 100k drafts.) Where a line
+    DuckDB parsed is no record after all (which only pydantic can say), its row and
+    decision go and the chunk's drift is found again."""
     con, source_id = ctx.con, ctx.source_id
     lines = bulk.line_table(chunk)
     rows = bulk.rows_of(source_id, chunk)
@@ -74,6 +74,8 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
         drift_free = screen.submit(bulk.screened, chunk, missing, DRIFT_FREE_SCREEN, stop)
         screening = screen.submit(lambda: bulk.check(chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation,
                                                      stop, among=drift_free.result()))
+        # Valid until the checks say otherwise (`mark_invalid`).
+        tables.insert_decisions(con, rows)
         may_drift = chunk.numbers[drift_free.result()]
         tally.add_chunk(con, rows, may_drift)
         checked = screening.result()
@@ -82,6 +84,7 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     forgotten = bulk.refused_rows(chunk, missing, checked)
     if forgotten:
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
+        tables.insert_decisions(con, rows, again=True)
         tally.restore(before)
         tally.add_chunk(con, rows, may_drift)
     invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
@@ -110,14 +113,9 @@ def load_trace(ctx: LoadContext) -> Counts:
         records += counts.records
         rejected += counts.rejected
     ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
-    _derive_decisions(ctx, tables.TURN_DECISIONS)
+    # A bot turn's decision is its own line's (`decisions_by_line`).
+    ctx.con.execute(tables.TURN_DECISIONS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()
     return Counts(records, rejected)
-
-
-def _derive_decisions(ctx: LoadContext, derive: str) -> None:
-    """The decisions of the lines read (a draft's or a bot turn's is its line's own:
-    `decisions_by_line`)."""
-    ctx.con.execute(derive, {"source_id": ctx.source_id, "first": ctx.first_line})
 
 
 def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:

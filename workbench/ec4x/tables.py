@@ -127,7 +127,7 @@ FROM gates;
 
 # A chunk of order-draft lines (seq, raw), parsed once: the columns, the families and
 # the payload come from one read of the values at the draft's keys. A line DuckDB cannot
-# read as an object is left out. Each row is valid until the checks say otherwise.
+# read as an object is left out (JSON that opens with `{` is an object). Each row is valid until the checks say otherwise.
 _DRAFT_COLUMNS = [c for c in ORDERS.columns if c.path]
 # The columns' paths first (`read_values`), then the keys the families read.
 _DRAFT_KEYS = list(dict.fromkeys([*(c.path for c in _DRAFT_COLUMNS), *draft_keys()]))
@@ -143,7 +143,7 @@ SELECT $source_id::BIGINT AS source_id, seq, $game_id AS game_id,
        {draft_families_sql({key: _at(key) for key in draft_keys()})} AS families, j AS payload, true AS valid
 FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
       FROM (SELECT seq, {once("TRY_CAST(raw AS JSON)")} AS j FROM draft_lines WHERE {OPENS_AN_OBJECT})
-      WHERE json_type(j) = 'OBJECT')
+      WHERE j IS NOT NULL)
 """)
 
 # The batch of (seq, raw, valid) lines of a bot trace the inserts read.
@@ -172,12 +172,17 @@ ASOF LEFT JOIN (SELECT seq, model FROM ec4x_sessions WHERE source_id = $source_i
 WHERE json_type(j) = 'OBJECT' AND NOT {HAS_KIND}
 """)
 
-# The decisions of lines `$first` on: one per order draft.
+# The decisions of a chunk's drafts (lines `$first` to `$last`): one per order draft.
 ORDER_DECISIONS = DECISIONS.insert("""
 SELECT source_id, 'ec4x' AS format, game_id, turn, 'house ' || house_id AS agent_id,
        coalesce(nullif(array_to_string(families, ' '), ''), '(empty draft)') AS action, valid, 'line ' || seq AS locator
-FROM ec4x_orders WHERE source_id = $source_id AND seq >= $first
+FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last
 """)
+# Those decisions again, after rows of the chunk turned out to be no records.
+FORGET_ORDER_DECISIONS = """
+DELETE FROM decisions WHERE source_id = $source_id AND format = 'ec4x'
+  AND locator IN (SELECT 'line ' || seq FROM range($first, $last + 1) AS r(seq))
+"""
 
 # One decision per bot turn from line `$first` on: valid when the turn succeeded; the
 # action says how.
@@ -238,9 +243,19 @@ def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.
     return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params).fetchall()[0][0]
 
 
+def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict, again: bool = False) -> None:
+    """The decisions of a chunk's drafts (`rows`: source_id, first, last); `again`: in
+    place of those inserted before."""
+    if again:
+        con.execute(FORGET_ORDER_DECISIONS, rows).fetchall()
+    con.execute(ORDER_DECISIONS, rows).fetchall()
+
+
 def mark_invalid(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
-    """The drafts with an error violation are not valid."""
+    """The drafts with an error violation are not valid, nor are their decisions."""
     if seqs:
-        run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
-               "UPDATE ec4x_orders SET valid = false WHERE source_id = $source_id AND seq IN (SELECT seq FROM bad)",
-               "bad", {"source_id": source_id}).fetchall()
+        bad = pa.table({"seq": pa.array(seqs, pa.int64())})
+        run_on(con, bad, "UPDATE ec4x_orders SET valid = false WHERE source_id = $source_id "
+                         "AND seq IN (SELECT seq FROM bad)", "bad", {"source_id": source_id}).fetchall()
+        run_on(con, bad, "UPDATE decisions SET valid = false WHERE source_id = $source_id AND format = 'ec4x' "
+                         "AND locator IN (SELECT 'line ' || seq FROM bad)", "bad", {"source_id": source_id}).fetchall()
