@@ -134,10 +134,6 @@ def _drift_free_variants(model, variants: ScreenVariants) -> ScreenVariants:
     )
 
 
-# A draft this screen passes is valid and holds no drift: every enum value in the seed's
-# spelling, every field the compiler requires of a command there, no list only the
-# compiler reads. It reads a repeated key's last value, as pydantic does (DuckDB reads
-# the first). So the drift SQL need only read the drafts it refuses.
 def _drift_free_value(metadata: tuple, annotation) -> typing.Any:
     """A seed enum's field takes the seed's spellings alone; any other field is as in
     the plain screen."""
@@ -145,11 +141,17 @@ def _drift_free_value(metadata: tuple, annotation) -> typing.Any:
     return annotation if enum is None else _seed_spelled(enum, annotation)
 
 
+# A draft this screen passes is valid and holds no drift: every enum value in the seed's
+# spelling, every field the compiler requires of a command there, no list only the
+# compiler reads. msgspec checks each value of a repeated key and keeps the last, as
+# pydantic does (DuckDB reads the first). So the drift SQL need only read the drafts it
+# refuses.
 DRIFT_FREE_SCREEN = model_screen(OrderDraft, Narrowing(
     screen_as=_drift_free_value,
     variants=_drift_free_variants,
     absent=lambda model: seed.COMPILER_ONLY_LISTS if model is OrderDraft else (),
 ))
+
 _KEYS = list(dict.fromkeys(place.key for place in PLACES))
 _CHUNK = "(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
 # The drafts of a chunk that may hold drift (`may_drift`: their seq).
