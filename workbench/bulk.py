@@ -116,34 +116,42 @@ def unreadable(chunk: LineChunk, missing: list[int], checked: Checked) -> None:
 def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
              stop: threading.Event) -> list[int]:
     """The lines of the chunk, but those in `skip`, that `decoder` refuses, read a run of
-    lines at a time (every line is a JSON value on its own, so msgspec's values are the
-    lines); all of a run's lines where msgspec cannot say which it refused."""
-    found: list[int] = []
+    lines at a time straight from the chunk's bytes (every line is a JSON value on its
+    own, so msgspec's values are the lines)."""
     lines = memoryview(chunk.data)
-    for span in chunk.spans(skip):
-        for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
-            go_on(stop)
-            begin = chunk.starts[run[0]]
-            refused_here = refused(decoder, lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin)
-            found += run.tolist() if refused_here is None else run[refused_here].tolist()
-    return found
+
+    def read(run: np.ndarray) -> tuple[memoryview, np.ndarray]:
+        begin = chunk.starts[run[0]]
+        return lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin
+    return _refused_runs(chunk.spans(skip), read, decoder, stop)
 
 
 def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.Decoder,
                 stop: threading.Event) -> list[int]:
     """The lines at `positions` (readable ones, in order) that `decoder` refuses, read a
     run of them at a time from a buffer of those lines alone."""
-    found: list[int] = []
     lines = memoryview(chunk.data)
-    at = np.asarray(positions, np.int64)
-    for run in np.array_split(at, -(-len(at) // SCREEN_LINES)) if len(at) else ():
-        go_on(stop)
+
+    def read(run: np.ndarray) -> tuple[bytes, np.ndarray]:
         starts, ends = chunk.starts[run], chunk.ends[run]
-        buffer = b"\n".join([lines[start:end] for start, end in zip(starts.tolist(), ends.tolist())])
         offsets = np.zeros(len(run), np.int64)
         np.cumsum(ends[:-1] - starts[:-1] + 1, out=offsets[1:])
-        refused_here = refused(decoder, memoryview(buffer), offsets)
-        found += run.tolist() if refused_here is None else run[refused_here].tolist()
+        return b"\n".join([lines[start:end] for start, end in zip(starts.tolist(), ends.tolist())]), offsets
+    at = np.asarray(positions, np.int64)
+    return _refused_runs([at] if len(at) else [], read, decoder, stop)
+
+
+def _refused_runs(spans, read, decoder: msgspec.json.Decoder, stop: threading.Event) -> list[int]:
+    """The positions of `spans` whose lines `decoder` refuses, SCREEN_LINES of them a
+    call: `read(run)` gives the run's lines as one buffer and where each starts in it.
+    All of a run's lines where msgspec cannot say which it refused."""
+    found: list[int] = []
+    for span in spans:
+        for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
+            go_on(stop)
+            buffer, starts = read(run)
+            refused_here = refused(decoder, memoryview(buffer), starts)
+            found += run.tolist() if refused_here is None else run[refused_here].tolist()
     return found
 
 

@@ -155,8 +155,7 @@ DRIFT_FREE_SCREEN = model_screen(OrderDraft, Narrowing(
 _KEYS = list(dict.fromkeys(place.key for place in PLACES))
 _CHUNK = "(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
 # The drafts of a chunk that may hold drift (`may_drift`: their seq).
-_MAY_DRIFT = ("(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last "
-              "AND seq IN (SELECT seq FROM may_drift))")
+_MAY_DRIFT = f"(SELECT seq, payload FROM {_CHUNK} WHERE seq IN (SELECT seq FROM may_drift))"
 
 
 def _string(value: str) -> str:

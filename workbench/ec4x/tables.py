@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from workbench.catalog import DECISIONS
+from workbench.catalog import DECISIONS, forget_decisions_from
 from workbench.ec4x.families import FAMILIES, draft_families_sql, draft_keys, tag_family_sql
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
@@ -178,11 +178,6 @@ SELECT source_id, 'ec4x' AS format, game_id, turn, 'house ' || house_id AS agent
        coalesce(nullif(array_to_string(families, ' '), ''), '(empty draft)') AS action, valid, 'line ' || seq AS locator
 FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last
 """)
-# Those decisions again, after rows of the chunk turned out to be no records.
-FORGET_ORDER_DECISIONS = """
-DELETE FROM decisions WHERE source_id = $source_id AND format = 'ec4x'
-  AND locator IN (SELECT 'line ' || seq FROM range($first, $last + 1) AS r(seq))
-"""
 
 # One decision per bot turn from line `$first` on: valid when the turn succeeded; the
 # action says how.
@@ -246,8 +241,8 @@ def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.
 def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict, again: bool = False) -> None:
     """The decisions of a chunk's drafts (`rows`: source_id, first, last); `again`: in
     place of those inserted before."""
-    if again:
-        con.execute(FORGET_ORDER_DECISIONS, rows).fetchall()
+    if again:  # the chunk is the last read so far: its decisions are the file's from its first line
+        forget_decisions_from(con, rows["source_id"], rows["first"])
     con.execute(ORDER_DECISIONS, rows).fetchall()
 
 
