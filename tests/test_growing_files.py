@@ -127,7 +127,8 @@ def test_an_action_whose_call_came_before_the_append_takes_its_model(tmp_path, r
     assert_same_tables(db, [log], tmp_path)
 
 
-@pytest.mark.parametrize("kind, needle", [("damage", b'"type": "action_submitted"'), ("ec4x", b'"houseId"')])
+@pytest.mark.parametrize("kind, needle", [("damage", b'"type": "action_submitted"'), ("ec4x", b'"houseId"'),
+                                          ("arena", b'"tool"')])
 def test_a_decision_on_a_last_line_without_its_newline_is_not_doubled(tmp_path, sample, kind, needle):
     # A whole record without its newline is read (the writer may be done), then read
     # again when the line proves complete: its decision is replaced, not added to.

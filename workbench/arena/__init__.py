@@ -24,6 +24,7 @@ FORMAT = Format(
     claims=claims,
     load=load,
     line_based=True,
+    decisions_by_line=True,  # a decision is its own line's
     describe="Agent Arena decision logs (*.decisions.jsonl) and reasoning traces (traces/<episode_id>.jsonl)",
     summary=report.summary,
 )

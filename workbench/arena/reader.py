@@ -1,6 +1,6 @@
 """Load an Agent Arena decision log: validate each batch of lines in one pydantic-core
-call, insert it through DuckDB from Arrow, then derive outcomes, decisions and drift
-findings in SQL over the file's rows."""
+call, insert it through DuckDB from Arrow, then derive in SQL the outcomes and drift
+findings over the file's rows and the decisions of the lines read."""
 
 from __future__ import annotations
 
@@ -32,11 +32,11 @@ def load(ctx: LoadContext) -> Counts:
         counts = store_batch(ctx, batch, found, reject_at, lambda lines: tables.insert(ctx.con, lines, params))
         records += counts.records
         rejected += counts.rejected
-    # Outcomes, decisions and drift are derived over all the file's rows: a new line
-    # can carry the result of the action before it.
+    # Outcomes and drift are derived over all the file's rows (a new line can carry the
+    # result of the action before it); decisions, over the lines read.
     if ctx.appending:
         tables.forget_outcomes(ctx.con, ctx.source_id)
-    tables.derive(ctx.con, ctx.source_id)
+    tables.derive(ctx.con, ctx.source_id, ctx.first_line)
     ctx.add_file_findings(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
 

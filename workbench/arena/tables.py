@@ -142,10 +142,11 @@ FROM (
 WHERE d.source_id = $source_id AND d.seq = o.seq
 """
 
+# A decision is its own line's: those of the lines from `$first` on.
 DERIVE_DECISIONS = DECISIONS.insert("""
 SELECT source_id, 'arena' AS format, episode AS game_id, tick AS turn, agent_id, model, tool AS action, valid,
        'line ' || seq AS locator
-FROM arena_decisions WHERE source_id = $source_id
+FROM arena_decisions WHERE source_id = $source_id AND seq >= $first
 """)
 
 RUNTIME_TARGETS = f"""
@@ -250,7 +251,8 @@ def forget_outcomes(con, source_id: int) -> None:
                 "WHERE source_id = $source_id AND success IS NOT NULL", {"source_id": source_id})
 
 
-def derive(con, source_id: int) -> None:
-    """Outcomes and decisions of the file's rows."""
+def derive(con, source_id: int, first: int) -> None:
+    """The outcomes of the file's rows (a new line can carry the result of the action
+    before it), and the decisions of its lines from `first` on."""
     con.execute(OUTCOMES, {"source_id": source_id})
-    con.execute(DERIVE_DECISIONS, {"source_id": source_id})
+    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first})
