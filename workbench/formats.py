@@ -31,7 +31,9 @@ class LoadContext:
     line, `Format.decisions_by_line`, only the decisions of the lines from `first_line`
     on are removed, and it derives those.) `state` is what the format left after the
     earlier lines (None on a first load); the format sets it to what it needs to go on
-    after these lines (JSON-able).
+    after these lines (JSON-able). `forgot_cut_line`: the rows of a cut last line read
+    before were removed, to be read again complete; what the format derived from them
+    about earlier lines is to be derived again.
     """
 
     con: duckdb.DuckDBPyConnection
@@ -44,6 +46,7 @@ class LoadContext:
     first_line: int = 1
     appending: bool = False
     state: dict | None = None
+    forgot_cut_line: bool = False
 
     def add_violations(self, violations: list[Violation]) -> None:
         """Findings about single lines (or, for files that are not line-based, anything)."""

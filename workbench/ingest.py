@@ -388,13 +388,15 @@ def _append(con, path, fmt, known: KnownSource, content: FileHash, advance) -> F
     """A file that grew: only the lines after the last complete one are read. A cut last
     line read before (a crashed writer's) is forgotten and read again, complete now."""
     source_id = known.source_id
-    if known.size > known.complete_bytes:
+    cut_line = known.size > known.complete_bytes
+    if cut_line:
         _forget_lines_from(con, source_id, known.complete_lines + 1)
     _forget_file_derivations(con, source_id, fmt, known.complete_lines + 1)
     resume = known.resume or {}
     before = Counts(resume.get("records", 0), resume.get("rejected", 0))
     ctx = LoadContext(con, source_id, path, advance, start_byte=known.complete_bytes,
-                      first_line=known.complete_lines + 1, appending=True, state=resume.get("format"))
+                      first_line=known.complete_lines + 1, appending=True, state=resume.get("format"),
+                      forgot_cut_line=cut_line)
     counts = _load_lines(ctx, fmt, content, before)
     if content.result().prefix_sha256 != known.sha256:
         raise _EarlierContentChanged

@@ -1,6 +1,6 @@
 """Load an Agent Arena decision log: validate each batch of lines in one pydantic-core
-call, insert it through DuckDB from Arrow, then derive in SQL the outcomes and drift
-findings over the file's rows and the decisions of the lines read."""
+call, insert it through DuckDB from Arrow, then derive in SQL the outcomes the lines
+read set or change, their decisions, and the drift findings over the file's rows."""
 
 from __future__ import annotations
 
@@ -32,11 +32,9 @@ def load(ctx: LoadContext) -> Counts:
         counts = store_batch(ctx, batch, found, reject_at, lambda lines: tables.insert(ctx.con, lines, params))
         records += counts.records
         rejected += counts.rejected
-    # Outcomes and drift are derived over all the file's rows (a new line can carry the
-    # result of the action before it); decisions, over the lines read.
-    if ctx.appending:
-        tables.forget_outcomes(ctx.con, ctx.source_id)
-    tables.derive(ctx.con, ctx.source_id, ctx.first_line)
+    # A new line can carry the result of the action before it: the outcomes of earlier
+    # lines may change. Decisions are the lines read.
+    tables.derive(ctx.con, ctx.source_id, ctx.first_line, whole=not ctx.appending or ctx.forgot_cut_line)
     ctx.add_file_findings(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
 

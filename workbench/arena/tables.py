@@ -128,7 +128,12 @@ def _object(expr: str) -> str:
     return f"CASE WHEN json_type({expr}) = 'OBJECT' THEN {expr} END"
 
 
-OUTCOMES = f"""
+def _outcomes(rows: str, keep_none: bool) -> str:
+    """UPDATE of the outcomes of the file's `rows` (a condition on arena_decisions): its
+    own `result`, else the `last_action_result` of the agent's next decision (by tick,
+    then line), which reports how the action went. `keep_none`: a row with neither
+    has its outcome set to NULL too."""
+    return f"""
 UPDATE arena_decisions d
 SET success = o.success, error_code = o.error_code, error_message = o.error_message
 FROM (
@@ -136,11 +141,30 @@ FROM (
     FROM (SELECT seq, coalesce({_object('result')}, {_object('next_last')}) AS outcome
           FROM (SELECT seq, result,
                        lead(last_action_result) OVER (PARTITION BY agent_id ORDER BY tick, seq) AS next_last
-                FROM arena_decisions WHERE source_id = $source_id))
-    WHERE outcome IS NOT NULL
+                FROM arena_decisions WHERE source_id = $source_id AND ({rows})))
+    {"" if keep_none else "WHERE outcome IS NOT NULL"}
 ) o
 WHERE d.source_id = $source_id AND d.seq = o.seq
 """
+
+
+OUTCOMES = _outcomes("true", keep_none=False)
+
+# Whether the lines from `$first` on keep the order outcomes follow: no tick of the file
+# is NULL (its row would sort apart), and each agent's rows from there come after its
+# rows before (a tick no lower than any of theirs).
+KEEPS_ORDER = """
+SELECT sum(rows) = sum(ticks) AND coalesce(bool_and(coalesce(first_new >= last_before, true)), true)
+FROM (SELECT count(*) AS rows, count(tick) AS ticks, min(tick) FILTER (WHERE seq >= $first) AS first_new,
+             max(tick) FILTER (WHERE seq < $first) AS last_before
+      FROM arena_decisions WHERE source_id = $source_id GROUP BY agent_id)
+"""
+
+# Then the only outcomes the lines from `$first` on can set or change are theirs and
+# those of each agent's last decision before them (its next decision may be new).
+OUTCOMES_FROM = _outcomes("""seq >= $first OR seq IN (
+    SELECT arg_max(seq, (tick, seq)) FROM arena_decisions WHERE source_id = $source_id AND seq < $first
+    GROUP BY agent_id)""", keep_none=True)
 
 # A decision is its own line's: those of the lines from `$first` on.
 DERIVE_DECISIONS = DECISIONS.insert("""
@@ -245,14 +269,15 @@ def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int
     return run_on(con, lines, INSERT_DECISIONS, LINES, params).fetchall()[0][0]
 
 
-def forget_outcomes(con, source_id: int) -> None:
-    """Outcomes are derived again over all the file's rows when it grew."""
-    con.execute("UPDATE arena_decisions SET success = NULL, error_code = NULL, error_message = NULL "
-                "WHERE source_id = $source_id AND success IS NOT NULL", {"source_id": source_id})
-
-
-def derive(con, source_id: int, first: int) -> None:
-    """The outcomes of the file's rows (a new line can carry the result of the action
-    before it), and the decisions of its lines from `first` on."""
-    con.execute(OUTCOMES, {"source_id": source_id})
+def derive(con, source_id: int, first: int, whole: bool) -> None:
+    """The outcomes of the file's rows and the decisions of its lines from `first` on.
+    `whole`: the outcomes are derived over every row of the file again, as they must be
+    when the lines read broke the order they follow (or rows of earlier lines went)."""
+    params = {"source_id": source_id, "first": first}
+    if whole or not con.execute(KEEPS_ORDER, params).fetchall()[0][0]:
+        con.execute("UPDATE arena_decisions SET success = NULL, error_code = NULL, error_message = NULL "
+                    "WHERE source_id = $source_id AND success IS NOT NULL", {"source_id": source_id}).fetchall()
+        con.execute(OUTCOMES, {"source_id": source_id}).fetchall()
+    else:
+        con.execute(OUTCOMES_FROM, params).fetchall()
     con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first})
