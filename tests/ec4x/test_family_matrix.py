@@ -10,6 +10,7 @@ import pytest
 
 import workbench
 from tests.conftest import write_lines
+from tests.test_growing_files import assert_same_tables
 from workbench.ec4x.report import family_matrix
 from workbench.plots import save
 from workbench.plots.decisions import family_matrix_chart
@@ -301,3 +302,37 @@ def test_a_rewritten_trace_relinks_the_drafts(tmp_path):
             assert draft_models(con) == {1: model}
         finally:
             con.close()
+
+
+def test_a_trace_that_grows_relinks_the_drafts_of_its_game(tmp_path):
+    db = tmp_path / "w.duckdb"
+    drafts = write_lines(tmp_path / "g1.orders.jsonl",
+                         [json.dumps(draft(turn=number, fleetCommands=[MOVE])) for number in (1, 2, 3, 4)])
+    trace = tmp_path / "bot_trace_g1.jsonl"
+    first = [session("model-a"), turn(1, ["fleet"]), turn(2, ["fleet"])]
+    write_lines(trace, [json.dumps(line) for line in first])
+    workbench.ingest([drafts, trace], db=db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert draft_models(con) == {1: "model-a", 2: "model-a", 3: "model-a", 4: "model-a"}  # one model so far
+    write_lines(trace, [json.dumps(line) for line in (*first, session("model-b"), turn(3, ["build"]))])
+    assert [f.status for f in workbench.ingest([drafts, trace], db=db).files] == ["unchanged", "appended"]
+    with duckdb.connect(str(db), read_only=True) as con:
+        # turn 3 is model-b's; turn 4 was played by neither, in a game of two models now.
+        assert draft_models(con) == {1: "model-a", 2: "model-a", 3: "model-b", 4: None}
+    assert_same_tables(db, [drafts, trace], tmp_path)
+
+
+def test_a_trace_turn_read_cut_then_completed_as_no_record_unlinks_its_drafts(tmp_path):
+    db = tmp_path / "w.duckdb"
+    drafts = write_lines(tmp_path / "g1.orders.jsonl", [json.dumps(draft(turn=1, fleetCommands=[MOVE]))])
+    trace = tmp_path / "bot_trace_g1.jsonl"
+    before = json.dumps(session("model-a")) + "\n" + json.dumps(turn(1, ["fleet"]))  # the turn: no newline yet
+    trace.write_text(before)
+    workbench.ingest([drafts, trace], db=db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert draft_models(con) == {1: "model-a"}
+    trace.write_text(before + "}\n")  # completed, it is no JSON: the game has no turn left
+    assert workbench.ingest([trace], db=db).files[0].status == "appended"
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert draft_models(con) == {1: None}
+    assert_same_tables(db, [drafts, trace], tmp_path)

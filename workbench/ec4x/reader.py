@@ -34,8 +34,15 @@ def is_order_log(path: Path) -> bool:
 
 
 def load(ctx: LoadContext) -> Counts:
-    counts = load_drafts(ctx) if is_order_log(ctx.path) else load_trace(ctx)
-    ctx.con.execute(tables.LINK_DRAFT_MODELS)
+    if is_order_log(ctx.path):
+        counts = load_drafts(ctx)
+        ctx.con.execute(tables.LINK_FILE_DRAFTS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()
+        return counts
+    counts = load_trace(ctx)
+    if ctx.appending and not ctx.forgot_cut_line:
+        ctx.con.execute(tables.LINK_GAME_DRAFTS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()
+    else:
+        ctx.con.execute(tables.LINK_DRAFT_MODELS).fetchall()
     return counts
 
 

@@ -193,9 +193,12 @@ FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first
 # the bot turn of the same game and turn, else of the game when one model played all of
 # it. The bot's trace names no house (every bot of a game appends to the one
 # bot_trace_<gameId>.jsonl), so where two models played the same turn the draft's model
-# stays unknown rather than guessed. Recomputed for every draft after each EC4X file, so
-# the result does not depend on which file was read first.
-LINK_DRAFT_MODELS = """
+# stays unknown rather than guessed. Linked over every file's turns, so the result does
+# not depend on which file was read first.
+def _link_draft_models(drafts: str) -> str:
+    """UPDATE of the model of the decisions of the drafts that satisfy `drafts` (a
+    condition on `o`, a row of ec4x_orders)."""
+    return f"""
 WITH one_model_turns AS (
     SELECT game_id, turn, any_value(model) AS model FROM ec4x_turns
     WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
@@ -207,12 +210,23 @@ WITH one_model_turns AS (
     FROM ec4x_orders o
     LEFT JOIN one_model_turns t ON t.game_id = o.game_id AND t.turn = o.turn
     LEFT JOIN one_model_games g ON g.game_id = o.game_id
+    WHERE {drafts}
 )
 UPDATE decisions d SET model = linked.model
 FROM linked
 WHERE d.format = 'ec4x' AND d.source_id = linked.source_id AND d.locator = linked.locator
   AND d.model IS DISTINCT FROM linked.model
 """
+
+
+# After an order-draft log: its drafts from line `$first` on (no turn changed).
+LINK_FILE_DRAFTS = _link_draft_models("o.source_id = $source_id AND o.seq >= $first")
+# After a bot trace grew by lines from `$first` on: the drafts of the games they are of.
+LINK_GAME_DRAFTS = _link_draft_models(
+    "o.game_id IN (SELECT game_id FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first)")
+# After a bot trace read whole, or one whose forgotten cut line may have been of another
+# game: every draft.
+LINK_DRAFT_MODELS = _link_draft_models("true")
 
 OTHER_KINDS = """
 SELECT kind, count(*), min(seq) FROM ec4x_sessions
