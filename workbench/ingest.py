@@ -390,8 +390,8 @@ def _append(con, path, fmt, known: KnownSource, content: FileHash, advance) -> F
     source_id = known.source_id
     cut_line = known.size > known.complete_bytes
     if cut_line:
-        _forget_lines_from(con, source_id, known.complete_lines + 1)
-    _forget_file_derivations(con, source_id, fmt, known.complete_lines + 1)
+        _forget_lines_from(con, source_id, fmt, known.complete_lines + 1)
+    _forget_file_derivations(con, source_id, fmt)
     resume = known.resume or {}
     before = Counts(resume.get("records", 0), resume.get("rejected", 0))
     ctx = LoadContext(con, source_id, path, advance, start_byte=known.complete_bytes,
@@ -416,7 +416,7 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts
         tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
                            end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,
                            state=copy.deepcopy(ctx.state))
-        _forget_file_derivations(ctx.con, ctx.source_id, fmt, tail.first_line)
+        _forget_file_derivations(ctx.con, ctx.source_id, fmt)
         counts = _plus(counts, fmt.load(tail))
     _record(ctx.con, ctx.source_id, content.result(), counts, resume)
     return counts
@@ -426,24 +426,24 @@ def _plus(a: Counts, b: Counts) -> Counts:
     return Counts(a.records + b.records, a.rejected + b.rejected)
 
 
-def _forget_file_derivations(con, source_id: int, fmt: Format, first_line: int) -> None:
-    """Findings about the whole file and its decisions, which the format derives again
-    when it reads lines from `first_line` on: over all the file's lines, or for a
-    format whose decisions are by line, those of the lines read."""
+def _forget_file_derivations(con, source_id: int, fmt: Format) -> None:
+    """Findings about the whole file, and the decisions of a format whose decisions are
+    not by line: the format derives them again over all the file's lines when it reads
+    more of them. (Decisions by line are the rows of their lines: `_forget_lines_from`.)"""
     con.execute("DELETE FROM violations WHERE source_id = ? AND line IS NULL", [source_id])
-    if fmt.decisions_by_line:
-        catalog.forget_decisions_from(con, source_id, first_line)
-    else:
+    if not fmt.decisions_by_line:
         con.execute("DELETE FROM decisions WHERE source_id = ?", [source_id])
 
 
-def _forget_lines_from(con, source_id: int, line: int) -> None:
+def _forget_lines_from(con, source_id: int, fmt: Format, line: int) -> None:
     """Remove every row a file's lines from `line` on gave (records by `seq`, findings
-    and rejects by `line`)."""
+    and rejects by `line`, decisions by line by their `line N`)."""
     for table in catalog.tables_with(con, "source_id", "seq"):
         con.execute(f"DELETE FROM {table} WHERE source_id = ? AND seq >= ?", [source_id, line])
     for table in ("violations", "rejects"):
         con.execute(f"DELETE FROM {table} WHERE source_id = ? AND line >= ?", [source_id, line])
+    if fmt.decisions_by_line:
+        catalog.forget_decisions_from(con, source_id, line)
 
 
 def _record(con, source_id: int, content: Content, counts: Counts, resume: dict | None) -> None:
