@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.conftest import ROOT
 
@@ -81,8 +82,12 @@ def test_watch_follows_growth_and_new_files(tmp_path, sample):
     assert not any("Traceback" in line for line in lines)
 
 
-def test_watch_refuses_a_bad_interval(tmp_path):
+@pytest.mark.parametrize("interval", ["0", "-1"])
+def test_watch_refuses_a_bad_interval_in_one_line_before_it_starts(tmp_path, capsys, interval):
     from workbench.cli import main
 
     (tmp_path / "a.events.jsonl").write_text("")
-    assert main(["ingest", str(tmp_path), "--db", str(tmp_path / "w.duckdb"), "--watch", "--interval", "0"]) == 2
+    assert main(["ingest", str(tmp_path), "--db", str(tmp_path / "w.duckdb"), "--watch", "--interval", interval]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "--interval must be more than 0 seconds" in err
+    assert not (tmp_path / "w.duckdb").exists()

@@ -147,9 +147,10 @@ def _ingest(args) -> int:
 def _watch(args) -> int:
     from workbench.watch import watch
 
+    scans = watch(args.paths, db=args.db, format=args.format, interval=args.interval)
     print(f"workbench: watching {' '.join(args.paths)} every {args.interval:g} s; Ctrl-C to stop", flush=True)
     try:
-        for scan in watch(args.paths, db=args.db, format=args.format, interval=args.interval):
+        for scan in scans:
             if isinstance(scan, WorkbenchError):
                 print(f"workbench: {scan}; trying again in {args.interval:g} s", file=sys.stderr, flush=True)
                 continue
@@ -260,7 +261,6 @@ def _report(args) -> int:
     db = Path(args.db or catalog.default_db())
     con = catalog.connect(db, read_only=True)
     try:
-        print(f"workbench report: reading {db}", file=sys.stderr)
         path = write_report(con, args.output, db_label=db.name, prices=args.prices, log=sys.stderr)
     finally:
         con.close()

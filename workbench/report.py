@@ -46,6 +46,8 @@ def write_report(con, path: str | Path, db_label: str, prices=None, log: TextIO 
         raise WorkbenchError(f"cannot write {path}: a report is .html or .md, not {path.suffix or '(no suffix)'}")
     if prices is not None:  # a bad price file is the user's to fix before anything is written
         prices = comparison.read_prices(prices)
+    if log is not None:
+        print(f"workbench report: reading {db_label}", file=log)
     sections = build(con, prices, log)
     path.parent.mkdir(parents=True, exist_ok=True)
     title = f"workbench report: {db_label}"

@@ -19,9 +19,14 @@ from workbench.paths import expand_paths
 def watch(paths, db=None, format: str | None = None, interval: float = 2.0) -> Iterator[Report | WorkbenchError]:
     """Each scan's report (only the files that changed since the last scan), or the
     error that kept the scan from writing (it is tried again at the next one). The
-    first scan reads every file. Runs until the caller stops iterating."""
+    first scan reads every file. Runs until the caller stops iterating; a bad
+    `interval` is refused at once, before any scan."""
     if interval <= 0:
         raise WorkbenchError(f"--interval must be more than 0 seconds, got {interval:g}")
+    return _scans(paths, db, format, interval)
+
+
+def _scans(paths, db, format: str | None, interval: float) -> Iterator[Report | WorkbenchError]:
     seen: dict[Path, tuple[int, int]] = {}
     while True:
         try:
