@@ -166,3 +166,33 @@ def test_a_view_redefined_with_the_same_columns_is_made_again(tmp_path, sample):
     con.close()
     assert {f.status for f in workbench.ingest(logs, db=db).files} == {"unchanged"}
     assert rows(db, "SELECT * FROM ec4x_quality_gates ORDER BY ALL") == gates
+
+
+def test_a_database_with_a_table_of_the_workbenchs_name_it_did_not_make_is_refused_untouched(tmp_path, sample,
+                                                                                             capsys):
+    from workbench.cli import main
+
+    db = tmp_path / "theirs.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE damage_events (x INTEGER); INSERT INTO damage_events VALUES (7)")
+    con.close()
+    log = next((sample / "damage").glob("*.events.jsonl"))
+    assert main(["ingest", str(log), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a table `damage_events` that the workbench did not make" in err
+    assert "source_id" in err  # a column it lacks, named
+    assert rows(db, "SELECT table_name FROM duckdb_tables()") == [("damage_events",)]  # nothing made beside it
+    assert rows(db, "SELECT * FROM damage_events") == [(7,)]
+
+
+@pytest.mark.parametrize("command", [["plot", "decisions", "-o", "x.png"], ["report", "-o", "x.html"],
+                                     ["scorecard"]])
+def test_reading_a_database_the_workbench_did_not_write_is_refused_in_one_line(tmp_path, capsys, command):
+    from workbench.cli import main
+
+    db = tmp_path / "theirs.duckdb"
+    duckdb.connect(str(db)).execute("CREATE TABLE decisions (x INTEGER)").close()
+    command = [*command[:-1], str(tmp_path / command[-1])] if "-o" in command else command
+    assert main([*command, "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no workbench tables" in err

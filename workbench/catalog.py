@@ -8,6 +8,7 @@ database creates nothing: `registry.create_tables` does, for ingest and `workben
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -122,10 +123,34 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
         present = {name for name in present if name.split(".")[0] not in lost}
         con.execute(ddl)
         columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
+        _refuse_foreign_tables(columns, ddl)
         made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
                     [fingerprint, columns, _views_fingerprint(con)])
+
+
+def _refuse_foreign_tables(columns: list[str], ddl: str) -> None:
+    """A table of the workbench's name that `ddl` left without its columns was made by
+    someone else (`CREATE TABLE IF NOT EXISTS` keeps it): the database is refused whole,
+    and the transaction that was making it rolls back."""
+    missing = sorted(set(_columns_made_by(ddl)) - set(columns))
+    if missing:
+        table = missing[0].split(".")[0]
+        names = ", ".join(name.split(".")[1] for name in missing if name.startswith(f"{table}."))
+        raise WorkbenchError(f"this database has a table `{table}` that the workbench did not make (it has no "
+                             f"{names}); ingest into a new database file (--db)")
+
+
+@functools.cache
+def _columns_made_by(ddl: str) -> tuple[str, ...]:
+    """The `table.column` names `ddl` makes in an empty database."""
+    scratch = duckdb.connect(":memory:")
+    try:
+        scratch.execute(ddl)
+        return tuple(name for (name,) in scratch.execute(_COLUMNS).fetchall())
+    finally:
+        scratch.close()
 
 
 @contextmanager
@@ -207,6 +232,10 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
     if not read_only:
         _refuse_older_schema(con, target)
+    elif SOURCES.name not in _tables(con):
+        con.close()
+        raise WorkbenchError(f"database {target} holds no workbench tables; run `workbench demo` or "
+                             f"`workbench ingest` into it first")
     return con
 
 
