@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from workbench.ec4x import seed
 from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
 from workbench.ec4x.rules import SeedEnum, enum_of
-from workbench.schema import run_on, sql_literal, values_at
+from workbench.schema import arrow_on, run_on, sql_literal, values_at
 from workbench.screen import Narrowing, ScreenVariants, model_screen
 from workbench.validation import line_count
 from workbench.violation import Violation
@@ -233,6 +233,8 @@ UNION ALL {' UNION ALL '.join(_select_key(key) for key in _KEYS)}
 
 
 OCCURRENCES = _occurrences_in(_MAY_DRIFT)
+_FOUND = pa.schema([("seq", pa.int64()), ("idx", pa.int64()), ("place", pa.int64()), ("value", pa.string()),
+                    ("lacks", pa.string()), ("repeated", pa.bool_())])
 # The same over drafts given as text (`drafts`: seq, payload), with each key once.
 OCCURRENCES_IN_TEXTS = _occurrences_in("(SELECT seq, CAST(payload AS JSON) AS payload FROM drafts)")
 
@@ -282,7 +284,7 @@ class DriftTally:
         if not len(may_drift):
             return
         lines = pa.table({"seq": pa.array(may_drift, pa.int64())})
-        occurrences = _last_values(con, run_on(con, lines, OCCURRENCES, "may_drift", params).to_arrow_table(), params)
+        occurrences = _last_values(con, arrow_on(con, lines, OCCURRENCES, "may_drift", _FOUND, params), params)
         if not occurrences.num_rows:
             return
         meanings, kinds = self._meanings(occurrences)
@@ -348,7 +350,7 @@ def _last_values(con: duckdb.DuckDBPyConnection, occurrences: pa.Table, params: 
     once = [(seq, _each_key_once(text)) for seq, text in texts]
     once = [(seq, text) for seq, text in once if text is not None]
     drafts = pa.table({"seq": pa.array([seq for seq, _ in once], pa.int64()), "payload": [t for _, t in once]})
-    again = run_on(con, drafts, OCCURRENCES_IN_TEXTS, "drafts").to_arrow_table()
+    again = arrow_on(con, drafts, OCCURRENCES_IN_TEXTS, "drafts", _FOUND)
     again = again.filter(pc.is_valid(again["place"])).cast(kept.schema)
     return pa.concat_tables([kept, again]).drop_columns(["repeated"])
 
