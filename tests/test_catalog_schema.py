@@ -168,30 +168,50 @@ def test_a_view_redefined_with_the_same_columns_is_made_again(tmp_path, sample):
     assert rows(db, "SELECT * FROM ec4x_quality_gates ORDER BY ALL") == gates
 
 
+@pytest.mark.parametrize("theirs, says", [
+    ("CREATE TABLE damage_events (x INTEGER)", "its column `source_id` should be BIGINT: no such column"),
+    ("CREATE TABLE rejects (source_id VARCHAR, locator INTEGER, raw INTEGER, line VARCHAR)",
+     "its column `source_id` should be BIGINT: VARCHAR"),
+    ("CREATE TABLE rejects (source_id BIGINT NOT NULL, locator VARCHAR NOT NULL, raw VARCHAR NOT NULL, line BIGINT, "
+     "mine INTEGER NOT NULL)", "its column `mine` cannot be NULL"),
+    ("CREATE VIEW arena_decisions AS SELECT 1 AS source_id", "a view `arena_decisions` where the workbench keeps"),
+    ("CREATE TABLE arena_decisions (source_id BIGINT)", "holds tables the workbench did not make"),  # views over it
+    ("CREATE VIEW decisions AS SELECT 1 AS x", "a view `decisions` where the workbench keeps a table"),
+])
 def test_a_database_with_a_table_of_the_workbenchs_name_it_did_not_make_is_refused_untouched(tmp_path, sample,
-                                                                                             capsys):
+                                                                                             capsys, theirs, says):
     from workbench.cli import main
 
     db = tmp_path / "theirs.duckdb"
-    con = duckdb.connect(str(db))
-    con.execute("CREATE TABLE damage_events (x INTEGER); INSERT INTO damage_events VALUES (7)")
-    con.close()
+    with duckdb.connect(str(db)) as con:
+        con.execute(theirs)
+    before = rows(db, "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_views() WHERE NOT internal")
     log = next((sample / "damage").glob("*.events.jsonl"))
     assert main(["ingest", str(log), "--db", str(db)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "a table `damage_events` that the workbench did not make" in err
-    assert "source_id" in err  # a column it lacks, named
-    assert rows(db, "SELECT table_name FROM duckdb_tables()") == [("damage_events",)]  # nothing made beside it
-    assert rows(db, "SELECT * FROM damage_events") == [(7,)]
+    assert err.count("\n") == 1 and says in err and "ingest into a new database file" in err
+    assert rows(db, "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_views() "
+                    "WHERE NOT internal") == before  # nothing made beside it
+
+
+def test_a_table_of_the_workbench_with_one_more_column_that_may_be_null_is_kept(tmp_path, sample):
+    db = tmp_path / "w.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE rejects (source_id BIGINT NOT NULL, locator VARCHAR NOT NULL, "
+                    "raw VARCHAR NOT NULL, line BIGINT, note VARCHAR)")
+    log = next((sample / "damage").glob("*.events.jsonl"))
+    assert workbench.ingest([log], db=db).files[0].status == "ingested"
+    assert rows(db, "SELECT count(*) FROM decisions") != [(0,)]
 
 
 @pytest.mark.parametrize("command", [["plot", "decisions", "-o", "x.png"], ["report", "-o", "x.html"],
                                      ["scorecard"]])
-def test_reading_a_database_the_workbench_did_not_write_is_refused_in_one_line(tmp_path, capsys, command):
+@pytest.mark.parametrize("theirs", ["CREATE TABLE decisions (x INTEGER)", "CREATE TABLE sources (id INTEGER, path VARCHAR)"])
+def test_reading_a_database_the_workbench_did_not_write_is_refused_in_one_line(tmp_path, capsys, command, theirs):
     from workbench.cli import main
 
     db = tmp_path / "theirs.duckdb"
-    duckdb.connect(str(db)).execute("CREATE TABLE decisions (x INTEGER)").close()
+    duckdb.connect(str(db)).execute(theirs).close()
     command = [*command[:-1], str(tmp_path / command[-1])] if "-o" in command else command
     assert main([*command, "--db", str(db)]) == 2
     err = capsys.readouterr().err

@@ -121,36 +121,66 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
         for table in sorted(lost & _tables(con)):
             con.execute(f"DROP TABLE {table}")
         present = {name for name in present if name.split(".")[0] not in lost}
-        con.execute(ddl)
+        _refuse_foreign_views(con, ddl)
+        try:
+            con.execute(ddl)
+        except duckdb.Error as exc:  # a foreign object our views or columns cannot be made over
+            raise WorkbenchError(f"this database holds tables the workbench did not make ({first_line(exc)}); "
+                                 f"ingest into a new database file (--db)") from None
+        _refuse_foreign_tables(con, ddl)
         columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
-        _refuse_foreign_tables(columns, ddl)
         made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
                     [fingerprint, columns, _views_fingerprint(con)])
 
 
-def _refuse_foreign_tables(columns: list[str], ddl: str) -> None:
-    """A table of the workbench's name that `ddl` left without its columns was made by
-    someone else (`CREATE TABLE IF NOT EXISTS` keeps it): the database is refused whole,
-    and the transaction that was making it rolls back."""
-    missing = sorted(set(_columns_made_by(ddl)) - set(columns))
-    if missing:
-        table = missing[0].split(".")[0]
-        names = ", ".join(name.split(".")[1] for name in missing if name.startswith(f"{table}."))
-        raise WorkbenchError(f"this database has a table `{table}` that the workbench did not make (it has no "
-                             f"{names}); ingest into a new database file (--db)")
+def _refuse_foreign_views(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
+    """A view where the workbench keeps a table was made by someone else."""
+    clash = sorted(set(_made_by(ddl)[0]) & {name for (name,) in con.execute(_VIEW_NAMES).fetchall()})
+    if clash:
+        raise WorkbenchError(f"this database has a view `{clash[0]}` where the workbench keeps a table; ingest "
+                             f"into a new database file (--db)")
+
+
+def _refuse_foreign_tables(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
+    """A table of the workbench's name that `ddl` left other than it makes them was made by
+    someone else (`CREATE TABLE IF NOT EXISTS` keeps it): a column missing or of another
+    type, or one more that cannot be left NULL. The database is refused whole, and the
+    transaction that was making it rolls back."""
+    tables, ours = _made_by(ddl)
+    theirs = {(table, column): (kind, nullable) for table, column, kind, nullable in con.execute(_COLUMN_TYPES).fetchall()
+              if table in tables}
+    for (table, column), kind in ours.items():
+        if theirs.get((table, column), (None,))[0] != kind:
+            found = theirs.get((table, column), ("no such column",))[0]
+            raise WorkbenchError(f"this database has a table `{table}` that the workbench did not make (its "
+                                 f"column `{column}` should be {kind}: {found}); ingest into a new database "
+                                 f"file (--db)")
+    for (table, column), (_, nullable) in theirs.items():
+        if (table, column) not in ours and not nullable:
+            raise WorkbenchError(f"this database has a table `{table}` that the workbench did not make (its "
+                                 f"column `{column}` cannot be NULL); ingest into a new database file (--db)")
 
 
 @functools.cache
-def _columns_made_by(ddl: str) -> tuple[str, ...]:
-    """The `table.column` names `ddl` makes in an empty database."""
+def _made_by(ddl: str) -> tuple[frozenset[str], dict[tuple[str, str], str]]:
+    """The tables `ddl` makes in an empty database, and the type of each of their columns."""
     scratch = duckdb.connect(":memory:")
     try:
         scratch.execute(ddl)
-        return tuple(name for (name,) in scratch.execute(_COLUMNS).fetchall())
+        tables = frozenset(name for (name,) in scratch.execute(_TABLE_NAMES).fetchall())
+        return tables, {(table, column): kind for table, column, kind, _ in scratch.execute(_COLUMN_TYPES).fetchall()
+                        if table in tables}
     finally:
         scratch.close()
+
+
+_HERE = "schema_name = 'main' AND database_name = current_database()"
+_TABLE_NAMES = f"SELECT table_name FROM duckdb_tables() WHERE NOT internal AND NOT temporary AND {_HERE}"
+_VIEW_NAMES = f"SELECT view_name FROM duckdb_views() WHERE NOT internal AND {_HERE}"
+_COLUMN_TYPES = (f"SELECT c.table_name, c.column_name, c.data_type, c.is_nullable FROM duckdb_columns() c "
+                 f"JOIN duckdb_tables() t ON t.table_oid = c.table_oid WHERE c.{_HERE.replace(' AND ', ' AND c.')}")
 
 
 @contextmanager
@@ -232,10 +262,11 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
     if not read_only:
         _refuse_older_schema(con, target)
-    elif SOURCES.name not in _tables(con):
+    elif not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
+                                     if table == SOURCES.name}:
         con.close()
-        raise WorkbenchError(f"database {target} holds no workbench tables; run `workbench demo` or "
-                             f"`workbench ingest` into it first")
+        raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
+                             f"made); run `workbench demo`, or `workbench ingest` into a new database first")
     return con
 
 

@@ -90,3 +90,25 @@ def test_the_report_goes_to_the_decision_last_by_tick_not_by_line(tmp_path):
     # By tick: 0, 3, 5, 6. Tick 0's report is line 3's; tick 5's, line 4's.
     assert outcomes(db) == [(1, True, None), (2, False, "NOT_FOUND"), (3, None, None), (4, None, None)]
     assert_same_tables(db, [log], tmp_path)
+
+
+@pytest.mark.parametrize("report", [{"error_code": "NOT_FOUND", "error_message": "gone"},    # no `success`
+                                    {"success": "no", "error_code": "NOT_FOUND"}])           # not a boolean
+def test_an_outcome_without_success_goes_when_the_report_stops_being_its_own(tmp_path, report):
+    # a1's tick-5 decision takes the report of its tick-7 one; a tick-6 decision arrives
+    # between them (out of tick order: every outcome derived again) and reports nothing.
+    log, db = grown(tmp_path, line("a1", 5) + line("a1", 7, last_action_result=report), line("a1", 6))
+    assert outcomes(db)[0] == (1, None, None)
+    assert_same_tables(db, [log], tmp_path)
+
+
+def test_one_ingest_of_a_file_whose_last_line_has_no_newline_gives_its_outcomes(tmp_path):
+    log = tmp_path / "ep1.decisions.jsonl"
+    report = {"error_code": "BUSY"}
+    text = line("a1", 5) + line("a1", 7, last_action_result=report) + line("a1", 6).strip()
+    log.write_text(text)
+    workbench.ingest([log], db=tmp_path / "cut.duckdb")
+    log.write_text(text + "\n")
+    workbench.ingest([log], db=tmp_path / "whole.duckdb")
+    assert outcomes(tmp_path / "cut.duckdb") == outcomes(tmp_path / "whole.duckdb") == \
+        [(1, None, None), (2, None, None), (3, None, "BUSY")]

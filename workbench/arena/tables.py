@@ -275,8 +275,10 @@ def derive(con, source_id: int, first: int, whole: bool) -> None:
     when the lines read broke the order they follow (or rows of earlier lines went)."""
     params = {"source_id": source_id, "first": first}
     if whole or not con.execute(KEEPS_ORDER, params).fetchall()[0][0]:
+        # An outcome may be an error code without `success` (its violation says so).
         con.execute("UPDATE arena_decisions SET success = NULL, error_code = NULL, error_message = NULL "
-                    "WHERE source_id = $source_id AND success IS NOT NULL", {"source_id": source_id}).fetchall()
+                    "WHERE source_id = $source_id AND (success IS NOT NULL OR error_code IS NOT NULL "
+                    "OR error_message IS NOT NULL)", {"source_id": source_id}).fetchall()
         con.execute(OUTCOMES, {"source_id": source_id}).fetchall()
     else:
         con.execute(OUTCOMES_FROM, params).fetchall()
