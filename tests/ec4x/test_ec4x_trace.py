@@ -139,3 +139,24 @@ def test_summary_lines_show_the_gates(ingest_lines):
     assert "success_rate 0.92 >= 0.75 pass" in mini
     assert "longest_success_run 22 >= 20 pass" in mini
     assert "feature_families 4 >= 12 fail" in mini and mini.endswith("=> FAIL")
+
+
+def test_a_games_turns_in_two_trace_files_give_the_same_gates_whichever_is_read_first(tmp_path):
+    import json
+
+    import duckdb
+
+    import workbench
+
+    first, second = tmp_path / "a" / "bot_trace_g1.jsonl", tmp_path / "b" / "bot_trace_g1.jsonl"
+    for path, turns in ((first, [turn(1), turn(2)]), (second, [turn(3), turn(4, ok=False, attempts=3)])):
+        path.parent.mkdir()
+        path.write_text("".join(json.dumps(line) + "\n" for line in (session(), *turns)))
+    runs = []
+    for order, db in (([first, second], tmp_path / "ab.duckdb"), ([second, first], tmp_path / "ba.duckdb")):
+        for path in order:
+            workbench.ingest([path], db=db)
+        with duckdb.connect(str(db), read_only=True) as con:
+            runs += con.execute("SELECT value FROM ec4x_quality_gates WHERE gate = 'longest_success_run'").fetchall()
+    # In path order: turns 1, 2 (a/), then 3 and the failed 4 (b/): three successes in a row.
+    assert runs == [(3.0,), (3.0,)]

@@ -89,14 +89,16 @@ TABLES = (ORDERS, SESSIONS, TURNS)
 VIEWS = f"""
 CREATE OR REPLACE VIEW ec4x_quality_gates AS
 WITH turns AS (
-    SELECT game_id, coalesce(model, '(no session_start)') AS model, source_id, seq,
+    -- A game's turns in the order of their files' paths, then lines: not of source ids,
+    -- which follow the order the files were first read in.
+    SELECT game_id, coalesce(model, '(no session_start)') AS model, s.path, seq,
            coalesce(ok, false) AS ok, coalesce(attempts, 1) > 1 AS retried, feature_tags
-    FROM ec4x_turns
+    FROM ec4x_turns JOIN sources s USING (source_id)
 ),
 islands AS (
     SELECT game_id, model, ok,
-           row_number() OVER (PARTITION BY game_id, model ORDER BY source_id, seq)
-         - row_number() OVER (PARTITION BY game_id, model, ok ORDER BY source_id, seq) AS island
+           row_number() OVER (PARTITION BY game_id, model ORDER BY path, seq)
+         - row_number() OVER (PARTITION BY game_id, model, ok ORDER BY path, seq) AS island
     FROM turns
 ),
 runs AS (
