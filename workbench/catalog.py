@@ -121,13 +121,15 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
         for table in sorted(lost & _tables(con)):
             con.execute(f"DROP TABLE {table}")
         present = {name for name in present if name.split(".")[0] not in lost}
-        _refuse_foreign_views(con, ddl)
+        if present:  # an empty database holds nothing of anyone else's
+            _refuse_foreign_views(con, ddl)
         try:
             con.execute(ddl)
         except duckdb.Error as exc:  # a foreign object our views or columns cannot be made over
             raise WorkbenchError(f"this database holds tables the workbench did not make ({first_line(exc)}); "
                                  f"ingest into a new database file (--db)") from None
-        _refuse_foreign_tables(con, ddl)
+        if present:
+            _refuse_foreign_tables(con, ddl)
         columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
         made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
