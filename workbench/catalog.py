@@ -125,7 +125,10 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
             _refuse_foreign_views(con, ddl)
         try:
             con.execute(ddl)
-        except duckdb.Error as exc:  # a foreign object our views or columns cannot be made over
+        except duckdb.Error as exc:
+            if not present:
+                raise
+            # A foreign object our views or columns cannot be made over.
             raise WorkbenchError(f"this database holds tables the workbench did not make ({first_line(exc)}); "
                                  f"ingest into a new database file (--db)") from None
         if present:
