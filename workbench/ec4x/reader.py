@@ -35,9 +35,7 @@ def is_order_log(path: Path) -> bool:
 
 def load(ctx: LoadContext) -> Counts:
     if is_order_log(ctx.path):
-        counts = load_drafts(ctx)
-        ctx.con.execute(tables.LINK_FILE_DRAFTS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()
-        return counts
+        return load_drafts(ctx)  # its drafts' decisions take their models as they are derived
     counts = load_trace(ctx)
     if ctx.appending and not ctx.forgot_cut_line:
         ctx.con.execute(tables.LINK_GAME_DRAFTS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()

@@ -174,11 +174,35 @@ ASOF LEFT JOIN (SELECT seq, model FROM ec4x_sessions WHERE source_id = $source_i
 WHERE json_type(j) = 'OBJECT' AND NOT {HAS_KIND}
 """)
 
+# Order drafts name no model; a bot trace does (its session's). A draft takes the model of
+# the bot turn of the same game and turn, else of the game when one model played all of
+# it. The bot's trace names no house (every bot of a game appends to the one
+# bot_trace_<gameId>.jsonl), so where two models played the same turn the draft's model
+# stays unknown rather than guessed. Read from every file's turns, so the result does
+# not depend on which file was read first: a draft's decision takes it when derived,
+# and the decisions of drafts read before are linked again when a trace changes.
+_ONE_MODEL = """
+one_model_turns AS (
+    SELECT game_id, turn, any_value(model) AS model FROM ec4x_turns
+    WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
+), one_model_games AS (
+    SELECT game_id, any_value(model) AS model FROM ec4x_turns
+    WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
+)"""
+# The drafts `o` with the model `coalesce(t.model, g.model)` of each.
+_DRAFTS_AND_MODELS = """ec4x_orders o
+LEFT JOIN one_model_turns t ON t.game_id = o.game_id AND t.turn = o.turn
+LEFT JOIN one_model_games g ON g.game_id = o.game_id"""
+
 # The decisions of a chunk's drafts (lines `$first` to `$last`): one per order draft.
-ORDER_DECISIONS = DECISIONS.insert("""
-SELECT source_id, 'ec4x' AS format, game_id, turn, 'house ' || house_id AS agent_id,
-       coalesce(nullif(array_to_string(families, ' '), ''), '(empty draft)') AS action, valid, 'line ' || seq AS locator
-FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last
+ORDER_DECISIONS = DECISIONS.insert(f"""
+WITH {_ONE_MODEL}
+SELECT o.source_id, 'ec4x' AS format, o.game_id, o.turn, 'house ' || o.house_id AS agent_id,
+       coalesce(t.model, g.model) AS model,
+       coalesce(nullif(array_to_string(o.families, ' '), ''), '(empty draft)') AS action, o.valid,
+       'line ' || o.seq AS locator
+FROM {_DRAFTS_AND_MODELS}
+WHERE o.source_id = $source_id AND o.seq BETWEEN $first AND $last
 """)
 
 # One decision per bot turn from line `$first` on: valid when the turn succeeded; the
@@ -191,27 +215,13 @@ SELECT source_id, 'ec4x' AS format, game_id, turn, model,
 FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first
 """)
 
-# Order drafts name no model; a bot trace does (its session's). A draft takes the model of
-# the bot turn of the same game and turn, else of the game when one model played all of
-# it. The bot's trace names no house (every bot of a game appends to the one
-# bot_trace_<gameId>.jsonl), so where two models played the same turn the draft's model
-# stays unknown rather than guessed. Linked over every file's turns, so the result does
-# not depend on which file was read first.
 def _link_draft_models(drafts: str) -> str:
     """UPDATE of the model of the decisions of the drafts that satisfy `drafts` (a
     condition on `o`, a row of ec4x_orders)."""
     return f"""
-WITH one_model_turns AS (
-    SELECT game_id, turn, any_value(model) AS model FROM ec4x_turns
-    WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
-), one_model_games AS (
-    SELECT game_id, any_value(model) AS model FROM ec4x_turns
-    WHERE model IS NOT NULL GROUP BY ALL HAVING count(DISTINCT model) = 1
-), linked AS (
+WITH {_ONE_MODEL}, linked AS (
     SELECT o.source_id, 'line ' || o.seq AS locator, coalesce(t.model, g.model) AS model
-    FROM ec4x_orders o
-    LEFT JOIN one_model_turns t ON t.game_id = o.game_id AND t.turn = o.turn
-    LEFT JOIN one_model_games g ON g.game_id = o.game_id
+    FROM {_DRAFTS_AND_MODELS}
     WHERE {drafts}
 )
 UPDATE decisions d SET model = linked.model
@@ -221,8 +231,6 @@ WHERE d.format = 'ec4x' AND d.source_id = linked.source_id AND d.locator = linke
 """
 
 
-# After an order-draft log: its drafts from line `$first` on (no turn changed).
-LINK_FILE_DRAFTS = _link_draft_models("o.source_id = $source_id AND o.seq >= $first")
 # After a bot trace grew by lines from `$first` on: the drafts of the games they are of.
 LINK_GAME_DRAFTS = _link_draft_models(
     "o.game_id IN (SELECT game_id FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first)")
