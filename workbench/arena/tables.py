@@ -128,11 +128,11 @@ def _object(expr: str) -> str:
     return f"CASE WHEN json_type({expr}) = 'OBJECT' THEN {expr} END"
 
 
-def _outcomes(rows: str, keep_none: bool) -> str:
+def _outcomes(rows: str) -> str:
     """UPDATE of the outcomes of the file's `rows` (a condition on arena_decisions): its
     own `result`, else the `last_action_result` of the agent's next decision (by tick,
-    then line), which reports how the action went. `keep_none`: a row with neither
-    has its outcome set to NULL too."""
+    then line), which reports how the action went; NULL where neither is an object, so
+    an outcome whose report went does not stay."""
     return f"""
 UPDATE arena_decisions d
 SET success = o.success, error_code = o.error_code, error_message = o.error_message
@@ -142,13 +142,12 @@ FROM (
           FROM (SELECT seq, result,
                        lead(last_action_result) OVER (PARTITION BY agent_id ORDER BY tick, seq) AS next_last
                 FROM arena_decisions WHERE source_id = $source_id AND ({rows})))
-    {"" if keep_none else "WHERE outcome IS NOT NULL"}
 ) o
 WHERE d.source_id = $source_id AND d.seq = o.seq
 """
 
 
-OUTCOMES = _outcomes("true", keep_none=False)
+OUTCOMES = _outcomes("true")
 
 # Whether the lines from `$first` on keep the order outcomes follow: no tick of the file
 # is NULL (its row would sort apart), and each agent's rows from there come after its
@@ -164,7 +163,7 @@ FROM (SELECT count(*) AS rows, count(tick) AS ticks, min(tick) FILTER (WHERE seq
 # those of each agent's last decision before them (its next decision may be new).
 OUTCOMES_FROM = _outcomes("""seq >= $first OR seq IN (
     SELECT arg_max(seq, (tick, seq)) FROM arena_decisions WHERE source_id = $source_id AND seq < $first
-    GROUP BY agent_id)""", keep_none=True)
+    GROUP BY agent_id)""")
 
 # A decision is its own line's: those of the lines from `$first` on.
 DERIVE_DECISIONS = DECISIONS.insert("""
@@ -275,10 +274,6 @@ def derive(con, source_id: int, first: int, whole: bool) -> None:
     when the lines read broke the order they follow (or rows of earlier lines went)."""
     params = {"source_id": source_id, "first": first}
     if whole or not con.execute(KEEPS_ORDER, params).fetchall()[0][0]:
-        # An outcome may be an error code without `success` (its violation says so).
-        con.execute("UPDATE arena_decisions SET success = NULL, error_code = NULL, error_message = NULL "
-                    "WHERE source_id = $source_id AND (success IS NOT NULL OR error_code IS NOT NULL "
-                    "OR error_message IS NOT NULL)", {"source_id": source_id}).fetchall()
         con.execute(OUTCOMES, {"source_id": source_id}).fetchall()
     else:
         con.execute(OUTCOMES_FROM, params).fetchall()
