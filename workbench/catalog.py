@@ -174,18 +174,19 @@ def _made_by(ddl: str) -> tuple[frozenset[str], dict[tuple[str, str], str]]:
     scratch = duckdb.connect(":memory:")
     try:
         scratch.execute(ddl)
-        tables = frozenset(name for (name,) in scratch.execute(_TABLE_NAMES).fetchall())
+        tables = frozenset(_tables(scratch))
         return tables, {(table, column): kind for table, column, kind, _ in scratch.execute(_COLUMN_TYPES).fetchall()
                         if table in tables}
     finally:
         scratch.close()
 
 
-_HERE = "schema_name = 'main' AND database_name = current_database()"
-_TABLE_NAMES = f"SELECT table_name FROM duckdb_tables() WHERE NOT internal AND NOT temporary AND {_HERE}"
-_VIEW_NAMES = f"SELECT view_name FROM duckdb_views() WHERE NOT internal AND {_HERE}"
-_COLUMN_TYPES = (f"SELECT c.table_name, c.column_name, c.data_type, c.is_nullable FROM duckdb_columns() c "
-                 f"JOIN duckdb_tables() t ON t.table_oid = c.table_oid WHERE c.{_HERE.replace(' AND ', ' AND c.')}")
+_VIEW_NAMES = ("SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
+               "AND database_name = current_database()")
+# The columns of tables (not views), with their types and whether they may be NULL.
+_COLUMN_TYPES = ("SELECT c.table_name, c.column_name, c.data_type, c.is_nullable FROM duckdb_columns() c "
+                 "JOIN duckdb_tables() t ON t.table_oid = c.table_oid "
+                 "WHERE c.schema_name = 'main' AND c.database_name = current_database()")
 
 
 @contextmanager

@@ -241,10 +241,7 @@ def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
     transaction ends (as a registered view would be). `params` are prepared-statement
     parameters (`$source_id`).
     """
-    if name.startswith("_"):
-        raise ValueError(f"a bound table's name cannot start with `_`: {name}")
-    namespace = {"_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
-    return types.FunctionType(_STATEMENT, namespace)()
+    return _bound(_STATEMENT, con, table, sql, name, params)
 
 
 def arrow_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str, schema: pa.Schema,
@@ -254,12 +251,19 @@ def arrow_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: st
     once: a relation plans a SELECT when made and again when read, which is most of a
     small chunk's drift query (49-60 ms to 34-38 ms for an append of 1,000 drafts;
     500-550 ms to 420-470 ms for 100,000)."""
+    columns = _bound(_COLUMNS, con, table, sql, name, params)
+    return pa.table({field.name: pa.array(columns[field.name], field.type) for field in schema}, schema=schema)
+
+
+def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
+           params: Mapping[str, Any] | None):
+    """Run `code` (`_STATEMENT` or `_COLUMNS`) in a namespace of its own holding only
+    `table`, under `name` (see `run_on`)."""
     if name.startswith("_"):
         raise ValueError(f"a bound table's name cannot start with `_`: {name}")
-    # Reading the result as NumPy imports a module, which needs builtins in the namespace.
+    # Reading a result as NumPy imports a module, which needs builtins in the namespace.
     namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
-    columns = types.FunctionType(_COLUMNS, namespace)()
-    return pa.table({field.name: pa.array(columns[field.name], field.type) for field in schema}, schema=schema)
+    return types.FunctionType(code, namespace)()
 
 
 def _statement():

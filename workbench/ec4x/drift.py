@@ -88,6 +88,11 @@ class Place:
         return f"{where}.{name}" if name else where
 
 
+def _field_enum(model, name: str) -> SeedEnum | None:
+    info = model.model_fields[name]
+    return enum_of(typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation)
+
+
 def _places() -> list[Place]:
     places = [Place(key) for key in seed.COMPILER_ONLY_LISTS]
     for key, info in OrderDraft.model_fields.items():
@@ -95,8 +100,8 @@ def _places() -> list[Place]:
         if command is None:
             continue
         listed = typing.get_origin(info.annotation) is list
-        for name, field in command.model_fields.items():
-            enum = enum_of(typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation)
+        for name in command.model_fields:
+            enum = _field_enum(command, name)
             if enum is not None:
                 requires, says = COMPILER_REQUIRES.get((command, name), ({}, None))
                 places.append(Place(key, listed, name, enum, requires, says))
@@ -112,11 +117,6 @@ def _seed_spelled(enum: SeedEnum, spellings) -> typing.Any:
     if typing.get_origin(spellings) is not Literal:
         raise TypeError(f"the screen of a seed enum is a Literal of its spellings, not {spellings!r}")
     return Literal[tuple(s for s in typing.get_args(spellings) if s in enum.values)]
-
-
-def _field_enum(model, name: str) -> SeedEnum | None:
-    info = model.model_fields[name]
-    return enum_of(typing.Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation)
 
 
 def _drift_free_variants(model, variants: ScreenVariants) -> ScreenVariants:

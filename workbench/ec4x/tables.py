@@ -129,7 +129,8 @@ FROM gates;
 
 # A chunk of order-draft lines (seq, raw), parsed once: the columns, the families and
 # the payload come from one read of the values at the draft's keys. A line DuckDB cannot
-# read as an object is left out (JSON that opens with `{` is an object). Each row is valid until the checks say otherwise.
+# read as an object is left out (JSON that opens with `{` is an object). Each row is
+# valid until the checks say otherwise.
 _DRAFT_COLUMNS = [c for c in ORDERS.columns if c.path]
 # The columns' paths first (`read_values`), then the keys the families read.
 _DRAFT_KEYS = list(dict.fromkeys([*(c.path for c in _DRAFT_COLUMNS), *draft_keys()]))
