@@ -126,6 +126,33 @@ def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
     return _refused_runs(chunk.spans(skip), read, decoder, stop)
 
 
+def screened_before_parse(chunk: LineChunk, decoder: msgspec.json.Decoder, stop: threading.Event) -> list[int]:
+    """`screened`, run while DuckDB parses the chunk, before it says which lines it
+    cannot read: every line but the unfinished ones. The screen reads a run of lines as
+    one buffer; a run of lines that each open and close like an object cannot have one
+    line's value run into the next. `screened_once_parsed` finishes it."""
+    return screened(chunk, unfinished(chunk), decoder, stop)
+
+
+def screened_once_parsed(chunk: LineChunk, early: list[int], missing: list[int], decoder: msgspec.json.Decoder,
+                         stop: threading.Event) -> list[int]:
+    """The lines DuckDB parsed (all but `missing`) that `decoder` refuses, from `early`
+    (`screened_before_parse`): the unfinished lines DuckDB parsed are screened now. A
+    line DuckDB cannot parse that ends like an object (two values on one line, say)
+    may have shifted the screen's count of the lines after it: then all are screened
+    again without it."""
+    cut = set(unfinished(chunk))
+    if not cut.issuperset(missing):
+        return screened(chunk, missing, decoder, stop)
+    return sorted({*early, *screened_at(chunk, sorted(cut.difference(missing)), decoder, stop)})
+
+
+def unfinished(chunk: LineChunk) -> list[int]:
+    """The lines whose last byte is not `}`: no JSON object on its own, and the usual
+    line DuckDB cannot parse (one cut short)."""
+    return np.flatnonzero(np.frombuffer(chunk.data, np.uint8)[chunk.ends - 1] != ord("}")).tolist()
+
+
 def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.Decoder,
                 stop: threading.Event) -> list[int]:
     """The lines at `positions` (readable ones, in order) that `decoder` refuses, read a

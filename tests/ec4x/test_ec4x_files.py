@@ -212,3 +212,46 @@ def test_a_repeated_key_on_a_line_only_duckdb_reads_is_a_reject(ingest_lines):
     # Its row goes, and its decision with it.
     assert con.execute("SELECT seq FROM ec4x_orders").fetchall() == [(2,)]
     assert con.execute("SELECT locator, valid FROM decisions").fetchall() == [("line 2", True)]
+
+
+# Lines DuckDB cannot read, each followed by a draft with drift and one with an error.
+# The screens read a run of lines as one buffer: a line cut short there would take the
+# next line into its own value, and a line holding two values would shift the count of
+# every line after it, so a line the screen refused would be taken for another.
+UNREADABLE_THEN_DRIFT = [
+    '{"turn": 1, "houseId": 1, "fleetCommands": [',  # cut inside a list
+    '{"turn": 1, "houseId": 2, "fleetCommands": [{"fleetId": 1, "commandType": "Move", "targetSystemId": 3}]}',
+    '{"turn": 1, "houseId": 3, "fleetCommands": [{"fleetId": 1, "commandType": "teleport"}]}',
+    '{"turn": 1, "houseId": 1} {"turn": 2, "houseId": 1}',  # two values, ending like an object
+    '{"turn": 1, "houseId": 4, "espionageActions": [{"operation": "TechTheft", "targetHouseId": 2}]}',
+    '{"turn": 1, "houseId": "five"}',
+    '{"turn": 1, "houseId": 6}',
+]
+
+
+def test_a_line_duckdb_cannot_read_hides_no_drift_or_error_after_it(ingest_lines):
+    _, con = ingest_lines("g.orders.jsonl", UNREADABLE_THEN_DRIFT)
+    assert _drift(con) == {
+        ("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)"),
+        ("line 5", "enum_spelling", "espionageActions[0].operation", "1 line, first line 5)"),
+    }
+    errors = con.execute("SELECT DISTINCT line FROM violations WHERE severity = 'error' ORDER BY line").fetchall()
+    assert errors == [(1,), (3,), (4,), (6,)]
+    assert con.execute("SELECT locator FROM rejects ORDER BY line").fetchall() == [("line 1",), ("line 4",)]
+    assert con.execute("SELECT seq, valid FROM ec4x_orders ORDER BY seq").fetchall() == [
+        (2, True), (3, False), (5, True), (6, False), (7, True)]
+
+
+def test_a_draft_with_trailing_blanks_is_screened_like_any_other(ingest_lines):
+    # It does not end with `}`, as a line cut short does, but DuckDB reads it.
+    _, con = ingest_lines("g.orders.jsonl", [
+        '{"turn": 1, "houseId": 1, "fleetCommands": [',
+        '{"turn": 1, "houseId": 2, "fleetCommands": [{"fleetId": 1, "commandType": "Hold"}]}  \t',
+        '{"turn": 1, "houseId": "three"} ',
+        '{"turn": 1, "houseId": 4}',
+    ])
+    assert _drift(con) == {("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)")}
+    errors = con.execute("SELECT DISTINCT line FROM violations WHERE severity = 'error' ORDER BY line").fetchall()
+    assert errors == [(1,), (3,)]
+    assert con.execute("SELECT seq, valid FROM ec4x_orders ORDER BY seq").fetchall() == [
+        (2, True), (3, False), (4, True)]
