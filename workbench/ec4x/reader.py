@@ -61,11 +61,11 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
                      stop: threading.Event) -> Counts:
     """DuckDB parses the chunk's lines into `ec4x_orders` while, in a thread, the
     drift-free screen reads them; then that thread screens the lines it refused with the
-    plain screen, while DuckDB derives the chunk's decisions, then finds the drift of
-    the drafts the drift-free screen refused. (On two cores, the parse and the screen
-    side by side take 0.30 s per 100k drafts where one after the other they took 0.39 s.)
-    Where a line DuckDB parsed is no record after all (which only pydantic can say), its
-    row and decision go and the chunk's drift is found again."""
+    plain screen, while DuckDB finds the drift of the drafts the drift-free screen
+    refused. (On two cores, the parse and the screen side by side take 0.30 s per 100k
+    drafts where one after the other they took 0.39 s.) Where a line DuckDB parsed is no
+    record after all (which only pydantic can say), its row goes and the chunk's drift
+    is found again. The decisions come last, from the drafts as the checks left them."""
     con, source_id = ctx.con, ctx.source_id
     lines = bulk.line_table(chunk)
     rows = bulk.rows_of(source_id, chunk)
@@ -79,8 +79,6 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
         refused = bulk.screened_once_parsed(chunk, drift_free.result(), missing, DRIFT_FREE_SCREEN, stop)
         screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop,
                                   among=refused)
-        # Valid until the checks say otherwise (`mark_invalid`).
-        tables.insert_decisions(con, rows)
         may_drift = chunk.numbers[refused]
         tally.add_chunk(con, rows, may_drift)
         checked = screening.result()
@@ -89,11 +87,12 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     forgotten = bulk.refused_rows(chunk, missing, checked)
     if forgotten:
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
-        tables.insert_decisions(con, rows, again=True)
         tally.restore(before)
         tally.add_chunk(con, rows, may_drift)
     invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
     tables.mark_invalid(con, source_id, sorted(invalid - {int(chunk.numbers[i]) for i in checked.reject_at}))
+    # Once the drafts are known valid or not: a decision is valid when its draft is.
+    tables.insert_decisions(con, rows)
     counts = bulk.store_findings(ctx, chunk, checked)
     ctx.advance(chunk.size - chunk.size // 2)
     return counts

@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from workbench.catalog import DECISIONS, forget_decisions_from
+from workbench.catalog import DECISIONS
 from workbench.ec4x.families import FAMILIES, draft_families_sql, draft_keys, tag_family_sql
 from workbench.ec4x.orders import OrderDraft
 from workbench.ec4x.trace import OtherKind, SessionStart, TurnRecord
@@ -263,19 +263,14 @@ def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.
     return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params).fetchall()[0][0]
 
 
-def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict, again: bool = False) -> None:
-    """The decisions of a chunk's drafts (`rows`: source_id, first, last); `again`: in
-    place of those inserted before."""
-    if again:  # the chunk is the last read so far: its decisions are the file's from its first line
-        forget_decisions_from(con, rows["source_id"], rows["first"])
+def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
+    """The decisions of a chunk's drafts (`rows`: source_id, first, last)."""
     con.execute(ORDER_DECISIONS, rows).fetchall()
 
 
 def mark_invalid(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
-    """The drafts with an error violation are not valid, nor are their decisions."""
+    """The drafts with an error violation are not valid."""
     if seqs:
         bad = pa.table({"seq": pa.array(seqs, pa.int64())})
         run_on(con, bad, "UPDATE ec4x_orders SET valid = false WHERE source_id = $source_id "
                          "AND seq IN (SELECT seq FROM bad)", "bad", {"source_id": source_id}).fetchall()
-        run_on(con, bad, "UPDATE decisions SET valid = false WHERE source_id = $source_id AND format = 'ec4x' "
-                         "AND locator IN (SELECT 'line ' || seq FROM bad)", "bad", {"source_id": source_id}).fetchall()
