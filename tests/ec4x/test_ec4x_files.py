@@ -229,17 +229,24 @@ UNREADABLE_THEN_DRIFT = [
 ]
 
 
+def _error_lines(con) -> list[int]:
+    return [line for (line,) in con.execute(
+        "SELECT DISTINCT line FROM violations WHERE severity = 'error' ORDER BY line").fetchall()]
+
+
+def _validity(con) -> list[tuple[int, bool]]:
+    return con.execute("SELECT seq, valid FROM ec4x_orders ORDER BY seq").fetchall()
+
+
 def test_a_line_duckdb_cannot_read_hides_no_drift_or_error_after_it(ingest_lines):
     _, con = ingest_lines("g.orders.jsonl", UNREADABLE_THEN_DRIFT)
     assert _drift(con) == {
         ("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)"),
         ("line 5", "enum_spelling", "espionageActions[0].operation", "1 line, first line 5)"),
     }
-    errors = con.execute("SELECT DISTINCT line FROM violations WHERE severity = 'error' ORDER BY line").fetchall()
-    assert errors == [(1,), (3,), (4,), (6,)]
+    assert _error_lines(con) == [1, 3, 4, 6]
     assert con.execute("SELECT locator FROM rejects ORDER BY line").fetchall() == [("line 1",), ("line 4",)]
-    assert con.execute("SELECT seq, valid FROM ec4x_orders ORDER BY seq").fetchall() == [
-        (2, True), (3, False), (5, True), (6, False), (7, True)]
+    assert _validity(con) == [(2, True), (3, False), (5, True), (6, False), (7, True)]
 
 
 def test_a_draft_with_trailing_blanks_is_screened_like_any_other(ingest_lines):
@@ -251,7 +258,5 @@ def test_a_draft_with_trailing_blanks_is_screened_like_any_other(ingest_lines):
         '{"turn": 1, "houseId": 4}',
     ])
     assert _drift(con) == {("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)")}
-    errors = con.execute("SELECT DISTINCT line FROM violations WHERE severity = 'error' ORDER BY line").fetchall()
-    assert errors == [(1,), (3,)]
-    assert con.execute("SELECT seq, valid FROM ec4x_orders ORDER BY seq").fetchall() == [
-        (2, True), (3, False), (4, True)]
+    assert _error_lines(con) == [1, 3]
+    assert _validity(con) == [(2, True), (3, False), (4, True)]
