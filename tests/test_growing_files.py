@@ -14,6 +14,7 @@ import pytest
 
 import workbench
 from workbench import registry
+from workbench.violation import Violation
 from tests.conftest import SHARED, rows
 
 ingest_module = importlib.import_module("workbench.ingest")  # `workbench.ingest` is the function
@@ -257,6 +258,28 @@ def test_every_line_format_grows_like_a_one_shot_ingest(tmp_path, sample, kind):
         grow(copy, source.read_bytes(), [0.33, 0.5, 0.51, 0.9, 1.0], db)
         copies.append(copy)
     assert_same_tables(db, copies, tmp_path)
+
+
+def test_an_appended_report_names_the_violations_of_a_one_shot_ingest(tmp_path, sample):
+    """A report reads the file's violations back from the database as columns, made
+    into `Violation`s when first used: after an append they are the one-shot ingest's,
+    in its order, and the counts by severity are the database's."""
+    source = sample / "ec4x" / "amber-quiet-c9643a.orders.jsonl"
+    grown, whole = tmp_path / "grown" / source.name, tmp_path / "whole" / source.name
+    for path in (grown, whole):
+        path.parent.mkdir()
+    db = tmp_path / "w.duckdb"
+    (appended,) = grow(grown, source.read_bytes(), [0.5, 1.0], db)[1:]
+    shutil.copyfile(source, whole)
+    (one_shot,) = workbench.ingest([whole], db=tmp_path / "one_shot.duckdb").files
+    assert appended.status == "appended" and one_shot.status == "ingested"
+    assert len(appended.violations) == len(one_shot.violations) > 0
+    assert appended.violations[0] == one_shot.violations[0]
+    assert appended.violations == list(one_shot.violations) == [Violation(*row) for row in rows(
+        db, "SELECT locator, severity, rule, field, message FROM violations ORDER BY rowid")]
+    counted = dict(rows(db, "SELECT severity, count(*) FROM violations GROUP BY severity"))
+    assert appended.severity_counts() == {severity: counted.get(severity, 0) for severity in ("error", "warning", "info")}
+    assert counted.get("error", 0) > 0 and counted.get("info", 0) > 0
 
 
 def test_unchanged_file_adds_nothing(tmp_path, sample):

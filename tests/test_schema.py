@@ -126,7 +126,7 @@ def test_a_bound_table_is_read_under_its_name_with_prepared_parameters():
     con = duckdb.connect()
     rows = pa.table({"n": [1, 2, 3]})
     assert run_on(con, rows, "SELECT sum(n) + $add, $name FROM lines", "lines",
-                  {"add": 10, "name": "it's"}).fetchall() == [(16, "it's")]
+                  {"add": 10, "name": "it's"}) == [(16, "it's")]
 
 
 def test_a_bound_table_hides_every_other_python_name():

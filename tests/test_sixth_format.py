@@ -68,7 +68,7 @@ def load(ctx: LoadContext) -> Counts:
                     violations.append(violation(batch.locator(index), error, error["loc"]))
 
         def insert(lines):
-            return run_on(ctx.con, lines, INSERT_ROLLS, "lines", {"source_id": ctx.source_id}).fetchall()[0][0]
+            return run_on(ctx.con, lines, INSERT_ROLLS, "lines", {"source_id": ctx.source_id})[0][0]
 
         counts = store_batch(ctx, batch, violations, reject_at, insert)
         records, rejected = records + counts.records, rejected + counts.rejected

@@ -239,7 +239,7 @@ def missing_lines(con: duckdb.DuckDBPyConnection, table: str, source_id: int, ch
     """The positions in the chunk of its `lines` that did not become rows of `table`."""
     sql = (f"SELECT seq FROM lines WHERE seq NOT IN (SELECT seq FROM {table} WHERE source_id = $source_id "
            f"AND seq BETWEEN (SELECT min(seq) FROM lines) AND (SELECT max(seq) FROM lines)) ORDER BY seq")
-    seqs = [seq for (seq,) in run_on(con, lines, sql, "lines", {"source_id": source_id}).fetchall()]
+    seqs = [seq for (seq,) in run_on(con, lines, sql, "lines", {"source_id": source_id})]
     return np.searchsorted(chunk.numbers, seqs).tolist()
 
 
@@ -247,7 +247,7 @@ def forget_rows(con: duckdb.DuckDBPyConnection, table: str, source_id: int, seqs
     """Take out rows whose lines turned out not to be records."""
     run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
            f"DELETE FROM {table} WHERE source_id = $source_id AND seq IN (SELECT seq FROM refused)",
-           "refused", {"source_id": source_id}).fetchall()
+           "refused", {"source_id": source_id})
 
 
 def refused_rows(chunk: LineChunk, missing: list[int], checked: Checked) -> list[int]:

@@ -10,13 +10,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import duckdb
 
 from workbench import catalog
 from workbench.content import Content, FileHash, KnownSource
-from workbench.violation import Violation
+from workbench.violation import FIELDS, StoredViolations, Violation
 from workbench.errors import UnreadableFile, WorkbenchError, first_line
 from workbench.formats import Counts, Format, LoadContext
 from workbench.paths import check_regular, expand_paths, text_of
@@ -42,15 +42,16 @@ class FileReport:
     status: str  # ingested | appended | replaced | unchanged | failed
     records: int = 0
     rejected: int = 0
-    violations: list[Violation] = field(default_factory=list)
+    violations: Sequence[Violation] = field(default_factory=list)  # StoredViolations once read back
     source_id: int | None = None
     message: str = ""
     lines_added: int = 0  # when appended: lines read after the ones already in
 
     def severity_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(catalog.SEVERITIES, 0)
-        for v in self.violations:
-            counts[v.severity] += 1
+        found = self.violations
+        for severity in found.severities() if isinstance(found, StoredViolations) else (v.severity for v in found):
+            counts[severity] += 1
         return counts
 
     def to_dict(self) -> dict:
@@ -76,7 +77,7 @@ class Report:
         return [f for f in self.files if f.status == "failed"]
 
     def has_errors(self) -> bool:
-        return any(v.severity == "error" for f in self.files for v in f.violations)
+        return any(f.severity_counts()["error"] for f in self.files)
 
     def to_dict(self) -> dict:
         return {"files": [f.to_dict() for f in self.files]}
@@ -456,13 +457,9 @@ def _record(con, source_id: int, content: Content, counts: Counts, resume: dict 
 
 
 
-def _violations_of(con, source_id: int) -> list[Violation]:
-    rows = con.execute(
-        "SELECT locator, severity, rule, field, message FROM violations WHERE source_id = ? "
-        "ORDER BY rowid",
-        [source_id],
-    ).fetchall()
-    return [Violation(*row) for row in rows]
+def _violations_of(con, source_id: int) -> StoredViolations:
+    return StoredViolations(con.execute(
+        f"SELECT {', '.join(FIELDS)} FROM violations WHERE source_id = ? ORDER BY rowid", [source_id]).fetchnumpy())
 
 
 def _refuse_cr_only(path: Path, head: bytes) -> None:

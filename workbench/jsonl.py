@@ -388,4 +388,4 @@ def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
 def _unparsable_seqs(con, lines: pa.Table) -> list[int]:
     return [seq for (seq,) in run_on(
         con, lines, "SELECT seq FROM lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'", "lines"
-    ).fetchall()]
+    )]

@@ -12,7 +12,7 @@ import pytest
 from tests.ec4x.conftest import VALID_DRAFT, ingest_drafts
 from tests.ec4x.test_draft_screen import MUTANTS, _pydantic_findings
 from workbench.ec4x import drift, orders, reader
-from workbench.schema import run_on
+from workbench.schema import relation_on
 
 
 def _passes(decoder, text: str) -> bool:
@@ -70,7 +70,7 @@ def _drafts_with_drift(con, texts) -> set[int]:
     """The lines whose drift the SQL finds when it reads every draft."""
     params = {"source_id": 1, "first": 1, "last": len(texts)}
     every = pa.table({"seq": pa.array(range(1, len(texts) + 1), pa.int64())})
-    occurrences = drift._last_values(con, run_on(con, every, drift.OCCURRENCES, "may_drift", params).to_arrow_table(),
+    occurrences = drift._last_values(con, relation_on(con, every, drift.OCCURRENCES, "may_drift", params).to_arrow_table(),
                                      params)
     meanings, _ = drift.DriftTally._meanings(occurrences)
     return set(occurrences.join(meanings, ["place", "value", "lacks"], join_type="inner")["seq"].to_pylist())

@@ -258,14 +258,14 @@ GROUP BY k ORDER BY 3, 1
 
 def insert_traces(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int:
     """Insert a batch of (seq, raw, valid) trace lines and their steps; returns the records added."""
-    records = run_on(con, lines, INSERT_TRACES, LINES, params).fetchall()[0][0]
+    records = run_on(con, lines, INSERT_TRACES, LINES, params)[0][0]
     run_on(con, lines, INSERT_TRACE_STEPS, LINES, {"source_id": params["source_id"]})
     return records
 
 
 def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int:
     """Insert a batch of (seq, raw, valid) lines; returns the rows added."""
-    return run_on(con, lines, INSERT_DECISIONS, LINES, params).fetchall()[0][0]
+    return run_on(con, lines, INSERT_DECISIONS, LINES, params)[0][0]
 
 
 def derive(con, source_id: int, first: int, whole: bool) -> None:

@@ -40,7 +40,7 @@ import duckdb
 
 from workbench.damage.models import EMOTIONS
 from workbench.damage.tables import CHUNK, EMOTION_VECTORS
-from workbench.schema import run_on
+from workbench.schema import relation_on, run_on
 
 _KEYS = ", ".join(f"'{k}'" for k in EMOTIONS)
 _NUMBER = "('UBIGINT', 'BIGINT', 'HUGEINT', 'UHUGEINT', 'DOUBLE')"
@@ -342,19 +342,20 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, l
     for _ in range(ROUNDS):
         if docs.num_rows == 0:
             return
-        for sample in run_on(con, docs, SHAPES, "emotion_docs").fetchall():
+        for sample in run_on(con, docs, SHAPES, "emotion_docs"):
             known = patterns.setdefault(sample[:2], [])
             known += [p for p in _paths_in(sample[2]) if p not in known]
         if not any(patterns.values()):
             # The documents sampled hold no vector (a line that only names the five, as
             # values or inside other keys): keep those that may, so that the next round
             # samples one of them, not the same ones again.
-            docs = run_on(con, docs, MAY_HOLD, "emotion_docs").to_arrow_table()
+            docs = relation_on(con, docs, MAY_HOLD, "emotion_docs").to_arrow_table()
             continue
-        outcome = run_on(con, docs, _round({k: v for k, v in patterns.items() if v}), "emotion_docs").to_arrow_table()
+        found = _round({k: v for k, v in patterns.items() if v})
+        outcome = relation_on(con, docs, found, "emotion_docs").to_arrow_table()
         run_on(con, outcome, INSERT_FOUND, "emotion_round", {"source_id": source_id})
         if outcome["doc"].null_count == outcome.num_rows:  # a covered document's `doc` is NULL
             return
-        docs = run_on(con, outcome, PENDING, "emotion_round").to_arrow_table()
+        docs = relation_on(con, outcome, PENDING, "emotion_round").to_arrow_table()
     if docs.num_rows:
         run_on(con, docs, INSERT_WALKED, "emotion_docs", {"source_id": source_id})

@@ -128,13 +128,13 @@ FROM actions a ASOF LEFT JOIN provider_calls c
 def insert_events(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
     """Parse (seq, raw) lines into `damage_events`; returns how many became rows (the
     lines DuckDB cannot read as an object are left out)."""
-    return run_on(con, event_lines, INSERT_EVENTS, "event_lines", {"source_id": source_id}).fetchall()[0][0]
+    return run_on(con, event_lines, INSERT_EVENTS, "event_lines", {"source_id": source_id})[0][0]
 
 
 def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Table) -> int:
     """Keep the envelope keys the specification does not list, for lines that have any;
     returns how many rows have such keys."""
-    return run_on(con, event_lines, SET_EXTRA, "event_lines", {"source_id": source_id}).fetchall()[0][0]
+    return run_on(con, event_lines, SET_EXTRA, "event_lines", {"source_id": source_id})[0][0]
 
 
 def forget_derived(con: duckdb.DuckDBPyConnection, params: dict) -> None:

@@ -289,7 +289,7 @@ class DriftTally:
             return
         meanings, kinds = self._meanings(occurrences)
         found = occurrences.join(meanings, ["place", "value", "lacks"], join_type="inner")
-        for kind, seq, index, lines in run_on(con, found, KINDS, "found").fetchall():
+        for kind, seq, index, lines in run_on(con, found, KINDS, "found"):
             place, rule, name, message = kinds[kind]
             v = Violation(f"line {seq}", "info", rule, place.path(index, name), message)
             self._first.setdefault(_kind(v), v)

@@ -254,13 +254,13 @@ GROUP BY tag ORDER BY 3
 
 def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Table, params: dict) -> int:
     """Run the INSERT statements over a batch of (seq, raw, valid) lines; returns the rows added."""
-    return sum(run_on(con, lines, sql, LINES, params).fetchall()[0][0] for sql in statements)
+    return sum(run_on(con, lines, sql, LINES, params)[0][0] for sql in statements)
 
 
 def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table) -> int:
     """Parse (seq, raw) lines into `ec4x_orders` (`params`: source_id, game_id); returns how
     many became rows."""
-    return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params).fetchall()[0][0]
+    return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params)[0][0]
 
 
 def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
@@ -273,4 +273,4 @@ def mark_invalid(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]
     if seqs:
         bad = pa.table({"seq": pa.array(seqs, pa.int64())})
         run_on(con, bad, "UPDATE ec4x_orders SET valid = false WHERE source_id = $source_id "
-                         "AND seq IN (SELECT seq FROM bad)", "bad", {"source_id": source_id}).fetchall()
+                         "AND seq IN (SELECT seq FROM bad)", "bad", {"source_id": source_id})
