@@ -14,6 +14,7 @@ import pytest
 
 import workbench
 from workbench import registry
+from workbench.errors import OlderDatabase
 from workbench.violation import Violation
 from tests.conftest import SHARED, rows
 
@@ -358,6 +359,11 @@ def test_an_older_database_is_refused_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"workbench: database {db} was written by an older workbench (no append support); "
         f"ingest into a new file: delete it, or pass --db\n")
+    with pytest.raises(OlderDatabase, match="written by an older workbench"):
+        workbench.connect(db)
+    # Refused before anything is written: its tables are as they were.
+    assert rows(db, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources'") == [
+        ("source_id",), ("path",), ("sha256",), ("format",), ("records",), ("rejected",), ("ingested_at",)]
 
 
 def test_the_demo_rebuilds_its_own_older_database(tmp_path, sample):

@@ -46,5 +46,9 @@ def connect(db=None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A workbench database with every table in place (read-only: opened as it is)."""
     con = catalog.connect(db, read_only=read_only)
     if not read_only:
-        create_tables(con)
+        try:
+            create_tables(con)
+        except BaseException:
+            con.close()  # a database refused (older, foreign) is not held open
+            raise
     return con
