@@ -356,8 +356,6 @@ def _in_transaction(con, path, load) -> FileReport:
         with catalog.transaction(con):
             report = load()
             report.violations = _violations_of(con, report.source_id)
-            rows = _table_rows(con, report.source_id, _registry().FORMATS[report.format])
-            con.execute("UPDATE sources SET table_rows = ? WHERE source_id = ?", [json.dumps(rows), report.source_id])
     except duckdb.Error as exc:
         raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
     return report
@@ -380,7 +378,7 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
         counts = _load_lines(ctx, fmt, content, Counts(0, 0))
     else:
         counts = fmt.load(ctx)
-        _record(con, source_id, content.result(), counts, resume=None)
+        _record(con, source_id, fmt, content.result(), counts, resume=None)
     status = "replaced" if known else "ingested"
     return FileReport(text_of(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
 
@@ -419,7 +417,7 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts
                            state=copy.deepcopy(ctx.state))
         _forget_file_derivations(ctx.con, ctx.source_id, fmt)
         counts = _plus(counts, fmt.load(tail))
-    _record(ctx.con, ctx.source_id, content.result(), counts, resume)
+    _record(ctx.con, ctx.source_id, fmt, content.result(), counts, resume)
     return counts
 
 
@@ -447,12 +445,15 @@ def _forget_lines_from(con, source_id: int, fmt: Format, line: int) -> None:
         catalog.forget_decisions_from(con, source_id, line)
 
 
-def _record(con, source_id: int, content: Content, counts: Counts, resume: dict | None) -> None:
+def _record(con, source_id: int, fmt: Format, content: Content, counts: Counts, resume: dict | None) -> None:
+    """What the file's load left: its content, where an append resumes, its counts, and
+    its rows in each table (an ingest that finds them changed reads the file again)."""
     con.execute(
         "UPDATE sources SET sha256 = ?, size = ?, complete_bytes = ?, complete_lines = ?, resume = ?, "
-        "records = ?, rejected = ?, ingested_at = CAST(now() AS TIMESTAMP) WHERE source_id = ?",
+        "records = ?, rejected = ?, table_rows = ?, ingested_at = CAST(now() AS TIMESTAMP) WHERE source_id = ?",
         [content.sha256, content.size, content.complete_bytes, content.complete_lines,
-         json.dumps(resume) if resume is not None else None, counts.records, counts.rejected, source_id],
+         json.dumps(resume) if resume is not None else None, counts.records, counts.rejected,
+         json.dumps(_table_rows(con, source_id, fmt)), source_id],
     )
 
 

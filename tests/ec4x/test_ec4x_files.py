@@ -160,6 +160,23 @@ def test_drift_is_counted_once_per_kind_and_line_over_the_file(ingest_lines):
     assert con.execute("SELECT count(*) FROM rejects").fetchone() == (2,)
 
 
+def test_drift_is_listed_in_the_order_it_first_appears(ingest_lines):
+    # By line, then by place (a top-level list before a command's fields), then in the
+    # order the findings of one value are said: its spelling before what it lacks.
+    _, con = ingest_lines("g.orders.jsonl", [
+        {"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "hold"},
+                                                     {"fleetId": 2, "commandType": "Patrol"}],
+         "repairCommands": []},
+        {"turn": 2, "houseId": 1, "fleetCommands": [{"fleetId": 3, "commandType": "Move", "targetSystemId": 4}]},
+    ])
+    assert con.execute("SELECT locator, rule, field FROM violations WHERE line IS NULL ORDER BY rowid").fetchall() == [
+        ("line 1", "compiler_only_field", "repairCommands"),
+        ("line 1", "enum_spelling", "fleetCommands[1].commandType"),
+        ("line 1", "compiler_requires_field", "fleetCommands[1].targetSystemId"),
+        ("line 2", "enum_spelling", "fleetCommands[0].commandType"),
+    ]
+
+
 def test_drift_of_a_grown_log_goes_on_from_its_old_lines(tmp_path):
     path = tmp_path / "g.orders.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in DRIFT_LINES[:2]))
