@@ -274,13 +274,14 @@ def test_an_appended_report_names_the_violations_of_a_one_shot_ingest(tmp_path, 
     shutil.copyfile(source, whole)
     (one_shot,) = workbench.ingest([whole], db=tmp_path / "one_shot.duckdb").files
     assert appended.status == "appended" and one_shot.status == "ingested"
-    assert len(appended.violations) == len(one_shot.violations) > 0
-    assert appended.violations[0] == one_shot.violations[0]
-    assert appended.violations == list(one_shot.violations) == [Violation(*row) for row in rows(
-        db, "SELECT locator, severity, rule, field, message FROM violations ORDER BY rowid")]
+    # Counted from the stored columns first, then made a list like any other.
     counted = dict(rows(db, "SELECT severity, count(*) FROM violations GROUP BY severity"))
     assert appended.severity_counts() == {severity: counted.get(severity, 0) for severity in ("error", "warning", "info")}
     assert counted.get("error", 0) > 0 and counted.get("info", 0) > 0
+    assert isinstance(appended.violations, list) and len(appended.violations) == len(one_shot.violations)
+    assert appended.violations == one_shot.violations == [Violation(*row) for row in rows(
+        db, "SELECT locator, severity, rule, field, message FROM violations ORDER BY rowid")]
+    assert appended.severity_counts() == one_shot.severity_counts()
 
 
 def test_unchanged_file_adds_nothing(tmp_path, sample):

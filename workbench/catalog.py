@@ -106,7 +106,6 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
     and views were not there."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
     present = {name for (name,) in con.execute(_COLUMNS).fetchall()}
-    _refuse_older_schema(con, present)
     recorded = []
     if f"{SCHEMA.name}.views" in present:
         recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
@@ -267,8 +266,10 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     except duckdb.Error as exc:
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
-    if read_only and not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
-                                                if table == SOURCES.name}:
+    if not read_only:
+        _refuse_older_schema(con, target)
+    elif not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
+                                     if table == SOURCES.name}:
         con.close()
         raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
                              f"made); run `workbench demo`, or `workbench ingest` into a new database first")
@@ -289,13 +290,14 @@ def reading(con_or_db):
         yield con_or_db
 
 
-def _refuse_older_schema(con, present: set[str]) -> None:
+def _refuse_older_schema(con, target) -> None:
     """A database written before files could grow has no place to record where an
-    append resumes; mixing the two would double rows, so it is refused in one line.
-    (`present`: its columns, as `table.column`.)"""
-    if any(name.startswith(f"{SOURCES.name}.") for name in present) and f"{SOURCES.name}.resume" not in present:
-        (target,) = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
-                                ).fetchall()[0]
+    append resumes; mixing the two would double rows, so it is refused in one line."""
+    columns = {name for (name,) in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources' AND schema_name = 'main'"
+    ).fetchall()}
+    if columns and "resume" not in columns:
+        con.close()
         raise OlderDatabase(
             f"database {target} was written by an older workbench (no append support); "
             f"ingest into a new file: delete it, or pass --db"

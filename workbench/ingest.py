@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator
 
 import duckdb
 
@@ -42,15 +42,37 @@ class FileReport:
     status: str  # ingested | appended | replaced | unchanged | failed
     records: int = 0
     rejected: int = 0
-    violations: Sequence[Violation] = field(default_factory=list)  # StoredViolations once read back
+    violations: list[Violation] = field(default_factory=list)
     source_id: int | None = None
     message: str = ""
     lines_added: int = 0  # when appended: lines read after the ones already in
 
+    def stored(self, violations: StoredViolations) -> "FileReport":
+        """This report, its violations those read back from the database: kept as
+        columns until `violations` is first read, then a list like any other."""
+        del self.violations
+        self._stored = violations
+        return self
+
+    def __getattr__(self, name: str):
+        # Only reached for an attribute not set: `violations` while they are stored.
+        stored = self.__dict__.get("_stored")
+        if name != "violations" or stored is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.violations = stored.to_list()
+        del self._stored
+        return self.violations
+
+    def severities(self) -> list[str]:
+        """The severity of each violation, without making stored ones objects."""
+        stored = self.__dict__.get("_stored")
+        if stored is not None and "violations" not in self.__dict__:
+            return stored.severities()
+        return [v.severity for v in self.violations]
+
     def severity_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(catalog.SEVERITIES, 0)
-        found = self.violations
-        for severity in found.severities() if isinstance(found, StoredViolations) else (v.severity for v in found):
+        for severity in self.severities():
             counts[severity] += 1
         return counts
 
@@ -77,7 +99,7 @@ class Report:
         return [f for f in self.files if f.status == "failed"]
 
     def has_errors(self) -> bool:
-        return any(f.severity_counts()["error"] for f in self.files)
+        return any("error" in f.severities() for f in self.files)
 
     def to_dict(self) -> dict:
         return {"files": [f.to_dict() for f in self.files]}
@@ -296,8 +318,9 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
         return _load_grown(con, key, path, fmt, known, content, advance)
     if content.result().sha256 == known.sha256:
         return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
-                          _violations_of(con, known.source_id), known.source_id,
-                          message=f"already ingested as source {known.source_id}; nothing added")
+                          source_id=known.source_id,
+                          message=f"already ingested as source {known.source_id}; nothing added",
+                          ).stored(_violations_of(con, known.source_id))
     return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
 
 
@@ -355,7 +378,7 @@ def _in_transaction(con, path, load) -> FileReport:
     try:
         with catalog.transaction(con):
             report = load()
-            report.violations = _violations_of(con, report.source_id)
+            report.stored(_violations_of(con, report.source_id))
     except duckdb.Error as exc:
         raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
     return report
