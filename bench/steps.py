@@ -21,10 +21,13 @@ from pathlib import Path
 from typing import Iterator
 from unittest import mock
 
+import pyarrow as pa
+
 import workbench
 from bench import ec4x_drafts
 from bench.common import damage_log, machine, read_json_plain
 from workbench import bulk
+from workbench.ec4x import drift as ec4x_drift
 
 
 def _nothing(*args, **kwargs) -> None:
@@ -39,6 +42,10 @@ def _none_refused(*args, **kwargs) -> list[int]:
     return []
 
 
+def _no_drift(*args, **kwargs) -> pa.Table:
+    return ec4x_drift.NO_OCCURRENCES
+
+
 # Per workload, the steps in the order they are taken out, each as the names it is
 # reached by and what stands in for it.
 DAMAGE_STEPS = (
@@ -49,7 +56,7 @@ DAMAGE_STEPS = (
                              "workbench.damage.tables.derive_decisions": _nothing}),
 )
 EC4X_STEPS = (
-    ("drift", {"workbench.ec4x.drift.DriftTally.add_chunk": _nothing}),
+    ("drift", {"workbench.ec4x.reader.occurrences_in": _no_drift}),
     ("screens and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),
     ("decisions", {"workbench.ec4x.tables.insert_decisions": _nothing}),
 )

@@ -12,7 +12,6 @@ import pytest
 from tests.ec4x.conftest import VALID_DRAFT, ingest_drafts
 from tests.ec4x.test_draft_screen import MUTANTS, _pydantic_findings
 from workbench.ec4x import drift, orders, reader
-from workbench.schema import relation_on
 
 
 def _passes(decoder, text: str) -> bool:
@@ -68,10 +67,8 @@ TEXTS = [json.dumps(draft) for draft in MUTANTS] + _spelled() + REPEATED
 
 def _drafts_with_drift(con, texts) -> set[int]:
     """The lines whose drift the SQL finds when it reads every draft."""
-    params = {"source_id": 1, "first": 1, "last": len(texts)}
-    every = pa.table({"seq": pa.array(range(1, len(texts) + 1), pa.int64())})
-    occurrences = drift._last_values(con, relation_on(con, every, drift.OCCURRENCES, "may_drift", params).to_arrow_table(),
-                                     params)
+    every = pa.table({"seq": pa.array(range(1, len(texts) + 1), pa.int64()), "raw": texts})
+    occurrences = drift.occurrences_in(con, every)
     meanings, _ = drift.DriftTally._meanings(occurrences)
     return set(occurrences.join(meanings, ["place", "value", "lacks"], join_type="inner")["seq"].to_pylist())
 
@@ -100,8 +97,11 @@ def test_a_draft_the_drift_free_screen_passes_holds_no_drift_and_no_error(ingest
 
 def test_skipping_the_drafts_it_passes_loses_no_drift(ingested):
     con, found = ingested
+    # Every draft that is a record, as the ingest read them all with the screen skipped.
+    records = [seq for (seq,) in con.execute("SELECT seq FROM ec4x_orders ORDER BY seq").fetchall()]
     tally = drift.DriftTally()
-    tally.add_chunk(con, {"source_id": 1, "first": 1, "last": len(TEXTS)}, list(range(1, len(TEXTS) + 1)))
+    tally.add(drift.occurrences_in(con, pa.table({"seq": pa.array(records, pa.int64()),
+                                                  "raw": [TEXTS[seq - 1] for seq in records]})))
     every = [(v.locator, v.rule, v.field, v.message.rsplit(" (", 1)[0]) for v in tally.findings()]
     assert sorted(every) == sorted((v.locator, v.rule, v.field, v.message) for v in found)
     assert {v.rule for v in found} == {"enum_spelling", "compiler_requires_field", "compiler_only_field"}

@@ -231,6 +231,18 @@ def test_a_repeated_key_on_a_line_only_duckdb_reads_is_a_reject(ingest_lines):
     assert con.execute("SELECT locator, valid FROM decisions").fetchall() == [("line 2", True)]
 
 
+def test_a_line_only_duckdb_reads_holds_no_drift(ingest_lines):
+    # DuckDB reads a trailing comma, in an object or a list; pydantic does not: such a
+    # line is a reject, so its drift is none, though DuckDB parsed the line and found it.
+    _, con = ingest_lines("g.orders.jsonl", [
+        '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"Move","targetSystemId":1}],}',
+        '{"turn":2,"houseId":1,"espionageActions":[{"operation":"Counter_Intel_Sweep"},]}',
+        REPEATED_KEYS[1],
+    ])
+    assert con.execute("SELECT locator FROM rejects ORDER BY ALL").fetchall() == [("line 1",), ("line 2",)]
+    assert _drift(con) == {("line 3", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 3)")}
+
+
 # Lines DuckDB cannot read, each followed by a draft with drift and one with an error.
 # The screens read a run of lines as one buffer: a line cut short there would take the
 # next line into its own value, and a line holding two values would shift the count of

@@ -273,10 +273,30 @@ def long_log(tmp_path_factory, sample) -> Path:
     return path
 
 
-def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(tmp_path, long_log):
+@pytest.fixture(scope="module")
+def long_order_log(tmp_path_factory) -> Path:
+    """100,000 EC4X drafts (5% broken), whose drift is found on a connection of its own
+    beside the file's transaction: long enough to interrupt at many points."""
+    import random
+
+    from bench.ec4x_drafts import broken, draft
+
+    rng = random.Random(4)
+    path = tmp_path_factory.mktemp("long") / "long.orders.jsonl"
+    with open(path, "w") as out:
+        for number in range(100_000):
+            record = draft(rng, 1 + number // 50)
+            out.write((broken(rng, record) if rng.random() < 0.05 else json.dumps(record)) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("log", ["long_log", "long_order_log"])
+def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(tmp_path, log, request):
+    long_log = request.getfixturevalue(log)
+    table = {"long_log": "damage_events", "long_order_log": "ec4x_orders"}[log]
     interrupted = 0
     for attempt, delay in enumerate([0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6]):
-        copy, db = tmp_path / f"copy{attempt}.events.jsonl", tmp_path / f"w{attempt}.duckdb"
+        copy, db = tmp_path / f"copy{attempt}{long_log.name}", tmp_path / f"w{attempt}.duckdb"
         shutil.copyfile(long_log, copy)
         wal = Path(f"{db}.wal")
         proc = subprocess.Popen([*CLI, "ingest", str(copy), "--db", str(db), "--quiet"], cwd=ROOT,
@@ -298,5 +318,5 @@ def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(
         # before the tables were made).
         if rows(db, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sources'") == [(1,)]:
             (records,) = rows(db, "SELECT coalesce(sum(records), 0) FROM sources")[0]
-            assert rows(db, "SELECT count(*) FROM damage_events") == [(records,)]
+            assert rows(db, f"SELECT count(*) FROM {table}") == [(records,)]
     assert interrupted >= 5, "the log is too short to interrupt: make it longer"

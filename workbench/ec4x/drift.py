@@ -1,7 +1,7 @@
 """Drift in order drafts: what the real compiler accepts beyond the seed, reported as
 `info`, once per kind and file, at the first line and path it appears on, with how many
 lines carry it. None of it is an error, so the models do not raise it; it is found here
-in SQL over a chunk's rows in `ec4x_orders`, from the same declarations:
+in SQL over a chunk's drafts as written, from the same declarations:
 
 - `enum_spelling`: a value of a seed enum (`SeedEnum`, read off the models' fields) in
   another spelling the real compiler takes (`Move` for `move`, an alias);
@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Callable, Literal
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -153,9 +152,6 @@ DRIFT_FREE_SCREEN = model_screen(OrderDraft, Narrowing(
 ))
 
 _KEYS = list(dict.fromkeys(place.key for place in PLACES))
-_CHUNK = "(SELECT seq, payload FROM ec4x_orders WHERE source_id = $source_id AND seq BETWEEN $first AND $last)"
-# The drafts of a chunk that may hold drift (`may_drift`: their seq).
-_MAY_DRIFT = f"(SELECT seq, payload FROM {_CHUNK} WHERE seq IN (SELECT seq FROM may_drift))"
 
 
 def _string(value: str) -> str:
@@ -222,7 +218,7 @@ WHERE o.keep OR repeated"""
 
 
 def _occurrences_in(drafts: str) -> str:
-    """The drift occurrences of the drafts (seq, payload) of `drafts`; a draft whose
+    """The drift occurrences of the drafts (seq, payload JSON) of `drafts`; a draft whose
     object or commands repeat a key is named too (`repeated`, with no place)."""
     return f"""
 WITH rows AS (SELECT seq, json_keys(payload) AS keys, {values_at('payload', _KEYS)} AS v FROM {drafts})
@@ -232,11 +228,12 @@ UNION ALL {' UNION ALL '.join(_select_key(key) for key in _KEYS)}
 """
 
 
-OCCURRENCES = _occurrences_in(_MAY_DRIFT)
+# Over drafts as written (`drafts`: seq, raw), each parsed as the insert parses it (a
+# text it cannot parse holds no drift: it is no row).
+OCCURRENCES = _occurrences_in("(SELECT seq, TRY_CAST(raw AS JSON) AS payload FROM drafts)")
 _FOUND = pa.schema([("seq", pa.int64()), ("idx", pa.int64()), ("place", pa.int64()), ("value", pa.string()),
                     ("lacks", pa.string()), ("repeated", pa.bool_())])
-# The same over drafts given as text (`drafts`: seq, payload), with each key once.
-OCCURRENCES_IN_TEXTS = _occurrences_in("(SELECT seq, CAST(payload AS JSON) AS payload FROM drafts)")
+NO_OCCURRENCES = _FOUND.empty_table().drop_columns(["repeated"])
 
 
 
@@ -271,14 +268,9 @@ class DriftTally:
         self._first: dict[tuple, Violation] = {}
         self._lines: dict[tuple, int] = defaultdict(int)
 
-    def add_chunk(self, con: duckdb.DuckDBPyConnection, params: dict, may_drift: np.ndarray) -> None:
-        """The drift of a chunk's rows (`params`: source_id, first, last), of which those
-        at the line numbers `may_drift` may hold some (`DRIFT_FREE_SCREEN` passed the
-        others)."""
-        if not len(may_drift):
-            return
-        lines = pa.table({"seq": pa.array(may_drift, pa.int64())})
-        occurrences = _last_values(con, arrow_on(con, lines, OCCURRENCES, "may_drift", _FOUND, params), params)
+    def add(self, occurrences: pa.Table) -> None:
+        """The drift `occurrences` (of `occurrences_in`) of the drafts of a chunk that are
+        records."""
         if not occurrences.num_rows:
             return
         meanings, kinds = self._meanings(occurrences)
@@ -317,10 +309,6 @@ class DriftTally:
         kinds = [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]
         return {"kinds": sorted(kinds)}
 
-    def restore(self, state: dict) -> None:
-        """Go back to an earlier `state()`."""
-        vars(self).update(vars(DriftTally.from_state(state)))
-
     @classmethod
     def from_state(cls, state: dict | None) -> "DriftTally":
         tally = cls()
@@ -343,21 +331,32 @@ def _kinds(found: pa.Table) -> list[tuple[int, int, int | None, int]]:
     return list(zip(*(grouped[name].to_pylist() for name in ("kind", "seq_first", "idx_first", "seq_count_distinct"))))
 
 
-def _last_values(con: duckdb.DuckDBPyConnection, occurrences: pa.Table, params: dict) -> pa.Table:
+def occurrences_in(con: duckdb.DuckDBPyConnection, drafts: pa.Table) -> pa.Table:
+    """The drift occurrences (seq, idx, place, value, lacks) of `drafts` (seq, raw: each
+    draft as written), a repeated key read by its last value, as pydantic reads it.
+    The drafts' text is all it reads, so it runs on a connection of its own while the
+    file's transaction parses the same lines into `ec4x_orders`."""
+    if not drafts.num_rows:
+        return NO_OCCURRENCES
+    return _last_values(con, arrow_on(con, drafts, OCCURRENCES, "drafts", _FOUND), drafts)
+
+
+def _last_values(con: duckdb.DuckDBPyConnection, occurrences: pa.Table, drafts: pa.Table) -> pa.Table:
     """The occurrences as pydantic reads a draft that repeats a key (as it reads its
     errors): by its last value, where DuckDB reads the first. Those few drafts are read
-    again from their text with each key once, its last value kept."""
-    repeated = pc.unique(pc.filter(occurrences["seq"], occurrences["repeated"])).to_pylist()
-    kept = occurrences.filter(pc.and_(pc.invert(pc.is_in(occurrences["seq"], pa.array(repeated, pa.int64()))),
+    again from their text (in `drafts`) with each key once, its last value kept."""
+    repeated = pc.unique(pc.filter(occurrences["seq"], occurrences["repeated"]))
+    kept = occurrences.filter(pc.and_(pc.invert(pc.is_in(occurrences["seq"], repeated)),
                                       pc.is_valid(occurrences["place"])))
-    if not repeated:
+    if not len(repeated):
         return kept.drop_columns(["repeated"])
-    texts = con.execute(f"SELECT seq, payload FROM ({_CHUNK}) WHERE list_contains($seqs, seq)",
-                        {**params, "seqs": repeated}).fetchall()
-    once = [(seq, _each_key_once(text)) for seq, text in texts]
+    # One by one: Arrow cannot filter the string views of a chunk's lines, and they are few.
+    at = pc.indices_nonzero(pc.is_in(drafts["seq"], repeated)).to_pylist()
+    once = [(drafts["seq"][i].as_py(), _each_key_once(drafts["raw"][i].as_py())) for i in at]
     once = [(seq, text) for seq, text in once if text is not None]
-    drafts = pa.table({"seq": pa.array([seq for seq, _ in once], pa.int64()), "payload": [t for _, t in once]})
-    again = arrow_on(con, drafts, OCCURRENCES_IN_TEXTS, "drafts", _FOUND)
+    again = arrow_on(con, pa.table({"seq": pa.array([seq for seq, _ in once], pa.int64()),
+                                    "raw": pa.array([text for _, text in once], pa.string())}),
+                     OCCURRENCES, "drafts", _FOUND)
     again = again.filter(pc.is_valid(again["place"])).cast(kept.schema)
     return pa.concat_tables([kept, again]).drop_columns(["repeated"])
 
