@@ -107,3 +107,31 @@ def test_enum_values_the_real_game_adds_are_reported_per_type_and_key(ingest_lin
         ("line 6", "info", "undocumented_value", "payload.stage",
          "thinking.stage = 'avatar' is not in the specification's enum; kept (1 line, first line 6)"),
     ]
+
+
+def test_findings_of_one_line_are_listed_by_kind_then_key_whoever_read_them(tmp_path):
+    # One line with an undocumented type and two envelope keys: by kind (the type first,
+    # as the tally lists them), then key; the same after the log grew, whose tally was
+    # read back from the database, as in a one-shot ingest.
+    import json
+
+    import workbench
+
+    lines = [event("game_started"), event("phase_changed", {"turn": 1}, type="chatter_posted", zeta=1, alpha=2),
+             event("phase_changed", {"turn": 2}), event("phase_changed", {"turn": 3}, beta=3)]
+    grown, whole = tmp_path / "grown" / "g.events.jsonl", tmp_path / "whole" / "g.events.jsonl"
+    for path in (grown, whole):
+        path.parent.mkdir()
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines[:3 if path is grown else None]))
+        workbench.ingest([path], db=path.parent / "w.duckdb")
+    with grown.open("a") as log:
+        log.write(json.dumps(lines[3]) + "\n")
+    reports = [workbench.ingest([path], db=path.parent / "w.duckdb").files[0] for path in (grown, whole)]
+    assert [r.status for r in reports] == ["appended", "unchanged"]
+    listed = [[(v.locator, v.rule, v.field) for v in r.violations if v.severity == "info"] for r in reports]
+    assert listed[0] == listed[1] == [
+        ("line 2", "undocumented_event_type", "type"),
+        ("line 2", "undocumented_key", "alpha"),
+        ("line 2", "undocumented_key", "zeta"),
+        ("line 4", "undocumented_key", "beta"),
+    ]

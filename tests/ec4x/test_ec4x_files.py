@@ -192,6 +192,32 @@ def test_drift_of_a_grown_log_goes_on_from_its_old_lines(tmp_path):
     con.close()
 
 
+def test_a_grown_log_lists_its_drift_as_a_one_shot_ingest_lists_it(tmp_path):
+    # Drift first met on line 9, then on line 10 ("line 10" sorts before "line 9" as text).
+    plain = {"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "move", "targetSystemId": 2}]}
+    lines = [plain] * 8 + [
+        {"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "Move", "targetSystemId": 2}]},
+        {"turn": 1, "houseId": 1, "scrapCommands": []},
+        {"turn": 2, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "JoinFleet", "targetFleetId": 3}]},
+    ]
+    grown, whole = tmp_path / "grown" / "g.orders.jsonl", tmp_path / "whole" / "g.orders.jsonl"
+    for path, db in ((grown, tmp_path / "grown.duckdb"), (whole, tmp_path / "whole.duckdb")):
+        path.parent.mkdir()
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines[:10 if path is grown else None]))
+        workbench.ingest([path], db=db)
+    with grown.open("a") as log:
+        log.write(json.dumps(lines[10]) + "\n")
+    (file,) = workbench.ingest([grown], db=tmp_path / "grown.duckdb").files
+    assert file.status == "appended"
+    listed = []
+    for db in ("grown.duckdb", "whole.duckdb"):
+        con = duckdb.connect(str(tmp_path / db))
+        listed.append(con.execute("SELECT locator, rule FROM violations WHERE line IS NULL ORDER BY rowid").fetchall())
+        con.close()
+    assert listed[0] == listed[1] == [("line 9", "enum_spelling"), ("line 10", "compiler_only_field"),
+                                      ("line 11", "enum_spelling")]
+
+
 REPEATED_KEYS = [
     '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"Move","commandType":"move","targetSystemId":1}]}',
     '{"turn":1,"houseId":1,"fleetCommands":[{"fleetId":1,"commandType":"move","commandType":"Move","targetSystemId":1}]}',

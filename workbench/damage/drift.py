@@ -165,10 +165,12 @@ class DriftTally:
         return tally
 
     def findings(self) -> list[Violation]:
-        found = [_undocumented_type(kind, *seen) for kind, seen in self.types.items()]
-        found += [_extra_envelope_key(key, *seen) for key, seen in self.envelope_keys.items()]
-        found += [_extra_payload_key(check_no, key, *seen) for (check_no, key), seen in self.payload_keys.items()]
-        found += [_undocumented_value(*kind, *seen) for kind, seen in self.values.items()]
+        """By first line; those of one line by kind, then key: the order DuckDB groups
+        a chunk's rows in, and a tally read back from `state()`, play no part."""
+        found = [_undocumented_type(kind, *seen) for kind, seen in sorted(self.types.items())]
+        found += [_extra_envelope_key(key, *seen) for key, seen in sorted(self.envelope_keys.items())]
+        found += [_extra_payload_key(*check, *seen) for check, seen in sorted(self.payload_keys.items())]
+        found += [_undocumented_value(*kind, *seen) for kind, seen in sorted(self.values.items())]
         return sorted(found, key=lambda v: int(v.locator.split()[1]))
 
 

@@ -305,9 +305,10 @@ class DriftTally:
                 for key, first in self._first.items()]
 
     def state(self) -> dict:
-        """The tally as JSON, for a later append to go on from."""
-        kinds = [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]
-        return {"kinds": sorted(kinds)}
+        """The tally as JSON, for a later append to go on from: its kinds in the order
+        they were first met, so that a file that grew lists them as a one-shot ingest
+        does (sorted, `line 10` came before `line 9`)."""
+        return {"kinds": [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]}
 
     @classmethod
     def from_state(cls, state: dict | None) -> "DriftTally":
