@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -271,6 +272,28 @@ def long_log(tmp_path_factory, sample) -> Path:
                 out.write(data)
                 written += data.count(b"\n")
     return path
+
+
+def test_ctrl_c_reaches_a_wait_for_the_worker_though_another_thread_takes_the_signal():
+    # The system hands a process's SIGINT to any thread that does not block it. Blocked
+    # in the main thread here, it lands on another one: a wait with no timeout would
+    # only wake once the task ended; `bulk.waited` raises while the task still runs.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workbench import bulk
+
+    release = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        pending = worker.submit(release.wait, 10)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+            with pytest.raises(KeyboardInterrupt):
+                bulk.waited(pending)
+            assert not pending.done()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            release.set()
 
 
 @pytest.fixture(scope="module")

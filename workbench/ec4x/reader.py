@@ -110,7 +110,8 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict,
                                           stop, among=refused)
                 # The drift-free screen read again after the parse may refuse more lines.
                 later = sorted(set(refused).difference(drift_free.result()))
-                found = pa.concat_tables([early.result(), occurrences_in(con, bulk.line_table(chunk, later))])
+                found = pa.concat_tables([bulk.waited(early, stop, drift_con),
+                                          occurrences_in(con, bulk.line_table(chunk, later))])
                 return missing, screening.result(), found
             except BaseException:
                 drift_con.interrupt()  # its statement ends with the load's (Ctrl-C, an error)
