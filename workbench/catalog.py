@@ -20,7 +20,7 @@ import duckdb
 
 from workbench.errors import OlderDatabase, WorkbenchError, first_line, is_interrupt
 from workbench.schema import Column, Table
-from workbench.violation import SEVERITIES, Violation, line_of
+from workbench.violation import FIELDS, SEVERITIES, Violation, line_of
 
 DEFAULT_DB = Path("data/workbench.duckdb")
 
@@ -321,8 +321,7 @@ def add_violations(con, source_id: int, violations: list[Violation], whole_file:
     has no line: an append recomputes those, and keeps the ones about lines."""
     if not violations:
         return
-    columns = {name: [getattr(v, name) for v in violations] for name in ("locator", "severity", "rule", "field",
-                                                                           "message")}
+    columns = {name: [getattr(v, name) for v in violations] for name in FIELDS}
     columns["line"] = [None if whole_file else line_of(v.locator, v.line) for v in violations]
     VIOLATIONS.insert_rows(con, {"source_id": [source_id] * len(violations), **columns})
 

@@ -8,7 +8,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -84,8 +84,8 @@ class FileReport:
             "records": self.records,
             "rejected": self.rejected,
             "message": self.message,
-            # The documented keys: `line` is said by the locator already.
-            "violations": [{key: value for key, value in asdict(v).items() if key != "line"} for v in self.violations],
+            # The documented keys (`FIELDS`): `line` is said by the locator already.
+            "violations": [{name: getattr(v, name) for name in FIELDS} for v in self.violations],
             "lines_added": self.lines_added,
         }
 

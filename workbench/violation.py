@@ -23,6 +23,8 @@ class Violation:
     line: int | None = dataclasses.field(default=None, compare=False)
 
 
+# What a finding says, as the `violations` table stores it and reports show it (its
+# `line` is a column of its own there, and the locator says it in a report).
 FIELDS = ("locator", "severity", "rule", "field", "message")
 
 
