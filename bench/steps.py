@@ -28,6 +28,8 @@ from bench import ec4x_drafts
 from bench.common import damage_log, machine, read_json_plain
 from workbench import bulk
 from workbench.ec4x import drift as ec4x_drift
+from workbench.ec4x.orders import OrderDraft
+from workbench.screen import model_screen
 
 
 def _nothing(*args, **kwargs) -> None:
@@ -56,8 +58,10 @@ DAMAGE_STEPS = (
                              "workbench.damage.tables.derive_decisions": _nothing}),
 )
 EC4X_STEPS = (
-    ("drift", {"workbench.ec4x.reader.occurrences_in": _no_drift}),
-    ("screens and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),
+    ("drift", {"workbench.ec4x.reader.ORDER_SCREEN": model_screen(OrderDraft),
+               "workbench.ec4x.reader.walked": _no_drift,
+               "workbench.ec4x.drift.DriftWatch.occurrences": _no_drift}),
+    ("screen and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),
     ("decisions", {"workbench.ec4x.tables.insert_decisions": _nothing}),
 )
 

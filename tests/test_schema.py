@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from pydantic import BaseModel
 
-from workbench.schema import Column, SchemaError, Table, arrow_on, missing_field, run_on
+from workbench.schema import Column, SchemaError, Table, missing_field, run_on
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -135,23 +135,6 @@ def test_a_bound_table_hides_every_other_python_name():
     other = pa.table({"m": [2]})  # noqa: F841 - a local the statement must not see
     with pytest.raises(duckdb.CatalogException):
         run_on(con, rows, "SELECT * FROM other", "lines")
-
-
-def test_a_select_read_as_arrow_keeps_its_nulls_types_and_parameters():
-    con = duckdb.connect()
-    rows = pa.table({"n": [1, 2, 3]})
-    schema = pa.schema([("n", pa.int64()), ("word", pa.string()), ("big", pa.bool_())])
-    sql = ("SELECT n + $add AS n, CASE WHEN n = 2 THEN NULL ELSE 'w' || n END AS word, "
-           "CASE WHEN n > 1 THEN n > 2 END AS big FROM lines ORDER BY n")
-    got = arrow_on(con, rows, sql, "lines", schema, {"add": 10})
-    assert got.schema == schema
-    assert got.to_pylist() == [{"n": 11, "word": "w1", "big": None}, {"n": 12, "word": None, "big": False},
-                               {"n": 13, "word": "w3", "big": True}]
-    assert arrow_on(con, rows, "SELECT n, 'x' AS word, true AS big FROM lines WHERE n > 9", "lines",
-                    schema).to_pylist() == []
-    other = pa.table({"m": [2]})  # noqa: F841 - a local the statement must not see
-    with pytest.raises(duckdb.CatalogException):
-        arrow_on(con, rows, "SELECT m AS n, 'x' AS word, true AS big FROM other", "lines", schema)
 
 
 @pytest.mark.parametrize(("module", "old", "new", "column"), [

@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
 import duckdb
 import msgspec
@@ -128,8 +128,24 @@ def unreadable(chunk: LineChunk, missing: list[int], checked: Checked) -> None:
             checked.reject_at[i] = problem
 
 
+class Watcher(Protocol):
+    """What a screen that watches what it decodes (`screen.Watching`) reports to: entered
+    while the screen decodes, in that thread; told after each run of lines which of them
+    it accepted (`accepted`: their positions, in order; the structs decoded after those
+    belonged to lines refused after all), and to forget all it saw when the lines are
+    screened again from the start."""
+
+    def __enter__(self): ...
+
+    def __exit__(self, *exc): ...
+
+    def accepted(self, positions: np.ndarray) -> None: ...
+
+    def forget(self) -> None: ...
+
+
 def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
-             stop: threading.Event) -> list[int]:
+             stop: threading.Event, watcher: Watcher | None = None) -> list[int]:
     """The lines of the chunk, but those in `skip`, that `decoder` refuses, read a run of
     lines at a time straight from the chunk's bytes (every line is a JSON value on its
     own, so msgspec's values are the lines)."""
@@ -138,19 +154,20 @@ def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
     def read(run: np.ndarray) -> tuple[memoryview, np.ndarray]:
         begin = chunk.starts[run[0]]
         return lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin
-    return _refused_runs(chunk.spans(skip), read, decoder, stop)
+    return _refused_runs(chunk.spans(skip), read, decoder, stop, watcher)
 
 
-def screened_before_parse(chunk: LineChunk, decoder: msgspec.json.Decoder, stop: threading.Event) -> list[int]:
+def screened_before_parse(chunk: LineChunk, decoder: msgspec.json.Decoder, stop: threading.Event,
+                          watcher: Watcher | None = None) -> list[int]:
     """`screened`, run while DuckDB parses the chunk, before it says which lines it
     cannot read: every line but the unfinished ones. The screen reads a run of lines as
     one buffer; a run of lines that each open and close like an object cannot have one
     line's value run into the next. `screened_once_parsed` finishes it."""
-    return screened(chunk, unfinished(chunk), decoder, stop)
+    return screened(chunk, unfinished(chunk), decoder, stop, watcher)
 
 
 def screened_once_parsed(chunk: LineChunk, early: list[int], missing: list[int], decoder: msgspec.json.Decoder,
-                         stop: threading.Event) -> list[int]:
+                         stop: threading.Event, watcher: Watcher | None = None) -> list[int]:
     """The lines DuckDB parsed (all but `missing`) that `decoder` refuses, from `early`
     (`screened_before_parse`): the unfinished lines DuckDB parsed are screened now. A
     line DuckDB cannot parse that ends like an object (two values on one line, say)
@@ -158,8 +175,10 @@ def screened_once_parsed(chunk: LineChunk, early: list[int], missing: list[int],
     again without it."""
     cut = set(unfinished(chunk))
     if not cut.issuperset(missing):
-        return screened(chunk, missing, decoder, stop)
-    return sorted({*early, *screened_at(chunk, sorted(cut.difference(missing)), decoder, stop)})
+        if watcher is not None:
+            watcher.forget()
+        return screened(chunk, missing, decoder, stop, watcher)
+    return sorted({*early, *screened_at(chunk, sorted(cut.difference(missing)), decoder, stop, watcher)})
 
 
 def unfinished(chunk: LineChunk) -> list[int]:
@@ -169,7 +188,7 @@ def unfinished(chunk: LineChunk) -> list[int]:
 
 
 def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.Decoder,
-                stop: threading.Event) -> list[int]:
+                stop: threading.Event, watcher: Watcher | None = None) -> list[int]:
     """The lines at `positions` (readable ones, in order) that `decoder` refuses, read a
     run of them at a time from a buffer of those lines alone."""
     lines = memoryview(chunk.data)
@@ -180,20 +199,25 @@ def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.De
         np.cumsum(ends[:-1] - starts[:-1] + 1, out=offsets[1:])
         return b"\n".join([lines[start:end] for start, end in zip(starts.tolist(), ends.tolist())]), offsets
     at = np.asarray(positions, np.int64)
-    return _refused_runs([at] if len(at) else [], read, decoder, stop)
+    return _refused_runs([at] if len(at) else [], read, decoder, stop, watcher)
 
 
-def _refused_runs(spans, read, decoder: msgspec.json.Decoder, stop: threading.Event) -> list[int]:
+def _refused_runs(spans, read, decoder: msgspec.json.Decoder, stop: threading.Event,
+                  watcher: Watcher | None) -> list[int]:
     """The positions of `spans` whose lines `decoder` refuses, SCREEN_LINES of them a
     call: `read(run)` gives the run's lines as one buffer and where each starts in it.
     All of a run's lines where msgspec cannot say which it refused."""
     found: list[int] = []
-    for span in spans:
-        for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
-            go_on(stop)
-            buffer, starts = read(run)
-            refused_here = refused(decoder, memoryview(buffer), starts)
-            found += run.tolist() if refused_here is None else run[refused_here].tolist()
+    with watcher if watcher is not None else nullcontext():
+        for span in spans:
+            for run in np.array_split(span, -(-len(span) // SCREEN_LINES)):
+                go_on(stop)
+                buffer, starts = read(run)
+                refused_here = refused(decoder, memoryview(buffer), starts)
+                accepted = run[:0] if refused_here is None else np.delete(run, refused_here)
+                found += run.tolist() if refused_here is None else run[refused_here].tolist()
+                if watcher is not None:
+                    watcher.accepted(accepted)
     return found
 
 
@@ -217,16 +241,15 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
 
 def check(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder, lines: TypeAdapter,
           found_at: Callable[[str, dict, tuple], Violation], stop: threading.Event,
-          still_suspect: Callable[[int], bool] = lambda i: True, among: list[int] | None = None) -> Checked:
+          still_suspect: Callable[[int], bool] = lambda i: True, refused: list[int] | None = None) -> Checked:
     """The checks of a chunk whose lines DuckDB has parsed (`missing`: those it could
-    not): the screen reads the others (or only those `among`, where a stricter screen
-    passed the rest) a run at a time; the lines it refuses (those `still_suspect`
-    keeps), the lines nested too deep for it to judge and the lines DuckDB could not
-    parse go to pydantic-core in one call."""
+    not): the screen reads the others a run at a time (unless it has: `refused`, the
+    lines it refused then); the lines it refuses (those `still_suspect` keeps), the
+    lines nested too deep for it to judge and the lines DuckDB could not parse go to
+    pydantic-core in one call."""
     checked = Checked()
     unreadable(chunk, missing, checked)
-    checked.refused = (screened(chunk, missing, decoder, stop) if among is None
-                       else screened_at(chunk, among, decoder, stop))
+    checked.refused = screened(chunk, missing, decoder, stop) if refused is None else refused
     suspects = {i for i in checked.refused if still_suspect(i)} | set(too_deep(chunk)) | set(missing)
     validate(chunk, list(suspects), lines, found_at, checked)
     return checked

@@ -250,28 +250,17 @@ def relation_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name:
     """The SELECT `sql` over `table` (bound as in `run_on`) as a relation, for reading
     it as Arrow without DuckDB's warning on an Arrow read of a DB-API result. A
     relation plans its SELECT twice, when made and when read; a statement whose rows
-    are read as tuples takes `run_on`, one whose columns are read as Arrow `arrow_on`."""
+    are read as tuples takes `run_on`."""
     return _bound(_RELATION, con, table, sql, name, params)
-
-
-def arrow_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str, schema: pa.Schema,
-             params: Mapping[str, Any] | None = None) -> pa.Table:
-    """The rows of the SELECT `sql`, which reads `table` under `name` (as in `run_on`),
-    as an Arrow table of `schema` (columns of numbers, strings and booleans), planned
-    once: a relation plans a SELECT when made and again when read, which is most of a
-    small chunk's drift query (49-60 ms to 34-38 ms for an append of 1,000 drafts;
-    500-550 ms to 420-470 ms for 100,000)."""
-    columns = _bound(_COLUMNS, con, table, sql, name, params)
-    return pa.table({field.name: pa.array(columns[field.name], field.type) for field in schema}, schema=schema)
 
 
 def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
            params: Mapping[str, Any] | None):
-    """Run `code` (`_ROWS`, `_RELATION` or `_COLUMNS`) in a namespace of its own holding
+    """Run `code` (`_ROWS` or `_RELATION`) in a namespace of its own holding
     only `table`, under `name` (see `run_on`)."""
     if name.startswith("_"):
         raise ValueError(f"a bound table's name cannot start with `_`: {name}")
-    # Reading a result as NumPy imports a module, which needs builtins in the namespace.
+    # DuckDB may import a module while it runs the statement, which needs builtins there.
     namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
     return types.FunctionType(code, namespace)()
 
@@ -286,14 +275,8 @@ def _relation():
     return _con.sql(_sql, params=_params)  # noqa: F821
 
 
-def _columns():
-    # As `_rows`, its result read as a NumPy array per column.
-    return _con.execute(_sql, _params).fetchnumpy()  # noqa: F821
-
-
 _ROWS = _rows.__code__
 _RELATION = _relation.__code__
-_COLUMNS = _columns.__code__
 
 
 def sql_literal(value: Any) -> str:

@@ -51,25 +51,24 @@ class ScreenVariants:
 
 
 @dataclass(frozen=True)
-class Narrowing:
-    """A stricter screen of the same models (`model_screen(model, narrowing)`): what it
-    accepts, the plain screen accepts too, so it is as sound. `screen_as(metadata,
-    annotation)` gives a field's narrower screen type (`metadata`: the field's annotated
-    metadata, holding the `ScreenAs` whose `annotation` it narrows); `variants(model,
-    variants)` a model's narrower `__screen_variants__`; a field of `absent(model)` may
-    not be there at all (its struct refuses it, as an unknown field)."""
+class Watching:
+    """A screen that watches what it decodes (`model_screen(model, watching)`): it
+    accepts what the plain screen accepts, and hands each struct of a model it decodes
+    (of the variant spelled `tag`, for a model decoded by its variants) to
+    `watch(model, tag)`, once the struct's checks pass; None watches none of them. A
+    watcher must not raise: the screen would refuse the line. A field of `unset(model)`
+    defaults to msgspec.UNSET, so a watcher tells one left out from one written null."""
 
-    screen_as: Callable[[tuple, Any], Any] = lambda metadata, annotation: annotation
-    variants: Callable[[type, ScreenVariants], ScreenVariants] = lambda model, variants: variants
-    absent: Callable[[type], tuple[str, ...]] = lambda model: ()
+    watch: Callable[[type, str | None], Callable[[Any], None] | None] = lambda model, tag: None
+    unset: Callable[[type], tuple[str, ...]] = lambda model: ()
 
 
 class _Cache(dict):
-    """The structs built so far for one screen, and the narrowing they are built with."""
+    """The structs built so far for one screen, and what they watch."""
 
-    def __init__(self, narrowing: Narrowing | None = None):
+    def __init__(self, watching: Watching | None = None):
         super().__init__()
-        self.narrowing = narrowing or Narrowing()
+        self.watching = watching or Watching()
 
 
 class Unscreenable(Exception):
@@ -107,7 +106,7 @@ def _annotated(base, metadata, cache):
         if isinstance(item, ScreenAs):
             if item.check is not None:  # runs on a model's own field only (`_fields_struct`)
                 raise Unscreenable(f"a ScreenAs check inside {base!r}")
-            return cache.narrowing.screen_as(metadata, item.annotation)
+            return item.annotation
     constraints = {}
     for item in metadata:
         for part in getattr(item, "metadata", [item]):  # FieldInfo carries its constraints in .metadata
@@ -131,8 +130,6 @@ def _struct(model: type[BaseModel], cache: _Cache, tag: str | None = None, tag_f
     decorators = model.__pydantic_decorators__
     check = getattr(model, "__screen_check__", None)
     variants = getattr(model, "__screen_variants__", None) if tag is None else None
-    if variants is not None:
-        variants = cache.narrowing.variants(model, variants)
     if (decorators.model_validators or decorators.field_validators) and check is None and variants is None:
         raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__ or __screen_variants__")
     if variants is not None:
@@ -151,9 +148,9 @@ def _fields_struct(model: type[BaseModel], cache: _Cache, check, closed: bool, t
     """The struct of a model's fields (but the tag's); those in `required` must be
     present, not null and not empty, and those in `narrowed` take the annotation given."""
     fields, tests = [], []
-    absent = cache.narrowing.absent(model)
+    unset = cache.watching.unset(model)
     for name, info in model.model_fields.items():
-        if name == tag_field or name in absent:
+        if name == tag_field:
             continue
         # A check of the field's own value runs in the struct's __post_init__.
         checked = [item for item in info.metadata if isinstance(item, ScreenAs) and item.check is not None]
@@ -165,16 +162,19 @@ def _fields_struct(model: type[BaseModel], cache: _Cache, check, closed: bool, t
             fields.append((name, _present(kind)))
         elif info.is_required():
             fields.append((name, kind))
+        elif name in unset:
+            fields.append((name, kind, msgspec.UNSET))
         else:
             default = msgspec.field(default_factory=info.default_factory) if info.default_factory else info.default
             fields.append((name, kind, default))
     # Decoded structs hold no cycles: the garbage collector need not track them.
     options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
     options["kw_only"] = True  # required fields may follow optional ones
-    if closed or absent or model.model_config.get("extra") == "forbid":
+    if closed or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
-    if check is not None or tests:
-        options["namespace"] = {"__post_init__": _post_init(check, tests)}
+    watch = cache.watching.watch(model, tag)
+    if check is not None or tests or watch is not None:
+        options["namespace"] = {"__post_init__": _post_init(check, tests, watch)}
     return msgspec.defstruct(f"{model.__name__}Screen", fields, **options)
 
 
@@ -189,10 +189,13 @@ def _present(kind):
     return kind
 
 
-def _post_init(check, tests: list[tuple[str, Callable[[Any], bool]]]):
+def _post_init(check, tests: list[tuple[str, Callable[[Any], bool]]], watch: Callable[[Any], None] | None):
     """msgspec runs `__post_init__` on each decoded struct; a ValueError fails the decode.
     It runs the model's `check` (a reason when the struct breaks a rule) and each
-    field's test (`ScreenAs.check`, on a value that is not None)."""
+    field's test (`ScreenAs.check`, on a value that is not None), then hands the struct
+    that passed them to `watch` (`Watching`)."""
+    if check is None and not tests:
+        return watch  # one Python call per struct, not two
     getters = [(attrgetter(name), name, test) for name, test in tests]
 
     def __post_init__(self):
@@ -203,6 +206,8 @@ def _post_init(check, tests: list[tuple[str, Callable[[Any], bool]]]):
             value = get(self)
             if value is not None and not test(value):
                 raise ValueError(f"{name} fails its check")
+        if watch is not None:
+            watch(self)
     return __post_init__
 
 
@@ -232,9 +237,10 @@ def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndar
 _COUNT_BYTES = 8 << 20
 
 
-def model_screen(model: type[BaseModel], narrowing: Narrowing | None = None) -> msgspec.json.Decoder:
-    """The screen of one model, or a stricter one (`narrowing`); raises Unscreenable."""
-    return msgspec.json.Decoder(_struct(model, _Cache(narrowing)))
+def model_screen(model: type[BaseModel], watching: Watching | None = None) -> msgspec.json.Decoder:
+    """The screen of one model, watching what it decodes (`watching`) or not; raises
+    Unscreenable."""
+    return msgspec.json.Decoder(_struct(model, _Cache(watching)))
 
 
 class Screen:

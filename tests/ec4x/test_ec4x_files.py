@@ -315,3 +315,17 @@ def test_a_draft_with_trailing_blanks_is_screened_like_any_other(ingest_lines):
     assert _drift(con) == {("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)")}
     assert _error_lines(con) == [1, 3]
     assert _validity(con) == [(2, True), (3, False), (4, True)]
+
+
+def test_a_draft_the_screen_refuses_and_pydantic_passes_has_a_valid_decision(ingest_lines, draft):
+    # The decisions are derived while pydantic runs, the drafts the screen refused taken
+    # as invalid; a rare spelling the screen leaves to pydantic is valid after all.
+    rare = json.loads(json.dumps(draft).replace('"move"', '"mOvE"'))
+    broken = {**draft, "houseId": "three"}
+    report, con = ingest_lines("g.orders.jsonl", [broken, rare, draft])
+    assert errors(report) == {("line 1", "houseId", "int_type")}
+    assert con.execute("SELECT seq, valid FROM ec4x_orders ORDER BY seq").fetchall() == [
+        (1, False), (2, True), (3, True)]
+    assert con.execute("SELECT locator, valid FROM decisions ORDER BY locator").fetchall() == [
+        ("line 1", False), ("line 2", True), ("line 3", True)]
+    assert _drift(con) == {("line 2", "enum_spelling", "fleetCommands[0].commandType", "1 line, first line 2)")}

@@ -1,9 +1,9 @@
 """Load an EC4X order-draft log or bot trace.
 
 An order-draft log takes the bulk path (`bulk.py`): each chunk of lines is parsed once
-by DuckDB into `ec4x_orders`; then a drift-free screen passes the valid drafts that hold
-no drift, the plain screen the other valid ones, while `drift.py` finds the drift of the
-drafts the first refused, and pydantic-core writes the violations of the invalid ones.
+by DuckDB into `ec4x_orders`, while the order screen passes the valid drafts and notes
+the drift they hold as it decodes them (`drift.DriftWatch`); pydantic-core writes the
+violations of the drafts it refuses, whose drift `drift.walked` finds.
 A bot trace, a few lines per turn, is validated a batch of lines per pydantic-core call
 and inserted from Arrow. A draft's decision is derived with its chunk, a bot turn's once
 the whole file is in."""
@@ -19,8 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from workbench import bulk
+from workbench.catalog import forget_decisions_from
 from workbench.ec4x import orders, tables, trace
-from workbench.ec4x.drift import DRIFT_FREE_SCREEN, DriftTally, occurrences_in
+from workbench.ec4x.drift import WATCHING, DriftTally, DriftWatch, walked
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineChunk, check_lines, context_batches, context_chunks, store_batch
 from workbench.paths import name_without
@@ -29,7 +30,8 @@ from workbench.validation import line_count, violation
 from workbench.violation import Violation, line_of
 
 ORDERS_SUFFIX = ".orders.jsonl"
-ORDER_SCREEN = model_screen(orders.OrderDraft)
+# The order screen, watching for the drift of the drafts it accepts.
+ORDER_SCREEN = model_screen(orders.OrderDraft, WATCHING)
 
 
 def is_order_log(path: Path) -> bool:
@@ -62,12 +64,14 @@ def load_drafts(ctx: LoadContext) -> Counts:
 
 def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: DriftTally,
                      stop: threading.Event) -> Counts:
-    """The chunk parsed, screened and its drift found (`_parsed_and_checked`). Lines
-    that are no record (DuckDB could not parse them, or pydantic refuses them) lose
-    their rows and hold no drift. The decisions come last, from the drafts as the checks
-    left them."""
+    """The chunk parsed, screened, its drift found and its decisions derived
+    (`_parsed_and_checked`). Lines that are no record (DuckDB could not parse them, or
+    pydantic refuses them) lose their rows and hold no drift. A decision is valid when
+    its draft is: where pydantic does not say of the drafts what the screen presumed,
+    they are marked again and the decisions derived again."""
     con, source_id = ctx.con, ctx.source_id
-    missing, checked, found = _parsed_and_checked(con, chunk, params, stop)
+    rows = bulk.rows_of(source_id, chunk)
+    missing, checked, found, presumed = _parsed_and_checked(con, chunk, params, rows, stop)
     bulk.go_on(stop)
     ctx.advance(chunk.size // 2)
     forgotten = bulk.refused_rows(chunk, missing, checked)
@@ -76,48 +80,42 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     no_record = pa.array([*chunk.numbers[missing].tolist(), *forgotten], pa.int64())
     tally.add(found.filter(pc.invert(pc.is_in(found["seq"], no_record))))
     invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
-    tables.mark_invalid(con, source_id, sorted(invalid - {int(chunk.numbers[i]) for i in checked.reject_at}))
-    # Once the drafts are known valid or not: a decision is valid when its draft is.
-    tables.insert_decisions(con, bulk.rows_of(source_id, chunk))
+    invalid -= {int(chunk.numbers[i]) for i in checked.reject_at}
+    if forgotten or invalid != presumed:
+        tables.mark(con, source_id, sorted(presumed - invalid), valid=True)
+        tables.mark(con, source_id, sorted(invalid - presumed), valid=False)
+        forget_decisions_from(con, source_id, rows["first"])  # the chunk is the last read so far
+        tables.insert_decisions(con, rows)
     counts = bulk.store_findings(ctx, chunk, checked)
     ctx.advance(chunk.size - chunk.size // 2)
     return counts
 
 
-def _parsed_and_checked(con, chunk: LineChunk, params: dict,
-                        stop: threading.Event) -> tuple[list[int], bulk.Checked, pa.Table]:
-    """DuckDB parses the chunk's lines into `ec4x_orders` while, in a thread, the
-    drift-free screen reads them, and, in another, DuckDB finds the drift of the lines
-    it refuses from their text, on a connection of its own (`drift.occurrences_in`);
-    then the first thread screens those lines with the plain screen. (On two cores, the
-    parse and the screen side by side take 0.30 s per 100k drafts where one after the
-    other they took 0.39 s; an append of 1,000 drafts, whose drift no longer waits for
-    the parse, 5 ms less.) Returns the lines DuckDB could not parse, the checks, and
-    the drift occurrences."""
+def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict,
+                        stop: threading.Event) -> tuple[list[int], bulk.Checked, pa.Table, set[int]]:
+    """DuckDB parses the chunk's lines into `ec4x_orders` while, in a thread, the order
+    screen reads them, its watchers noting the drift of the drafts it accepts
+    (`drift.DriftWatch`). Then pydantic-core checks the lines the screen refused, in
+    that thread, while their drift is found from their text (`drift.walked`) and DuckDB
+    derives the chunk's decisions, the drafts the screen refused presumed invalid
+    (pydantic nearly always agrees; they were derived after it, on a core left idle:
+    0.06 s more per 100k drafts). Returns the lines DuckDB could not parse, the checks,
+    the drift occurrences and the lines presumed invalid."""
     lines = bulk.line_table(chunk)
     missing: list[int] = []
-    drift_con = con.cursor()
-    try:
-        with ThreadPoolExecutor(max_workers=1) as screen, ThreadPoolExecutor(max_workers=1) as drifting:
-            try:
-                # One screen worker: the plain screen starts once the drift-free one is done.
-                drift_free = screen.submit(bulk.screened_before_parse, chunk, DRIFT_FREE_SCREEN, stop)
-                early = drifting.submit(lambda: occurrences_in(drift_con, bulk.line_table(chunk, drift_free.result())))
-                if len(chunk) and tables.insert_drafts(con, params, lines) != len(chunk):
-                    missing = bulk.missing_lines(con, tables.ORDERS.name, params["source_id"], chunk, lines)
-                refused = bulk.screened_once_parsed(chunk, drift_free.result(), missing, DRIFT_FREE_SCREEN, stop)
-                screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation,
-                                          stop, among=refused)
-                # The drift-free screen read again after the parse may refuse more lines.
-                later = sorted(set(refused).difference(drift_free.result()))
-                found = pa.concat_tables([bulk.waited(early, stop, drift_con),
-                                          occurrences_in(con, bulk.line_table(chunk, later))])
-                return missing, screening.result(), found
-            except BaseException:
-                drift_con.interrupt()  # its statement ends with the load's (Ctrl-C, an error)
-                raise
-    finally:
-        drift_con.close()
+    watch = DriftWatch()
+    with ThreadPoolExecutor(max_workers=1) as screen:
+        early = screen.submit(bulk.screened_before_parse, chunk, ORDER_SCREEN, stop, watch)
+        if len(chunk) and tables.insert_drafts(con, params, lines) != len(chunk):
+            missing = bulk.missing_lines(con, tables.ORDERS.name, params["source_id"], chunk, lines)
+        refused = bulk.screened_once_parsed(chunk, bulk.waited(early, stop), missing, ORDER_SCREEN, stop, watch)
+        screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop,
+                                  refused=refused)
+        presumed = chunk.numbers[refused].tolist()
+        tables.mark(con, rows["source_id"], presumed, valid=False)
+        tables.insert_decisions(con, rows)
+        found = pa.concat_tables([watch.occurrences(chunk.numbers), walked(presumed, chunk.texts(refused))])
+        return missing, bulk.waited(screening, stop), found, set(presumed)
 
 
 def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:

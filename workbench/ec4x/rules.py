@@ -1,8 +1,8 @@
 """Building blocks of the EC4X models: custom rule errors and seed enums.
 
 What the real compiler accepts beyond the seed (drift, reported as `info`) is not an
-error, so the models do not raise it: `drift.py` finds it in SQL over the file's rows,
-from the same declarations (`SeedEnum`, `seed.py`).
+error, so the models do not raise it: `drift.py` finds it as the screen decodes the
+drafts, from the same declarations (`SeedEnum`, `seed.py`).
 """
 
 from __future__ import annotations

@@ -268,9 +268,9 @@ def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
     con.execute(ORDER_DECISIONS, rows).fetchall()
 
 
-def mark_invalid(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int]) -> None:
-    """The drafts with an error violation are not valid."""
+def mark(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int], valid: bool) -> None:
+    """The drafts of lines `seqs` are valid, or not."""
     if seqs:
-        bad = pa.table({"seq": pa.array(seqs, pa.int64())})
-        run_on(con, bad, "UPDATE ec4x_orders SET valid = false WHERE source_id = $source_id "
-                         "AND seq IN (SELECT seq FROM bad)", "bad", {"source_id": source_id})
+        run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
+               f"UPDATE ec4x_orders SET valid = {str(valid).lower()} WHERE source_id = $source_id "
+               f"AND seq IN (SELECT seq FROM marked)", "marked", {"source_id": source_id})
