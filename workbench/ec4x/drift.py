@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 from workbench.ec4x import seed
 from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
 from workbench.ec4x.rules import SeedEnum, enum_of
+from workbench.jsonl import LineChunk
 from workbench.screen import Watching
 from workbench.validation import line_count
 from workbench.violation import Violation
@@ -231,6 +232,7 @@ class DriftWatch:
         self._found: list[tuple[int, list[tuple]]] = []  # (draft, its occurrences) since the last run
         # Columns, not rows: kept rows made the watch take 0.28 s over 100k drafts, not 0.16.
         self._seen: list[list] = [[], [], [], [], []]  # line position, idx, place, value, lacks
+        self._unsure: list[int] = []  # line positions to walk (`accepted`)
         self._outer = None
 
     def __enter__(self) -> "DriftWatch":
@@ -270,9 +272,15 @@ class DriftWatch:
 
     def accepted(self, positions: np.ndarray) -> None:
         """The drafts decoded since the last run are the lines at `positions` (into the
-        chunk, in order); any after those were refused after all."""
+        chunk, in order); any after those were refused after all. Where more were
+        decoded than lines accepted, a line was refused after its draft was built (text
+        after it that msgspec read on to): whose draft is whose cannot be told, so the
+        run's lines are walked instead (`occurrences`)."""
         if self._found:
             positions = positions.tolist()
+        if self.drafts > len(positions):
+            self._unsure += list(positions)
+            self._found.clear()
         at, *columns = self._seen
         for draft, found in self._found:
             if draft < len(positions):
@@ -286,11 +294,15 @@ class DriftWatch:
     def forget(self) -> None:
         """The lines are screened again from the start: what was seen is void."""
         self._seen = [[], [], [], [], []]
+        self._unsure = []
 
-    def occurrences(self, numbers: np.ndarray) -> pa.Table:
-        """The drift occurrences seen, `numbers` giving each line position's number."""
+    def occurrences(self, chunk: LineChunk) -> pa.Table:
+        """The drift occurrences seen in the chunk's lines, and of the lines walked."""
         at, *columns = self._seen
-        return pa.table([numbers[np.asarray(at, np.int64)], *columns], schema=NO_OCCURRENCES.schema)
+        seen = pa.table([chunk.numbers[np.asarray(at, np.int64)], *columns], schema=NO_OCCURRENCES.schema)
+        if not self._unsure:
+            return seen
+        return pa.concat_tables([seen, walked(chunk.numbers[self._unsure].tolist(), chunk.texts(self._unsure))])
 
 
 class _Watching(threading.local):

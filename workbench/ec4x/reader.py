@@ -114,7 +114,7 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict,
         presumed = chunk.numbers[refused].tolist()
         tables.mark(con, rows["source_id"], presumed, valid=False)
         tables.insert_decisions(con, rows)
-        found = pa.concat_tables([watch.occurrences(chunk.numbers), walked(presumed, chunk.texts(refused))])
+        found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])
         return missing, bulk.waited(screening, stop), found, set(presumed)
 
 
