@@ -79,8 +79,10 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
     no_record = pa.array([*chunk.numbers[missing].tolist(), *forgotten], pa.int64())
     tally.add(found.filter(pc.invert(pc.is_in(found["seq"], no_record))))
+    # The drafts with an error that have a row: not those that are no record, nor those
+    # DuckDB could not parse (pydantic may read one, a lone surrogate, say).
     invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
-    invalid -= {int(chunk.numbers[i]) for i in checked.reject_at}
+    invalid -= {int(chunk.numbers[i]) for i in (*checked.reject_at, *missing)}
     if forgotten or invalid != presumed:
         tables.mark(con, source_id, sorted(presumed - invalid), valid=True)
         tables.mark(con, source_id, sorted(invalid - presumed), valid=False)
