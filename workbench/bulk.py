@@ -78,16 +78,12 @@ def duckdb_worker(ctx: LoadContext) -> Iterator[tuple[Callable, threading.Event]
         yield run, stop
 
 
-def waited(pending: Future, stop: threading.Event | None = None, con: duckdb.DuckDBPyConnection | None = None):
+def waited(pending: Future):
     """`pending`'s result, waited for in steps of WAIT_STEP seconds. A wait with no
     timeout is not woken by a Ctrl-C that the system hands to another thread, so the
-    interrupt waited for the task to end (3.6 s on a 120 MiB order log). Once `stop` is
-    set, `con`'s statement is interrupted: a statement of a connection of its own,
-    which interrupting the file's connection does not reach."""
+    interrupt waited for the task to end (3.6 s on a 120 MiB order log)."""
     while not pending.done():
         wait([pending], timeout=WAIT_STEP)
-        if stop is not None and stop.is_set():
-            con.interrupt()
     return pending.result()
 
 
@@ -214,10 +210,9 @@ def _refused_runs(spans, read, decoder: msgspec.json.Decoder, stop: threading.Ev
                 go_on(stop)
                 buffer, starts = read(run)
                 refused_here = refused(decoder, memoryview(buffer), starts)
-                accepted = run[:0] if refused_here is None else np.delete(run, refused_here)
                 found += run.tolist() if refused_here is None else run[refused_here].tolist()
                 if watcher is not None:
-                    watcher.accepted(accepted)
+                    watcher.accepted(run[:0] if refused_here is None else np.delete(run, refused_here))
     return found
 
 

@@ -21,6 +21,7 @@ is asked of the `SeedEnum` once per distinct value.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import operator
 import re
@@ -82,7 +83,7 @@ class Place:
     requires: dict = dataclasses.field(default_factory=dict)
     says: Callable[[str, str], str] | None = None
 
-    @property
+    @functools.cached_property  # read per command by `walked`
     def watched(self) -> tuple[str, ...]:
         """The fields whose absence the compiler refuses for some values."""
         return tuple(sorted({name for names in self.requires.values() for name in names}))

@@ -110,14 +110,14 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict,
         early = screen.submit(bulk.screened_before_parse, chunk, ORDER_SCREEN, stop, watch)
         if len(chunk) and tables.insert_drafts(con, params, lines) != len(chunk):
             missing = bulk.missing_lines(con, tables.ORDERS.name, params["source_id"], chunk, lines)
-        refused = bulk.screened_once_parsed(chunk, bulk.waited(early, stop), missing, ORDER_SCREEN, stop, watch)
+        refused = bulk.screened_once_parsed(chunk, bulk.waited(early), missing, ORDER_SCREEN, stop, watch)
         screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop,
                                   refused=refused)
         presumed = chunk.numbers[refused].tolist()
         tables.mark(con, rows["source_id"], presumed, valid=False)
         tables.insert_decisions(con, rows)
         found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])
-        return missing, bulk.waited(screening, stop), found, set(presumed)
+        return missing, bulk.waited(screening), found, set(presumed)
 
 
 def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:
