@@ -97,3 +97,34 @@ def test_a_stopped_hash_reads_no_further(tmp_path):
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = FileHash(path, len(LINES), pool, stop)
         assert hashing._pending.result() == (hashlib.sha256().hexdigest(), 0)
+
+
+def test_blocks_hashed_before_the_database_answers_are_counted_only_where_needed(tmp_path, monkeypatch):
+    """What was ingested before arrives while the hash runs (here, at its sixth block):
+    the blocks before it are not counted, those after are, and the figures hold."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(LINES)
+    before = 97 * 8 + 20
+    known = _known(LINES[:before])
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hashing = None
+        made = []
+
+        class Block(content_module._Block):
+            def __init__(self, *args):
+                super().__init__(*args)
+                made.append(self)
+                if len(made) == 6:
+                    hashing.expect(known)
+
+        monkeypatch.setattr(content_module, "_Block", Block)
+        ready = threading.Event()
+        pool.submit(ready.wait)  # the hash starts once `hashing` is set
+        hashing = FileHash(path, len(LINES), pool, threading.Event())
+        ready.set()
+        found = hashing.result()
+    hashed = hashing._blocks
+    assert len(hashed) == -(-len(LINES) // 97) and hashed == made[:len(hashed)]
+    assert [block.newlines is None for block in hashed] == [block.end <= before for block in hashed]
+    assert found.complete_lines == LINES.count(b"\n")
+    assert found.prefix_sha256 == known.sha256

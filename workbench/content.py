@@ -71,11 +71,13 @@ class FileHash:
     def __init__(self, path: Path, size: int, executor: Executor, stop: threading.Event):
         self.path, self.size, self._stop = path, size, stop
         self._known: KnownSource | None = None
-        # Newlines before this offset need not be counted: the content ingested before,
-        # once known (a block read before that is counted anyway).
-        self._count_from = 0
+        # Newlines before this offset need not be counted: the content ingested before.
+        # None until known: a block hashed before then is counted once the hash is done,
+        # if it is needed (most of a grown file's blocks are not).
+        self._count_from: int | None = None
         self._blocks: list[_Block] = []
         self._end_digest = hashlib.sha256()  # of every byte hashed, once the hash is done
+        self._content: Content | None = None
         self._pending = executor.submit(self._hash)
 
     @cached_property
@@ -85,10 +87,15 @@ class FileHash:
 
     def expect(self, known: KnownSource | None) -> None:
         self._known = known
-        if known is not None and known.size <= self.size:
-            self._count_from = known.size
+        self._count_from = known.size if known is not None and known.size <= self.size else 0
 
     def result(self) -> Content:
+        """The content, once hashed (computed once: `expect` comes before)."""
+        if self._content is None:
+            self._content = self._computed()
+        return self._content
+
+    def _computed(self) -> Content:
         sha256, size = self._pending.result()
         known = self._known
         prefix = self._digest_at(known.size) if known is not None and known.size <= size else None
@@ -109,13 +116,24 @@ class FileHash:
                 if not block:
                     break  # the file shrank meanwhile: what was read is what it holds
                 entry = _Block(offset, offset + len(block), digest.copy())
-                if entry.end > self._count_from:
+                count_from = self._count_from
+                if count_from is not None and entry.end > count_from:
                     _count(entry, block)
                 self._blocks.append(entry)
                 digest.update(block)
                 offset = entry.end
+            self._count_needed(handle)
         self._end_digest = digest
         return digest.hexdigest(), offset
+
+    def _count_needed(self, handle) -> None:
+        """Count the blocks hashed before it was known where counting starts, from that
+        point on (the rest are counted when `result` needs them)."""
+        count_from = self._count_from
+        for block in self._blocks if count_from is not None else ():
+            if block.newlines is None and block.end > count_from and not self._stop.is_set():
+                handle.seek(block.start)
+                _count(block, handle.read(block.end - block.start))
 
     def _digest_at(self, offset: int) -> str:
         """The hash of the first `offset` bytes hashed."""
