@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pyarrow as pa
 import pytest
 from pydantic import BaseModel
 
-from workbench.schema import Column, SchemaError, Table, arrow_on, missing_field, run_on
+from workbench.schema import Column, SchemaError, Table, missing_field, run_on
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -136,20 +135,6 @@ def test_a_bound_table_hides_every_other_python_name():
     other = pa.table({"m": [2]})  # noqa: F841 - a local the statement must not see
     with pytest.raises(duckdb.CatalogException):
         run_on(con, rows, "SELECT * FROM other", "lines")
-
-
-def test_a_bound_table_is_read_as_arrow_without_duckdbs_warning_which_reaches_other_code():
-    con = duckdb.connect()
-    rows = pa.table({"n": [1, 2, 3]})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # as a user's test suite may run
-        filters = list(warnings.filters)
-        found = arrow_on(con, rows, "SELECT n * $by AS m FROM lines ORDER BY n", "lines", {"by": 2})
-        assert arrow_on(con, None, "SELECT 7 AS k", None).to_pylist() == [{"k": 7}]
-        assert warnings.filters == filters
-        with pytest.raises(UserWarning, match="Arrow output on a DB-API result"):
-            con.execute("SELECT 1").to_arrow_table()  # somebody else's read is still told
-    assert found.to_pylist() == [{"m": 2}, {"m": 4}, {"m": 6}]
 
 
 @pytest.mark.parametrize(("module", "old", "new", "column"), [

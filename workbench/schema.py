@@ -12,10 +12,8 @@ a message naming the column that reads it.
 from __future__ import annotations
 
 import builtins
-import re
 import types
 import typing
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -241,38 +239,29 @@ def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
     `table`, under `name`: the binding is explicit, nothing else can be picked up, and
     it ends with the statement, so a batch is not kept in memory until the file's
     transaction ends (as a registered view would be). `params` are prepared-statement
-    parameters (`$source_id`). It is planned once (see `arrow_on`): an append of
+    parameters (`$source_id`). It is planned once (see `relation_on`): an append of
     1,000 EC4X drafts parses them in 8.6 ms where a relation took 10.5 ms.
     """
     return _bound(_ROWS, con, table, sql, name, params)
 
 
-def arrow_on(con: duckdb.DuckDBPyConnection, table: pa.Table | None, sql: str, name: str | None,
-             params: Mapping[str, Any] | None = None) -> pa.Table:
-    """The rows of the SELECT `sql` over `table` (bound as in `run_on`; None: no table)
-    as Arrow, planned once. A relation (`con.sql`) plans its SELECT when made and again
-    when read: the emotions' 6 KB round statement took 20 ms that way, 14 ms this way
-    (an append's 600 documents)."""
-    result = _bound(_EXECUTED, con, table, sql, name, params)
-    # DuckDB advises a relation, as an Arrow read of a DB-API result copies its rows:
-    # here the copy costs less than a plan. The advice is left out of this read only
-    # (`catch_warnings` restores the filters after it, and a warning raised in another
-    # thread meanwhile meets this filter first: it only ever leaves this advice out).
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=re.escape(_ARROW_COPY), category=UserWarning)
-        return result.to_arrow_table()
+def relation_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
+                params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyRelation:
+    """The SELECT `sql` over `table` (bound as in `run_on`) as a relation, for reading
+    it as Arrow without DuckDB's warning on an Arrow read of a DB-API result. A
+    relation plans its SELECT twice, when made and when read; a statement whose rows
+    are read as tuples takes `run_on`."""
+    return _bound(_RELATION, con, table, sql, name, params)
 
 
-def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table | None, sql: str,
-           name: str | None, params: Mapping[str, Any] | None):
-    """Run `code` (`_ROWS` or `_EXECUTED`) in a namespace of its own holding only
-    `table`, under `name` (see `run_on`; None: no table)."""
-    if name is not None and name.startswith("_"):
+def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
+           params: Mapping[str, Any] | None):
+    """Run `code` (`_ROWS` or `_RELATION`) in a namespace of its own holding
+    only `table`, under `name` (see `run_on`)."""
+    if name.startswith("_"):
         raise ValueError(f"a bound table's name cannot start with `_`: {name}")
     # DuckDB may import a module while it runs the statement, which needs builtins there.
-    namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {})}
-    if name is not None:
-        namespace[name] = table
+    namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
     return types.FunctionType(code, namespace)()
 
 
@@ -281,14 +270,13 @@ def _rows():
     return _con.execute(_sql, _params).fetchall()  # noqa: F821
 
 
-def _executed():
-    # As `_rows`, its rows left in the result.
-    return _con.execute(_sql, _params)  # noqa: F821
+def _relation():
+    # As `_rows`, made into a relation.
+    return _con.sql(_sql, params=_params)  # noqa: F821
 
 
 _ROWS = _rows.__code__
-_EXECUTED = _executed.__code__
-_ARROW_COPY = "Arrow output on a DB-API result makes an extra copy of the rows"
+_RELATION = _relation.__code__
 
 
 def sql_literal(value: Any) -> str:

@@ -40,7 +40,7 @@ import duckdb
 
 from workbench.damage.models import EMOTIONS
 from workbench.damage.tables import CHUNK, EMOTION_VECTORS
-from workbench.schema import arrow_on, run_on
+from workbench.schema import relation_on, run_on
 
 _KEYS = ", ".join(f"'{k}'" for k in EMOTIONS)
 _NUMBER = "('UBIGINT', 'BIGINT', 'HUGEINT', 'UHUGEINT', 'DOUBLE')"
@@ -337,7 +337,7 @@ INSERT_WALKED = _insert(f"({WALK_ROWS})")
 def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, last: int) -> None:
     """Add the emotion vectors of a file's rows from line `first` to `last` to
     `damage_emotions`."""
-    docs = arrow_on(con, None, DOCS, None, {"source_id": source_id, "first": first, "last": last})
+    docs = con.sql(DOCS, params={"source_id": source_id, "first": first, "last": last}).to_arrow_table()
     patterns: dict[tuple[str, bool], list[tuple]] = {}
     for _ in range(ROUNDS):
         if docs.num_rows == 0:
@@ -349,13 +349,13 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, l
             # The documents sampled hold no vector (a line that only names the five, as
             # values or inside other keys): keep those that may, so that the next round
             # samples one of them, not the same ones again.
-            docs = arrow_on(con, docs, MAY_HOLD, "emotion_docs")
+            docs = relation_on(con, docs, MAY_HOLD, "emotion_docs").to_arrow_table()
             continue
         found = _round({k: v for k, v in patterns.items() if v})
-        outcome = arrow_on(con, docs, found, "emotion_docs")
+        outcome = relation_on(con, docs, found, "emotion_docs").to_arrow_table()
         run_on(con, outcome, INSERT_FOUND, "emotion_round", {"source_id": source_id})
         if outcome["doc"].null_count == outcome.num_rows:  # a covered document's `doc` is NULL
             return
-        docs = arrow_on(con, outcome, PENDING, "emotion_round")
+        docs = relation_on(con, outcome, PENDING, "emotion_round").to_arrow_table()
     if docs.num_rows:
         run_on(con, docs, INSERT_WALKED, "emotion_docs", {"source_id": source_id})
