@@ -5,6 +5,7 @@ open already shared, not refused."""
 import importlib
 import json
 import math
+import warnings
 
 import duckdb
 import pytest
@@ -91,3 +92,19 @@ def test_a_database_an_ingest_of_this_process_writes_is_refused_in_one_line(tmp_
     finally:
         writing.close()
     catalog.connect(db).close()  # and opened once it is done
+
+
+def test_an_ingest_of_every_format_warns_of_nothing(tmp_path, sample):
+    """Run under a caller's `-W error` (a test suite's, say), any warning of DuckDB or
+    pandas an ingest let through would fail it. Each format's files, whole and then
+    grown."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = workbench.ingest([sample], db=tmp_path / "w.duckdb")
+        log = tmp_path / "game.orders.jsonl"
+        log.write_bytes(_drafts(1, 100))
+        workbench.ingest([log], db=tmp_path / "w.duckdb")
+        log.write_bytes(_drafts(1, 200))
+        (grown,) = workbench.ingest([log], db=tmp_path / "w.duckdb").files
+    assert {file.format for file in report.files} == {"damage", "stellaris", "ec4x", "arena", "gm"}
+    assert grown.status == "appended"
