@@ -50,22 +50,47 @@ def test_an_ingest_writes_row_groups_of_the_bulk_size(tmp_path):
     assert len(_row_groups(tmp_path / "w.duckdb", "ec4x_orders")) == math.ceil(lines / catalog.BULK_ROW_GROUP_ROWS) == 2
 
 
-def test_an_append_rewrites_no_row_group_before_its_own(tmp_path):
-    """The rows DuckDB inserts in parallel fill their row groups only in part where
-    lines have no row (cut lines). Once those fit in fewer, DuckDB's vacuum would merge
-    them at the append's checkpoint, rewriting every one."""
-    lines = 3 * catalog.BULK_ROW_GROUP_ROWS + 700
+def _counts(db, table: str) -> list[int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [count for _, count in con.execute(
+            f"SELECT row_group_id, max(count) FROM pragma_storage_info('{table}') WHERE column_path = '[0]' "
+            f"GROUP BY ALL ORDER BY ALL").fetchall()]
+    finally:
+        con.close()
+
+
+def test_an_append_rewrites_no_full_row_group(tmp_path):
+    """The drafts' row groups are full but the last, lines DuckDB cannot parse (cut
+    lines) left out: a row group left short by them would be merged with the next at a
+    checkpoint once their rows fit in fewer, each of them rewritten."""
+    size = catalog.BULK_ROW_GROUP_ROWS
+    lines = 3 * size + 700
     log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
     log.write_bytes(_drafts(1, lines))
     workbench.ingest([log], db=db)
     before = _row_groups(db, "ec4x_orders")
+    rows = lines - lines // 80
+    assert _counts(db, "ec4x_orders") == [size, size, rows - 2 * size]
     log.write_bytes(_drafts(1, lines + 1000))
     (file,) = workbench.ingest([log], db=db).files
     assert (file.status, file.records, file.rejected) == ("appended", lines + 1000 - (lines + 1000) // 80,
                                                           (lines + 1000) // 80)
     after = _row_groups(db, "ec4x_orders")
-    assert len(before) == 4 and len(after) == 5
     assert all(after[group] == before[group] for group in before)
+
+
+def test_a_log_grown_line_by_line_is_stored_in_as_many_row_groups_as_read_at_once(tmp_path):
+    """Each append writes its rows as a row group of their own; the checkpoint that
+    closes the database merges them into the last, as the rows of one ingest would be."""
+    log, db, once = tmp_path / "game.orders.jsonl", tmp_path / "grown.duckdb", tmp_path / "once.duckdb"
+    for step in range(1, 31):
+        log.write_bytes(_drafts(1, 20 * step, faults=False))
+        workbench.ingest([log], db=db)
+    workbench.ingest([log], db=once)
+    for table in ("ec4x_orders", "decisions"):
+        assert len(_counts(db, table)) <= len(_counts(once, table)) + 1
+    assert db.stat().st_size <= 2 * once.stat().st_size
 
 
 def test_an_ingest_shares_a_database_this_process_holds_open(tmp_path):
@@ -108,3 +133,15 @@ def test_an_ingest_of_every_format_warns_of_nothing(tmp_path, sample):
         (grown,) = workbench.ingest([log], db=tmp_path / "w.duckdb").files
     assert {file.format for file in report.files} == {"damage", "stellaris", "ec4x", "arena", "gm"}
     assert grown.status == "appended"
+
+
+def test_an_ingest_spills_where_a_connection_to_its_file_would(tmp_path):
+    db = tmp_path / "w.duckdb"
+    plain = duckdb.connect(str(db))
+    where = plain.execute("SELECT current_setting('temp_directory')").fetchall()
+    plain.close()
+    writing = catalog.connect(db, bulk=True)
+    try:
+        assert writing.execute("SELECT current_setting('temp_directory')").fetchall() == where == [(f"{db}.tmp",)]
+    finally:
+        writing.close()

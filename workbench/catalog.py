@@ -299,6 +299,9 @@ def _attached(target: Path) -> duckdb.DuckDBPyConnection | None:
     try:
         con.execute(f"ATTACH ? AS workbench (ROW_GROUP_SIZE {BULK_ROW_GROUP_ROWS})", [str(target)])
         con.execute("USE workbench")
+        # Where a file connection spills: an in-memory one would spill to `.tmp` in the
+        # working directory.
+        con.execute("SET temp_directory = ?", [f"{target}.tmp"])
     except duckdb.ResourceInUseException:
         con.close()
         return None
@@ -306,6 +309,20 @@ def _attached(target: Path) -> duckdb.DuckDBPyConnection | None:
         con.close()
         raise
     return con
+
+
+@contextmanager
+def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """DuckDB on one thread for the statements of the block, then as many as before."""
+    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        try:
+            con.execute(f"SET threads = {int(threads)}")
+        except duckdb.Error:
+            pass  # the connection is closing (Ctrl-C): the setting goes with it
 
 
 @contextmanager

@@ -30,12 +30,7 @@ HEAD_BYTES = 64 * 1024
 # inserted in order: inserted out of order, a chunk's rows land in part-filled row
 # groups that closing the database merges again (a third of a second per 300,000
 # events), and the file is half as large again.
-# No row groups are merged (vacuumed) at the checkpoint that closes the database: DuckDB
-# merges the row groups of a table whose rows, once deleted ones are left out, fit in
-# fewer, and so rewrites all of them. The rows of refused lines and of re-derived
-# decisions made a 1% append of order drafts rewrite every row group of `ec4x_orders`
-# (0.07 s to 0.20 s). Row groups all of whose rows are deleted are still dropped.
-INGEST_SETTINGS = ("SET memory_limit = '1GB'", "SET preserve_insertion_order = true", "SET max_vacuum_tasks = 0")
+INGEST_SETTINGS = ("SET memory_limit = '1GB'", "SET preserve_insertion_order = true")
 # An append of fewer new bytes than this runs DuckDB on one thread (_one_thread_if_small).
 SMALL_APPEND_BYTES = 16 << 20
 
@@ -349,15 +344,8 @@ def _one_thread_if_small(con, new_bytes: int) -> Iterator[None]:
     if new_bytes >= SMALL_APPEND_BYTES:
         yield
         return
-    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    con.execute("SET threads = 1")
-    try:
+    with catalog.one_thread(con):
         yield
-    finally:
-        try:
-            con.execute(f"SET threads = {int(threads)}")
-        except duckdb.Error:
-            pass  # the connection is closing (Ctrl-C): the setting goes with it
 
 
 class _EarlierContentChanged(Exception):
