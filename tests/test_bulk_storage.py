@@ -145,3 +145,17 @@ def test_an_ingest_spills_where_a_connection_to_its_file_would(tmp_path):
         assert writing.execute("SELECT current_setting('temp_directory')").fetchall() == where == [(f"{db}.tmp",)]
     finally:
         writing.close()
+
+
+def test_one_thread_nested_keeps_one_thread_until_the_outer_block_ends():
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+
+    def threads() -> int:
+        return int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+
+    with catalog.one_thread(con):
+        with catalog.one_thread(con):
+            assert threads() == 1
+        assert threads() == 1
+    assert threads() == 2

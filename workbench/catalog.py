@@ -313,8 +313,13 @@ def _attached(target: Path) -> duckdb.DuckDBPyConnection | None:
 
 @contextmanager
 def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """DuckDB on one thread for the statements of the block, then as many as before."""
+    """DuckDB on one thread for the statements of the block, then as many as before.
+    Already on one (an append's `_one_thread_if_small` around a chunk's parse), nothing
+    is set."""
     threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    if int(threads) == 1:
+        yield
+        return
     con.execute("SET threads = 1")
     try:
         yield
