@@ -1,10 +1,13 @@
 """How an ingest stores its rows: row groups of `catalog.BULK_ROW_GROUP_ROWS` rows, an
 append that rewrites no row group before its own, and a database this process holds
-open already shared, not refused."""
+open already shared, not refused. The DuckDB instance ingests attach their file to is
+kept between them: what one ingest leaves in it reaches no other."""
 
 import importlib
 import json
 import math
+import multiprocessing
+import threading
 import warnings
 
 import duckdb
@@ -108,14 +111,11 @@ def test_an_ingest_shares_a_database_this_process_holds_open(tmp_path):
 
 def test_a_database_an_ingest_of_this_process_writes_is_refused_in_one_line(tmp_path):
     db = tmp_path / "w.duckdb"
-    writing = catalog.connect(db, bulk=True)
-    try:
+    with catalog.bulk_connection(db):
         with pytest.raises(WorkbenchError) as refused:
             catalog.connect(db)
         assert str(refused.value) == (f"database {db} is being written by an ingest in this process; "
                                       f"open it once that ingest is done")
-    finally:
-        writing.close()
     catalog.connect(db).close()  # and opened once it is done
 
 
@@ -140,11 +140,8 @@ def test_an_ingest_spills_where_a_connection_to_its_file_would(tmp_path):
     plain = duckdb.connect(str(db))
     where = plain.execute("SELECT current_setting('temp_directory')").fetchall()
     plain.close()
-    writing = catalog.connect(db, bulk=True)
-    try:
+    with catalog.bulk_connection(db) as writing:
         assert writing.execute("SELECT current_setting('temp_directory')").fetchall() == where == [(f"{db}.tmp",)]
-    finally:
-        writing.close()
 
 
 def test_one_thread_nested_keeps_one_thread_until_the_outer_block_ends():
@@ -159,3 +156,95 @@ def test_one_thread_nested_keeps_one_thread_until_the_outer_block_ends():
             assert threads() == 1
         assert threads() == 1
     assert threads() == 2
+
+
+def _setting(con, name: str):
+    return con.execute(f"SELECT current_setting('{name}')").fetchall()[0][0]
+
+
+def test_an_ingest_leaves_its_database_written_and_free(tmp_path):
+    """Detached from the kept instance, the file is whole on disk (no WAL left to
+    replay) and can be opened at once by a plain connection of the same process."""
+    log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
+    log.write_bytes(_drafts(1, 100))
+    workbench.ingest([log], db=db)
+    log.write_bytes(_drafts(1, 150))
+    (file,) = workbench.ingest([log], db=db).files
+    assert file.status == "appended"
+    assert not (tmp_path / "w.duckdb.wal").exists()
+    con = duckdb.connect(str(db))
+    try:
+        assert con.execute("SELECT count(*) FROM ec4x_orders").fetchall() == [(150 - 150 // 80,)]
+    finally:
+        con.close()
+
+
+def test_settings_and_temporary_tables_of_an_ingest_reach_no_later_one(tmp_path):
+    fresh = duckdb.connect()
+    defaults = {name: _setting(fresh, name) for name in ("threads", "memory_limit", "preserve_insertion_order")}
+    fresh.close()
+    with catalog.bulk_connection(tmp_path / "a.duckdb") as con:
+        con.execute("SET threads = 1")
+        con.execute("SET memory_limit = '100MB'")
+        con.execute("SET preserve_insertion_order = false")
+        con.execute("CREATE TEMP TABLE scratch AS SELECT 1 AS one")
+    with catalog.bulk_connection(tmp_path / "b.duckdb") as con:
+        assert {name: _setting(con, name) for name in defaults} == defaults
+        assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"
+        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'scratch'").fetchall() == [(0,)]
+
+
+def test_a_failed_ingest_writes_nothing_and_the_next_one_works(tmp_path):
+    db = tmp_path / "w.duckdb"
+    with catalog.bulk_connection(db) as con:
+        con.execute("CREATE TABLE kept (n INTEGER)")
+    with pytest.raises(RuntimeError):
+        with catalog.bulk_connection(db) as con:
+            con.execute("BEGIN")
+            con.execute("INSERT INTO kept VALUES (1)")
+            raise RuntimeError("a load failed")
+    with catalog.bulk_connection(db) as con:
+        assert con.execute("SELECT count(*) FROM kept").fetchall() == [(0,)]
+    duckdb.connect(str(db)).close()  # and the file is free
+
+
+def test_ingests_in_two_threads_each_write_their_own_database(tmp_path):
+    log = tmp_path / "game.orders.jsonl"
+    log.write_bytes(_drafts(1, 400))
+    expected = workbench.ingest([log], db=tmp_path / "once.duckdb").files[0]
+    found, failures = {}, []
+
+    def ingest(n: int) -> None:
+        try:
+            for round_ in range(5):
+                found[n, round_] = workbench.ingest([log], db=tmp_path / f"{n}-{round_}.duckdb").files[0]
+        except BaseException as exc:  # said by the assertion below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=ingest, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert {(f.status, f.records, f.rejected, len(f.violations)) for f in found.values()} == {
+        ("ingested", expected.records, expected.rejected, len(expected.violations))}
+
+
+def _ingest_in_child(log: str, db: str, done) -> None:
+    done.put(workbench.ingest([log], db=db).files[0].records)
+
+
+def test_a_process_forked_after_an_ingest_can_ingest(tmp_path):
+    """The child starts an instance of its own: the parent's, without DuckDB's threads,
+    aborts a child that uses it and crashes one that closes it."""
+    log = tmp_path / "game.orders.jsonl"
+    log.write_bytes(_drafts(1, 200))
+    records = workbench.ingest([log], db=tmp_path / "parent.duckdb").files[0].records
+    fork = multiprocessing.get_context("fork")
+    done = fork.Queue()
+    child = fork.Process(target=_ingest_in_child, args=(str(log), str(tmp_path / "child.duckdb"), done))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 0
+    assert done.get(timeout=5) == records

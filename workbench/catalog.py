@@ -8,10 +8,12 @@ database creates nothing: `registry.create_tables` does, for ingest and `workben
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import re
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -86,16 +88,20 @@ SCHEMA = Table("workbench_schema", (
 SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS, SCHEMA)
 SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES)
 
-_COLUMNS = ("SELECT table_name || '.' || column_name FROM duckdb_columns() "
-            "WHERE schema_name = 'main' AND database_name = current_database()")
-_VIEWS = ("SELECT sql FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
-          "AND database_name = current_database() ORDER BY view_name")
+# The columns of the database's tables and views (`table.column`), and the definitions of
+# its views.
+_CATALOG = ("SELECT (SELECT list(table_name || '.' || column_name) FROM duckdb_columns() "
+            "WHERE schema_name = 'main' AND database_name = current_database()), "
+            "(SELECT list(sql ORDER BY view_name) FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
+            "AND database_name = current_database())")
 
 
-def _views_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
-    """The views as the database holds them: one redefined by someone (with the same
-    columns, say) is made again."""
-    return hashlib.sha256("\n".join(sql for (sql,) in con.execute(_VIEWS).fetchall()).encode()).hexdigest()
+def _catalog(con: duckdb.DuckDBPyConnection) -> tuple[set[str], str]:
+    """The columns of the tables and views, and a fingerprint of the views as the
+    database holds them: one redefined by someone (with the same columns, say) is made
+    again."""
+    columns, views = con.execute(_CATALOG).fetchall()[0]
+    return set(columns or ()), hashlib.sha256("\n".join(views or ()).encode()).hexdigest()
 
 
 def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
@@ -105,12 +111,12 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
     and its views as they were. `made` is told, in the same transaction, which tables
     and views were not there."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
-    present = {name for (name,) in con.execute(_COLUMNS).fetchall()}
+    present, views = _catalog(con)
+    _refuse_older_schema(con, present)
     recorded = []
     if f"{SCHEMA.name}.views" in present:
         recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
-        if (recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1])
-                and recorded[0][2] == _views_fingerprint(con)):
+        if recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1]) and recorded[0][2] == views:
             return
     elif f"{SCHEMA.name}.fingerprint" in present:  # made before the views were remembered
         recorded = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
@@ -133,11 +139,11 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
                                  f"ingest into a new database file (--db)") from None
         if present:
             _refuse_foreign_tables(con, ddl)
-        columns = sorted(name for (name,) in con.execute(_COLUMNS).fetchall())
+        columns, views = _catalog(con)
         made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
-                    [fingerprint, columns, _views_fingerprint(con)])
+                    [fingerprint, sorted(columns), views])
 
 
 def _refuse_foreign_views(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
@@ -248,22 +254,67 @@ def default_db() -> Path:
     return Path(os.environ.get("WORKBENCH_DB", DEFAULT_DB))
 
 
-def connect(db: str | os.PathLike | None = None, read_only: bool = False,
-            bulk: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a workbench database.
 
     `db=None` means `$WORKBENCH_DB` or `data/workbench.duckdb`; `":memory:"` works too.
-    `bulk=True` (an ingest): its new row groups hold `BULK_ROW_GROUP_ROWS` rows.
     Creates no table: `workbench.connect` (or `registry.create_tables`) does.
     """
+    target = _target(db, read_only)
+    con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only))
+    if read_only and not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
+                                                 if table == SOURCES.name}:
+        con.close()
+        raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
+                             f"made); run `workbench demo`, or `workbench ingest` into a new database first")
+    return con
+
+
+@contextmanager
+def bulk_connection(db: str | os.PathLike | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`connect(db)` for an ingest: a database file is attached to an in-memory instance
+    with row groups of `BULK_ROW_GROUP_ROWS` rows (`_Hosts`), and detached after the
+    block, which writes it to disk as closing would."""
+    target = _target(db, read_only=False)
+    if target == ":memory:":
+        with contextlib.closing(connect(target)) as con:
+            yield con
+        return
+    host = _HOSTS.take()
+    try:
+        con = _opened(target, lambda: _attached(host, target))
+    except BaseException:
+        host.close()
+        raise
+    if con is None:  # this process has the file open already: a plain connection shares it
+        _HOSTS.give_back(host)
+        with contextlib.closing(connect(target)) as con:
+            yield con
+        return
+    try:
+        yield con
+        con.execute("USE memory")
+        con.execute("DETACH workbench")
+    except BaseException:
+        host.close()  # and the file with it, its transaction rolled back
+        raise
+    con.close()
+    _HOSTS.give_back(host)
+
+
+def _target(db, read_only: bool) -> str | Path:
     target = ":memory:" if str(db) == ":memory:" else Path(db) if db is not None else default_db()
     if target != ":memory:":
         if read_only and not target.exists():
             raise WorkbenchError(f"database {target} does not exist; run `workbench demo` or `workbench ingest` first")
         target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None]) -> duckdb.DuckDBPyConnection | None:
+    """The connection `opening` makes, ready for use; DuckDB's errors in one line."""
     try:
-        con = _attached(target) if bulk and target != ":memory:" else None
-        con = con or duckdb.connect(str(target), read_only=read_only)
+        con = opening()
     except duckdb.IOException as exc:
         raise WorkbenchError(_lock_message(target, exc)) from None
     except duckdb.ResourceInUseException:
@@ -271,14 +322,8 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False,
                              f"open it once that ingest is done") from None
     except duckdb.Error as exc:
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
-    con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
-    if not read_only:
-        _refuse_older_schema(con, target)
-    elif not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
-                                     if table == SOURCES.name}:
-        con.close()
-        raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
-                             f"made); run `workbench demo`, or `workbench ingest` into a new database first")
+    if con is not None:
+        con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
     return con
 
 
@@ -287,15 +332,56 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False,
 # once, on a core the Python checks leave idle, and the rest are compressed in parallel
 # at commit: 100k order drafts commit in 0.06 s, not 0.18 s on one core.
 BULK_ROW_GROUP_ROWS = 32_768
+# The settings an ingest may change on its instance: DuckDB's own again before the next
+# ingest uses it.
+_HOST_SETTINGS = ("threads", "memory_limit", "preserve_insertion_order", "temp_directory", "TimeZone")
 
 
-def _attached(target: Path) -> duckdb.DuckDBPyConnection | None:
-    """The database file attached (as `workbench`, the default catalog) to an in-memory
-    instance with row groups of `BULK_ROW_GROUP_ROWS`: the row group size is an option
-    of ATTACH only. None if this process has the file open already (a notebook's
-    connection, say): DuckDB attaches a file once per process, and a plain connection
-    shares that instance."""
-    con = duckdb.connect(":memory:")
+class _Hosts:
+    """In-memory DuckDB instances that an ingest attaches its database file to: the row
+    group size is an option of ATTACH only. One is kept between ingests: starting an
+    instance takes 10 ms (DuckDB registers its built-in functions), a seventh of a 1%
+    append of 100k EC4X drafts, and `workbench ingest --watch` ingests at each change.
+    Each ingest has its own connection to it, its temporary objects going with it, and
+    finds DuckDB's settings."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle: duckdb.DuckDBPyConnection | None = None
+        self._forked_from: list[duckdb.DuckDBPyConnection] = []
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child: its ingests start an instance of their own. The parent's
+        is kept, never used nor closed: DuckDB's threads were not forked with it, and
+        closing it would wait for them (the child crashed)."""
+        self._lock = threading.Lock()  # held by another thread of the parent, it would stay held
+        if self._idle is not None:
+            self._forked_from.append(self._idle)
+        self._idle = None
+
+    def take(self) -> duckdb.DuckDBPyConnection:
+        with self._lock:
+            host, self._idle = self._idle, None
+        return host if host is not None else duckdb.connect(":memory:")
+
+    def give_back(self, host: duckdb.DuckDBPyConnection) -> None:
+        for setting in _HOST_SETTINGS:
+            host.execute(f"RESET {setting}")
+        with self._lock:
+            host, self._idle = (None, host) if self._idle is None else (host, self._idle)
+        if host is not None:
+            host.close()
+
+
+_HOSTS = _Hosts()
+
+
+def _attached(host: duckdb.DuckDBPyConnection, target: Path) -> duckdb.DuckDBPyConnection | None:
+    """A connection to `host` with the database file attached as `workbench`, the
+    default catalog; None if this process has the file open already (a notebook's
+    connection, say): DuckDB attaches a file once per process."""
+    con = host.cursor()
     try:
         con.execute(f"ATTACH ? AS workbench (ROW_GROUP_SIZE {BULK_ROW_GROUP_ROWS})", [str(target)])
         con.execute("USE workbench")
@@ -344,16 +430,14 @@ def reading(con_or_db):
         yield con_or_db
 
 
-def _refuse_older_schema(con, target) -> None:
+def _refuse_older_schema(con: duckdb.DuckDBPyConnection, present: set[str]) -> None:
     """A database written before files could grow has no place to record where an
     append resumes; mixing the two would double rows, so it is refused in one line."""
-    columns = {name for (name,) in con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources' AND schema_name = 'main'"
-    ).fetchall()}
-    if columns and "resume" not in columns:
-        con.close()
+    if f"{SOURCES.name}.source_id" in present and f"{SOURCES.name}.resume" not in present:
+        (path,), = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+                               ).fetchall()
         raise OlderDatabase(
-            f"database {target} was written by an older workbench (no append support); "
+            f"database {path} was written by an older workbench (no append support); "
             f"ingest into a new file: delete it, or pass --db"
         )
 

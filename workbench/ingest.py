@@ -137,14 +137,11 @@ def _run(files, db, fmt: Format | None, progress: bool, settings) -> Report:
         try:
             chosen = (_choose(path, named, fmt, hasher, stop) for path, named in files)
             ahead = next(chosen, None)
-            con = catalog.connect(db, bulk=True)
-            try:
+            with catalog.bulk_connection(db) as con:
                 _registry().create_tables(con)
                 for setting in settings:
                     con.execute(setting)
                 return _load_all(con, ahead, chosen, progress, files)
-            finally:
-                con.close()
         finally:
             stop.set()
 

@@ -352,10 +352,12 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, l
             docs = relation_on(con, docs, MAY_HOLD, "emotion_docs").to_arrow_table()
             continue
         found = _round({k: v for k, v in patterns.items() if v})
-        outcome = relation_on(con, docs, found, "emotion_docs").to_arrow_table()
-        run_on(con, outcome, INSERT_FOUND, "emotion_round", {"source_id": source_id})
-        if outcome["doc"].null_count == outcome.num_rows:  # a covered document's `doc` is NULL
-            return
-        docs = relation_on(con, outcome, PENDING, "emotion_round").to_arrow_table()
+        # The round's outcome stays in DuckDB, its statement planned once: a relation's
+        # statement is bound when it is made and again when it runs (5.6 ms of a 1%
+        # append's 24 ms here). An error rolls the table back with the file.
+        run_on(con, docs, f"CREATE OR REPLACE TEMP TABLE emotion_round AS {found}", "emotion_docs")
+        con.execute(INSERT_FOUND, {"source_id": source_id}).fetchall()
+        docs = con.sql(PENDING).to_arrow_table()
+        con.execute("DROP TABLE emotion_round")
     if docs.num_rows:
         run_on(con, docs, INSERT_WALKED, "emotion_docs", {"source_id": source_id})
