@@ -65,14 +65,21 @@ def duckdb_worker(ctx: LoadContext) -> Iterator[tuple[Callable, threading.Event]
     """
     stop = threading.Event()
     with quick_gil_handoff(), ThreadPoolExecutor(max_workers=1) as worker:
+        # The thread starts before any task: an executor starts it in the first `submit`,
+        # and a Ctrl-C there leaves a thread it does not know of, which its shutdown does
+        # not wait for (the next file's statements found the connection busy).
+        waited(worker.submit(int))
+
         def run(task, *args):
-            pending = worker.submit(task, *args)
+            pending = None
             try:
+                pending = worker.submit(task, *args)
                 return waited(pending)
             except KeyboardInterrupt:
                 stop.set()
                 ctx.con.interrupt()
-                wait([pending])
+                if pending is not None:  # else the executor's shutdown waits for a task queued
+                    wait([pending])
                 raise
 
         yield run, stop
