@@ -6,7 +6,8 @@ kept between them: what one ingest leaves in it reaches no other."""
 import importlib
 import json
 import math
-import multiprocessing
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -231,20 +232,47 @@ def test_ingests_in_two_threads_each_write_their_own_database(tmp_path):
         ("ingested", expected.records, expected.rejected, len(expected.violations))}
 
 
-def _ingest_in_child(log: str, db: str, done) -> None:
-    done.put(workbench.ingest([log], db=db).files[0].records)
+# Ingests, forks, and the child leaves as a program does (its interpreter shut down),
+# after an ingest of its own or at once; prints how the child ended.
+FORKED = """
+import os, sys, workbench
+log, db, child = sys.argv[1:]
+workbench.ingest([log], db=db + ".parent")
+pid = os.fork()
+if pid == 0:
+    if child == "ingests":
+        workbench.ingest([log], db=db + ".child")
+    sys.exit(0)
+print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
 
 
-def test_a_process_forked_after_an_ingest_can_ingest(tmp_path):
-    """The child starts an instance of its own: the parent's, without DuckDB's threads,
-    aborts a child that uses it and crashes one that closes it."""
-    log = tmp_path / "game.orders.jsonl"
+@pytest.mark.parametrize("child", ["ingests", "exits"])
+def test_a_process_forked_after_an_ingest_works_and_ends_cleanly(tmp_path, child):
+    """The child holds no instance of the parent's: DuckDB's threads are not forked, so
+    one it used aborted it, and one it closed, even at exit, crashed it."""
+    log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
     log.write_bytes(_drafts(1, 200))
-    records = workbench.ingest([log], db=tmp_path / "parent.duckdb").files[0].records
-    fork = multiprocessing.get_context("fork")
-    done = fork.Queue()
-    child = fork.Process(target=_ingest_in_child, args=(str(log), str(tmp_path / "child.duckdb"), done))
-    child.start()
-    child.join(120)
-    assert child.exitcode == 0
-    assert done.get(timeout=5) == records
+    ran = subprocess.run([sys.executable, "-c", FORKED, str(log), str(db), child],
+                         capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stdout.strip()) == (0, "0"), ran.stderr
+    if child == "ingests":
+        con = duckdb.connect(f"{db}.child", read_only=True)
+        try:
+            assert con.execute("SELECT count(*) FROM ec4x_orders").fetchall() == [(200 - 200 // 80,)]
+        finally:
+            con.close()
+
+
+def test_an_instance_that_spilled_to_disk_is_not_kept(tmp_path):
+    """DuckDB cannot move the temporary directory of an instance that used it: kept, it
+    would spill the next ingest's work beside this database."""
+    with catalog.bulk_connection(tmp_path / "a.duckdb") as con:
+        con.execute("SET memory_limit = '32MB'")
+        con.execute("SET threads = 1")
+        con.execute("CREATE TEMP TABLE big AS SELECT range AS i, repeat(md5(range::VARCHAR), 2) AS s "
+                    "FROM range(1000000)")
+        assert (tmp_path / "a.duckdb.tmp").is_dir()
+    assert not (tmp_path / "a.duckdb.tmp").exists()
+    with catalog.bulk_connection(tmp_path / "b.duckdb") as con:
+        assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"

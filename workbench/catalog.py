@@ -112,7 +112,6 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
     and views were not there."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
     present, views = _catalog(con)
-    _refuse_older_schema(con, present)
     recorded = []
     if f"{SCHEMA.name}.views" in present:
         recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
@@ -261,7 +260,7 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     Creates no table: `workbench.connect` (or `registry.create_tables`) does.
     """
     target = _target(db, read_only)
-    con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only))
+    con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only), read_only)
     if read_only and not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
                                                  if table == SOURCES.name}:
         con.close()
@@ -311,8 +310,10 @@ def _target(db, read_only: bool) -> str | Path:
     return target
 
 
-def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None]) -> duckdb.DuckDBPyConnection | None:
-    """The connection `opening` makes, ready for use; DuckDB's errors in one line."""
+def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
+            read_only: bool = False) -> duckdb.DuckDBPyConnection | None:
+    """The connection `opening` makes, ready for use (an older database refused); DuckDB's
+    errors in one line."""
     try:
         con = opening()
     except duckdb.IOException as exc:
@@ -324,6 +325,12 @@ def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None]) -> 
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     if con is not None:
         con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
+        if not read_only:
+            try:
+                _refuse_older_schema(con, target)
+            except OlderDatabase:
+                con.close()
+                raise
     return con
 
 
@@ -348,17 +355,20 @@ class _Hosts:
     def __init__(self):
         self._lock = threading.Lock()
         self._idle: duckdb.DuckDBPyConnection | None = None
-        self._forked_from: list[duckdb.DuckDBPyConnection] = []
-        os.register_at_fork(after_in_child=self._forget)
+        os.register_at_fork(before=self._close_idle, after_in_child=self._new_lock)
 
-    def _forget(self) -> None:
-        """In a forked child: its ingests start an instance of their own. The parent's
-        is kept, never used nor closed: DuckDB's threads were not forked with it, and
-        closing it would wait for them (the child crashed)."""
-        self._lock = threading.Lock()  # held by another thread of the parent, it would stay held
-        if self._idle is not None:
-            self._forked_from.append(self._idle)
-        self._idle = None
+    def _close_idle(self) -> None:
+        """Before a fork: the child must not hold the instance, whose threads are not
+        forked with it (a child that used it aborted; one that closed it, even at exit,
+        crashed). The parent starts another at its next ingest."""
+        with self._lock:
+            host, self._idle = self._idle, None
+        if host is not None:
+            host.close()
+
+    def _new_lock(self) -> None:
+        # In the child: held by another thread of the parent, the lock would stay held.
+        self._lock = threading.Lock()
 
     def take(self) -> duckdb.DuckDBPyConnection:
         with self._lock:
@@ -366,8 +376,14 @@ class _Hosts:
         return host if host is not None else duckdb.connect(":memory:")
 
     def give_back(self, host: duckdb.DuckDBPyConnection) -> None:
-        for setting in _HOST_SETTINGS:
-            host.execute(f"RESET {setting}")
+        try:
+            for setting in _HOST_SETTINGS:
+                host.execute(f"RESET {setting}")
+        except duckdb.Error:
+            # One that spilled to disk keeps its temporary directory until it closes
+            # (DuckDB cannot switch it): the next ingest would spill beside this database.
+            host.close()
+            return
         with self._lock:
             host, self._idle = (None, host) if self._idle is None else (host, self._idle)
         if host is not None:
@@ -430,14 +446,16 @@ def reading(con_or_db):
         yield con_or_db
 
 
-def _refuse_older_schema(con: duckdb.DuckDBPyConnection, present: set[str]) -> None:
+def _refuse_older_schema(con, target) -> None:
     """A database written before files could grow has no place to record where an
     append resumes; mixing the two would double rows, so it is refused in one line."""
-    if f"{SOURCES.name}.source_id" in present and f"{SOURCES.name}.resume" not in present:
-        (path,), = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
-                               ).fetchall()
+    columns = {name for (name,) in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources' AND schema_name = 'main' "
+        "AND database_name = current_database()"
+    ).fetchall()}
+    if columns and "resume" not in columns:
         raise OlderDatabase(
-            f"database {path} was written by an older workbench (no append support); "
+            f"database {target} was written by an older workbench (no append support); "
             f"ingest into a new file: delete it, or pass --db"
         )
 
