@@ -3,7 +3,6 @@ append that rewrites no row group before its own, and a database this process ho
 open already shared, not refused. The DuckDB instance ingests attach their file to is
 kept between them: what one ingest leaves in it reaches no other."""
 
-import importlib
 import json
 import math
 import subprocess

@@ -115,7 +115,8 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
     recorded = []
     if f"{SCHEMA.name}.views" in present:
         recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
-        if recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1]) and recorded[0][2] == views:
+        if (recorded and recorded[0][0] == fingerprint and present.issuperset(recorded[0][1])
+                and recorded[0][2] == views):
             return
     elif f"{SCHEMA.name}.fingerprint" in present:  # made before the views were remembered
         recorded = con.execute(f"SELECT fingerprint, columns FROM {SCHEMA.name}").fetchall()
@@ -275,18 +276,17 @@ def bulk_connection(db: str | os.PathLike | None = None) -> Iterator[duckdb.Duck
     with row groups of `BULK_ROW_GROUP_ROWS` rows (`_Hosts`), and detached after the
     block, which writes it to disk as closing would."""
     target = _target(db, read_only=False)
-    if target == ":memory:":
-        with contextlib.closing(connect(target)) as con:
-            yield con
-        return
-    host = _HOSTS.take()
-    try:
-        con = _opened(target, lambda: _attached(host, target))
-    except BaseException:
-        host.close()
-        raise
-    if con is None:  # this process has the file open already: a plain connection shares it
-        _HOSTS.give_back(host)
+    host = con = None
+    if target != ":memory:":
+        host = _HOSTS.take()
+        try:
+            con = _opened(target, lambda: _attached(host, target))
+        except BaseException:
+            host.close()
+            raise
+    if con is None:  # in memory, or the file is open in this process: a plain connection shares it
+        if host is not None:
+            _HOSTS.give_back(host)
         with contextlib.closing(connect(target)) as con:
             yield con
         return
