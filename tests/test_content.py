@@ -3,12 +3,12 @@ figure is checked against hashlib and a plain count over the same bytes."""
 
 import hashlib
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from workbench import content as content_module
 from workbench.content import FileHash, KnownSource
+from workbench.worker import Worker
 
 
 def _known(data: bytes) -> KnownSource:
@@ -19,7 +19,7 @@ def _known(data: bytes) -> KnownSource:
 
 
 def _content(path, known, expect_first: bool):
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with Worker() as pool:
         hashing = FileHash(path, path.stat().st_size, pool, threading.Event())
         if expect_first:
             hashing.expect(known)
@@ -94,7 +94,7 @@ def test_a_stopped_hash_reads_no_further(tmp_path):
     path.write_bytes(LINES)
     stop = threading.Event()
     stop.set()
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with Worker() as pool:
         hashing = FileHash(path, len(LINES), pool, stop)
         assert hashing._pending.result() == (hashlib.sha256().hexdigest(), 0)
 
@@ -106,7 +106,7 @@ def test_blocks_hashed_before_the_database_answers_are_counted_only_where_needed
     path.write_bytes(LINES)
     before = 97 * 8 + 20
     known = _known(LINES[:before])
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with Worker() as pool:
         hashing = None
         made = []
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
@@ -27,6 +26,7 @@ from workbench.jsonl import LineBatch, LineChunk, check_lines, reject_violation,
 from workbench.schema import run_on
 from workbench.screen import maybe_too_deep, refused
 from workbench.violation import Violation
+from workbench.worker import Worker
 
 # A run of lines the screen reads in one call: between two runs the thread running
 # DuckDB can take the GIL.
@@ -40,8 +40,6 @@ SCAN_BATCH_LINES = 8192
 # default, it waits up to 5 ms each time. 1 ms took a 300k-event Damage log from 2.07 s
 # to 1.82 s (`python -m bench.damage_ingest`); EC4X drafts were unchanged.
 SWITCH_INTERVAL = 0.001
-# How often a wait for a worker's result looks for Ctrl-C (`waited`).
-WAIT_STEP = 0.05
 
 
 @dataclass
@@ -59,39 +57,22 @@ def duckdb_worker(ctx: LoadContext) -> Iterator[tuple[Callable, threading.Event]
 
     DuckDB's work runs there, so Ctrl-C reaches the calling thread, which interrupts the
     worker's statement and sets `stop`, which the steps check between statements
-    (`go_on`): the load ends, and the file's transaction is rolled back. Meanwhile the
-    GIL changes hands within SWITCH_INTERVAL; the interpreter's own setting is restored
-    after.
+    (`go_on`): the load ends once its task has, and the file's transaction is rolled
+    back. Meanwhile the GIL changes hands within SWITCH_INTERVAL; the interpreter's own
+    setting is restored after.
     """
     stop = threading.Event()
-    with quick_gil_handoff(), ThreadPoolExecutor(max_workers=1) as worker:
-        # The thread starts before any task: an executor starts it in the first `submit`,
-        # and a Ctrl-C there leaves a thread it does not know of, which its shutdown does
-        # not wait for (the next file's statements found the connection busy).
-        waited(worker.submit(int))
+    with quick_gil_handoff(), Worker() as thread:
 
         def run(task, *args):
-            pending = None
             try:
-                pending = worker.submit(task, *args)
-                return waited(pending)
+                return thread.submit(task, *args).result()
             except KeyboardInterrupt:
                 stop.set()
                 ctx.con.interrupt()
-                if pending is not None:  # else the executor's shutdown waits for a task queued
-                    wait([pending])
-                raise
+                raise  # leaving the worker waits for the task
 
         yield run, stop
-
-
-def waited(pending: Future):
-    """`pending`'s result, waited for in steps of WAIT_STEP seconds. A wait with no
-    timeout is not woken by a Ctrl-C that the system hands to another thread, so the
-    interrupt waited for the task to end (3.6 s on a 120 MiB order log)."""
-    while not pending.done():
-        wait([pending], timeout=WAIT_STEP)
-    return pending.result()
 
 
 _handoff = {"loads": 0, "own": 0.0}

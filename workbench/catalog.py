@@ -243,10 +243,12 @@ def read_again(con: duckdb.DuckDBPyConnection, formats: list[str]) -> None:
 
 def rollback(con) -> None:
     """Roll back the open transaction, if DuckDB has not ended it itself (an
-    interrupted statement or commit does)."""
+    interrupted statement or commit does) and the connection is open (a Ctrl-C between
+    a `with transaction` and its block leaves the rollback to the transaction's
+    generator being collected, after the connection was closed, rolling it back)."""
     try:
         con.rollback()
-    except duckdb.TransactionException:
+    except (duckdb.TransactionException, duckdb.ConnectionException):
         pass
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from bisect import bisect_right
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+
+from workbench.worker import Worker
 
 BLOCK = 1 << 20
 
@@ -64,11 +65,11 @@ class _Block:
 class FileHash:
     """The `Content` of a file's first `size` bytes (the size it had when chosen: a file
     still being written is read up to there, and its load reads exactly those bytes),
-    computed by `executor`. `expect` tells it what was ingested before, once known;
+    computed by `worker`. `expect` tells it what was ingested before, once known;
     `result` waits for it. Once `stop` is set, it stops reading (its result is then of
     no use: the run is over)."""
 
-    def __init__(self, path: Path, size: int, executor: Executor, stop: threading.Event):
+    def __init__(self, path: Path, size: int, worker: Worker, stop: threading.Event):
         self.path, self.size, self._stop = path, size, stop
         self._known: KnownSource | None = None
         # Newlines before this offset need not be counted: the content ingested before.
@@ -78,7 +79,7 @@ class FileHash:
         self._blocks: list[_Block] = []
         self._end_digest = hashlib.sha256()  # of every byte hashed, once the hash is done
         self._content: Content | None = None
-        self._pending = executor.submit(self._hash)
+        self._pending = worker.submit(self._hash)
 
     @cached_property
     def complete_bytes(self) -> int:

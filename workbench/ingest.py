@@ -6,7 +6,6 @@ import copy
 import json
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from workbench.errors import UnreadableFile, WorkbenchError, first_line
 from workbench.formats import Counts, Format, LoadContext
 from workbench.paths import check_regular, expand_paths, text_of
 from workbench.validation import line_count
+from workbench.worker import Worker
 
 HEAD_BYTES = 64 * 1024
 # DuckDB keeps a file's uncommitted rows in memory up to its limit (80% of RAM by
@@ -133,7 +133,7 @@ def _run(files, db, fmt: Format | None, progress: bool, settings) -> Report:
     """Load `files` into `db`. Each file is chosen (its format found, its hash started)
     before the one ahead of it is loaded, the first while the database opens."""
     stop = threading.Event()  # a run that ends early (an error, Ctrl-C) waits for no hash
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hash") as hasher:
+    with Worker() as hasher:
         try:
             chosen = (_choose(path, named, fmt, hasher, stop) for path, named in files)
             ahead = next(chosen, None)
@@ -230,9 +230,9 @@ class _Chosen:
         now: the rows loaded and the hash recorded must be of the same bytes."""
         stat = _identity(self.path.stat())
         if stat != self.stat:
-            worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hash")
+            worker = Worker()
             self.content, self.stat = FileHash(self.path, stat[2], worker, self.stop), stat
-            worker.shutdown(wait=False)  # its thread ends with the hash
+            worker.close(wait=False)  # its thread ends with the hash
         return self.content
 
 

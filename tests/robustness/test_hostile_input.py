@@ -274,62 +274,6 @@ def long_log(tmp_path_factory, sample) -> Path:
     return path
 
 
-def test_ctrl_c_reaches_a_wait_for_the_worker_though_another_thread_takes_the_signal():
-    # The system hands a process's SIGINT to any thread that does not block it. Blocked
-    # in the main thread here, it lands on another one: a wait with no timeout would
-    # only wake once the task ended; `bulk.waited` raises while the task still runs.
-    from concurrent.futures import ThreadPoolExecutor
-
-    from workbench import bulk
-
-    release = threading.Event()
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        pending = worker.submit(release.wait, 10)
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
-            with pytest.raises(KeyboardInterrupt):
-                bulk.waited(pending)
-            assert not pending.done()
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-            release.set()
-
-
-def test_a_ctrl_c_while_the_worker_thread_starts_leaves_no_task_running_behind(monkeypatch):
-    # `Thread.start` waits for the thread to run, and a Ctrl-C can land there: the
-    # executor that started it then does not know it, and its shutdown waits for no task
-    # given to it, which ran on while the next file's statements used the connection.
-    import types
-
-    import duckdb
-
-    from workbench import bulk
-
-    start = threading.Thread.start
-    interrupted = []
-
-    def start_then_ctrl_c(thread):
-        start(thread)
-        if not interrupted:
-            interrupted.append(thread)
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(threading.Thread, "start", start_then_ctrl_c)
-    ran = threading.Event()
-    con = duckdb.connect()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            with bulk.duckdb_worker(types.SimpleNamespace(con=con)) as (run, _):
-                run(ran.set)
-        monkeypatch.undo()
-        interrupted[0].join(5)  # the thread ends with its executor
-        assert not interrupted[0].is_alive()
-        assert not ran.is_set()
-    finally:
-        con.close()
-
-
 @pytest.fixture(scope="module")
 def long_order_log(tmp_path_factory) -> Path:
     """100,000 EC4X drafts (5% broken), whose drift is found on a connection of its own

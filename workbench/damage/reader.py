@@ -9,7 +9,6 @@ decisions follow once the whole file is in.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from workbench import bulk
 from workbench.damage import drift, emotions, tables
@@ -18,6 +17,7 @@ from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineChunk, context_chunks
 from workbench.validation import violation
 from workbench.violation import Violation
+from workbench.worker import Worker
 
 EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 # More undocumented types than this in one chunk are not given a place in the screen's
@@ -65,7 +65,7 @@ def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop
     ctx.advance(parsed_share)
     params = bulk.rows_of(source_id, chunk)
     before = tally.state()
-    with ThreadPoolExecutor(max_workers=1) as screen:
+    with Worker() as screen:
         screening = screen.submit(check_chunk, chunk, missing, tables.types_in(con, params), stop)
         if len(chunk):
             _derive(con, params, tally, stop)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -28,6 +27,7 @@ from workbench.paths import name_without
 from workbench.screen import model_screen
 from workbench.validation import line_count, violation
 from workbench.violation import Violation, line_of
+from workbench.worker import Worker
 
 ORDERS_SUFFIX = ".orders.jsonl"
 # The order screen, watching for the drift of the drafts it accepts.
@@ -106,18 +106,18 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict,
     lines = bulk.line_table(chunk)
     missing: list[int] = []
     watch = DriftWatch()
-    with ThreadPoolExecutor(max_workers=1) as screen:
+    with Worker() as screen:
         early = screen.submit(bulk.screened_before_parse, chunk, ORDER_SCREEN, stop, watch)
         if len(chunk) and _inserted(con, params, lines) != len(chunk):
             missing = bulk.missing_lines(con, tables.ORDERS.name, params["source_id"], chunk, lines)
-        refused = bulk.screened_once_parsed(chunk, bulk.waited(early), missing, ORDER_SCREEN, stop, watch)
+        refused = bulk.screened_once_parsed(chunk, early.result(), missing, ORDER_SCREEN, stop, watch)
         screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop,
                                   refused=refused)
         presumed = chunk.numbers[refused].tolist()
         tables.mark(con, rows["source_id"], presumed, valid=False)
         tables.insert_decisions(con, rows)
         found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])
-        return missing, bulk.waited(screening), found, set(presumed)
+        return missing, screening.result(), found, set(presumed)
 
 
 def _inserted(con, params: dict, lines: pa.Table) -> int:

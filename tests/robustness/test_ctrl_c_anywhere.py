@@ -1,0 +1,238 @@
+"""A Ctrl-C wherever it lands in the thread that drives a load: the load ends, no task is
+left running on its connection, and nothing hangs.
+
+CPython runs a signal's handler, and so raises KeyboardInterrupt, where it checks for
+pending events: as a function starts, after a call returns and at the end of a loop's
+turn. These tests raise it at each such point in turn (from a trace function, which then
+is removed), in a thread of its own so that a hang fails the test instead of blocking
+the run."""
+
+import dis
+import gc
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import types
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import workbench
+from workbench import bulk, worker
+from workbench.content import FileHash
+
+HANG = 10  # seconds: a scenario that takes this long is stuck
+
+
+# Instructions after which CPython 3.11 checks for a pending signal (and at `RESUME`, as
+# a function starts). A Python function called directly returns without a check; the
+# trace cannot tell it from one called through C, so this counts a few points more.
+CHECKED_AFTER = {dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX", "JUMP_BACKWARD")}
+RESUME = dis.opmap["RESUME"]
+
+
+def interrupted_at(step: int, scenario) -> str:
+    """Run `scenario` with a KeyboardInterrupt raised at its `step`th point where a
+    signal can land (counted across every Python function it calls in its thread).
+    Returns "interrupted", or "finished N" when it ran to the end with N such points."""
+    points = 0
+    outcome, where = [], []
+    previous = {}  # frame: the instruction it ran last
+
+    def trace(frame, event, arg):
+        nonlocal points
+        frame.f_trace_opcodes = True
+        if event != "opcode":
+            return trace
+        code = frame.f_code.co_code
+        now, before = code[frame.f_lasti], previous.get(frame)
+        previous[frame] = now
+        if now == RESUME or before in CHECKED_AFTER:
+            points += 1
+            if points == step:
+                where.append(f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})")
+                raise KeyboardInterrupt
+        return trace
+
+    def driver():
+        sys.settrace(trace)
+        try:
+            scenario()
+            outcome.append("finished")
+        except KeyboardInterrupt:
+            outcome.append("interrupted")
+        except BaseException as error:  # noqa: BLE001 - reported below
+            outcome.append(error)
+        finally:
+            sys.settrace(None)
+            previous.clear()
+
+    thread = threading.Thread(target=driver, daemon=True)
+    thread.start()
+    thread.join(HANG)
+    if thread.is_alive():
+        stacks = "".join("".join(traceback.format_stack(frame)) for frame in sys._current_frames().values())
+        pytest.fail(f"a Ctrl-C at point {step}, {where}, left the load hanging:\n{stacks}")
+    if isinstance(outcome[0], BaseException):
+        pytest.fail(f"a Ctrl-C at point {step}, {where}, ended the load with {outcome[0]!r}")
+    return outcome[0] if outcome[0] == "interrupted" else f"finished {points}"
+
+
+def every_step(scenario, check) -> int:
+    """Interrupt `scenario` at each point in turn, calling `check(outcome)` after each;
+    returns how many points it has uninterrupted."""
+    total = int(interrupted_at(0, scenario).split()[1])
+    check("finished")
+    interrupted = 0
+    for step in range(1, total + 1):
+        outcome = interrupted_at(step, scenario)
+        interrupted += outcome == "interrupted"
+        check(outcome)
+    assert interrupted > total // 2  # the interrupts did land
+    return total
+
+
+def test_a_load_interrupted_at_any_point_ends_with_its_connection_free():
+    con = duckdb.connect()
+    running = []
+
+    def query(sql):
+        running.append(sql)
+        try:
+            return con.execute(sql).fetchall()
+        finally:
+            running.remove(sql)
+
+    def load():
+        with bulk.duckdb_worker(types.SimpleNamespace(con=con)) as (run, stop):
+            assert run(query, "SELECT 1") == [(1,)]
+            bulk.go_on(stop)
+            run(query, "SELECT sum(range) FROM range(1000)")
+
+    def check(outcome):
+        assert not running, f"{outcome}: a task still runs on the connection"
+        assert con.execute("SELECT 42").fetchall() == [(42,)]
+
+    try:
+        every_step(load, check)
+    finally:
+        con.close()
+
+
+def test_a_hash_interrupted_at_any_point_ends(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 1000)
+    stop = threading.Event()
+
+    def hashed():
+        with worker.Worker() as hasher:
+            content = FileHash(path, path.stat().st_size, hasher, stop)
+            content.expect(None)
+            assert content.result().complete_lines == 1000
+
+    every_step(hashed, lambda outcome: None)
+
+
+def test_a_task_not_begun_when_the_block_raises_does_not_run():
+    ran = []
+    with pytest.raises(ZeroDivisionError):
+        with worker.Worker() as thread:
+            thread.submit(time.sleep, 0.2)
+            later = thread.submit(ran.append, 1)
+            1 / 0
+    assert not ran
+    with pytest.raises(worker.Cancelled):
+        later.result()
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_a_worker_dropped_unclosed_runs_no_further_task_and_one_closed_runs_them_all(closed):
+    # A Ctrl-C as a worker's block begins or ends leaves it unclosed: once collected,
+    # its thread is told to end. One closed without waiting (a hash begun apart) runs
+    # what it was handed.
+    release = threading.Event()
+    thread = worker.Worker()
+    thread.submit(release.wait, 10)
+    later = thread.submit(int, "7")
+    if closed:
+        thread.close(wait=False)
+    del thread
+    gc.collect()
+    release.set()
+    if closed:
+        assert later.result() == 7
+    else:
+        with pytest.raises(worker.Cancelled):
+            later.result()
+
+
+def test_a_task_error_is_raised_by_its_result():
+    with worker.Worker() as thread:
+        pending = thread.submit(int, "x")
+        with pytest.raises(ValueError):
+            pending.result()
+        assert thread.submit(int, "7").result() == 7
+
+
+def test_ctrl_c_reaches_a_wait_for_a_task_though_another_thread_takes_the_signal():
+    # The system hands a process's SIGINT to any thread that does not block it. Blocked
+    # in the main thread here, it lands on another one: a wait with no timeout would
+    # only wake once the task ended; `result` raises while the task still runs.
+    release = threading.Event()
+    with worker.Worker() as thread:
+        pending = thread.submit(release.wait, 10)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+            with pytest.raises(KeyboardInterrupt):
+                pending.result()
+            assert not pending.done()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            release.set()
+
+
+def test_an_ingest_interrupted_at_any_point_leaves_its_file_whole_or_absent(tmp_path, sample, monkeypatch):
+    # Every 31st point of the calling thread's ingest of a small log (about 120 of them;
+    # all of them pass too, in about 8 minutes).
+    log = tmp_path / "game.events.jsonl"
+    game = sorted((sample / "damage").glob("game_*.events.jsonl"))[0]
+    log.write_bytes(b"".join(game.read_bytes().splitlines(keepends=True)[:50]))
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    dbs = iter(tmp_path / f"w{n}.duckdb" for n in range(100_000))
+    db = None
+
+    def ingest():
+        workbench.ingest([log], db=db)
+
+    def stored() -> tuple[int, int, int]:
+        """Files, their records and the events in `db`."""
+        with duckdb.connect(str(db), read_only=True) as con:
+            if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sources'").fetchone()[0]:
+                return 0, 0, 0
+            files, records = con.execute("SELECT count(*), coalesce(sum(records), 0) FROM sources").fetchone()
+            (events,) = con.execute("SELECT count(*) FROM damage_events").fetchone()
+            return files, records, events
+
+    db = next(dbs)
+    ingest()  # the formats' modules imported: what is left is what every ingest runs
+    db = next(dbs)
+    total = int(interrupted_at(0, ingest).split()[1])
+    assert stored() == (1, 50, 50)
+    interrupted = 0
+    for step in range(1, total + 1, 31):
+        db = next(dbs)
+        outcome = interrupted_at(step, ingest)
+        interrupted += outcome == "interrupted"
+        assert not Path(f"{db}.wal").exists(), (step, outcome)
+        if db.exists():
+            assert stored() in [(0, 0, 0), (1, 50, 50)], (step, outcome)
+        workbench.ingest([log], db=db)  # and the next ingest loads it
+        assert stored() == (1, 50, 50), (step, outcome)
+        assert not unraisable, (step, [hook.exc_value for hook in unraisable])
+    assert interrupted > total // 31 // 2
