@@ -19,7 +19,7 @@ import pytest
 
 import workbench
 from tests.conftest import ROOT, rows, write_lines
-from workbench.cli import main
+from workbench.cli import INTERRUPTED, main
 from workbench.jsonl import MAX_LINE_BYTES
 
 CLI = [sys.executable, "-m", "workbench.cli"]
@@ -272,6 +272,20 @@ def long_log(tmp_path_factory, sample) -> Path:
                 out.write(data)
                 written += data.count(b"\n")
     return path
+
+
+def test_a_ctrl_c_that_ends_an_exec_of_a_string_still_exits_130(tmp_path):
+    # Dataclasses build their methods with `exec`: a Ctrl-C there, as a format's module
+    # loaded, marked the interpreter, which then ended by SIGINT (-2), not with 130.
+    (tmp_path / "interrupted_cli.py").write_text(
+        "from workbench import cli\n"
+        "def parser():\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "cli._parser = parser\n"
+        "cli.run()\n")
+    proc = subprocess.run([sys.executable, "-m", "interrupted_cli", "ingest", "x.jsonl"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (130, INTERRUPTED + "\n")
 
 
 @pytest.fixture(scope="module")
