@@ -318,8 +318,8 @@ def run() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A Ctrl-C that ended an `exec` of a string (a dataclass being built as a format's
     # module loads) marks the interpreter, which then ends by SIGINT at exit, though
-    # `main` caught it: the exit code (130) was lost. Each `exec` of a string starts by
-    # clearing that mark.
+    # `main` caught it: `python -m workbench.cli` lost its exit code (130). Each `exec`
+    # of a string starts by clearing that mark.
     exec("")
     sys.exit(code)
 
