@@ -27,6 +27,10 @@ def first_line(exc: BaseException) -> str:
 
 def is_interrupt(exc: BaseException) -> bool:
     """Ctrl-C as DuckDB reports it when the signal reaches a query first: an
-    InterruptException, or from some statements a plain RuntimeError."""
+    InterruptException, or from some statements a plain RuntimeError. One that lands in
+    Python code DuckDB runs for a statement (reading an Arrow table's schema) comes back
+    as an "Invalid Input Error" naming it: the file was reported failed, and the run
+    went on."""
     return type(exc).__name__ == "InterruptException" or (
-        isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted"))
+        isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")) or (
+        type(exc).__name__ == "InvalidInputException" and "failed: KeyboardInterrupt:" in str(exc))

@@ -211,6 +211,23 @@ def test_a_transaction_a_ctrl_c_left_unentered_is_collected_quietly_once_closed(
     assert not unraisable
 
 
+def test_a_ctrl_c_in_python_code_duckdb_runs_stops_the_file_as_any_ctrl_c():
+    # DuckDB reads an Arrow table's schema through Python: a Ctrl-C there came back as
+    # an "Invalid Input Error", so the file was reported failed and the run went on.
+    class Interrupted:
+        def __arrow_c_stream__(self, requested_schema=None):
+            raise KeyboardInterrupt
+
+    rows = Interrupted()  # noqa: F841 - read by the statement, by its name
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (n INTEGER)")
+    with pytest.raises(KeyboardInterrupt):
+        with catalog.transaction(con):
+            con.execute("INSERT INTO t VALUES (1)")
+            con.execute("INSERT INTO t SELECT * FROM rows")
+    assert con.execute("SELECT count(*) FROM t").fetchall() == [(0,)]
+
+
 def test_an_ingest_interrupted_at_any_point_leaves_its_file_whole_or_absent(tmp_path, sample, monkeypatch):
     # Every 31st point of the calling thread's ingest of a small log (about 120 of them).
     # Every point passes too: all 4,559 of an ingest of the real corpus's first 50 lines.
