@@ -22,6 +22,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from workbench.errors import is_interrupt
+
 ARROW_TYPES = {
     "BIGINT": pa.int64(),
     "DOUBLE": pa.float64(),
@@ -262,7 +264,14 @@ def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table
         raise ValueError(f"a bound table's name cannot start with `_`: {name}")
     # DuckDB may import a module while it runs the statement, which needs builtins there.
     namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
-    return types.FunctionType(code, namespace)()
+    try:
+        return types.FunctionType(code, namespace)()
+    except duckdb.Error as exc:
+        # DuckDB runs Python code to find and read `table`: a Ctrl-C there comes back as
+        # an error naming it, or, in the lookup, as no table of that name (bound above).
+        if is_interrupt(exc) or f"Table with name {name} does not exist" in str(exc):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def _rows():

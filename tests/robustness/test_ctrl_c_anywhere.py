@@ -19,6 +19,7 @@ import types
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 import workbench
@@ -226,6 +227,33 @@ def test_a_ctrl_c_in_python_code_duckdb_runs_stops_the_file_as_any_ctrl_c():
             con.execute("INSERT INTO t VALUES (1)")
             con.execute("INSERT INTO t SELECT * FROM rows")
     assert con.execute("SELECT count(*) FROM t").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize("call", range(1, 9))
+def test_a_ctrl_c_while_duckdb_finds_or_reads_a_bound_table_is_a_ctrl_c(call):
+    # DuckDB calls Python code to find `rows` and read it as Arrow; a Ctrl-C at its
+    # `call`th such call came back as "no table named rows" or an "Invalid Input Error",
+    # which a file's load reported as the file failing.
+    from workbench.schema import run_on
+
+    seen = 0
+
+    def trace(frame, event, arg):
+        nonlocal seen
+        if event == "call" and frame.f_back is not None and frame.f_back.f_code.co_name == "_rows":
+            seen += 1
+            if seen == call:
+                raise KeyboardInterrupt
+
+    con = duckdb.connect()
+    sys.settrace(trace)
+    try:
+        assert run_on(con, pa.table({"n": [1, 2, 3]}), "SELECT sum(n) FROM rows", name="rows") == [(6,)]
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+    assert seen >= min(call, 6)  # the calls were made (6 or 7 of them, as the scan goes)
 
 
 def test_an_ingest_interrupted_at_any_point_leaves_its_file_whole_or_absent(tmp_path, sample, monkeypatch):
