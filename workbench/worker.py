@@ -72,6 +72,7 @@ class Worker:
         self._tasks: SimpleQueue[Pending | None] = SimpleQueue()
         self._cancelled: list[bool] = []  # once not empty, tasks not begun are not run
         self._finished: list[bool] = []  # appended once, before `_ended` is released
+        self._closing = False
         self._ended = _thread.allocate_lock()
         self._ended.acquire()
         # The thread holds no reference to the worker: one dropped unclosed (a Ctrl-C
@@ -80,6 +81,8 @@ class Worker:
         _thread.start_new_thread(_serve, (self._tasks, self._cancelled, self._finished, self._ended))
 
     def submit(self, task: Callable, *args, **kwargs) -> Pending:
+        if self._closing:  # its thread would never run it
+            raise RuntimeError("a closed worker takes no task")
         pending = Pending(task, args, kwargs)
         self._tasks.put(pending)
         return pending
@@ -88,7 +91,7 @@ class Worker:
         """No more tasks: the thread ends once those handed over have. `wait` waits for
         that; a Ctrl-C during the wait does not end it (a task may still be using what
         the caller is about to use or close), and is raised once it is over."""
-        interrupted = False
+        interrupted, self._closing = False, True
         try:
             self._tasks.put(None)
             self._dropped.detach()  # the tasks handed over run though the worker be dropped

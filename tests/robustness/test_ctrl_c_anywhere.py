@@ -179,6 +179,13 @@ def test_a_task_error_is_raised_by_its_result():
         assert thread.submit(int, "7").result() == 7
 
 
+def test_a_closed_worker_refuses_a_task_rather_than_never_running_it():
+    thread = worker.Worker()
+    thread.close()
+    with pytest.raises(RuntimeError, match="closed worker"):
+        thread.submit(int, "7")
+
+
 def test_ctrl_c_reaches_a_wait_for_a_task_though_another_thread_takes_the_signal():
     # The system hands a process's SIGINT to any thread that does not block it. Blocked
     # in the main thread here, it lands on another one: a wait with no timeout would
