@@ -264,8 +264,7 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     """
     target = _target(db, read_only)
     con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only), read_only)
-    if read_only and not set(SOURCES.names) <= {column for table, column, *_ in con.execute(_COLUMN_TYPES).fetchall()
-                                                 if table == SOURCES.name}:
+    if read_only and not set(SOURCES.names) <= _sources_columns(con):
         con.close()
         raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
                              f"made); run `workbench demo`, or `workbench ingest` into a new database first")
@@ -448,13 +447,16 @@ def reading(con_or_db):
         yield con_or_db
 
 
+def _sources_columns(con) -> set[str]:
+    """The columns of the `sources` table (none: no workbench made this database)."""
+    return {column for (column,) in con.execute(
+        f"SELECT column_name FROM ({_COLUMN_TYPES}) WHERE table_name = ?", [SOURCES.name]).fetchall()}
+
+
 def _refuse_older_schema(con, target) -> None:
     """A database written before files could grow has no place to record where an
     append resumes; mixing the two would double rows, so it is refused in one line."""
-    columns = {name for (name,) in con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources' AND schema_name = 'main' "
-        "AND database_name = current_database()"
-    ).fetchall()}
+    columns = _sources_columns(con)
     if columns and "resume" not in columns:
         raise OlderDatabase(
             f"database {target} was written by an older workbench (no append support); "
