@@ -71,15 +71,16 @@ def read_json_plain(path: Path, db: Path) -> None:
     con.close()
 
 
-def peak_rss_mb_of(code: str) -> tuple[float, float]:
-    """Run `code` in a fresh Python; return (wall seconds, peak RSS in MB).
+# Code that prints the peak RSS of the Python running it, in kB: its own VmHWM.
+# `getrusage` would report the parent's peak too, since Linux carries `ru_maxrss`
+# across fork and exec (a test run from a 1 GB pytest measured 1,025 MB).
+PRINT_PEAK_KB = "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
 
-    The peak is the child's own VmHWM: `getrusage` would report the parent's peak too,
-    since Linux carries `ru_maxrss` across fork and exec.
-    """
-    probe = "\nprint([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
+
+def peak_rss_mb_of(code: str) -> tuple[float, float]:
+    """Run `code` in a fresh Python; return (wall seconds, peak RSS in MB: PRINT_PEAK_KB)."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code + probe], check=True, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", code + "\n" + PRINT_PEAK_KB], check=True, capture_output=True, text=True,
                          cwd=ROOT).stdout
     return time.perf_counter() - start, int(out.split()[-1]) / 1024
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import workbench
+from bench.common import PRINT_PEAK_KB
 from tests.conftest import ROOT, rows, write_lines
 from workbench.cli import INTERRUPTED, main
 from workbench.jsonl import MAX_LINE_BYTES
@@ -243,8 +244,7 @@ def test_a_save_of_zeros_is_refused_early_with_bounded_memory(tmp_path):
                 member.write(block)
     assert bomb.stat().st_size < 1 << 20
     probe = ("import sys, workbench; r = workbench.ingest([sys.argv[1]], db=sys.argv[2]); "
-             "print(r.files[0].status, r.files[0].message); "
-             "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])")
+             "print(r.files[0].status, r.files[0].message); " + PRINT_PEAK_KB)
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-c", probe, str(bomb), str(tmp_path / "w.duckdb")],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
