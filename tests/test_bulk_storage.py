@@ -3,6 +3,7 @@ append that rewrites no row group before its own, and a database this process ho
 open already shared, not refused. The DuckDB instance ingests attach their file to is
 kept between them: what one ingest leaves in it reaches no other."""
 
+import importlib
 import json
 import math
 import subprocess
@@ -16,6 +17,8 @@ import pytest
 import workbench
 from workbench import catalog
 from workbench.errors import WorkbenchError
+
+ingest_module = importlib.import_module("workbench.ingest")  # `workbench.ingest` is the function
 
 DRAFT = json.dumps({"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "Move",
                                                                  "targetSystemId": 1}]})
@@ -109,6 +112,47 @@ def test_an_ingest_shares_a_database_this_process_holds_open(tmp_path):
         held.close()
 
 
+def test_an_ingest_beside_a_connection_of_this_process_leaves_its_settings_alone(tmp_path):
+    """The ingest shares that connection's instance (`commits_write_the_file` sets
+    nothing on it): a notebook's database keeps its own log and checkpoints."""
+    log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
+    log.write_bytes(_drafts(1, 10))
+    held = workbench.connect(db)
+    try:
+        before = {name: _setting(held, name) for name in INGEST_SETTINGS}
+        workbench.ingest([log], db=db)
+        assert {name: _setting(held, name) for name in INGEST_SETTINGS} == before
+    finally:
+        held.close()
+
+
+def test_the_last_file_of_an_ingest_commits_into_the_database_file(tmp_path, monkeypatch):
+    """The files before it commit to DuckDB's write-ahead log, written into the file once
+    at the end; the last one's rows go to the file at its commit, not to the log first
+    (which the detach would have written into the file right after)."""
+    db = tmp_path / "w.duckdb"
+    logs = [tmp_path / f"{name}.orders.jsonl" for name in "abc"]
+    for log in logs:
+        log.write_bytes(_drafts(1, 300))
+    in_transaction, log_sizes = ingest_module._in_transaction, []
+
+    def committed(con, path, load):
+        report = in_transaction(con, path, load)
+        wal = tmp_path / "w.duckdb.wal"
+        log_sizes.append(wal.stat().st_size if wal.exists() else 0)
+        return report
+
+    monkeypatch.setattr(ingest_module, "_in_transaction", committed)
+    files = workbench.ingest(logs, db=db).files
+    assert [f.status for f in files] == ["ingested"] * 3
+    assert log_sizes[0] > 0 and log_sizes[1] > log_sizes[0] and log_sizes[2] == 0
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM ec4x_orders").fetchall() == [(3 * (300 - 300 // 80),)]
+    finally:
+        con.close()
+
+
 def test_a_database_an_ingest_of_this_process_writes_is_refused_in_one_line(tmp_path):
     db = tmp_path / "w.duckdb"
     with catalog.bulk_connection(db):
@@ -179,17 +223,26 @@ def test_an_ingest_leaves_its_database_written_and_free(tmp_path):
         con.close()
 
 
+# The settings an ingest changes on the instance it attaches its file to.
+INGEST_SETTINGS = ("threads", "memory_limit", "preserve_insertion_order", "write_buffer_row_group_count",
+                   "checkpoint_threshold", "auto_checkpoint_skip_wal_threshold")
+
+
 def test_settings_and_temporary_tables_of_an_ingest_reach_no_later_one(tmp_path):
     fresh = duckdb.connect()
-    defaults = {name: _setting(fresh, name) for name in ("threads", "memory_limit", "preserve_insertion_order")}
+    defaults = {name: _setting(fresh, name) for name in INGEST_SETTINGS}
     fresh.close()
     with catalog.bulk_connection(tmp_path / "a.duckdb") as con:
+        catalog.commits_write_the_file(con)
+        assert _setting(con, "checkpoint_threshold") != defaults["checkpoint_threshold"]
+        assert _setting(con, "write_buffer_row_group_count") != defaults["write_buffer_row_group_count"]
         con.execute("SET threads = 1")
         con.execute("SET memory_limit = '100MB'")
         con.execute("SET preserve_insertion_order = false")
         con.execute("CREATE TEMP TABLE scratch AS SELECT 1 AS one")
     with catalog.bulk_connection(tmp_path / "b.duckdb") as con:
-        assert {name: _setting(con, name) for name in defaults} == defaults
+        # DuckDB's own, but the row groups an ingest writes as they fill (`catalog._attached`).
+        assert {name: _setting(con, name) for name in defaults} == {**defaults, "write_buffer_row_group_count": 1}
         assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"
         assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'scratch'").fetchall() == [(0,)]
 

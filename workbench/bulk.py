@@ -224,16 +224,18 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
 
 def check(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder, lines: TypeAdapter,
           found_at: Callable[[str, dict, tuple], Violation], stop: threading.Event,
-          still_suspect: Callable[[int], bool] = lambda i: True, refused: list[int] | None = None) -> Checked:
+          still_suspect: Callable[[int], bool] = lambda i: True, refused: list[int] | None = None,
+          deep: list[int] | None = None) -> Checked:
     """The checks of a chunk whose lines DuckDB has parsed (`missing`: those it could
     not): the screen reads the others a run at a time (unless it has: `refused`, the
     lines it refused then); the lines it refuses (those `still_suspect` keeps), the
-    lines nested too deep for it to judge and the lines DuckDB could not parse go to
-    pydantic-core in one call."""
+    lines nested too deep for it to judge (`too_deep`, unless found already: `deep`)
+    and the lines DuckDB could not parse go to pydantic-core in one call."""
     checked = Checked()
     unreadable(chunk, missing, checked)
     checked.refused = screened(chunk, missing, decoder, stop) if refused is None else refused
-    suspects = {i for i in checked.refused if still_suspect(i)} | set(too_deep(chunk)) | set(missing)
+    deep = too_deep(chunk) if deep is None else deep
+    suspects = {i for i in checked.refused if still_suspect(i)} | set(deep) | set(missing)
     validate(chunk, list(suspects), lines, found_at, checked)
     return checked
 

@@ -137,10 +137,8 @@ def _run(files, db, fmt: Format | None, progress: bool, settings) -> Report:
         try:
             chosen = (_choose(path, named, fmt, hasher, stop) for path, named in files)
             ahead = next(chosen, None)
-            with catalog.bulk_connection(db) as con:
+            with catalog.bulk_connection(db, settings) as con:
                 _registry().create_tables(con)
-                for setting in settings:
-                    con.execute(setting)
                 return _load_all(con, ahead, chosen, progress, files)
         finally:
             stop.set()
@@ -176,6 +174,8 @@ def _load_all(con, ahead: "_Chosen | None", chosen, progress: bool, files) -> Re
     try:
         while ahead is not None:
             file, ahead = ahead, next(chosen, None)
+            if ahead is None:
+                catalog.commits_write_the_file(con)
             file_report = _load_file(con, file, bar, orphans)
             if file_report is not None:
                 report.files.append(file_report)

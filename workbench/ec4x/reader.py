@@ -1,9 +1,10 @@
 """Load an EC4X order-draft log or bot trace.
 
 An order-draft log takes the bulk path (`bulk.py`): each chunk of lines is parsed once
-by DuckDB into `ec4x_orders`, while the order screen passes the valid drafts and notes
-the drift they hold as it decodes them (`drift.DriftWatch`); pydantic-core writes the
-violations of the drafts it refuses, whose drift `drift.walked` finds.
+by DuckDB (into `ec4x_orders`, or first into a temporary table: `_parsed`), while the
+order screen passes the valid drafts and notes the drift they hold as it decodes them
+(`drift.DriftWatch`); pydantic-core writes the violations of the drafts it refuses,
+whose drift `drift.walked` finds.
 A bot trace, a few lines per turn, is validated a batch of lines per pydantic-core call
 and inserted from Arrow. A draft's decision is derived with its chunk, a bot turn's once
 the whole file is in."""
@@ -18,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from workbench import bulk
-from workbench.catalog import forget_decisions_from, one_thread
+from workbench.catalog import BULK_ROW_GROUP_ROWS, forget_decisions_from, one_thread
 from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.drift import WATCHING, DriftTally, DriftWatch, walked
 from workbench.formats import Counts, LoadContext
@@ -71,14 +72,11 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     they are marked again and the decisions derived again."""
     con, source_id = ctx.con, ctx.source_id
     rows = bulk.rows_of(source_id, chunk)
-    missing, checked, found, presumed = _parsed_and_checked(con, chunk, params, rows, stop)
+    missing, checked, forgotten, presumed = _parsed_and_checked(con, chunk, params, rows, tally, stop)
     bulk.go_on(stop)
     ctx.advance(chunk.size // 2)
-    forgotten = bulk.refused_rows(chunk, missing, checked)
     if forgotten:
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
-    no_record = pa.array([*chunk.numbers[missing].tolist(), *forgotten], pa.int64())
-    tally.add(found.filter(pc.invert(pc.is_in(found["seq"], no_record))))
     # The drafts with an error that have a row: not those that are no record, nor those
     # DuckDB could not parse (pydantic may read one, a lone surrogate, say).
     invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
@@ -93,42 +91,71 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     return counts
 
 
-def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict,
-                        stop: threading.Event) -> tuple[list[int], bulk.Checked, pa.Table, set[int]]:
-    """DuckDB parses the chunk's lines into `ec4x_orders` while, in a thread, the order
-    screen reads them, its watchers noting the drift of the drafts it accepts
-    (`drift.DriftWatch`). Then pydantic-core checks the lines the screen refused, in
-    that thread, while their drift is found from their text (`drift.walked`) and DuckDB
-    derives the chunk's decisions, the drafts the screen refused presumed invalid
-    (pydantic nearly always agrees; they were derived after it, on a core left idle:
-    0.06 s more per 100k drafts). Returns the lines DuckDB could not parse, the checks,
-    the drift occurrences and the lines presumed invalid."""
+def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: DriftTally,
+                        stop: threading.Event) -> tuple[list[int], bulk.Checked, list[int], set[int]]:
+    """DuckDB parses the chunk's lines (`_parsed`) while, in a thread, the order screen
+    reads them, its watchers noting the drift of the drafts it accepts
+    (`drift.DriftWatch`). Then that thread checks the lines the screen refused and
+    tallies the chunk's drift (`_checked`), while DuckDB stores the drafts the screen
+    refused as invalid, presumed so, and derives the chunk's decisions (pydantic nearly
+    always agrees; they were derived after it, on a core left idle: 0.06 s more per 100k
+    drafts). Returns the lines DuckDB could not parse, the checks, the line numbers of
+    rows whose lines are no record, and the lines presumed invalid."""
     lines = bulk.line_table(chunk)
+    staged = len(chunk) >= BULK_ROW_GROUP_ROWS
     missing: list[int] = []
     watch = DriftWatch()
     with Worker() as screen:
         early = screen.submit(bulk.screened_before_parse, chunk, ORDER_SCREEN, stop, watch)
-        if len(chunk) and _inserted(con, params, lines) != len(chunk):
-            missing = bulk.missing_lines(con, tables.ORDERS.name, params["source_id"], chunk, lines)
+        if len(chunk) and _parsed(con, params, lines, staged) != len(chunk):
+            missing = bulk.missing_lines(con, tables.STAGED if staged else tables.ORDERS.name, params["source_id"],
+                                         chunk, lines)
+        deep = bulk.too_deep(chunk)  # while the screen reads on: numpy lets go of the GIL
         refused = bulk.screened_once_parsed(chunk, early.result(), missing, ORDER_SCREEN, stop, watch)
-        screening = screen.submit(bulk.check, chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop,
-                                  refused=refused)
         presumed = chunk.numbers[refused].tolist()
-        tables.mark(con, rows["source_id"], presumed, valid=False)
+        checking = screen.submit(_checked, chunk, missing, refused, deep, watch, tally, stop)
+        if staged:
+            with one_thread(con):
+                tables.move_staged(con, presumed)
+        else:
+            tables.mark(con, rows["source_id"], presumed, valid=False)
         tables.insert_decisions(con, rows)
-        found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])
-        return missing, screening.result(), found, set(presumed)
+        checked, forgotten = checking.result()
+        return missing, checked, forgotten, set(presumed)
 
 
-def _inserted(con, params: dict, lines: pa.Table) -> int:
-    """The drafts parsed into `ec4x_orders` on one DuckDB thread. It takes no longer: the
-    screen beside it is the longer path, and gets the other core to itself (100k drafts:
-    0.80 to 0.73 s). And one thread fills each row group before the next, where two
-    leave each short by the lines they could not parse; DuckDB's checkpoint merges
-    short row groups into fewer, rewriting each (a 1% append then rewrote all of
-    `ec4x_orders`: 0.07 to 0.20 s)."""
+def _checked(chunk: LineChunk, missing: list[int], refused: list[int], deep: list[int], watch: DriftWatch,
+             tally: DriftTally, stop: threading.Event) -> tuple[bulk.Checked, list[int]]:
+    """pydantic-core on the lines the screen `refused` and on those DuckDB could not parse
+    (`missing`); then the drift of the lines that are records, tallied: what the screen
+    saw as it decoded, and what the refused drafts' text holds (`drift.walked`). Returns
+    the checks and the line numbers of the rows whose lines turned out to be no record."""
+    checked = bulk.check(chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop, refused=refused,
+                         deep=deep)
+    forgotten = bulk.refused_rows(chunk, missing, checked)
+    found = pa.concat_tables([watch.occurrences(chunk), walked(chunk.numbers[refused].tolist(),
+                                                                chunk.texts(refused))])
+    no_record = pa.array([*chunk.numbers[missing].tolist(), *forgotten], pa.int64())
+    tally.add(found.filter(pc.invert(pc.is_in(found["seq"], no_record))))
+    return checked, forgotten
+
+
+def _parsed(con, params: dict, lines: pa.Table, staged: bool) -> int:
+    """The drafts parsed on one DuckDB thread: into `ec4x_orders`, or, for a chunk that
+    fills a row group (`staged`), into `tables.STAGED`, to be moved into `ec4x_orders`
+    with their validity once the screen has read them (`tables.move_staged`). DuckDB
+    writes a row group to the database file as it fills, and writes it again at the
+    commit if a row of it changes: 100k drafts marked after their insert committed in
+    0.08 s, not 0.01 s (the move costs less, and runs beside pydantic). A smaller
+    chunk's rows are written at the commit anyway: they are inserted and then marked.
+
+    One thread takes no longer: the screen beside it is the longer path, and gets the
+    other core to itself (100k drafts: 0.80 to 0.73 s). And one thread fills each row
+    group before the next, where two leave each short by the lines they could not parse;
+    DuckDB's checkpoint merges short row groups into fewer, rewriting each (a 1% append
+    then rewrote all of `ec4x_orders`: 0.07 to 0.20 s)."""
     with one_thread(con):
-        return tables.insert_drafts(con, params, lines)
+        return tables.insert_drafts(con, params, lines, staged)
 
 
 def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:

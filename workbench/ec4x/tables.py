@@ -140,14 +140,19 @@ def _at(key: str) -> str:
     return f"v[{_DRAFT_KEYS.index(key) + 1}]"
 
 
-INSERT_DRAFTS = ORDERS.insert(f"""
+_DRAFT_ROWS = f"""
 SELECT $source_id::BIGINT AS source_id, seq, $game_id AS game_id,
        {read_values("v", _DRAFT_COLUMNS)},
        {draft_families_sql({key: _at(key) for key in draft_keys()})} AS families, j AS payload, true AS valid
 FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
       FROM (SELECT seq, {once("TRY_CAST(raw AS JSON)")} AS j FROM draft_lines WHERE {OPENS_AN_OBJECT})
       WHERE j IS NOT NULL)
-""")
+"""
+INSERT_DRAFTS = ORDERS.insert(_DRAFT_ROWS)
+# A temporary table of `ec4x_orders`' columns, where a chunk's drafts wait until the
+# screen has said which are valid (`move_staged`).
+STAGED = "ec4x_staged_drafts"
+STAGE_DRAFTS = f"INSERT INTO {STAGED} BY NAME {_DRAFT_ROWS}"
 
 # The batch of (seq, raw, valid) lines of a bot trace the inserts read.
 LINES = "ec4x_lines"
@@ -257,10 +262,25 @@ def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Tabl
     return sum(run_on(con, lines, sql, LINES, params)[0][0] for sql in statements)
 
 
-def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table) -> int:
-    """Parse (seq, raw) lines into `ec4x_orders` (`params`: source_id, game_id); returns how
-    many became rows."""
-    return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params)[0][0]
+def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table, staged: bool = False) -> int:
+    """Parse (seq, raw) lines into `ec4x_orders`, or into STAGED (`params`: source_id,
+    game_id); returns how many became rows."""
+    if not staged:
+        return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params)[0][0]
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS FROM {ORDERS.name} LIMIT 0")
+    return run_on(con, draft_lines, STAGE_DRAFTS, "draft_lines", params)[0][0]
+
+
+def move_staged(con: duckdb.DuckDBPyConnection, invalid: list[int]) -> None:
+    """The staged drafts into `ec4x_orders`, those of lines `invalid` not valid.
+
+    Inserted with their validity, not updated after: DuckDB writes a row group to the
+    database file as it fills, and one whose rows then change is written again at the
+    commit (100k drafts marked after their insert committed in 0.08 s, not 0.01 s)."""
+    run_on(con, pa.table({"seq": pa.array(invalid, pa.int64())}),
+           f"INSERT INTO {ORDERS.name} BY NAME SELECT * REPLACE (seq NOT IN (SELECT seq FROM invalid) AS valid) "
+           f"FROM {STAGED}", "invalid")
+    con.execute(f"DROP TABLE {STAGED}")
 
 
 def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
