@@ -5,10 +5,12 @@ import hashlib
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 import workbench
 from workbench import catalog, registry
+from workbench.schema import BOUND_NAMES, run_on
 from tests.conftest import rows
 from tests.test_growing_files import assert_same_tables
 
@@ -192,6 +194,32 @@ def test_a_database_with_a_table_of_the_workbenchs_name_it_did_not_make_is_refus
     assert err.count("\n") == 1 and says in err and "ingest into a new database file" in err
     assert rows(db, "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_views() "
                     "WHERE NOT internal") == before  # nothing made beside it
+
+
+@pytest.mark.parametrize("kind", ["TABLE", "VIEW"])
+@pytest.mark.parametrize("name", sorted(BOUND_NAMES))
+def test_a_database_with_a_table_named_as_a_bound_one_is_refused_untouched(tmp_path, sample, capsys, kind, name):
+    """DuckDB reads a table or view of the database before a table bound in Python under
+    the same name: a notebook's view `invalid` made every staged EC4X draft invalid."""
+    from workbench.cli import main
+
+    db = tmp_path / "w.duckdb"
+    log = next((sample / "damage").glob("*.events.jsonl"))
+    workbench.ingest([log], db=db)
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"CREATE {kind} {name} AS SELECT 1 AS seq")
+    before = rows(db, "SELECT count(*), sum(source_id) FROM damage_events")
+    grown = tmp_path / log.name
+    grown.write_bytes(log.read_bytes() * 2)
+    assert main(["ingest", str(grown), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"`{name}`, a name the workbench reads its own rows under" in err
+    assert rows(db, "SELECT count(*), sum(source_id) FROM damage_events") == before
+
+
+def test_a_table_is_bound_only_under_a_declared_name():
+    with pytest.raises(ValueError, match="BOUND_NAMES"):
+        run_on(duckdb.connect(), pa.table({"n": [1]}), "SELECT * FROM mine", "mine")
 
 
 def test_a_table_of_the_workbench_with_one_more_column_that_may_be_null_is_kept(tmp_path, sample):

@@ -84,18 +84,25 @@ def quick_gil_handoff() -> Iterator[None]:
     """The switch interval at most SWITCH_INTERVAL while any load runs; the
     interpreter's own setting back once the last one ends (loads may overlap in
     threads of a caller's)."""
-    with _handoff_lock:
-        if _handoff["loads"] == 0:
-            _handoff["own"] = sys.getswitchinterval()
-            sys.setswitchinterval(min(_handoff["own"], SWITCH_INTERVAL))
-        _handoff["loads"] += 1
+    # Counted before the interval is set and inside the `try`, with no point between the
+    # count and `counted` where a Ctrl-C can land: wherever it lands, the `finally`
+    # undoes what was done (a Ctrl-C as the block begins, through the generator's
+    # collection).
+    counted = False
     try:
+        with _handoff_lock:
+            if _handoff["loads"] == 0:
+                _handoff["own"] = sys.getswitchinterval()
+            _handoff["loads"] += 1
+            counted = True
+            sys.setswitchinterval(min(_handoff["own"], SWITCH_INTERVAL))
         yield
     finally:
-        with _handoff_lock:
-            _handoff["loads"] -= 1
-            if _handoff["loads"] == 0:
-                sys.setswitchinterval(_handoff["own"])
+        if counted:
+            with _handoff_lock:
+                _handoff["loads"] -= 1
+                if _handoff["loads"] == 0:
+                    sys.setswitchinterval(_handoff["own"])
 
 
 def go_on(stop: threading.Event) -> None:

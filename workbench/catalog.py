@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 import duckdb
 
 from workbench.errors import OlderDatabase, WorkbenchError, first_line, is_interrupt
-from workbench.schema import Column, Table
+from workbench.schema import BOUND_NAMES, Column, Table
 from workbench.violation import FIELDS, SEVERITIES, Violation, line_of
 
 DEFAULT_DB = Path("data/workbench.duckdb")
@@ -112,6 +112,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
     and views were not there."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
     present, views = _catalog(con)
+    _refuse_bound_names(present)
     recorded = []
     if f"{SCHEMA.name}.views" in present:
         recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
@@ -144,6 +145,16 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
                     [fingerprint, sorted(columns), views])
+
+
+def _refuse_bound_names(present: set[str]) -> None:
+    """A table or view named as a table a load binds (`schema.BOUND_NAMES`) would be read
+    in its place: the ingest would store wrong rows, and say nothing."""
+    clash = sorted({name.split(".")[0] for name in present} & BOUND_NAMES)
+    if clash:
+        raise WorkbenchError(f"this database has a table or view `{clash[0]}`, a name the workbench reads its own "
+                             f"rows under while it loads; rename it (ALTER TABLE or ALTER VIEW ... RENAME TO), "
+                             f"or ingest into a new database file (--db)")
 
 
 def _refuse_foreign_views(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
@@ -292,7 +303,17 @@ def bulk_connection(db: str | os.PathLike | None = None,
         if host is not None:
             _HOSTS.give_back(host)
         with contextlib.closing(connect(target)) as con:
-            yield con
+            threads = _setting(con, "threads")
+            try:
+                yield con
+            finally:
+                # A load sets one thread for a while (`one_thread`), on the instance; a
+                # Ctrl-C in a statement then aborts the transaction, and its own restore
+                # fails: it is restored here, once the transaction has rolled back. What
+                # ended the block, if anything, is what the caller hears.
+                with contextlib.suppress(duckdb.Error):
+                    if _setting(con, "threads") != threads:
+                        con.execute(f"SET threads = {int(threads)}")
         return
     _HOSTED.add(id(con))
     try:
@@ -443,12 +464,16 @@ def _attached(host: duckdb.DuckDBPyConnection, target: Path) -> duckdb.DuckDBPyC
     return con
 
 
+def _setting(con: duckdb.DuckDBPyConnection, name: str):
+    return con.execute(f"SELECT current_setting('{name}')").fetchall()[0][0]
+
+
 @contextmanager
 def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """DuckDB on one thread for the statements of the block, then as many as before.
     Already on one (an append's `_one_thread_if_small` around a chunk's parse), nothing
     is set."""
-    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    threads = _setting(con, "threads")
     if int(threads) == 1:
         yield
         return
@@ -459,7 +484,9 @@ def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         try:
             con.execute(f"SET threads = {int(threads)}")
         except duckdb.Error:
-            pass  # the connection is closing (Ctrl-C): the setting goes with it
+            # The connection is closing, or its transaction aborted (Ctrl-C): the setting
+            # goes with its instance, or `bulk_connection` restores it on one it shares.
+            pass
 
 
 @contextmanager

@@ -256,12 +256,20 @@ def relation_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name:
     return _bound(_RELATION, con, table, sql, name, params)
 
 
+# Every name a statement reads a bound table under (`run_on`). DuckDB looks in Python
+# only for a name its catalog does not hold: a table or view of the database by one of
+# these names would be read instead, so an ingest refuses a database that holds one
+# (`catalog.create_schema`). None starts with `_`, the namespace's own names.
+BOUND_NAMES = frozenset({"rows", "lines", "refused", "marked", "invalid", "draft_lines", "event_lines",
+                         "emotion_docs", "ec4x_lines", "arena_lines"})
+
+
 def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
            params: Mapping[str, Any] | None):
     """Run `code` (`_ROWS` or `_RELATION`) in a namespace of its own holding
     only `table`, under `name` (see `run_on`)."""
-    if name.startswith("_"):
-        raise ValueError(f"a bound table's name cannot start with `_`: {name}")
+    if name not in BOUND_NAMES:
+        raise ValueError(f"a table is bound under a name of schema.BOUND_NAMES, not {name!r}")
     # DuckDB may import a module while it runs the statement, which needs builtins there.
     namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
     try:

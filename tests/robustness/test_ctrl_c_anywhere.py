@@ -124,6 +124,25 @@ def test_a_load_interrupted_at_any_point_ends_with_its_connection_free():
         con.close()
 
 
+def test_a_ctrl_c_anywhere_in_a_quick_gil_handoff_gives_the_interpreter_its_own_interval_back():
+    """A load hands the GIL over within 1 ms, and the interpreter's own setting is back
+    once no load runs: a notebook or `ingest --watch` goes on after a Ctrl-C."""
+    own = sys.getswitchinterval()
+
+    def handed_over():
+        with bulk.quick_gil_handoff():
+            assert sys.getswitchinterval() == pytest.approx(bulk.SWITCH_INTERVAL, abs=2e-6)
+
+    def check(outcome):
+        gc.collect()  # a Ctrl-C as the block begins leaves the generator to its collection
+        assert (bulk._handoff["loads"], sys.getswitchinterval()) == (0, pytest.approx(own, abs=2e-6)), outcome
+
+    try:
+        every_step(handed_over, check)
+    finally:
+        sys.setswitchinterval(own)
+
+
 def test_a_hash_interrupted_at_any_point_ends(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_bytes(b'{"a": 1}\n' * 1000)

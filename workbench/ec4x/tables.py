@@ -262,12 +262,14 @@ def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Tabl
     return sum(run_on(con, lines, sql, LINES, params)[0][0] for sql in statements)
 
 
-def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table, staged: bool = False) -> int:
+def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table, staged: bool) -> int:
     """Parse (seq, raw) lines into `ec4x_orders`, or into STAGED (`params`: source_id,
     game_id); returns how many became rows."""
     if not staged:
         return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params)[0][0]
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS FROM {ORDERS.name} LIMIT 0")
+    # The workbench's columns only: one a user added keeps its default in the move.
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS SELECT {', '.join(ORDERS.names)} FROM {ORDERS.name} "
+                f"LIMIT 0")
     return run_on(con, draft_lines, STAGE_DRAFTS, "draft_lines", params)[0][0]
 
 
