@@ -16,6 +16,7 @@ import pytest
 
 import workbench
 from workbench import catalog
+from workbench.ec4x import tables as ec4x_tables
 from workbench.errors import WorkbenchError
 
 ingest_module = importlib.import_module("workbench.ingest")  # `workbench.ingest` is the function
@@ -24,6 +25,9 @@ DRAFT = json.dumps({"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "c
                                                                  "targetSystemId": 1}]})
 INVALID = DRAFT.replace('"houseId": 1', '"houseId": "three"')
 CUT = DRAFT[:20]  # no JSON: a reject, whose line has no row
+# The settings an ingest changes on the instance it attaches its file to.
+SETTINGS_AN_INGEST_CHANGES = ("threads", "memory_limit", "preserve_insertion_order", "write_buffer_row_group_count",
+                              "checkpoint_threshold", "auto_checkpoint_skip_wal_threshold")
 
 
 def _drafts(first: int, last: int, faults: bool = True) -> bytes:
@@ -119,9 +123,9 @@ def test_an_ingest_beside_a_connection_of_this_process_leaves_its_settings_alone
     log.write_bytes(_drafts(1, 10))
     held = workbench.connect(db)
     try:
-        before = {name: _setting(held, name) for name in INGEST_SETTINGS}
+        before = {name: _setting(held, name) for name in SETTINGS_AN_INGEST_CHANGES}
         workbench.ingest([log], db=db)
-        assert {name: _setting(held, name) for name in INGEST_SETTINGS} == before
+        assert {name: _setting(held, name) for name in SETTINGS_AN_INGEST_CHANGES} == before
     finally:
         held.close()
 
@@ -223,14 +227,9 @@ def test_an_ingest_leaves_its_database_written_and_free(tmp_path):
         con.close()
 
 
-# The settings an ingest changes on the instance it attaches its file to.
-INGEST_SETTINGS = ("threads", "memory_limit", "preserve_insertion_order", "write_buffer_row_group_count",
-                   "checkpoint_threshold", "auto_checkpoint_skip_wal_threshold")
-
-
 def test_settings_and_temporary_tables_of_an_ingest_reach_no_later_one(tmp_path):
     fresh = duckdb.connect()
-    defaults = {name: _setting(fresh, name) for name in INGEST_SETTINGS}
+    defaults = {name: _setting(fresh, name) for name in SETTINGS_AN_INGEST_CHANGES}
     fresh.close()
     with catalog.bulk_connection(tmp_path / "a.duckdb") as con:
         catalog.commits_write_the_file(con)
@@ -328,3 +327,28 @@ def test_an_instance_that_spilled_to_disk_is_not_kept(tmp_path):
     assert not (tmp_path / "a.duckdb.tmp").exists()
     with catalog.bulk_connection(tmp_path / "b.duckdb") as con:
         assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"
+
+
+def test_an_interrupted_load_beside_a_connection_of_this_process_gives_it_its_threads_back(tmp_path,
+                                                                                           monkeypatch):
+    """A Ctrl-C in a statement aborts the file's transaction, so the load's own `SET
+    threads` back fails while it is open; the shared instance gets it once rolled back."""
+    log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
+    log.write_bytes(_drafts(1, 300))
+    held = workbench.connect(db)
+
+    def interrupted(con, *args):
+        with pytest.raises(duckdb.Error):
+            con.execute("SELECT error('the statement a Ctrl-C interrupted')")
+        raise KeyboardInterrupt
+
+    try:
+        held.execute("SET threads = 3")
+        monkeypatch.setattr(ec4x_tables, "insert_drafts", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            workbench.ingest([log], db=db)
+        assert held.execute("SELECT current_setting('threads')").fetchall() == [(3,)]
+        monkeypatch.undo()
+        assert workbench.ingest([log], db=db).files[0].status == "ingested"
+    finally:
+        held.close()

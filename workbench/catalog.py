@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 import duckdb
 
 from workbench.errors import OlderDatabase, WorkbenchError, first_line, is_interrupt
-from workbench.schema import BOUND_NAMES, Column, Table
+from workbench.schema import Column, Table
 from workbench.violation import FIELDS, SEVERITIES, Violation, line_of
 
 DEFAULT_DB = Path("data/workbench.duckdb")
@@ -90,29 +90,31 @@ SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES)
 
 # The columns of the database's tables and views (`table.column`), and the definitions of
 # its views.
-_CATALOG = ("SELECT (SELECT list(table_name || '.' || column_name) FROM duckdb_columns() "
-            "WHERE schema_name = 'main' AND database_name = current_database()), "
-            "(SELECT list(sql ORDER BY view_name) FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
-            "AND database_name = current_database())")
+_CATALOG = ("SELECT c.columns, c.names, (SELECT list(sql ORDER BY view_name) FROM duckdb_views() "
+            "WHERE NOT internal AND schema_name = 'main' AND database_name = current_database()) "
+            "FROM (SELECT list(table_name || '.' || column_name) AS columns, list(DISTINCT lower(table_name)) AS names "
+            "FROM duckdb_columns() WHERE schema_name = 'main' AND database_name = current_database()) c")
 
 
-def _catalog(con: duckdb.DuckDBPyConnection) -> tuple[set[str], str]:
-    """The columns of the tables and views, and a fingerprint of the views as the
-    database holds them: one redefined by someone (with the same columns, say) is made
-    again."""
-    columns, views = con.execute(_CATALOG).fetchall()[0]
-    return set(columns or ()), hashlib.sha256("\n".join(views or ()).encode()).hexdigest()
+def _catalog(con: duckdb.DuckDBPyConnection) -> tuple[set[str], set[str], str]:
+    """The columns of the tables and views (`table.column`), their names in lower case
+    (DuckDB finds a name in any case), and a fingerprint of the views as the database
+    holds them: one redefined by someone (with the same columns, say) is made again."""
+    columns, names, views = con.execute(_CATALOG).fetchall()[0]
+    return set(columns or ()), set(names or ()), hashlib.sha256("\n".join(views or ()).encode()).hexdigest()
 
 
 def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
-                  made: Callable[[duckdb.DuckDBPyConnection, set[str]], None] = lambda con, tables: None) -> None:
+                  made: Callable[[duckdb.DuckDBPyConnection, set[str]], None] = lambda con, tables: None,
+                  bound: frozenset[str] = frozenset()) -> None:
     """Run `ddl` (the statements that make every table and view), unless this database
     was made by it and still holds every column of every table and view it had then,
     and its views as they were. `made` is told, in the same transaction, which tables
-    and views were not there."""
+    and views were not there. A database holding a table or view named as one of
+    `bound` (the batches a load reads, `schema.BOUND_NAMES`) is refused."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
-    present, views = _catalog(con)
-    _refuse_bound_names(present)
+    present, names, views = _catalog(con)
+    _refuse_bound_names(names & bound)
     recorded = []
     if f"{SCHEMA.name}.views" in present:
         recorded = con.execute(f"SELECT fingerprint, columns, views FROM {SCHEMA.name}").fetchall()
@@ -140,17 +142,17 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
                                  f"ingest into a new database file (--db)") from None
         if present:
             _refuse_foreign_tables(con, ddl)
-        columns, views = _catalog(con)
+        columns, _, views = _catalog(con)
         made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
                     [fingerprint, sorted(columns), views])
 
 
-def _refuse_bound_names(present: set[str]) -> None:
-    """A table or view named as a table a load binds (`schema.BOUND_NAMES`) would be read
+def _refuse_bound_names(clash: set[str]) -> None:
+    """A table or view named as a batch a load binds (`schema.BOUND_NAMES`) would be read
     in its place: the ingest would store wrong rows, and say nothing."""
-    clash = sorted({name.split(".")[0] for name in present} & BOUND_NAMES)
+    clash = sorted(clash)
     if clash:
         raise WorkbenchError(f"this database has a table or view `{clash[0]}`, a name the workbench reads its own "
                              f"rows under while it loads; rename it (ALTER TABLE or ALTER VIEW ... RENAME TO), "
@@ -289,7 +291,7 @@ def bulk_connection(db: str | os.PathLike | None = None,
     with row groups of `BULK_ROW_GROUP_ROWS` rows (`_Hosts`), `settings` (SET
     statements) made there, and detached after the block, which writes it to disk as
     closing would. A database this process holds open (a notebook's) is shared as it
-    is: its instance keeps its own settings."""
+    is, and a database in memory is a plain one of its own: neither gets `settings`."""
     target = _target(db, read_only=False)
     host = con = None
     if target != ":memory:":
@@ -315,8 +317,8 @@ def bulk_connection(db: str | os.PathLike | None = None,
                     if _setting(con, "threads") != threads:
                         con.execute(f"SET threads = {int(threads)}")
         return
-    _HOSTED.add(id(con))
     try:
+        _HOSTED.add(con)
         for setting in settings:
             con.execute(setting)
         yield con
@@ -326,13 +328,15 @@ def bulk_connection(db: str | os.PathLike | None = None,
         host.close()  # and the file with it, its transaction rolled back
         raise
     finally:
-        _HOSTED.discard(id(con))
+        _HOSTED.discard(con)
     con.close()
     _HOSTS.give_back(host)
 
 
 # The connections `bulk_connection` attached to an instance of its own: theirs to set.
-_HOSTED: set[int] = set()
+# The connections themselves, not their ids: one a Ctrl-C left here stays alive, so its
+# id is never another's.
+_HOSTED: set[duckdb.DuckDBPyConnection] = set()
 
 
 def commits_write_the_file(con: duckdb.DuckDBPyConnection) -> None:
@@ -342,7 +346,7 @@ def commits_write_the_file(con: duckdb.DuckDBPyConnection) -> None:
     only: each such commit rewrites every table's last row group, where the log of many
     files is written once (200 small files took 26% longer). Nothing is set on a
     connection that shares an instance this process opened (a notebook's)."""
-    if id(con) in _HOSTED:
+    if con in _HOSTED:
         con.execute("SET checkpoint_threshold = '0b'")
         con.execute("SET auto_checkpoint_skip_wal_threshold = 0")
 

@@ -120,16 +120,16 @@ def ingest(paths, db=None, format: str | None = None, progress: bool = False) ->
 def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = None,
                  progress: bool = False) -> Report:
     """`ingest` for files already found by `expand_paths` (path, named by the user)."""
-    return _run(files, db, _format_named(format), progress, INGEST_SETTINGS)
+    return _run(files, db, _format_named(format), progress)
 
 
 def validate(paths, format: str | None = None, progress: bool = False) -> Report:
-    """The same reading and rules as `ingest`, into a throwaway in-memory database."""
-    # It holds everything it reads, so no memory limit here.
-    return _run(expand_paths(paths), ":memory:", _format_named(format), progress, settings=())
+    """The same reading and rules as `ingest`, into a throwaway in-memory database (it
+    holds everything it reads: the ingest's memory limit is not set there)."""
+    return _run(expand_paths(paths), ":memory:", _format_named(format), progress)
 
 
-def _run(files, db, fmt: Format | None, progress: bool, settings) -> Report:
+def _run(files, db, fmt: Format | None, progress: bool) -> Report:
     """Load `files` into `db`. Each file is chosen (its format found, its hash started)
     before the one ahead of it is loaded, the first while the database opens."""
     stop = threading.Event()  # a run that ends early (an error, Ctrl-C) waits for no hash
@@ -137,8 +137,8 @@ def _run(files, db, fmt: Format | None, progress: bool, settings) -> Report:
         try:
             chosen = (_choose(path, named, fmt, hasher, stop) for path, named in files)
             ahead = next(chosen, None)
-            with catalog.bulk_connection(db, settings) as con:
-                _registry().create_tables(con)
+            with catalog.bulk_connection(db, INGEST_SETTINGS) as con:
+                _registry().create_tables(con, loading=True)
                 return _load_all(con, ahead, chosen, progress, files)
         finally:
             stop.set()

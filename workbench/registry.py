@@ -8,6 +8,7 @@ import duckdb
 
 from workbench import arena, catalog, damage, ec4x, gm, stellaris
 from workbench.formats import Format
+from workbench.schema import BOUND_NAMES
 
 FORMATS: dict[str, Format] = {
     fmt.name: fmt for fmt in (stellaris.FORMAT, ec4x.FORMAT, arena.FORMAT, gm.FORMAT, damage.FORMAT)
@@ -20,9 +21,10 @@ def schema_ddl() -> str:
     return catalog.SHARED_DDL + "".join(fmt.ddl() for fmt in FORMATS.values())
 
 
-def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Every table and view in place (see `catalog.create_schema`)."""
-    catalog.create_schema(con, schema_ddl(), _read_again_into)
+def create_tables(con: duckdb.DuckDBPyConnection, loading: bool = False) -> None:
+    """Every table and view in place (see `catalog.create_schema`); `loading`: for an
+    ingest, which refuses a database holding a table or view named as a batch it binds."""
+    catalog.create_schema(con, schema_ddl(), _read_again_into, BOUND_NAMES if loading else frozenset())
 
 
 def file_tables(fmt: Format | None = None) -> list[str]:

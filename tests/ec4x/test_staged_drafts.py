@@ -6,7 +6,6 @@ drafts marked. Both ways store the same rows, findings, rejects and decisions.""
 import json
 
 import duckdb
-import pytest
 
 import workbench
 from tests.conftest import rows, write_lines
@@ -86,28 +85,3 @@ def test_a_column_a_user_added_keeps_its_default_in_a_staged_chunk(tmp_path, mon
     path = write_lines(tmp_path / "game.orders.jsonl", LINES)
     _ingested(path, db, monkeypatch, row_group_rows=1)
     assert rows(db, "SELECT DISTINCT note FROM ec4x_orders") == [("mine",)]
-
-
-def test_an_interrupted_load_beside_a_connection_of_this_process_gives_it_its_threads_back(tmp_path,
-                                                                                           monkeypatch):
-    """A Ctrl-C in a statement aborts the file's transaction, so the load's own `SET
-    threads` back fails while it is open; the shared instance gets it once rolled back."""
-    path = write_lines(tmp_path / "game.orders.jsonl", LINES)
-    db = tmp_path / "w.duckdb"
-    held = workbench.connect(db)
-
-    def interrupted(con, *args):
-        with pytest.raises(duckdb.Error):
-            con.execute("SELECT error('the statement a Ctrl-C interrupted')")
-        raise KeyboardInterrupt
-
-    try:
-        held.execute("SET threads = 3")
-        monkeypatch.setattr(tables, "insert_drafts", interrupted)
-        with pytest.raises(KeyboardInterrupt):
-            workbench.ingest([path], db=db)
-        assert held.execute("SELECT current_setting('threads')").fetchall() == [(3,)]
-        monkeypatch.undo()
-        assert workbench.ingest([path], db=db).files[0].status == "ingested"
-    finally:
-        held.close()

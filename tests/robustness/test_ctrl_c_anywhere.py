@@ -143,6 +143,23 @@ def test_a_ctrl_c_anywhere_in_a_quick_gil_handoff_gives_the_interpreter_its_own_
         sys.setswitchinterval(own)
 
 
+def test_a_ctrl_c_anywhere_in_an_ingest_connection_leaves_the_file_free_and_no_connection_its_own(tmp_path):
+    """`catalog.commits_write_the_file` sets only a connection `bulk_connection` attached
+    to an instance of its own: none may stay marked as such after a Ctrl-C."""
+    db = tmp_path / "w.duckdb"
+
+    def opened():
+        with catalog.bulk_connection(db) as con:
+            con.execute("SELECT 1")
+
+    def check(outcome):
+        gc.collect()
+        assert not catalog._HOSTED, outcome
+        duckdb.connect(str(db)).close()  # and the file is free
+
+    every_step(opened, check)
+
+
 def test_a_hash_interrupted_at_any_point_ends(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_bytes(b'{"a": 1}\n' * 1000)

@@ -102,7 +102,7 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: 
     drafts). Returns the lines DuckDB could not parse, the checks, the line numbers of
     rows whose lines are no record, and the lines presumed invalid."""
     lines = bulk.line_table(chunk)
-    staged = len(chunk) >= BULK_ROW_GROUP_ROWS
+    staged = len(chunk) > 0 and len(chunk) >= BULK_ROW_GROUP_ROWS
     missing: list[int] = []
     watch = DriftWatch()
     with Worker() as screen:
@@ -113,9 +113,9 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: 
         deep = bulk.too_deep(chunk)  # while the screen reads on: numpy lets go of the GIL
         refused = bulk.screened_once_parsed(chunk, early.result(), missing, ORDER_SCREEN, stop, watch)
         presumed = chunk.numbers[refused].tolist()
-        checking = screen.submit(_checked, chunk, missing, refused, deep, watch, tally, stop)
+        checking = screen.submit(_checked, chunk, missing, refused, presumed, deep, watch, tally, stop)
         if staged:
-            with one_thread(con):
+            with one_thread(con):  # as the parse: each row group filled before the next
                 tables.move_staged(con, presumed)
         else:
             tables.mark(con, rows["source_id"], presumed, valid=False)
@@ -124,17 +124,17 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: 
         return missing, checked, forgotten, set(presumed)
 
 
-def _checked(chunk: LineChunk, missing: list[int], refused: list[int], deep: list[int], watch: DriftWatch,
-             tally: DriftTally, stop: threading.Event) -> tuple[bulk.Checked, list[int]]:
-    """pydantic-core on the lines the screen `refused` and on those DuckDB could not parse
-    (`missing`); then the drift of the lines that are records, tallied: what the screen
-    saw as it decoded, and what the refused drafts' text holds (`drift.walked`). Returns
-    the checks and the line numbers of the rows whose lines turned out to be no record."""
+def _checked(chunk: LineChunk, missing: list[int], refused: list[int], presumed: list[int], deep: list[int],
+             watch: DriftWatch, tally: DriftTally, stop: threading.Event) -> tuple[bulk.Checked, list[int]]:
+    """pydantic-core on the lines the screen `refused` (numbered `presumed`) and on those
+    DuckDB could not parse (`missing`); then the drift of the lines that are records,
+    tallied: what the screen saw as it decoded, and what the refused drafts' text holds
+    (`drift.walked`). Returns the checks and the line numbers of the rows whose lines
+    turned out to be no record."""
     checked = bulk.check(chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop, refused=refused,
                          deep=deep)
     forgotten = bulk.refused_rows(chunk, missing, checked)
-    found = pa.concat_tables([watch.occurrences(chunk), walked(chunk.numbers[refused].tolist(),
-                                                                chunk.texts(refused))])
+    found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])
     no_record = pa.array([*chunk.numbers[missing].tolist(), *forgotten], pa.int64())
     tally.add(found.filter(pc.invert(pc.is_in(found["seq"], no_record))))
     return checked, forgotten
@@ -143,11 +143,10 @@ def _checked(chunk: LineChunk, missing: list[int], refused: list[int], deep: lis
 def _parsed(con, params: dict, lines: pa.Table, staged: bool) -> int:
     """The drafts parsed on one DuckDB thread: into `ec4x_orders`, or, for a chunk that
     fills a row group (`staged`), into `tables.STAGED`, to be moved into `ec4x_orders`
-    with their validity once the screen has read them (`tables.move_staged`). DuckDB
-    writes a row group to the database file as it fills, and writes it again at the
-    commit if a row of it changes: 100k drafts marked after their insert committed in
-    0.08 s, not 0.01 s (the move costs less, and runs beside pydantic). A smaller
-    chunk's rows are written at the commit anyway: they are inserted and then marked.
+    with their validity once the screen has read them, so that no row group DuckDB
+    wrote as it filled changes after (`tables.move_staged` says what that costs; the
+    move costs less, and runs beside pydantic). A smaller chunk's rows are written at
+    the commit anyway: they are inserted, then marked.
 
     One thread takes no longer: the screen beside it is the longer path, and gets the
     other core to itself (100k drafts: 0.80 to 0.73 s). And one thread fills each row
@@ -155,7 +154,7 @@ def _parsed(con, params: dict, lines: pa.Table, staged: bool) -> int:
     DuckDB's checkpoint merges short row groups into fewer, rewriting each (a 1% append
     then rewrote all of `ec4x_orders`: 0.07 to 0.20 s)."""
     with one_thread(con):
-        return tables.insert_drafts(con, params, lines, staged)
+        return (tables.stage_drafts if staged else tables.insert_drafts)(con, params, lines)
 
 
 def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:

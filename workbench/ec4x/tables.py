@@ -262,11 +262,14 @@ def insert(con: duckdb.DuckDBPyConnection, statements: list[str], lines: pa.Tabl
     return sum(run_on(con, lines, sql, LINES, params)[0][0] for sql in statements)
 
 
-def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table, staged: bool) -> int:
-    """Parse (seq, raw) lines into `ec4x_orders`, or into STAGED (`params`: source_id,
-    game_id); returns how many became rows."""
-    if not staged:
-        return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params)[0][0]
+def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table) -> int:
+    """Parse (seq, raw) lines into `ec4x_orders` (`params`: source_id, game_id); returns
+    how many became rows."""
+    return run_on(con, draft_lines, INSERT_DRAFTS, "draft_lines", params)[0][0]
+
+
+def stage_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table) -> int:
+    """`insert_drafts` into STAGED, a temporary table made anew, until `move_staged`."""
     # The workbench's columns only: one a user added keeps its default in the move.
     con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS SELECT {', '.join(ORDERS.names)} FROM {ORDERS.name} "
                 f"LIMIT 0")
@@ -281,8 +284,8 @@ def move_staged(con: duckdb.DuckDBPyConnection, invalid: list[int]) -> None:
     commit (100k drafts marked after their insert committed in 0.08 s, not 0.01 s)."""
     run_on(con, pa.table({"seq": pa.array(invalid, pa.int64())}),
            f"INSERT INTO {ORDERS.name} BY NAME SELECT * REPLACE (seq NOT IN (SELECT seq FROM invalid) AS valid) "
-           f"FROM {STAGED}", "invalid")
-    con.execute(f"DROP TABLE {STAGED}")
+           f"FROM temp.{STAGED}", "invalid")
+    con.execute(f"DROP TABLE temp.{STAGED}")
 
 
 def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
