@@ -108,7 +108,7 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: 
     with Worker() as screen:
         early = screen.submit(bulk.screened_before_parse, chunk, ORDER_SCREEN, stop, watch)
         if len(chunk) and _parsed(con, params, lines, staged) != len(chunk):
-            missing = bulk.missing_lines(con, tables.STAGED if staged else tables.ORDERS.name, params["source_id"],
+            missing = bulk.missing_lines(con, (tables.STAGED if staged else tables.ORDERS).name, params["source_id"],
                                          chunk, lines)
         deep = bulk.too_deep(chunk)  # while the screen reads on: numpy lets go of the GIL
         refused = bulk.screened_once_parsed(chunk, early.result(), missing, ORDER_SCREEN, stop, watch)

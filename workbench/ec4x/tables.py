@@ -7,6 +7,8 @@ JSON type, and the whole record stays in a JSON column.
 
 from __future__ import annotations
 
+import dataclasses
+
 import duckdb
 import pyarrow as pa
 
@@ -149,10 +151,11 @@ FROM (SELECT seq, j, {values_at("j", _DRAFT_KEYS)} AS v
       WHERE j IS NOT NULL)
 """
 INSERT_DRAFTS = ORDERS.insert(_DRAFT_ROWS)
-# A temporary table of `ec4x_orders`' columns, where a chunk's drafts wait until the
-# screen has said which are valid (`move_staged`).
-STAGED = "ec4x_staged_drafts"
-STAGE_DRAFTS = f"INSERT INTO {STAGED} BY NAME {_DRAFT_ROWS}"
+# A temporary table of `ec4x_orders`' own columns, where a chunk's drafts wait until the
+# screen has said which are valid (`move_staged`): a column a user added to
+# `ec4x_orders` keeps its default in the move.
+STAGED = dataclasses.replace(ORDERS, name="ec4x_staged_drafts", temporary=True)
+STAGE_DRAFTS = STAGED.insert(_DRAFT_ROWS)
 
 # The batch of (seq, raw, valid) lines of a bot trace the inserts read.
 LINES = "ec4x_lines"
@@ -269,10 +272,8 @@ def insert_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.
 
 
 def stage_drafts(con: duckdb.DuckDBPyConnection, params: dict, draft_lines: pa.Table) -> int:
-    """`insert_drafts` into STAGED, a temporary table made anew, until `move_staged`."""
-    # The workbench's columns only: one a user added keeps its default in the move.
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS SELECT {', '.join(ORDERS.names)} FROM {ORDERS.name} "
-                f"LIMIT 0")
+    """`insert_drafts` into STAGED, until `move_staged`."""
+    con.execute(STAGED.ddl())
     return run_on(con, draft_lines, STAGE_DRAFTS, "draft_lines", params)[0][0]
 
 
@@ -284,8 +285,8 @@ def move_staged(con: duckdb.DuckDBPyConnection, invalid: list[int]) -> None:
     commit (100k drafts marked after their insert committed in 0.08 s, not 0.01 s)."""
     run_on(con, pa.table({"seq": pa.array(invalid, pa.int64())}),
            f"INSERT INTO {ORDERS.name} BY NAME SELECT * REPLACE (seq NOT IN (SELECT seq FROM invalid) AS valid) "
-           f"FROM temp.{STAGED}", "invalid")
-    con.execute(f"DROP TABLE temp.{STAGED}")
+           f"FROM temp.{STAGED.name}", "invalid")
+    con.execute(f"DROP TABLE temp.{STAGED.name}")
 
 
 def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
