@@ -71,3 +71,36 @@ def check_regular(path: Path) -> None:
     if not stat.S_ISREG(status.st_mode):
         kind = KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
         raise UnreadableFile(f"{text_of(path)}: not a regular file ({kind}); only files are read")
+
+
+# A settings file (prices, aliases) is a few kilobytes; a larger one is a mistake.
+SETTINGS_BYTES = 1_000_000
+
+
+def settings_text(path: str | os.PathLike, what: str) -> str:
+    """The text of a small settings file the user names (`what` says which, for the
+    message): a regular file of at most SETTINGS_BYTES, in UTF-8. Anything else is
+    refused in one line before a byte is read, so a FIFO never blocks and a device
+    never fills memory."""
+    path = Path(path)
+    try:
+        status = path.stat()
+    except OSError as exc:
+        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(status.st_mode):
+        kind = KINDS.get(stat.S_IFMT(status.st_mode), "a folder" if stat.S_ISDIR(status.st_mode) else "not a file")
+        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: it is {kind}, not a file")
+    if status.st_size > SETTINGS_BYTES:
+        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: {status.st_size:,} bytes, more than the "
+                             f"{SETTINGS_BYTES:,} a {what} file may hold")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(SETTINGS_BYTES + 1)
+    except OSError as exc:
+        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: {exc.strerror or exc}") from None
+    if len(data) > SETTINGS_BYTES:  # it grew after the check
+        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: more than {SETTINGS_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: not UTF-8 text") from None

@@ -1,0 +1,54 @@
+"""One model, many names: aliases a user gives so that `claude-3-5-haiku` in one log and
+`claude-3-5-haiku-20241022` in another count as one model.
+
+Aliases apply where decisions are grouped and compared (scorecard, comparisons, ratings,
+the report and the charts); the `decisions` table keeps each name as its log wrote it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+
+from workbench.errors import WorkbenchError
+from workbench.paths import settings_text, text_of
+
+FORMS = "a JSON object {\"name\": \"model\", ...} or a CSV file with the columns name,model"
+
+
+def read_aliases(aliases) -> dict[str, str]:
+    """Aliases as a dict name -> model, from a dict, a JSON file or a CSV file
+    (`name,model`); None gives none. A name given two different models is refused."""
+    if aliases is None:
+        return {}
+    if isinstance(aliases, dict):
+        pairs, where = list(aliases.items()), "aliases"
+    elif isinstance(aliases, (str, os.PathLike)):
+        pairs, where = _pairs_in(aliases), f"aliases in {text_of(aliases)}"
+    else:
+        raise WorkbenchError(f"aliases must be a dict or a file ({FORMS}), not {type(aliases).__name__}")
+    found: dict[str, str] = {}
+    for name, model in pairs:
+        if not (isinstance(name, str) and isinstance(model, str) and name.strip() and model.strip()):
+            raise WorkbenchError(f"{where}: {name!r} -> {model!r}: each name and model must be non-empty text")
+        if found.get(name, model) != model:
+            raise WorkbenchError(f"{where}: {name!r} is given two models, {found[name]!r} and {model!r}")
+        found[name] = model
+    return found
+
+
+def _pairs_in(path) -> list[tuple]:
+    text = settings_text(path, "aliases")
+    if os.fspath(path).lower().endswith(".csv"):
+        rows = list(csv.DictReader(text.splitlines()))
+        if rows and not {"name", "model"} <= set(rows[0]):
+            raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {FORMS}")
+        return [(row["name"], row["model"]) for row in rows]
+    try:
+        table = json.loads(text, object_pairs_hook=list)
+    except ValueError as exc:
+        raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {exc}; give {FORMS}") from None
+    if not isinstance(table, list) or not all(isinstance(pair, tuple) for pair in table):
+        raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {FORMS}")
+    return table
