@@ -143,3 +143,45 @@ def test_the_real_tournament_tables_are_placed_as_the_simulator_ranked_them(tmp_
     ended = {json.loads(line)["game_id"] for path in CORPUS.rglob("game_*.events.jsonl")
              for line in path.read_text().splitlines() if line.strip() and json.loads(line)["type"] == "game_ended"}
     assert set(placed["game_id"].to_list()) == ended
+
+
+def test_a_model_rated_in_fewer_than_three_games_gets_no_interval(tmp_path, connect):
+    # A, B and C play 3 games; D joins the last two only, E the last one only.
+    games = []
+    for number in range(3):
+        seats = {"P1": "A", "P2": "B", "P3": "C", **({"P4": "D"} if number >= 1 else {}),
+                 **({"P5": "E"} if number == 2 else {})}
+        final = [player(pid, lives=5 - i, bankroll=100) for i, pid in enumerate(seats)]
+        games.append(game_lines(f"game_{number}", number, seats, final))
+    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=100).iter_rows(
+        named=True)}
+    for model, rated in (("A", 3), ("B", 3), ("C", 3)):  # three rated games: an interval
+        row = table[model]
+        assert row["rated_games"] == rated and row["note"] is None
+        assert row["mu_low"] < row["mu"] < row["mu_high"]
+    for model, rated in (("D", 2), ("E", 1)):  # fewer: none, and a note that says why
+        row = table[model]
+        assert row["rated_games"] == rated and row["mu_low"] is None and row["mu_high"] is None
+        assert row["note"] == f"too few games ({rated} rated; an interval needs 3)"
+
+
+def test_the_interval_carries_the_ratings_own_sigma(tmp_path, connect):
+    # Every game the same: resampling games changes nothing, so the interval is the rating's
+    # own uncertainty alone, mu +- 1.96 sigma (the 2.5% and 97.5% normal quantiles; 4,000 draws
+    # put each within 0.15 sigma, where a 90% interval would be 0.3 sigma off).
+    seats = {"P1": "A", "P2": "B"}
+    final = [player("P1", 2, 100), player("P2", 1, 100)]
+    games = [game_lines(f"game_{number:02d}", number, seats, final) for number in range(6)]
+    table = ratings(connect(ingest(tmp_path, games)), bootstrap=4000, seed=3)
+    for row in table.iter_rows(named=True):
+        assert row["mu_low"] == pytest.approx(row["mu"] - 1.959964 * row["sigma"], abs=0.15 * row["sigma"])
+        assert row["mu_high"] == pytest.approx(row["mu"] + 1.959964 * row["sigma"], abs=0.15 * row["sigma"])
+
+
+def test_aliases_rate_two_names_as_one_model(tmp_path, connect):
+    seats = [{"P1": "A", "P2": "B"}, {"P1": "A-2026", "P2": "B"}]
+    final = [player("P1", 2, 100), player("P2", 1, 100)]
+    db = ingest(tmp_path, [game_lines(f"game_{i}", i, s, final) for i, s in enumerate(seats)])
+    table = ratings(connect(db), bootstrap=10, aliases={"A-2026": "A"})
+    assert sorted(table["model"].to_list()) == ["A", "B"]
+    assert table.filter(table["model"] == "A")["games"].to_list() == [2]

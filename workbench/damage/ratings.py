@@ -8,11 +8,22 @@ tournament's `table_result.ranking` is that order. Here the same key ranks the
 `game_ended.final_state`, and players equal on it share a place. A game with no
 `game_ended` (still running, or cut off) has no places and is left out.
 
-Ratings are Plackett-Luce (Weng-Lin) from the maintained `openskill` package: each
-game, in the order the games ended, updates the ratings of the teams in it. With
-`by="model"` a team is a model, ranked by the mean place of its seats in that game;
-a game with fewer than two teams says nothing about them and is not rated. The 95%
-interval of `mu` comes from re-rating games resampled with replacement.
+Ratings are Plackett-Luce (Weng-Lin), the model and defaults of the `openskill` package
+(`plackett_luce.py`, held equal to it by the tests): each game, in the order the games
+ended, updates the ratings of the teams in it. With `by="model"` a team is a model,
+ranked by the mean place of its seats in that game (equal means share a rank); a game
+with fewer than two teams says nothing about them and is not rated.
+
+The 95% interval of `mu` combines both uncertainties a rating has: how much it would
+move with other games (the games are resampled with replacement and rated again), and
+how sure the rating itself is after those games (its `sigma`: each resample's mu is
+drawn from N(mu, sigma^2)). Resampling games alone cannot show the uncertainty of a
+model seen in one game (every resample holds that game), so a model with fewer than
+MIN_RATED_GAMES rated games gets no interval and says so.
+
+Only Damage logs record who placed where. EC4X traces, Arena decision logs and GM
+responses record no placement or outcome per model, and a Stellaris save has one player:
+there is nothing to rate there.
 """
 
 from __future__ import annotations
@@ -21,10 +32,14 @@ import numpy as np
 import polars as pl
 
 from workbench.catalog import query_frame
+from workbench.damage import plackett_luce
 from workbench.errors import WorkbenchError
+from workbench.naming import read_aliases
 
 BY = ("model", "seat", "player")
 BOOTSTRAP = 500
+MIN_RATED_GAMES = 3
+LEVEL = 0.95
 
 PLACEMENTS = """
 WITH ended AS (
@@ -78,34 +93,45 @@ def placements(con) -> pl.DataFrame:
     return frame.with_columns(won=pl.col("place") == 1)
 
 
-def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0) -> pl.DataFrame:
+def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None) -> pl.DataFrame:
     """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
     least one other team), placements (every place its seats took, game by game in the
     order they ended), wins, mean place, the Plackett-Luce rating (mu, sigma,
-    ordinal = mu - 3 sigma), a bootstrap 95% interval of mu over games (mu_low,
-    mu_high; `bootstrap` resamples, reproducible with `seed`) and the rank by ordinal."""
+    ordinal = mu - 3 sigma), its 95% interval (mu_low, mu_high: `bootstrap` resamples
+    of the games, each rating drawn with its own sigma; reproducible with `seed`), the
+    rank by ordinal, and `note` ("too few games" below MIN_RATED_GAMES rated games,
+    which get no interval). `aliases` maps names to one model (by="model")."""
     if by not in BY:
         raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
     placed = placements(con)
     if placed.is_empty():
         raise WorkbenchError("no finished Damage game in this database (none has a game_ended event)")
+    names = read_aliases(aliases)
+    if names:
+        placed = placed.with_columns(model=pl.col("model").replace(names))
     placed = placed.with_columns(team=_team(by))
     games = _games(placed)
     if not games:
         raise WorkbenchError(f"no finished Damage game has two {by}s to rank against each other")
     teams = sorted(placed["team"].unique().to_list())
     mu, sigma = _rate(games, teams)
+    rated_games = [sum(team in g for g in games) for team in teams]
     low, high = _bootstrap(games, teams, bootstrap, seed)
+    few = [count < MIN_RATED_GAMES for count in rated_games]
     frame = placed.group_by("team").agg(
         games=pl.col("game_id").n_unique(), placements=pl.col("place"), wins=pl.col("won").sum(),
         mean_place=pl.col("place").mean())
-    rated = pl.DataFrame({"team": teams, "rated_games": [sum(team in g for g in games) for team in teams],
-                          "mu": mu, "sigma": sigma, "mu_low": low, "mu_high": high})
+    rated = pl.DataFrame({
+        "team": teams, "rated_games": rated_games, "mu": mu, "sigma": sigma,
+        "mu_low": [None if f else x for f, x in zip(few, low)], "mu_high": [None if f else x for f, x in zip(few, high)],
+        "note": [f"too few games ({count} rated; an interval needs {MIN_RATED_GAMES})" if f else None
+                 for f, count in zip(few, rated_games)],
+    }, schema_overrides={"mu_low": pl.Float64, "mu_high": pl.Float64, "note": pl.String})
     frame = frame.join(rated, on="team").with_columns(ordinal=pl.col("mu") - 3 * pl.col("sigma"))
     frame = frame.sort(["ordinal", "team"], descending=[True, False]).with_row_index("rank", offset=1)
     return frame.rename({"team": by}).select(
         by, "games", "rated_games", "placements", "wins", "mean_place", "mu", "sigma", "ordinal", "mu_low", "mu_high",
-        "rank")
+        "rank", "note")
 
 
 def _team(by: str) -> pl.Expr:
@@ -125,29 +151,29 @@ def _games(placed: pl.DataFrame) -> list[dict[str, float]]:
 
 
 def _rate(games: list[dict[str, float]], teams: list[str]) -> tuple[list[float], list[float]]:
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    current = {team: model.rating(name=team) for team in teams}
-    for game in games:
-        names = list(game)
-        updated = model.rate([[current[name]] for name in names], ranks=[game[name] for name in names])
-        for name, [rating] in zip(names, updated):
-            current[name] = rating
-    return [current[t].mu for t in teams], [current[t].sigma for t in teams]
+    mu, sigma = plackett_luce.rate(games, teams, np.arange(len(games))[None, :])
+    return mu[0].tolist(), sigma[0].tolist()
 
 
 def _bootstrap(games, teams, rounds: int, seed: int) -> tuple[list, list]:
-    """Percentile 95% interval of each team's mu over games resampled with replacement
-    (kept in the order they ended); a team absent from a resample keeps no value there."""
+    """The 95% interval of each team's mu: games resampled with replacement (kept in the
+    order they ended) and rated again, each resample's mu drawn from N(mu, sigma^2) of
+    that rating; the percentiles of those draws. A team absent from a resample keeps no
+    value there."""
     if rounds < 1:
         return [None] * len(teams), [None] * len(teams)
     rng = np.random.default_rng(seed)
-    draws = np.full((rounds, len(teams)), np.nan)
-    for round_ in range(rounds):
-        picked = [games[i] for i in np.sort(rng.integers(0, len(games), size=len(games)))]
-        present = set().union(*picked)
-        mu, _ = _rate(picked, teams)
-        draws[round_] = [m if t in present else np.nan for t, m in zip(teams, mu)]
-    low, high = np.nanquantile(draws, [0.025, 0.975], axis=0)
-    return low.tolist(), high.tolist()
+    orders = np.sort(rng.integers(0, len(games), size=(rounds, len(games))), axis=1)
+    mu, sigma = plackett_luce.rate(games, teams, orders)
+    index, _, seated = plackett_luce.games_as_arrays(games, teams)
+    present = np.zeros((rounds, len(teams) + 1), dtype=bool)
+    np.put_along_axis(present, np.where(seated[orders], index[orders], len(teams)).reshape(rounds, -1), True, axis=1)
+    draws = np.where(present[:, :-1], mu + sigma * rng.standard_normal(mu.shape), np.nan)
+    tail = (1 - LEVEL) / 2
+    low, high = [], []
+    for column in draws.T:
+        seen = column[~np.isnan(column)]
+        bounds = np.quantile(seen, [tail, 1 - tail]).tolist() if seen.size else [None, None]
+        low.append(bounds[0])
+        high.append(bounds[1])
+    return low, high
