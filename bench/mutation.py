@@ -1,4 +1,5 @@
-"""Mutation testing of the rule modules and the ingest core, with mutmut (not run by CI).
+"""Mutation testing of the rule modules, the conclusions and the ingest core, with mutmut
+(not run by CI).
 
     pip install 'mutmut>=3.8,<4'            # once, in the project's environment
     python -m bench.mutation                # every module below
@@ -54,6 +55,14 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
         "workbench.stellaris.save.x__sum_categories__mutmut_*",
         "workbench.stellaris.save.x__stockpiles__mutmut_*",
     ), ("tests/stellaris",)),
+    # The conclusions: intervals, tests, verdicts, costs, ratings.
+    "stats": ("workbench/stats.py", ("workbench.stats.*",), ("tests/test_stats.py", "tests/test_comparison.py")),
+    "comparison": ("workbench/comparison.py", ("workbench.comparison.*",),
+                   ("tests/test_comparison.py", "tests/test_cli_conclusions.py")),
+    "prices": ("workbench/prices.py", ("workbench.prices.*",), ("tests/test_comparison.py",)),
+    "damage.ratings": ("workbench/damage/ratings.py", ("workbench.damage.ratings.*",), ("tests/damage",)),
+    "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",),
+                             ("tests/damage",)),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
     "ingest": ("workbench/ingest.py", ("workbench.ingest.*",), ()),
 }

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.intervals import clustered_by_hand
+
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<svg", ".pdf": b"%PDF-"}
 HTML_SPEC = re.compile(r"const spec = (\{.*\});\n\s*const embedOpt", re.S)
@@ -250,24 +252,28 @@ def check_decisions(spec: dict, con) -> None:
     bars, whiskers, counts = panel(spec, "Validity per model or agent (with 95% intervals)")
     assert (bars.mark, whiskers.mark, counts.mark) == ("bar", "rule", "text")
     assert (whiskers.fields["x"], whiskers.fields["x2"]) == ("ci_low", "ci_high")
-    assert (bars.fields["x"], bars.fields["y"]) == ("valid_rate", "row")
-    per_who = con.execute(
-        "SELECT format, coalesce(model, agent_id, '(unknown)') AS who, count(*), count(*) FILTER (WHERE valid) "
-        "FROM decisions GROUP BY ALL").fetchall()
-    drawn = {(r["format"], r["who"]): r for r in bars.rows}
+    assert (bars.fields["x"], bars.fields["y"]) == ("validity", "row")
+    per_game = con.execute(
+        "SELECT format, coalesce(model, agent_id, '(unknown)') AS who, "
+        "CASE WHEN game_id IS NULL THEN 'file ' || source_id ELSE game_id END, count(*), "
+        "count(*) FILTER (WHERE valid) FROM decisions GROUP BY ALL").fetchall()
+    per_who: dict[tuple, list] = {}
+    for fmt, who, _, n, valid in per_game:
+        per_who.setdefault((fmt, who), []).append((n, valid))
+    drawn = {(r["format"], r["model"]): r for r in bars.rows}
     assert len(drawn) == len(bars.rows)
-    for fmt in {fmt for fmt, *_ in per_who}:
-        mine = [(who, n, valid) for f, who, n, valid in per_who if f == fmt]
+    for fmt in {fmt for fmt, _ in per_who}:
+        mine = [(who, sum(n for n, _ in games), games) for (f, who), games in per_who.items() if f == fmt]
         # the 12 busiest of each format, their names made safe for markup and shortened
         busiest = sorted(mine, key=lambda m: (-m[1], m[0]))[:12]
         assert {who for f, who in drawn if f == fmt} == {shown(who) for who, _, _ in busiest}, fmt
-        for who, n, valid in busiest:
-            row = drawn[(fmt, shown(who))]
-            assert (row["decisions"], row["valid"]) == (n, valid) and close(row["valid_rate"], valid / n)
-            # Wilson's 95% interval, in closed form
-            z = 1.959963984540054
-            centre, half = (valid + z * z / 2) / (n + z * z), z * math.sqrt(valid * (n - valid) / n + z * z / 4) / (n + z * z)
-            assert close(row["ci_low"], centre - half, 1e-9) and close(row["ci_high"], centre + half, 1e-9)
+        for who, n, games in busiest:
+            row, valid = drawn[(fmt, shown(who))], sum(v for _, v in games)
+            assert (row["decisions"], row["valid"], row["games"]) == (n, valid, len(games))
+            assert close(row["validity"], valid / n)
+            # the 95% interval clustered by game, written out by hand
+            _, (low, high) = clustered_by_hand([v for _, v in games], [m for m, _ in games])
+            assert close(row["ci_low"], low, 1e-9) and close(row["ci_high"], high, 1e-9)
             assert row["row"] == f"{fmt} · {shown(who)}" and row["label"] == f"n={n}"
 
     [rules] = panel(spec, "Most frequent violation rules") if _has_rules(con) else [None]

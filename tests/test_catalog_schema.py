@@ -250,3 +250,30 @@ def test_reading_a_database_the_workbench_did_not_write_is_refused_in_one_line(t
     assert main([*command, "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds no workbench tables" in err
+
+
+def test_files_are_read_again_when_a_newer_workbench_gives_a_table_of_their_rows_a_column(tmp_path, sample):
+    # A database written before `decisions` recorded input and output tokens: its rows have
+    # none. Read as it is, its costs are unknown; at the next ingest its files are read whole.
+    log = tmp_path / "g.events.jsonl"
+    log.write_bytes(sorted((sample / "damage").glob("game_*.events.jsonl"))[0].read_bytes())
+    older = ["ALTER TABLE decisions DROP COLUMN input_tokens", "ALTER TABLE decisions DROP COLUMN output_tokens",
+             "ALTER TABLE decisions DROP COLUMN cached_tokens",
+             "UPDATE workbench_schema SET fingerprint = 'an older schema', "
+             "columns = list_filter(columns, lambda c: c NOT LIKE 'decisions.%_tokens' OR c = 'decisions.tokens')"]
+    db = _ingested_then_changed(tmp_path, log, *older)
+    con = catalog.connect(db, read_only=True)
+    try:
+        from workbench.comparison import scorecard
+
+        # only totals: unknown at genai-prices' input and output rates, known at one rate for every token
+        assert scorecard(con)["cost_per_decision"].null_count() == scorecard(con).height
+        card = scorecard(con, prices={model: 1.0 for model in scorecard(con)["model"]})
+        per_model = dict(con.execute("SELECT model, avg(tokens) / 1e6 FROM decisions WHERE tokens IS NOT NULL "
+                                     "GROUP BY model").fetchall())
+        assert dict(card.select("model", "cost_per_decision").iter_rows()) == pytest.approx(per_model)
+    finally:
+        con.close()
+    assert workbench.ingest([log], db=db).files[0].status == "replaced"
+    assert rows(db, "SELECT count(*) FROM decisions WHERE input_tokens IS NOT NULL")[0][0] > 0
+    assert_same_tables(db, [log], tmp_path)

@@ -1,66 +1,22 @@
-"""Scorecards and model comparisons: intervals against their closed forms and published
-worked examples, tests against hand sums, and the scorecard over hand-written logs."""
+"""Scorecards and model comparisons over logs ingested for real: counts, intervals
+clustered by game, pairs matched by game and turn, Holm over every comparison, verdicts
+whose sign and interval agree, aliases, costs and plans; expected values by hand."""
 
 import json
 import math
 
+import polars as pl
 import pytest
 
-from tests.conftest import write_lines
-from workbench import catalog, comparison
-from workbench.comparison import compare_models, holm, mcnemar_exact, newcombe, scorecard, two_proportion_p, wilson
-from workbench.errors import WorkbenchError
-
 import workbench
-
-Z = 1.959963984540054  # the 97.5% normal quantile
-
-
-def wilson_by_hand(k: int, n: int) -> tuple[float, float]:
-    centre = (k + Z * Z / 2) / (n + Z * Z)
-    half = Z * math.sqrt(k * (n - k) / n + Z * Z / 4) / (n + Z * Z)
-    return centre - half, centre + half
-
-
-@pytest.mark.parametrize(("k", "n"), [(0, 10), (10, 10), (1, 1), (0, 1), (7, 15), (192, 196)])
-def test_wilson_matches_its_closed_form_at_the_edges(k, n):
-    assert wilson(k, n) == pytest.approx(wilson_by_hand(k, n), abs=1e-9)
-
-
-def test_wilson_at_zero_and_all_valid():
-    assert wilson(0, 10)[0] == pytest.approx(0, abs=1e-12) and wilson(0, 10)[1] == pytest.approx(Z * Z / (10 + Z * Z))
-    assert wilson(10, 10)[1] == pytest.approx(1) and wilson(10, 10)[0] == pytest.approx(10 / (10 + Z * Z))
-    assert all(math.isnan(x) for x in wilson(0, 0))
-
-
-def test_newcombe_reproduces_the_published_worked_example():
-    # Newcombe (1998), Statistics in Medicine 17:873-890, Table II, example (a): 56/70 - 48/80,
-    # hybrid score interval (method 10): 0.0524 to 0.3339.
-    difference, low, high = newcombe(56, 70, 48, 80)
-    assert difference == pytest.approx(0.2)
-    assert (round(low, 4), round(high, 4)) == (0.0524, 0.3339)
-    # swapping the groups mirrors the interval
-    assert newcombe(48, 80, 56, 70) == pytest.approx((-0.2, -high, -low))
-
-
-def test_the_two_proportion_test_and_mcnemar_against_hand_sums():
-    pooled = 104 / 150
-    z = 0.2 / math.sqrt(pooled * (1 - pooled) * (1 / 70 + 1 / 80))
-    assert two_proportion_p(56, 70, 48, 80) == pytest.approx(math.erfc(z / math.sqrt(2)))
-    # 1 pair valid for a only, 9 for b only: 2 * P(X <= 1), X ~ Binomial(10, 1/2)
-    assert mcnemar_exact(1, 9) == pytest.approx(2 * (1 + 10) / 1024)
-    assert mcnemar_exact(5, 5) == pytest.approx(1.0) and mcnemar_exact(0, 0) == 1.0
-
-
-def test_holm_steps_down_by_hand():
-    # sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> kept monotone: 0.06
-    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    # 0.5*2 = 1.0 caps the larger one too: adjusted p-values never fall as raw ones rise
-    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
-    assert holm([0.001, 0.9]) == pytest.approx([0.002, 0.9])
-
-
-# --- over logs --------------------------------------------------------------------------
+from tests.conftest import write_lines
+from tests.damage.events import PAYLOADS, event
+from tests.intervals import clustered_by_hand, wilson_by_hand
+from tests.test_stats import hypergeometric_fisher
+from workbench import catalog
+from workbench.comparison import compare_models, plan, sample_size, scorecard
+from workbench.errors import WorkbenchError
+from workbench.stats import Paired, mcnemar_exact, newcombe_paired
 
 
 def decision(agent: str, tick: int, model: str, valid: bool) -> str:
@@ -69,7 +25,7 @@ def decision(agent: str, tick: int, model: str, valid: bool) -> str:
 
 
 def arena_log(path, outcomes: dict[str, list[bool]]):
-    """One episode: each model's agent decides once per tick, valid or not as given."""
+    """One episode (the file's name): each model's agent decides once per tick, valid or not as given."""
     lines = [decision(f"agent_{model}", tick, model, valid)
              for model, results in outcomes.items() for tick, valid in enumerate(results)]
     return write_lines(path, lines)
@@ -87,13 +43,17 @@ def bot_trace(path, model: str, attempts: list[int]):
     return write_lines(path, [json.dumps(line) for line in lines])
 
 
+def outcomes(valid: int, n: int) -> list[bool]:
+    return [True] * valid + [False] * (n - valid)
+
+
 @pytest.fixture
 def database(tmp_path):
     opened = []
 
-    def build(*paths):
+    def build(*paths, **ingest):
         db = tmp_path / f"w{len(opened)}.duckdb"
-        assert not workbench.ingest(list(paths), db=db).failed
+        assert not workbench.ingest(list(paths), db=db, **ingest).failed
         con = catalog.connect(db, read_only=True)
         opened.append(con)
         return con
@@ -103,84 +63,315 @@ def database(tmp_path):
         con.close()
 
 
-def test_the_scorecard_counts_intervals_retries_and_rules(tmp_path, database):
+# --- the scorecard ---------------------------------------------------------------------------
+
+
+def test_the_scorecard_counts_intervals_games_retries_and_rules(tmp_path, database):
     con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True, True, True, False], "m-b": [True]}),
                    bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-c", [1, 3, 2]))
     card = {(row["format"], row["model"]): row for row in scorecard(con).iter_rows(named=True)}
     assert set(card) == {("arena", "m-a"), ("arena", "m-b"), ("ec4x", "m-c")}
     a = card["arena", "m-a"]
-    assert (a["decisions"], a["valid"], a["validity"], a["model_from"]) == (4, 3, 0.75, "model")
+    assert (a["decisions"], a["valid"], a["validity"], a["model_from"], a["games"]) == (4, 3, 0.75, "model", 1)
+    # one game: nothing to cluster, Wilson's interval
     assert (a["ci_low"], a["ci_high"]) == pytest.approx(wilson_by_hand(3, 4))
+    assert (a["design_effect"], a["ci_method"]) == (1.0, "wilson")
     assert (a["top_rule"], a["top_rule_count"], a["retries"]) == ("unknown_tool", 1, None)
     b = card["arena", "m-b"]  # one decision: the interval spans most of [0, 1]
-    assert (b["decisions"], b["valid"]) == (1, 1) and b["ci_low"] == pytest.approx(1 / (1 + Z * Z))
+    assert (b["decisions"], b["valid"]) == (1, 1) and b["ci_low"] == pytest.approx(1 / (1 + 1.959963984540054 ** 2))
     c = card["ec4x", "m-c"]
     assert (c["decisions"], c["valid"], c["retries"], c["top_rule"], c["top_rule_count"]) == (3, 3, 3, None, 0)
     by_model = scorecard(con, by="model")
     assert by_model.columns[:2] == ["model", "model_from"] and by_model.height == 3
     with pytest.raises(WorkbenchError, match="cannot group a scorecard by tool"):
         scorecard(con, by=("format", "tool"))
+    with pytest.raises(WorkbenchError, match="cannot cluster by 'tick'"):
+        scorecard(con, cluster="tick")
 
 
-def test_costs_come_from_the_prices_given(tmp_path, database):
-    trace = bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-c", [1, 1])
-    con = database(trace)
-    # EC4X traces record no tokens: no cost can be said, whatever the price
-    assert scorecard(con, prices={"m-c": 1.0})["cost_per_decision"].to_list() == [None]
-    prices = tmp_path / "prices.csv"
-    prices.write_text("model,usd_per_mtok\nm-c,2.5\n")
-    assert comparison.read_prices(prices) == {"m-c": 2.5}
-    (tmp_path / "bad.json").write_text("{not json")
-    with pytest.raises(WorkbenchError, match="cannot read prices"):
-        comparison.read_prices(tmp_path / "bad.json")
-    with pytest.raises(WorkbenchError, match="to a number"):
-        comparison.read_prices({"m": "cheap"})
+def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, database):
+    # 16 episodes of one model: 8 all valid (30 of 30), 8 with 21 of 30.
+    paths = [arena_log(tmp_path / f"ep{i:02d}.decisions.jsonl", {"m": outcomes(30 if i < 8 else 21, 30)})
+             for i in range(16)]
+    con = database(*paths)
+    [row] = scorecard(con).iter_rows(named=True)
+    effect, (low, high) = clustered_by_hand([30] * 8 + [21] * 8, [30] * 16)
+    assert (row["decisions"], row["valid"], row["games"], row["ci_method"]) == (480, 408, 16, "wilson-clustered")
+    assert row["design_effect"] == pytest.approx(effect)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
+    # the same decisions counted as independent ones: Wilson, over twice as narrow
+    [plain] = scorecard(con, cluster=None).iter_rows(named=True)
+    assert (plain["ci_low"], plain["ci_high"]) == pytest.approx(wilson_by_hand(408, 480))
+    assert (plain["games"], plain["ci_method"]) == (1, "wilson")
+    assert (high - low) > 2.2 * (plain["ci_high"] - plain["ci_low"])
+    # by file: here one file per episode, so the same as by game
+    [by_file] = scorecard(con, cluster="file").iter_rows(named=True)
+    assert (by_file["ci_low"], by_file["ci_high"]) == pytest.approx((low, high))
+    # grouped by game, each row is one game: Wilson
+    per_game = scorecard(con, by=("model", "game_id"))
+    assert per_game.height == 16 and set(per_game["ci_method"]) == {"wilson"}
+
+
+def test_the_top_rule_is_the_one_broken_most(tmp_path, database):
+    # m-a breaks unknown_tool twice and, on another line, no rule of the other kind; m-b's
+    # decisions break unknown_tool once and a required parameter twice.
+    lines = [decision("a1", 0, "m-a", False), decision("a1", 1, "m-a", False), decision("a1", 2, "m-a", True),
+             decision("b1", 0, "m-b", False),
+             json.dumps({"agent_id": "b1", "tick": 1, "tool": "move_to", "params": {}, "model": "m-b"}),
+             json.dumps({"agent_id": "b1", "tick": 2, "tool": "move_to", "params": {}, "model": "m-b"})]
+    con = database(write_lines(tmp_path / "ep1.decisions.jsonl", lines))
+    rules = {row["model"]: (row["top_rule"], row["top_rule_count"]) for row in scorecard(con).iter_rows(named=True)}
+    assert rules["m-a"] == ("unknown_tool", 2)
+    counted = dict(con.execute("""
+        SELECT v.rule, count(*) FROM violations v JOIN decisions d USING (source_id, locator)
+        WHERE d.model = 'm-b' AND v.severity = 'error' GROUP BY ALL""").fetchall())
+    assert counted["unknown_tool"] == 1 and rules["m-b"][1] == max(counted.values()) >= 2
+    assert rules["m-b"][0] == max(counted, key=lambda rule: (counted[rule], -ord(rule[0])))
+
+
+# --- comparisons -------------------------------------------------------------------------------
+
+
+def test_small_samples_take_fishers_test_and_claim_nothing(tmp_path, database):
+    # 2/2 valid against 0/2: the score test said p = 0.0455; Fisher's exact test says 1/3.
+    con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": [True, True]}),
+                   arena_log(tmp_path / "b.decisions.jsonl", {"m-b": [False, False]}))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert row["p_value"] == pytest.approx(1 / 3) and row["method"].startswith("unpaired: Fisher exact")
+    assert not row["significant"] and row["verdict"].startswith("no evidence of a difference")
+    (tmp_path / "3").mkdir()
+    con = database(arena_log(tmp_path / "3" / "a.decisions.jsonl", {"m-a": [True] * 3}),
+                   arena_log(tmp_path / "3" / "b.decisions.jsonl", {"m-b": [False] * 3}))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert row["p_value"] == pytest.approx(hypergeometric_fisher(3, 3, 0, 3)) == pytest.approx(0.1)
+    assert not row["significant"]
+
+
+def test_a_negative_difference_names_the_better_model_with_a_positive_lead(tmp_path, database):
+    con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": outcomes(10, 40)}),
+                   arena_log(tmp_path / "b.decisions.jsonl", {"m-b": outcomes(36, 40)}))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    # a - b: all three negative, the interval around the difference
+    assert row["difference"] == pytest.approx(-0.65)
+    assert row["ci_low"] < row["difference"] < row["ci_high"] < 0
+    assert row["significant"]
+    lead = f"{-row['difference'] * 100:+.1f}"
+    assert row["verdict"].startswith(f"m-b is more often valid than m-a: {lead} points "
+                                     f"(95% CI {-row['ci_high'] * 100:+.1f} to {-row['ci_low'] * 100:+.1f}")
+    assert lead == "+65.0" and "-" not in row["verdict"].split("points")[0].split(":")[1]
+    # the same comparison the other way round is its mirror
+    [mirror] = compare_models(con, "m-b", "m-a").iter_rows(named=True)
+    assert (mirror["difference"], mirror["ci_low"], mirror["ci_high"]) == pytest.approx(
+        (-row["difference"], -row["ci_high"], -row["ci_low"]))
+    assert mirror["verdict"] == row["verdict"]
+
+
+def test_pairs_are_matched_by_episode_and_tick(tmp_path, database):
+    # Two episodes with the same ticks 0-9. In ep1 only m-a errs (ticks 0-4), in ep2 only m-b
+    # (ticks 5-9). Matched by tick alone, every tick would pair an error with a valid decision
+    # from the other episode; matched by episode and tick, each error is against a valid one.
+    ep1 = {"m-a": [tick >= 5 for tick in range(10)], "m-b": [True] * 10}
+    ep2 = {"m-a": [True] * 10, "m-b": [tick < 5 for tick in range(10)]}
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", ep1), arena_log(tmp_path / "ep2.decisions.jsonl", ep2))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert (row["shared_turns"], row["shared_games"]) == (20, 2)
+    assert (row["validity_a_shared"], row["validity_b_shared"]) == (0.75, 0.75)
+    assert row["difference"] == 0 and row["method"].startswith("paired on 20 shared turns in 2 games")
+    # per game: ep1 has 5 turns valid for b only, ep2 5 for a only; by hand the design effect
+    pairs = Paired(*(pl.Series(x).to_numpy() for x in ([5, 5], [0, 5], [5, 0], [0, 0])))
+    assert row["p_value"] == pytest.approx(mcnemar_exact(round(5 * pairs.shrink), round(5 * pairs.shrink)))
+    assert "on 20 shared turns in 2 games" in row["verdict"]
 
 
 def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, database):
-    a = [True] * 10
-    b = [True] * 3 + [False] * 7
+    a, b = [True] * 10, [True] * 3 + [False] * 7
     paired = compare_models(database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": a, "m-b": b})), "m-a", "m-b")
     [row] = paired.iter_rows(named=True)
-    assert row["pairs"] == 10 and row["method"].startswith("paired: McNemar exact")
+    assert row["shared_turns"] == 10 and row["method"].startswith("paired on 10 shared turns in 1 game: McNemar")
     assert row["difference"] == pytest.approx(0.7) and row["p_value"] == pytest.approx(2 / 2 ** 7)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(newcombe_paired(3, 7, 0, 0)[1:])
+    assert (row["validity_a_shared"], row["validity_b_shared"]) == (1.0, 0.3)
     assert row["ci_low"] > 0 and "m-a is more often valid than m-b: +70.0 points" in row["verdict"]
     (tmp_path / "nine").mkdir()
     unpaired = compare_models(database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl",
                                                  {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b")
     [row] = unpaired.iter_rows(named=True)
-    assert row["pairs"] == 9 and row["method"].startswith("unpaired: Newcombe")
-    assert (row["difference"], row["ci_low"], row["ci_high"]) == pytest.approx(newcombe(9, 9, 3, 9))
-    assert row["p_value"] == pytest.approx(two_proportion_p(9, 9, 3, 9))
+    assert row["shared_turns"] == 9 and row["method"].startswith("unpaired")
+    assert row["validity_a_shared"] is None
+    assert row["p_value"] == pytest.approx(hypergeometric_fisher(9, 9, 3, 9))
+    assert "m-a 9 decisions in 1 game, m-b 9 in 1 game" in row["verdict"]
 
 
-def test_small_samples_say_no_evidence_and_every_pair_is_holm_corrected(tmp_path, database):
-    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True, True], "m-b": [True, False],
-                                                                "m-c": [False, False, False]}))
+def test_holm_decides_what_is_significant_among_three_pairs(tmp_path, database):
+    # 80/100, 67/100 and 66/100, each in its own episode (unpaired, one game each). Raw
+    # p-values by the score test: a-b 0.037, a-c 0.026, b-c 0.88; Holm: 0.077, 0.077, 0.88.
+    con = database(*(arena_log(tmp_path / f"{m}.decisions.jsonl", {m: outcomes(k, 100)})
+                     for m, k in (("m-a", 80), ("m-b", 67), ("m-c", 66))))
     every = compare_models(con)
     assert every.select("a", "b").rows() == [("m-a", "m-b"), ("m-a", "m-c"), ("m-b", "m-c")]
-    assert every["p_holm"].to_list() == pytest.approx(holm(every["p_value"].to_list()))
-    assert every["verdict"][0] == "no evidence of a difference at n=2 vs 2"
-    with pytest.raises(WorkbenchError, match="no decisions by 'm-z'; known: m-a, m-b, m-c"):
+
+    def score_p(x, y):
+        pooled = (x + y) / 200
+        return math.erfc(abs(x - y) / 100 / math.sqrt(pooled * (1 - pooled) * 2 / 100) / math.sqrt(2))
+
+    raw = [score_p(80, 67), score_p(80, 66), score_p(67, 66)]
+    assert every["p_value"].to_list() == pytest.approx(raw)
+    assert raw[0] < 0.05 and raw[1] < 0.05 and every["ci_low"][0] > 0 and every["ci_low"][1] > 0
+    assert every["p_holm"].to_list() == pytest.approx([3 * raw[1], 3 * raw[1], raw[2]])
+    assert every["significant"].to_list() == [False, False, False]
+    assert all(verdict.startswith("no evidence") for verdict in every["verdict"])
+    # one pair alone is one comparison: its own p decides
+    [alone] = compare_models(con, "m-a", "m-c").iter_rows(named=True)
+    assert alone["p_holm"] == pytest.approx(raw[1]) and alone["significant"]
+
+
+def test_many_models_are_compared_with_the_best_unless_every_pair_is_asked_for(tmp_path, database):
+    # 32 models in one episode: m-00 all valid; the others lower. The best is the highest lower bound.
+    models = {f"m-{i:02d}": outcomes(30 - i // 4, 30) for i in range(32)}
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", models))
+    against = compare_models(con)
+    assert against.height == 31 and set(against["a"]) == {"m-00"} and set(against["compared"]) == {
+        "each against the best"}
+    assert against["p_holm"].to_list() == pytest.approx(
+        __import__("workbench").stats.holm(against["p_value"].to_list()))
+    every = compare_models(con, all_pairs=True)
+    assert every.height == 32 * 31 // 2 and set(every["compared"]) == {"every pair"}
+
+
+def test_a_model_named_with_markdown_characters_is_escaped_in_the_report(tmp_path, database):
+    from workbench.report import write_report
+
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"gpt|4*o_[x]": [True] * 12, "m-b": [False] * 12}))
+    path = write_report(con, tmp_path / "r.md", db_label="w")
+    text = path.read_text()
+    assert "gpt\\|4\\*o\\_\\[x\\]" in text and "gpt|4" not in text
+    # every table row of the comparisons keeps its column count
+    rows = [line for line in text.splitlines() if line.startswith("| comparisons") or "m-b" in line]
+    assert rows
+
+
+def test_errors_for_unknown_models_and_formats(tmp_path, database):
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True, True], "m-b": [True, False]}))
+    with pytest.raises(WorkbenchError, match="no decisions by 'm-z'; known: m-a, m-b"):
         compare_models(con, "m-a", "m-z")
     with pytest.raises(WorkbenchError, match="name two models"):
         compare_models(con, "m-a")
+    with pytest.raises(WorkbenchError, match="no decisions in format 'gm'"):
+        compare_models(con, format="gm")
 
 
-def test_the_command_line_prints_the_scorecard_and_the_verdicts(tmp_path, capsys):
-    from workbench.cli import main
+# --- aliases -------------------------------------------------------------------------------------
 
-    db = tmp_path / "w.duckdb"
-    assert not workbench.ingest([arena_log(tmp_path / "ep1.decisions.jsonl",
-                                           {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})], db=db).failed
-    assert main(["scorecard", "--db", str(db)]) == 0
-    low, high = wilson_by_hand(3, 10)
-    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=10), most broken: unknown_tool" in \
-        capsys.readouterr().out
-    assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
-    assert capsys.readouterr().out.splitlines()[0].startswith("model,model_from,decisions,valid,validity")
-    assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points") and "McNemar" in out
-    assert main(["compare", "--db", str(db), "m-a"]) == 2
-    assert "compare takes two models or none" in capsys.readouterr().err
+
+def test_aliases_make_two_names_one_model_and_keep_the_raw_names(tmp_path, database):
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"claude-3-5-haiku": [True] * 4}),
+                   arena_log(tmp_path / "ep2.decisions.jsonl", {"claude-3-5-haiku-20241022": [True, False],
+                                                                "gpt-4o-mini": [False] * 6}))
+    aliases = {"claude-3-5-haiku-20241022": "claude-3-5-haiku"}
+    card = scorecard(con, aliases=aliases)
+    assert card["model"].to_list() == ["claude-3-5-haiku", "gpt-4o-mini"]
+    assert card.row(0, named=True)["decisions"] == 6 and card.row(0, named=True)["games"] == 2
+    assert sorted(r[0] for r in con.execute("SELECT DISTINCT model FROM decisions").fetchall()) == [
+        "claude-3-5-haiku", "claude-3-5-haiku-20241022", "gpt-4o-mini"]
+    # a file: JSON or CSV; the alias is the model's name in comparisons too
+    (tmp_path / "aliases.csv").write_text("name,model\nclaude-3-5-haiku-20241022,claude-3-5-haiku\n")
+    (tmp_path / "aliases.json").write_text(json.dumps(aliases))
+    for given in (tmp_path / "aliases.csv", tmp_path / "aliases.json"):
+        assert scorecard(con, aliases=given).equals(card)
+        [row] = compare_models(con, "claude-3-5-haiku-20241022", "gpt-4o-mini", aliases=given).iter_rows(named=True)
+        assert (row["a"], row["n_a"]) == ("claude-3-5-haiku", 6)
+    (tmp_path / "twice.json").write_text('{"x": "a", "x": "b"}')
+    with pytest.raises(WorkbenchError, match="'x' is given two models, 'a' and 'b'"):
+        scorecard(con, aliases=tmp_path / "twice.json")
+    with pytest.raises(WorkbenchError, match="non-empty text"):
+        scorecard(con, aliases={"x": 3})
+
+
+# --- costs ---------------------------------------------------------------------------------------
+
+
+def damage_game(path, model: str, calls: list[tuple[int, int, bool]]):
+    """A Damage game in which P1 (played by `model`) makes one betting call and one action
+    per turn: (prompt tokens, completion tokens, valid action)."""
+    lines = [event("game_started")]
+    for turn, (prompt, completion, valid) in enumerate(calls, 1):
+        lines.append(event("provider_call", {**PAYLOADS["provider_call"], "turn": turn, "requested_model": model,
+                                             "resolved_model": model,
+                                             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                                       "total_tokens": prompt + completion}}))
+        action = {**PAYLOADS["action_submitted"]["action"]}
+        if not valid:  # a raise without its attack plan breaks the specification
+            action = {key: value for key, value in action.items() if key != "attack_plan"}
+        lines.append(event("action_submitted", {"turn": turn, "player_id": "P1", "action": action}))
+    return write_lines(path, lines)
+
+
+def test_costs_per_decision_and_per_valid_one_from_input_and_output_prices(tmp_path, database):
+    con = database(damage_game(tmp_path / "g.events.jsonl", "gpt-4o-mini",
+                               [(1000, 200, True), (3000, 400, True), (2000, 0, False)]))
+    [row] = scorecard(con).iter_rows(named=True)
+    assert (row["decisions"], row["valid"]) == (3, 2)
+    # genai-prices' gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output
+    dollars = (6000 * 0.15 + 600 * 0.60) / 1e6
+    assert row["cost_per_decision"] == pytest.approx(dollars / 3)
+    assert row["cost_per_valid"] == pytest.approx(dollars / 2)
+    assert row["price_source"] == "genai-prices: openai gpt-4o-mini"
+    # a price file overrides: input, output (cached input at the input rate)
+    (tmp_path / "prices.json").write_text(json.dumps({"gpt-4o-mini": {"input": 1.0, "output": 10.0}}))
+    [priced] = scorecard(con, prices=tmp_path / "prices.json").iter_rows(named=True)
+    assert priced["cost_per_valid"] == pytest.approx((6000 * 1.0 + 600 * 10.0) / 1e6 / 2)
+    # one rate for every token
+    (tmp_path / "prices.csv").write_text("model,usd_per_mtok\ngpt-4o-mini,2\n")
+    [blended] = scorecard(con, prices=tmp_path / "prices.csv").iter_rows(named=True)
+    assert blended["cost_per_decision"] == pytest.approx(6600 * 2 / 1e6 / 3)
+
+
+def test_a_model_no_table_knows_and_a_log_without_tokens_have_no_cost(tmp_path, database):
+    con = database(damage_game(tmp_path / "g.events.jsonl", "llama-3.1-70b", [(100, 10, True)]),
+                   bot_trace(tmp_path / "bot_trace_g1.jsonl", "gpt-4o-mini", [1, 1]))
+    card = {row["model"]: row for row in scorecard(con).iter_rows(named=True)}
+    assert card["llama-3.1-70b"]["cost_per_decision"] is None and card["llama-3.1-70b"]["price_source"] is None
+    # EC4X traces record no tokens: nothing to price, whatever the price
+    assert card["gpt-4o-mini"]["cost_per_decision"] is None
+    [row] = scorecard(con, prices={"llama-3.1-70b": 5}).filter(pl.col("model") == "llama-3.1-70b").iter_rows(
+        named=True)
+    assert row["cost_per_decision"] == pytest.approx(110 * 5 / 1e6)
+
+
+@pytest.mark.parametrize("bad", ["NaN", "-1", "1e400", '"cheap"', "true", "null"])
+def test_a_price_must_be_finite_and_not_negative(tmp_path, database, bad):
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m": [True]}))
+    (tmp_path / "p.json").write_text(f'{{"m": {bad}}}')
+    with pytest.raises(WorkbenchError, match="the price of 'm' must be a finite number of US dollars per million"):
+        scorecard(con, prices=tmp_path / "p.json")
+    with pytest.raises(WorkbenchError, match="needs input and output rates"):
+        scorecard(con, prices={"m": {"input": 1}})
+
+
+# --- planning ------------------------------------------------------------------------------------
+
+
+def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, database):
+    # Two models, 4 episodes each of 20 decisions: m-a 20, 20, 10, 10; m-b 15 in each.
+    paths = [arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 20), "m-b": outcomes(15, 20)})
+             for i, k in enumerate((20, 20, 10, 10))]
+    con = database(*paths)
+    planned = plan(con)
+    assert (planned.games, planned.models, planned.decisions_per_game) == (8, 2, 20)
+    assert planned.validity == pytest.approx(120 / 160)
+    # ANOVA ICC by hand, games nested in models: m-a's games at 1, 1, .5, .5 around .75;
+    # m-b's all at .75. MSB = 20 * 4 * .0625 / (8 - 2); MSW = (2 * 20 * .5 * .5 + 4 * 20 * .75 * .25)
+    # / (160 - 8); size (160 - (4 * 400 / 80 + 4 * 400 / 80)) / 6 = 20.
+    between, within = 20 * 4 * 0.0625 / 6, (2 * 20 * 0.25 + 4 * 20 * 0.1875) / 152
+    assert planned.icc == pytest.approx((between - within) / (between + 19 * within))
+    from workbench.stats import games_needed
+
+    assert sample_size(con, difference=0.1) == games_needed(0.1, 0.75, 20, planned.icc)
+    assert sample_size(con, difference=0.1, icc=0) == games_needed(0.1, 0.75, 20, 0)
+    assert sample_size(0.1, 0.9, 20, 0.0) == 10
+    with pytest.raises(WorkbenchError, match="difference must be between 0 and 1"):
+        sample_size(con, difference=float("nan"))
+    with pytest.raises(WorkbenchError, match="sample_size needs validity, decisions_per_game, icc"):
+        sample_size(0.1)
+    with pytest.raises(WorkbenchError, match="does not fit around a validity of 0.5"):
+        sample_size(0.8, 0.5, 10, 0)

@@ -1,9 +1,8 @@
-"""The cross-format decision-quality figure and its headline."""
+"""The cross-format decision-quality figure."""
 
 import json
 import random
 
-import polars as pl
 import pytest
 
 import workbench
@@ -11,7 +10,6 @@ from tests.figures import assert_rendered, check_decisions, panel, spec_of
 from workbench.cli import main
 from workbench.errors import WorkbenchError
 from workbench.plots import decision_quality, save
-from workbench.plots.decisions import decision_headline
 from workbench.synth import gm
 
 HOSTILE = "</script><script>alert(1)</script>"
@@ -57,7 +55,7 @@ def check_damage_rows(spec: dict) -> None:
     [damage] = [r for r in bars.rows if r["format"] == "damage"]
     assert (damage["decisions"], damage["valid"], damage["valid_rate"], damage["label"]) == (4, 3, 0.75, "3 of 4")
     [bars, _, _] = panel(spec, "Validity per model or agent (with 95% intervals)")
-    assert sorted((r["who"], r["decisions"], r["valid"], r["valid_rate"]) for r in bars.rows
+    assert sorted((r["model"], r["decisions"], r["valid"], r["validity"]) for r in bars.rows
                   if r["format"] == "damage") == sorted([
         ("gpt-4o", 2, 2, 1.0), (shown_hostile, 1, 0, 0.0), ("p3", 1, 1, 1.0)])  # no model: the agent
     [rules] = panel(spec, "Most frequent violation rules")
@@ -149,31 +147,6 @@ def test_without_latency_the_panel_says_so(tmp_path):
     workbench.ingest([path], db=tmp_path / "x.duckdb")
     con = workbench.connect(tmp_path / "x.duckdb", read_only=True)
     assert "No latency recorded" in json.dumps(decision_quality(con).to_dict())
-
-
-def test_headline_per_format(db):
-    con = workbench.connect(db, read_only=True)
-    headline = decision_headline(con)
-    assert headline.columns == ["format", "decisions", "valid", "valid_rate", "models", "best_model", "best_rate",
-                                "worst_model", "worst_rate"]
-    damage = headline.row(by_predicate=pl.col("format") == "damage", named=True)
-    assert (damage["decisions"], damage["valid"], damage["models"]) == (4, 3, 3)
-    assert damage["valid_rate"] == pytest.approx(0.75)
-    # No Damage model has 5 decisions, so all of them compete; ties go to the busier one.
-    assert (damage["best_model"], damage["worst_model"]) == ("gpt-4o", HOSTILE)
-    gm_row = headline.row(by_predicate=pl.col("format") == "gm", named=True)
-    expected = con.execute("SELECT count(*), count(*) FILTER (WHERE valid) FROM decisions WHERE format = 'gm'"
-                           ).fetchone()
-    assert (gm_row["decisions"], gm_row["valid"]) == expected
-    assert gm_row["best_rate"] >= gm_row["valid_rate"] >= gm_row["worst_rate"]
-
-
-def test_headline_agrees_with_the_decisions_table(db):
-    con = workbench.connect(db, read_only=True)
-    for row in decision_headline(con).iter_rows(named=True):
-        n, valid = con.execute("SELECT count(*), count(*) FILTER (WHERE valid) FROM decisions WHERE format = ?",
-                               [row["format"]]).fetchone()
-        assert (row["decisions"], row["valid"]) == (n, valid)
 
 
 def test_cli_plot_decisions(db, tmp_path, capsys):

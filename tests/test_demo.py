@@ -36,7 +36,8 @@ def test_demo_end_to_end(tmp_path, capsys):
         check_decisions(spec_of(figures / "decisions.html"), con)
         formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
         decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
-        decided_counts = con.execute("SELECT format, count(*) FILTER (WHERE valid), count(*) FROM decisions "
+        decided_counts = con.execute("SELECT format, count(*) FILTER (WHERE valid), count(*), "
+                                     "count(DISTINCT coalesce(game_id, 'file ' || source_id)) FROM decisions "
                                      "GROUP BY format").fetchall()
     finally:
         con.close()
@@ -44,13 +45,13 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert decided == {"damage", "ec4x", "arena", "gm"}
     for name in formats:  # a summary line per format, and the headline per decision format
         assert f"\n{name} " in out
-    assert "scorecard (valid decisions, 95% interval, n" in out
+    assert "scorecard (valid decisions, 95% interval clustered by game, n" in out
     assert f"database: {data / 'workbench.duckdb'}" in out and "workbench lab" in out
     # each format's headline carries its n and an interval around its rate
-    for fmt, valid, n in decided_counts:
+    for fmt, valid, n, games in decided_counts:
         [line] = [line for line in out.splitlines() if line.startswith(f"  {fmt} ")]
-        rate, low, high = re.match(r"\s+\w+\s+([\d.]+)% \((\d+)%-(\d+)%, n=(\d+)\)", line).groups()[:3]
-        assert f"n={n})" in line.split(";")[0] and float(rate) == round(100 * valid / n, 1)
+        rate, low, high = re.match(r"\s+\w+\s+([\d.]+)% \((\d+)%-(\d+)%, n=(\d+) in \d+ games?\)", line).groups()[:3]
+        assert f"n={n} in {games} game" in line.split(";")[0] and float(rate) == round(100 * valid / n, 1)
         assert int(low) <= float(rate) <= int(high)
     # A second run adds nothing and says so.
     assert main(["demo", "--data", str(data)]) == 0

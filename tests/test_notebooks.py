@@ -206,8 +206,8 @@ def test_violations_for_rule_reach_the_raw_records(con):
 
 
 def test_validity_tables_add_up(con):
-    by_format = analysis.validity_by_format(con)
-    by_agent = analysis.validity_by_agent(con)
+    by_format = analysis.scorecard(con, by="format")
+    by_agent = analysis.scorecard(con, by=("format", "agent_id"))
     assert by_format["decisions"].sum() == by_agent["decisions"].sum() == con.execute(
         "SELECT count(*) FROM decisions").fetchall()[0][0]
 
@@ -239,5 +239,9 @@ def test_the_scorecard_leads_notebook_03_and_the_picker_gives_a_verdict(executed
     headings = [cell.source.splitlines()[0] for cell in nb.cells if cell.cell_type == "markdown"]
     assert headings[1].startswith("## Scorecard")
     printed = "".join(out.get("text", "") for out in section_outputs(nb, "## Scorecard"))
-    assert "no evidence of a difference at n=" in printed or "is more often valid than" in printed
-    assert "[paired: McNemar" in printed or "[unpaired: Newcombe" in printed
+    assert "no evidence of a difference (" in printed or "is more often valid than" in printed
+    assert "[paired on " in printed or "[unpaired: " in printed
+    # every pair at once says what it compared
+    assert "every pair of 4 models: 6 comparisons" in printed and "p-values Holm-corrected over all" in printed
+    planned = "".join(out.get("text", "") for out in section_outputs(nb, "## How many games do I need?"))
+    assert planned.startswith("about ") and "games per model to detect 5 points at 80% power" in planned

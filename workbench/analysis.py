@@ -1,6 +1,6 @@
 """Questions the notebooks ask across formats, as short functions over a workbench
-database: validity by format and agent, violations and the records behind them, and
-the database a notebook works on.
+database: violations and the records behind them, model comparisons (from
+`comparison`), and the database a notebook works on.
 
 Each takes a DuckDB connection and returns a polars frame; the notebooks only wire
 these to widgets and charts. Nothing here draws (that is `workbench.plots`) or keeps a
@@ -50,22 +50,6 @@ read_only = catalog.reading
 
 
 # --- decision quality --------------------------------------------------------------
-
-
-def validity_by_format(con) -> pl.DataFrame:
-    return query_frame(con, """
-        SELECT format, count(*) AS decisions, count(*) FILTER (WHERE valid) AS valid, avg(valid::INT) AS valid_rate
-        FROM decisions GROUP BY format ORDER BY format
-    """)
-
-
-def validity_by_agent(con) -> pl.DataFrame:
-    """Per format and model (or agent, where a log names no model)."""
-    return query_frame(con, """
-        SELECT format, coalesce(model, agent_id, '(unknown)') AS model_or_agent, count(*) AS decisions,
-               count(*) FILTER (WHERE valid) AS valid, avg(valid::INT) AS valid_rate
-        FROM decisions GROUP BY ALL ORDER BY format, valid_rate, decisions DESC
-    """)
 
 
 def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), examples: int = 0) -> pl.DataFrame:
@@ -177,25 +161,39 @@ def _stored_records(con) -> str:
 # --- comparing models -------------------------------------------------------------------
 
 
-def scorecard(con, by=("format", "model"), prices=None) -> pl.DataFrame:
-    """Per format and model: validity with its Wilson 95% interval and n, latency,
-    tokens, retries, the rule broken most, and costs with `prices` (`comparison.scorecard`)."""
+def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game") -> pl.DataFrame:
+    """Per format and model: validity with its 95% interval clustered by game, n and
+    games, latency, tokens, retries, the rule broken most, and costs
+    (`comparison.scorecard`)."""
     from workbench.comparison import scorecard as card
 
-    return card(con, by=by, prices=prices)
+    return card(con, by=by, prices=prices, aliases=aliases, cluster=cluster)
 
 
-def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None) -> pl.DataFrame:
-    """Model a against b (or every pair, Holm-corrected), per format, with intervals and a
-    verdict in plain words (`comparison.compare_models`)."""
+def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None, aliases=None,
+                   all_pairs: bool = False, cluster: str | None = "game") -> pl.DataFrame:
+    """Model a against b (or every pair, or each against the best beyond 30 models),
+    per format, with clustered intervals, exact tests, Holm's correction and a verdict
+    in plain words (`comparison.compare_models`)."""
     from workbench.comparison import compare_models as compare
 
-    return compare(con, a, b, format)
+    return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster)
 
 
-def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0) -> pl.DataFrame:
+def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = 0.8,
+                level: float = 0.95, **estimate) -> int:
+    """Games per model to detect a difference in validity: `sample_size(difference,
+    validity, decisions_per_game, icc)`, or `sample_size(con, difference=...)` with the
+    rest estimated from the database (`comparison.sample_size`)."""
+    from workbench.comparison import sample_size as games
+
+    return games(con_or_difference, validity, decisions_per_game, icc, power, level, **estimate)
+
+
+def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None) -> pl.DataFrame:
     """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
-    bootstrap 95% intervals over games (`damage.ratings.ratings`)."""
+    95% intervals over games and the ratings' own uncertainty; none below 3 rated games
+    (`damage.ratings.ratings`)."""
     from workbench.damage.ratings import ratings as rate
 
-    return rate(con, by=by, bootstrap=bootstrap, seed=seed)
+    return rate(con, by=by, bootstrap=bootstrap, seed=seed, aliases=aliases)

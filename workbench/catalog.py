@@ -72,9 +72,13 @@ DECISIONS = Table("decisions", (
     Column("action", "VARCHAR"),
     Column("valid", "BOOLEAN", required=True),
     Column("latency_ms", "DOUBLE"),
-    Column("tokens", "BIGINT"),
+    Column("tokens", "BIGINT", "all tokens of the call behind the decision"),
     Column("locator", "VARCHAR"),
-), doc="One row per agent decision in every format, so decision quality compares across games.")
+    Column("input_tokens", "BIGINT", "prompt tokens, where the log separates them (cached ones included)"),
+    Column("output_tokens", "BIGINT", "completion tokens, where the log separates them"),
+    Column("cached_tokens", "BIGINT", "input tokens read from the provider's cache, where the log records them"),
+), doc="One row per agent decision in every format, so decision quality compares across games.",
+    added=("input_tokens", "output_tokens", "cached_tokens"))
 
 # Which schema made a database's tables and views: opening one made by this very schema
 # runs none of its statements (replacing the views would write the catalog at every
@@ -110,7 +114,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
     """Run `ddl` (the statements that make every table and view), unless this database
     was made by it and still holds every column of every table and view it had then,
     and its views as they were. `made` is told, in the same transaction, which tables
-    and views were not there. A database holding a table or view named as one of
+    and views were not there, or lacked a column they now have. A database holding a table or view named as one of
     `bound` (the batches a load reads, `schema.BOUND_NAMES`) is refused."""
     fingerprint = hashlib.sha256(ddl.encode()).hexdigest()
     present, names, views = _catalog(con)
@@ -143,7 +147,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, ddl: str,
         if present:
             _refuse_foreign_tables(con, ddl)
         columns, _, views = _catalog(con)
-        made(con, {c.split(".")[0] for c in columns} - {c.split(".")[0] for c in present})
+        made(con, {c.split(".")[0] for c in columns - present})
         con.execute(f"DELETE FROM {SCHEMA.name}")
         con.execute(f"INSERT INTO {SCHEMA.name} (fingerprint, columns, views) VALUES (?, ?, ?)",
                     [fingerprint, sorted(columns), views])

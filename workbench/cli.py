@@ -85,26 +85,46 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     plot.add_argument("--game", help="game id (emotions, attacks, attack-study); default: the game with the most events")
     plot.add_argument("-o", "--output", required=True, help="output file; its suffix picks the format")
+    _add_aliases(plot)
     plot.set_defaults(run=_plot)
 
-    card = commands.add_parser("scorecard", help="validity per format and model with 95%% intervals and n")
+    card = commands.add_parser("scorecard", help="validity per format and model with 95%% intervals, n and games")
     card.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     card.add_argument("--by", default="format,model", help="group by these, comma-separated: format, model, "
                                                           "game_id, agent_id (default: format,model)")
-    card.add_argument("--prices", metavar="FILE", help="model prices (JSON or CSV) for cost per decision")
+    _add_cluster(card)
+    _add_prices(card)
+    _add_aliases(card)
     card.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     card.set_defaults(run=_scorecard)
 
     compare = commands.add_parser("compare", help="two models (or every pair) side by side, with a verdict")
-    compare.add_argument("models", nargs="*", metavar="MODEL", help="two models; none: every pair, Holm-corrected")
+    compare.add_argument("models", nargs="*", metavar="MODEL",
+                         help="two models; none: every pair (each against the best beyond 30 models), Holm-corrected")
     compare.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     compare.add_argument("--format", help="only this format")
+    compare.add_argument("--all-pairs", action="store_true", help="every pair even beyond 30 models in a format")
+    _add_cluster(compare)
+    _add_aliases(compare)
     compare.set_defaults(run=_compare)
+
+    plan = commands.add_parser("plan", help="how many games per model a comparison needs")
+    plan.add_argument("--difference", type=float, required=True,
+                      help="the difference in validity to detect: 0.05 for 5 points")
+    plan.add_argument("--validity", type=float, help="the validity of the better model (default: the database's)")
+    plan.add_argument("--per-game", type=float, metavar="M", help="decisions per game (default: the database's)")
+    plan.add_argument("--icc", type=float, help="correlation of validity within a game (default: the database's)")
+    plan.add_argument("--power", type=float, default=0.8, help="the chance of detecting it (default: 0.8)")
+    plan.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    plan.add_argument("--format", help="estimate from this format's decisions only")
+    _add_aliases(plan)
+    plan.set_defaults(run=_plan)
 
     report = commands.add_parser("report", help="the whole picture as one offline HTML (or Markdown) file to share")
     report.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     report.add_argument("-o", "--output", required=True, help="FILE.html (self-contained) or FILE.md (figures beside it)")
-    report.add_argument("--prices", metavar="FILE", help="model prices (JSON or CSV) for cost per decision")
+    _add_prices(report)
+    _add_aliases(report)
     report.set_defaults(run=_report)
 
     synth = commands.add_parser("synth", help="write a synthetic corpus of all formats with known faults")
@@ -124,6 +144,25 @@ def _parser() -> argparse.ArgumentParser:
     lab.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     lab.set_defaults(run=_lab)
     return parser
+
+
+def _add_prices(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--prices", metavar="FILE", help="model prices in USD per million tokens (JSON or CSV) over "
+                                                          "genai-prices' table, for costs")
+
+
+def _add_aliases(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--aliases", metavar="FILE", help="names that are one model: JSON {\"name\": \"model\"} "
+                                                           "or CSV name,model")
+
+
+def _add_cluster(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--cluster", choices=("game", "file", "none"), default="game",
+                         help="the unit decisions were sampled in, for intervals (default: game)")
+
+
+def _cluster(args) -> str | None:
+    return None if args.cluster == "none" else args.cluster
 
 
 def _demo(args) -> int:
@@ -210,7 +249,7 @@ def _plot(args) -> int:
 
     con = catalog.connect(args.db, read_only=True)
     try:
-        chart = plots.figure(args.kind, con, args.game)
+        chart = plots.figure(args.kind, con, args.game, aliases=args.aliases)
     finally:
         con.close()
     path = plots.save(chart, args.output)
@@ -224,33 +263,76 @@ def _scorecard(args) -> int:
 
     con = catalog.connect(args.db, read_only=True)
     try:
-        card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices)
+        card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices,
+                         aliases=args.aliases, cluster=_cluster(args))
     finally:
         con.close()
+    if card.is_empty():
+        raise WorkbenchError("no decisions in this database to score; ingest a damage, ec4x, arena or gm log first")
     if args.csv:
-        print(card.write_csv(), end="")
+        print(spreadsheet_safe(card).write_csv(), end="")
         return 0
     for row in card.iter_rows(named=True):
         who = " ".join(str(row[key]) for key in card.columns[:card.columns.index("decisions")] if key != "model_from")
-        print(f"{who}: {row['validity']:.1%} valid (95% CI {row['ci_low']:.1%}-{row['ci_high']:.1%}, "
-              f"n={row['decisions']})" + (f", most broken: {row['top_rule']}" if row["top_rule"] else ""))
+        games = f"{row['games']} game" + ("s" if row["games"] != 1 else "")
+        line = (f"{who}: {row['validity']:.1%} valid (95% CI {row['ci_low']:.1%}-{row['ci_high']:.1%}, "
+                f"n={row['decisions']} in {games}{', clustered' if row['ci_method'] != 'wilson' else ''})")
+        if row["top_rule"]:
+            line += f", most broken: {row['top_rule']}"
+        if row.get("cost_per_decision") is not None:
+            line += f", ${row['cost_per_decision']:.5f} per decision"
+            if row["cost_per_valid"] is not None:
+                line += f", ${row['cost_per_valid']:.5f} per valid one"
+        print(line)
     return 0
+
+
+def spreadsheet_safe(frame):
+    """Text cells a spreadsheet would run as a formula (starting =, +, -, @, tab or
+    carriage return, OWASP's CSV-injection list) get a leading apostrophe, so it shows them
+    as text."""
+    import polars as pl
+
+    risky = r"^[=+\-@\t\r]"
+    return frame.with_columns(
+        pl.when(pl.col(name).str.contains(risky)).then("'" + pl.col(name)).otherwise(pl.col(name)).alias(name)
+        for name, dtype in frame.schema.items() if dtype == pl.String)
 
 
 def _compare(args) -> int:
     from workbench import catalog
-    from workbench.comparison import compare_models
+    from workbench.comparison import compare_models, how_compared
 
     if len(args.models) not in (0, 2):
         raise WorkbenchError(f"compare takes two models or none, not {len(args.models)}")
     con = catalog.connect(args.db, read_only=True)
     try:
-        found = compare_models(con, *(args.models or (None, None)), format=args.format)
+        found = compare_models(con, *(args.models or (None, None)), format=args.format, aliases=args.aliases,
+                               all_pairs=args.all_pairs, cluster=_cluster(args))
     finally:
         con.close()
+    for line in how_compared(found):
+        print(line)
     for row in found.iter_rows(named=True):
         print(f"{row['format']}: {row['a']} vs {row['b']}: {row['verdict']} "
               f"[{row['method']}; p={row['p_value']:.3g}, Holm {row['p_holm']:.3g}]")
+    return 0
+
+
+def _plan(args) -> int:
+    from workbench import catalog
+    from workbench.comparison import plan_in_words
+
+    given = {"validity": args.validity, "decisions_per_game": args.per_game, "icc": args.icc}
+    if all(value is not None for value in given.values()) and args.db is None:
+        print(plan_in_words(None, args.difference, power=args.power, **given))
+        return 0
+    con = catalog.connect(args.db, read_only=True)
+    try:
+        print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
+                            db_label=str(args.db or catalog.default_db()), **given))
+    finally:
+        con.close()
     return 0
 
 
@@ -261,7 +343,8 @@ def _report(args) -> int:
     db = Path(args.db or catalog.default_db())
     con = catalog.connect(db, read_only=True)
     try:
-        path = write_report(con, args.output, db_label=db.name, prices=args.prices, log=sys.stderr)
+        path = write_report(con, args.output, db_label=db.name, prices=args.prices, aliases=args.aliases,
+                            log=sys.stderr)
     finally:
         con.close()
     size = path.stat().st_size

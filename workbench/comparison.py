@@ -1,122 +1,98 @@
-"""Comparing models honestly: every rate with its interval and its n.
+"""Comparing models honestly: every rate with its interval, its n and its games.
 
-`scorecard` gives, per format and model (or agent where a log names no model), the
-share of valid decisions with its Wilson 95% interval, latency and tokens, retries and
-the rule broken most. `compare_models` sets two models (or every pair) side by side:
-the difference in validity with Newcombe's interval, a paired test where both models
-decided the same turns, and Holm's correction when many pairs are compared at once.
+`scorecard` gives, per format and model (or agent where a log names no model), the share
+of valid decisions with its 95% interval clustered by game (`stats`), the number of
+games, latency and tokens, retries, the rule broken most and, with prices, costs.
+`compare_models` sets two models (or many) side by side: the difference in validity with
+its interval, paired where both decided the same turns of the same games, a test that
+holds at small counts, Holm's correction over every comparison made, and a verdict that
+claims a difference only where the p-value and the interval both show one. `plan` says
+how many games a question needs.
 
-The counts are aggregated in DuckDB; only one row per model reaches Python. Intervals
-come from scipy where it has them (Wilson: `binomtest(...).proportion_ci`; McNemar's
-exact test is a binomial test on the discordant pairs). Newcombe's hybrid score interval
-for a difference and Holm's step-down correction are a few lines over those, written out
-here (and checked against the published worked examples in the tests) rather than
-pulling in statsmodels for them.
+The counts are aggregated in DuckDB; one row per model and game reaches Python, where
+the statistics are computed over numpy arrays.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import math
+from dataclasses import dataclass
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy.stats import binomtest, norm
 
+from workbench import stats
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
+from workbench.naming import read_aliases
+from workbench.prices import costs, known_prices
 
-LEVEL = 0.95
-ALPHA = 1 - LEVEL
 # Below this many aligned turns a paired test says little; the unpaired comparison is used.
 MIN_PAIRS = 10
-BOOTSTRAP = 2000
+# Beyond this many models in a format, each is compared with the best one, not with every
+# other (19,900 pairs for 200 models say little more, and cost minutes).
+ALL_PAIRS_UP_TO = 30
+POWER = 0.8
 GROUPS = {"format": "format", "model": "who", "game_id": "game_id", "agent_id": "agent_id"}
-
-# A decision's actor: its model when the log names one, else its agent.
-DECIDED = """
-SELECT *, coalesce(model, agent_id, '(unknown)') AS who,
-       CASE WHEN model IS NOT NULL THEN 'model' WHEN agent_id IS NOT NULL THEN 'agent' ELSE 'unknown' END AS model_from
-FROM decisions
-"""
-
-
-# --- intervals -----------------------------------------------------------------------
+# What a decision's cluster is: the unit that was sampled.
+CLUSTERS = {
+    # A game (Damage game, EC4X game, Arena episode, GM session) within its format; a
+    # decision no game is named for is clustered with its file.
+    "game": "CASE WHEN game_id IS NULL THEN 'file ' || source_id ELSE format || ' ' || game_id END",
+    "file": "'file ' || source_id",
+    None: "'all'",
+}
 
 
-def wilson(valid: int, n: int) -> tuple[float, float]:
-    """The Wilson score 95% interval of valid / n (NaN, NaN for n = 0)."""
-    if n == 0:
-        return math.nan, math.nan
-    interval = binomtest(int(valid), int(n)).proportion_ci(confidence_level=LEVEL, method="wilson")
-    return float(interval.low), float(interval.high)
+def decided(aliases: dict[str, str] | None = None, cluster: str | None = "game") -> str:
+    """The decisions with `who` (the model when the log names one, else the agent; an
+    alias maps a name to the model it stands for) and `cluster` (the unit sampled)."""
+    if cluster not in CLUSTERS:
+        raise WorkbenchError(f"cannot cluster by {cluster!r}; use one of: game, file, or None")
+    who = "coalesce(model, agent_id, '(unknown)')"
+    if aliases:
+        names = ", ".join(_sql_text(name) for name in aliases)
+        models = ", ".join(_sql_text(model) for model in aliases.values())
+        who = f"coalesce(map([{names}], [{models}])[{who}], {who})"
+    return f"""
+    SELECT *, {who} AS who, {CLUSTERS[cluster]} AS cluster,
+           CASE WHEN model IS NOT NULL THEN 'model' WHEN agent_id IS NOT NULL THEN 'agent' ELSE 'unknown' END
+               AS model_from
+    FROM decisions
+    """
 
 
-def newcombe(valid_a: int, n_a: int, valid_b: int, n_b: int) -> tuple[float, float, float]:
-    """The difference p_a - p_b and its 95% interval by Newcombe's hybrid score method
-    (method 10 of Newcombe 1998), built from the two Wilson intervals."""
-    p_a, p_b = valid_a / n_a, valid_b / n_b
-    (low_a, high_a), (low_b, high_b) = wilson(valid_a, n_a), wilson(valid_b, n_b)
-    difference = p_a - p_b
-    low = difference - math.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2)
-    high = difference + math.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2)
-    return difference, low, high
-
-
-def two_proportion_p(valid_a: int, n_a: int, valid_b: int, n_b: int) -> float:
-    """Two-sided p-value of the pooled two-proportion score (z) test, the test the
-    score intervals above invert."""
-    pooled = (valid_a + valid_b) / (n_a + n_b)
-    spread = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
-    if spread == 0:
-        return 1.0
-    return float(2 * norm.sf(abs(valid_a / n_a - valid_b / n_b) / spread))
-
-
-def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """McNemar's exact test: of the discordant pairs (valid for one model only), is the
-    split further from even than chance allows? A binomial test at 1/2."""
-    if only_a + only_b == 0:
-        return 1.0
-    return float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
-
-
-def holm(p_values) -> list[float]:
-    """Holm's step-down adjusted p-values, in the order given."""
-    p = np.asarray(list(p_values), dtype=float)
-    order = np.argsort(p, kind="stable")
-    scaled = (len(p) - np.arange(len(p))) * p[order]
-    adjusted = np.empty(len(p))
-    adjusted[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
-    return adjusted.tolist()
+def _sql_text(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
 
 
 # --- the scorecard -------------------------------------------------------------------
 
 
-def scorecard(con, by=("format", "model"), prices=None) -> pl.DataFrame:
+def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game") -> pl.DataFrame:
     """One row per `by` group (format, model, game_id, agent_id): decisions, valid,
-    validity with its Wilson 95% interval (ci_low, ci_high), latency p50/p95 (ms),
-    tokens per decision (p50), retries where the log records them (EC4X attempts past
-    the first), and the error rule broken most. With `prices` (a dict or a JSON/CSV
-    file, see `read_prices`): cost per decision and per valid decision."""
+    validity with its 95% interval (ci_low, ci_high) clustered by `cluster` ("game",
+    "file", or None for independent decisions), games (the clusters), design_effect and
+    ci_method ("wilson", or "wilson-clustered" where the games differ more than
+    independent decisions would), latency p50/p95 (ms), tokens per decision (p50),
+    retries where the log records them (EC4X attempts past the first), and the error
+    rule broken most. `aliases` (a dict or a JSON/CSV file) maps names to one model.
+    Costs (cost_per_decision, cost_per_valid, price_source) use genai-prices' table,
+    where it knows the model, and `prices` (a dict or a JSON/CSV file) over it."""
     by = [by] if isinstance(by, str) else list(by)
     keys = _group_keys(by)
-    frame = query_frame(con, _scorecard_sql(keys))
-    intervals = [wilson(v, n) for v, n in frame.select("valid", "decisions").iter_rows()]
-    frame = frame.with_columns(
-        ci_low=pl.Series([low for low, _ in intervals], dtype=pl.Float64),
-        ci_high=pl.Series([high for _, high in intervals], dtype=pl.Float64),
-    )
+    source = decided(read_aliases(aliases), cluster)
+    frame = query_frame(con, _scorecard_sql(keys, source))
+    frame = _with_intervals(frame)
     columns = [*by, *(["model_from"] if "model" in by else []), "decisions", "valid", "validity", "ci_low",
-               "ci_high", "p50_ms", "p95_ms", "p50_tokens", "retries", "top_rule", "top_rule_count"]
+               "ci_high", "games", "design_effect", "ci_method", "p50_ms", "p95_ms", "p50_tokens", "retries",
+               "top_rule", "top_rule_count"]
     frame = frame.rename({"who": "model"}) if "model" in by else frame
-    if prices is not None:
-        frame = _with_costs(frame, read_prices(prices))
-        columns += ["cost_per_decision", "cost_per_valid"]
+    if "model" in by:  # a price is a model's
+        priced = known_prices(frame["model"].unique().to_list(), prices)
+        frame = frame.join(costs(con, source, keys, priced), on=by, how="left", nulls_equal=True)
+        columns += ["cost_per_decision", "cost_per_valid", "price_source"]
     return frame.select(columns)
 
 
@@ -128,11 +104,11 @@ def _group_keys(by: list[str]) -> list[str]:
     return [GROUPS[key] for key in by]
 
 
-def _scorecard_sql(keys: list[str]) -> str:
+def _scorecard_sql(keys: list[str], source: str) -> str:
     group = ", ".join(keys)
-    joined = " AND ".join(f"t.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)
+    joined = lambda other: " AND ".join(f"{other}.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)  # noqa: E731
     return f"""
-    WITH d AS ({DECIDED}),
+    WITH d AS ({source}),
     retried AS (SELECT source_id, 'line ' || seq AS locator, greatest(coalesce(attempts, 1) - 1, 0) AS retries
                 FROM ec4x_turns),
     rules AS (
@@ -143,135 +119,360 @@ def _scorecard_sql(keys: list[str]) -> str:
     top AS (
         SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {group} ORDER BY n DESC, rule) AS rank FROM rules)
         WHERE rank = 1
-    )
+    ),
+    {_SPREAD.format(keys=group, source="d")}
     SELECT {", ".join(f"d.{k}" for k in keys)}, any_value(d.model_from) AS model_from,
            count(*) AS decisions, count(*) FILTER (WHERE d.valid) AS valid, avg(d.valid::INT) AS validity,
+           any_value(s.games) AS games, any_value(s.squares) AS squares,
            quantile_cont(d.latency_ms, 0.5) AS p50_ms, quantile_cont(d.latency_ms, 0.95) AS p95_ms,
-           quantile_cont(d.tokens, 0.5) AS p50_tokens, sum(d.tokens) AS tokens, sum(r.retries)::BIGINT AS retries,
+           quantile_cont(d.tokens, 0.5) AS p50_tokens, sum(r.retries)::BIGINT AS retries,
            any_value(t.rule) AS top_rule, coalesce(any_value(t.n), 0) AS top_rule_count
     FROM d LEFT JOIN retried r USING (source_id, locator)
-    LEFT JOIN top t ON {joined}
+    LEFT JOIN top t ON {joined("t")}
+    LEFT JOIN spread s ON {joined("s")}
     GROUP BY {", ".join(f"d.{k}" for k in keys)}
     ORDER BY {", ".join(f"d.{k}" for k in keys)}
     """
 
 
-def read_prices(prices) -> dict[str, float]:
-    """Prices in US dollars per million tokens, by model: a dict, a JSON file
-    (`{"model": 0.6, ...}`) or a CSV file with the columns `model,usd_per_mtok`. The
-    logs record one token count per decision (prompt and completion together), so one
-    price per model applies to all of them. None are built in: prices change."""
-    if isinstance(prices, dict):
-        table = prices
-    else:
-        path = Path(prices)
-        try:
-            text = path.read_text(encoding="utf-8")
-            if path.suffix.lower() == ".csv":
-                table = {row["model"]: row["usd_per_mtok"] for row in csv.DictReader(text.splitlines())}
-            else:
-                table = json.loads(text)
-        except (OSError, UnicodeDecodeError, ValueError, KeyError) as exc:
-            raise WorkbenchError(f"cannot read prices from {path}: {exc}; give JSON {{\"model\": usd_per_mtok}} "
-                                 "or a CSV with the columns model,usd_per_mtok") from None
-    if not isinstance(table, dict):
-        raise WorkbenchError("prices must map each model to its US dollars per million tokens")
-    try:
-        return {str(model): float(price) for model, price in table.items()}
-    except (TypeError, ValueError):
-        raise WorkbenchError("prices must map each model to a number: US dollars per million tokens") from None
+# Per group: its clusters (games) and the sum over them of (valid_g - p n_g)^2, the
+# numerator of the cluster-robust variance (`stats.design_effects`).
+_SPREAD = """
+per_cluster AS (
+    SELECT {keys}, cluster, count(*) AS n_g, count(*) FILTER (WHERE valid) AS valid_g FROM {source} GROUP BY ALL
+),
+weighted AS (
+    SELECT *, sum(valid_g) OVER w / sum(n_g) OVER w AS p FROM per_cluster WINDOW w AS (PARTITION BY {keys})
+),
+spread AS (SELECT {keys}, count(*) AS games, sum((valid_g - p * n_g) ^ 2) AS squares FROM weighted GROUP BY ALL)
+"""
 
 
-def _with_costs(frame: pl.DataFrame, prices: dict[str, float]) -> pl.DataFrame:
-    price = pl.col("model").replace_strict(prices, default=None, return_dtype=pl.Float64)
-    cost = pl.col("tokens") * price / 1e6
-    return frame.with_columns(cost_per_decision=cost / pl.col("decisions"),
-                              cost_per_valid=pl.when(pl.col("valid") > 0).then(cost / pl.col("valid")))
+def _with_intervals(frame: pl.DataFrame) -> pl.DataFrame:
+    """ci_low, ci_high, design_effect and ci_method from decisions, valid, games, squares."""
+    n, valid, games = (frame[c].to_numpy().astype(float) for c in ("decisions", "valid", "games"))
+    effect = stats.design_effects(n, valid, games, frame["squares"].to_numpy().astype(float))
+    shrink = stats.shrinks(games, effect, n)
+    low, high = stats.wilson(valid * shrink, n * shrink)
+    return frame.drop("squares").with_columns(
+        ci_low=pl.Series(np.atleast_1d(low), dtype=pl.Float64), ci_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64),
+        design_effect=pl.Series(effect, dtype=pl.Float64),
+        ci_method=pl.Series(np.where(effect > 1, "wilson-clustered", "wilson"), dtype=pl.String),
+        games=pl.col("games").cast(pl.Int64),
+    )
 
 
-# --- two models side by side -----------------------------------------------------------
+# --- models side by side ----------------------------------------------------------------
 
 
-def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None) -> pl.DataFrame:
+def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None, aliases=None,
+                   all_pairs: bool = False, cluster: str | None = "game") -> pl.DataFrame:
     """Model `a` against model `b` in every format both decided in (or only `format`):
-    each one's n and validity, the difference a - b with its 95% interval, p50 latency
-    and token differences, the method, a p-value and a verdict in plain words.
+    each one's n, games and validity; the difference a - b with its 95% interval; the
+    method; a p-value, Holm's adjustment over every row, `significant` (adjusted p
+    below 0.05 and an interval that excludes 0) and a verdict in plain words.
 
-    Paired where both decided at least MIN_PAIRS of the same turns (same format, game
-    and turn): McNemar's exact test, and a paired bootstrap interval of the difference
-    over those turns. Otherwise unpaired: Newcombe's interval and the two-proportion
-    score test. With no `a` and `b`: every pair of models within each format, their
-    p-values corrected for the number of pairs (Holm), `significant` after it."""
+    Paired where both decided at least MIN_PAIRS of the same turns of the same games:
+    the difference and both validities over those shared turns (`shared_turns`,
+    `shared_games`), McNemar's exact test and Newcombe's paired interval, both with the
+    games' design effect. Otherwise unpaired: each model's clustered interval combined
+    by Newcombe's method, and Fisher's exact test where counts are small (else the score
+    test). With no `a` and `b`: every pair of models within each format, or, in a format
+    of more than ALL_PAIRS_UP_TO models (unless `all_pairs`), each model against the
+    best one (the highest lower bound). `compared` says which. A comparison that finds
+    no evidence says how many games per model would show its difference (`games_needed`)."""
     if (a is None) != (b is None):
         raise WorkbenchError("name two models to compare, or none to compare every pair")
-    totals = query_frame(con, f"""
-        SELECT format, who, count(*) AS n, count(*) FILTER (WHERE valid) AS valid,
-               quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(tokens, 0.5) AS p50_tokens
-        FROM ({DECIDED}) WHERE $format IS NULL OR format = $format GROUP BY ALL ORDER BY format, who
-    """, {"format": format})
+    aliases = read_aliases(aliases)
+    source = decided(aliases, cluster)
+    shares = _shares(con, source, format)
     if a is not None:
-        known = set(totals["who"].to_list())
-        unknown = [m for m in (a, b) if m not in known]
-        if unknown:
-            raise WorkbenchError(f"no decisions by {', '.join(map(repr, unknown))}"
-                                 f"{f' in {format}' if format else ''}; known: {', '.join(sorted(known))}")
-    rows = []
-    for fmt, models in totals.group_by("format", maintain_order=True):
-        stats = {row["who"]: row for row in models.iter_rows(named=True)}
-        pairs = [(a, b)] if a is not None else list(combinations(sorted(stats), 2))
-        rows += [_compare(con, fmt[0], stats[x], stats[y]) for x, y in pairs if x in stats and y in stats]
-    if not rows:
+        a, b = aliases.get(a, a), aliases.get(b, b)
+        _known(shares, (a, b), format)
+    plans = _planned(con, source, format)
+    wanted = _pairs(shares, a, b, all_pairs)
+    if not wanted:
         raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
-    frame = pl.DataFrame(rows)
-    adjusted = holm(frame["p_value"].to_list()) if a is None else frame["p_value"].to_list()
-    frame = frame.with_columns(p_holm=pl.Series(adjusted, dtype=pl.Float64))
-    frame = frame.with_columns(significant=pl.col("p_holm") < ALPHA)
-    return frame.with_columns(verdict=pl.Series([_verdict(row) for row in frame.iter_rows(named=True)]))
+    cells = _shared_turns(con, source, wanted)
+    rows = [_compare(fmt, shares[fmt, x], shares[fmt, y], cells.get((fmt, x, y)), how) for fmt, x, y, how in wanted]
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    frame = frame.with_columns(p_holm=pl.Series(stats.holm(frame["p_value"].to_list()), dtype=pl.Float64))
+    frame = frame.with_columns(significant=(pl.col("p_holm") < stats.ALPHA)
+                               & ((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)))
+    needed = [_games_needed(row, plans.get(row["format"])) for row in frame.iter_rows(named=True)]
+    frame = frame.with_columns(games_needed=pl.Series(needed, dtype=pl.Int64))
+    return frame.with_columns(verdict=pl.Series([verdict(row) for row in frame.iter_rows(named=True)], dtype=pl.String))
 
 
-def _compare(con, fmt: str, a: dict, b: dict) -> dict:
-    pairs = query_frame(con, f"""
-        WITH d AS ({DECIDED}),
-        turns AS (SELECT game_id, turn, who, bool_and(valid) AS valid FROM d
-                  WHERE format = $format AND who IN ($a, $b) AND game_id IS NOT NULL AND turn IS NOT NULL GROUP BY ALL)
-        SELECT x.valid AS a_valid, y.valid AS b_valid
-        FROM turns x JOIN turns y USING (game_id, turn) WHERE x.who = $a AND y.who = $b
-    """, {"format": fmt, "a": a["who"], "b": b["who"]})
-    row = {"format": fmt, "a": a["who"], "b": b["who"], "n_a": a["n"], "n_b": b["n"],
-           "validity_a": a["valid"] / a["n"], "validity_b": b["valid"] / b["n"]}
-    if pairs.height >= MIN_PAIRS:
-        a_valid, b_valid = pairs["a_valid"].to_numpy(), pairs["b_valid"].to_numpy()
-        difference, low, high = _paired_bootstrap(a_valid, b_valid)
-        p_value = mcnemar_exact(int((a_valid & ~b_valid).sum()), int((~a_valid & b_valid).sum()))
-        method = f"paired: McNemar exact, bootstrap interval over {pairs.height} shared turns"
+@dataclass
+class Share:
+    """A model's decisions in one format: its clustered share and medians."""
+
+    who: str
+    share: stats.Clustered
+    p50_ms: float | None
+    p50_tokens: float | None
+
+
+def _shares(con, source: str, format: str | None) -> dict[tuple[str, str], Share]:
+    frame = query_frame(con, f"""
+        WITH d AS (SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format),
+        {_SPREAD.format(keys="format, who", source="d")},
+        medians AS (SELECT format, who, count(*) AS n, count(*) FILTER (WHERE valid) AS valid,
+                           quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(tokens, 0.5) AS p50_tokens
+                    FROM d GROUP BY ALL)
+        SELECT * FROM medians JOIN spread USING (format, who) ORDER BY format, who
+    """, {"format": format})
+    if format is not None and frame.is_empty():
+        raise WorkbenchError(f"no decisions in format {format!r}")
+    n, valid, games = (frame[c].to_numpy().astype(float) for c in ("n", "valid", "games"))
+    effect = stats.design_effects(n, valid, games, frame["squares"].to_numpy().astype(float))
+    return {(row["format"], row["who"]): Share(row["who"], stats.Clustered(row["valid"], row["n"], row["games"],
+                                                                          float(effect[i])),
+                                               row["p50_ms"], row["p50_tokens"])
+            for i, row in enumerate(frame.iter_rows(named=True))}
+
+
+def _known(shares: dict, models: tuple[str, str], format: str | None) -> None:
+    known = {who for _, who in shares}
+    unknown = [m for m in models if m not in known]
+    if unknown:
+        raise WorkbenchError(f"no decisions by {', '.join(map(repr, unknown))}"
+                             f"{f' in {format}' if format else ''}; known: {', '.join(sorted(known))}")
+
+
+def _pairs(shares: dict, a: str | None, b: str | None, all_pairs: bool) -> list[tuple[str, str, str, str]]:
+    """(format, x, y, how compared) for every comparison to make."""
+    by_format: dict[str, list[str]] = {}
+    for fmt, who in shares:
+        by_format.setdefault(fmt, []).append(who)
+    wanted = []
+    for fmt, models in by_format.items():
+        if a is not None:
+            wanted += [(fmt, a, b, "the pair asked for")] if a in models and b in models else []
+        elif len(models) <= ALL_PAIRS_UP_TO or all_pairs:
+            wanted += [(fmt, x, y, "every pair") for x, y in combinations(sorted(models), 2)]
+        else:
+            best = min(models, key=lambda m: (-shares[fmt, m].share.interval[0], -shares[fmt, m].share.n, m))
+            wanted += [(fmt, best, other, "each against the best") for other in sorted(models) if other != best]
+    return wanted
+
+
+def _shared_turns(con, source: str, wanted: list[tuple[str, str, str, str]]) -> dict[tuple, stats.Paired]:
+    """Per pair: the shared turns (same format, game and turn) per game, as the four
+    cells of the paired table. A model that decided a turn more than once is valid
+    there if every decision was."""
+    frame = query_frame(con, f"""
+        WITH d AS ({source}),
+        wanted AS (SELECT unnest($formats) AS format, unnest($xs) AS x, unnest($ys) AS y),
+        turns AS (SELECT format, game_id, turn, who, any_value(cluster) AS cluster, bool_and(valid) AS valid FROM d
+                  WHERE game_id IS NOT NULL AND turn IS NOT NULL
+                    AND format IN (SELECT format FROM wanted)
+                    AND (who IN (SELECT x FROM wanted) OR who IN (SELECT y FROM wanted))
+                  GROUP BY ALL)
+        SELECT w.format, w.x, w.y, t1.cluster AS cluster,
+               count(*) FILTER (WHERE t1.valid AND t2.valid) AS both,
+               count(*) FILTER (WHERE t1.valid AND NOT t2.valid) AS only_a,
+               count(*) FILTER (WHERE NOT t1.valid AND t2.valid) AS only_b,
+               count(*) FILTER (WHERE NOT t1.valid AND NOT t2.valid) AS neither
+        FROM wanted w
+        JOIN turns t1 ON t1.format = w.format AND t1.who = w.x
+        JOIN turns t2 ON t2.format = w.format AND t2.who = w.y AND t2.game_id = t1.game_id AND t2.turn = t1.turn
+        GROUP BY ALL ORDER BY ALL
+    """, {"formats": [w[0] for w in wanted], "xs": [w[1] for w in wanted], "ys": [w[2] for w in wanted]})
+    found = {}
+    for (fmt, x, y), games in frame.group_by("format", "x", "y", maintain_order=True):
+        games = games.group_by("cluster", maintain_order=True).agg(pl.col("both", "only_a", "only_b", "neither").sum())
+        found[fmt, x, y] = stats.Paired(*(games[c].to_numpy() for c in ("both", "only_a", "only_b", "neither")))
+    return found
+
+
+def _compare(fmt: str, a: Share, b: Share, pairs: stats.Paired | None, how: str) -> dict:
+    row = {"format": fmt, "a": a.who, "b": b.who, "compared": how, "n_a": a.share.n, "n_b": b.share.n,
+           "games_a": a.share.games, "games_b": b.share.games,
+           "validity_a": a.share.validity, "validity_b": b.share.validity}
+    shared = {"shared_turns": 0, "shared_games": 0, "validity_a_shared": None, "validity_b_shared": None}
+    if pairs is not None and pairs.turns >= MIN_PAIRS:
+        difference, low, high = stats.paired_interval(pairs)
+        p_value = stats.paired_test(pairs)
+        shared = {"shared_turns": pairs.turns, "shared_games": pairs.games,
+                  "validity_a_shared": pairs.validity_a, "validity_b_shared": pairs.validity_b}
+        method = (f"paired on {pairs.turns} shared turns in {_games(pairs.games)}: McNemar exact, Newcombe paired "
+                  f"interval" + (f", design effect {pairs.design_effect:.2g}" if pairs.design_effect > 1 else ""))
     else:
-        difference, low, high = newcombe(a["valid"], a["n"], b["valid"], b["n"])
-        p_value = two_proportion_p(a["valid"], a["n"], b["valid"], b["n"])
-        method = "unpaired: Newcombe interval, two-proportion score test"
-    return {**row, "difference": difference, "ci_low": low, "ci_high": high, "pairs": pairs.height,
-            "method": method, "p_value": p_value,
-            "latency_p50_diff_ms": _minus(a["p50_ms"], b["p50_ms"]),
-            "tokens_p50_diff": _minus(a["p50_tokens"], b["p50_tokens"])}
-
-
-def _paired_bootstrap(a_valid: np.ndarray, b_valid: np.ndarray, seed: int = 0) -> tuple[float, float, float]:
-    """The paired difference in validity and its percentile bootstrap 95% interval,
-    resampling the shared turns (the same seed gives the same interval)."""
-    differences = a_valid.astype(float) - b_valid.astype(float)
-    picks = np.random.default_rng(seed).integers(0, len(differences), size=(BOOTSTRAP, len(differences)))
-    means = differences[picks].mean(axis=1)
-    low, high = np.quantile(means, [ALPHA / 2, 1 - ALPHA / 2])
-    return float(differences.mean()), float(low), float(high)
+        difference, low, high = stats.newcombe(a.share, b.share)
+        p_value, test = stats.unpaired_test(a.share, b.share)
+        effects = [f"{s.design_effect:.2g}" for s in (a.share, b.share)]
+        clustered = a.share.clustered or b.share.clustered
+        method = f"unpaired: {test}, Newcombe interval" + (f", design effects {' and '.join(effects)}"
+                                                             if clustered else "")
+        if pairs is not None:
+            shared["shared_turns"], shared["shared_games"] = pairs.turns, pairs.games
+    return {**row, "difference": difference, "ci_low": low, "ci_high": high, **shared, "method": method,
+            "p_value": p_value, "latency_p50_diff_ms": _minus(a.p50_ms, b.p50_ms),
+            "tokens_p50_diff": _minus(a.p50_tokens, b.p50_tokens)}
 
 
 def _minus(x, y):
     return None if x is None or y is None else x - y
 
 
-def _verdict(row: dict) -> str:
-    sizes = f"n={row['n_a']} vs {row['n_b']}"
-    if not row["significant"] or row["ci_low"] <= 0 <= row["ci_high"]:
-        return f"no evidence of a difference at {sizes}"
-    better, worse = (row["a"], row["b"]) if row["difference"] > 0 else (row["b"], row["a"])
-    return (f"{better} is more often valid than {worse}: {abs(row['difference']) * 100:+.1f} points "
-            f"(95% CI {row['ci_low'] * 100:+.1f} to {row['ci_high'] * 100:+.1f}, a - b), {sizes}")
+def _games(count: int) -> str:
+    return f"{count} game" if count == 1 else f"{count} games"
+
+
+def how_compared(frame: pl.DataFrame) -> list[str]:
+    """What `compare_models` did, per format, in words: which pairs, how many, and the
+    correction over them all."""
+    lines = []
+    for (fmt, how), rows in frame.group_by("format", "compared", maintain_order=True):
+        models = len(set(rows["a"].to_list()) | set(rows["b"].to_list()))
+        if how == "each against the best":
+            lines.append(f"{fmt}: {models} models, each compared with the best, {rows['a'][0]} (the highest lower "
+                         f"bound of validity): {rows.height} comparisons; --all-pairs for every pair")
+        elif how == "every pair":
+            lines.append(f"{fmt}: every pair of {models} models: {rows.height} comparisons")
+    lines.append(f"p-values Holm-corrected over all {frame.height} comparison{'s' if frame.height != 1 else ''}")
+    return lines
+
+
+def verdict(row: dict) -> str:
+    """The row in plain words. A difference is named only when `significant`; its number,
+    sign and interval are then all the better model's lead over the other, and the
+    better model is named first throughout."""
+    first, second = ("a", "b") if not row["significant"] or row["difference"] > 0 else ("b", "a")
+    if row["shared_turns"] >= MIN_PAIRS and row["validity_a_shared"] is not None:
+        where = f"on {row['shared_turns']} shared turns in {_games(row['shared_games'])}"
+    else:
+        where = (f"{row[first]} {row['n_' + first]} decisions in {_games(row['games_' + first])}, "
+                 f"{row[second]} {row['n_' + second]} in {_games(row['games_' + second])}")
+    if not row["significant"]:
+        text = f"no evidence of a difference ({where})"
+        if row.get("games_needed"):
+            text += (f"; about {row['games_needed']} games per model would show a {abs(row['difference']) * 100:.1f}"
+                     f"-point difference at {POWER:.0%} power")
+        return text
+    lead, low, high = row["difference"], row["ci_low"], row["ci_high"]
+    if first == "b":
+        lead, low, high = -lead, -high, -low
+    return (f"{row[first]} is more often valid than {row[second]}: {lead * 100:+.1f} points "
+            f"(95% CI {low * 100:+.1f} to {high * 100:+.1f}; {where})")
+
+
+# --- how many games a question needs -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a format's (or every format's) decisions say about planning a comparison."""
+
+    validity: float
+    decisions_per_game: float
+    icc: float
+    games: int  # model-game clusters seen
+    models: int
+
+    def games_needed(self, difference: float, validity: float | None = None, power: float = POWER,
+                     level: float = stats.LEVEL) -> int:
+        return stats.games_needed(difference, self.validity if validity is None else validity,
+                                  self.decisions_per_game, self.icc, power, level)
+
+
+def plan(con, format: str | None = None, aliases=None, cluster: str | None = "game") -> Plan:
+    """Validity, decisions per game and the intra-class correlation of validity within
+    games (games nested in their model), over `format`'s decisions or every format's."""
+    plans = _planned(con, decided(read_aliases(aliases), cluster), format, pooled=format is None)
+    if not plans:
+        raise WorkbenchError(f"no decisions{f' in format {format!r}' if format else ''} in this database to plan from")
+    return next(iter(plans.values()))
+
+
+def _planned(con, source: str, format: str | None, pooled: bool = False) -> dict[str, Plan]:
+    """Per format (or one for all, `pooled`): the Plan its decisions give."""
+    frame = query_frame(con, f"""
+        SELECT format, who, cluster, count(*) AS n, count(*) FILTER (WHERE valid) AS valid
+        FROM ({source}) WHERE $format IS NULL OR format = $format GROUP BY ALL ORDER BY ALL
+    """, {"format": format})
+    plans = {}
+    groups = [("all", frame)] if pooled else [(key[0], part) for key, part in frame.group_by("format", maintain_order=True)]
+    for name, part in groups:
+        if part.is_empty():
+            continue
+        group = (part["format"] + "\x00" + part["who"]).to_numpy()
+        n, valid = part["n"].to_numpy(), part["valid"].to_numpy()
+        plans[name] = Plan(float(valid.sum() / n.sum()), float(n.sum() / part.height),
+                           stats.icc_anova(valid, n, group), part.height, len(set(group)))
+    return plans
+
+
+def _games_needed(row: dict, planned: Plan | None) -> int | None:
+    """For a comparison that found no evidence: games per model to show its difference
+    (the better model's validity as the baseline)."""
+    if row["significant"] or planned is None or not row["difference"]:
+        return None
+    better = max(row["validity_a"], row["validity_b"])
+    difference = abs(row["difference"])
+    if better - difference < 0 and better + difference > 1:
+        return None
+    return planned.games_needed(difference, validity=better)
+
+
+def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = POWER,
+                level: float = stats.LEVEL, *, difference: float | None = None, format: str | None = None,
+                aliases=None) -> int:
+    """Games per model to detect a difference in validity at `power` and `level`.
+
+    `sample_size(difference, validity, decisions_per_game, icc)`: the two-proportion
+    formula times the design effect 1 + (m - 1) ICC. `sample_size(con, difference=...)`:
+    validity, decisions per game and ICC estimated from the database (any given here
+    overrides the estimate)."""
+    if isinstance(con_or_difference, (int, float)):
+        difference = float(con_or_difference)
+        missing = [name for name, value in (("validity", validity), ("decisions_per_game", decisions_per_game),
+                                            ("icc", icc)) if value is None]
+        if missing:
+            raise WorkbenchError(f"sample_size needs {', '.join(missing)} (or a connection to estimate them from)")
+    else:
+        if difference is None:
+            raise WorkbenchError("sample_size(con, difference=...) needs the difference to detect")
+        planned = plan(con_or_difference, format, aliases)
+        validity = planned.validity if validity is None else validity
+        decisions_per_game = planned.decisions_per_game if decisions_per_game is None else decisions_per_game
+        icc = planned.icc if icc is None else icc
+    check_plan(difference, validity, decisions_per_game, icc, power, level)
+    return stats.games_needed(difference, validity, decisions_per_game, icc, power, level)
+
+
+def plan_in_words(con, difference: float, power: float = POWER, format: str | None = None, aliases=None,
+                  db_label: str = "the database", validity=None, decisions_per_game=None, icc=None) -> str:
+    """`workbench plan`: games per model to detect `difference`, and what that rests on.
+    Without a connection every input must be given."""
+    estimated = plan(con, format, aliases) if con is not None else None
+    validity = estimated.validity if validity is None else validity
+    decisions_per_game = estimated.decisions_per_game if decisions_per_game is None else decisions_per_game
+    icc = estimated.icc if icc is None else icc
+    games = sample_size(difference, validity, decisions_per_game, icc, power)
+    effect = 1 + (decisions_per_game - 1) * icc
+    text = (f"about {games} games per model to detect {abs(difference) * 100:g} points at {power:.0%} power "
+            f"(95% level): validity {validity:.1%}, {decisions_per_game:.3g} decisions per game, ICC {icc:.3f} "
+            f"(design effect {effect:.2f})")
+    if estimated is not None:
+        scope = f"{format}'s" if format else "every format's"
+        text += (f"; estimated from {scope} {estimated.games} games of {estimated.models} models in {db_label} "
+                 f"(a value given on the command line replaces its estimate)")
+    return text
+
+
+def check_plan(difference, validity, decisions_per_game, icc, power, level) -> None:
+    """Each input of a sample size within its range, or one line saying which is not."""
+    checks = [("difference", difference, 0 < abs(difference) < 1, "between 0 and 1 (0.05 for 5 points)"),
+              ("validity", validity, 0 <= validity <= 1, "between 0 and 1"),
+              ("decisions per game", decisions_per_game, decisions_per_game >= 1, "at least 1"),
+              ("icc", icc, 0 <= icc <= 1, "between 0 and 1"),
+              ("power", power, 0 < power < 1, "between 0 and 1"),
+              ("level", level, 0 < level < 1, "between 0 and 1")]
+    for name, value, holds, expected in checks:
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and holds):
+            raise WorkbenchError(f"{name} must be {expected}, not {value!r}")
+    if validity - abs(difference) < 0 and validity + abs(difference) > 1:
+        raise WorkbenchError(f"a difference of {abs(difference):g} does not fit around a validity of {validity:g}")

@@ -76,7 +76,8 @@ def summary(con) -> list[str]:
     lines = ["", f"{'format':<10} {'files':>6} {'records':>9} {'rejected':>9} {'errors':>7} {'warnings':>9} {'info':>6}"]
     lines += [f"{r['format']:<10} {r['files']:>6} {r['records']:>9} {r['rejected']:>9} {r['errors']:>7} "
               f"{r['warnings']:>9} {r['info']:>6}" for r in catalog.format_summary(con).iter_rows(named=True)]
-    lines += ["", "scorecard (valid decisions, 95% interval, n; best and worst model or agent by validity):"]
+    lines += ["", "scorecard (valid decisions, 95% interval clustered by game, n; best and worst model or agent "
+                  "by validity):"]
     lines += scorecard_headline(con)
     for fmt in FORMATS.values():
         if fmt.summary is not None:
@@ -86,19 +87,19 @@ def summary(con) -> list[str]:
 
 def scorecard_headline(con) -> list[str]:
     """Per format: all decisions' validity, and its best and worst model, each with its
-    Wilson 95% interval and n, so a small sample reads as one."""
-    from workbench.comparison import scorecard, wilson
+    95% interval clustered by game and n, so a small sample reads as one."""
+    from workbench.comparison import scorecard
 
     lines = []
+    formats = {row["format"]: row for row in scorecard(con, by="format").iter_rows(named=True)}
     for fmt, card in scorecard(con).group_by("format", maintain_order=True):
-        decisions, valid = card["decisions"].sum(), card["valid"].sum()
         ranked = card.sort(["validity", "decisions"], descending=[True, True])
         best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
-        lines.append(f"  {fmt[0]:<10} {_rate(valid, decisions, wilson(valid, decisions))}; "
-                     f"best {best['model']} {_rate(best['valid'], best['decisions'], (best['ci_low'], best['ci_high']))}, "
-                     f"worst {worst['model']} {_rate(worst['valid'], worst['decisions'], (worst['ci_low'], worst['ci_high']))}")
+        lines.append(f"  {fmt[0]:<10} {_rate(formats[fmt[0]])}; best {best['model']} {_rate(best)}, "
+                     f"worst {worst['model']} {_rate(worst)}")
     return lines
 
 
-def _rate(valid: int, n: int, interval: tuple[float, float]) -> str:
-    return f"{valid / n:.1%} ({interval[0]:.0%}-{interval[1]:.0%}, n={n})"
+def _rate(row: dict) -> str:
+    games = f"{row['games']} game" + ("s" if row["games"] != 1 else "")
+    return f"{row['validity']:.1%} ({row['ci_low']:.0%}-{row['ci_high']:.0%}, n={row['decisions']} in {games})"

@@ -36,9 +36,10 @@ def file_tables(fmt: Format | None = None) -> list[str]:
 
 
 def _read_again_into(con: duckdb.DuckDBPyConnection, made: set[str]) -> None:
-    """A table that holds files' rows, made again empty (someone dropped it), would
-    disagree with the others until those files change: the files of every format it
-    holds rows of are read whole at their next ingest instead."""
+    """A table that holds files' rows, made again empty (someone dropped it) or given a
+    column its rows have no value in yet (a newer workbench), would disagree with the
+    others until those files change: the files of every format it holds rows of are
+    read whole at their next ingest instead."""
     formats = [fmt.name for fmt in FORMATS.values() if made & set(file_tables(fmt))]
     if formats:
         catalog.read_again(con, formats)

@@ -21,6 +21,8 @@ import polars as pl
 
 from workbench import analysis, comparison, plots
 from workbench.errors import WorkbenchError
+from workbench.naming import read_aliases
+from workbench.prices import read_prices
 from workbench.plots.export import ScriptSafeJSON
 
 SUFFIXES = (".html", ".md")
@@ -39,16 +41,18 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
 
-def write_report(con, path: str | Path, db_label: str, prices=None, log: TextIO | None = None) -> Path:
-    """Write the report of the database open on `con` to `path` (.html or .md)."""
+def write_report(con, path: str | Path, db_label: str, prices=None, aliases=None, log: TextIO | None = None) -> Path:
+    """Write the report of the database open on `con` to `path` (.html or .md);
+    `prices` and `aliases` as `comparison.scorecard` takes them."""
     path = Path(path)
     if path.suffix.lower() not in SUFFIXES:
         raise WorkbenchError(f"cannot write {path}: a report is .html or .md, not {path.suffix or '(no suffix)'}")
-    if prices is not None:  # a bad price file is the user's to fix before anything is written
-        prices = comparison.read_prices(prices)
+    # A bad price or alias file is the user's to fix before anything is written.
+    prices = read_prices(prices) if prices is not None else None
+    aliases = read_aliases(aliases)
     if log is not None:
         print(f"workbench report: reading {db_label}", file=log)
-    sections = build(con, prices, log)
+    sections = build(con, prices, log, aliases)
     path.parent.mkdir(parents=True, exist_ok=True)
     title = f"workbench report: {db_label}"
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -62,14 +66,14 @@ def write_report(con, path: str | Path, db_label: str, prices=None, log: TextIO 
 # --- what the report says -------------------------------------------------------------
 
 
-def build(con, prices=None, log: TextIO | None = None) -> list[Section]:
+def build(con, prices=None, log: TextIO | None = None, aliases=None) -> list[Section]:
     """Every section, in reading order; a section whose data is absent says so."""
     steps: list[tuple[str, Callable[[], Section]]] = [
         ("summary", lambda: _summary(con)),
-        ("scorecard", lambda: _scorecard(con, prices)),
-        ("comparisons", lambda: _comparisons(con)),
-        ("ratings", lambda: _ratings(con)),
-        ("figures", lambda: _figures(con)),
+        ("scorecard", lambda: _scorecard(con, prices, aliases)),
+        ("comparisons", lambda: _comparisons(con, aliases)),
+        ("ratings", lambda: _ratings(con, aliases)),
+        ("figures", lambda: _figures(con, aliases)),
         ("quality gates", lambda: _gates(con)),
         ("violations", lambda: _violations(con)),
         ("provenance", lambda: _provenance(con)),
@@ -92,34 +96,48 @@ def _summary(con) -> Section:
                    tables=[analysis.format_summary(con)])
 
 
-def _scorecard(con, prices) -> Section:
-    card = comparison.scorecard(con, prices=prices)
+def _scorecard(con, prices, aliases) -> Section:
+    card = comparison.scorecard(con, prices=prices, aliases=aliases)
     if card.is_empty():
         raise WorkbenchError("no decisions in this database: nothing to score")
     return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
-                   "how many valid, with the Wilson 95% interval; latency and tokens per decision (p50/p95); "
-                   "retries where the log records them; the rule broken most. A wide interval is a small sample.",
-                   tables=[card], charts=[("validity with 95% intervals", plots.scorecard(con))])
+                   "how many valid, with the 95% interval clustered by game (games: how many; design effect: how "
+                   "much more the games differ than independent decisions would, 1 where they do not and the "
+                   "interval is Wilson's); latency and tokens per decision (p50/p95); retries where the log "
+                   "records them; the rule broken most; costs where a price is known (genai-prices, or --prices). "
+                   "A wide interval is a small sample, or few games that differ.",
+                   tables=[card], charts=[("validity with 95% intervals", plots.scorecard(con, aliases=aliases))])
 
 
-def _comparisons(con) -> Section:
-    pairs = comparison.compare_models(con)
-    return Section("Model comparisons", "Every pair of models within a format: the difference in validity "
-                   "with its 95% interval, paired (McNemar) where both played the same turns, else unpaired "
-                   "(Newcombe); p-values corrected for the number of pairs (Holm).", tables=[pairs])
+def _comparisons(con, aliases) -> Section:
+    pairs = comparison.compare_models(con, aliases=aliases)
+    return Section("Model comparisons", "Models within a format: the difference in validity with its 95% interval, "
+                   "paired (McNemar, Newcombe's paired interval) on the turns both played in the same games, else "
+                   "unpaired (Fisher's exact test where counts are small, Newcombe's interval); both with the games' "
+                   "design effect; p-values corrected for the number of comparisons (Holm). A difference is named "
+                   "only where the corrected p is below 0.05 and the interval excludes 0; where there is no "
+                   "evidence, the verdict says how many games per model would show the difference seen.",
+                   tables=[pairs], notes=comparison.how_compared(pairs))
 
 
-def _ratings(con) -> Section:
-    table = analysis.ratings(con)
-    return Section("Ratings", "Damage games: per model, placements, wins and a Plackett-Luce rating with a "
-                   "bootstrap 95% interval over games (ordinal = mu - 3 sigma ranks them).", tables=[table])
+def _ratings(con, aliases) -> Section:
+    table = analysis.ratings(con, aliases=aliases)
+    return Section("Ratings", "Damage games: per model, placements, wins and a Plackett-Luce rating with a 95% "
+                   "interval that combines a bootstrap over games with the rating's own sigma (ordinal = "
+                   "mu - 3 sigma ranks them); a model with fewer than 3 rated games gets no interval.",
+                   tables=[table], notes=[RATED_FORMATS])
 
 
-def _figures(con) -> Section:
+# Which logs record who placed where (damage.ratings says why).
+RATED_FORMATS = ("Only Damage logs record placements. EC4X traces, Arena decision logs and GM responses record no "
+                 "placement or outcome per model, and a Stellaris save has one player: they have no ratings.")
+
+
+def _figures(con, aliases) -> Section:
     section = Section("Figures", "Every standard figure (hover for the values behind a mark).")
     for kind in plots.FIGURES:
         try:
-            section.charts.append((kind, plots.figure(kind, con)))
+            section.charts.append((kind, plots.figure(kind, con, aliases=aliases)))
         except WorkbenchError as exc:
             section.notes.append(f"{kind}: not drawn ({exc})")
     return section

@@ -52,8 +52,10 @@ CALLS = Table("damage_calls", (
     Column("model", "VARCHAR", path="resolved_model", lenient=True, of=(ProviderCall,)),
     Column("latency_ms", "DOUBLE", path="latency_ms", lenient=True, of=(ProviderCall,)),
     Column("tokens", "BIGINT", path="usage.total_tokens", lenient=True, of=(ProviderCall,)),
+    Column("prompt_tokens", "BIGINT", path="usage.prompt_tokens", lenient=True, of=(ProviderCall,)),
+    Column("completion_tokens", "BIGINT", path="usage.completion_tokens", lenient=True, of=(ProviderCall,)),
 ), doc="An action or provider call of a log: the fields its decision is derived from.",
-    model=(ActionSubmitted, ProviderCall))
+    model=(ActionSubmitted, ProviderCall), added=("prompt_tokens", "completion_tokens"))
 
 TABLES = (EVENTS, EMOTION_VECTORS, CALLS)
 
@@ -118,7 +120,8 @@ bad_lines AS (
 )
 SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn, a.agent_id AS agent_id,
        c.model AS model, a.kind AS action, a.seq NOT IN (SELECT line FROM bad_lines) AS valid,
-       c.latency_ms AS latency_ms, c.tokens AS tokens, 'line ' || a.seq AS locator
+       c.latency_ms AS latency_ms, c.tokens AS tokens, c.prompt_tokens AS input_tokens,
+       c.completion_tokens AS output_tokens, 'line ' || a.seq AS locator
 FROM actions a ASOF LEFT JOIN provider_calls c
   ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.agent_id IS NOT DISTINCT FROM c.agent_id
  AND a.turn IS NOT DISTINCT FROM c.turn AND a.seq > c.seq

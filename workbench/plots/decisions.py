@@ -12,26 +12,23 @@ import altair as alt
 import polars as pl
 
 from workbench.catalog import query_frame
-from workbench.comparison import wilson
+from workbench.comparison import decided, scorecard
 from workbench.ec4x.families import FAMILIES
 from workbench.ec4x.report import family_matrix
 from workbench.errors import WorkbenchError
+from workbench.naming import read_aliases
 
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
 TOP_RULES = 15
-# A model needs this many decisions to be called best or worst in the headline
-# (unless no model of the format has that many).
-HEADLINE_MIN_DECISIONS = 5
 LABEL_CHARS = 40
 
-# A decision's actor: its model when the log names one, else its agent.
-WHO = "coalesce(model, agent_id, '(unknown)')"
 SCOPE = "($formats IS NULL OR list_contains($formats, format))"
 
 
-def decision_quality(con, formats: list[str] | None = None) -> alt.VConcatChart:
-    """Validity per format and per model or agent (with counts), the most frequent
-    error and warning rules, and latency and token distributions where logs record them."""
+def decision_quality(con, formats: list[str] | None = None, aliases=None) -> alt.VConcatChart:
+    """Validity per format and per model or agent (with 95% intervals clustered by game
+    and counts), the most frequent error and warning rules, and latency and token
+    distributions where logs record them. `aliases` maps names to one model."""
     params = {"formats": list(formats) if formats else None}
     per_format = _query(con, VALIDITY_BY_FORMAT, params)
     if per_format.is_empty():
@@ -39,19 +36,23 @@ def decision_quality(con, formats: list[str] | None = None) -> alt.VConcatChart:
         raise WorkbenchError(f"no decisions{scope} in this database; ingest a damage, ec4x, arena or gm log first")
     color = alt.Color("format:N", title="format", scale=alt.Scale(domain=per_format["format"].to_list()))
     top = alt.hconcat(_validity_by_format(per_format, color), _top_rules(con, params, color))
-    middle = _validity_by_model(_query(con, VALIDITY_BY_MODEL, {**params, "limit": MODELS_PER_FORMAT}), color)
+    middle = _validity_by_model(_most_active(scorecard(con, aliases=aliases), formats), color)
+    source = decided(read_aliases(aliases))
     bottom = alt.hconcat(
-        _distribution(con, params, "latency_ms", "latency (ms)", color),
-        _distribution(con, params, "tokens", "tokens per decision", color),
+        _distribution(con, source, params, "latency_ms", "latency (ms)", color),
+        _distribution(con, source, params, "tokens", "tokens per decision", color),
     )
     return alt.vconcat(top, middle, bottom, title="Decision quality across games").resolve_scale(color="shared")
 
 
-def decision_headline(con, formats: list[str] | None = None) -> pl.DataFrame:
-    """Per format: decisions, how many were valid, the valid rate, how many models or
-    agents decided, and the best and worst of them by valid rate."""
-    params = {"formats": list(formats) if formats else None, "min_n": HEADLINE_MIN_DECISIONS}
-    return _query(con, HEADLINE, params)
+def _most_active(card: pl.DataFrame, formats: list[str] | None) -> pl.DataFrame:
+    """The MODELS_PER_FORMAT models or agents of each format with the most decisions,
+    by validity."""
+    if formats:
+        card = card.filter(pl.col("format").is_in(list(formats)))
+    card = card.sort(["decisions", "model"], descending=[True, False]).group_by("format", maintain_order=True).head(
+        MODELS_PER_FORMAT)
+    return card.sort(["format", "validity", "model"], descending=[False, True, False])
 
 
 def family_matrix_chart(con) -> alt.LayerChart:
@@ -105,18 +106,6 @@ SELECT format, count(*) AS decisions, count(*) FILTER (WHERE valid) AS valid,
 FROM decisions WHERE {SCOPE} GROUP BY format ORDER BY format
 """
 
-VALIDITY_BY_MODEL = f"""
-WITH per_who AS (
-    SELECT format, {WHO} AS who, count(*) AS decisions, count(*) FILTER (WHERE valid) AS valid,
-           avg(valid::INT) AS valid_rate
-    FROM decisions WHERE {SCOPE} GROUP BY ALL
-)
-SELECT * EXCLUDE (activity) FROM (
-    SELECT *, row_number() OVER (PARTITION BY format ORDER BY decisions DESC, who) AS activity FROM per_who
-) WHERE activity <= $limit
-ORDER BY format, valid_rate DESC, who
-"""
-
 # Rules broken by the logs of the formats in scope (info-level drift is left out:
 # it says how a log differs from its document, not how good a decision was).
 TOP_RULES_QUERY = f"""
@@ -135,35 +124,15 @@ SELECT found.* FROM found JOIN top USING (rule) ORDER BY violations DESC, rule
 # Five-number summaries: the boxplot is drawn from these, not from the raw values.
 DISTRIBUTION = f"""
 WITH per_who AS (
-    SELECT format, {WHO} AS who, count({{measure}}) AS n,
+    SELECT format, who, count({{measure}}) AS n,
            min({{measure}}) AS lo, quantile_cont({{measure}}, 0.25) AS q1, median({{measure}}) AS mid,
            quantile_cont({{measure}}, 0.75) AS q3, max({{measure}}) AS hi
-    FROM decisions WHERE {SCOPE} AND {{measure}} IS NOT NULL GROUP BY ALL
+    FROM ({{source}}) WHERE {SCOPE} AND {{measure}} IS NOT NULL GROUP BY ALL
 )
 SELECT * EXCLUDE (activity) FROM (
     SELECT *, row_number() OVER (PARTITION BY format ORDER BY n DESC, who) AS activity FROM per_who
 ) WHERE activity <= {MODELS_PER_FORMAT}
 ORDER BY format, who
-"""
-
-HEADLINE = f"""
-WITH per_who AS (
-    SELECT format, {WHO} AS who, count(*) AS n, count(*) FILTER (WHERE valid) AS valid, avg(valid::INT) AS rate
-    FROM decisions WHERE {SCOPE} GROUP BY ALL
-),
-ranked AS (
-    SELECT *,
-        row_number() OVER (PARTITION BY format ORDER BY n >= $min_n DESC, rate DESC, n DESC, who) AS best_rank,
-        row_number() OVER (PARTITION BY format ORDER BY n >= $min_n DESC, rate ASC, n DESC, who) AS worst_rank
-    FROM per_who
-)
-SELECT format, sum(n)::BIGINT AS decisions, sum(valid)::BIGINT AS valid,
-       sum(valid) / sum(n) AS valid_rate, count(*) AS models,
-       any_value(who) FILTER (WHERE best_rank = 1) AS best_model,
-       any_value(rate) FILTER (WHERE best_rank = 1) AS best_rate,
-       any_value(who) FILTER (WHERE worst_rank = 1) AS worst_model,
-       any_value(rate) FILTER (WHERE worst_rank = 1) AS worst_rate
-FROM ranked GROUP BY format ORDER BY format
 """
 
 
@@ -190,23 +159,20 @@ def _validity_by_format(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart
 
 
 def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
-    intervals = [wilson(valid, n) for valid, n in frame.select("valid", "decisions").iter_rows()]
-    frame = _labelled(frame).with_columns(
-        row=pl.format("{} · {}", "format", "who"), label=pl.format("n={}", "decisions"),
-        ci_low=pl.Series([low for low, _ in intervals], dtype=pl.Float64),
-        ci_high=pl.Series([high for _, high in intervals], dtype=pl.Float64),
-    )
+    frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games").with_columns(
+        model=pl.col("model").map_elements(_display, return_dtype=pl.String))
+    frame = frame.with_columns(row=pl.format("{} · {}", "format", "model"), label=pl.format("n={}", "decisions"))
     base = alt.Chart(frame).encode(
         y=alt.Y("row:N", title=None, sort=None),
-        x=alt.X("valid_rate:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("validity:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
     )
     bars = base.mark_bar().encode(
         color=color,
-        tooltip=["format:N", alt.Tooltip("who:N", title="model or agent"), "decisions:Q", "valid:Q",
-                 alt.Tooltip("valid_rate:Q", format=".1%"), alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
+        tooltip=["format:N", alt.Tooltip("model:N", title="model or agent"), "decisions:Q", "valid:Q", "games:Q",
+                 alt.Tooltip("validity:Q", format=".1%"), alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
                  alt.Tooltip("ci_high:Q", format=".1%", title="95% high")],
     )
-    # The Wilson 95% interval, as in the scorecard: a small sample shows as a long whisker.
+    # The 95% interval, clustered by game, as in the scorecard: a small sample shows as a long whisker.
     whiskers = base.mark_rule(color="black").encode(x="ci_low:Q", x2="ci_high:Q")
     counts = base.mark_text(align="left", dx=4).encode(x="ci_high:Q", text="label:N")
     return (bars + whiskers + counts).properties(title="Validity per model or agent (with 95% intervals)",
@@ -226,8 +192,8 @@ def _top_rules(con, params: dict, color: alt.Color) -> alt.Chart:
     ).properties(title="Most frequent violation rules", width=300, height=_height(frame, by="rule"))
 
 
-def _distribution(con, params: dict, measure: str, title: str, color: alt.Color) -> alt.Chart:
-    frame = _query(con, DISTRIBUTION.format(measure=measure), params)
+def _distribution(con, source: str, params: dict, measure: str, title: str, color: alt.Color) -> alt.Chart:
+    frame = _query(con, DISTRIBUTION.format(measure=measure, source=source), params)
     if frame.is_empty():
         return _note(f"No {title.split(' (')[0]} recorded", title.capitalize())
     frame = _labelled(frame).with_columns(row=pl.format("{} · {}", "format", "who"))

@@ -1,7 +1,7 @@
 """The scorecard as a chart: per format, each model's (or agent's) share of valid
-decisions as a point with its Wilson 95% interval, models sorted by validity, the
-number of decisions beside each. A model with few decisions shows as a long bar: its
-validity could be anywhere along it."""
+decisions as a point with its 95% interval (clustered by game), models sorted by
+validity, the number of decisions and games beside each. A model with few decisions, or
+few games that differ, shows as a long bar: its validity could be anywhere along it."""
 
 from __future__ import annotations
 
@@ -11,14 +11,15 @@ import polars as pl
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
 
-TITLE = "Valid decisions per model, with 95% intervals (Wilson)"
+TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 LABEL_CHARS = 40
 
 
-def scorecard(con, formats: list[str] | None = None) -> alt.FacetChart:
+def scorecard(con, formats: list[str] | None = None, aliases=None) -> alt.FacetChart:
     """One panel per format; in it one row per model or agent, sorted by validity:
-    the Wilson 95% interval as a bar, the validity as a point, `n=` the decisions."""
-    frame = scorecard_frame(con)
+    the 95% interval as a bar, the validity as a point, `n=` the decisions and games.
+    `aliases` maps names to one model."""
+    frame = scorecard_frame(con, aliases=aliases)
     if formats:
         frame = frame.filter(pl.col("format").is_in(list(formats)))
     if frame.is_empty():
@@ -28,16 +29,18 @@ def scorecard(con, formats: list[str] | None = None) -> alt.FacetChart:
 
 def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
     """The chart of a `comparison.scorecard` frame (format, model, decisions, valid,
-    validity, ci_low, ci_high)."""
-    frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high").with_columns(
+    validity, ci_low, ci_high, games, ci_method)."""
+    frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games",
+                         "ci_method").with_columns(
         model=pl.col("model").map_elements(_display, return_dtype=pl.String),
-        label=pl.format("n={}", "decisions"),
+        label=pl.format("n={}, {} game", "decisions", "games") + pl.when(pl.col("games") == 1).then(pl.lit(""))
+        .otherwise(pl.lit("s")),
     )
     x = alt.X("validity:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))
     y = alt.Y("model:N", title=None, sort=alt.EncodingSortField("validity", order="descending"))
-    tooltip = ["format:N", "model:N", "decisions:Q", "valid:Q", alt.Tooltip("validity:Q", format=".1%"),
+    tooltip = ["format:N", "model:N", "decisions:Q", "valid:Q", "games:Q", alt.Tooltip("validity:Q", format=".1%"),
                alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
-               alt.Tooltip("ci_high:Q", format=".1%", title="95% high")]
+               alt.Tooltip("ci_high:Q", format=".1%", title="95% high"), alt.Tooltip("ci_method:N", title="interval")]
     base = alt.Chart().encode(y=y, tooltip=tooltip)
     interval = base.mark_bar(height=8, opacity=0.35).encode(x=alt.X("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
                                                             x2="ci_high:Q", color=alt.Color("format:N", legend=None))

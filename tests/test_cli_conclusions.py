@@ -1,0 +1,118 @@
+"""`workbench scorecard`, `compare` and `plan` as a user types them: what they print, and
+one line with exit 2 for every bad price, alias or planning input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import workbench
+from tests.test_comparison import arena_log, outcomes
+from tests.intervals import wilson_by_hand
+from workbench.cli import main
+from workbench.stats import games_needed
+
+
+@pytest.fixture
+def db(tmp_path):
+    db = tmp_path / "w.duckdb"
+    paths = [arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7}),
+             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "=HYPERLINK(1)": [True, False]})]
+    assert not workbench.ingest(paths, db=db).failed
+    return db
+
+
+def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
+    assert main(["scorecard", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    low, high = wilson_by_hand(3, 10)
+    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=10 in 1 game), most broken: unknown_tool" in out
+    assert "arena m-a: 100.0% valid" in out and "n=20 in 2 games" in out
+    assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("model,model_from,decisions,valid,validity,ci_low,ci_high,games,design_effect,ci_method")
+    # a name a spreadsheet would run as a formula is written as text
+    assert any(line.startswith("'=HYPERLINK(1),model,2,1,") for line in lines)
+
+
+def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
+    assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
+    out = capsys.readouterr().out
+    assert "arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points" in out
+    assert "on 10 shared turns in 1 game" in out and "McNemar" in out
+    assert main(["compare", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("arena: every pair of 3 models: 3 comparisons\np-values Holm-corrected over all 3 comparisons")
+    assert main(["compare", "--db", str(db), "m-a"]) == 2
+    assert "compare takes two models or none" in capsys.readouterr().err
+
+
+def test_compare_with_aliases_from_a_file(db, tmp_path, capsys):
+    (tmp_path / "aliases.csv").write_text("name,model\nm-b,m-a\n")
+    assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.csv")]) == 0
+    assert "arena m-a: 76.7% valid" in capsys.readouterr().out  # 23 of 30 decisions
+
+
+def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
+    assert main(["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "20", "--icc", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"about {games_needed(0.1, 0.9, 20, 0.05)} games per model to detect 10 points at 80% "
+                          "power (95% level): validity 90.0%, 20 decisions per game, ICC 0.050 (design effect 1.95)")
+    assert main(["plan", "--difference", "0.05", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("about ") and "estimated from every format's 4 games of 3 models in" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["plan", "--difference", "nan", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
+    (["plan", "--difference", "-2", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
+    (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "9", "--icc", "1.5"], "icc must be"),
+    (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "0", "--icc", "0"],
+     "decisions per game must be at least 1"),
+    (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "9", "--icc", "0", "--power", "1"],
+     "power must be"),
+])
+def test_plan_refuses_inputs_out_of_range_in_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("content", ['{"m-a": NaN}', '{"m-a": -0.5}', '{"m-a": 1e400}', '{"m-a": "free"}',
+                                     '[1, 2]', "{not json"])
+def test_a_bad_prices_file_is_one_line_and_exit_2(db, tmp_path, capsys, content):
+    (tmp_path / "prices.json").write_text(content)
+    for command in (["scorecard"], ["report", "-o", str(tmp_path / "r.html")]):
+        assert main([*command, "--db", str(db), "--prices", str(tmp_path / "prices.json")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("workbench: ") and err.count("\n") == 1 and "prices" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading(db, tmp_path, capsys):
+    big = tmp_path / "big.json"
+    big.write_text('{"m-a": 1.0' + " " * 1_000_001 + "}")
+    fifo = tmp_path / "prices.fifo"
+    os.mkfifo(fifo)
+    for path, said in ((big, "more than the 1,000,000 a prices file may hold"), (fifo, "it is a FIFO, not a file"),
+                       ("/dev/zero", "it is a character device, not a file"), (tmp_path, "it is a folder")):
+        # in a child: a FIFO read would block it, /dev/zero fill its memory
+        run = subprocess.run([sys.executable, "-m", "workbench.cli", "scorecard", "--db", str(db), "--prices",
+                              str(path)], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 2 and said in run.stderr and run.stderr.count("\n") == 1, run.stderr
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", "compare", "--db", str(db), "--aliases", "/dev/zero"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "cannot read aliases from /dev/zero" in run.stderr
+
+
+def test_an_alias_file_with_a_conflict_is_one_line(db, tmp_path, capsys):
+    (tmp_path / "a.csv").write_text("name,model\nx,a\nx,b\n")
+    assert main(["compare", "--db", str(db), "--aliases", str(tmp_path / "a.csv")]) == 2
+    assert "'x' is given two models, 'a' and 'b'" in capsys.readouterr().err
+    (tmp_path / "b.csv").write_text("who,what\nx,a\n")
+    assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "b.csv")]) == 2
+    assert "columns name,model" in capsys.readouterr().err
+    (tmp_path / "c.json").write_text(json.dumps(["x", "a"]))
+    assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "c.json")]) == 2
