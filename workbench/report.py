@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -172,8 +173,6 @@ td.number { text-align: right; font-variant-numeric: tabular-nums; }
 
 
 def as_html(title: str, made: str, sections: list[Section]) -> str:
-    import vl_convert
-
     charts, body = [], []
     for section in sections:
         body.append(f"<h2>{html.escape(section.title)}</h2>")
@@ -187,7 +186,7 @@ def as_html(title: str, made: str, sections: list[Section]) -> str:
     specs = json.dumps(charts, cls=ScriptSafeJSON)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{PAGE_STYLE}</style>
-<script type="text/javascript">{vl_convert.javascript_bundle()}</script></head>
+<script type="text/javascript">{vega_script()}</script></head>
 <body><h1>{html.escape(title)}</h1><p class="note">made {made}</p>
 {''.join(body)}
 <script type="text/javascript">
@@ -195,6 +194,29 @@ const specs = {specs};
 specs.forEach((spec, i) => vegaEmbed('#chart-' + i, spec, {{"actions": false}}).catch(console.error));
 </script></body></html>
 """
+
+
+def vega_script() -> str:
+    """Vega, Vega-Lite and vega-embed as one script, as vl-convert bundles them: 2.4 s the
+    first time in a process, so kept in the user's cache folder, one file per vl-convert
+    version (it bundles the same script every time)."""
+    import vl_convert
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "workbench"
+    path = cache / f"vega-embed-vl-convert-{vl_convert.__version__}.js"
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    bundle = vl_convert.javascript_bundle()
+    try:  # whole or not at all: written aside, then renamed
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+        partial.write_text(bundle, encoding="utf-8")
+        partial.replace(path)
+    except OSError:
+        pass  # no cache: the next report bundles again
+    return bundle
 
 
 def _html_table(table: pl.DataFrame) -> str:

@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
-from scipy.stats import binomtest, fisher_exact, norm, t as student_t
+# The quantiles and tails as ufuncs: scipy.special loads in a tenth of scipy.stats' time,
+# which only the exact tests need (and import when they run).
+from scipy.special import ndtr, ndtri, stdtrit
 
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
-Z = float(norm.ppf(1 - ALPHA / 2))
+Z = float(ndtri(1 - ALPHA / 2))
 # Cochran's rule: the score test's normal approximation wants every expected count of the
 # 2x2 table at 5 or more; below, the exact test.
 MIN_EXPECTED = 5
@@ -85,7 +88,7 @@ def quantiles(games, design_effect, n):
     with np.errstate(divide="ignore", invalid="ignore"):
         freedom = effect ** 2 / (1 / np.where(clustered, n - 1, 1)
                                  + (effect - 1) ** 2 / np.where(clustered, games - 1, 1))
-    return np.where(clustered, student_t.ppf(1 - ALPHA / 2, np.where(clustered, freedom, 1)), Z)
+    return np.where(clustered, stdtrit(np.where(clustered, freedom, 1), 1 - ALPHA / 2), Z)
 
 
 def shrinks(games, design_effect, n):
@@ -110,11 +113,11 @@ class Clustered:
     def clustered(self) -> bool:
         return self.design_effect > 1
 
-    @property
+    @cached_property
     def shrink(self) -> float:
         return float(shrinks(self.games, self.design_effect, self.n))
 
-    @property
+    @cached_property
     def interval(self) -> tuple[float, float]:
         """Wilson at the effective counts (equal to Wilson at n / design effect with the
         t quantile)."""
@@ -176,6 +179,8 @@ def expected_counts(table) -> list[float]:
 def fisher(table) -> float:
     """Fisher's exact test, two-sided: the probability, given the margins, of a table at
     most as likely as this one."""
+    from scipy.stats import fisher_exact
+
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
 
@@ -186,7 +191,7 @@ def two_proportion_p(valid_a, n_a, valid_b, n_b) -> float:
     spread = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
     if spread == 0:
         return 1.0
-    return float(2 * norm.sf(abs(valid_a / n_a - valid_b / n_b) / spread))
+    return float(2 * ndtr(-abs(valid_a / n_a - valid_b / n_b) / spread))
 
 
 # --- two shares over the same turns ----------------------------------------------------
@@ -238,7 +243,7 @@ class Paired:
         robust = games / (games - 1) * float((gaps ** 2).sum()) / n ** 2
         return max(robust / independent, 1.0)
 
-    @property
+    @cached_property
     def shrink(self) -> float:
         return float(shrinks(self.games, self.design_effect, self.turns))
 
@@ -248,6 +253,8 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     split further from even than chance allows? A binomial test at 1/2."""
     if only_a + only_b == 0:
         return 1.0
+    from scipy.stats import binomtest
+
     return float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
 
 
@@ -309,7 +316,7 @@ def decisions_needed(p_a: float, p_b: float, power: float = 0.8, level: float = 
     given power, were decisions independent: the two-proportion formula (Fleiss, Levin &
     Paik, Statistical Methods for Rates and Proportions, 3rd ed., 2003, eq. 4.14), without
     the continuity correction; with `freedom`, Student's t quantiles in place of z."""
-    quantile = norm.ppf if freedom is None else (lambda q: student_t.ppf(q, freedom))
+    quantile = ndtri if freedom is None else (lambda q: stdtrit(freedom, q))
     z_level, z_power = quantile(1 - (1 - level) / 2), quantile(power)
     mean = (p_a + p_b) / 2
     root = z_level * math.sqrt(2 * mean * (1 - mean)) + z_power * math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
