@@ -25,6 +25,7 @@ includes timeouts and mutants killed in the fresh-interpreter check.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -36,7 +37,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
 
+CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cli_conclusions.py")
+RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
+
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
+# The modules in OWN_TESTS are run with only those tests selected (`--own-tests`): the
+# conclusions are reached by the report's and the demo's slow tests too, which would
+# run for every mutant while the statistics' own tests are the ones that check them.
 MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "damage.models": ("workbench/damage/models.py", ("workbench.damage.models.*",), ("tests/damage",)),
     "damage.drift": ("workbench/damage/drift.py", ("workbench.damage.drift.*",), ("tests/damage",)),
@@ -56,16 +63,16 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
         "workbench.stellaris.save.x__stockpiles__mutmut_*",
     ), ("tests/stellaris",)),
     # The conclusions: intervals, tests, verdicts, costs, ratings.
-    "stats": ("workbench/stats.py", ("workbench.stats.*",), ("tests/test_stats.py", "tests/test_comparison.py")),
-    "comparison": ("workbench/comparison.py", ("workbench.comparison.*",),
-                   ("tests/test_comparison.py", "tests/test_cli_conclusions.py")),
-    "prices": ("workbench/prices.py", ("workbench.prices.*",), ("tests/test_comparison.py",)),
-    "damage.ratings": ("workbench/damage/ratings.py", ("workbench.damage.ratings.*",), ("tests/damage",)),
-    "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",),
-                             ("tests/damage",)),
+    "stats": ("workbench/stats.py", ("workbench.stats.*",), CONCLUSIONS),
+    "comparison": ("workbench/comparison.py", ("workbench.comparison.*",), CONCLUSIONS),
+    "prices": ("workbench/prices.py", ("workbench.prices.*",), CONCLUSIONS),
+    "damage.ratings": ("workbench/damage/ratings.py", ("workbench.damage.ratings.*",), RATINGS),
+    "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",), RATINGS),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
     "ingest": ("workbench/ingest.py", ("workbench.ingest.*",), ()),
 }
+
+OWN_TESTS = {"stats", "comparison", "prices", "damage.ratings", "damage.plackett_luce"}
 
 TIMEOUTS = {36, -24, 24, 152, 255}
 KILLED = {1, 3, *TIMEOUTS}  # test failure, pytest internal error, timeouts
@@ -81,6 +88,23 @@ def _selection() -> list[str]:
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
     return list(config["pytest_add_cli_args_test_selection"])
+
+
+@contextlib.contextmanager
+def _selected(tests: tuple[str, ...] | None):
+    """mutmut reads its test selection from pyproject.toml: for the block, only `tests`
+    (None: as configured); the file is put back as it was whatever happens."""
+    path = ROOT / "pyproject.toml"
+    original = path.read_text()
+    if tests:
+        start = original.index("pytest_add_cli_args_test_selection = [")
+        end = original.index("]", start) + 1
+        listed = ", ".join(f'"{test}"' for test in tests)
+        path.write_text(original[:start] + f"pytest_add_cli_args_test_selection = [{listed}]" + original[end:])
+    try:
+        yield
+    finally:
+        path.write_text(original)
 
 
 def _results(module: str) -> dict[str, int | None]:
@@ -221,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
                     continue
             # verdicts of the fresh-interpreter check are redone for what runs again
             _forget_rechecks([n for n in _results(module) if any(fnmatch.fnmatchcase(n, p) for p in patterns)])
-            code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(ns.jobs), *patterns])
+            with _selected(MODULES[module][2] if module in OWN_TESTS else None):
+                code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(ns.jobs),
+                                        *patterns])
             if code not in (0, None):
                 print(f"mutmut run failed for {module} (exit {code})", file=sys.stderr)
                 return code

@@ -113,20 +113,15 @@ def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, databas
 
 
 def test_the_top_rule_is_the_one_broken_most(tmp_path, database):
-    # m-a breaks unknown_tool twice and, on another line, no rule of the other kind; m-b's
-    # decisions break unknown_tool once and a required parameter twice.
+    # m-a breaks unknown_tool twice; m-b breaks unknown_tool once and, on two lines, the
+    # seed's rule that move_to needs a target (move_target_required).
     lines = [decision("a1", 0, "m-a", False), decision("a1", 1, "m-a", False), decision("a1", 2, "m-a", True),
              decision("b1", 0, "m-b", False),
              json.dumps({"agent_id": "b1", "tick": 1, "tool": "move_to", "params": {}, "model": "m-b"}),
              json.dumps({"agent_id": "b1", "tick": 2, "tool": "move_to", "params": {}, "model": "m-b"})]
     con = database(write_lines(tmp_path / "ep1.decisions.jsonl", lines))
     rules = {row["model"]: (row["top_rule"], row["top_rule_count"]) for row in scorecard(con).iter_rows(named=True)}
-    assert rules["m-a"] == ("unknown_tool", 2)
-    counted = dict(con.execute("""
-        SELECT v.rule, count(*) FROM violations v JOIN decisions d USING (source_id, locator)
-        WHERE d.model = 'm-b' AND v.severity = 'error' GROUP BY ALL""").fetchall())
-    assert counted["unknown_tool"] == 1 and rules["m-b"][1] == max(counted.values()) >= 2
-    assert rules["m-b"][0] == max(counted, key=lambda rule: (counted[rule], -ord(rule[0])))
+    assert rules == {"m-a": ("unknown_tool", 2), "m-b": ("move_target_required", 2)}
 
 
 # --- comparisons -------------------------------------------------------------------------------

@@ -342,12 +342,14 @@ def games_needed(difference: float, validity: float, decisions_per_game: float, 
                              - 1e-9), 1)
 
     needed = games()
-    while icc > 0:
+    if icc == 0:
+        return needed
+    for _ in range(100):  # it settles within a few rounds: more games, more freedom, fewer games
         again = games(freedom=2 * (max(needed, 2) - 1))
         if again <= needed:
-            return max(needed, 2)
+            break
         needed = again
-    return needed
+    return max(needed, 2)
 
 
 def icc_anova(valid_g, n_g, group) -> float:
