@@ -104,7 +104,8 @@ def test_validate_exit_codes_and_json(capsys, tmp_path):
         "path": str(bad), "format": "damage", "records": 2, "rejected": 1}
     assert {"locator": "line 2", "severity": "error", "rule": "attack_plan_required",
             "field": "payload.action.attack_plan"}.items() <= file["violations"][0].items()
-    assert set(file["violations"][0]) == {"locator", "severity", "rule", "field", "message"}
+    assert set(file["violations"][0]) == {"locator", "severity", "rule", "field", "message", "count"}
+    assert file["violations"][0]["count"] == 1  # one finding; a row past the first 1,000 of a rule counts many
 
 
 def test_validate_text_names_file_line_and_field(capsys, tmp_path):

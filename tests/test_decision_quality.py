@@ -28,7 +28,7 @@ def add_decisions(con, fmt: str, rows: list[tuple]) -> None:
         [[source_id, fmt, turn, agent, model, valid, latency, tokens, f"line {turn}"]
          for turn, (agent, model, valid, latency, tokens) in enumerate(rows, 1)],
     )
-    con.execute("INSERT INTO violations VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x', 1)",
+    con.execute("INSERT INTO violations (source_id, locator, severity, rule, field, message, line) VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x', 1)",
                 [source_id])
 
 

@@ -61,7 +61,7 @@ def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), e
                count(*) AS violations, count(DISTINCT v.source_id) AS files, any_value(v.message) AS example,
                list(regexp_extract(s.path, '[^/\\\\]*$') || ':' || v.locator
                     ORDER BY s.path, v.line, v.locator)[1:$examples] AS examples
-        FROM violations v JOIN sources s USING (source_id)
+        FROM violation_lines v JOIN sources s USING (source_id)
         WHERE list_contains($severities, v.severity)
         GROUP BY v.rule ORDER BY violations DESC, v.rule LIMIT $limit
     """, {"limit": limit, "severities": list(severities), "examples": examples})

@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 import duckdb
 
 from workbench.errors import OlderDatabase, WorkbenchError, first_line, is_interrupt
+from workbench.paths import writable_folder
 from workbench.schema import Column, Table
 from workbench.violation import FIELDS, SEVERITIES, Violation, line_of
 
@@ -41,8 +42,10 @@ SOURCES = Table("sources", (
     Column("complete_lines", "BIGINT", "lines before that point", required=True, default="0"),
     Column("resume", "JSON", "what the format needs to go on from there"),
     Column("table_rows", "JSON", "its rows in each table then: a file whose rows changed since is read again"),
+    Column("found_at", "VARCHAR", "where it was found, absolute, links not followed: a link that leads "
+                                  "elsewhere later leaves this file missing"),
 ), doc="One row per file and format: the database mirrors the file's current content.",
-    unique=("path", "format"), added=("table_rows",))
+    unique=("path", "format"), added=("table_rows", "found_at"))
 
 VIOLATIONS = Table("violations", (
     Column("source_id", "BIGINT", required=True),
@@ -53,7 +56,27 @@ VIOLATIONS = Table("violations", (
     Column("field", "VARCHAR", "dotted path: `payload.action.attack_plan`", required=True),
     Column("message", "VARCHAR", required=True),
     Column("line", "BIGINT", "the line the finding is about; NULL for findings about the whole file"),
-))
+    Column("count", "BIGINT", "past the first VIOLATIONS_PER_RULE findings of a rule in a file: the further "
+                              "findings this one row stands for (NULL: it is one finding)"),
+    Column("locators", "VARCHAR[]", "where each finding the row stands for is"),
+    Column("lines", "BIGINT[]", "the line of each"),
+    Column("fields", "VARCHAR[]", "the field of each"),
+), doc="Every finding about a file; past the first VIOLATIONS_PER_RULE of a rule, one row of the rule counts "
+       "the rest (`violation_lines` lists them all).", added=("count", "locators", "lines", "fields"))
+
+# A file holds at most this many rows of findings of one rule: 600 KB of `{}` lines made
+# a million rows (28 s, 1.6 GB). The rest are counted, with where each one is, in one row.
+VIOLATIONS_PER_RULE = 1000
+
+# Every finding, one row each: the listed ones and those a counting row stands for.
+VIOLATION_LINES = """
+CREATE OR REPLACE VIEW violation_lines AS
+SELECT source_id, locator, severity, rule, field, message, line FROM violations WHERE count IS NULL
+UNION ALL
+SELECT source_id, unnest(locators) AS locator, severity, rule, unnest(fields) AS field, message,
+       unnest(lines) AS line
+FROM violations WHERE count IS NOT NULL;
+"""
 
 REJECTS = Table("rejects", (
     Column("source_id", "BIGINT", required=True),
@@ -90,7 +113,7 @@ SCHEMA = Table("workbench_schema", (
 ), doc="One row: the schema that made this database's tables and views.", added=("views",))
 
 SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS, SCHEMA)
-SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES)
+SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES) + VIOLATION_LINES
 
 # The columns of the database's tables and views (`table.column`), and the definitions of
 # its views.
@@ -194,7 +217,7 @@ def _refuse_foreign_tables(con: duckdb.DuckDBPyConnection, ddl: str) -> None:
 @functools.cache
 def _made_by(ddl: str) -> tuple[frozenset[str], dict[tuple[str, str], str]]:
     """The tables `ddl` makes in an empty database, and the type of each of their columns."""
-    scratch = duckdb.connect(":memory:")
+    scratch = duckdb.connect(":memory:", config=NO_EXTENSIONS)
     try:
         scratch.execute(ddl)
         tables = frozenset(_tables(scratch))
@@ -360,8 +383,35 @@ def _target(db, read_only: bool) -> str | Path:
     if target != ":memory:":
         if read_only and not target.exists():
             raise WorkbenchError(f"database {target} does not exist; run `workbench demo` or `workbench ingest` first")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        _refuse_foreign_file(target)
+        writable_folder(target)
     return target
+
+
+# Every connection the workbench opens: DuckDB never downloads or loads an extension
+# behind the user's back (a SQLite file named as --db made it fetch `sqlite_scanner`).
+NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+# A DuckDB database file begins with an 8-byte checksum, then these bytes.
+DUCKDB_MAGIC = (8, b"DUCK")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _refuse_foreign_file(target: Path) -> None:
+    """A file that is there and is not a DuckDB database is refused in one line before
+    DuckDB opens it (it would try to read, or to load an extension for, what it is)."""
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(16)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise WorkbenchError(f"cannot open database {target}: {exc.strerror or exc}") from None
+    offset, magic = DUCKDB_MAGIC
+    if head and head[offset:offset + len(magic)] != magic:
+        kind = " (it is a SQLite database; `workbench ingest` reads the companion's history from it)" \
+            if head.startswith(SQLITE_MAGIC) else ""
+        raise WorkbenchError(f"{target} is not a DuckDB database{kind}; name a workbench database with --db")
 
 
 def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
@@ -379,6 +429,10 @@ def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     if con is not None:
         con.execute("SET TimeZone = 'UTC'")  # timestamps are stored and shown in UTC
+        # Set on the instance, not asked for at connecting: DuckDB refuses a second
+        # connection to a file with other options than the first (a notebook's own).
+        for setting, value in NO_EXTENSIONS.items():
+            con.execute(f"SET {setting} = {str(value).lower()}")
         if not read_only:
             try:
                 _refuse_older_schema(con, target)
@@ -429,7 +483,7 @@ class _Hosts:
     def take(self) -> duckdb.DuckDBPyConnection:
         with self._lock:
             host, self._idle = self._idle, None
-        return host if host is not None else duckdb.connect(":memory:")
+        return host if host is not None else duckdb.connect(":memory:", config=NO_EXTENSIONS)
 
     def give_back(self, host: duckdb.DuckDBPyConnection) -> None:
         try:
@@ -550,6 +604,33 @@ def add_violations(con, source_id: int, violations: list[Violation], whole_file:
     VIOLATIONS.insert_rows(con, {"source_id": [source_id] * len(violations), **columns})
 
 
+def listed_per_rule(con, source_id: int) -> dict[str, int]:
+    """How many rows of findings about lines each rule has in this file, listed one by one."""
+    return dict(con.execute("SELECT rule, count(*) FROM violations WHERE source_id = ? AND line IS NOT NULL "
+                            "AND count IS NULL GROUP BY rule", [source_id]).fetchall())
+
+
+def add_counted(con, source_id: int, rule: str, severity: str, found: list[tuple[str, int | None, str]]) -> None:
+    """The findings of `rule` past the first VIOLATIONS_PER_RULE of this file, each found
+    (locator, line, field), counted in one row with those it counted before (an append's
+    are added to the row of the lines before it, as one ingest of the whole file has)."""
+    earlier = con.execute("SELECT locators, lines, fields FROM violations WHERE source_id = ? AND rule = ? "
+                          "AND severity = ? AND count IS NOT NULL", [source_id, rule, severity]).fetchall()
+    if earlier:
+        con.execute("DELETE FROM violations WHERE source_id = ? AND rule = ? AND severity = ? AND count IS NOT NULL",
+                    [source_id, rule, severity])
+        found = [place for locators, lines, fields in earlier for place in zip(locators, lines, fields)] + found
+    lines = [line for _, line, _ in found if line is not None]
+    span = f"lines {min(lines)}-{max(lines)}" if lines else f"{len(found)} places"
+    VIOLATIONS.insert_rows(con, {
+        "source_id": [source_id], "locator": [span], "severity": [severity], "rule": [rule],
+        "field": ["(many)"], "line": [min(lines) if lines else None], "count": [len(found)],
+        "message": [f"{len(found):,} more findings of this rule ({span}); the first {VIOLATIONS_PER_RULE:,} of the "
+                    f"file are listed one by one"],
+        "locators": [[locator for locator, _, _ in found]], "lines": [[line for _, line, _ in found]],
+        "fields": [[field for _, _, field in found]]})
+
+
 def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
     """`rejects` holds (locator, raw text) pairs, or (locator, raw text, line) where the
     locator does not name the line."""
@@ -603,6 +684,6 @@ def format_summary(con):
         FROM sources s LEFT JOIN (
             SELECT source_id, count(*) FILTER (severity = 'error') AS errors,
                    count(*) FILTER (severity = 'warning') AS warnings, count(*) FILTER (severity = 'info') AS infos
-            FROM violations GROUP BY source_id) v USING (source_id)
+            FROM violation_lines GROUP BY source_id) v USING (source_id)
         GROUP BY s.format ORDER BY s.format
     """)

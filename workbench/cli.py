@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from workbench.errors import WorkbenchError, is_interrupt
+from workbench.errors import WorkbenchError, first_line, is_interrupt
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
@@ -39,15 +39,46 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     except Exception as exc:  # never a traceback for the user, unless asked for
         if is_interrupt(exc):  # Ctrl-C that reached a DuckDB query outside a file's load
             print(INTERRUPTED, file=sys.stderr)
             return 130
         if os.environ.get("WORKBENCH_DEBUG"):
             raise
+        told = user_fault(exc)
+        if told is not None:
+            print(f"workbench: {told}", file=sys.stderr)
+            return 2
         print(f"workbench: internal error: {type(exc).__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)",
               file=sys.stderr)
         return 3
+
+
+def user_fault(exc: Exception) -> str | None:
+    """The one line for a failure the user's machine or files cause, not the workbench:
+    a file or folder that cannot be written or read (permissions, a full disk, a path
+    under a file), or a database file that is damaged. None for anything else."""
+    if isinstance(exc, OSError):
+        return f"{exc.filename}: {exc.strerror or exc}" if exc.filename else f"{exc.strerror or exc}"
+    said = first_line(exc)
+    if "Corrupt database file" in said:
+        return f"the database file is damaged or unreadable ({said}); restore it from a copy, or ingest into a new file (--db)"
+    if type(exc).__name__ == "IOException":  # DuckDB's: a full disk, a file gone from under it
+        return f"cannot read or write the database: {said}"
+    return None
+
+
+def _reader_gone() -> int:
+    """The reader of standard output went away (`| head`): stop quietly, as `cat` does,
+    with the exit status of a process ended by SIGPIPE."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit finds no pipe
+    except (OSError, ValueError):
+        pass
+    return 128 + 13
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,6 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     ingest.add_argument("--format", help=f"read every file as this format ({formats}); default: detect per file")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+    ingest.add_argument("--prune", action="store_true",
+                        help="remove the rows of files ingested from under the paths that are gone "
+                             "(without it they are reported missing)")
     ingest.add_argument("--watch", action="store_true",
                         help="keep following the paths (new files, files that grow) until Ctrl-C")
     ingest.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
@@ -177,7 +211,7 @@ def _ingest(args) -> int:
 
     if args.watch:
         return _watch(args)
-    report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet)
+    report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet, prune=args.prune)
     for line in summary_lines(report):
         print(line)
     return 2 if report.failed else 0
@@ -186,7 +220,7 @@ def _ingest(args) -> int:
 def _watch(args) -> int:
     from workbench.watch import watch
 
-    scans = watch(args.paths, db=args.db, format=args.format, interval=args.interval)
+    scans = watch(args.paths, db=args.db, format=args.format, interval=args.interval, prune=args.prune)
     print(f"workbench: watching {' '.join(args.paths)} every {args.interval:g} s; Ctrl-C to stop", flush=True)
     try:
         for scan in scans:
@@ -230,7 +264,7 @@ def _validate_json(file) -> dict:
 def summary_lines(report) -> list[str]:
     lines = []
     for file in report.files:
-        if file.status in ("unchanged", "failed"):
+        if file.status in ("unchanged", "failed", "missing", "pruned"):
             lines.append(f"{file.path}: {file.status}: {file.message.removeprefix(f'{file.path}: ')}")
             continue
         counts = file.severity_counts()

@@ -113,7 +113,7 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
                 FROM ec4x_turns),
     rules AS (
         SELECT {", ".join(f"d.{k}" for k in keys)}, v.rule, count(*) AS n
-        FROM d JOIN violations v ON v.source_id = d.source_id AND v.locator = d.locator AND v.severity = 'error'
+        FROM d JOIN violation_lines v ON v.source_id = d.source_id AND v.locator = d.locator AND v.severity = 'error'
         GROUP BY ALL
     ),
     top AS (
@@ -191,6 +191,8 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
         _known(shares, (a, b), format)
     plans = _planned(con, source, format)
     wanted = _pairs(shares, a, b, all_pairs)
+    if not shares:
+        raise WorkbenchError("no decisions in this database to compare; ingest a damage, ec4x, arena or gm log first")
     if not wanted:
         raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
     cells = _shared_turns(con, source, wanted)

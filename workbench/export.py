@@ -2,16 +2,22 @@
 
 The tree reads as-is in DuckDB (`read_parquet('out/*/**/*.parquet', hive_partitioning=true)`),
 Polars (`pl.scan_parquet(..., hive_partitioning=True)`), Spark or Trino: one folder per
-table, partitioned by source format and, where the table has one, by game.
+table, partitioned by source format and, where the table has one, by game. A table with
+a game column also keeps it whole as `<column>_full`: a game id too long for a folder
+name (over 80 bytes) is shortened in its folder, and so in `game_id` as a reader of the
+partitions sees it, to its first 16 characters, `~` and 16 hex digits of its SHA-256.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+import duckdb
+
 from workbench import catalog
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, first_line
 
 # Columns that split a table further, where the table has them: a game's rows, or a
 # save series' rows, then sit together.
@@ -21,19 +27,45 @@ GAME_COLUMNS = ("game_id", "save_name")
 def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[str, int]:
     """Write every table of `db` under `out/<table>/format=<f>/[game_id=<g>/]*.parquet`.
 
-    Returns the row count written per table.
+    The tree is written into a hidden folder beside `out` and renamed to `out` once
+    whole, so a run cut short (Ctrl-C, a full disk) leaves `out` as it was. Returns the
+    row count written per table.
     """
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
-        if not overwrite:
-            raise WorkbenchError(f"{out} is not empty; choose an empty folder or pass --overwrite")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise WorkbenchError(f"cannot export to {out}: it is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise WorkbenchError(f"{out} is not empty; choose an empty folder or pass --overwrite")
     con = catalog.connect(db, read_only=True)
+    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
     try:
-        return {table: _export_table(con, table, out / table) for table in _tables(con)}
+        shutil.rmtree(partial, ignore_errors=True)
+        _make_folder(partial)
+        written = {table: _export_table(con, table, partial / table) for table in _tables(con)}
+        _replace(partial, out)
+        return written
+    except duckdb.IOException as exc:
+        raise WorkbenchError(f"cannot export to {out}: {first_line(exc)}") from None
     finally:
         con.close()
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True)
+    except OSError as exc:
+        raise WorkbenchError(f"cannot export to {folder.parent}: {exc.strerror or exc}") from None
+
+
+def _replace(partial: Path, out: Path) -> None:
+    """`out` becomes the tree written in `partial`; what it held before (an empty folder,
+    or an export --overwrite replaces) is removed once the new tree is in place."""
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        out.rename(old)
+    partial.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _tables(con) -> list[str]:
@@ -49,6 +81,12 @@ def _columns(con, table: str) -> list[str]:
         [table]).fetchall()]
 
 
+# A game id of at most this many bytes is its folder's name as it is. DuckDB writes a
+# partition value percent-escaped (up to 3 characters a byte), and a file system takes
+# names of 255 bytes: 80 bytes and `game_id=` always fit.
+GAME_FOLDER_BYTES = 80
+
+
 def _export_table(con, table: str, target: Path) -> int:
     columns = _columns(con, table)
     if "format" in columns:
@@ -57,7 +95,10 @@ def _export_table(con, table: str, target: Path) -> int:
         select = f"SELECT t.*, s.format FROM {table} t JOIN sources s USING (source_id)"
     else:
         select = f"SELECT *, 'none' AS format FROM {table}"
-    partitions = ["format", *[c for c in GAME_COLUMNS if c in columns]]
+    games = [c for c in GAME_COLUMNS if c in columns]
+    if games:
+        select = f"SELECT * REPLACE ({_folder_name(games[0])} AS {games[0]}), {games[0]} AS {games[0]}_full FROM ({select})"
+    partitions = ["format", *games]
     rows = con.execute(f"SELECT count(*) FROM ({select})").fetchall()[0][0]
     if rows == 0:
         # An empty table still gets its folder and schema, so readers find every table.
@@ -68,6 +109,14 @@ def _export_table(con, table: str, target: Path) -> int:
     con.execute(f"COPY ({select}) TO {_quoted(target)} (FORMAT parquet, PARTITION_BY ({partition_list}), "
                 "OVERWRITE_OR_IGNORE true)")
     return rows
+
+
+def _folder_name(column: str) -> str:
+    """The game id as its folder shows it: as it is, or, past GAME_FOLDER_BYTES, its first
+    16 characters, `~` and the first 16 hex digits of its SHA-256 (`<column>_full`
+    keeps it whole in the files)."""
+    return (f"CASE WHEN strlen({column}) <= {GAME_FOLDER_BYTES} THEN {column} "
+            f"ELSE left({column}, 16) || '~' || left(sha256({column}), 16) END")
 
 
 def _quoted(path: Path) -> str:

@@ -16,7 +16,7 @@ import duckdb
 
 from workbench import catalog
 from workbench.schema import Table
-from workbench.violation import Violation
+from workbench.violation import Violation, line_of
 
 
 @dataclass
@@ -47,10 +47,36 @@ class LoadContext:
     appending: bool = False
     state: dict | None = None
     forgot_cut_line: bool = False
+    # Findings past the first VIOLATIONS_PER_RULE of a rule in the file are counted, not
+    # listed (`count_violations`); a cut last line, read again later on its own, lists its
+    # own, so that a count never stands for a line that is forgotten and read again.
+    cap: bool = True
+    _listed: dict | None = field(default=None, repr=False)
+    _counted: dict = field(default_factory=dict, repr=False)
 
     def add_violations(self, violations: list[Violation]) -> None:
         """Findings about single lines (or, for files that are not line-based, anything)."""
-        catalog.add_violations(self.con, self.source_id, violations)
+        catalog.add_violations(self.con, self.source_id, self._past_the_cap(violations) if self.cap else violations)
+
+    def _past_the_cap(self, violations: list[Violation]) -> list[Violation]:
+        """The findings still to list; the others kept aside to be counted."""
+        if self._listed is None:
+            self._listed = catalog.listed_per_rule(self.con, self.source_id)
+        listed, keep = self._listed, []
+        for v in violations:
+            if listed.get(v.rule, 0) < catalog.VIOLATIONS_PER_RULE:
+                listed[v.rule] = listed.get(v.rule, 0) + 1
+                keep.append(v)
+            else:
+                self._counted.setdefault((v.rule, v.severity), []).append(
+                    (v.locator, line_of(v.locator, v.line), v.field))
+        return keep
+
+    def count_violations(self) -> None:
+        """Once the load is done: one row per rule for the findings past the cap."""
+        for (rule, severity), found in self._counted.items():
+            catalog.add_counted(self.con, self.source_id, rule, severity, found)
+        self._counted = {}
 
     def add_file_findings(self, violations: list[Violation]) -> None:
         """Findings about the whole file (counted over its lines): recomputed on append."""

@@ -13,12 +13,12 @@ from typing import Iterator
 
 import duckdb
 
-from workbench import catalog
+from workbench import catalog, jsonl
 from workbench.content import Content, FileHash, KnownSource
 from workbench.violation import FIELDS, StoredViolations, Violation
 from workbench.errors import UnreadableFile, WorkbenchError, first_line
 from workbench.formats import Counts, Format, LoadContext
-from workbench.paths import check_regular, expand_paths, text_of
+from workbench.paths import check_regular, expand_paths, path_of, roots_of, text_of, under
 from workbench.validation import line_count
 from workbench.worker import Worker
 
@@ -39,7 +39,7 @@ SMALL_APPEND_BYTES = 16 << 20
 class FileReport:
     path: str
     format: str | None
-    status: str  # ingested | appended | replaced | unchanged | failed
+    status: str  # ingested | appended | replaced | unchanged | failed | missing | pruned
     records: int = 0
     rejected: int = 0
     violations: list[Violation] = field(default_factory=list)
@@ -68,7 +68,7 @@ class FileReport:
         stored = self.__dict__.get("_stored")
         if stored is not None and "violations" not in self.__dict__:
             return stored.severities()
-        return [v.severity for v in self.violations]
+        return [v.severity for v in self.violations for _ in range(v.count or 1)]
 
     def severity_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(catalog.SEVERITIES, 0)
@@ -85,7 +85,8 @@ class FileReport:
             "rejected": self.rejected,
             "message": self.message,
             # The documented keys (`FIELDS`): `line` is said by the locator already.
-            "violations": [{name: getattr(v, name) for name in FIELDS} for v in self.violations],
+            "violations": [{**{name: getattr(v, name) for name in FIELDS}, "count": v.count or 1}
+                           for v in self.violations],
             "lines_added": self.lines_added,
         }
 
@@ -105,22 +106,29 @@ class Report:
         return {"files": [f.to_dict() for f in self.files]}
 
 
-def ingest(paths, db=None, format: str | None = None, progress: bool = False) -> Report:
+def ingest(paths, db=None, format: str | None = None, progress: bool = False, prune: bool = False) -> Report:
     """Load files, folders (recursive) or globs into the database `db`.
 
     The database mirrors each file's current content. Each file is one transaction:
     it lands whole (source row, records, violations, rejects, decisions) or not at all.
     A file whose content is the one ingested before is `unchanged` and adds nothing; a
     file that grew is `appended` (only its new lines are read); a file changed in any
-    other way is `replaced`.
+    other way, or now read as another format, is `replaced`. A file ingested before
+    from under `paths` that is gone (deleted, or a link that now leads elsewhere) is
+    `missing`, its rows kept; with `prune`, its rows are removed (`pruned`).
     """
-    return ingest_files(expand_paths(paths), db, format, progress)
+    files = expand_paths(paths)
+    return ingest_files(files, db, format, progress, roots=roots_of(paths), prune=prune)
 
 
-def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = None,
-                 progress: bool = False) -> Report:
-    """`ingest` for files already found by `expand_paths` (path, named by the user)."""
-    return _run(files, db, _format_named(format), progress)
+def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = None, progress: bool = False,
+                 roots: list[str] | None = None, prune: bool = False, present: list[Path] | None = None) -> Report:
+    """`ingest` for files already found by `expand_paths` (path, named by the user).
+    With `roots` (`paths.roots_of` the user's arguments), the files ingested before
+    from under them that are not among `present` (default: `files`) and are gone are
+    reported `missing`, or removed with `prune`."""
+    present = [path for path, _ in files] if present is None else present
+    return _run(files, db, _format_named(format), progress, roots, prune, present)
 
 
 def validate(paths, format: str | None = None, progress: bool = False) -> Report:
@@ -129,9 +137,11 @@ def validate(paths, format: str | None = None, progress: bool = False) -> Report
     return _run(expand_paths(paths), ":memory:", _format_named(format), progress)
 
 
-def _run(files, db, fmt: Format | None, progress: bool) -> Report:
+def _run(files, db, fmt: Format | None, progress: bool, roots: list[str] | None = None, prune: bool = False,
+         present: list[Path] = ()) -> Report:
     """Load `files` into `db`. Each file is chosen (its format found, its hash started)
-    before the one ahead of it is loaded, the first while the database opens."""
+    before the one ahead of it is loaded, the first while the database opens. Then the
+    files gone from under `roots` are told (`_gone_from`)."""
     stop = threading.Event()  # a run that ends early (an error, Ctrl-C) waits for no hash
     with Worker() as hasher:
         try:
@@ -139,9 +149,58 @@ def _run(files, db, fmt: Format | None, progress: bool) -> Report:
             ahead = next(chosen, None)
             with catalog.bulk_connection(db, INGEST_SETTINGS) as con:
                 _registry().create_tables(con, loading=True)
-                return _load_all(con, ahead, chosen, progress, files)
+                report = _load_all(con, ahead, chosen, progress, files)
+                if roots:
+                    report.files += _gone_from(con, roots, present, prune)
+                return report
         finally:
             stop.set()
+
+
+def _gone_from(con, roots: list[str], present: list[Path], prune: bool) -> list[FileReport]:
+    """The files ingested before from under `roots` that this run did not find and that
+    are gone: deleted, or found through a link that now leads elsewhere. Each is
+    `missing`, or, with `prune`, its rows are removed (one transaction each)."""
+    found = {text_of(path.resolve()) for path in present}
+    reports = []
+    for source_id, key, fmt, found_at, records in con.execute(
+            "SELECT source_id, path, format, found_at, records FROM sources ORDER BY path, format").fetchall():
+        if key in found or not (under(key, roots) or (found_at and under(found_at, roots))) or _still_there(
+                key, found_at):
+            continue
+        if prune:
+            with catalog.transaction(con):
+                _forget_sources(con, [source_id])
+            reports.append(FileReport(key, fmt, "pruned", records, source_id=source_id,
+                                      message="no longer there; its rows were removed"))
+        else:
+            reports.append(FileReport(key, fmt, "missing", records, source_id=source_id,
+                                      message="no longer there (deleted, or a link that leads elsewhere now); its "
+                                              "rows are kept: pass --prune to remove them"))
+    return reports
+
+
+def _still_there(key: str, found_at: str | None) -> bool:
+    """The file a source was read from is where it was, and still reached as it was."""
+    path = path_of(key)
+    if not os.path.isfile(path):
+        return False
+    if found_at is None or found_at == key:
+        return True
+    try:
+        return os.path.realpath(path_of(found_at)) == os.path.realpath(path)
+    except OSError:
+        return False
+
+
+def _forget_sources(con, source_ids: list[int], keep_sources: bool = False) -> None:
+    """Every row of these sources, in every table; then (unless `keep_sources`: a file
+    read again whole keeps its id) the sources themselves."""
+    for table in catalog.tables_with(con, "source_id"):
+        if table != "sources":
+            con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [source_ids])
+    if not keep_sources:
+        con.execute("DELETE FROM sources WHERE list_contains(?, source_id)", [source_ids])
 
 
 def _registry():
@@ -304,6 +363,9 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
     known = _known_source(con, key, fmt.name)
     content.expect(known)
     advance = bar.advance if bar else (lambda n: None)
+    before = _read_as_other_formats(con, key, fmt.name)
+    if before:  # the same file, read as another format before: its rows under that one go
+        return _in_transaction(con, path, lambda: _reformatted(con, key, path, fmt, known, content, advance, before))
     if known is None:
         orphans.forget(con)
         return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
@@ -319,6 +381,19 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
                           message=f"already ingested as source {known.source_id}; nothing added",
                           ).stored(_violations_of(con, known.source_id))
     return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
+
+
+def _read_as_other_formats(con, key: str, format_name: str) -> dict[int, str]:
+    return dict(con.execute("SELECT source_id, format FROM sources WHERE path = ? AND format <> ?",
+                            [key, format_name]).fetchall())
+
+
+def _reformatted(con, key, path, fmt, known, content, advance, before: dict[int, str]) -> FileReport:
+    _forget_sources(con, list(before))
+    report = _load_whole(con, key, path, fmt, known, content, advance)
+    report.status = "replaced"
+    report.message = f"read as {fmt.name} now, no longer as {', '.join(sorted(set(before.values())))}"
+    return report
 
 
 def _load_grown(con, key, path, fmt, known: KnownSource, content: FileHash, advance) -> FileReport:
@@ -379,19 +454,18 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
     (re)written from the first byte, under the same source id."""
     if known is None:  # its hash is recorded once the load is done
         source_id = con.execute(
-            "INSERT INTO sources (path, sha256, format) VALUES (?, '', ?) RETURNING source_id",
-            [key, fmt.name]).fetchall()[0][0]
+            "INSERT INTO sources (path, sha256, format, found_at) VALUES (?, '', ?, ?) RETURNING source_id",
+            [key, fmt.name, text_of(os.path.abspath(path))]).fetchall()[0][0]
     else:
         source_id = known.source_id
-        for table in catalog.tables_with(con, "source_id"):
-            if table != "sources":
-                con.execute(f"DELETE FROM {table} WHERE source_id = ?", [source_id])
+        _forget_sources(con, [source_id], keep_sources=True)
     ctx = LoadContext(con, source_id, path, advance)
     if fmt.line_based:
         counts = _load_lines(ctx, fmt, content, Counts(0, 0))
     else:
         counts = fmt.load(ctx)
-        _record(con, source_id, fmt, content.result(), counts, resume=None)
+        ctx.count_violations()
+        _record(con, source_id, fmt, content.result(), counts, None, path)
     status = "replaced" if known else "ingested"
     return FileReport(text_of(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
 
@@ -423,14 +497,15 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts
     point leaves the cut line out, so a later append reads it again whole."""
     ctx.end_byte = content.complete_bytes
     counts = _plus(before, fmt.load(ctx))
+    ctx.count_violations()
     resume = {"records": counts.records, "rejected": counts.rejected, "format": ctx.state}
     if content.size > content.complete_bytes:
         tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
                            end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,
-                           state=copy.deepcopy(ctx.state))
+                           state=copy.deepcopy(ctx.state), cap=False)
         _forget_file_derivations(ctx.con, ctx.source_id, fmt)
         counts = _plus(counts, fmt.load(tail))
-    _record(ctx.con, ctx.source_id, fmt, content.result(), counts, resume)
+    _record(ctx.con, ctx.source_id, fmt, content.result(), counts, resume, ctx.path)
     return counts
 
 
@@ -458,31 +533,54 @@ def _forget_lines_from(con, source_id: int, fmt: Format, line: int) -> None:
         catalog.forget_decisions_from(con, source_id, line)
 
 
-def _record(con, source_id: int, fmt: Format, content: Content, counts: Counts, resume: dict | None) -> None:
-    """What the file's load left: its content, where an append resumes, its counts, and
-    its rows in each table (an ingest that finds them changed reads the file again)."""
+def _record(con, source_id: int, fmt: Format, content: Content, counts: Counts, resume: dict | None,
+            path: Path) -> None:
+    """What the file's load left: its content, where an append resumes, its counts, its
+    rows in each table (an ingest that finds them changed reads the file again), and
+    where it was found."""
     con.execute(
         "UPDATE sources SET sha256 = ?, size = ?, complete_bytes = ?, complete_lines = ?, resume = ?, "
-        "records = ?, rejected = ?, table_rows = ?, ingested_at = CAST(now() AS TIMESTAMP) WHERE source_id = ?",
+        "records = ?, rejected = ?, table_rows = ?, found_at = ?, ingested_at = CAST(now() AS TIMESTAMP) "
+        "WHERE source_id = ?",
         [content.sha256, content.size, content.complete_bytes, content.complete_lines,
          json.dumps(resume) if resume is not None else None, counts.records, counts.rejected,
-         json.dumps(_table_rows(con, source_id, fmt)), source_id],
+         json.dumps(_table_rows(con, source_id, fmt)), text_of(os.path.abspath(path)), source_id],
     )
 
 
 
 def _violations_of(con, source_id: int) -> StoredViolations:
     return StoredViolations(con.execute(
-        f"SELECT {', '.join(FIELDS)} FROM violations WHERE source_id = ? ORDER BY rowid", [source_id]).fetchnumpy())
+        f"SELECT {', '.join(FIELDS)}, count FROM violations WHERE source_id = ? ORDER BY rowid", [source_id]).fetchnumpy())
 
 
 def _refuse_cr_only(path: Path, head: bytes) -> None:
     """Lines end at LF. A file whose lines end at CR alone (classic Mac) would be one
-    line: it is refused, with the way out."""
-    if b"\n" not in head and b"\r" in head.rstrip(b"\r \t"):
+    line: it is refused, with the way out. Where the head holds no line end at all (a
+    first line longer than it), the file is read on to its first line end."""
+    if b"\n" in head:
+        return
+    if b"\r" in head.rstrip(b"\r \t") or (len(head) == HEAD_BYTES and _first_line_end(path) == b"\r"):
         raise UnreadableFile(
             f"{text_of(path)}: its lines end with CR alone, not LF (or CR LF); convert it first, "
             f"e.g. `tr '\\r' '\\n' < FILE > FIXED`")
+
+
+def _first_line_end(path: Path) -> bytes | None:
+    """How the file's first line ends, read on from the head: b"\\n" (LF, or CR LF),
+    b"\\r" (CR alone), or None (no line end within the longest line a file may hold)."""
+    with open(path, "rb") as handle:
+        handle.seek(HEAD_BYTES)
+        for _ in range(0, jsonl.MAX_LINE_BYTES, HEAD_BYTES):
+            block = handle.read(HEAD_BYTES + 1)  # a byte more: the LF of a CR at the block's end
+            found = [at for at in (block.find(b"\r", 0, HEAD_BYTES), block.find(b"\n", 0, HEAD_BYTES)) if at >= 0]
+            if found:
+                at = min(found)
+                return b"\r" if block[at:at + 1] == b"\r" and block[at + 1:at + 2] != b"\n" else b"\n"
+            if len(block) <= HEAD_BYTES:
+                return None
+            handle.seek(-1, os.SEEK_CUR)
+    return None
 
 
 def _read_head(path: Path) -> bytes:

@@ -4,12 +4,14 @@ name into text.
 An argument that names an existing file or folder is that path, whatever characters it
 holds (`game[1].events.jsonl`); only one that names nothing is taken as a glob. A file
 name that is not valid UTF-8 is still read; wherever it is shown or stored, its bad
-bytes are written as `\\xNN`.
+bytes are written as `\\xNN` (and its backslashes doubled: see `text_of`).
 """
 
 from __future__ import annotations
 
+import errno
 import glob
+import itertools
 import os
 import stat
 from pathlib import Path
@@ -21,9 +23,57 @@ KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBL
 
 
 def text_of(path: str | os.PathLike) -> str:
-    """A path (or a file name) as text, bytes that are not UTF-8 as `\\xNN` escapes."""
+    """A path (or a file name) as text: as it is when it is UTF-8 with no backslash;
+    otherwise each byte that is not UTF-8 as `\\xNN` and each backslash doubled, so that
+    two different names are never one text (a name of the byte 0xff and one of the four
+    characters `\\xff` are `\\xff` and `\\\\xff`), and a file is one source."""
     raw = os.fsencode(path)
-    return raw.decode("utf-8", "backslashreplace")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and "\\" not in text:
+        return text
+    return raw.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
+
+
+def path_of(text: str) -> bytes:
+    """The file name `text_of` wrote as `text`, as bytes (its inverse)."""
+    if "\\" not in text:
+        return os.fsencode(text)
+    out, at = bytearray(), 0
+    while at < len(text):
+        if text.startswith("\\\\", at):
+            out += b"\\"
+            at += 2
+        elif text.startswith("\\x", at) and len(text) >= at + 4:
+            out.append(int(text[at + 2:at + 4], 16))
+            at += 4
+        else:
+            out += text[at].encode()
+            at += 1
+    return bytes(out)
+
+
+def under(path: str, roots: list[str]) -> bool:
+    """Whether the path (as text) is one of `roots` or inside one of them."""
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def roots_of(paths) -> list[str]:
+    """The places the user's arguments name, as text, both as given (absolute) and with
+    links followed; for a glob, the folder before its first wildcard."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    roots = []
+    for raw in paths:
+        text = os.fsdecode(raw)
+        if not os.path.lexists(text) and glob.has_magic(text):
+            parts = Path(text).parts
+            static = [part for part in itertools.takewhile(lambda part: not glob.has_magic(part), parts)]
+            text = str(Path(*static)) if static else "."
+        roots += [text_of(os.path.abspath(text)), text_of(Path(text).resolve())]
+    return sorted(set(roots))
 
 
 def name_without(path: Path, suffix: str) -> str:
@@ -49,6 +99,7 @@ def expand_paths(paths) -> list[tuple[Path, bool]]:
             raise WorkbenchError(f"no such file or folder: {text_of(text)}")
         for match in matches:
             path = Path(match)
+            _refuse_a_loop(path)
             if path.is_dir():
                 found += [(p, False) for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith(".")]
             else:
@@ -59,6 +110,17 @@ def expand_paths(paths) -> list[tuple[Path, bool]]:
             seen.add(path.resolve())
             unique.append((path, named))
     return unique
+
+
+def _refuse_a_loop(path: Path) -> None:
+    """A symbolic link that leads back to itself names nothing that can be read."""
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:  # Python 3.11: "Symlink loop from ..."
+        raise WorkbenchError(f"{text_of(path)}: a symbolic link that leads back to itself") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise WorkbenchError(f"{text_of(path)}: a symbolic link that leads back to itself") from None
 
 
 def check_regular(path: Path) -> None:
@@ -104,3 +166,16 @@ def settings_text(path: str | os.PathLike, what: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise WorkbenchError(f"cannot read {what} from {text_of(path)}: not UTF-8 text") from None
+
+
+def writable_folder(path: Path) -> None:
+    """Make the folder `path` is to be written in, or say in one line why it cannot be:
+    a part of it is a file, or the system refuses (permissions, a read-only place)."""
+    folder = Path(path).parent
+    for part in (folder, *folder.parents):
+        if part.exists() and not part.is_dir():
+            raise WorkbenchError(f"cannot write {text_of(path)}: {text_of(part)} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {text_of(path)}: {exc.strerror or exc}") from None

@@ -23,6 +23,7 @@ import polars as pl
 from workbench import analysis, comparison, plots
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
+from workbench.paths import text_of, writable_folder
 from workbench.prices import read_prices
 from workbench.plots.export import ScriptSafeJSON
 
@@ -48,19 +49,23 @@ def write_report(con, path: str | Path, db_label: str, prices=None, aliases=None
     path = Path(path)
     if path.suffix.lower() not in SUFFIXES:
         raise WorkbenchError(f"cannot write {path}: a report is .html or .md, not {path.suffix or '(no suffix)'}")
-    # A bad price or alias file is the user's to fix before anything is written.
+    # A bad price or alias file, or a place that cannot be written, is the user's to fix
+    # before the report is built.
     prices = read_prices(prices) if prices is not None else None
     aliases = read_aliases(aliases)
+    writable_folder(path)
     if log is not None:
         print(f"workbench report: reading {db_label}", file=log)
     sections = build(con, prices, log, aliases)
-    path.parent.mkdir(parents=True, exist_ok=True)
     title = f"workbench report: {db_label}"
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    if path.suffix.lower() == ".html":
-        path.write_text(as_html(title, made, sections), encoding="utf-8")
-    else:
-        path.write_text(as_markdown(title, made, sections, path), encoding="utf-8")
+    try:
+        if path.suffix.lower() == ".html":
+            path.write_text(as_html(title, made, sections), encoding="utf-8")
+        else:
+            path.write_text(as_markdown(title, made, sections, path), encoding="utf-8")
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {text_of(path)}: {exc.strerror or exc}") from None
     return path
 
 

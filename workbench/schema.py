@@ -17,10 +17,11 @@ import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 import duckdb
 import pyarrow as pa
+from pydantic import Field
 
 from workbench.errors import is_interrupt
 
@@ -178,6 +179,10 @@ class Table:
                                       f"names no model to check it against")
                 for model in (self.model, *column.of):
                     check_paths(model, {f"{self.name}.{column.name}": column.path}, "column", self.within)
+                    problem = unbounded_integer(model, column.path, self.within) \
+                        if column.type in INTEGER_TYPES else None
+                    if problem:
+                        raise SchemaError(f"column {self.name}.{column.name}: {problem}")
 
     @property
     def names(self) -> list[str]:
@@ -351,6 +356,55 @@ def _walk(types_: list, keys: list[str], within: Mapping[str, Any], seen: str) -
     if any(t is Any for t in found):
         return None  # an untyped value: nothing below it can be checked
     return _walk(found, rest, within, here)
+
+
+INT64 = (-(2 ** 63), 2 ** 63 - 1)
+INTEGER_TYPES = ("BIGINT", "BIGINT[]")
+# An int a BIGINT column stores: a larger one breaks its record's rule, as any value out
+# of its range does, and its line is kept; DuckDB would make it NULL.
+Int64 = Annotated[int, Field(ge=INT64[0], le=INT64[1])]
+
+
+def unbounded_integer(model: Any, path: str, within: Mapping[str, Any] | None = None) -> str | None:
+    """For a column stored as BIGINT: None when every integer the field at `path` may
+    hold is bounded to BIGINT's range by its model (a larger one is then a violation of
+    its own, not a value DuckDB turns into NULL); else the field that is not."""
+    keys = path.replace("[]", "").split(".")
+    for info in _field_infos([model], keys, within or {}, ""):
+        for annotation, metadata in _integers(info.annotation, list(info.metadata)):
+            low = max([m.ge for m in metadata if hasattr(m, "ge") and m.ge is not None]
+                      + [m.gt + 1 for m in metadata if hasattr(m, "gt") and m.gt is not None], default=None)
+            high = min([m.le for m in metadata if hasattr(m, "le") and m.le is not None]
+                       + [m.lt - 1 for m in metadata if hasattr(m, "lt") and m.lt is not None], default=None)
+            if low is None or high is None or low < INT64[0] or high > INT64[1]:
+                return f"`{path}` is an int not bounded to [-2**63, 2**63 - 1] (use schema.Int64)"
+    return None
+
+
+def _field_infos(types_: list, keys: list[str], within: Mapping[str, Any], seen: str) -> list:
+    """The FieldInfos that `keys` lead to (through lists, optionals and unions)."""
+    key, rest = keys[0], keys[1:]
+    here = f"{seen}.{key}" if seen else key
+    infos = [info for model in _flatten(types_) if _is_model(model) for name, info in model.model_fields.items()
+             if key in (name, info.alias, info.validation_alias)]
+    if not rest:
+        return infos
+    return _field_infos([within.get(here, Any) if info.annotation in (Any, object) else info.annotation
+                         for info in infos], rest, within, here)
+
+
+def _integers(annotation: Any, metadata: list) -> list[tuple]:
+    """The int types an annotation may hold, each with the constraints on it."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        inner, *more = typing.get_args(annotation)
+        found = [m for item in more for m in getattr(item, "metadata", [item])]
+        return _integers(inner, metadata + found)
+    if origin in (typing.Union, types.UnionType):
+        return [pair for a in typing.get_args(annotation) for pair in _integers(a, metadata)]
+    if origin in (list, tuple, set):
+        return [pair for a in typing.get_args(annotation) if a is not Ellipsis for pair in _integers(a, [])]
+    return [(annotation, metadata)] if annotation is int else []
 
 
 def _flatten(annotations: list) -> list:

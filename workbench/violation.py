@@ -6,6 +6,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 SEVERITIES = ("error", "warning", "info")
 LINE_LOCATOR = re.compile(r"line (\d+)")
 
@@ -21,6 +23,8 @@ class Violation:
     message: str
     # The line the finding is about, where the locator does not say it (`response r-12`).
     line: int | None = dataclasses.field(default=None, compare=False)
+    # A row that counts the findings of its rule past the first ones listed: how many.
+    count: int | None = dataclasses.field(default=None, compare=False)
 
 
 # What a finding says, as the `violations` table stores it and reports show it (its
@@ -37,11 +41,20 @@ class StoredViolations:
     def __init__(self, columns: dict):
         self._columns = columns
 
+    def _counts(self) -> np.ndarray:
+        """Per row: the findings it counts, 0 for a row that is one finding itself."""
+        return np.ma.filled(np.ma.asarray(self._columns["count"]), 0).astype(np.int64)
+
     def severities(self) -> list[str]:
-        return self._columns["severity"].tolist()
+        """One severity per finding: a row that counts many stands for as many."""
+        counts = self._counts()
+        if not counts.any():
+            return self._columns["severity"].tolist()
+        return np.repeat(self._columns["severity"], np.maximum(counts, 1)).tolist()
 
     def to_list(self) -> list[Violation]:
-        return [Violation(*row) for row in zip(*(self._columns[name].tolist() for name in FIELDS))]
+        return [Violation(*row, count=int(count) or None)
+                for *row, count in zip(*(self._columns[name].tolist() for name in FIELDS), self._counts())]
 
 
 def line_of(locator: str, line: int | None = None) -> int | None:

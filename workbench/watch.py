@@ -7,45 +7,83 @@ next one.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import time
 from pathlib import Path
 from typing import Iterator
 
-from workbench.errors import WorkbenchError
+import duckdb
+
+from workbench.errors import WorkbenchError, first_line, is_interrupt
 from workbench.ingest import Report, ingest_files
-from workbench.paths import expand_paths
+from workbench.paths import expand_paths, roots_of, text_of
 
 
-def watch(paths, db=None, format: str | None = None, interval: float = 2.0) -> Iterator[Report | WorkbenchError]:
-    """Each scan's report (only the files that changed since the last scan), or the
-    error that kept the scan from writing (it is tried again at the next one). The
-    first scan reads every file. Runs until the caller stops iterating; a bad
-    `interval` is refused at once, before any scan."""
-    if interval <= 0:
-        raise WorkbenchError(f"--interval must be more than 0 seconds, got {interval:g}")
-    return _scans(paths, db, format, interval)
+def watch(paths, db=None, format: str | None = None, interval: float = 2.0,
+          prune: bool = False) -> Iterator[Report | WorkbenchError]:
+    """Each scan's report (only the files that changed since the last scan, and those
+    gone since: `missing`, or `pruned`), or the error that kept the scan from writing
+    (it is tried again at the next one: a full disk, a locked database). The first scan
+    reads every file. Runs until the caller stops iterating; a bad `interval` is
+    refused at once, before any scan."""
+    if not (math.isfinite(interval) and interval > 0):
+        raise WorkbenchError(f"--interval must be a number of seconds more than 0, got {interval:g}")
+    return _scans(paths, db, format, interval, prune)
 
 
-def _scans(paths, db, format: str | None, interval: float) -> Iterator[Report | WorkbenchError]:
-    seen: dict[Path, tuple[int, int]] = {}
+def _scans(paths, db, format: str | None, interval: float, prune: bool) -> Iterator[Report | WorkbenchError]:
+    seen: dict[Path, tuple] = {}
+    told: set[str] = set()  # missing files said once
+    roots = roots_of(paths)
     while True:
         try:
             files = expand_paths(paths)
-            stamps = {path: _stamp(path) for path, _ in files}
+            stamps = {path: stamp(path) for path, _ in files}
             changed = [(path, named) for path, named in files if stamps[path] != seen.get(path)]
-            if changed:
-                report = ingest_files(changed, db, format)
-                # Stamps taken before reading: a file that grows during the scan is read again.
-                seen.update((path, stamps[path]) for path, _ in changed)
+            vanished = [path for path in seen if path not in stamps]
+            if changed or vanished:
+                report = _ingested(changed, db, format, roots, prune, [path for path, _ in files])
+                report.files = [f for f in report.files if f.status != "missing" or f.path not in told]
+                told |= {f.path for f in report.files if f.status == "missing"}
+                # Stamps taken before reading: a file that grows during the scan is read
+                # again; one that failed (its transaction rolled back) is tried again.
+                failed = {f.path for f in report.failed}
+                seen.update((path, stamps[path]) for path, _ in changed if text_of(path) not in failed)
+                for path in vanished:
+                    del seen[path]
                 yield report
         except WorkbenchError as exc:
             yield exc
         time.sleep(interval)
 
 
-def _stamp(path: Path) -> tuple[int, int]:
+def _ingested(changed, db, format, roots, prune, present) -> Report:
+    """One scan's ingest; what the machine refuses as it writes (a full disk, a file
+    system gone read-only) is said in one line, and the scan tried again."""
     try:
-        stat = path.stat()
+        return ingest_files(changed, db, format, roots=roots, prune=prune, present=present)
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write the database: {exc.strerror or exc}") from None
+    except duckdb.Error as exc:
+        if is_interrupt(exc):
+            raise
+        raise WorkbenchError(f"cannot write the database: {first_line(exc)}") from None
+
+
+# The end of a file re-hashed at each scan: a rewrite of the same size whose times were
+# put back (`touch -r`, `rsync -t`, a backup restored) changes what it holds.
+TAIL_BYTES = 64 * 1024
+
+
+def stamp(path: Path) -> tuple:
+    """What changes when a file is written to: its identity, size and times, and a hash
+    of its last TAIL_BYTES."""
+    try:
+        status = path.stat()
+        with open(path, "rb") as handle:
+            handle.seek(max(status.st_size - TAIL_BYTES, 0))
+            tail = hashlib.sha256(handle.read(TAIL_BYTES)).hexdigest()
     except OSError:
-        return (-1, -1)
-    return stat.st_size, stat.st_mtime_ns
+        return ()
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns, tail

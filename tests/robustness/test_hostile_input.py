@@ -205,8 +205,12 @@ def test_wrong_format_then_the_right_one_loads(tmp_path):
     (wrong,) = workbench.ingest([path], db=db, format="gm").files
     assert wrong.format == "gm" and wrong.rejected == 2
     (right,) = workbench.ingest([path], db=db).files
-    assert (right.status, right.format, right.records) == ("ingested", "damage", 2)
+    # the same file, read as another format now: replaced, nothing left under the old one
+    assert (right.status, right.format, right.records) == ("replaced", "damage", 2)
+    assert right.message == "read as damage now, no longer as gm"
     assert rows(db, "SELECT count(*) FROM damage_events") == [(2,)]
+    assert rows(db, "SELECT format, count(*) FROM sources GROUP BY ALL") == [("damage", 1)]
+    assert rows(db, "SELECT count(*) FROM rejects") == [(0,)] == rows(db, "SELECT count(*) FROM gm_responses")
 
 
 # --- line endings and byte order marks ----------------------------------------------------
@@ -250,7 +254,9 @@ def test_a_save_of_zeros_is_refused_early_with_bounded_memory(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
     elapsed = time.monotonic() - start
     message, peak_kb = done.stdout.splitlines()
-    assert message.startswith("failed ") and "`gamestate` holds NUL bytes in its first 4 MB" in message
+    # packed over 1,000 to 1: refused before a byte is unpacked
+    assert message.startswith("failed ") and "refused before unpacking: `gamestate` would unpack to" in message
+    assert "times its packed size" in message
     assert int(peak_kb) < 1024 * 1024  # the memory goal: under 1 GB
     assert elapsed < 60, "refused as soon as the start is read, not after unpacking 490 MB"
 

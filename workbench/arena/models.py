@@ -32,7 +32,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from workbench.schema import INT64
 from workbench.validation import found, tag_by
+
+# A tick: 0 or more, and within the BIGINT it is stored as.
+Tick = Annotated[int, Field(ge=0, le=INT64[1])]
 
 FILTER_TYPES = ("resource", "hazard", "agent", "station")
 ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
@@ -175,7 +179,7 @@ class Decision(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore")  # other keys: drift, found in SQL
 
     agent_id: str
-    tick: Annotated[int, Field(ge=0)]
+    tick: Tick
     tool: str
     params: dict[str, Any]
     reasoning: str | None = None
@@ -236,7 +240,6 @@ def unknown_param_message(tool: str, key: str) -> str:
 TRACE_STEP_NAMES = ("observation", "retrieved", "prompt", "llm_request", "response", "decision")
 # The keys the runtime copies from a record into each of its steps.
 STEP_STAMPS = ("agent_id", "tick")
-Tick = Annotated[int, Field(ge=0)]
 
 
 def _iso_time(value: str) -> str:

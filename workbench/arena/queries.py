@@ -42,8 +42,8 @@ FROM arena_trace_steps GROUP BY source_id, seq
 """
 
 DECISION_VIOLATIONS = """
-SELECT source_id, line, list(severity || ' ' || rule || ' at ' || field || ': ' || message ORDER BY rowid) AS violations
-FROM violations WHERE line IS NOT NULL GROUP BY source_id, line
+SELECT source_id, line, list(severity || ' ' || rule || ' at ' || field || ': ' || message ORDER BY field, rule, message) AS violations
+FROM violation_lines WHERE line IS NOT NULL GROUP BY source_id, line
 """
 
 DRILLDOWN = f"""

@@ -41,7 +41,7 @@ ARENA_DECISIONS = Table("arena_decisions", (
     Column("success", "BOOLEAN", "outcome of this decision, where the log tells it"),
     Column("error_code", "VARCHAR"),
     Column("error_message", "VARCHAR"),
-    Column("extra", "JSON", "top-level keys the log format does not list"),
+    Column("extra", "JSON", "top-level keys the log format does not list, and a tick beyond 64 bits as written"),
     Column("valid", "BOOLEAN", "no error violation on the line", required=True),
 ), model=Decision)
 
@@ -90,6 +90,10 @@ DECISION_KEYS = list(Decision.model_fields)
 # JSON merge-patch with nulls deletes the decision's own keys, leaving the extras.
 _STRIP_KNOWN = "{" + ",".join(f'"{k}":null' for k in DECISION_KEYS) + "}"
 _DOCUMENTED_CODES = ", ".join(f"'{code}'" for code in ERROR_CODES)
+# A tick the BIGINT column cannot hold (beyond 64 bits: its line breaks the tick's rule)
+# is kept in `extra` as written, not lost as a NULL.
+_UNFIT_TICK = ("CASE WHEN json_type(j -> 'tick') IN ('UBIGINT', 'BIGINT', 'DOUBLE') "
+               "AND TRY_CAST(j -> 'tick' AS BIGINT) IS NULL THEN json_object('tick', j -> 'tick') ELSE '{}' END")
 
 VIEWS = f"""
 CREATE OR REPLACE VIEW arena_error_rates AS
@@ -118,7 +122,7 @@ LINES = "arena_lines"
 
 INSERT_DECISIONS = ARENA_DECISIONS.insert(f"""
 SELECT $source_id AS source_id, seq, $episode AS episode, {ARENA_DECISIONS.select_paths("j")},
-       nullif(json_merge_patch(j, '{_STRIP_KNOWN}'), '{{}}'::JSON) AS extra, valid
+       nullif(json_merge_patch(json_merge_patch(j, '{_STRIP_KNOWN}'), {_UNFIT_TICK}), '{{}}'::JSON) AS extra, valid
 FROM (SELECT seq, valid, {once("TRY_CAST(raw AS JSON)")} AS j FROM {LINES})
 WHERE json_type(j) = 'OBJECT'
 """)

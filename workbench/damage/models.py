@@ -28,7 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from workbench.schema import check_paths
+from workbench.schema import Int64, check_paths
 from workbench.screen import Screen, ScreenAs
 from workbench.validation import tag_by
 
@@ -62,18 +62,18 @@ EMOTIONS = list(EmotionState.model_fields)
 
 class PlayerPublicState(Model):
     player_id: str
-    lives: int
-    bankroll: int
-    current_bet: int
+    lives: Int64
+    bankroll: Int64
+    current_bet: Int64
     in_hand: bool
     hand: list[Card]
-    will: int
-    skill_affect: int
+    will: Int64
+    skill_affect: Int64
     focus: float
     stress: float
     resistance_bonus: float
-    tempo: int
-    exposure: int
+    tempo: Int64
+    exposure: Int64
     emotions: EmotionState
 
 
@@ -151,27 +151,27 @@ class Envelope(Model):
 
 
 class GameStarted(Model):
-    players: int
-    turns: int
+    players: Int64
+    turns: Int64
     primary_model: str
     fallback_models: list[str]
-    seed: int
+    seed: Int64
 
 
 class HandStarted(Model):
-    turn: int
-    pot: int
-    ante: int
+    turn: Int64
+    pot: Int64
+    ante: Int64
     players: list[PlayerPublicState]
 
 
 class PhaseChanged(Model):
-    turn: int
+    turn: Int64
     phase: Literal["affect", "betting", "showdown", "discussion"]
 
 
 class Thinking(Model):
-    turn: int
+    turn: Int64
     player_id: str
     status: Literal["start", "end"]
     stage: Literal["affect", "chatter", "chatter_eval", "avatar", "backstory"] | None = None
@@ -182,7 +182,7 @@ class Thinking(Model):
 
 class AffectIntentBody(Model):
     mode: str
-    focus_spend: int | float
+    focus_spend: Int64 | float
     target_player_id: str | None
     lead_player_id: str | None
     emotion: str | None
@@ -190,20 +190,20 @@ class AffectIntentBody(Model):
 
 
 class AffectIntent(Model):
-    turn: int
+    turn: Int64
     player_id: str
     intent: AffectIntentBody
 
 
 class AffectResolved(Model):
-    turn: int
+    turn: Int64
     mode: Literal["guard", "attack_team", "assist_direct", "self_regulate"]
     player_id: str | None = None
     lead_player_id: str | None = None
     assistants: list[str] | None = None
     target_player_id: str | None = None
     emotion: str | None = None
-    focus_spent: int | None = None
+    focus_spent: Int64 | None = None
     resistance_bonus: float | None = None
     team_power: float | None = None
     attack_score: float | None = None
@@ -217,65 +217,65 @@ class AffectResolved(Model):
 
 
 class Usage(Model):
-    prompt_tokens: int
-    completion_tokens: int
-    total_tokens: int
+    prompt_tokens: Int64
+    completion_tokens: Int64
+    total_tokens: Int64
 
 
 class ProviderCall(Model):
-    turn: int
+    turn: Int64
     player_id: str
     requested_model: str
     resolved_model: str
     latency_ms: float
     usage: Usage
-    max_output_tokens: int
+    max_output_tokens: Int64
 
 
 class ActionSubmitted(Model):
-    turn: int
+    turn: Int64
     player_id: str
     action: ActionEnvelope
 
 
 class ActionResolved(Model):
-    turn: int
+    turn: Int64
     player_id: str
     kind: str
-    pot: int
-    current_high_bet: int
+    pot: Int64
+    current_high_bet: Int64
     player_state: PlayerPublicState
     attack_plan: AttackPlan | None
 
 
 class FoldSavedLife(Model):
-    turn: int
+    turn: Int64
     player_id: str
 
 
 class LifeLost(Model):
-    turn: int
+    turn: Int64
     player_id: str
-    remaining_lives: int
+    remaining_lives: Int64
 
 
 class Ranking(Model):
     category: str
-    score: list[int]
+    score: list[Int64]
     hand: list[str] | None = None
 
 
 class Showdown(Model):
-    turn: int
-    pot: int
+    turn: Int64
+    pot: Int64
     winners: list[str]
-    life_losses: int
-    payouts: dict[str, int]
+    life_losses: Int64
+    payouts: dict[str, Int64]
     rankings: dict[str, Ranking]
 
 
 class HandEnded(Model):
-    turn: int
+    turn: Int64
     players: list[PlayerPublicState]
 
 
@@ -305,7 +305,7 @@ class TokenStatsSubset(Model):
 
 
 class TurnSummary(Model):
-    turn: int
+    turn: Int64
     token_stats: TokenStats
     token_stats_by_model: dict[str, TokenStatsSubset]
     context_warning: str | None
@@ -324,7 +324,7 @@ class ModelAssignmentWarning(Model):
 
 
 class AffectUnpairedAssist(Model):
-    turn: int
+    turn: Int64
     assistant_id: str
     target_player_id: str
     emotion: str

@@ -115,7 +115,7 @@ provider_calls AS (
           AND a.agent_id IS NOT DISTINCT FROM c.agent_id AND a.turn IS NOT DISTINCT FROM c.turn)
 ),
 bad_lines AS (
-    SELECT DISTINCT line FROM violations
+    SELECT DISTINCT line FROM violation_lines
     WHERE source_id = $source_id AND severity = 'error' AND line >= $first
 )
 SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn, a.agent_id AS agent_id,

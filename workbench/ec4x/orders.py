@@ -31,6 +31,7 @@ from pydantic import (
 
 from workbench.ec4x import seed
 from workbench.ec4x.rules import SeedEnum, enum_of, fail, hint, missing, rule_error, seed_enum, with_errors
+from workbench.schema import Int64
 from workbench.screen import ScreenVariants
 
 FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
@@ -80,10 +81,10 @@ _QUANTITY_DEFAULTS = {
 
 
 class FleetCommand(Contract):
-    fleetId: int
+    fleetId: Int64
     commandType: FleetCommandType
-    targetSystemId: int | None = None
-    targetFleetId: int | None = None
+    targetSystemId: Int64 | None = None
+    targetFleetId: Int64 | None = None
     roe: Roe | None = None  # the game's default is 6
 
     __screen_variants__ = variants(
@@ -104,12 +105,12 @@ class FleetCommand(Contract):
 
 
 class BuildCommand(Contract):
-    colonyId: int
+    colonyId: Int64
     buildType: BuildType
     shipClass: ShipClass | None = None
     facilityClass: FacilityClass | None = None
     groundClass: GroundClass | None = None
-    quantity: int | None = None  # defaults to 1 for a facility
+    quantity: Int64 | None = None  # defaults to 1 for a facility
 
     __screen_variants__ = variants(seed.BUILD_REQUIRES, enum_of(BuildType), "buildType")
 
@@ -131,15 +132,15 @@ _CARGO = enum_of(CargoType)
 
 class ZeroTurnCommand(Contract):
     commandType: ZeroTurnCommandType
-    sourceFleetId: int | None = None
-    targetFleetId: int | None = None
-    shipIndices: list[int] = Field(default_factory=list)
-    fighterShipIds: list[int] = Field(default_factory=list)
-    carrierShipId: int | None = None
-    sourceCarrierShipId: int | None = None
-    targetCarrierShipId: int | None = None
+    sourceFleetId: Int64 | None = None
+    targetFleetId: Int64 | None = None
+    shipIndices: list[Int64] = Field(default_factory=list)
+    fighterShipIds: list[Int64] = Field(default_factory=list)
+    carrierShipId: Int64 | None = None
+    sourceCarrierShipId: Int64 | None = None
+    targetCarrierShipId: Int64 | None = None
     cargoType: CargoType | None = None
-    quantity: int | None = None
+    quantity: Int64 | None = None
 
     # `load-cargo` loads marines only: its struct takes their spellings alone.
     __screen_variants__ = variants(seed.ZERO_TURN_REQUIRES, enum_of(ZeroTurnCommandType), "commandType", {
@@ -163,17 +164,17 @@ class ZeroTurnCommand(Contract):
 
 
 class PopulationTransfer(Contract):
-    sourceColonyId: int
-    destColonyId: int
-    ptuAmount: int
+    sourceColonyId: Int64
+    destColonyId: Int64
+    ptuAmount: Int64
 
 
 class TerraformCommand(Contract):
-    colonyId: int
+    colonyId: Int64
 
 
 class ColonyManagement(Contract):
-    colonyId: int
+    colonyId: Int64
     taxRate: TaxRate | None = None
     autoRepair: bool | None = None
     autoLoadMarines: bool | None = None
@@ -181,9 +182,9 @@ class ColonyManagement(Contract):
 
 
 class DiplomaticCommand(Contract):
-    targetHouseId: int
+    targetHouseId: Int64
     action: DiplomaticAction
-    proposalId: int | None = None
+    proposalId: Int64 | None = None
     proposedState: ProposedState | None = None
 
     __screen_variants__ = variants(seed.DIPLOMATIC_REQUIRES, enum_of(DiplomaticAction), "action")
@@ -198,8 +199,8 @@ class DiplomaticCommand(Contract):
 
 class EspionageAction(Contract):
     operation: EspionageOperation
-    targetHouseId: int | None = None
-    targetSystemId: int | None = None
+    targetHouseId: Int64 | None = None
+    targetSystemId: Int64 | None = None
 
     __screen_variants__ = variants(seed.ESPIONAGE_REQUIRES, enum_of(EspionageOperation), "operation")
 
@@ -214,18 +215,18 @@ class EspionageAction(Contract):
 # PP per tech field, keyed by the seed's abbreviations (cst, wep, ter, ...); any other key is
 # unknown. A field may be left out, but one that is present holds an int: null is a type
 # mismatch (the real parser refuses it too).
-ResearchFields = create_model("ResearchFields", __base__=Contract, **{f: (int, None) for f in seed.TECH_FIELDS})
+ResearchFields = create_model("ResearchFields", __base__=Contract, **{f: (Int64, None) for f in seed.TECH_FIELDS})
 
 
 class ResearchAllocation(Contract):
-    economic: int | None = None
-    science: int | None = None
+    economic: Int64 | None = None
+    science: Int64 | None = None
     fields: ResearchFields | None = None
 
 
 class OrderDraft(Contract):
-    turn: int
-    houseId: int
+    turn: Int64
+    houseId: Int64
     fleetCommands: list[FleetCommand] = Field(default_factory=list)
     buildCommands: list[BuildCommand] = Field(default_factory=list)
     zeroTurnCommands: list[ZeroTurnCommand] = Field(default_factory=list)
@@ -235,8 +236,8 @@ class OrderDraft(Contract):
     espionageActions: list[EspionageAction] = Field(default_factory=list)
     diplomaticCommand: DiplomaticCommand | None = None
     researchAllocation: ResearchAllocation | None = None
-    ebpInvestment: int | None = 0
-    cipInvestment: int | None = 0
+    ebpInvestment: Int64 | None = 0
+    cipInvestment: Int64 | None = 0
     # Not in the contract; the real compiler reads them (see seed.COMPILER_ONLY_LISTS).
     # Kept as written: the seed gives their entries no shape to check.
     repairCommands: Any = None

@@ -86,7 +86,7 @@ drafts AS (
 -- Error violations on draft lines, with the family whose key holds the field (NULL: the whole draft).
 draft_errors AS (
     SELECT v.source_id, v.line AS seq, v.rule, k.family
-    FROM violations v
+    FROM violation_lines v
     LEFT JOIN draft_key k ON k.key = regexp_extract(v.field, '^[A-Za-z_]+')
     JOIN drafts d ON d.source_id = v.source_id AND d.seq = v.line
     WHERE v.severity = 'error'

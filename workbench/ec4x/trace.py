@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Discriminator, Field, Json, Tag, TypeAdapter, model_validator
 
 from workbench.ec4x.rules import fail, rule_error
+from workbench.schema import INT64
 
 ERROR_CLASSES = ("success", "validation", "llm_request", "transport", "unknown")
 STAGES = ("llm_request", "schema_parse", "compile", "submit")
@@ -25,7 +26,7 @@ STAGES = ("llm_request", "schema_parse", "compile", "submit")
 ERROR_CLASS_OF_STAGE = {"llm_request": "llm_request", "schema_parse": "validation", "compile": "validation",
                         "submit": "transport"}
 
-Count = Annotated[int, Field(ge=0)]
+Count = Annotated[int, Field(ge=0, le=INT64[1])]
 
 
 class TraceModel(BaseModel):
@@ -45,7 +46,7 @@ class SessionStart(TraceModel):
 class FailedAttempt(TraceModel):
     """One entry of `trace`: an attempt that did not end in a submitted order."""
 
-    attempt: Annotated[int, Field(ge=1)]
+    attempt: Annotated[int, Field(ge=1, le=INT64[1])]
     stage: Literal[STAGES]
     details: list[str]
     outcome: str
@@ -59,7 +60,7 @@ class TurnRecord(TraceModel):
     turn: Count
     ok: bool
     errorClass: Literal[ERROR_CLASSES]
-    attempts: Annotated[int, Field(ge=1)]
+    attempts: Annotated[int, Field(ge=1, le=INT64[1])]
     errors: list[str]
     featureTags: list[str]
     trace: list[FailedAttempt]

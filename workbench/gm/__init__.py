@@ -19,7 +19,7 @@ def summary(con) -> list[str]:
         """
         SELECT r.kind, count(*), count(r.player_decision),
                count(*) FILTER (WHERE EXISTS (
-                   SELECT 1 FROM violations v WHERE v.source_id = r.source_id
+                   SELECT 1 FROM violation_lines v WHERE v.source_id = r.source_id
                    AND v.locator = 'response ' || r.response_id AND v.rule = 'json_repaired'))
         FROM gm_responses r GROUP BY r.kind ORDER BY r.kind
         """

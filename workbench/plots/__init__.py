@@ -28,8 +28,8 @@ FIGURES = {
     "decisions": lambda con, game_id=None, aliases=None: decision_quality(con, aliases=aliases),
     "attacks": lambda con, game_id=None, aliases=None: attack_heatmap(con, game_id),
     "attack-study": lambda con, game_id=None, aliases=None: event_study_chart(con, game_id),
-    "families": lambda con, game_id=None, aliases=None: family_matrix_chart(con),
-    "trace-steps": lambda con, game_id=None, aliases=None: step_times_chart(con),
+    "families": lambda con, game_id=None, aliases=None: family_matrix_chart(con, strict=True),
+    "trace-steps": lambda con, game_id=None, aliases=None: step_times_chart(con, strict=True),
 }
 
 

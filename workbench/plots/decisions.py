@@ -55,13 +55,17 @@ def _most_active(card: pl.DataFrame, formats: list[str] | None) -> pl.DataFrame:
     return card.sort(["format", "validity", "model"], descending=[False, True, False])
 
 
-def family_matrix_chart(con) -> alt.LayerChart:
+def family_matrix_chart(con, strict: bool = False) -> alt.LayerChart:
     """EC4X command family (columns) x model and source (rows): each cell coloured by the
     family's validity for that model, labelled with how often it was tried; a family the
     model never tried is a grey cell labelled 0, so the coverage gap shows. The tooltip
-    adds valid uses and the rule broken most."""
+    adds valid uses and the rule broken most. With no EC4X data: a chart saying so, or
+    (`strict`, as `workbench plot` asks) a WorkbenchError."""
     frame = family_matrix(con)
     if frame.is_empty():
+        if strict:
+            raise WorkbenchError("no EC4X order drafts or bot traces in this database; ingest *.orders.jsonl or "
+                                 "bot_trace_*.jsonl first")
         return _note("No EC4X order drafts or bot traces", FAMILY_MATRIX_TITLE)
     return family_matrix_heatmap(frame)
 
@@ -112,7 +116,7 @@ TOP_RULES_QUERY = f"""
 WITH found AS (
     SELECT s.format, v.rule, string_agg(DISTINCT v.severity, '/' ORDER BY v.severity) AS severity,
            count(*) AS violations
-    FROM violations v JOIN sources s USING (source_id)
+    FROM violation_lines v JOIN sources s USING (source_id)
     WHERE v.severity IN ('error', 'warning')
       AND s.format IN (SELECT DISTINCT format FROM decisions WHERE {SCOPE})
     GROUP BY ALL

@@ -8,6 +8,7 @@ from pathlib import Path
 import altair as alt
 
 from workbench.errors import WorkbenchError
+from workbench.paths import text_of, writable_folder
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
 
@@ -27,14 +28,17 @@ def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise WorkbenchError(f"cannot write {path}: unknown suffix {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".html":
-        # `inline=True` embeds vega, vega-lite and vega-embed, so the file opens offline.
-        # The spec (with text from logs) is escaped so it cannot end its <script>, and
-        # Vega escapes text when it renders, so a log cannot inject markup.
-        chart.save(str(path), format="html", inline=True, json_kwds={"cls": ScriptSafeJSON})
-    elif suffix == ".png":
-        chart.save(str(path), format="png", scale_factor=scale)
-    else:
-        chart.save(str(path), format=suffix[1:])
+    writable_folder(path)
+    try:
+        if suffix == ".html":
+            # `inline=True` embeds vega, vega-lite and vega-embed, so the file opens offline.
+            # The spec (with text from logs) is escaped so it cannot end its <script>, and
+            # Vega escapes text when it renders, so a log cannot inject markup.
+            chart.save(str(path), format="html", inline=True, json_kwds={"cls": ScriptSafeJSON})
+        elif suffix == ".png":
+            chart.save(str(path), format="png", scale_factor=scale)
+        else:
+            chart.save(str(path), format=suffix[1:])
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {text_of(path)}: {exc.strerror or exc}") from None
     return path

@@ -14,19 +14,25 @@ TITLE = "Reasoning-trace step times: median (bar) and 95th percentile (tick) per
 LABEL_CHARS = 40
 
 
-def step_times_chart(con) -> alt.Chart | alt.LayerChart:
+def step_times_chart(con, strict: bool = False) -> alt.Chart | alt.LayerChart:
     """Per step name (rows, in pipeline order), one bar per model for its median
     duration_ms, a rule and a tick out to its 95th percentile. The x axis is logarithmic:
     an LLM request takes seconds where building a prompt takes a millisecond. A database
-    with no timed step gives a chart saying so."""
+    with no timed step gives a chart saying so, or (`strict`, as `workbench plot` asks)
+    a WorkbenchError."""
     try:
         frame = step_times(con)
     except WorkbenchError as exc:
+        if strict:
+            raise
         return _nothing_to_plot(f"Nothing to plot: {exc}")
     frame = frame.filter(pl.col("p50_ms").is_not_null() & (pl.col("p95_ms") > 0))
     if frame.is_empty():
-        return _nothing_to_plot("Nothing to plot: no timed reasoning-trace step in this database; ingest "
-                                "Agent Arena traces (traces/<episode_id>.jsonl) whose steps carry duration_ms")
+        missing = ("no timed reasoning-trace step in this database; ingest Agent Arena traces "
+                   "(traces/<episode_id>.jsonl) whose steps carry duration_ms")
+        if strict:
+            raise WorkbenchError(missing)
+        return _nothing_to_plot(f"Nothing to plot: {missing}")
     return _chart(frame.with_columns(pl.col("model").map_elements(_display, return_dtype=pl.String)))
 
 

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from workbench.schema import INT64
 from workbench.stellaris.dates import day_number
 
 
@@ -37,7 +38,8 @@ def _stellaris_date(value):
     return value
 
 
-Int = Annotated[int, BeforeValidator(_whole_float_as_int)]
+# Within the BIGINT a figure is stored as: a larger one is a violation, not a NULL.
+Int = Annotated[int, BeforeValidator(_whole_float_as_int), Field(ge=INT64[0], le=INT64[1])]
 GameDate = Annotated[str, BeforeValidator(_stellaris_date)]
 
 

@@ -1,0 +1,192 @@
+"""The error contract, input by input: every fault a user can cause gives one line and
+exit 2 (or what the table says), never a traceback and never exit 3. Each row is a hostile
+or unlucky input: how to make it, the command, the exit and the line expected. The
+commands run as a user runs them, as `python -m workbench.cli` in a process of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+import pytest
+
+import workbench
+from tests.conftest import SHARED, write_lines
+
+SAVE = SHARED / "corpus" / "stellaris" / "autosave_2312.01.01.sav"
+
+
+def decisions(path: Path, ticks=range(3)) -> Path:
+    return write_lines(path, [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": "m"} for t in ticks])
+
+
+def database(folder: Path) -> Path:
+    db = folder / "w.duckdb"
+    assert not workbench.ingest([decisions(folder / "ep1.decisions.jsonl")], db=db).failed
+    return db
+
+
+def empty_database(folder: Path) -> Path:
+    db = folder / "empty.duckdb"
+    workbench.connect(db).close()
+    return db
+
+
+def damaged_database(folder: Path) -> Path:
+    """A database whose data block of `decisions` fails its checksum when a query reads it."""
+    db = database(folder)
+    with duckdb.connect(str(db), read_only=True) as con:
+        [(block,)] = con.execute("SELECT min(block_id) FROM pragma_storage_info('decisions') WHERE block_id >= 0"
+                                 ).fetchall()
+        [(size,)] = con.execute("SELECT block_size FROM pragma_database_size()").fetchall()
+    with open(db, "r+b") as handle:  # blocks follow the 3 header blocks of 4 KiB
+        handle.seek(3 * 4096 + block * size + 64)
+        handle.write(b"\x13\x37" * 64)
+    return db
+
+
+def truncated_database(folder: Path) -> Path:
+    db = database(folder)
+    db.write_bytes(db.read_bytes()[:100_000])
+    return db
+
+
+def sqlite_file(folder: Path) -> Path:
+    path = folder / "history.db"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (x)")
+    return path
+
+
+def a_file(folder: Path) -> Path:
+    path = folder / "afile"
+    path.write_text("not a folder")
+    return path
+
+
+def symlink_loop(folder: Path) -> Path:
+    (folder / "loop1").symlink_to(folder / "loop2")
+    (folder / "loop2").symlink_to(folder / "loop1")
+    return folder / "loop1"
+
+
+def zip_bomb(folder: Path) -> Path:
+    """510 KB that unpacks to 500 MB of `a=1` lines: no gamestate begins so."""
+    path = folder / "bomb.sav"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("meta", 'date="2200.01.01"\n')
+        archive.writestr("gamestate", b"a=1\n" * (125 << 20))
+    return path
+
+
+def headed_zip_bomb(folder: Path) -> Path:
+    """The same, behind the first keys of a real gamestate: packed 1000 to 1."""
+    path = folder / "headed.sav"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("meta", 'date="2200.01.01"\n')
+        archive.writestr("gamestate", b'version="Phoenix v4.0.1"\nname="x"\ndate="2200.01.01"\n' + b"a=1\n" * (60 << 20))
+    return path
+
+
+@dataclass
+class Case:
+    name: str
+    argv: Callable[[Path], list[str]]
+    exit: int
+    line: str  # a regular expression the one line matches
+    # Where the line is: stderr for a command refused; stdout for a file that failed,
+    # which `ingest` and `validate` list with the others, each in one line.
+    stream: str = "stderr"
+
+
+CASES = [
+    Case("symlink loop named", lambda d: ["ingest", str(symlink_loop(d)), "--db", str(d / "x.duckdb")], 2,
+         r"loop1: a symbolic link that leads back to itself"),
+    Case("report under a file", lambda d: ["report", "--db", str(database(d)), "-o", str(a_file(d) / "r.html")], 2,
+         r"cannot write .*afile/r\.html: .*afile is a file, not a folder"),
+    Case("report where nothing can be written",
+         lambda d: ["report", "--db", str(database(d)), "-o", "/proc/workbench-report.html"], 2,
+         r"cannot write /proc/workbench-report\.html: "),
+    Case("plot under a file", lambda d: ["plot", "scorecard", "--db", str(database(d)), "-o",
+                                         str(a_file(d) / "x.png")], 2, r"afile is a file, not a folder"),
+    Case("export under a file", lambda d: ["export", "--parquet", str(a_file(d) / "pq"), "--db", str(database(d))],
+         2, r"cannot export to .*afile"),
+    Case("export to a file", lambda d: ["export", "--parquet", str(a_file(d)), "--db", str(database(d))], 2,
+         r"cannot export to .*afile: it is a file, not a folder"),
+    Case("truncated database", lambda d: ["scorecard", "--db", str(truncated_database(d))], 2,
+         r"cannot open database .*w\.duckdb"),
+    Case("database with a damaged block", lambda d: ["scorecard", "--db", str(damaged_database(d))], 2,
+         r"the database file is damaged or unreadable \(Corrupt database file.*\); restore it"),
+    Case("ingest into a damaged database", lambda d: ["ingest", str(decisions(d / "new.decisions.jsonl")), "--db",
+                                                      str(damaged_database(d)), "--quiet"], 2,
+         r"damaged or unreadable"),
+    Case("a SQLite file as the database", lambda d: ["scorecard", "--db", str(sqlite_file(d))], 2,
+         r"history\.db is not a DuckDB database \(it is a SQLite database"),
+    Case("ingest into a SQLite file", lambda d: ["ingest", str(decisions(d / "e.decisions.jsonl")), "--db",
+                                                 str(sqlite_file(d))], 2, r"is not a DuckDB database"),
+    *(Case(f"--interval {value}", lambda d, value=value: ["ingest", str(d), "--watch", "--interval", value], 2,
+           r"--interval must be a number of seconds more than 0, got ")
+      for value in ("nan", "inf", "0", "-1")),
+    Case("scorecard of no decisions", lambda d: ["scorecard", "--db", str(empty_database(d))], 2,
+         r"no decisions in this database to score"),
+    Case("compare of no decisions", lambda d: ["compare", "--db", str(empty_database(d))], 2,
+         r"no decisions in this database to compare"),
+    Case("plot families of nothing", lambda d: ["plot", "families", "--db", str(empty_database(d)), "-o",
+                                                str(d / "f.png")], 2, r"no EC4X order drafts or bot traces"),
+    Case("plot trace-steps of nothing", lambda d: ["plot", "trace-steps", "--db", str(empty_database(d)), "-o",
+                                                   str(d / "t.png")], 2, r"no timed reasoning-trace step"),
+    Case("a zip bomb as a save", lambda d: ["validate", str(zip_bomb(d))], 2,
+         r"bomb\.sav: failed: .*refused before unpacking: `gamestate` would unpack to 1,0\d\d times its packed size",
+         "stdout"),
+    Case("a zip bomb behind a gamestate's first keys", lambda d: ["validate", str(headed_zip_bomb(d))], 2,
+         r"headed\.sav: failed: .*refused before unpacking: `gamestate` would unpack to", "stdout"),
+    Case("a prices file that is a device", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
+                                                      "/dev/zero"], 2, r"it is a character device, not a file"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_each_fault_is_one_line_and_its_exit(case: Case, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", *case.argv(tmp_path)], capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path)
+    said = run.stderr if case.stream == "stderr" else run.stdout
+    lines = [line for line in said.splitlines() if not line.startswith(("workbench report:", "  ["))]
+    assert run.returncode == case.exit, run.stderr
+    assert len(lines) == 1, said
+    assert lines[0].startswith("workbench: ") or case.stream == "stdout", said
+    assert re.search(case.line, lines[0]), lines[0]
+    assert "Traceback" not in run.stderr
+
+
+def test_a_reader_that_goes_away_stops_the_output_quietly(tmp_path):
+    # `workbench validate ... | head -1`: as `cat` does, no message and the exit of SIGPIPE
+    log = write_lines(tmp_path / "bad.decisions.jsonl", [{"agent_id": "a", "tick": -1, "tool": "fly", "params": {}}
+                                                          for _ in range(20_000)])
+    child = subprocess.Popen([sys.executable, "-m", "workbench.cli", "validate", str(log)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    assert child.stdout.readline()
+    child.stdout.close()
+    assert child.wait(timeout=120) == 141
+    assert child.stderr.read() == b""
+
+
+def test_duckdb_never_installs_or_loads_an_extension_on_its_own(tmp_path):
+    con = workbench.connect(tmp_path / "w.duckdb")
+    try:
+        assert con.execute("SELECT current_setting('autoinstall_known_extensions'), "
+                           "current_setting('autoload_known_extensions')").fetchall() == [(False, False)]
+    finally:
+        con.close()
+    from workbench import catalog
+
+    with catalog.bulk_connection(tmp_path / "w.duckdb") as con:  # an ingest's, on its kept instance
+        assert con.execute("SELECT current_setting('autoload_known_extensions')").fetchall() == [(False,)]
