@@ -29,6 +29,7 @@ import contextlib
 import fnmatch
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -96,6 +97,7 @@ def _selected(tests: tuple[str, ...] | None):
     (None: as configured); the file is put back as it was whatever happens."""
     path = ROOT / "pyproject.toml"
     original = path.read_text()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a kill, too, puts the file back
     if tests:
         start = original.index("pytest_add_cli_args_test_selection = [")
         end = original.index("]", start) + 1

@@ -15,8 +15,8 @@ def wilson_by_hand(k: float, n: float, z: float = Z) -> tuple[float, float]:
 
 def clustered_by_hand(valid_g, n_g) -> tuple[float, tuple[float, float]]:
     """(design effect, 95% interval) of a share seen in games: CR1 variance over
-    p(1-p)/n floored at 1, Satterthwaite's degrees of freedom, Wilson at n / design effect
-    with the t quantile; Wilson itself for one game or a share of 0 or 1."""
+    p(1-p)/n floored at 1, Wilson at n / design effect with Student's t at games - 1
+    degrees of freedom; Wilson itself for one game or a share of 0 or 1."""
     n, valid, games = sum(n_g), sum(valid_g), len(n_g)
     p = valid / n
     if games < 2 or p in (0, 1):
@@ -25,5 +25,4 @@ def clustered_by_hand(valid_g, n_g) -> tuple[float, tuple[float, float]]:
     effect = max(robust / (p * (1 - p) / n), 1)
     if effect == 1:
         return 1.0, wilson_by_hand(valid, n)
-    freedom = effect ** 2 / (1 / (n - 1) + (effect - 1) ** 2 / (games - 1))
-    return effect, wilson_by_hand(p * n / effect, n / effect, student_t.ppf(0.975, freedom))
+    return effect, wilson_by_hand(p * n / effect, n / effect, student_t.ppf(0.975, games - 1))

@@ -19,7 +19,8 @@ from workbench.stats import games_needed
 def db(tmp_path):
     db = tmp_path / "w.duckdb"
     paths = [arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7}),
-             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "=HYPERLINK(1)": [True, False]})]
+             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7,
+                                                          "=HYPERLINK(1)": [True, False]})]
     assert not workbench.ingest(paths, db=db).failed
     return db
 
@@ -27,8 +28,8 @@ def db(tmp_path):
 def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
     assert main(["scorecard", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    low, high = wilson_by_hand(3, 10)
-    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=10 in 1 game), most broken: unknown_tool" in out
+    low, high = wilson_by_hand(6, 20)  # two games alike: no spread beyond chance
+    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games), most broken: unknown_tool" in out
     assert "arena m-a: 100.0% valid" in out and "n=20 in 2 games" in out
     assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -41,7 +42,7 @@ def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
     assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
     out = capsys.readouterr().out
     assert "arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points" in out
-    assert "on 10 shared turns in 1 game" in out and "McNemar" in out
+    assert "on 20 shared turns in 2 games" in out and "McNemar" in out
     assert main(["compare", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("arena: every pair of 3 models: 3 comparisons\np-values Holm-corrected over all 3 comparisons")
@@ -52,7 +53,7 @@ def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
 def test_compare_with_aliases_from_a_file(db, tmp_path, capsys):
     (tmp_path / "aliases.csv").write_text("name,model\nm-b,m-a\n")
     assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.csv")]) == 0
-    assert "arena m-a: 76.7% valid" in capsys.readouterr().out  # 23 of 30 decisions
+    assert "arena m-a: 65.0% valid" in capsys.readouterr().out  # 26 of 40 decisions
 
 
 def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
@@ -62,7 +63,7 @@ def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
                           "power (95% level): validity 90.0%, 20 decisions per game, ICC 0.050 (design effect 1.95)")
     assert main(["plan", "--difference", "0.05", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("about ") and "estimated from every format's 4 games of 3 models in" in out
+    assert out.startswith("about ") and "estimated from every format's 5 games of 3 models in" in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -143,9 +143,11 @@ def test_small_samples_take_fishers_test_and_claim_nothing(tmp_path, database):
 
 
 def test_a_negative_difference_names_the_better_model_with_a_positive_lead(tmp_path, database):
-    con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": outcomes(10, 40)}),
-                   arena_log(tmp_path / "b.decisions.jsonl", {"m-b": outcomes(36, 40)}))
+    # Two episodes each, alike: no spread between games, so the intervals are Wilson's.
+    con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
+                     for m, k in (("m-a", 5), ("m-b", 18)) for g in (1, 2)))
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert (row["games_a"], row["games_b"], row["games_compared"]) == (2, 2, 2)
     # a - b: all three negative, the interval around the difference
     assert row["difference"] == pytest.approx(-0.65)
     assert row["ci_low"] < row["difference"] < row["ci_high"] < 0
@@ -186,7 +188,11 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     assert row["difference"] == pytest.approx(0.7) and row["p_value"] == pytest.approx(2 / 2 ** 7)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(newcombe_paired(3, 7, 0, 0)[1:])
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (1.0, 0.3)
-    assert row["ci_low"] > 0 and "m-a is more often valid than m-b: +70.0 points" in row["verdict"]
+    # shown within the one game both played, but one game claims nothing beyond it
+    assert row["ci_low"] > 0 and row["shown_in_the_games"] and not row["significant"]
+    assert row["verdict"].startswith("no evidence of a difference beyond one game: in it, m-a is more often valid "
+                                     "than m-b: +70.0 points (95% CI")
+    assert "one game cannot tell a model from the game it played" in row["verdict"]
     (tmp_path / "nine").mkdir()
     unpaired = compare_models(database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl",
                                                  {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b")
@@ -198,10 +204,13 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
 
 
 def test_holm_decides_what_is_significant_among_three_pairs(tmp_path, database):
-    # 80/100, 67/100 and 66/100, each in its own episode (unpaired, one game each). Raw
-    # p-values by the score test: a-b 0.037, a-c 0.026, b-c 0.88; Holm: 0.077, 0.077, 0.88.
-    con = database(*(arena_log(tmp_path / f"{m}.decisions.jsonl", {m: outcomes(k, 100)})
-                     for m, k in (("m-a", 80), ("m-b", 67), ("m-c", 66))))
+    # 80/100, 67/100 and 66/100, in episodes of their own (unpaired). Raw p-values by the
+    # score test: a-b 0.037, a-c 0.026, b-c 0.88; Holm: 0.077, 0.077, 0.88.
+    # Two episodes each of 50 decisions, as alike as whole counts allow (m-b: 34 and 33),
+    # so no more spread between games than chance: Wilson's intervals.
+    con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 50)})
+                     for m, per_game in (("m-a", (40, 40)), ("m-b", (34, 33)), ("m-c", (33, 33)))
+                     for g, k in enumerate(per_game)))
     every = compare_models(con)
     assert every.select("a", "b").rows() == [("m-a", "m-b"), ("m-a", "m-c"), ("m-b", "m-c")]
 
@@ -370,3 +379,57 @@ def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, 
         sample_size(0.1)
     with pytest.raises(WorkbenchError, match="does not fit around a validity of 0.5"):
         sample_size(0.8, 0.5, 10, 0)
+
+
+def test_one_game_each_shows_a_difference_but_claims_none(tmp_path, database):
+    con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": outcomes(10, 40)}),
+                   arena_log(tmp_path / "b.decisions.jsonl", {"m-b": outcomes(36, 40)}))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert (row["games_compared"], row["shown_in_the_games"], row["significant"]) == (1, True, False)
+    assert row["verdict"].startswith("no evidence of a difference beyond one game: in it, m-b is more often valid "
+                                     "than m-a: +65.0 points (95% CI")
+    assert "m-b 40 decisions in 1 game, m-a 40 in 1 game" in row["verdict"]
+    assert "games per model would show a 65.0-point difference" in row["verdict"] and row["games_needed"] >= 2
+
+
+def test_paired_turns_of_games_that_differ_are_tested_at_their_effective_counts(tmp_path, database):
+    # ep1: m-b errs on ticks 0-5 (6 turns valid for a only); ep2: m-a errs on ticks 0-1 (2 for b only).
+    ep1 = {"m-a": [True] * 10, "m-b": [tick >= 6 for tick in range(10)]}
+    ep2 = {"m-a": [tick >= 2 for tick in range(10)], "m-b": [True] * 10}
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", ep1), arena_log(tmp_path / "ep2.decisions.jsonl", ep2))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    # By hand: D = +1 on 6 turns, -1 on 2, 0 on 12; mean 0.2. Independent variance
+    # (8/20 - 0.04)/20 = 0.018; per game the gaps 6 - 2 = 4 and -2 - 2 = -4: CR1
+    # 2/1 * 32/400 = 0.16; design effect 0.16/0.018; 2 games: t with 1 degree of freedom.
+    import math
+
+    from scipy.stats import t as student_t
+
+    effect = 0.16 / 0.018
+    shrink = (1.959963984540054 / student_t.ppf(0.975, 1)) ** 2 / effect
+    only_a, only_b = math.floor(6 * shrink + 0.5), math.floor(2 * shrink + 0.5)
+    exact = sum(math.comb(only_a + only_b, k) for k in range(min(only_a, only_b) + 1)) / 2 ** (only_a + only_b)
+    assert row["difference"] == pytest.approx(0.2) and row["shared_games"] == 2
+    assert row["p_value"] == pytest.approx(min(1.0, 2 * exact))
+    assert "design effect 8.9" in row["method"]
+
+
+def test_costs_take_each_decisions_tier_and_cached_tokens_as_genai_prices_does(tmp_path):
+    # genai-prices itself is the oracle: its price of each decision, summed. gemini-2.5-pro
+    # bills every token of a request whose prompt is past 200,000 at its higher tier.
+    from genai_prices import Usage, calc_price
+
+    calls = [(100_000, 2_000, 0), (200_000, 1_000, 50_000), (200_001, 500, 10_000), (250_000, 3_000, 0)]
+    con = workbench.connect(tmp_path / "w.duckdb")
+    [(source,)] = con.execute("INSERT INTO sources (path, sha256, format) VALUES ('x', 'y', 'gm') "
+                              "RETURNING source_id").fetchall()
+    con.executemany("INSERT INTO decisions (source_id, format, game_id, turn, model, valid, tokens, input_tokens, "
+                    "output_tokens, cached_tokens, locator) VALUES (?, 'gm', 'g', ?, 'gemini-2.5-pro', ?, ?, ?, ?, ?, ?)",
+                    [[source, turn, turn != 2, inp + out, inp, out, cached, f"line {turn}"]
+                     for turn, (inp, out, cached) in enumerate(calls)])
+    expected = sum(float(calc_price(Usage(input_tokens=inp, output_tokens=out, cache_read_tokens=cached),
+                                    model_ref="gemini-2.5-pro").total_price) for inp, out, cached in calls)
+    [row] = scorecard(con).iter_rows(named=True)
+    con.close()
+    assert row["cost_per_decision"] == pytest.approx(expected / 4)
+    assert row["cost_per_valid"] == pytest.approx(expected / 3)

@@ -137,7 +137,8 @@ def test_small_counts_take_fishers_test_and_large_ones_the_score_test():
 def test_the_unpaired_test_of_clustered_shares_uses_the_effective_counts():
     a = clustered([30] * 8 + [21] * 8, [30] * 16)
     effective_n = 480 * a.shrink
-    assert stats.effective_counts(a) == (round(408 * a.shrink), round(effective_n))
+    # n rounded down, never more evidence than there is; valid to the nearest
+    assert stats.effective_counts(a) == (math.floor(408 * a.shrink + 0.5), math.floor(effective_n))
     p, _ = unpaired_test(a, independent(300, 480))
     k, m = stats.effective_counts(a)
     assert p == pytest.approx(two_proportion_p(k, m, 300, 480)
@@ -180,10 +181,9 @@ def test_pairs_from_games_that_differ_carry_their_design_effect():
     pairs = Paired(np.array([0, 10]), np.array([10, 0]), np.array([0, 0]), np.array([0, 0]))
     assert pairs.design_effect == pytest.approx(0.25 / 0.0125)
     effect = 20.0
-    freedom = effect ** 2 / (1 / 19 + (effect - 1) ** 2 / 1)
-    shrink = (Z / student_t.ppf(0.975, freedom)) ** 2 / effect
+    shrink = (Z / student_t.ppf(0.975, 1)) ** 2 / effect  # 2 games: 1 degree of freedom
     assert pairs.shrink == pytest.approx(shrink)
-    assert paired_test(pairs) == pytest.approx(mcnemar_exact(round(10 * shrink), 0))
+    assert paired_test(pairs) == pytest.approx(mcnemar_exact(math.floor(10 * shrink + 0.5), 0))
     assert paired_interval(pairs)[1:] == pytest.approx(newcombe_paired(10 * shrink, 10 * shrink, 0, 0)[1:])
     assert paired_interval(pairs)[0] == 0.5
 
@@ -244,3 +244,29 @@ def test_icc_by_the_anova_estimator_by_hand():
     # a difference between models is not a difference between games
     assert icc_anova([10, 10, 0, 0], [10, 10, 10, 10], ["a", "a", "b", "b"]) == 0
     assert icc_anova([3], [10], ["m"]) == 0
+
+
+def test_edge_shares_give_no_warnings_and_say_what_they_are():
+    # No decisions, one decision, one game, all valid: no division by zero or NaN comes
+    # out as a warning; each is what it is (NaN interval for nothing, effect 1, z).
+    import warnings
+
+    n, valid, games = np.array([0.0, 1.0, 5.0, 40.0]), np.array([0.0, 1.0, 5.0, 30.0]), np.array([0, 1, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        effects = design_effects(n, valid, games, np.zeros(4))
+        z = stats.quantiles(games, effects)
+        low, high = wilson(valid, n)
+        shrink = stats.shrinks(games, effects)
+    assert effects.tolist() == [1.0, 1.0, 1.0, 1.0] and z.tolist() == [Z] * 4 and shrink.tolist() == [1.0] * 4
+    assert np.isnan(low[0]) and np.isnan(high[0]) and low[1:] == pytest.approx([wilson_by_hand(v, m)[0]
+                                                                                for v, m in zip(valid[1:], n[1:])])
+
+
+def test_two_games_of_one_decision_each_are_clustered_with_one_degree_of_freedom():
+    # 1 of 1 and 0 of 1: p = 1/2, squares 2 * (1/2)^2 = 1/2, CR1 2/1 * 1/2 / 4 = 1/4 over
+    # 1/8: design effect 2; 2 games: t with 1 degree of freedom.
+    share = clustered([1, 0], [1, 1])
+    assert share.design_effect == pytest.approx(2.0)
+    assert float(stats.quantiles(2, 2.0)) == pytest.approx(student_t.ppf(0.975, 1))
+    assert share.interval == pytest.approx(wilson_by_hand(0.5, 1.0, student_t.ppf(0.975, 1)))

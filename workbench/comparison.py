@@ -152,7 +152,7 @@ def _with_intervals(frame: pl.DataFrame) -> pl.DataFrame:
     """ci_low, ci_high, design_effect and ci_method from decisions, valid, games, squares."""
     n, valid, games = (frame[c].to_numpy().astype(float) for c in ("decisions", "valid", "games"))
     effect = stats.design_effects(n, valid, games, frame["squares"].to_numpy().astype(float))
-    shrink = stats.shrinks(games, effect, n)
+    shrink = stats.shrinks(games, effect)
     low, high = stats.wilson(valid * shrink, n * shrink)
     return frame.drop("squares").with_columns(
         ci_low=pl.Series(np.atleast_1d(low), dtype=pl.Float64), ci_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64),
@@ -180,7 +180,10 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     test). With no `a` and `b`: every pair of models within each format, or, in a format
     of more than ALL_PAIRS_UP_TO models (unless `all_pairs`), each model against the
     best one (the highest lower bound). `compared` says which. A comparison that finds
-    no evidence says how many games per model would show its difference (`games_needed`)."""
+    no evidence says how many games per model would show its difference (`games_needed`).
+    A difference is claimed only from at least MIN_GAMES games on each side (shared
+    games, where paired: `games_compared`); one shown within a single game is
+    `shown_in_the_games` and told as such."""
     if (a is None) != (b is None):
         raise WorkbenchError("name two models to compare, or none to compare every pair")
     aliases = read_aliases(aliases)
@@ -199,8 +202,9 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     rows = [_compare(fmt, shares[fmt, x], shares[fmt, y], cells.get((fmt, x, y)), how) for fmt, x, y, how in wanted]
     frame = pl.DataFrame(rows, infer_schema_length=None)
     frame = frame.with_columns(p_holm=pl.Series(stats.holm(frame["p_value"].to_list()), dtype=pl.Float64))
-    frame = frame.with_columns(significant=(pl.col("p_holm") < stats.ALPHA)
-                               & ((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)))
+    shown = (pl.col("p_holm") < stats.ALPHA) & ((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0))
+    frame = frame.with_columns(shown_in_the_games=shown,
+                               significant=shown & (pl.col("games_compared") >= stats.MIN_GAMES))
     needed = [_games_needed(row, plans.get(row["format"])) for row in frame.iter_rows(named=True)]
     frame = frame.with_columns(games_needed=pl.Series(needed, dtype=pl.Int64))
     return frame.with_columns(verdict=pl.Series([verdict(row) for row in frame.iter_rows(named=True)], dtype=pl.String))
@@ -294,11 +298,14 @@ def _compare(fmt: str, a: Share, b: Share, pairs: stats.Paired | None, how: str)
            "games_a": a.share.games, "games_b": b.share.games,
            "validity_a": a.share.validity, "validity_b": b.share.validity}
     shared = {"shared_turns": 0, "shared_games": 0, "validity_a_shared": None, "validity_b_shared": None}
+    # The games the comparison rests on: those both played, or the fewer of either's.
+    games = min(a.share.games, b.share.games)
     if pairs is not None and pairs.turns >= MIN_PAIRS:
         difference, low, high = stats.paired_interval(pairs)
         p_value = stats.paired_test(pairs)
         shared = {"shared_turns": pairs.turns, "shared_games": pairs.games,
                   "validity_a_shared": pairs.validity_a, "validity_b_shared": pairs.validity_b}
+        games = pairs.games
         method = (f"paired on {pairs.turns} shared turns in {_games(pairs.games)}: McNemar exact, Newcombe paired "
                   f"interval" + (f", design effect {pairs.design_effect:.2g}" if pairs.design_effect > 1 else ""))
     else:
@@ -310,8 +317,8 @@ def _compare(fmt: str, a: Share, b: Share, pairs: stats.Paired | None, how: str)
                                                              if clustered else "")
         if pairs is not None:
             shared["shared_turns"], shared["shared_games"] = pairs.turns, pairs.games
-    return {**row, "difference": difference, "ci_low": low, "ci_high": high, **shared, "method": method,
-            "p_value": p_value, "latency_p50_diff_ms": _minus(a.p50_ms, b.p50_ms),
+    return {**row, "difference": difference, "ci_low": low, "ci_high": high, **shared, "games_compared": games,
+            "method": method, "p_value": p_value, "latency_p50_diff_ms": _minus(a.p50_ms, b.p50_ms),
             "tokens_p50_diff": _minus(a.p50_tokens, b.p50_tokens)}
 
 
@@ -341,24 +348,32 @@ def how_compared(frame: pl.DataFrame) -> list[str]:
 def verdict(row: dict) -> str:
     """The row in plain words. A difference is named only when `significant`; its number,
     sign and interval are then all the better model's lead over the other, and the
-    better model is named first throughout."""
-    first, second = ("a", "b") if not row["significant"] or row["difference"] > 0 else ("b", "a")
+    better model is named first throughout. A difference the tests show within fewer
+    than MIN_GAMES games is told as what it is: a result about that game."""
+    first, second = ("a", "b") if row["difference"] > 0 else ("b", "a")
+    lead, low, high = row["difference"], row["ci_low"], row["ci_high"]
+    if first == "b":
+        lead, low, high = -lead, -high, -low
+    named = (f"{row[first]} is more often valid than {row[second]}: {lead * 100:+.1f} points "
+             f"(95% CI {low * 100:+.1f} to {high * 100:+.1f}")
+    if not row["significant"] and not row.get("shown_in_the_games"):
+        first, second = "a", "b"
     if row["shared_turns"] >= MIN_PAIRS and row["validity_a_shared"] is not None:
         where = f"on {row['shared_turns']} shared turns in {_games(row['shared_games'])}"
     else:
         where = (f"{row[first]} {row['n_' + first]} decisions in {_games(row['games_' + first])}, "
                  f"{row[second]} {row['n_' + second]} in {_games(row['games_' + second])}")
-    if not row["significant"]:
+    if row["significant"]:
+        return f"{named}; {where})"
+    if row.get("shown_in_the_games"):
+        text = (f"no evidence of a difference beyond one game: in it, {named}; {where}), but one game cannot "
+                f"tell a model from the game it played")
+    else:
         text = f"no evidence of a difference ({where})"
-        if row.get("games_needed"):
-            text += (f"; about {row['games_needed']} games per model would show a {abs(row['difference']) * 100:.1f}"
-                     f"-point difference at {POWER:.0%} power")
-        return text
-    lead, low, high = row["difference"], row["ci_low"], row["ci_high"]
-    if first == "b":
-        lead, low, high = -lead, -high, -low
-    return (f"{row[first]} is more often valid than {row[second]}: {lead * 100:+.1f} points "
-            f"(95% CI {low * 100:+.1f} to {high * 100:+.1f}; {where})")
+    if row.get("games_needed"):
+        text += (f"; about {row['games_needed']} games per model would show a {abs(row['difference']) * 100:.1f}"
+                 f"-point difference at {POWER:.0%} power")
+    return text
 
 
 # --- how many games a question needs -----------------------------------------------------

@@ -6,8 +6,10 @@ tokens) is priced at the model's input and output rates, and cached input tokens
 a log records them, at its cache-read rate. A log that records only a total can be
 priced only at one rate for every token: a user's `usd_per_mtok`. A price that varies
 with the size of the prompt (genai-prices' tiers: past a threshold every token of the
-request is billed at the tier's rate) is applied decision by decision. genai-prices'
-bundled table is used as installed: it is never updated from the network.
+request is billed at the tier's rate: a prompt of more than the tier's first size, as
+genai-prices reads it) is applied decision by decision. Cached tokens are counted within
+the input tokens (genai-prices' convention, and OpenAI's). genai-prices' bundled table is
+used as installed: it is never updated from the network.
 """
 
 from __future__ import annotations
@@ -53,9 +55,9 @@ def flat(rate: float) -> Rate:
     return ((0, rate),)
 
 
-def at(rate: Rate, prompt: int) -> float:
-    """The rate of a request whose prompt has `prompt` tokens."""
-    return [price for start, price in rate if start <= prompt][-1]
+def at(rate: Rate, tier_start: int) -> float:
+    """The rate of a tier (named by the prompt size it starts past; 0: the base rate)."""
+    return [price for start, price in rate if start <= tier_start][-1]
 
 
 # --- the user's prices -------------------------------------------------------------
@@ -169,7 +171,7 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
     frame = query_frame(con, f"""
         WITH d AS (SELECT *{columns} FROM ({source})),
         sized AS (SELECT *, len(list_filter(coalesce(map($names, $starts)[who], []),
-                                            lambda s: coalesce(input_tokens, 0) >= s)) AS tier FROM d)
+                                            lambda s: coalesce(input_tokens, 0) > s)) AS tier FROM d)
         SELECT {group}, tier,
                sum(input_tokens)::DOUBLE AS input, sum(output_tokens)::DOUBLE AS output,
                sum(cached_tokens)::DOUBLE AS cached, sum(tokens) FILTER (WHERE input_tokens IS NULL)::DOUBLE AS totals_only,
