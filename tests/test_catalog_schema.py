@@ -277,3 +277,27 @@ def test_files_are_read_again_when_a_newer_workbench_gives_a_table_of_their_rows
     assert workbench.ingest([log], db=db).files[0].status == "replaced"
     assert rows(db, "SELECT count(*) FROM decisions WHERE input_tokens IS NOT NULL")[0][0] > 0
     assert_same_tables(db, [log], tmp_path)
+
+
+def test_a_database_written_before_the_counted_findings_reads_as_it_is(tmp_path, sample):
+    # No `found_at`, no counting columns, no `violation_lines`: read-only, every command
+    # reads it (each finding a row); an ingest brings it up to date.
+    log = tmp_path / "g.events.jsonl"
+    log.write_bytes(sorted((sample / "damage").glob("game_*.events.jsonl"))[0].read_bytes())
+    older = ["DROP VIEW violation_lines", "ALTER TABLE sources DROP COLUMN found_at",
+             *(f"ALTER TABLE violations DROP COLUMN {name}" for name in ("count", "locators", "lines", "fields")),
+             "UPDATE workbench_schema SET fingerprint = 'an older schema'"]
+    db = _ingested_then_changed(tmp_path, log, *older)
+    from workbench import analysis
+    from workbench.cli import main
+
+    con = catalog.connect(db, read_only=True)
+    try:
+        assert analysis.format_summary(con)["errors"].to_list() == [rows(db, "SELECT count(*) FROM violations "
+                                                                          "WHERE severity = 'error'")[0][0]]
+        assert not analysis.scorecard(con).is_empty()
+    finally:
+        con.close()
+    assert main(["report", "--db", str(db), "-o", str(tmp_path / "r.md")]) == 0
+    workbench.ingest([log], db=db)
+    assert rows(db, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'violation_lines'") == [(1,)]

@@ -304,11 +304,24 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     """
     target = _target(db, read_only)
     con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only), read_only)
-    if read_only and not set(SOURCES.names) <= _sources_columns(con):
+    # A database written before a column was added to `sources` is still the workbench's.
+    if read_only and not set(SOURCES.names) - set(SOURCES.added) <= _sources_columns(con):
         con.close()
         raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
                              f"made); run `workbench demo`, or `workbench ingest` into a new database first")
+    if read_only:
+        _read_as_now(con)
     return con
+
+
+def _read_as_now(con: duckdb.DuckDBPyConnection) -> None:
+    """A database written before `violation_lines` (and the rows that count findings) is
+    read as it is: every finding of it is a row of `violations`, and a view of this
+    connection's own says so (an ingest makes the database's own)."""
+    if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'violation_lines' "
+                       "AND database_name = current_database()").fetchall()[0][0]:
+        con.execute("CREATE TEMP VIEW violation_lines AS "
+                    "SELECT source_id, locator, severity, rule, field, message, line FROM violations")
 
 
 @contextmanager
