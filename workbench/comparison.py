@@ -25,7 +25,7 @@ import polars as pl
 from workbench import stats
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
-from workbench.naming import read_aliases
+from workbench.naming import alias_sql, read_aliases
 from workbench.prices import costs, known_prices
 
 # Below this many aligned turns a paired test says little; the unpaired comparison is used.
@@ -50,21 +50,13 @@ def decided(aliases: dict[str, str] | None = None, cluster: str | None = "game")
     alias maps a name to the model it stands for) and `cluster` (the unit sampled)."""
     if cluster not in CLUSTERS:
         raise WorkbenchError(f"cannot cluster by {cluster!r}; use one of: game, file, or None")
-    who = "coalesce(model, agent_id, '(unknown)')"
-    if aliases:
-        names = ", ".join(_sql_text(name) for name in aliases)
-        models = ", ".join(_sql_text(model) for model in aliases.values())
-        who = f"coalesce(map([{names}], [{models}])[{who}], {who})"
+    who = alias_sql(aliases, "coalesce(model, agent_id, '(unknown)')")
     return f"""
     SELECT *, {who} AS who, {CLUSTERS[cluster]} AS cluster,
            CASE WHEN model IS NOT NULL THEN 'model' WHEN agent_id IS NOT NULL THEN 'agent' ELSE 'unknown' END
                AS model_from
     FROM decisions
     """
-
-
-def _sql_text(text: str) -> str:
-    return "'" + str(text).replace("'", "''") + "'"
 
 
 # --- the scorecard -------------------------------------------------------------------

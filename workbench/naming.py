@@ -38,6 +38,19 @@ def read_aliases(aliases) -> dict[str, str]:
     return found
 
 
+def alias_sql(aliases: dict[str, str], name: str) -> str:
+    """SQL of the model `name` (an SQL expression) stands for under `aliases` (read)."""
+    if not aliases:
+        return name
+    names = ", ".join(_sql_text(alias) for alias in aliases)
+    models = ", ".join(_sql_text(model) for model in aliases.values())
+    return f"coalesce(map([{names}], [{models}])[{name}], {name})"
+
+
+def _sql_text(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def _pairs_in(path) -> list[tuple]:
     text = settings_text(path, "aliases")
     if os.fspath(path).lower().endswith(".csv"):

@@ -1,0 +1,417 @@
+"""From the number to the record: every record a database holds, found by format, model,
+game, rule, severity, validity or the words in its text, with that text exactly as
+written in its file; and two models' decisions on the same turns, side by side.
+
+A record is a line of a line-based file (`line N`), or a located part of another file
+(`tool get_planets`, `country 5`). What is known of it comes from every table that keeps
+rows per record (found from the schema: a `seq` line number or a `locator`), from the
+decisions, from the findings and from the rejects. A response of the game master is
+named `response r-12` in its findings and decisions; it is the line its response row was
+read from.
+
+Raw text: a reject's is kept in the database; any other record's is read back from its
+file, but only while the file still holds what was ingested (the SHA-256 of the bytes the
+database read is checked once per version of the file); otherwise `raw` is NULL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import threading
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from workbench.catalog import query_frame
+from workbench.errors import WorkbenchError
+from workbench.formats import BOM
+from workbench.naming import alias_sql, read_aliases
+
+RECORD_COLUMNS = ("path", "locator", "line", "format", "game_id", "turn", "model", "agent_id", "action",
+                  "valid", "rules", "severities", "raw", "source_id")
+SEVERITIES = ("error", "warning", "info")
+# Tables read here for what they are, not as records of a file.
+_NOT_RECORDS = ("sources", "violations", "rejects", "decisions", "workbench_schema")
+# A record of these tables is named by another locator in findings and decisions.
+_NAMED_LINES = {"gm_responses": "'response ' || response_id"}
+_LINE_OF_LOCATOR = "TRY_CAST(regexp_extract({0}, '^line (\\d+)$', 1) AS BIGINT)"
+
+
+# --- which records -----------------------------------------------------------------------
+
+
+def records(con, format: str | None = None, model: str | None = None, game_id: str | None = None,
+            rule: str | None = None, severity: str | None = None, valid: bool | None = None,
+            text: str | None = None, limit: int | None = 200, aliases=None) -> pl.DataFrame:
+    """One row per record, in file and line order: `path`, `locator` (`line N` or where
+    in a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`,
+    `agent_id`, `action`, `valid`, `rules` and `severities` it breaks, and `raw` (its
+    text as written in its file). Every filter given must hold; `model` may be an alias
+    (`aliases=`); `text` is found in the raw text, in any case; `limit=None` gives all."""
+    if severity is not None and severity not in SEVERITIES:
+        raise WorkbenchError(f"no severity {severity!r}; one of {', '.join(SEVERITIES)}")
+    if limit is not None and (not isinstance(limit, int) or limit < 0):
+        raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
+    given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
+             "rule": rule, "severity": severity, "valid": valid}
+    frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases,
+                   _text_matches(con, text, format) if text else None)
+    return frame.with_columns(raw=pl.Series(raw_texts(frame), dtype=pl.String)).select(RECORD_COLUMNS)
+
+
+def _found(con, given: dict, limit: int | None, aliases, lines: pa.Table | None) -> pl.DataFrame:
+    """The records that match every filter `given`, kept to `lines` (source_id, line)."""
+    sql = _records_sql(con, given, aliases, searched=lines is not None, limited=limit is not None)
+    params = {**given, **({"limit": limit} if limit is not None else {})}
+    if lines is None:
+        return query_frame(con, sql, params)
+    with _registered(con, lines) as name:
+        return query_frame(con, sql.replace("$matched", name), params)
+
+
+# A record's key: its line, or (no line) its locator in `other` ('' for a line).
+_KEY = "source_id, line, other"
+
+
+def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> str:
+    """One statement: the record keys of every kind (decisions, table rows, findings,
+    rejects), each kind aggregated per key on its own, joined; only the filters given
+    are written, so DuckDB can push each into the kind it is about."""
+    who = alias_sql(read_aliases(aliases), "d.model")
+    where = {
+        "game_id": "coalesce(d.game_id, t.game_id, g.game_id) = $game_id",
+        "model": "d.model = $model",
+        "valid": "$valid = " + VALIDITY,
+        "rule": "list_contains(f.rules, $rule)",
+        "severity": "list_contains(f.severities, $severity)",
+    }
+    conditions = [where[name] for name in given if name in where]
+
+    def located(table: str, has_line: bool) -> str:
+        line = f"coalesce({'x.line, ' if has_line else ''}{_LINE_OF_LOCATOR.format('x.locator')}, n.line)"
+        return (f"SELECT x.*{' EXCLUDE (line)' if has_line else ''}, {line} AS line, "
+                f"CASE WHEN {line} IS NULL THEN x.locator ELSE '' END AS other "
+                f"FROM {table} x SEMI JOIN src USING (source_id) LEFT JOIN named n USING (source_id, locator)")
+
+    matched = "SEMI JOIN $matched USING (source_id, line)" if searched else ""
+    return f"""
+    WITH src AS (SELECT source_id, path, format, sha256, size FROM sources
+                 {"WHERE format = $format" if "format" in given else ""}),
+    named AS ({_named_lines(con)}),
+    dec AS (SELECT {_KEY}, min(game_id) AS game_id, min(turn) AS turn, min({who}) AS model,
+                   min(agent_id) AS agent_id, string_agg(DISTINCT action, ', ' ORDER BY action) AS action,
+                   bool_and(valid) AS valid
+            FROM ({located("decisions", False)}) d {matched} GROUP BY ALL),
+    fnd AS (SELECT {_KEY}, list(DISTINCT rule ORDER BY rule) AS rules,
+                   list(DISTINCT severity ORDER BY severity) AS severities
+            FROM ({located("violation_lines", True)}) v {matched} GROUP BY ALL),
+    rej AS (SELECT {_KEY}, first(raw) AS raw FROM ({located("rejects", True)}) r {matched} GROUP BY ALL),
+    tab AS (SELECT {_KEY}, max(game_id) AS game_id, max(turn) AS turn, bool_and(valid) AS valid
+            FROM ({_table_rows(con)}) t {matched} GROUP BY ALL),
+    -- the game of a file that holds one: also that of its lines no game is read from (rejects)
+    file_games AS (SELECT source_id, min(game_id) AS game_id FROM (SELECT source_id, game_id FROM dec UNION ALL
+                   SELECT source_id, game_id FROM tab) GROUP BY source_id HAVING min(game_id) = max(game_id)),
+    keys AS ({_keys(given)})
+    SELECT s.path, CASE WHEN k.line IS NULL THEN k.other ELSE 'line ' || k.line END AS locator, k.line, s.format,
+           coalesce(d.game_id, t.game_id, g.game_id) AS game_id, coalesce(d.turn, t.turn) AS turn, d.model,
+           d.agent_id, d.action, {VALIDITY} AS valid, coalesce(f.rules, []) AS rules,
+           coalesce(f.severities, []) AS severities, r.raw, s.source_id, s.sha256, s.size
+    FROM keys k JOIN src s USING (source_id)
+    LEFT JOIN dec d USING ({_KEY}) LEFT JOIN fnd f USING ({_KEY}) LEFT JOIN rej r USING ({_KEY})
+    LEFT JOIN tab t USING ({_KEY}) LEFT JOIN file_games g USING (source_id)
+    {"WHERE " + " AND ".join(conditions) if conditions else ""}
+    ORDER BY s.path, s.source_id, k.line NULLS LAST, k.other
+    {"LIMIT $limit" if limited else ""}
+    """
+
+
+def _keys(given: dict) -> str:
+    """The keys of the records that may match: of every kind, or, where a filter says
+    which kind a match must have, of that kind only (the final WHERE checks them all)."""
+    if "model" in given:
+        return f"SELECT {_KEY} FROM dec WHERE model = $model"
+    if "rule" in given or "severity" in given:
+        return f"SELECT {_KEY} FROM fnd"  # a record breaking nothing has none
+    if given.get("valid") is False:
+        return (f"SELECT {_KEY} FROM dec WHERE NOT valid UNION SELECT {_KEY} FROM tab WHERE NOT valid "
+                f"UNION SELECT {_KEY} FROM fnd WHERE list_contains(severities, 'error') UNION SELECT {_KEY} FROM rej")
+    if "game_id" in given:
+        return (f"SELECT {_KEY} FROM dec WHERE game_id = $game_id UNION SELECT {_KEY} FROM tab WHERE game_id = $game_id "
+                f"UNION SELECT {_KEY} FROM fnd WHERE source_id IN (SELECT source_id FROM file_games WHERE game_id = $game_id) "
+                f"UNION SELECT {_KEY} FROM rej WHERE source_id IN (SELECT source_id FROM file_games WHERE game_id = $game_id)")
+    return (f"SELECT {_KEY} FROM dec UNION SELECT {_KEY} FROM fnd UNION SELECT {_KEY} FROM rej "
+            f"UNION SELECT {_KEY} FROM tab")
+
+
+# A decision's own validity; else its table row's; else: not rejected and no error found.
+VALIDITY = ("coalesce(d.valid, t.valid, r.source_id IS NULL AND NOT coalesce(list_contains(f.severities, 'error'), "
+            "false))")
+
+
+def _table_rows(con) -> str:
+    """(source_id, locator, line, game_id, turn, valid) of every row of the tables that
+    keep rows per record (a `seq` line or a `locator`), of the sources in `src`, with
+    the key columns of _KEY."""
+    parts = []
+    for table, columns in _record_tables(con):
+        game = next((f"{c}::VARCHAR" for c in ("game_id", "episode", "episode_id") if c in columns), "NULL::VARCHAR")
+        turn = next((f"{c}::BIGINT" for c in ("turn", "tick") if c in columns), "NULL::BIGINT")
+        valid = "valid" if "valid" in columns else "NULL::BOOLEAN"
+        key = "seq AS line, '' AS other" if "seq" in columns else "NULL::BIGINT AS line, locator AS other"
+        parts.append(f"SELECT source_id, {key}, {game} AS game_id, {turn} AS turn, {valid} AS valid "
+                     f"FROM {table} SEMI JOIN src USING (source_id)")
+    none = "SELECT NULL::BIGINT AS source_id, NULL::BIGINT AS line, '' AS other, NULL::VARCHAR AS game_id, " \
+           "NULL::BIGINT AS turn, NULL::BOOLEAN AS valid WHERE false"
+    return " UNION ALL ".join(parts) or none
+
+
+def _record_tables(con) -> list[tuple[str, set[str]]]:
+    """The tables that keep rows per record: a source_id, and a `seq` line or a `locator`."""
+    rows = con.execute("""
+        SELECT table_name, list(column_name) FROM duckdb_columns()
+        WHERE NOT internal AND database_name = current_database() AND schema_name = 'main'
+          AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'
+                             AND database_name = current_database())
+        GROUP BY table_name ORDER BY table_name
+    """).fetchall()
+    return [(table, set(columns)) for table, columns in rows
+            if table not in _NOT_RECORDS and "source_id" in columns and ({"seq", "locator"} & set(columns))]
+
+
+def _named_lines(con) -> str:
+    """(source_id, locator, line) for records named otherwise than `line N` in findings
+    and decisions: from findings that give the line, and from the tables of _NAMED_LINES."""
+    parts = ["SELECT source_id, locator, min(line) AS line FROM violation_lines WHERE line IS NOT NULL "
+             "AND NOT starts_with(locator, 'line ') GROUP BY ALL",
+             "SELECT source_id, locator, min(line) FROM rejects WHERE line IS NOT NULL "
+             "AND NOT starts_with(locator, 'line ') GROUP BY ALL"]
+    present = {table for table, _ in _record_tables(con)}
+    parts += [f"SELECT source_id, {name} AS locator, min(seq) FROM {table} GROUP BY ALL"
+              for table, name in _NAMED_LINES.items() if table in present]
+    return "SELECT source_id, locator, min(line) AS line FROM (" + " UNION ALL ".join(parts) + ") GROUP BY ALL"
+
+
+# --- two models on the same turns ---------------------------------------------------------
+
+
+SIDE_COLUMNS = ("action", "valid", "rules", "raw", "path", "locator")
+
+
+def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -> pl.DataFrame:
+    """One row per turn both models decided in the same game (Arena: episode and tick),
+    disagreements first (one valid, the other not), then by format, game and turn: each
+    model's action, validity, the rules its decision breaks, its raw text and where it
+    is (`_a` and `_b`). A model that decided a turn more than once is valid there if
+    every decision was; its actions and texts are joined in file order."""
+    from workbench.comparison import decided
+
+    if a == b:
+        raise WorkbenchError(f"side by side needs two different models, not {a!r} twice")
+    decisions = query_frame(con, f"""
+        WITH d AS ({decided(read_aliases(aliases))}),
+        named AS ({_named_lines(con)}),
+        mine AS (
+            SELECT d.format, d.game_id, d.turn, d.who, d.action, d.valid, d.source_id, d.locator,
+                   coalesce({_LINE_OF_LOCATOR.format('d.locator')}, n.line) AS line
+            FROM d LEFT JOIN named n USING (source_id, locator)
+            WHERE d.who IN ($a, $b) AND d.game_id IS NOT NULL AND d.turn IS NOT NULL
+              AND ($format IS NULL OR d.format = $format)
+        ),
+        turns AS (SELECT format, game_id, turn FROM mine GROUP BY ALL HAVING count(DISTINCT who) = 2)
+        SELECT mine.* FROM mine SEMI JOIN turns USING (format, game_id, turn)
+    """, {"a": a, "b": b, "format": format})
+    texts = _texts_of(con, decisions)
+    joined = decisions.join(texts, on=["source_id", "line"], how="left").sort("source_id", "line", "locator")
+    sides = [_side(joined.filter(pl.col("who") == who), suffix) for who, suffix in ((a, "_a"), (b, "_b"))]
+    keys = ["format", "game_id", "turn"]
+    pairs = sides[0].join(sides[1], on=keys, how="inner")
+    pairs = pairs.with_columns(a=pl.lit(a), b=pl.lit(b), disagree=pl.col("valid_a") != pl.col("valid_b"))
+    order = [*keys, "a", "b", "disagree", *(f"{c}{s}" for s in ("_a", "_b") for c in SIDE_COLUMNS)]
+    return pairs.select(order).sort(["disagree", *keys], descending=[True, False, False, False])
+
+
+def _texts_of(con, decisions: pl.DataFrame) -> pl.DataFrame:
+    """(source_id, line, path, rules, raw) of the records the decisions were read from."""
+    lines = decisions.select("source_id", "line").drop_nulls().unique()
+    found = _found(con, {}, None, None, lines.to_arrow())
+    found = found.with_columns(raw=pl.Series(raw_texts(found), dtype=pl.String))
+    return found.select("source_id", "line", "path", "rules", "raw")
+
+
+def _side(rows: pl.DataFrame, suffix: str) -> pl.DataFrame:
+    """One model's decisions, one row per turn."""
+    return rows.group_by("format", "game_id", "turn", maintain_order=True).agg(
+        action=pl.col("action").drop_nulls().str.join(", "),
+        valid=pl.col("valid").all(),
+        rules=pl.col("rules").list.explode(keep_nulls=False, empty_as_null=False).unique().sort(),
+        raw=pl.col("raw").drop_nulls().str.join("\n"),
+        path=pl.col("path").first(),
+        locator=pl.col("locator").first(),
+    ).rename({c: f"{c}{suffix}" for c in SIDE_COLUMNS})
+
+
+# --- the text of a record -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """Where each line of a file's ingested bytes ends (the byte of its LF, or the end)."""
+
+    path: Path
+    size: int
+    ends: np.ndarray
+
+    def text(self, data, line: int) -> str | None:
+        if not 1 <= line <= len(self.ends):
+            return None
+        start = 0 if line == 1 else int(self.ends[line - 2]) + 1
+        raw = bytes(data[start:int(self.ends[line - 1])])
+        if line == 1 and raw.startswith(BOM):
+            raw = raw[len(BOM):]
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        return raw.decode("utf-8", "backslashreplace")
+
+
+_INDEXED: dict[tuple, _Lines | None] = {}
+_INDEX_LOCK = threading.Lock()
+
+
+def _file_lines(path: str, sha256: str, size: int) -> _Lines | None:
+    """The line ends of `path`'s first `size` bytes while they are what was ingested
+    (`sha256`), else None. Kept per version of the file (inode, size, mtime)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    key = (path, sha256, size, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    with _INDEX_LOCK:
+        if key in _INDEXED:
+            return _INDEXED[key]
+    lines = _index(Path(path), sha256, size) if stat.st_size >= size else None
+    with _INDEX_LOCK:
+        if len(_INDEXED) > 256:
+            _INDEXED.clear()
+        _INDEXED[key] = lines
+    return lines
+
+
+def _index(path: Path, sha256: str, size: int) -> _Lines | None:
+    try:
+        with open(path, "rb") as handle:
+            if size == 0:
+                return _Lines(path, 0, np.zeros(0, np.int64))
+            with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
+                digest = hashlib.sha256()
+                digest.update(data)  # hashlib reads the mapping outside the GIL
+                if digest.hexdigest() != sha256:
+                    return None
+                ends = np.flatnonzero(np.frombuffer(data, np.uint8) == ord("\n")).astype(np.int64)
+    except (OSError, ValueError):
+        return None
+    if not len(ends) or ends[-1] != size - 1:
+        ends = np.append(ends, size)  # the last line has no line end
+    return _Lines(path, size, ends)
+
+
+def raw_texts(frame: pl.DataFrame) -> list[str | None]:
+    """For each row (`source_id`, `path`, `sha256`, `size`, `line`, `raw`): the raw text
+    kept, else the line read back from its file while the file holds what was ingested."""
+    rows = frame.select("source_id", "path", "sha256", "size", "line", "raw").rows()
+    wanted: dict[tuple, list[int]] = {}
+    for source_id, path, sha256, size, line, raw in rows:
+        if raw is None and line is not None:
+            wanted.setdefault((source_id, path, sha256, size), []).append(line)
+    texts: dict[tuple[int, int], str | None] = {}
+    for (source_id, path, sha256, size), lines in wanted.items():
+        index = _file_lines(path, sha256, size)
+        if index is not None:
+            with _mapped(path, index.size) as data:
+                texts.update(((source_id, line), index.text(data, line)) for line in lines)
+    return [raw if raw is not None else texts.get((source_id, line))
+            for source_id, _, _, _, line, raw in rows]
+
+
+class _mapped:
+    """The first `size` bytes of a file, mapped (an empty file: no bytes)."""
+
+    def __init__(self, path: str, size: int) -> None:
+        self.path, self.size = path, size
+
+    def __enter__(self):
+        if not self.size:
+            self.handle, self.data = None, b""
+            return self.data
+        self.handle = open(self.path, "rb")
+        self.data = mmap.mmap(self.handle.fileno(), self.size, access=mmap.ACCESS_READ)
+        return self.data
+
+    def __exit__(self, *exc) -> None:
+        if self.handle is not None:
+            self.data.close()
+            self.handle.close()
+
+
+@contextmanager
+def _registered(con, table: pa.Table):
+    """`table` readable by a name of its own for the block (no table of a database has it)."""
+    name = f"workbench_matches_{uuid.uuid4().hex}"
+    con.register(name, table)
+    try:
+        yield name
+    finally:
+        con.unregister(name)
+
+
+# --- searching the text ---------------------------------------------------------------------
+
+
+def _text_matches(con, text: str, format: str | None) -> pa.Table:
+    """(source_id, line) of every line whose text holds `text`, ASCII letters in any case:
+    searched in each file that still holds what was ingested, and in the rejects kept."""
+    needle = text.encode("utf-8").lower()
+    sources = con.execute("SELECT source_id, path, sha256, size FROM sources WHERE $format IS NULL OR format = $format",
+                          {"format": format}).fetchall()
+    ids, lines = [], []
+    for source_id, path, sha256, size in sources:
+        index = _file_lines(path, sha256, size)
+        if index is None:
+            continue
+        with _mapped(path, index.size) as data:
+            found = _matching_lines(needle, data, index.ends)
+        ids.append(np.full(len(found), source_id, np.int64))
+        lines.append(found)
+    kept = con.execute(f"""
+        SELECT source_id, coalesce(line, {_LINE_OF_LOCATOR.format('locator')}) FROM rejects
+        WHERE contains(lower(raw), lower($text)) AND coalesce(line, {_LINE_OF_LOCATOR.format('locator')}) IS NOT NULL
+    """, {"text": text}).fetchall()
+    ids.append(np.array([row[0] for row in kept], np.int64))
+    lines.append(np.array([row[1] for row in kept], np.int64))
+    return pa.table({"source_id": np.concatenate(ids), "line": np.concatenate(lines)})
+
+
+# A file is searched this many bytes at a time, lower-cased (a copy of this size at most).
+SEARCH_BLOCK = 64 << 20
+
+
+def _matching_lines(needle: bytes, data, ends: np.ndarray) -> np.ndarray:
+    """The 1-based numbers of the lines of `data` (ending at `ends`) that hold `needle`
+    (lower case) in any ASCII case: each block is lower-cased and searched by
+    `bytes.find`; a line found in is searched on from its end."""
+    found, size, start = [], len(data), 0
+    while start < size:
+        block = data[start:min(size, start + SEARCH_BLOCK + len(needle) - 1)].lower()
+        at = block.find(needle)
+        while at != -1 and at < SEARCH_BLOCK:
+            index = int(np.searchsorted(ends, start + at))
+            found.append(index + 1)
+            at = block.find(needle, int(ends[index]) + 1 - start) if index < len(ends) else -1
+        start += SEARCH_BLOCK
+    return np.unique(np.array(found, np.int64))
