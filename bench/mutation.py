@@ -6,6 +6,7 @@
     python -m bench.mutation ec4x.orders    # one module (or several); names as listed by --list
     python -m bench.mutation --report       # the scores of the last runs, without running
     python -m bench.mutation --survivors ec4x.orders   # after adding tests: only the last survivors again
+    python -m bench.mutation --sample 300 comparison   # 300 mutants drawn at random (seed 0)
 
 mutmut's configuration is `[tool.mutmut]` in pyproject.toml: which files are mutated and
 which tests may kill a mutant. mutmut copies the project to `mutants/` (git-ignored),
@@ -20,6 +21,11 @@ workers: the module was imported, unmutated, before the fork. Its mutants would 
 imports the module with the mutant active and runs the tests of the module's format
 (`--no-recheck` skips this). The score is killed / total per module, where killed
 includes timeouts and mutants killed in the fresh-interpreter check.
+
+`--sample N` runs N of a module's mutants drawn at random (a seeded draw, so a rerun
+checks the same ones): on two cores a module of a thousand mutants whose tests build
+databases takes hours. The score of a sample is an estimate and is printed with its
+Wilson 95% interval; `--report` scores the last sample while one is recorded.
 """
 
 from __future__ import annotations
@@ -32,13 +38,18 @@ import os
 import signal
 import subprocess
 import sys
+import random
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
 
-CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cli_conclusions.py")
+# A test that runs the command line in a child process checks the unmutated code: it only
+# costs time there (25 s a mutant).
+CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cli_conclusions.py",
+               "--deselect=tests/test_cli_conclusions.py::"
+               "test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading")
 RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
 
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
@@ -118,6 +129,29 @@ def _results(module: str) -> dict[str, int | None]:
     return {name: code for name, code in codes.items() if any(fnmatch.fnmatchcase(name, p) for p in patterns)}
 
 
+def _samples_path() -> Path:
+    return MUTANTS / "samples.json"
+
+
+def _samples() -> dict[str, list[str]]:
+    path = _samples_path()
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _draw(module: str, size: int, seed: int) -> list[str]:
+    """`size` of the module's mutant names, drawn with `seed`, recorded for the report."""
+    names = sorted(_results(module))
+    if not names:  # mutmut has not made the mutants yet: a run that matches none makes them
+        subprocess.call([sys.executable, "-m", "mutmut", "run", f"{MODULES[module][1][0]}__none__"],
+                        stdout=subprocess.DEVNULL)
+        names = sorted(_results(module))
+    drawn = sorted(random.Random(seed).sample(names, min(size, len(names))))
+    samples = _samples()
+    samples[module] = drawn
+    _samples_path().write_text(json.dumps(samples, indent=1))
+    return drawn
+
+
 def _rechecked_path() -> Path:
     return MUTANTS / "rechecked.json"
 
@@ -183,8 +217,11 @@ def _forget_rechecks(names) -> None:
 def score(module: str) -> tuple[int, int, list[str]]:
     """(killed, total checked, survivors) of a module from the last runs."""
     rechecked = _rechecked()
+    results = _results(module)
+    if module in _samples():
+        results = {name: results.get(name) for name in _samples()[module]}
     killed, checked, survivors = 0, 0, []
-    for name, code in _results(module).items():
+    for name, code in results.items():
         if code is None:  # not checked yet
             continue
         checked += 1
@@ -203,13 +240,33 @@ def report(modules: list[str], seconds: dict[str, float] | None = None) -> None:
     print(f"{'module':24} {'killed':>7} {'total':>6} {'score':>7} {'unchecked':>9}  {'time':>6}")
     for module in modules:
         killed, total, survivors = score(module)
-        unchecked = sum(code is None for code in _results(module).values())
+        sample = _samples().get(module)
+        codes = _results(module)
+        unchecked = sum(codes.get(name) is None for name in (sample or codes))
         pct = f"{100 * killed / total:.1f}%" if total else "-"
         took = f"{seconds[module]:.0f}s" if seconds and module in seconds else ""
         print(f"{module:24} {killed:>7} {total:>6} {pct:>7} {unchecked:>9}  {took:>6}")
+        if sample and total:
+            from workbench.stats import wilson
+
+            low, high = wilson(killed, total)
+            print(f"  a sample of {len(sample)} of its {len(codes)} mutants: "
+                  f"95% interval of the score {100 * low:.1f}-{100 * high:.1f}%")
     for module in modules:
         for name in score(module)[2]:
             print(f"  survived: {name}   (mutmut show {name})")
+
+
+def _patterns(module: str, ns: argparse.Namespace) -> tuple[str, ...]:
+    """The mutants to run: a drawn sample, the last survivors, or all (which ends a sample)."""
+    if ns.sample:
+        return tuple(_draw(module, ns.sample, ns.seed))
+    if ns.survivors:
+        return tuple(score(module)[2])
+    samples = _samples()
+    if samples.pop(module, None) is not None:
+        _samples_path().write_text(json.dumps(samples, indent=1))
+    return MODULES[module][1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--survivors", action="store_true",
                         help="run again only the mutants that survived the last run (after adding tests)")
     parser.add_argument("--no-recheck", action="store_true", help="skip the fresh-interpreter check of survivors")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="run N of each module's mutants drawn at random (seeded); the score is an estimate")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample's draw (default 0)")
     ns = parser.parse_args(argv)
     if ns.list:
         print("\n".join(MODULES))
@@ -240,14 +300,12 @@ def main(argv: list[str] | None = None) -> int:
         os.chdir(ROOT)
         for module in modules:
             start = time.monotonic()
-            patterns = MODULES[module][1]
-            if ns.survivors:
-                patterns = tuple(score(module)[2])
+            with _selected(MODULES[module][2] if module in OWN_TESTS else None):
+                patterns = _patterns(module, ns)
                 if not patterns:
                     continue
-            # verdicts of the fresh-interpreter check are redone for what runs again
-            _forget_rechecks([n for n in _results(module) if any(fnmatch.fnmatchcase(n, p) for p in patterns)])
-            with _selected(MODULES[module][2] if module in OWN_TESTS else None):
+                # verdicts of the fresh-interpreter check are redone for what runs again
+                _forget_rechecks([n for n in _results(module) if any(fnmatch.fnmatchcase(n, p) for p in patterns)])
                 code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(ns.jobs),
                                         *patterns])
             if code not in (0, None):
