@@ -3,12 +3,15 @@ drawn by a real browser; the same as Markdown with its figures beside it."""
 
 import json
 import os
+import re
 import shutil
 from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
-from tests.conftest import SHARED, write_lines
+from tests.conftest import SHARED, rows, write_lines
 from workbench.cli import main
 
 import workbench
@@ -16,20 +19,48 @@ import workbench
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE_MODEL = "m</script><script>alert('model')</script>"
 HOSTILE_RULE_TEXT = "<img src=http://example.com/x onerror=alert(1)>"
+SECTIONS = ("What the database holds", "Scorecard", "Model comparisons", "Ratings", "Figures", "Quality gates",
+            "Most frequent violations", "Provenance")
 
 
 class Links(HTMLParser):
-    """Every src and href of the page, and the ids of its chart containers."""
+    """What a page links to and what it loads: every src and href, the elements that load
+    one (script src, link href, img, iframe...), its headings' ids, its chart containers,
+    its tables, its filter boxes and its style sheets' text."""
+
+    LOADS = {"script": "src", "link": "href", "img": "src", "iframe": "src", "embed": "src", "object": "data",
+             "source": "src", "audio": "src", "video": "src"}
 
     def __init__(self):
         super().__init__()
-        self.links, self.charts, self.scripts = [], [], 0
+        self.links, self.loaded, self.charts, self.scripts = [], [], [], 0
+        self.headings, self.tables, self.filters, self.styles, self.in_style = {}, [], [], [], False
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.links += [attrs[name] for name in ("src", "href") if name in attrs]
+        if self.LOADS.get(tag) in attrs:
+            self.loaded.append(attrs[self.LOADS[tag]])
         self.charts += [attrs["id"]] if (attrs.get("id") or "").startswith("chart-") else []
         self.scripts += tag == "script"
+        self.headings.update({attrs["id"]: tag} if tag in ("h2", "h3") and "id" in attrs else {})
+        self.tables += [attrs] if tag == "table" else []
+        self.filters += [attrs] if tag == "input" else []
+        self.styles += [attrs["style"]] if "style" in attrs else []
+        self.in_style = tag == "style"
+
+    def handle_data(self, data):
+        if self.in_style:
+            self.styles.append(data)
+
+    def handle_endtag(self, tag):
+        self.in_style = False
+
+
+def read_page(path) -> Links:
+    page = Links()
+    page.feed(path.read_text())
+    return page
 
 
 @pytest.fixture(scope="module")
@@ -53,17 +84,52 @@ def report_html(hostile_db, tmp_path_factory):
 
 def test_the_report_is_one_offline_file_with_every_section(report_html):
     text = report_html.read_text()
-    page = Links()
-    page.feed(text)
-    assert page.links == []  # nothing loaded from anywhere, the network least of all
-    for heading in ("What the database holds", "Scorecard", "Model comparisons", "Ratings", "Figures",
-                    "Quality gates", "Most frequent violations", "Provenance"):
-        assert f"<h2>{heading}</h2>" in text
+    page = read_page(report_html)
+    assert [link for link in page.links if not link.startswith("#")] == []  # nothing but its own sections
+    for heading in SECTIONS:
+        assert re.search(f"<h2 id='[a-z-]+'>{heading}</h2>", text), heading
     from workbench import plots
 
     # the scorecard's chart and every standard figure the sample can draw
     assert len(page.charts) == 1 + len(plots.FIGURES)
-    assert "sha256" in text and "ec4x" in text and "mu_low" in text
+    assert "sha256" in text and "ec4x" in text and "mu" in text
+
+
+def test_the_contents_link_to_every_section(report_html):
+    text = report_html.read_text()
+    contents = re.search(r"<nav class=\"contents\"[^>]*>(.*?)</nav>", text, re.S).group(1)
+    linked = re.findall(r"<a href='#([^']+)'>([^<]+)</a>", contents)
+    assert [title for _, title in linked] == list(SECTIONS)
+    ids = read_page(report_html).headings
+    assert all(ids.get(anchor) == "h2" for anchor, _ in linked)  # each link lands on its section's heading
+    assert len({anchor for anchor, _ in linked}) == len(SECTIONS)
+
+
+def test_every_table_of_the_report_sorts_and_filters(report_html):
+    text = report_html.read_text()
+    page = read_page(report_html)
+    assert len(page.tables) >= 7  # summary, scorecard, comparisons, ratings, gates, violations, provenance
+    assert all(table["class"] == "sortable" for table in page.tables)
+    # one filter box per table, naming it
+    assert sorted(box["data-table"] for box in page.filters) == sorted(table["id"] for table in page.tables)
+    assert "querySelectorAll(\"table.sortable\")" in text and "input.filter" in text  # the script that does it
+
+
+def test_the_report_loads_nothing_from_the_network(report_html):
+    page = read_page(report_html)
+    assert page.loaded == []  # no script, style sheet, image or frame from anywhere: all inline
+    remote = re.compile(r"url\(\s*['\"]?\s*(https?:)?//|@import", re.I)
+    assert [style for style in page.styles if remote.search(style)] == []
+
+
+def test_the_report_shows_paths_relative_to_the_folder_ingested(report_html, hostile_db):
+    text = report_html.read_text()
+    paths = [path for (path,) in rows(hostile_db, "SELECT path FROM sources")]
+    root = os.path.commonpath(paths)
+    assert [path for path in paths if path in text] == []
+    assert text.count(root) == 1 and f"Paths are relative to {root}." in text  # the root, said once
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", text.replace("<wbr>", ""))
+    assert {str(Path(path).relative_to(root)) for path in paths} <= set(cells)
 
 
 def test_log_text_in_the_report_cannot_run(report_html):
@@ -75,14 +141,13 @@ def test_log_text_in_the_report_cannot_run(report_html):
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install Debian's `chromium` (as .ci/run does)")
-def test_a_browser_draws_every_chart_of_the_report_and_runs_nothing_from_the_logs(report_html):
+def test_a_browser_draws_every_chart_of_the_report_and_runs_nothing_from_the_logs(report_html, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[dev]'")
-    page_links = Links()
-    page_links.feed(report_html.read_text())
+    page_links = read_page(report_html)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
-            page = browser.new_page()
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
             dialogs, requests = [], []
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.on("request", lambda request: requests.append(request.url))
@@ -91,8 +156,42 @@ def test_a_browser_draws_every_chart_of_the_report_and_runs_nothing_from_the_log
                                    f"{len(page_links.charts)}", timeout=60_000)
             assert page.locator(".vega-embed .marks").count() == len(page_links.charts)
             assert dialogs == [] and [url for url in requests if not url.startswith(("file:", "data:", "blob:"))] == []
+            check_the_tables_fit_sort_and_filter(page, tmp_path / "comparisons.png")
+            # nothing but the page itself, not even a file beside it
+            assert [url for url in requests if url != report_html.as_uri() and not url.startswith(("data:", "blob:"))] \
+                == []
         finally:
             browser.close()
+
+
+def check_the_tables_fit_sort_and_filter(page, screenshot) -> None:
+    """At 1,280 px the comparisons table fits (its verdict in view) and the page does not
+    scroll sideways; a header's click sorts its column by value; the filter box keeps the
+    rows that hold its text."""
+    comparisons = page.locator("#model-comparisons-table-1")
+    comparisons.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot))
+    width, room = comparisons.evaluate("table => [table.scrollWidth, table.parentElement.clientWidth]")
+    assert 0 < width <= room <= 1280
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    verdict = page.locator("#model-comparisons-table-1 th", has_text="verdict").bounding_box()
+    assert verdict["x"] + verdict["width"] <= 1280
+
+    header = page.locator("#scorecard-table-1 th", has_text="validity")
+    column = header.evaluate("th => th.cellIndex")
+    keys = f"[...document.querySelectorAll('#scorecard-table-1 tbody tr')].map(r => Number(r.cells[{column}].dataset.key))"
+    before = page.evaluate(keys)
+    assert before != sorted(before)  # the scorecard comes by format and model, not by validity
+    header.click()
+    assert page.evaluate(keys) == sorted(before) and header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    assert page.evaluate(keys) == sorted(before, reverse=True) and header.get_attribute("aria-sort") == "descending"
+
+    rows = page.locator("#scorecard-table-1 tbody tr")
+    formats = rows.evaluate_all("rows => rows.map(r => r.cells[0].textContent)")
+    page.locator("input[data-table='scorecard-table-1']").fill("ec4x")
+    visible = rows.evaluate_all("rows => rows.filter(r => !r.hidden).map(r => r.cells[0].textContent)")
+    assert visible == ["ec4x"] * formats.count("ec4x") and 0 < len(visible) < len(formats)
 
 
 def test_the_markdown_report_links_figures_written_beside_it(hostile_db, tmp_path):
@@ -106,6 +205,16 @@ def test_the_markdown_report_links_figures_written_beside_it(hostile_db, tmp_pat
     # a table row per scorecard row, none broken by a `|` inside a cell
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert all(line.count(" | ") == rows[0].count(" | ") for line in rows[:3])
+    assert re.search(r"\| \d+\.\d% \(\d+\.\d–\d+\.\d%, n=\d+, \d+ games?\) \|", text)  # a validity, as read
+
+
+def test_markdown_figure_links_work_for_any_file_name(hostile_db, tmp_path):
+    out = tmp_path / "shared reports (v2)" / "my report (draft).md"
+    assert main(["report", "--db", str(hostile_db), "-o", str(out)]) == 0
+    links = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", out.read_text())  # a link ends at the first ) or space
+    figures = sorted(out.parent.glob("my report (draft)_figures/*.png"))
+    assert figures and len(links) == len(figures)
+    assert sorted(out.parent / unquote(link) for link in links) == figures
 
 
 def test_a_report_needs_a_known_suffix_and_readable_prices(hostile_db, tmp_path, capsys):
@@ -131,5 +240,8 @@ def test_a_database_with_no_decisions_still_gets_a_report_saying_so(tmp_path, ca
     assert main(["report", "--db", str(db), "-o", str(out)]) == 0
     text = out.read_text()
     assert "no decisions in this database: nothing to score" in text
-    assert "no finished Damage game in this database" in text and "<h2>Provenance</h2>" in text
+    assert "no finished Damage game in this database" in text and "<h2 id='provenance'>Provenance</h2>" in text
+    # one file: its folder is the root, the file named by itself
+    assert str(save) not in text and f"Paths are relative to {save.parent}." in text
+    assert "<td>autosave_<wbr>2312.01.01.sav</td>" in text  # may break after its underscore
     assert "[8/8] provenance" in capsys.readouterr().err  # progress, one line per section

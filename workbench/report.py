@@ -1,11 +1,13 @@
 """`workbench report`: the whole picture of a database as one file to share.
 
 The content is built once, as a list of sections (text, tables and charts), then written
-as a self-contained HTML page (Vega's scripts inline, nothing loaded from the network,
-every chart interactive with its tooltips) or as Markdown with the charts as PNG files in
-a folder beside it. Text from logs is escaped for the format it is written in: HTML
-entities in the page, and `ScriptSafeJSON` for the chart specs inside its <script>.
-"""
+as a self-contained HTML page (a table of contents; tables that sort and filter, drawn by
+`workbench.tables` with its script inline; Vega's scripts inline; nothing loaded from the
+network; every chart interactive with its tooltips) or as Markdown with the charts as PNG
+files in a folder beside it. Both show the tables as `tables.readable` puts them: a
+validity with its interval, n and games in one cell, numbers rounded. Text from logs is
+escaped for the format it is written in: HTML entities in the page, and `ScriptSafeJSON`
+for the chart specs inside its <script>."""
 
 from __future__ import annotations
 
@@ -16,11 +18,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, TextIO
+from urllib.parse import quote
 
 import altair as alt
 import polars as pl
 
-from workbench import analysis, comparison, plots
+from workbench import analysis, comparison, plots, tables
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.paths import text_of, writable_folder
@@ -123,7 +126,15 @@ def _comparisons(con, aliases) -> Section:
                    "design effect; p-values corrected for the number of comparisons (Holm). A difference is named "
                    "only where the corrected p is below 0.05 and the interval excludes 0; where there is no "
                    "evidence, the verdict says how many games per model would show the difference seen.",
-                   tables=[pairs], notes=comparison.how_compared(pairs))
+                   tables=[pairs.select(COMPARISON_COLUMNS)], notes=comparison.how_compared(pairs))
+
+
+# What the comparisons table shows: the pair, its verdict, the difference with its interval
+# (ci_low/ci_high after it), the corrected p, each side's validity with its n and games,
+# and how it was compared. The rest (uncorrected p, the shared turns, flags the verdict
+# states in words) is in `workbench compare` and `comparison.compare_models`.
+COMPARISON_COLUMNS = ("format", "a", "b", "verdict", "difference", "ci_low", "ci_high", "p_holm",
+                      "validity_a", "n_a", "games_a", "validity_b", "n_b", "games_b", "method")
 
 
 def _ratings(con, aliases) -> Section:
@@ -161,44 +172,66 @@ def _violations(con) -> Section:
 
 
 def _provenance(con) -> Section:
-    return Section("Provenance", "Every file the database holds, its sha256 and when it was read.",
-                   tables=[analysis.provenance(con)])
+    files, root = tables.relative_paths(analysis.provenance(con))
+    where = f" Paths are relative to {root}." if root else ""
+    return Section("Provenance", f"Every file the database holds, its sha256 and when it was read.{where}",
+                   tables=[files])
 
 
 # --- HTML -------------------------------------------------------------------------------
 
 PAGE_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1280px; color: #222; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
-th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
-td.number { text-align: right; font-variant-numeric: tabular-nums; }
+body { font-family: system-ui, sans-serif; margin: 24px auto; padding: 0 16px; max-width: 1280px; color: #222;
+  box-sizing: border-box; }
+nav.contents ol { margin: 4px 0 16px; padding-left: 24px; columns: 2; }
 .note { color: #666; font-style: italic; }
-.chart { margin: 12px 0 24px; overflow-x: auto; }
+div.chart { margin: 12px 0 24px; overflow-x: auto; display: block; max-width: 100%; }  /* vega-embed makes it inline-block */
 """
 
 
 def as_html(title: str, made: str, sections: list[Section]) -> str:
-    charts, body = [], []
-    for section in sections:
-        body.append(f"<h2>{html.escape(section.title)}</h2>")
+    charts, body, anchors = [], [], _anchors(sections)
+    for section, anchor in zip(sections, anchors):
+        body.append(f"<h2 id='{anchor}'>{html.escape(section.title)}</h2>")
         if section.text:
             body.append(f"<p>{html.escape(section.text)}</p>")
         body += [f"<p class='note'>{html.escape(note)}</p>" for note in section.notes]
-        body += [_html_table(table) for table in section.tables]
+        body += [tables.html_table(_with_values(table), f"{anchor}-table-{number}")
+                 for number, table in enumerate(section.tables, 1)]
         for name, chart in section.charts:
             body.append(f"<h3>{html.escape(name)}</h3><div class='chart' id='chart-{len(charts)}'></div>")
             charts.append(chart.to_dict())
+    contents = "".join(f"<li><a href='#{anchor}'>{html.escape(section.title)}</a></li>"
+                       for section, anchor in zip(sections, anchors))
     specs = json.dumps(charts, cls=ScriptSafeJSON)
     return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{PAGE_STYLE}</style>
+<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>{PAGE_STYLE}{tables.STYLE}</style>
 <script type="text/javascript">{vega_script()}</script></head>
 <body><h1>{html.escape(title)}</h1><p class="note">made {made}</p>
+<nav class="contents" aria-label="Contents"><strong>Contents</strong><ol>{contents}</ol></nav>
 {''.join(body)}
+<script type="text/javascript">{tables.SCRIPT}</script>
 <script type="text/javascript">
 const specs = {specs};
 specs.forEach((spec, i) => vegaEmbed('#chart-' + i, spec, {{"actions": false}}).catch(console.error));
 </script></body></html>
 """
+
+
+def _anchors(sections: list[Section]) -> list[str]:
+    """An id per section from its title (`model-comparisons`), unique within the page."""
+    anchors: list[str] = []
+    for section in sections:
+        anchor = "-".join("".join(c if c.isalnum() else " " for c in section.title.lower()).split()) or "section"
+        anchors.append(anchor if anchor not in anchors else f"{anchor}-{len(anchors) + 1}")
+    return anchors
+
+
+def _with_values(table: pl.DataFrame) -> pl.DataFrame:
+    """The table without the columns that hold no value in any row: they say nothing."""
+    return table.select(name for name in table.columns if table[name].null_count() < table.height) \
+        if table.height else table
 
 
 def vega_script() -> str:
@@ -224,28 +257,6 @@ def vega_script() -> str:
     return bundle
 
 
-def _html_table(table: pl.DataFrame) -> str:
-    if table.is_empty():
-        return "<p class='note'>nothing to show</p>"
-    numeric = {name for name, dtype in table.schema.items() if dtype.is_numeric()}
-    head = "".join(f"<th>{html.escape(name)}</th>" for name in table.columns)
-    rows = "".join(
-        "<tr>" + "".join(f"<td class='number'>{html.escape(_cell(value))}</td>" if name in numeric
-                         else f"<td>{html.escape(_cell(value))}</td>" for name, value in row.items()) + "</tr>"
-        for row in table.iter_rows(named=True))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:,.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False, default=str)
-    return str(value)
-
-
 # --- Markdown ----------------------------------------------------------------------------
 
 
@@ -261,15 +272,16 @@ def as_markdown(title: str, made: str, sections: list[Section], path: Path) -> s
             lines += [_md_table(table), ""]
         for name, chart in section.charts:
             figure = plots.save(chart, folder / f"{_file_name(name)}.png")
-            lines += [f"![{_md_text(name)}]({folder.name}/{figure.name})", ""]
+            # percent-encoded, so a folder or file name with spaces or brackets still links
+            lines += [f"![{_md_text(name)}]({quote(f'{folder.name}/{figure.name}')})", ""]
     return "\n".join(lines)
 
 
 def _md_table(table: pl.DataFrame) -> str:
     if table.is_empty():
         return "_nothing to show_"
-    rows = [table.columns, ["---"] * table.width]
-    rows += [[_cell(value) for value in row] for row in table.iter_rows()]
+    shown = tables.readable(_with_values(table))
+    rows = [shown.columns, ["---"] * shown.width, *shown.iter_rows()]
     return "\n".join("| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in rows)
 
 
