@@ -415,3 +415,14 @@ def _matching_lines(needle: bytes, data, ends: np.ndarray) -> np.ndarray:
             at = block.find(needle, int(ends[index]) + 1 - start) if index < len(ends) else -1
         start += SEARCH_BLOCK
     return np.unique(np.array(found, np.int64))
+
+
+def findings_of(con, source_id: int, locator: str, line: int | None) -> pl.DataFrame:
+    """The findings about one record (by its line, or its locator): severity, rule,
+    field and message, most severe first."""
+    return query_frame(con, f"""
+        SELECT severity, rule, field, message FROM violation_lines
+        WHERE source_id = $source_id
+          AND (locator = $locator OR coalesce(line, {_LINE_OF_LOCATOR.format('locator')}) = $line)
+        ORDER BY list_position(['error', 'warning', 'info'], severity), rule, field
+    """, {"source_id": source_id, "locator": locator, "line": line})

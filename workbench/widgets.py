@@ -48,6 +48,7 @@ class ReplayScrubber:
         with reading(self._source) as con:
             self.replay = GameReplay(con, game_id)
             self.chart, self.chart_note = _emotion_chart(con, self.replay)
+            self.findings = _event_findings(con, self.replay.game_id)
         self.game_id = self.replay.game_id
 
     def refresh(self) -> int:
@@ -228,7 +229,8 @@ class _ScrubberView:
         self.slider.value = i + 1  # the observer sees the position already set: no second update
         self.status.value = ""
         self.table.value = state_html(replay.table_at(i), replay.state_at(i))
-        self.event.value = event_html(replay.event_at(i), len(replay))
+        event = replay.event_at(i)
+        self.event.value = event_html(event, len(replay), self.scrubber.findings.get(event["seq"], []))
         if self.chart is not None:
             setattr(self.chart.params, CURSOR, int(replay.seqs[i]))
 
@@ -359,8 +361,30 @@ def state_html(table: dict, state: dict) -> str:
             f"<tr>{head}</tr>{''.join(rows)}</table>")
 
 
-def event_html(event: dict, events: int) -> str:
-    """The event at the cursor: where it is, one readable line, and its payload."""
+def _event_findings(con, game_id: str) -> dict[int, list[dict]]:
+    """The findings about each line (seq) of a game's log, most severe first."""
+    rows = con.execute("""
+        SELECT v.line, v.severity, v.rule, v.field, v.message FROM violation_lines v
+        WHERE v.line IS NOT NULL
+          AND v.source_id IN (SELECT DISTINCT source_id FROM damage_events WHERE game_id = ?)
+        ORDER BY v.line, list_position(['error', 'warning', 'info'], v.severity), v.rule
+    """, [game_id]).fetchall()
+    found: dict[int, list[dict]] = {}
+    for line, severity, rule, field, message in rows:
+        found.setdefault(line, []).append({"severity": severity, "rule": rule, "field": field, "message": message})
+    return found
+
+
+def findings_html(findings: list[dict]) -> str:
+    """Findings as a list: severity, rule, field path and message, escaped."""
+    return "<ul style='margin:2px 0'>" + "".join(
+        f"<li><b>{html.escape(f['severity'])}</b> {html.escape(f['rule'])} at <code>{html.escape(f['field'])}</code>: "
+        f"{html.escape(f['message'])}</li>" for f in findings) + "</ul>"
+
+
+def event_html(event: dict, events: int, findings: list[dict] = ()) -> str:
+    """The event at the cursor: where it is, one readable line, the findings about its
+    line, and its payload."""
     payload = event["payload"]
     text = json.dumps(payload, indent=1) if not isinstance(payload, str) else payload
     if len(text) > PAYLOAD_CHARS:
@@ -369,7 +393,9 @@ def event_html(event: dict, events: int) -> str:
             f"{html.escape(str(event['ts']))}</div>"
             f"<div><b>{html.escape(str(event['type']))}</b>: "
             f"{html.escape(describe_event(event['type'], payload))}</div>"
-            f"<details><summary>payload</summary><pre style='max-height:240px;overflow:auto;font-size:11px'>"
+            + (f"<div style='color:#c0392b'>{len(findings)} finding{'s' if len(findings) != 1 else ''} "
+               f"at this line:</div>{findings_html(findings)}" if findings else "")
+            + f"<details><summary>payload</summary><pre style='max-height:240px;overflow:auto;font-size:11px'>"
             f"{html.escape(text)}</pre></details>")
 
 
@@ -471,3 +497,265 @@ def _pretty(text: str) -> str:
         return json.dumps(json.loads(text), indent=1, ensure_ascii=False)
     except ValueError:
         return text
+
+
+# --- the record browser -----------------------------------------------------------------------
+
+VALIDITY = {"any": None, "valid": True, "invalid": False}
+RAW_CHARS = 90  # of a record's text shown in its row of the table
+
+
+class RecordBrowser:
+    """Find records and read them: filters (format, model, game, rule, validity, words
+    of the text), a sortable, paged table, and the selected record in full: its raw
+    text pretty-printed, its findings with their field paths, the reasoning trace of an
+    Agent Arena decision, and for a Damage event a button that opens the replay there.
+
+    `db` is a database path or a connection (only read). The filters given here are the
+    first search; `.show(**filters)` searches again (what a chart's selection calls);
+    `.records` is the frame shown, `.select(i)` shows row i in the detail pane.
+    """
+
+    FILTERS = ("format", "model", "game_id", "rule", "valid", "text")
+
+    def __init__(self, db, limit: int = 500, aliases=None, **filters):
+        unknown = set(filters) - set(self.FILTERS) - {"severity", "at"}
+        if unknown:
+            raise WorkbenchError(f"RecordBrowser has no filter {', '.join(sorted(unknown))}; "
+                                 f"filters: {', '.join(self.FILTERS)}, severity, at")
+        self._db, self.limit, self.aliases = db, limit, aliases
+        self.filters: dict = {}
+        self.records = pl.DataFrame()
+        self._view = _BrowserView(self)
+        self.show(**filters)
+
+    def show(self, **filters) -> pl.DataFrame:
+        """Search with `filters` (None or absent: any) and show the first `limit` records."""
+        from workbench.records import records
+
+        self.filters = {key: value for key, value in filters.items() if value is not None}
+        with reading(self._db) as con:
+            self.records = records(con, limit=self.limit, aliases=self.aliases, **self.filters)
+        self._view.fill(self.records, self.filters)
+        return self.records
+
+    def select(self, index: int) -> str:
+        """Show row `index` of `.records` in the detail pane; returns the pane's HTML."""
+        row = self.records.row(index, named=True)
+        with reading(self._db) as con:
+            detail = record_html(con, row)
+        self._view.detail(detail, index, row)
+        return detail
+
+    def scrubber(self, index: int) -> "ReplayScrubber":
+        """The replay of the Damage game of row `index`, at its event."""
+        row = self.records.row(index, named=True)
+        if row["format"] != "damage" or row["game_id"] is None:
+            raise WorkbenchError(f"{row['locator']} of {Path(row['path']).name} is no event of a Damage game")
+        scrubber = ReplayScrubber(self._db, row["game_id"])
+        at = np.searchsorted(scrubber.replay.seqs, row["line"])
+        scrubber.position = int(min(at, len(scrubber.replay) - 1))
+        return scrubber
+
+    @property
+    def widget(self):
+        return self._view.root
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+class _BrowserView:
+    """The widgets of a RecordBrowser."""
+
+    def __init__(self, browser: RecordBrowser):
+        import ipywidgets as widgets
+
+        self.browser = browser
+        with reading(browser._db) as con:
+            choices = _filter_choices(con)
+        self.inputs = {
+            "format": widgets.Dropdown(options=[("any", None), *[(f, f) for f in choices["format"]]],
+                                       description="format"),
+            "model": widgets.Combobox(options=choices["model"], placeholder="any", description="model",
+                                      ensure_option=False),
+            "game_id": widgets.Combobox(options=choices["game_id"], placeholder="any", description="game"),
+            "rule": widgets.Combobox(options=choices["rule"], placeholder="any", description="rule"),
+            "valid": widgets.ToggleButtons(options=list(VALIDITY), description="records",
+                                           style={"button_width": "64px"}),
+            "text": widgets.Text(placeholder="words of the record", description="text", continuous_update=False),
+        }
+        for name, control in self.inputs.items():
+            control.observe(lambda _: self._search(), names="value")
+        self.count = widgets.HTML()
+        self.table = widgets.Box(layout=widgets.Layout(max_width="100%", overflow="auto"))
+        self.pane = widgets.HTML(layout=widgets.Layout(max_width="100%"))
+        self.replay = widgets.Output()
+        self.open_replay = widgets.Button(description="open the replay here", layout=widgets.Layout(display="none"))
+        self.open_replay.on_click(lambda _: self._open_replay())
+        self._table_widget = None
+        self._filling = False
+        rows = list(self.inputs.values())
+        self.root = widgets.VBox([
+            widgets.HBox(rows[:3], layout=widgets.Layout(flex_flow="row wrap")),
+            widgets.HBox(rows[3:], layout=widgets.Layout(flex_flow="row wrap")),
+            self.count, self.table, self.pane, self.open_replay, self.replay,
+        ])
+
+    def _search(self) -> None:
+        if self._filling:
+            return
+        filters = {}
+        for name, control in self.inputs.items():
+            value = control.value
+            filters[name] = VALIDITY[value] if name == "valid" else (value or None)
+        self.browser.show(**filters)
+
+    def fill(self, records: pl.DataFrame, filters: dict) -> None:
+        """Show `records`, and the filters they were found with in the controls."""
+        self._filling = True
+        try:
+            for name, control in self.inputs.items():
+                value = filters.get(name)
+                if name == "valid":
+                    control.value = next(k for k, v in VALIDITY.items() if v is value)
+                elif name == "format":
+                    control.value = value if value in [v for _, v in control.options] else None
+                else:
+                    control.value = "" if value is None else str(value)
+        finally:
+            self._filling = False
+        more = " (the first ones; narrow the search to see others)" if records.height >= self.browser.limit else ""
+        self.count.value = f"<b>{records.height:,}</b> record{'s' if records.height != 1 else ''}{more}"
+        self._table_widget = _record_table(records)
+        self.table.children = [] if self._table_widget is None else [self._table_widget]
+        if self._table_widget is not None:
+            self._table_widget.observe(self._selected, names="selected_rows")
+        self.pane.value = "<i>select a record to read it</i>" if records.height else "<i>no records</i>"
+        self.open_replay.layout.display = "none"
+        self.replay.clear_output()
+
+    def _selected(self, change) -> None:
+        if change["new"]:
+            self.browser.select(change["new"][0])
+
+    def detail(self, html_text: str, index: int, row: dict) -> None:
+        self.pane.value = html_text
+        self._index = index
+        damage = row["format"] == "damage" and row["game_id"] is not None
+        self.open_replay.layout.display = None if damage else "none"
+        self.replay.clear_output()
+
+    def _open_replay(self) -> None:
+        from IPython.display import display
+
+        self.replay.clear_output()
+        with self.replay:
+            display(self.browser.scrubber(self._index).widget)
+
+
+def _filter_choices(con) -> dict[str, list[str]]:
+    """What the filters offer: the formats, models, games and rules of the database."""
+    def column(sql: str) -> list[str]:
+        return [value for (value,) in con.execute(sql).fetchall() if value is not None]
+
+    return {
+        "format": column("SELECT DISTINCT format FROM sources ORDER BY 1"),
+        "model": column("SELECT DISTINCT model FROM decisions ORDER BY 1"),
+        "game_id": column("SELECT DISTINCT game_id FROM decisions ORDER BY 1 LIMIT 5000"),
+        "rule": column("SELECT DISTINCT rule FROM violations ORDER BY 1"),
+    }
+
+
+TABLE_COLUMNS = ("file", "locator", "format", "game_id", "turn", "model", "valid", "rules", "text")
+
+
+def _record_table(records: pl.DataFrame):
+    """The records as a sortable, paged, searchable table with rows to select
+    (itables' DataTables widget, whose scripts come with the package: no network)."""
+    if records.is_empty():
+        return None
+    from itables.widget import ITable
+
+    shown = records.with_columns(
+        file=pl.col("path").map_elements(lambda p: Path(p).name, return_dtype=pl.String),
+        rules=pl.col("rules").list.join(", "),
+        valid=pl.when(pl.col("valid")).then(pl.lit("valid")).when(pl.col("valid").not_()).then(pl.lit("invalid"))
+        .otherwise(pl.lit("—")),
+        text=pl.col("raw").str.slice(0, RAW_CHARS),
+    ).select(TABLE_COLUMNS)
+    return ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=15, scrollX=True,
+                  classes="display compact", showIndex=False)
+
+
+def record_html(con, row: dict) -> str:
+    """One record in full: where it is, its raw text (JSON pretty-printed), its findings
+    with their field paths, and an Agent Arena decision's reasoning trace. Escaped."""
+    from workbench.records import findings_of
+
+    where = (f"<div title='{html.escape(row['path'])}'><b>{html.escape(Path(row['path']).name)}</b> · "
+             f"{html.escape(row['locator'])} · {html.escape(row['format'])}"
+             + "".join(f" · {html.escape(str(row[key]))}" for key in ("game_id", "turn", "model", "action")
+                       if row.get(key) is not None)
+             + f" · {'valid' if row['valid'] else '<b style=color:#c0392b>invalid</b>'}</div>")
+    raw = row["raw"]
+    text = _pretty(raw) if raw is not None else "(the file no longer holds what was ingested: ingest it again)"
+    found = findings_of(con, row["source_id"], row["locator"], row["line"]).to_dicts()
+    parts = [where, f"<pre style='{WRAPPED}'>{html.escape(text)}</pre>",
+             f"<div><i>findings</i>{findings_html(found)}</div>" if found else "<div><i>no findings</i></div>"]
+    if row["format"] == "arena" and row["game_id"] is not None and row["turn"] is not None:
+        from workbench.arena.queries import decision_drilldown
+
+        traced = decision_drilldown(con, row["agent_id"], row["game_id"], row["turn"])
+        parts += [decision_html(decision) for decision in traced.iter_rows(named=True)]
+    return "".join(parts)
+
+
+class DrillDown:
+    """A chart that leads to its records: clicking a mark fills a RecordBrowser.
+
+    The chart declares a point selection named `param` (the workbench's charts name
+    theirs `pick`) over the fields that say which records are behind a mark;
+    `to_filters(values)` turns the selected mark's fields (a dict) into the browser's
+    filters (default: the fields as they are). Your own chart works the same way:
+
+        pick = alt.selection_point(name="pick", fields=["format", "model"], on="click")
+        chart = alt.Chart(frame).mark_bar().encode(...).add_params(pick)
+        DrillDown(chart, browser)          # display `.widget`
+
+    `.chart` is the live `JupyterChart`; `.picked(values)` is what a click calls.
+    """
+
+    def __init__(self, chart, browser: RecordBrowser, param: str = "pick", to_filters=None):
+        import altair as alt
+        import ipywidgets as widgets
+
+        self.browser, self.param = browser, param
+        self.to_filters = to_filters or (lambda values: dict(values))
+        _enable_offline(alt)
+        with alt.data_transformers.disable_max_rows():
+            self.chart = alt.JupyterChart(chart)
+        self.chart.selections.observe(self._clicked, names=[param])
+        self.widget = widgets.VBox([self.chart, browser.widget])
+
+    def _clicked(self, change) -> None:
+        selected = change["new"].value
+        if selected:
+            self.picked(selected[0])
+
+    def picked(self, values: dict) -> pl.DataFrame:
+        """Show the records behind the mark whose selected fields are `values`."""
+        return self.browser.show(**self.to_filters(values))
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def scorecard_filters(values: dict) -> dict:
+    """The records behind a bar of the scorecard (`plots.scorecard`): that model's
+    invalid decisions in that format (switch `records` to `any` for all of them)."""
+    return {"format": values["format"], "model": values["model_name"], "valid": False}

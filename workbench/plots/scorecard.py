@@ -15,6 +15,9 @@ TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 LABEL_CHARS = 40
 
 
+PICK = "pick"  # the name of a chart's selection that leads to its records
+
+
 def scorecard(con, formats: list[str] | None = None, aliases=None) -> alt.FacetChart:
     """One panel per format; in it one row per model or agent, sorted by validity:
     the 95% interval as a bar, the validity as a point, `n=` the decisions and games.
@@ -32,6 +35,7 @@ def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
     validity, ci_low, ci_high, games, ci_method)."""
     frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games",
                          "ci_method").with_columns(
+        model_name=pl.col("model"),  # as the log wrote it: what a click on the model's bar selects
         model=pl.col("model").map_elements(_display, return_dtype=pl.String),
         label=pl.format("n={}, {} game", "decisions", "games") + pl.when(pl.col("games") == 1).then(pl.lit(""))
         .otherwise(pl.lit("s")),
@@ -42,9 +46,12 @@ def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
                alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
                alt.Tooltip("ci_high:Q", format=".1%", title="95% high"), alt.Tooltip("ci_method:N", title="interval")]
     base = alt.Chart().encode(y=y, tooltip=tooltip)
+    # A click on a model's bar or point selects it (`PICK`: its format and name), for a
+    # notebook to show the records behind it (widgets.DrillDown).
+    pick = alt.selection_point(name=PICK, fields=["format", "model_name"], on="click", clear="dblclick")
     interval = base.mark_bar(height=8, opacity=0.35).encode(x=alt.X("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
                                                             x2="ci_high:Q", color=alt.Color("format:N", legend=None))
-    point = base.mark_point(filled=True, size=50, color="black").encode(x=x)
+    point = base.mark_point(filled=True, size=50, color="black").encode(x=x).add_params(pick)
     label = base.mark_text(align="left", dx=6, fontSize=10, color="#555").encode(x="ci_high:Q", text="label:N")
     return alt.layer(interval, point, label, data=frame).properties(width=360).facet(
         row=alt.Row("format:N", title=None, header=alt.Header(labelFontWeight="bold", labelAngle=0,

@@ -1,0 +1,92 @@
+"""The record browser and the drill-down from a chart, driven as a notebook user drives
+them (the widgets' values), on the synthetic corpus: what each search shows is checked
+against a query of the database written here, and the detail pane against the file."""
+
+import duckdb
+import pytest
+
+from workbench import plots
+from workbench.errors import WorkbenchError
+from workbench.widgets import DrillDown, RecordBrowser, ReplayScrubber, scorecard_filters
+
+pytest.importorskip("itables")
+
+
+def expected_lines(db, sql, params=()):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [row for row in con.execute(sql, params).fetchall()]
+    finally:
+        con.close()
+
+
+def test_the_filters_search_and_the_table_shows_what_was_found(notebook_db):
+    browser = RecordBrowser(notebook_db, format="arena", valid=False)
+    # the invalid Arena decisions, by hand: decisions not valid, in file order
+    invalid = expected_lines(notebook_db, """
+        SELECT s.path, d.locator FROM decisions d JOIN sources s USING (source_id)
+        WHERE d.format = 'arena' AND NOT d.valid ORDER BY s.path, TRY_CAST(split_part(d.locator, ' ', 2) AS INT)""")
+    shown = browser.records.select("path", "locator").rows()
+    assert [row for row in shown if row in set(invalid)] == invalid  # every invalid decision, in order
+    assert not browser.records["valid"].any()
+    view = browser._view
+    assert view.inputs["format"].value == "arena" and view.inputs["valid"].value == "invalid"
+    table = view.table.children[0]
+    assert table.__class__.__name__ == "ITable"
+    assert f"<b>{browser.records.height:,}</b>" in view.count.value
+    # the user types a model: the search runs again with it
+    model = browser.records["model"][0]
+    view.inputs["model"].value = model
+    assert set(browser.records["model"]) == {model} and browser.filters["model"] == model
+    view.inputs["valid"].value = "any"
+    assert browser.records["valid"].any()
+
+
+def test_selecting_a_row_shows_its_raw_text_and_findings(notebook_db):
+    browser = RecordBrowser(notebook_db, format="arena", valid=False)
+    row = browser.records.row(0, named=True)
+    pane = browser.select(0)
+    line = int(row["locator"].split()[1])
+    written = open(row["path"], encoding="utf-8").read().split("\n")[line - 1]
+    assert row["raw"] == written
+    rules = expected_lines(notebook_db, "SELECT rule, field FROM violation_lines WHERE source_id = ? AND line = ?",
+                           (row["source_id"], line))
+    assert rules and all(rule in pane and field in pane for rule, field in rules)
+    assert browser._view.pane.value == pane
+    # an Arena decision with a reasoning trace shows its steps
+    traced = RecordBrowser(notebook_db, format="arena", text='"tool"', limit=2000)
+    ticks = set(expected_lines(notebook_db, "SELECT episode_id, tick, agent_id FROM arena_traces"))
+    index = next(i for i, r in enumerate(traced.records.iter_rows(named=True))
+                 if (r["game_id"], r["turn"], r["agent_id"]) in ticks)
+    assert "traced at line" in traced.select(index)
+
+
+def test_a_damage_record_opens_the_replay_at_its_event_and_the_replay_shows_its_findings(notebook_db):
+    browser = RecordBrowser(notebook_db, format="damage", severity="error")
+    row = browser.records.row(0, named=True)
+    browser.select(0)
+    assert browser._view.open_replay.layout.display is None  # the button shows for a Damage event
+    scrubber = browser.scrubber(0)
+    assert isinstance(scrubber, ReplayScrubber) and scrubber.game_id == row["game_id"]
+    assert scrubber.event["seq"] == row["line"]
+    html = scrubber.widget.children[3].children[1].value  # the event pane
+    assert "finding" in html and row["rules"][0] in html
+
+
+def test_clicking_a_scorecard_bar_fills_the_browser_with_that_models_failures(notebook_db):
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    chart = plots.scorecard(con)
+    con.close()
+    browser = RecordBrowser(notebook_db)
+    drill = DrillDown(chart, browser, to_filters=scorecard_filters)
+    model = expected_lines(notebook_db, "SELECT model FROM decisions WHERE format = 'gm' AND NOT valid LIMIT 1")[0][0]
+    found = drill.picked({"format": "gm", "model_name": model})
+    failures = expected_lines(notebook_db, "SELECT count(*) FROM decisions WHERE format = 'gm' AND model = ? "
+                                           "AND NOT valid", (model,))[0][0]
+    assert found.height == failures > 0 and set(found["model"]) == {model} and not found["valid"].any()
+    assert drill.chart.selections.trait_names() and "pick" in drill.chart.selections.trait_names()
+
+
+def test_unknown_filters_are_one_clear_error(notebook_db):
+    with pytest.raises(WorkbenchError, match="no filter colour"):
+        RecordBrowser(notebook_db, colour="red")
