@@ -433,3 +433,55 @@ def test_costs_take_each_decisions_tier_and_cached_tokens_as_genai_prices_does(t
     con.close()
     assert row["cost_per_decision"] == pytest.approx(expected / 4)
     assert row["cost_per_valid"] == pytest.approx(expected / 3)
+
+
+# --- planning: each input's range, on both sides of its bounds ----------------------------------
+
+
+@pytest.mark.parametrize("name, value, holds", [
+    ("difference", 0.0, False), ("difference", 1e-9, True), ("difference", 0.999, True), ("difference", 1.0, False),
+    ("difference", -1.0, False), ("power", 0.0, False), ("power", 0.5, True), ("power", 1.0, False),
+    ("level", 0.0, False), ("level", 0.95, True), ("level", 1.0, False), ("icc", -0.01, False), ("icc", 0.0, True),
+    ("icc", 1.0, True), ("icc", 1.01, False), ("decisions_per_game", 0.99, False), ("decisions_per_game", 1.0, True),
+])
+def test_each_planning_input_is_checked_at_its_bounds(name, value, holds):
+    # a difference near 1 fits only beside a validity near 1 (or 0)
+    validity = 0.9995 if name == "difference" else 0.5
+    given = {"difference": 0.1, "validity": validity, "decisions_per_game": 10, "icc": 0.1, "power": 0.8,
+             "level": 0.95, name: value}
+    args = [given[k] for k in ("difference", "validity", "decisions_per_game", "icc", "power", "level")]
+    if holds:
+        assert sample_size(*args) >= 2
+    else:
+        label = name.replace("_", " ")
+        with pytest.raises(WorkbenchError, match=f"{label} must be .*not {value!r}"):
+            sample_size(*args)
+
+
+def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, database):
+    from workbench.comparison import plan_in_words
+    from workbench.stats import games_needed
+
+    paths = [arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 10), "m-a-2024": outcomes(k, 10)})
+             for i, k in enumerate((10, 5, 8))]
+    con = database(*paths)
+    assert plan(con).models == 2
+    merged = plan(con, aliases={"m-a-2024": "m-a"})
+    # one model: its 3 games hold both names' decisions, 20 a game
+    assert (merged.models, merged.games, merged.decisions_per_game) == (1, 3, 20)
+    assert "3 games of 1 models" in plan_in_words(con, 0.1, aliases={"m-a-2024": "m-a"})
+    assert "6 games of 2 models" in plan_in_words(con, 0.1)
+    assert merged.games_needed(0.1) == games_needed(0.1, merged.validity, 20, merged.icc)
+    assert merged.games_needed(0.1, validity=0.5) == games_needed(0.1, 0.5, 20, merged.icc)
+
+
+def test_a_pair_is_compared_only_in_formats_where_both_decided(tmp_path, database):
+    arena = arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": outcomes(9, 10), "m-b": outcomes(5, 10)})
+    only_a = arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": outcomes(10, 10)})
+    trace = bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-a", [1, 1])
+    con = database(arena, only_a, trace)
+    compared = compare_models(con, "m-a", "m-b")
+    assert compared["format"].to_list() == ["arena"]  # m-b made no EC4X decision
+    with pytest.raises(WorkbenchError) as raised:
+        compare_models(con, "m-x", "m-y")
+    assert str(raised.value).startswith("no decisions by 'm-x', 'm-y'; known: m-a, m-b")
