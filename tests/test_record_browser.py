@@ -3,6 +3,7 @@ them (the widgets' values), on the synthetic corpus: what each search shows is c
 against a query of the database written here, and the detail pane against the file."""
 
 import duckdb
+import polars as pl
 import pytest
 
 from workbench import plots
@@ -90,3 +91,36 @@ def test_clicking_a_scorecard_bar_fills_the_browser_with_that_models_failures(no
 def test_unknown_filters_are_one_clear_error(notebook_db):
     with pytest.raises(WorkbenchError, match="no filter colour"):
         RecordBrowser(notebook_db, colour="red")
+
+
+def test_each_charts_marks_lead_to_the_records_behind_them(notebook_db):
+    from workbench.damage import queries
+    from workbench.ec4x.families import draft_keys
+    from workbench.ec4x.report import family_matrix
+    from workbench.widgets import attack_filters, economy_filters, emotion_filters, family_filters
+
+    browser = RecordBrowser(notebook_db, limit=5000)
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    game = queries.largest_game(con)
+    cell = queries.attack_matrix(con, game).filter(pl.col("attacks") > 0).row(0, named=True)
+    used = family_matrix(con).filter((pl.col("tried") > 0) & (pl.col("source") == "drafts")).row(
+        0, named=True)
+    date = con.execute("SELECT min(game_date) FROM stellaris_resources").fetchall()[0][0]
+    saves = {s for (s,) in con.execute("SELECT source_id FROM stellaris_resources WHERE game_date = ?", [date])
+             .fetchall()}
+    con.close()
+    # an attack cell: its attacks, each line naming both players
+    attacks = browser.show(**attack_filters(notebook_db, game)(cell))
+    assert attacks.height == cell["attacks"]
+    assert all(cell["attacker"] in raw and cell["target"] in raw for raw in attacks["raw"])
+    # a family cell: the model's drafts, each holding one of the family's keys
+    keys = [key for key, family in draft_keys().items() if family == used["family"]]
+    drafts = browser.show(**family_filters(notebook_db)(used))
+    assert drafts.height == used["tried"] and set(drafts["model"]) <= {used["model"]}
+    assert all(any(f'"{key}"' in raw for key in keys) for raw in drafts["raw"])
+    # a point of an emotion line: the event at that line
+    point = browser.show(**emotion_filters(notebook_db, game)({"seq": attacks["line"][0], "player_id": "x"}))
+    assert point["line"].to_list() == [attacks["line"][0]] and point["game_id"].to_list() == [game]
+    # a point of the economy: the records of that date's saves
+    saved = browser.show(**economy_filters(notebook_db)({"game_date": date}))
+    assert not saved.is_empty() and set(saved["source_id"]) == saves

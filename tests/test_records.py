@@ -185,3 +185,13 @@ def test_real_damage_logs_every_record_reads_back_as_its_line(tmp_path):
     by_hand = sum(text.count(b'"type": "attack"') > 0 for log in logs for text in log.read_bytes().split(b"\n"))
     assert attacks.height == by_hand
     con.close()
+
+
+def test_at_keeps_the_records_a_chart_names(arena_db):
+    con, episode_1, _ = arena_db
+    source = con.execute("SELECT source_id FROM sources WHERE path LIKE '%ep_1%'").fetchone()[0]
+    at = {"source_id": [source, source], "line": [2, 7]}
+    assert analysis.records(con, at=at)["line"].to_list() == [2, 7]
+    assert analysis.records(con, at=at, valid=False)["line"].to_list() == []  # lines 2 and 7: valid decisions
+    assert analysis.records(con, at=at, text="agent_b")["line"].to_list() == [2]
+    assert analysis.records(con, at={"source_id": [], "line": []}).is_empty()

@@ -162,14 +162,14 @@ def _stored_records(con) -> str:
 
 
 def records(con, format=None, model=None, game_id=None, rule=None, severity=None, valid=None, text=None,
-            limit: int | None = 200, aliases=None) -> pl.DataFrame:
+            limit: int | None = 200, aliases=None, at=None) -> pl.DataFrame:
     """One row per record (a line, or a located part of a file that has none), filtered:
     where it is, its format, game, turn, model, validity, the rules it breaks and its raw
     text as written in its file (`records.records`)."""
     from workbench.records import records as found
 
     return found(con, format=format, model=model, game_id=game_id, rule=rule, severity=severity, valid=valid,
-                 text=text, limit=limit, aliases=aliases)
+                 text=text, limit=limit, aliases=aliases, at=at)
 
 
 def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame:

@@ -49,21 +49,33 @@ _LINE_OF_LOCATOR = "TRY_CAST(regexp_extract({0}, '^line (\\d+)$', 1) AS BIGINT)"
 
 def records(con, format: str | None = None, model: str | None = None, game_id: str | None = None,
             rule: str | None = None, severity: str | None = None, valid: bool | None = None,
-            text: str | None = None, limit: int | None = 200, aliases=None) -> pl.DataFrame:
+            text: str | None = None, limit: int | None = 200, aliases=None, at=None) -> pl.DataFrame:
     """One row per record, in file and line order: `path`, `locator` (`line N` or where
     in a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`,
     `agent_id`, `action`, `valid`, `rules` and `severities` it breaks, and `raw` (its
     text as written in its file). Every filter given must hold; `model` may be an alias
-    (`aliases=`); `text` is found in the raw text, in any case; `limit=None` gives all."""
+    (`aliases=`); `text` is found in the raw text, in any case; `at` (a frame of
+    `source_id` and `line`, a null line for the records of a file without lines) keeps
+    the records named there, as a chart's drill-down finds them; `limit=None` gives all."""
     if severity is not None and severity not in SEVERITIES:
         raise WorkbenchError(f"no severity {severity!r}; one of {', '.join(SEVERITIES)}")
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
     given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
              "rule": rule, "severity": severity, "valid": valid}
-    frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases,
-                   _text_matches(con, text, format) if text else None)
+    frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases, _kept(con, text, format, at))
     return frame.with_columns(raw=pl.Series(raw_texts(frame), dtype=pl.String)).select(RECORD_COLUMNS)
+
+
+def _kept(con, text: str | None, format: str | None, at) -> pa.Table | None:
+    """The (source_id, line) a search keeps to: the lines holding `text`, those `at`
+    names, or both; None for no such restriction."""
+    if at is not None:
+        at = pl.DataFrame(at).select(pl.col("source_id").cast(pl.Int64), pl.col("line").cast(pl.Int64))
+    if not text:
+        return None if at is None else at.to_arrow()
+    lines = _text_matches(con, text, format)
+    return lines if at is None else pl.from_arrow(lines).join(at, on=["source_id", "line"]).to_arrow()
 
 
 def _found(con, given: dict, limit: int | None, aliases, lines: pa.Table | None) -> pl.DataFrame:
@@ -100,21 +112,25 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
                 f"CASE WHEN {line} IS NULL THEN x.locator ELSE '' END AS other "
                 f"FROM {table} x SEMI JOIN src USING (source_id) LEFT JOIN named n USING (source_id, locator)")
 
-    matched = "SEMI JOIN $matched USING (source_id, line)" if searched else ""
+    def matched(alias: str) -> str:  # a null line of $matched: a record of a file without lines
+        return (f"SEMI JOIN $matched m ON m.source_id = {alias}.source_id AND m.line IS NOT DISTINCT FROM {alias}.line"
+                if searched else "")
     return f"""
     WITH src AS (SELECT source_id, path, format, sha256, size FROM sources
-                 {"WHERE format = $format" if "format" in given else ""}),
+                 {"WHERE format = $format" if "format" in given else ""}
+                 {"AND" if "format" in given else "WHERE"}
+                 {"source_id IN (SELECT source_id FROM $matched)" if searched else "true"}),
     named AS ({_named_lines(con)}),
     dec AS (SELECT {_KEY}, min(game_id) AS game_id, min(turn) AS turn, min({who}) AS model,
                    min(agent_id) AS agent_id, string_agg(DISTINCT action, ', ' ORDER BY action) AS action,
                    bool_and(valid) AS valid
-            FROM ({located("decisions", False)}) d {matched} GROUP BY ALL),
+            FROM ({located("decisions", False)}) d {matched("d")} GROUP BY ALL),
     fnd AS (SELECT {_KEY}, list(DISTINCT rule ORDER BY rule) AS rules,
                    list(DISTINCT severity ORDER BY severity) AS severities
-            FROM ({located("violation_lines", True)}) v {matched} GROUP BY ALL),
-    rej AS (SELECT {_KEY}, first(raw) AS raw FROM ({located("rejects", True)}) r {matched} GROUP BY ALL),
+            FROM ({located("violation_lines", True)}) v {matched("v")} GROUP BY ALL),
+    rej AS (SELECT {_KEY}, first(raw) AS raw FROM ({located("rejects", True)}) r {matched("r")} GROUP BY ALL),
     tab AS (SELECT {_KEY}, max(game_id) AS game_id, max(turn) AS turn, bool_and(valid) AS valid
-            FROM ({_table_rows(con)}) t {matched} GROUP BY ALL),
+            FROM ({_table_rows(con)}) t {matched("t")} GROUP BY ALL),
     -- the game of a file that holds one: also that of its lines no game is read from (rejects)
     file_games AS (SELECT source_id, min(game_id) AS game_id FROM (SELECT source_id, game_id FROM dec UNION ALL
                    SELECT source_id, game_id FROM tab) GROUP BY source_id HAVING min(game_id) = max(game_id)),

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.catalog import reading
+from workbench.catalog import query_frame, reading
 from workbench.damage import queries
 from workbench.damage.describe import describe_event
 from workbench.damage.models import EMOTIONS
@@ -759,3 +759,54 @@ def scorecard_filters(values: dict) -> dict:
     """The records behind a bar of the scorecard (`plots.scorecard`): that model's
     invalid decisions in that format (switch `records` to `any` for all of them)."""
     return {"format": values["format"], "model": values["model_name"], "valid": False}
+
+
+# What a mark of each workbench chart stands for, as the records behind it. Each takes
+# the database (and the game) and gives the `to_filters` of a DrillDown.
+
+
+def attack_filters(db, game_id: str):
+    """A cell of the attack matrix (`attacker`, `target`): the game's lines where the
+    attacker led an attack on the target."""
+    def to_filters(values: dict) -> dict:
+        with reading(db) as con:
+            effects = queries.attack_effects(con, game_id)
+            seqs = effects.filter((pl.col("attacker") == values["attacker"]) & (pl.col("target") == values["target"]))
+            return {"format": "damage", "at": _event_lines(con, game_id, seqs["seq"].to_list())}
+    return to_filters
+
+
+def emotion_filters(db, game_id: str):
+    """A point of an emotion trajectory (`seq`): the event at that line of the game."""
+    def to_filters(values: dict) -> dict:
+        with reading(db) as con:
+            return {"format": "damage", "at": _event_lines(con, game_id, [int(values["seq"])])}
+    return to_filters
+
+
+def family_filters(db):
+    """A cell of the EC4X family x model matrix (`family`, `model`, `source`): the
+    drafts (or bot-trace turns) of that model that used that family."""
+    from workbench.ec4x.report import family_lines
+
+    def to_filters(values: dict) -> dict:
+        with reading(db) as con:
+            return {"format": "ec4x", "at": family_lines(con, values["family"], values["model"], values["source"])}
+    return to_filters
+
+
+def economy_filters(db):
+    """A point of the economy nets (`game_date`): the records of the saves of that date."""
+    def to_filters(values: dict) -> dict:
+        with reading(db) as con:
+            saves = con.execute("SELECT DISTINCT source_id FROM stellaris_resources WHERE CAST(game_date AS VARCHAR) "
+                                "= ?", [str(values["game_date"])[:10]]).fetchall()
+        return {"format": "stellaris", "at": {"source_id": [s for (s,) in saves], "line": [None] * len(saves)}}
+    return to_filters
+
+
+def _event_lines(con, game_id: str, seqs: list[int]) -> pl.DataFrame:
+    """(source_id, line) of a Damage game's events at `seqs`."""
+    return query_frame(con, "SELECT DISTINCT source_id, seq AS line FROM damage_events "
+                            "WHERE game_id = $game AND list_contains($seqs, seq) ORDER BY ALL",
+                       {"game": game_id, "seqs": seqs})

@@ -75,7 +75,7 @@ def _values(pairs) -> str:
     return ", ".join(f"('{a}', {b!r})" if isinstance(b, int) else f"('{a}', '{b}')" for a, b in pairs)
 
 
-FAMILY_MATRIX = f"""
+FAMILY_USES = f"""
 WITH family_order(family, position) AS (VALUES {_values((f, i) for i, f in enumerate(FAMILIES))}),
 draft_key(key, family) AS (VALUES {_values(draft_keys().items())}),
 drafts AS (
@@ -143,6 +143,10 @@ grid AS (
     SELECT DISTINCT '{DRAFTS}' AS source, model FROM drafts
     UNION SELECT DISTINCT '{TRACE}', model FROM turns
 )
+"""
+
+# Per family, model and source: tried, valid, validity and the rule broken most.
+FAMILY_MATRIX = FAMILY_USES + """
 SELECT f.family, g.model, coalesce(c.tried, 0) AS tried, coalesce(c.valid, 0) AS valid,
        c.valid / c.tried AS validity, t.top_rule, coalesce(t.top_rule_count, 0) AS top_rule_count, g.source
 FROM grid g CROSS JOIN family_order f
@@ -150,6 +154,15 @@ LEFT JOIN cells c USING (source, model, family)
 LEFT JOIN top_rules t USING (source, model, family)
 ORDER BY g.source, g.model, f.position
 """
+
+
+def family_lines(con, family: str, model: str, source: str = DRAFTS) -> pl.DataFrame:
+    """The lines (source_id, line) behind one cell of the family matrix: the drafts (or
+    bot-trace turns) of `model` that used `family`."""
+    return query_frame(con, FAMILY_USES + """
+        SELECT DISTINCT source_id, seq AS line FROM uses
+        WHERE family = $family AND model = $model AND source = $source ORDER BY ALL
+    """, {"family": family, "model": model, "source": source})
 
 
 def family_matrix(con) -> pl.DataFrame:
