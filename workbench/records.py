@@ -88,15 +88,19 @@ def _found(con, given: dict, limit: int | None, aliases, lines: pa.Table | None)
         return query_frame(con, sql.replace("$matched", name), params)
 
 
-# A record's key: its line, or (no line) its locator in `other` ('' for a line).
+# A record's key: its line, or (no line: NO_LINE) its locator in `other` ('' for a line).
+# Lines count from 1; a key never holds NULL, so every join on it is a plain hash join.
 _KEY = "source_id, line, other"
+NO_LINE = 0
 
 
 def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> str:
-    """One statement: the record keys of every kind (decisions, table rows, findings,
-    rejects), each kind aggregated per key on its own, joined; only the filters given
-    are written, so DuckDB can push each into the kind it is about."""
-    who = alias_sql(read_aliases(aliases), "d.model")
+    """One statement in two steps. The candidates: the keys of the rows of the one kind
+    (decisions, table rows, findings, rejects) a filter given says a match must have,
+    or of every kind; with no filter left that needs what a record is (only format,
+    text, `at`), the first `limit` of them. Then what each candidate is, each kind
+    aggregated over the candidates' rows only, and the filters checked on it."""
+    who = alias_sql(read_aliases(aliases), "model")
     where = {
         "game_id": "coalesce(d.game_id, t.game_id, g.game_id) = $game_id",
         "model": "d.model = $model",
@@ -108,62 +112,73 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
 
     def located(table: str, has_line: bool) -> str:
         line = f"coalesce({'x.line, ' if has_line else ''}{_LINE_OF_LOCATOR.format('x.locator')}, n.line)"
-        return (f"SELECT x.*{' EXCLUDE (line)' if has_line else ''}, {line} AS line, "
+        return (f"SELECT x.*{' EXCLUDE (line)' if has_line else ''}, coalesce({line}, {NO_LINE}) AS line, "
                 f"CASE WHEN {line} IS NULL THEN x.locator ELSE '' END AS other "
                 f"FROM {table} x SEMI JOIN src USING (source_id) LEFT JOIN named n USING (source_id, locator)")
 
-    def matched(alias: str) -> str:  # a null line of $matched: a record of a file without lines
-        return (f"SEMI JOIN $matched m ON m.source_id = {alias}.source_id AND m.line IS NOT DISTINCT FROM {alias}.line"
-                if searched else "")
+    # a null line of $matched: a record of a file without lines
+    matched = (f"SEMI JOIN $matched m ON m.source_id = k.source_id AND coalesce(m.line, {NO_LINE}) = k.line"
+               if searched else "")
+    early = limited and not conditions
     return f"""
     WITH src AS (SELECT source_id, path, format, sha256, size FROM sources
                  {"WHERE format = $format" if "format" in given else ""}
                  {"AND" if "format" in given else "WHERE"}
                  {"source_id IN (SELECT source_id FROM $matched)" if searched else "true"}),
     named AS ({_named_lines(con)}),
+    decisions_at AS NOT MATERIALIZED ({located("decisions", False)}),
+    findings_at AS NOT MATERIALIZED ({located("violation_lines", True)}),
+    rejects_at AS NOT MATERIALIZED ({located("rejects", True)}),
+    rows_at AS NOT MATERIALIZED ({_table_rows(con)}),
+    -- the game of a file whose decisions name one: also that of its lines no game is read from (rejects)
+    file_games AS (SELECT source_id, min(game_id) AS game_id FROM decisions SEMI JOIN src USING (source_id)
+                   GROUP BY source_id HAVING min(game_id) = max(game_id)),
+    candidates AS MATERIALIZED (
+        SELECT k.* FROM ({_candidates(given, who)}) k JOIN src s USING (source_id) {matched}
+        {"ORDER BY s.path, s.source_id, k.line = " + str(NO_LINE) + ", k.line, k.other LIMIT $limit" if early else ""}
+    ),
     dec AS (SELECT {_KEY}, min(game_id) AS game_id, min(turn) AS turn, min({who}) AS model,
                    min(agent_id) AS agent_id, string_agg(DISTINCT action, ', ' ORDER BY action) AS action,
                    bool_and(valid) AS valid
-            FROM ({located("decisions", False)}) d {matched("d")} GROUP BY ALL),
+            FROM decisions_at SEMI JOIN candidates USING ({_KEY}) GROUP BY ALL),
     fnd AS (SELECT {_KEY}, list(DISTINCT rule ORDER BY rule) AS rules,
                    list(DISTINCT severity ORDER BY severity) AS severities
-            FROM ({located("violation_lines", True)}) v {matched("v")} GROUP BY ALL),
-    rej AS (SELECT {_KEY}, first(raw) AS raw FROM ({located("rejects", True)}) r {matched("r")} GROUP BY ALL),
+            FROM findings_at SEMI JOIN candidates USING ({_KEY}) GROUP BY ALL),
+    rej AS (SELECT {_KEY}, first(raw) AS raw FROM rejects_at SEMI JOIN candidates USING ({_KEY}) GROUP BY ALL),
     tab AS (SELECT {_KEY}, max(game_id) AS game_id, max(turn) AS turn, bool_and(valid) AS valid
-            FROM ({_table_rows(con)}) t {matched("t")} GROUP BY ALL),
-    -- the game of a file that holds one: also that of its lines no game is read from (rejects)
-    file_games AS (SELECT source_id, min(game_id) AS game_id FROM (SELECT source_id, game_id FROM dec UNION ALL
-                   SELECT source_id, game_id FROM tab) GROUP BY source_id HAVING min(game_id) = max(game_id)),
-    keys AS ({_keys(given)})
-    SELECT s.path, CASE WHEN k.line IS NULL THEN k.other ELSE 'line ' || k.line END AS locator, k.line, s.format,
+            FROM rows_at SEMI JOIN candidates USING ({_KEY}) GROUP BY ALL)
+    SELECT s.path, CASE WHEN k.line = {NO_LINE} THEN k.other ELSE 'line ' || k.line END AS locator,
+           nullif(k.line, {NO_LINE}) AS line, s.format,
            coalesce(d.game_id, t.game_id, g.game_id) AS game_id, coalesce(d.turn, t.turn) AS turn, d.model,
            d.agent_id, d.action, {VALIDITY} AS valid, coalesce(f.rules, []) AS rules,
            coalesce(f.severities, []) AS severities, r.raw, s.source_id, s.sha256, s.size
-    FROM keys k JOIN src s USING (source_id)
+    FROM candidates k JOIN src s USING (source_id)
     LEFT JOIN dec d USING ({_KEY}) LEFT JOIN fnd f USING ({_KEY}) LEFT JOIN rej r USING ({_KEY})
     LEFT JOIN tab t USING ({_KEY}) LEFT JOIN file_games g USING (source_id)
     {"WHERE " + " AND ".join(conditions) if conditions else ""}
-    ORDER BY s.path, s.source_id, k.line NULLS LAST, k.other
+    ORDER BY s.path, s.source_id, k.line = {NO_LINE}, k.line, k.other
     {"LIMIT $limit" if limited else ""}
     """
 
 
-def _keys(given: dict) -> str:
-    """The keys of the records that may match: of every kind, or, where a filter says
-    which kind a match must have, of that kind only (the final WHERE checks them all)."""
+def _candidates(given: dict, who: str) -> str:
+    """The keys of the rows a match must have one of: of the kind a filter names, or of
+    every kind (the final WHERE checks every filter on what the record is)."""
+    def keys(table: str, condition: str = "true") -> str:
+        return f"SELECT DISTINCT {_KEY} FROM {table} WHERE {condition}"
+
     if "model" in given:
-        return f"SELECT {_KEY} FROM dec WHERE model = $model"
+        return keys("decisions_at", f"{who} = $model")
     if "rule" in given or "severity" in given:
-        return f"SELECT {_KEY} FROM fnd"  # a record breaking nothing has none
+        return keys("findings_at", " AND ".join(f"{name} = ${name}" for name in ("rule", "severity") if name in given))
     if given.get("valid") is False:
-        return (f"SELECT {_KEY} FROM dec WHERE NOT valid UNION SELECT {_KEY} FROM tab WHERE NOT valid "
-                f"UNION SELECT {_KEY} FROM fnd WHERE list_contains(severities, 'error') UNION SELECT {_KEY} FROM rej")
+        return " UNION ".join([keys("decisions_at", "NOT valid"), keys("rows_at", "NOT valid"),
+                               keys("findings_at", "severity = 'error'"), keys("rejects_at")])
     if "game_id" in given:
-        return (f"SELECT {_KEY} FROM dec WHERE game_id = $game_id UNION SELECT {_KEY} FROM tab WHERE game_id = $game_id "
-                f"UNION SELECT {_KEY} FROM fnd WHERE source_id IN (SELECT source_id FROM file_games WHERE game_id = $game_id) "
-                f"UNION SELECT {_KEY} FROM rej WHERE source_id IN (SELECT source_id FROM file_games WHERE game_id = $game_id)")
-    return (f"SELECT {_KEY} FROM dec UNION SELECT {_KEY} FROM fnd UNION SELECT {_KEY} FROM rej "
-            f"UNION SELECT {_KEY} FROM tab")
+        in_game = "source_id IN (SELECT source_id FROM file_games WHERE game_id = $game_id)"
+        return " UNION ".join([keys("decisions_at", "game_id = $game_id"), keys("rows_at", "game_id = $game_id"),
+                               keys("findings_at", in_game), keys("rejects_at", in_game)])
+    return " UNION ".join(keys(table) for table in ("decisions_at", "findings_at", "rejects_at", "rows_at"))
 
 
 # A decision's own validity; else its table row's; else: not rejected and no error found.
@@ -180,7 +195,7 @@ def _table_rows(con) -> str:
         game = next((f"{c}::VARCHAR" for c in ("game_id", "episode", "episode_id") if c in columns), "NULL::VARCHAR")
         turn = next((f"{c}::BIGINT" for c in ("turn", "tick") if c in columns), "NULL::BIGINT")
         valid = "valid" if "valid" in columns else "NULL::BOOLEAN"
-        key = "seq AS line, '' AS other" if "seq" in columns else "NULL::BIGINT AS line, locator AS other"
+        key = "seq AS line, '' AS other" if "seq" in columns else f"{NO_LINE}::BIGINT AS line, locator AS other"
         parts.append(f"SELECT source_id, {key}, {game} AS game_id, {turn} AS turn, {valid} AS valid "
                      f"FROM {table} SEMI JOIN src USING (source_id)")
     none = "SELECT NULL::BIGINT AS source_id, NULL::BIGINT AS line, '' AS other, NULL::VARCHAR AS game_id, " \
