@@ -2,6 +2,7 @@
 exports its figures; the query helpers behind them answer what they say."""
 
 import json
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -11,6 +12,7 @@ import pytest
 import workbench
 from tests.notebook_form import canonical
 from tests.notebook_run import NAMES, NOTEBOOKS, chart_titles, errors_in, section_outputs
+from tests.notebook_server import call, running_lab, save_notebook
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
 from workbench.damage import queries as damage_queries
@@ -115,6 +117,26 @@ def test_notebooks_are_stored_as_jupyterlab_saves_them(name):
     # that the opened notebook is not marked modified, too).
     text = (NOTEBOOKS / f"{name}.ipynb").read_text()
     assert canonical(text) == text, "run `python -m tests.notebook_form` to store it as JupyterLab saves it"
+
+
+def test_a_notebook_run_and_saved_in_jupyterlab_is_stored_unchanged(executed, notebook_db, tmp_path):
+    # Saving a run notebook (Ctrl+S, autosave) sends its outputs, execution counts, widget
+    # state and run timings; the server `workbench lab` starts writes none of them.
+    pytest.importorskip("jupyter_server", reason="jupyter_server is not installed: pip install -e .")
+    pytest.importorskip("jupyterlab", reason="JupyterLab is not installed: pip install -e .")
+    name = "03_decision_quality.ipynb"
+    ran = json.loads(nbformat.writes(executed(name.removesuffix(".ipynb"))))
+    assert ran["metadata"]["widgets"] and str(notebook_db) in json.dumps(ran["cells"])
+    assert any(cell.get("outputs") and cell["metadata"].get("execution") for cell in ran["cells"])
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(NOTEBOOKS / name, tmp_path / "notebooks" / name)
+    with running_lab(tmp_path / "notebooks", tmp_path) as lab:
+        save_notebook(lab, name, ran)
+        reread = call(lab, "GET", f"api/contents/{name}")["content"]
+    saved = (tmp_path / "notebooks" / name).read_text()
+    assert saved == (NOTEBOOKS / name).read_text()  # git sees no change
+    assert str(notebook_db) not in saved and str(notebook_db.parent) not in saved
+    assert all(cell.get("outputs", []) == [] for cell in reread["cells"]) and "widgets" not in reread["metadata"]
 
 
 def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
