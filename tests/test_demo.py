@@ -68,6 +68,7 @@ def test_lab_opens_jupyterlab_on_the_notebooks_with_the_database(tmp_path, monke
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert main(["lab", "--db", str(tmp_path / "w.duckdb"), "--no-browser", "--port", "8899"]) == 0
     assert launched["argv"][1:] == ["-m", "jupyterlab", f"--notebook-dir={ROOT / 'notebooks'}",
+                                    "--ContentsManager.pre_save_hook=workbench.lab.strip_run_state",
                                     "--no-browser", "--port", "8899"]
     assert launched["env"]["WORKBENCH_DB"] == str(tmp_path / "w.duckdb")
 

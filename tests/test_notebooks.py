@@ -2,6 +2,9 @@
 exports its figures; the query helpers behind them answer what they say."""
 
 import json
+import re
+import shlex
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -10,11 +13,15 @@ import pytest
 
 import workbench
 from tests.notebook_form import canonical
-from tests.notebook_run import NAMES, NOTEBOOKS, chart_titles, errors_in, section_outputs
+from tests.conftest import SHARED
+from tests.notebook_run import NAMES, NOTEBOOKS, all_outputs, chart_titles, errors_in, run_notebook, section_outputs
+from tests.notebook_server import call, running_lab, save_notebook
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
+from workbench.cli import main
 from workbench.damage import queries as damage_queries
 from workbench.damage.replay import compare_positions
+from workbench.notebook import needs, unmark
 from workbench.stellaris import queries as stellaris_queries
 from workbench.widgets import GameReplay
 
@@ -117,6 +124,26 @@ def test_notebooks_are_stored_as_jupyterlab_saves_them(name):
     assert canonical(text) == text, "run `python -m tests.notebook_form` to store it as JupyterLab saves it"
 
 
+def test_a_notebook_run_and_saved_in_jupyterlab_is_stored_unchanged(executed, notebook_db, tmp_path):
+    # Saving a run notebook (Ctrl+S, autosave) sends its outputs, execution counts, widget
+    # state and run timings; the server `workbench lab` starts writes none of them.
+    pytest.importorskip("jupyter_server", reason="jupyter_server is not installed: pip install -e .")
+    pytest.importorskip("jupyterlab", reason="JupyterLab is not installed: pip install -e .")
+    name = "03_decision_quality.ipynb"
+    ran = json.loads(nbformat.writes(executed(name.removesuffix(".ipynb"))))
+    assert ran["metadata"]["widgets"] and str(notebook_db) in json.dumps(ran["cells"])
+    assert any(cell.get("outputs") and cell["metadata"].get("execution") for cell in ran["cells"])
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(NOTEBOOKS / name, tmp_path / "notebooks" / name)
+    with running_lab(tmp_path / "notebooks", tmp_path) as lab:
+        save_notebook(lab, name, ran)
+        reread = call(lab, "GET", f"api/contents/{name}")["content"]
+    saved = (tmp_path / "notebooks" / name).read_text()
+    assert saved == (NOTEBOOKS / name).read_text()  # git sees no change
+    assert str(notebook_db) not in saved and str(notebook_db.parent) not in saved
+    assert all(cell.get("outputs", []) == [] for cell in reread["cells"]) and "widgets" not in reread["metadata"]
+
+
 def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
     built = []
 
@@ -134,6 +161,90 @@ def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "notebooks")
     assert analysis.notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
     assert len(built) == 1
+
+
+# --- on the data a user has: one game's, or none ----------------------------------------
+
+# What each notebook is about; where the database lacks it, the notebook says what to
+# ingest and its other cells stay quiet.
+NEEDED = {"01_emotion_trajectories": "damage", "02_economy_nets": "stellaris",
+          "03_decision_quality": "decisions", "04_replay_scrubber": "damage"}
+HINT_STARTS = {"damage": "no Damage game in this database: ingest ",
+               "stellaris": "no Stellaris save series in this database: ingest ",
+               "decisions": "no decisions in this database: ingest "}
+CORPUS = SHARED / "corpus"
+# Databases of one game's data each, or none: what is ingested (a folder of the synthetic
+# corpus or of the real one beside the repository) and what the notebooks find in it.
+ONE_GAME = {
+    "synthetic damage": ("sample", "damage", {"damage", "decisions"}),
+    "synthetic stellaris": ("sample", "stellaris", {"stellaris"}),
+    "synthetic ec4x": ("sample", "ec4x", {"decisions"}),
+    "synthetic arena": ("sample", "arena", {"decisions"}),
+    "synthetic gm": ("sample", "gm", {"decisions"}),
+    "real damage logs": ("corpus", "damage", {"damage", "decisions"}),
+    "real stellaris save": ("corpus", "stellaris", {"stellaris"}),
+    "empty": (None, None, set()),
+}
+
+
+@pytest.fixture(scope="module")
+def one_game_db(sample, tmp_path_factory):
+    """The database of a key of ONE_GAME, built once for the module."""
+    built = {}
+
+    def build(data: str) -> Path:
+        if data not in built:
+            corpus, folder, _ = ONE_GAME[data]
+            if corpus == "corpus" and not (CORPUS / folder).is_dir():
+                pytest.skip(f"the real corpus is not at {CORPUS / folder} (../shared/corpus beside the repository)")
+            db = tmp_path_factory.mktemp(data.replace(" ", "_")) / "workbench.duckdb"
+            if corpus is None:
+                workbench.connect(db).close()
+            else:
+                assert not workbench.ingest([(sample if corpus == "sample" else CORPUS) / folder], db=db).failed
+            built[data] = db
+        return built[data]
+
+    return build
+
+
+def printed_lines(cell) -> list[str]:
+    return "".join(out.get("text", "") for out in cell.get("outputs", [])).splitlines()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("data", ONE_GAME)
+def test_notebook_runs_on_one_games_data_or_none(data, name, one_game_db, monkeypatch):
+    db = one_game_db(data)
+    nb = run_notebook(name, db, monkeypatch)
+    assert errors_in(nb) == []
+    first, *others = [cell for cell in nb.cells if cell.cell_type == "code"]
+    hints = [line for line in printed_lines(first) if line.startswith(tuple(HINT_STARTS.values()))]
+    if NEEDED[name] in ONE_GAME[data][2]:  # it shows what applies: at least a chart
+        assert hints == [] and chart_titles(all_outputs(nb))
+    else:  # one line saying what to ingest into this database, and nothing else
+        assert len(hints) == 1 and hints[0].startswith(HINT_STARTS[NEEDED[name]]) and f" --db {db}`" in hints[0]
+        assert [cell.outputs for cell in others if cell.outputs] == []
+
+
+@pytest.mark.parametrize(("what", "folder"), [("damage", "damage"), ("stellaris", "stellaris"), ("decisions", "gm")])
+def test_the_hint_is_the_command_that_adds_what_is_missing(what, folder, sample, tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    workbench.connect(db).close()
+    assert needs(db, what) is False
+    [hint] = capsys.readouterr().out.splitlines()
+    ingest, placeholder, *rest = shlex.split(re.search(r"`workbench (ingest [^`]*)`", hint).group(1))
+    assert main([ingest, str(sample / folder), *rest, "--quiet"]) == 0
+    capsys.readouterr()
+    assert needs(db, what) is True and capsys.readouterr().out == ""
+
+
+def test_a_marked_cell_keeps_its_line_numbers_or_is_skipped(one_game_db, capsys):
+    cell = ["%%needs stellaris\n", "x = 1\n", "y = x / 0\n"]
+    needs(one_game_db("synthetic stellaris"), "stellaris")
+    assert unmark(cell) == ["\n", "x = 1\n", "y = x / 0\n"]  # line 3 is still line 3
+    needs(one_game_db("empty"), "stellaris")
+    assert unmark(cell) == [] and unmark(cell[1:]) == cell[1:]
 
 
 # --- the helpers behind the notebooks -----------------------------------------------------

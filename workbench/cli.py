@@ -410,6 +410,7 @@ def _export(args) -> int:
 
 def _lab(args) -> int:
     from workbench.catalog import default_db
+    from workbench.lab import jupyterlab_command
 
     notebooks = Path(__file__).resolve().parent.parent / "notebooks"
     if not notebooks.is_dir():
@@ -421,7 +422,7 @@ def _lab(args) -> int:
         print("workbench lab: running as root (as in a container): starting JupyterLab with --allow-root",
               file=sys.stderr)
         extra.append("--allow-root")
-    os.execvpe(sys.executable, [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}", *extra], env)
+    os.execvpe(sys.executable, jupyterlab_command(notebooks, extra), env)
     return 0
 
 
