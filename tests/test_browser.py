@@ -218,3 +218,59 @@ def test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser(lab, br
         assert cursor_x(page)[0] > x2[0]
     finally:
         page.close()
+
+
+SHOTS = Path(os.environ.get("WORKBENCH_SCREENSHOTS", "/tmp/workbench-screenshots"))
+
+
+def data_table(page, column: str):
+    """The DataTables table (an itables widget) that has a column named `column`."""
+    return page.locator(".dt-container").filter(has=page.locator(".dt-scroll-head th", has_text=re.compile(
+        rf"^\s*{re.escape(column)}\s*$")))
+
+
+def table_column(table, name: str) -> list[str]:
+    """The cells of column `name` of a DataTables table, as shown (its current page)."""
+    headers = [h.strip() for h in table.locator(".dt-scroll-head th").all_inner_texts()]
+    at = headers.index(name) + 1
+    return [t.strip() for t in table.locator(f".dt-scroll-body tbody tr td:nth-child({at})").all_inner_texts()]
+
+
+def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side(lab, browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = open_notebook(browser, lab, "03_decision_quality")
+    try:
+        run_all(page)
+        points = page.locator(".vega-embed .mark-symbol.role-mark path")
+        wait_until(lambda: points.count() > 0, "the scorecard's points")
+        records = data_table(page, "locator").first
+        wait_until(lambda: records.locator(".dt-scroll-body tbody tr").count() > 0, "the record browser's rows")
+        # the worst model of the first panel: its point's label names it
+        labels = points.evaluate_all("ps => ps.map(p => p.getAttribute('aria-label') || '')")
+        model = re.search(r"model: ([^;]+)", labels[-1]).group(1).strip()
+        points.nth(len(labels) - 1).click()
+        wait_until(lambda: set(table_column(records, "model")) == {model}, f"the records of {model}")
+        assert set(table_column(records, "valid")) == {"invalid"}
+        assert records.locator(".dt-scroll-head thead tr").count() == 1  # names only: no row of dtypes
+        page.screenshot(path=str(SHOTS / "03_scorecard_to_records.png"), full_page=False)
+        # a record selected: read in full, with its findings
+        records.locator(".dt-scroll-body tbody tr").first.click()
+        pane = page.locator(".widget-html-content", has_text="findings").first
+        wait_until(lambda: pane.count() > 0 and "finding" in pane.inner_text(), "the selected record's detail")
+        pane.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "03_record_detail.png"), full_page=False)
+        # the picked pair's turns, disagreements first; one selected shows both decisions
+        count = page.get_by_text("turns both decided").first
+        count.scroll_into_view_if_needed()
+        pairs = data_table(page, "action_b").first
+        wait_until(lambda: pairs.locator(".dt-scroll-body tbody tr").count() > 0, "the side-by-side rows")
+        first = [table_column(pairs, side)[0] for side in ("valid_a", "valid_b")]
+        assert sorted(first) == ["invalid", "valid"]  # a disagreement comes first
+        pairs.locator(".dt-scroll-body tbody tr").first.click()
+        both = page.locator(".widget-html-content", has_text=" · turn ").first
+        wait_until(lambda: both.count() > 0 and both.locator("pre").count() == 2, "both decisions as written")
+        both.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "03_side_by_side.png"), full_page=False)
+        assert cell_errors(page) == []
+    finally:
+        page.close()

@@ -686,8 +686,8 @@ def _record_table(records: pl.DataFrame):
         .otherwise(pl.lit("—")),
         text=pl.col("raw").str.slice(0, RAW_CHARS),
     ).select(TABLE_COLUMNS)
-    return ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=15, scrollX=True,
-                  classes="display compact", showIndex=False)
+    return ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
+                  classes="display compact", showIndex=False, show_dtypes=False)
 
 
 def record_html(con, row: dict) -> str:
@@ -810,3 +810,70 @@ def _event_lines(con, game_id: str, seqs: list[int]) -> pl.DataFrame:
     return query_frame(con, "SELECT DISTINCT source_id, seq AS line FROM damage_events "
                             "WHERE game_id = $game AND list_contains($seqs, seq) ORDER BY ALL",
                        {"game": game_id, "seqs": seqs})
+
+
+# --- tables to read, and two models side by side -------------------------------------------
+
+
+def table(frame: pl.DataFrame, page: int = 10):
+    """A frame as people read it (`tables.readable`: intervals with their n, rounded
+    numbers, no dtype row) in a sortable, paged, searchable table that scrolls within
+    its cell when wide."""
+    from itables.widget import ITable
+
+    from workbench.tables import readable
+
+    return ITable(readable(frame), pageLength=page, scrollX=True, classes="display compact", showIndex=False,
+                  show_dtypes=False)
+
+
+SIDE_ROW = ("format", "game_id", "turn", "action_a", "valid_a", "rules_a", "action_b", "valid_b", "rules_b")
+
+
+class SideBySide:
+    """Two models' decisions on the turns they shared (`analysis.side_by_side`), the
+    disagreements first: a table, and the selected turn's two records as written, side
+    by side. `.pairs` is the frame; `.select(i)` shows row i; `.widget` the view."""
+
+    def __init__(self, db, a: str, b: str, format: str | None = None, aliases=None):
+        import ipywidgets as widgets
+        from itables.widget import ITable
+
+        from workbench.records import side_by_side
+
+        self.a, self.b = a, b
+        with reading(db) as con:
+            self.pairs = side_by_side(con, a, b, format=format, aliases=aliases)
+        disagree = int(self.pairs["disagree"].sum()) if self.pairs.height else 0
+        self.count = widgets.HTML(f"<b>{self.pairs.height:,}</b> turns both decided, <b>{disagree:,}</b> where "
+                                  f"one was valid and the other not (listed first)")
+        self.pane = widgets.HTML("<i>select a turn to read both decisions</i>" if self.pairs.height else "")
+        children = [self.count]
+        if self.pairs.height:
+            shown = self.pairs.select(SIDE_ROW).with_columns(
+                pl.col("rules_a", "rules_b").list.join(", "),
+                pl.col("valid_a", "valid_b").replace_strict({True: "valid", False: "invalid"}, return_dtype=pl.String))
+            self.table = ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
+                                classes="display compact", showIndex=False, show_dtypes=False)
+            self.table.observe(lambda change: change["new"] and self.select(change["new"][0]), names="selected_rows")
+            children.append(self.table)
+        self.widget = widgets.VBox([*children, self.pane])
+
+    def select(self, index: int) -> str:
+        row = self.pairs.row(index, named=True)
+        sides = "".join(
+            f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b> · "
+            f"{'valid' if row['valid' + side] else '<b style=color:#c0392b>invalid</b>'}"
+            f"{' · ' + html.escape(', '.join(row['rules' + side])) if row['rules' + side] else ''}"
+            f"<div title='{html.escape(row['path' + side] or '')}'>{html.escape(row['locator' + side] or '')} of "
+            f"{html.escape(Path(row['path' + side] or '').name)}</div>"
+            f"<pre style='{WRAPPED}'>{html.escape(_pretty(row['raw' + side] or '—'))}</pre></div>"
+            for who, side in (("a", "_a"), ("b", "_b")))
+        self.pane.value = (f"<div>{html.escape(row['format'])} · {html.escape(str(row['game_id']))} · turn "
+                           f"{row['turn']}</div><div style='display:flex;gap:16px'>{sides}</div>")
+        return self.pane.value
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
