@@ -48,24 +48,44 @@ def section_outputs(nb, heading: str) -> list:
     return outputs + widget_outputs(nb, outputs)
 
 
-def widget_outputs(nb, outputs) -> list:
-    """What the widgets among `outputs` show: the outputs of every Output widget in them,
-    however deeply nested in boxes (the charts that follow a control live there)."""
+def widget_models(nb, outputs) -> list[dict]:
+    """The widget models (name and state) reachable from `outputs`: each widget shown,
+    the children of its boxes and what its Output widgets show, however deeply nested."""
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    todo = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
-            for out in outputs if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
-    shown, seen = [], set()
+
+    def shown_in(outs) -> list[str]:
+        return [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+                for out in outs if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
+
+    todo, models, seen = shown_in(outputs), [], set()
     while todo:
         model_id = todo.pop()
         if model_id in seen or model_id not in state:
             continue
         seen.add(model_id)
+        models.append(state[model_id])
         model = state[model_id].get("state", {})
-        shown += model.get("outputs") or []
-        if isinstance(model.get("spec"), dict):  # a JupyterChart: its spec, as a display would carry it
-            shown.append({"data": {"application/vnd.vegalite.v5+json": model["spec"]}})
         todo += [child.removeprefix("IPY_MODEL_") for child in model.get("children") or []]
-    return shown + (widget_outputs(nb, shown) if shown else [])
+        todo += shown_in(model.get("outputs") or [])
+    return models
+
+
+def widget_outputs(nb, outputs) -> list:
+    """What the widgets among `outputs` show: the outputs of every Output widget in them
+    (the charts that follow a control live there), and each JupyterChart's spec."""
+    shown = []
+    for model in widget_models(nb, outputs):
+        state = model.get("state", {})
+        shown += state.get("outputs") or []
+        if isinstance(state.get("spec"), dict):  # a JupyterChart: its spec, as a display would carry it
+            shown.append({"data": {"application/vnd.vegalite.v5+json": state["spec"]}})
+    return shown
+
+
+def widget_texts(nb, outputs) -> list[str]:
+    """The text of every HTML widget reachable from `outputs`."""
+    return [model["state"].get("value", "") for model in widget_models(nb, outputs)
+            if model.get("model_name") == "HTMLModel"]
 
 
 def chart_titles(outputs) -> list[str]:

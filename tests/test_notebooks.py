@@ -15,7 +15,8 @@ import pytest
 import workbench
 from tests.notebook_form import canonical
 from tests.conftest import SHARED
-from tests.notebook_run import NAMES, NOTEBOOKS, all_outputs, chart_titles, errors_in, run_notebook, section_outputs
+from tests.notebook_run import (NAMES, NOTEBOOKS, all_outputs, chart_titles, errors_in, run_notebook, section_outputs,
+                                widget_texts)
 from tests.notebook_server import call, running_lab, save_notebook
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
@@ -357,26 +358,6 @@ def test_the_scorecard_leads_notebook_03_and_the_picker_gives_a_verdict(executed
     assert "every pair of 4 models: 6 comparisons" in printed and "p-values Holm-corrected over all" in printed
     planned = "".join(out.get("text", "") for out in section_outputs(nb, "## How many games do I need?"))
     assert planned.startswith("about ") and "games per model to detect 5 points at 80% power" in planned
-
-
-def widget_texts(nb, outputs) -> list[str]:
-    """The text of every HTML widget reachable from `outputs` (boxes followed down)."""
-    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    todo = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
-            for out in outputs if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
-    texts, seen = [], set()
-    while todo:
-        model_id = todo.pop()
-        if model_id in seen or model_id not in state:
-            continue
-        seen.add(model_id)
-        model = state[model_id]
-        if model.get("model_name") == "HTMLModel":
-            texts.append(model["state"].get("value", ""))
-        todo += [child.removeprefix("IPY_MODEL_") for child in model["state"].get("children") or []]
-        todo += [o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
-                 for o in model["state"].get("outputs") or [] if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-    return texts
 
 
 def test_notebook_03_leads_from_the_scorecard_to_the_records_and_the_turns_side_by_side(executed, notebook_db):
