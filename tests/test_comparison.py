@@ -485,3 +485,63 @@ def test_a_pair_is_compared_only_in_formats_where_both_decided(tmp_path, databas
     with pytest.raises(WorkbenchError) as raised:
         compare_models(con, "m-x", "m-y")
     assert str(raised.value).startswith("no decisions by 'm-x', 'm-y'; known: m-a, m-b")
+
+
+def latency_game(path, model: str, latencies: list[float], game: str = "game_20260206T093854Z"):
+    """A Damage game of one provider call and one valid action per turn, each call this long."""
+    lines = [event("game_started", game_id=game)]
+    for turn, latency in enumerate(latencies, 1):
+        lines.append(event("provider_call", {**PAYLOADS["provider_call"], "turn": turn, "requested_model": model,
+                                             "resolved_model": model, "latency_ms": latency}, game_id=game))
+        lines.append(event("action_submitted", {"turn": turn, "player_id": "P1",
+                                                "action": PAYLOADS["action_submitted"]["action"]}, game_id=game))
+    return write_lines(path, lines)
+
+
+def test_a_comparison_gives_the_difference_of_median_latencies_and_what_it_shared(tmp_path, database):
+    con = database(latency_game(tmp_path / "g1.events.jsonl", "m-a", [100.0, 300.0, 200.0]),
+                   latency_game(tmp_path / "g2.events.jsonl", "m-b", [50.0, 70.0, 90.0, 1000.0]))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    # medians by hand: 200 and (70 + 90) / 2 = 80
+    assert row["latency_p50_diff_ms"] == pytest.approx(200.0 - 80.0)
+    # one game: turns 1-3 both decided, too few to pair on
+    assert (row["shared_turns"], row["shared_games"]) == (3, 1) and row["method"].startswith("unpaired")
+    # different games: nothing shared
+    apart = database(latency_game(tmp_path / "g3.events.jsonl", "m-a", [100.0], game="game_20260207T000000Z"),
+                     latency_game(tmp_path / "g4.events.jsonl", "m-b", [50.0], game="game_20260208T000000Z"))
+    [row] = compare_models(apart, "m-a", "m-b").iter_rows(named=True)
+    assert (row["shared_turns"], row["shared_games"]) == (0, 0)
+
+
+def test_an_unpaired_method_names_both_design_effects_when_either_side_is_clustered(tmp_path, database):
+    # m-a's two episodes differ (10/10 and 2/10): clustered; m-b's alike (5/10 twice): not
+    paths = [arena_log(tmp_path / f"a{i}.decisions.jsonl", {"m-a": outcomes(k, 10)}) for i, k in enumerate((10, 2))]
+    paths += [arena_log(tmp_path / f"b{i}.decisions.jsonl", {"m-b": outcomes(5, 10)}) for i in range(2)]
+    con = database(*paths)
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    card = {r["model"]: r for r in scorecard(con).iter_rows(named=True)}
+    assert card["m-a"]["design_effect"] > 1 and card["m-b"]["design_effect"] == 1
+    effects = f"{card['m-a']['design_effect']:.2g} and {card['m-b']['design_effect']:.2g}"
+    assert row["method"].endswith(f", design effects {effects}")
+
+
+def test_aliases_name_either_model_of_a_pair_and_errors_say_what_is_missing(tmp_path, database):
+    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": outcomes(3, 4), "m-b-2024": outcomes(1, 4)}))
+    [row] = compare_models(con, "m-a", "m-b-2024", aliases={"m-b-2024": "m-b"}).iter_rows(named=True)
+    assert (row["a"], row["b"], row["n_b"]) == ("m-a", "m-b", 4)
+    lonely = database(arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": outcomes(3, 4)}))
+    with pytest.raises(WorkbenchError, match="^no two models to compare$"):
+        compare_models(lonely)
+    empty = database()
+    with pytest.raises(WorkbenchError, match="^no decisions in this database to compare; ingest a damage, ec4x, "
+                                             "arena or gm log first$"):
+        compare_models(empty)
+
+
+def test_a_scorecard_by_agent_has_no_model_column_and_a_shown_difference_needs_no_more_games(tmp_path, database):
+    con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
+                     for m, k in (("m-a", 5), ("m-b", 18)) for g in (1, 2)))
+    by_agent = scorecard(con, by=("format", "agent_id"))
+    assert "model" not in by_agent.columns and by_agent["agent_id"].to_list() == ["agent_m-a", "agent_m-b"]
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert row["significant"] and row["games_needed"] is None
