@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import polars as pl
-from scipy.special import stdtrit
 
 from workbench.catalog import query_frame
 from workbench.damage.models import (
@@ -341,6 +340,8 @@ def event_study(con, game_id: str, k: int = 5, by=("kind", "emotion")) -> pl.Dat
 def t975(df: int) -> float:
     """The 97.5% quantile of Student's t with `df` degrees of freedom: the half-width
     factor of a two-sided 95% interval. NaN below one degree of freedom."""
+    from scipy.special import stdtrit  # loaded here: the emotion figures need no scipy
+
     return float(stdtrit(df, 0.975)) if df >= 1 else math.nan
 
 

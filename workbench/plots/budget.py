@@ -52,13 +52,14 @@ def _chart(bars, order: list[str], snapshot: dict):
         x=x, y=alt.Y("amount:Q", title="per month"),
         color=alt.Color("category:N", title="category", scale=palette, legend=alt.Legend(orient="top", columns=5, symbolLimit=80)),
         order=alt.Order("rank:Q"),
-        tooltip=["resource:N", "side:N", "category:N", alt.Tooltip("amount:Q", format=",.2f"),
+        tooltip=[*(alt.Tooltip(f"{name}:N") for name in ("resource", "side", "category")),
+                 alt.Tooltip("amount:Q", format=",.2f"),
                  alt.Tooltip("lines:Q", title="categories summed")],
     )
     net = alt.Chart().transform_aggregate(net="max(net)", groupby=["resource"]).mark_rule(
         color=NET_COLOR, strokeWidth=2).encode(
-        y="net:Q", tooltip=["resource:N", alt.Tooltip("net:Q", format=",.2f", title="net / month")])
-    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.datum(0)).transform_aggregate(
+        y=alt.Y("net:Q"), tooltip=[alt.Tooltip("resource:N"), alt.Tooltip("net:Q", format=",.2f", title="net / month")])
+    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.YDatum(0)).transform_aggregate(
         points="count()", groupby=["resource"])
     panel = alt.layer(stacked, zero, net, data=bars).properties(width=110, height=150)
     return panel.facet(

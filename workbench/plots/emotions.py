@@ -1,4 +1,7 @@
-"""Emotion trajectories of a Damage game, with the attacks each player received."""
+"""Emotion trajectories of a Damage game, with the attacks each player received.
+
+Channels are written as objects (`alt.Tooltip("value:Q")`), not as strings: Altair
+spends several milliseconds parsing each string."""
 
 from __future__ import annotations
 
@@ -43,13 +46,13 @@ def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, em
             x=alt.X(f"{x}:Q", title="event" if x == "seq" else "turn"),
             y=alt.Y("value:Q", title=emotion, scale=alt.Scale(domain=[-1, 1])),
             color=color,
-            tooltip=["player_id:N", f"{x}:Q", alt.Tooltip("value:Q", format=".3f")],
+            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".3f")],
         )
         hits = alt.Chart(attacks.filter(attacks["emotion"] == emotion)).mark_point(
             shape="triangle-down", filled=True, size=70
         ).encode(
-            x=f"{x}:Q", y="value:Q", color=color,
-            tooltip=["player_id:N", "attacker:N", f"{x}:Q",
+            x=alt.X(f"{x}:Q"), y=alt.Y("value:Q"), color=color,
+            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("attacker:N"), alt.Tooltip(f"{x}:Q"),
                      alt.Tooltip("intended_delta:Q", format=".3f", title="intended"),
                      alt.Tooltip("applied_delta:Q", format=".3f", title="applied")],
         )
