@@ -12,6 +12,8 @@ output (../shared/corpus), not on the workbench's own generator's.
    figure export vs a one-point chart
 6. a log grown by 1%, re-ingested, vs ingesting the whole file     (aim <= 0.1)
 7. 100,000 EC4X order drafts vs DuckDB's read_json                 (aim <= 3.0)
+8. `workbench plot` (PNG) and `workbench report` as whole processes
+   vs `python -c "import altair"`                                  (aims: <= 1.5 s, <= 3 s)
 
 Where the time of 1 and 7 goes, step by step: python -m bench.steps
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import append, damage_ingest, ec4x_drafts, figures, scale, scrubber, stellaris_save
+from bench import append, commands, damage_ingest, ec4x_drafts, figures, scale, scrubber, stellaris_save
 from bench.common import machine
 
 
@@ -45,6 +47,8 @@ def main() -> None:
                         else ["--runs", "3"])
     print()
     drafts = ec4x_drafts.main(["--drafts", "20000" if quick else "100000", "--runs", "1" if quick else "3"])
+    print()
+    loop = commands.main(["--runs", "2" if quick else "5"])
     print("\nsummary")
     print(f"  1. ingest / read_json:        {ingest['ratio']:.2f}  (aim <= 2.0)")
     print(f"  2. speed-up vs per-line loop: {ingest['speedup']:.1f}x  (aim >= 10x)")
@@ -58,6 +62,8 @@ def main() -> None:
                                                         for name, ratio in grown.items() if name != "ratio")
           + "  (aim <= 0.1 each)")
     print(f"  7. EC4X drafts / read_json:   {drafts['ratio']:.2f}  (aim <= 3.0)")
+    print(f"  8. plot PNG {loop['plot']:.2f} s, report {loop['report']:.2f} s; import altair "
+          f"{loop['import altair']:.2f} s  (aims <= 1.5 s, <= 3 s)")
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 

@@ -13,6 +13,7 @@ ingest.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import tempfile
 import time
@@ -58,7 +59,7 @@ DAMAGE_STEPS = (
                              "workbench.damage.tables.derive_decisions": _nothing}),
 )
 EC4X_STEPS = (
-    ("drift", {"workbench.ec4x.reader.ORDER_SCREEN": model_screen(OrderDraft),
+    ("drift", {"workbench.ec4x.reader.order_screen": functools.cache(lambda: model_screen(OrderDraft)),
                "workbench.ec4x.reader.walked": _no_drift,
                "workbench.ec4x.drift.DriftWatch.occurrences": _no_drift}),
     ("screen and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),

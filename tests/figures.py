@@ -113,48 +113,58 @@ def close(a, b, tolerance: float = 1e-9) -> bool:
     return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=tolerance)
 
 
-# --- emotions: one panel per emotion, lines of players, attack markers -------------------------
+# --- emotions: one panel per emotion, lines of players, attack markers, eliminations -----------
 
 
 def check_emotions(spec: dict, con, game_id: str | None = None, players=None, cursor: bool = False) -> str:
     """The emotion trajectories of a game, checked against `damage_emotions` and
     `damage_events`. Returns the game's id (read from the title when not given)."""
     title = title_of(spec)
-    found = re.fullmatch(r"Emotions in (.+) \(▼ attack received\)", title)
+    found = re.fullmatch(r"Emotions in (.+) \(▼ attack received, ✕ eliminated: the line ends\)", title)
     assert found, title
     game_id = game_id or found.group(1)
     assert found.group(1) == game_id
     panels = spec["vconcat"]
     assert len(panels) == len(EMOTIONS)
-    expected_marks = ["line", "point", "rule"] if cursor else ["line", "point"]
+    expected_marks = ["line", "point", "point", "rule"] if cursor else ["line", "point", "point"]
     every = views(spec)
     assert [v.mark for v in every] == expected_marks * len(EMOTIONS)
-    lines, hits = every[0::len(expected_marks)], every[1::len(expected_marks)]
+    lines, hits, crosses = (every[i::len(expected_marks)] for i in range(3))
     players = list(players) if players else [p for (p,) in con.execute(
         "SELECT DISTINCT player_id FROM damage_emotions WHERE game_id = ? ORDER BY 1", [game_id]).fetchall()]
+    # Where players left the game (seed 003, section 5.11; the real simulator's
+    # `bankroll_eliminated` too): their lines end there, at a cross.
+    left_at = ("SELECT json_extract_string(payload, '$.player_id') AS player_id, min(seq) AS out FROM damage_events "
+               "WHERE game_id = $game AND type IN ('player_eliminated', 'bankroll_eliminated') GROUP BY player_id")
+    out = dict(con.execute(left_at, {"game": game_id}).fetchall())
 
     # Lines: at most 600 points per player, so vectors are averaged over buckets of
     # ceil(lines spanned / 600) log lines.
     first, last = con.execute("SELECT min(seq), max(seq) FROM damage_emotions WHERE game_id = ?",
                               [game_id]).fetchone()
     bucket = max(1, math.ceil((last - first + 1) / 600))
-    for emotion, line in zip(EMOTIONS, lines):
+    for emotion, line, cross in zip(EMOTIONS, lines, crosses):
         assert (line.fields["x"], line.fields["y"], line.fields["color"]) == ("seq", "value", "player_id")
         assert {r["emotion"] for r in line.rows} == {emotion}
         expected = {
             (player, seq): value for player, seq, value in con.execute(
-                f"SELECT player_id, min(seq), avg({emotion}) FROM damage_emotions "
-                f"WHERE game_id = ? AND list_contains(?, player_id) AND {emotion} IS NOT NULL "
-                f"GROUP BY player_id, seq // ?", [game_id, players, bucket]).fetchall()
+                f"SELECT player_id, min(seq), avg({emotion}) "
+                f"FROM damage_emotions LEFT JOIN ({left_at}) USING (player_id) "
+                f"WHERE game_id = $game AND list_contains($players, player_id) AND {emotion} IS NOT NULL "
+                f"AND (out IS NULL OR seq <= out) GROUP BY player_id, seq // $bucket",
+                {"game": game_id, "players": players, "bucket": bucket}).fetchall()
         }
+        last = {player: expected[player, seq] for player, seq in sorted(expected)}
+        ends = {(player, seq): last[player] for player, seq in out.items() if player in last}
+        wanted = expected | ends  # each eliminated player's line held at its last value up to where it left
         drawn = {(r["player_id"], r["seq"]): r["value"] for r in line.rows}
-        assert len(line.rows) == len(drawn) == len(expected), emotion
-        assert drawn.keys() == expected.keys(), emotion
-        assert all(close(drawn[k], expected[k]) for k in expected), emotion
+        assert len(line.rows) == len(drawn) and drawn.keys() == wanted.keys(), emotion
+        assert all(close(drawn[k], wanted[k]) for k in wanted), emotion
+        assert {(r["player_id"], r["seq"]): r["value"] for r in cross.rows} == ends, emotion
         per_player = {}
         for player, _ in drawn:
             per_player[player] = per_player.get(player, 0) + 1
-        assert set(per_player) == set(players) and max(per_player.values()) <= 600
+        assert set(per_player) == set(players) and max(per_player.values()) <= 600 + 1  # and the end
     # Markers: every attack of a team on one of this emotion's values.
     for emotion, hit in zip(EMOTIONS, hits):
         assert (hit.fields["x"], hit.fields["y"], hit.fields["color"]) == ("seq", "value", "player_id")

@@ -179,9 +179,8 @@ def test_emotion_figure_of_a_long_game_stays_small(tmp_path):
     assert max(len(rows) for rows in spec["datasets"].values()) <= 5000
 
 
-def test_ctrl_c_while_the_formats_load_is_one_line_and_exit_130(monkeypatch, capsys):
-    # Building the parser loads every format (pydantic models, screens): about half of
-    # the command's start-up, in which Ctrl-C is as likely as anywhere.
+def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130(monkeypatch, capsys):
+    # Ctrl-C while the command starts, before it runs: as likely there as anywhere.
     def interrupted():
         raise KeyboardInterrupt
 

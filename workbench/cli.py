@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
-        parser = _parser()  # loads every format: Ctrl-C may come meanwhile
+        parser = _parser()
         args, extra = parser.parse_known_args(argv)
         if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -81,23 +81,36 @@ def _reader_gone() -> int:
     return 128 + 13
 
 
-def _parser() -> argparse.ArgumentParser:
-    from workbench.registry import FORMATS
+class _Command(argparse.ArgumentParser):
+    """A command's parser; `lists_formats`: its help ends with the formats, which are
+    loaded only when the help is shown (loading every format is most of a second)."""
 
+    def __init__(self, *args, lists_formats: bool = False, **kwargs):
+        if lists_formats:
+            kwargs["formatter_class"] = argparse.RawDescriptionHelpFormatter
+        super().__init__(*args, **kwargs)
+        self.lists_formats = lists_formats
+
+    def format_help(self) -> str:
+        if self.lists_formats:
+            from workbench.registry import FORMATS
+
+            self.epilog = "formats:\n" + "\n".join(f"  {name:<10} {fmt.describe}" for name, fmt in FORMATS.items())
+        return super().format_help()
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    formats = ", ".join(FORMATS)
-    known = "formats:\n" + "\n".join(f"  {name:<10} {fmt.describe}" for name, fmt in FORMATS.items())
-    shown = {"epilog": known, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Command)
 
     demo = commands.add_parser("demo", help="make the sample corpus, ingest it, write figures, print a summary")
     demo.add_argument("--data", default="data", help="folder for sample/, workbench.duckdb and figures/ (default: data)")
     demo.set_defaults(run=_demo)
 
-    ingest = commands.add_parser("ingest", help="load files, folders or globs into the database", **shown)
+    ingest = commands.add_parser("ingest", help="load files, folders or globs into the database", lists_formats=True)
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
-    ingest.add_argument("--format", help=f"read every file as this format ({formats}); default: detect per file")
+    ingest.add_argument("--format", help="read every file as this format (listed below); default: detect per file")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
     ingest.add_argument("--prune", action="store_true",
                         help="remove the rows of files ingested from under the paths that are gone "
@@ -108,9 +121,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --watch: seconds between scans (default: 2)")
     ingest.set_defaults(run=_ingest)
 
-    validate = commands.add_parser("validate", help="check files against the specifications, no database", **shown)
+    validate = commands.add_parser("validate", help="check files against the specifications, no database",
+                                   lists_formats=True)
     validate.add_argument("paths", nargs="+", metavar="PATH")
-    validate.add_argument("--format", help=f"read every file as this format ({formats})")
+    validate.add_argument("--format", help="read every file as this format (listed below)")
     validate.add_argument("--json", action="store_true", help="print the report as JSON")
     validate.set_defaults(run=_validate)
 
@@ -432,6 +446,10 @@ def run() -> None:
     process with a signal after its work succeeded."""
     import signal
 
+    # No command shows a widget: Altair goes without its JupyterChart, whose anywidget
+    # brings ipywidgets and IPython (a quarter of Altair's import). A notebook's kernel,
+    # which does not start here, keeps it.
+    sys.modules.setdefault("anywidget", None)
     code = main()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A Ctrl-C that ended an `exec` of a string (a dataclass being built as a format's

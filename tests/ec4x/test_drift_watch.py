@@ -79,7 +79,7 @@ def _rows(table) -> set[tuple]:
 def _watched(chunk, skip=(), watch=None) -> tuple[list[int], set[tuple]]:
     """(refused positions, drift occurrences seen) of the order screen over a chunk."""
     watch = watch or drift.DriftWatch()
-    refused = bulk.screened(chunk, list(skip), reader.ORDER_SCREEN, threading.Event(), watch)
+    refused = bulk.screened(chunk, list(skip), reader.order_screen(), threading.Event(), watch)
     return refused, _rows(watch.occurrences(chunk))
 
 
@@ -139,9 +139,9 @@ def test_lines_screened_again_from_the_start_are_seen_once(tmp_path):
     chunk = _chunk(tmp_path, [MOVE, VALID])
     watch = drift.DriftWatch()
     stop = threading.Event()
-    early = bulk.screened_before_parse(chunk, reader.ORDER_SCREEN, stop, watch)
+    early = bulk.screened_before_parse(chunk, reader.order_screen(), stop, watch)
     # As if DuckDB could not read line 2, which ends like an object: all is screened again.
-    bulk.screened_once_parsed(chunk, early, [1], reader.ORDER_SCREEN, stop, watch)
+    bulk.screened_once_parsed(chunk, early, [1], reader.order_screen(), stop, watch)
     assert watch.occurrences(chunk).num_rows == 1
 
 
@@ -172,7 +172,7 @@ def test_a_watch_hears_nothing_once_its_screen_is_done(tmp_path):
     chunk = _chunk(tmp_path, [MOVE])
     watch = drift.DriftWatch()
     _watched(chunk, watch=watch)
-    reader.ORDER_SCREEN.decode(MOVE)  # decoded in this thread, outside any watch
+    reader.order_screen().decode(MOVE)  # decoded in this thread, outside any watch
     watch.accepted(np.array([0, 1]))
     assert watch.occurrences(chunk).num_rows == 1
 
@@ -183,8 +183,8 @@ def test_where_drafts_and_lines_do_not_match_the_watch_walks_the_lines(tmp_path)
     chunk = _chunk(tmp_path, [VALID, VALID, VALID, VALID, MOVE])
     watch = drift.DriftWatch()
     with watch:
-        reader.ORDER_SCREEN.decode(PATROL.replace('"targetSystemId": 22', '"targetSystemId": null'))
-        reader.ORDER_SCREEN.decode(VALID)
+        reader.order_screen().decode(PATROL.replace('"targetSystemId": 22', '"targetSystemId": null'))
+        reader.order_screen().decode(VALID)
     watch.accepted(np.array([4]))
     assert [row[:2] for row in _rows(watch.occurrences(chunk))] == [(5, 0)]
     assert {value for *_, value, _ in _rows(watch.occurrences(chunk))} == {"Move"}

@@ -13,7 +13,7 @@ from tests.conftest import write_lines
 from tests.test_growing_files import assert_same_tables
 from workbench.ec4x.report import family_matrix
 from workbench.plots import save
-from workbench.plots.decisions import family_matrix_chart
+from workbench.plots.families import family_matrix_chart
 
 # Seed 004's draft keys and the families the bot's coverage script names, transcribed
 # here (seed 004's v1 JSON contract; repair and scrap lists are the real compiler's).

@@ -505,3 +505,45 @@ def test_budget_breakdown_shows_the_key_resources_first(con):
     budgeted = {r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_budget WHERE is_player").fetchall()}
     key = {"energy", "minerals", "food", "alloys", "consumer_goods", "unity", "influence", "trade"}
     assert {row["resource"] for row in drawn} == key & budgeted and budgeted - key
+
+
+# --- one colour per category ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample_con(sample, tmp_path_factory):
+    """The demo's Stellaris files (seed 7): the player's budget names 19 categories among the key resources."""
+    db = tmp_path_factory.mktemp("sample_budget") / "w.duckdb"
+    workbench.ingest([sample / "stellaris"], db=db)
+    connection = duckdb.connect(str(db), read_only=True)
+    yield connection
+    connection.close()
+
+
+def category_colours(spec: dict) -> tuple[list[str], list[str]]:
+    """The bars' colour scale: (domain, range)."""
+    bars = next(layer for layer in spec["spec"]["layer"] if layer["mark"]["type"] == "bar")
+    scale = bars["encoding"]["color"]["scale"]
+    return scale["domain"], scale["range"]
+
+
+@pytest.mark.parametrize("resources", [None, "all"])
+def test_every_category_drawn_has_a_colour_of_its_own(sample_con, resources):
+    spec, drawn = breakdown_rows(budget_breakdown(sample_con, resources=resources))
+    domain, colours = category_colours(spec)
+    categories = {row["category"] for row in drawn}
+    # more than tableau20's 18 colours without its greys, where one colour once served two categories
+    assert len(categories) > 18
+    assert sorted(domain) == sorted(categories)
+    assert len(set(colours)) == len(colours) == len(categories)
+    again = category_colours(budget_breakdown(sample_con, resources=resources).to_dict())
+    assert dict(zip(*again)) == dict(zip(domain, colours))  # the same colour for a category every time
+
+
+@pytest.mark.parametrize("named", [1, 18, 19, 50, 600])
+def test_the_palette_has_as_many_colours_as_categories_none_grey(named):
+    from workbench.plots.budget import OTHER_COLOR, _colors
+
+    colours = _colors(named)
+    assert len(colours) == len(set(colours)) == named
+    assert OTHER_COLOR not in colours and all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours)

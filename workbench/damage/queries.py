@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import polars as pl
-from scipy.special import stdtrit
 
 from workbench.catalog import query_frame
 from workbench.damage.models import (
@@ -341,6 +340,8 @@ def event_study(con, game_id: str, k: int = 5, by=("kind", "emotion")) -> pl.Dat
 def t975(df: int) -> float:
     """The 97.5% quantile of Student's t with `df` degrees of freedom: the half-width
     factor of a two-sided 95% interval. NaN below one degree of freedom."""
+    from scipy.special import stdtrit  # loaded here: the emotion figures need no scipy
+
     return float(stdtrit(df, 0.975)) if df >= 1 else math.nan
 
 
@@ -359,17 +360,21 @@ def _t975_column(n: str) -> pl.Expr:
 def emotion_series(con, game_id: str, players=None, emotions=EMOTIONS, x: str = "seq",
                    max_points: int | None = None) -> pl.DataFrame:
     """(player_id, emotion, `x`, value): each player's emotions over the game's lines
-    (`x="seq"`) or turns (`x="turn"`), averaged over buckets of lines so that a player
-    has at most `max_points` points."""
+    (`x="seq"`) or turns (`x="turn"`), in the order of the log, averaged over buckets of
+    lines so that a player has at most `max_points` points. A player's vectors end at
+    the line it was eliminated on: the log restates them after (`hand_ended`,
+    `game_ended`), as they were when the player left."""
     bucket = max(1, -(-_seq_span(con, game_id) // max_points)) if max_points else 1
     return query_frame(con, f"""
+        WITH out AS ({ELIMINATIONS})
         SELECT player_id, emotion, min({x}) AS {x}, avg(value) AS value
-        FROM (SELECT player_id, seq, turn, seq // $bucket AS bucket, {', '.join(EMOTIONS)}
-              FROM damage_emotions WHERE game_id = $game
-                AND ($players IS NULL OR list_contains($players, player_id)))
+        FROM (SELECT e.player_id, e.seq, e.turn, e.seq // $bucket AS bucket, {', '.join(EMOTIONS)}
+              FROM damage_emotions e LEFT JOIN out ON out.player_id = e.player_id
+              WHERE e.game_id = $game AND (out.seq IS NULL OR e.seq <= out.seq)
+                AND ($players IS NULL OR list_contains($players, e.player_id)))
         UNPIVOT (value FOR emotion IN ({', '.join(EMOTIONS)}))
         WHERE list_contains($emotions, emotion) AND {x} IS NOT NULL
-        GROUP BY player_id, emotion, bucket ORDER BY player_id, emotion, {x}
+        GROUP BY player_id, emotion, bucket ORDER BY player_id, emotion, {x}, min(seq)
     """, {"game": game_id, "bucket": bucket, "players": _listed(players), "emotions": list(emotions)})
 
 
@@ -396,6 +401,24 @@ def attacks_received(con, game_id: str, players=None, emotions=EMOTIONS, x: str 
           AND value IS NOT NULL
         ORDER BY {x}
     """, {"game": game_id, "players": _listed(players), "emotions": list(emotions)})
+
+
+# Where each player taken out of the game left it: the line and turn of its
+# `player_eliminated`, or of the real simulator's `bankroll_eliminated` (the first, where
+# the log says it more than once).
+ELIMINATIONS = f"""
+    SELECT {_read(STATE_CHANGES, "player_id")} AS player_id, min(seq) AS seq, arg_min(turn, seq) AS turn
+    FROM damage_events WHERE {GAME_FILTER} AND type IN ('player_eliminated', 'bankroll_eliminated')
+    GROUP BY ALL HAVING player_id IS NOT NULL
+"""
+
+
+def eliminations(con, game_id: str, players=None) -> pl.DataFrame:
+    """(player_id, seq, turn): where each player taken out of the game left it."""
+    return query_frame(con, f"""
+        SELECT * FROM ({ELIMINATIONS}) WHERE $players IS NULL OR list_contains($players, player_id)
+        ORDER BY seq
+    """, {"game": game_id, "players": _listed(players)})
 
 
 def _listed(values) -> list | None:

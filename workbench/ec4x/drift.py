@@ -410,7 +410,7 @@ def _one_place_per_model() -> None:
 
 
 _one_place_per_model()
-# How the order screen watches for drift as it decodes (`reader.ORDER_SCREEN`). The
+# How the order screen watches for drift as it decodes (`reader.order_screen`). The
 # lists only the compiler reads are left unset when absent: one written null is there.
 WATCHING = Watching(watch=_watch, unset=lambda model: seed.COMPILER_ONLY_LISTS if model is OrderDraft else ())
 

@@ -12,9 +12,11 @@ the whole file is in."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from pathlib import Path
 
+import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -31,8 +33,14 @@ from workbench.violation import Violation, line_of
 from workbench.worker import Worker
 
 ORDERS_SUFFIX = ".orders.jsonl"
-# The order screen, watching for the drift of the drafts it accepts.
-ORDER_SCREEN = model_screen(orders.OrderDraft, WATCHING)
+
+
+@functools.cache
+def order_screen() -> msgspec.json.Decoder:
+    """The order screen, watching for the drift of the drafts it accepts. Built when a
+    log is first read, not as the format loads: a third of a second that a command
+    reading a database (a report, a figure) does without."""
+    return model_screen(orders.OrderDraft, WATCHING)
 
 
 def is_order_log(path: Path) -> bool:
@@ -106,12 +114,12 @@ def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: 
     missing: list[int] = []
     watch = DriftWatch()
     with Worker() as screen:
-        early = screen.submit(bulk.screened_before_parse, chunk, ORDER_SCREEN, stop, watch)
+        early = screen.submit(bulk.screened_before_parse, chunk, order_screen(), stop, watch)
         if len(chunk) and _parsed(con, params, lines, staged) != len(chunk):
             missing = bulk.missing_lines(con, (tables.STAGED if staged else tables.ORDERS).name, params["source_id"],
                                          chunk, lines)
         deep = bulk.too_deep(chunk)  # while the screen reads on: numpy lets go of the GIL
-        refused = bulk.screened_once_parsed(chunk, early.result(), missing, ORDER_SCREEN, stop, watch)
+        refused = bulk.screened_once_parsed(chunk, early.result(), missing, order_screen(), stop, watch)
         presumed = chunk.numbers[refused].tolist()
         checking = screen.submit(_checked, chunk, missing, refused, presumed, deep, watch, tally, stop)
         if staged:
@@ -131,7 +139,7 @@ def _checked(chunk: LineChunk, missing: list[int], refused: list[int], presumed:
     tallied: what the screen saw as it decoded, and what the refused drafts' text holds
     (`drift.walked`). Returns the checks and the line numbers of the rows whose lines
     turned out to be no record."""
-    checked = bulk.check(chunk, missing, ORDER_SCREEN, orders.LINES, _draft_violation, stop, refused=refused,
+    checked = bulk.check(chunk, missing, order_screen(), orders.LINES, _draft_violation, stop, refused=refused,
                          deep=deep)
     forgotten = bulk.refused_rows(chunk, missing, checked)
     found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])

@@ -1,35 +1,45 @@
 """Altair figures over a workbench database. Each function takes a DuckDB connection
 (or the frames a format's queries return), aggregates in DuckDB, and returns a chart
-that composes with `+`, `|` and `&`; `save` writes it by file suffix."""
+that composes with `+`, `|` and `&`; `save` writes it by file suffix.
+
+A figure's module, and Altair with it, is imported when the figure is first asked for:
+`workbench plot emotions` loads no other figure's format, and a command that draws
+nothing loads no Altair."""
 
 from __future__ import annotations
 
-from workbench.plots.attacks import attack_heatmap, event_study_chart
-from workbench.plots.budget import budget_breakdown
-from workbench.plots.decisions import decision_quality, family_matrix_chart
-from workbench.plots.economy import economy_nets
-from workbench.plots.emotions import emotion_trajectories
-from workbench.plots.export import save
-from workbench.plots.scorecard import scorecard
-from workbench.plots.traces import step_times_chart
+import importlib
 
-__all__ = [
-    "emotion_trajectories", "economy_nets", "budget_breakdown", "attack_heatmap", "event_study_chart", "scorecard", "decision_quality", "family_matrix_chart", "step_times_chart", "save", "FIGURES", "figure",
-]
+# The module of `workbench.plots` each public function lives in.
+HOMES = {
+    "emotion_trajectories": "emotions", "economy_nets": "economy", "budget_breakdown": "budget",
+    "attack_heatmap": "attacks", "event_study_chart": "attacks", "scorecard": "validity",
+    "decision_quality": "decisions", "family_matrix_chart": "families", "step_times_chart": "traces",
+    "save": "export",
+}
+
+__all__ = [*HOMES, "FIGURES", "figure"]
+
+
+def __getattr__(name: str):
+    if name not in HOMES:
+        raise AttributeError(f"module 'workbench.plots' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"workbench.plots.{HOMES[name]}"), name)
+
 
 # The figures `workbench plot KIND` and the demo know, by kind. Each takes the
 # connection, an optional game id and aliases (each ignored where it does not apply:
 # aliases name models in the charts that compare them).
 FIGURES = {
-    "emotions": lambda con, game_id=None, aliases=None: emotion_trajectories(con, game_id),
-    "economy": lambda con, game_id=None, aliases=None: economy_nets(con),
-    "budget": lambda con, game_id=None, aliases=None: budget_breakdown(con),
-    "scorecard": lambda con, game_id=None, aliases=None: scorecard(con, aliases=aliases),
-    "decisions": lambda con, game_id=None, aliases=None: decision_quality(con, aliases=aliases),
-    "attacks": lambda con, game_id=None, aliases=None: attack_heatmap(con, game_id),
-    "attack-study": lambda con, game_id=None, aliases=None: event_study_chart(con, game_id),
-    "families": lambda con, game_id=None, aliases=None: family_matrix_chart(con, strict=True),
-    "trace-steps": lambda con, game_id=None, aliases=None: step_times_chart(con, strict=True),
+    "emotions": lambda con, game_id=None, aliases=None: __getattr__("emotion_trajectories")(con, game_id),
+    "economy": lambda con, game_id=None, aliases=None: __getattr__("economy_nets")(con),
+    "budget": lambda con, game_id=None, aliases=None: __getattr__("budget_breakdown")(con),
+    "scorecard": lambda con, game_id=None, aliases=None: __getattr__("scorecard")(con, aliases=aliases),
+    "decisions": lambda con, game_id=None, aliases=None: __getattr__("decision_quality")(con, aliases=aliases),
+    "attacks": lambda con, game_id=None, aliases=None: __getattr__("attack_heatmap")(con, game_id),
+    "attack-study": lambda con, game_id=None, aliases=None: __getattr__("event_study_chart")(con, game_id),
+    "families": lambda con, game_id=None, aliases=None: __getattr__("family_matrix_chart")(con, strict=True),
+    "trace-steps": lambda con, game_id=None, aliases=None: __getattr__("step_times_chart")(con, strict=True),
 }
 
 

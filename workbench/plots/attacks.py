@@ -41,14 +41,15 @@ def attack_heatmap_chart(game_id: str, matrix: pl.DataFrame, color: str = "actua
     )
     cells = base.mark_rect(stroke="white").encode(
         color=alt.Color(f"{color}:Q", title=title, scale=scale),
-        tooltip=["attacker:N", "target:N", "attacks:Q", "team_attacks:Q", "raises:Q", "assisted:Q", "assists:Q",
+        tooltip=[*(alt.Tooltip(f"{name}:N") for name in ("attacker", "target")),
+                 *(alt.Tooltip(f"{name}:Q") for name in ("attacks", "team_attacks", "raises", "assisted", "assists")),
                  alt.Tooltip("intended_mean:Q", format=".3f", title="mean intended"),
                  alt.Tooltip("applied_mean:Q", format=".3f", title="mean applied"),
                  alt.Tooltip("applied_total:Q", format=".3f", title="total applied"),
                  alt.Tooltip("actual_mean:Q", format=".3f", title="mean actual"),
                  alt.Tooltip("actual_total:Q", format=".3f", title="total actual")],
     )
-    labels = base.mark_text(fontSize=11).encode(text="attacks:Q")
+    labels = base.mark_text(fontSize=11).encode(text=alt.Text("attacks:Q"))
     side = max(160, 36 * len(players))
     return (cells + labels).properties(
         width=side, height=side,
@@ -71,7 +72,7 @@ def event_study_plot(game_id: str, study: pl.DataFrame, k: int) -> alt.HConcatCh
     study = study.with_columns(attack=pl.concat_str("kind", "emotion", separator=" · "))
     order = study["attack"].to_list()
     y = alt.Y("attack:N", title="attack · aimed-at emotion", sort=order)
-    tooltip = ["attack:N", "n:Q", alt.Tooltip("mean_change:Q", format=".3f"),
+    tooltip = [alt.Tooltip("attack:N"), alt.Tooltip("n:Q"), alt.Tooltip("mean_change:Q", format=".3f"),
                alt.Tooltip("baseline_mean:Q", format=".3f"), alt.Tooltip("difference:Q", format=".3f"),
                alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")]
     means = alt.Chart(study).transform_fold(
@@ -84,9 +85,9 @@ def event_study_plot(game_id: str, study: pl.DataFrame, k: int) -> alt.HConcatCh
         tooltip=tooltip,
     ).properties(width=300, title="after attacks vs baseline")
     bars = alt.Chart(study).mark_errorbar(ticks=True).encode(
-        x=alt.X("ci_low:Q", title="difference (95% t interval)"), x2="ci_high:Q", y=y, tooltip=tooltip)
+        x=alt.X("ci_low:Q", title="difference (95% t interval)"), x2=alt.X2("ci_high"), y=y, tooltip=tooltip)
     points = alt.Chart(study).mark_point(filled=True, size=70, color="black").encode(
-        x="difference:Q", y=y, tooltip=tooltip)
+        x=alt.X("difference:Q"), y=y, tooltip=tooltip)
     zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.X(datum=0, type="quantitative"))
     difference = (zero + bars + points).properties(width=300, title="difference from baseline")
     return alt.hconcat(means, difference, title=f"Change in the aimed-at emotion after attacks in {game_id} "

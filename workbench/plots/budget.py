@@ -5,6 +5,8 @@ a line at the resource's net."""
 
 from __future__ import annotations
 
+import colorsys
+
 import altair as alt
 import duckdb
 
@@ -52,13 +54,14 @@ def _chart(bars, order: list[str], snapshot: dict):
         x=x, y=alt.Y("amount:Q", title="per month"),
         color=alt.Color("category:N", title="category", scale=palette, legend=alt.Legend(orient="top", columns=5, symbolLimit=80)),
         order=alt.Order("rank:Q"),
-        tooltip=["resource:N", "side:N", "category:N", alt.Tooltip("amount:Q", format=",.2f"),
+        tooltip=[*(alt.Tooltip(f"{name}:N") for name in ("resource", "side", "category")),
+                 alt.Tooltip("amount:Q", format=",.2f"),
                  alt.Tooltip("lines:Q", title="categories summed")],
     )
     net = alt.Chart().transform_aggregate(net="max(net)", groupby=["resource"]).mark_rule(
         color=NET_COLOR, strokeWidth=2).encode(
-        y="net:Q", tooltip=["resource:N", alt.Tooltip("net:Q", format=",.2f", title="net / month")])
-    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.datum(0)).transform_aggregate(
+        y=alt.Y("net:Q"), tooltip=[alt.Tooltip("resource:N"), alt.Tooltip("net:Q", format=",.2f", title="net / month")])
+    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.YDatum(0)).transform_aggregate(
         points="count()", groupby=["resource"])
     panel = alt.layer(stacked, zero, net, data=bars).properties(width=110, height=150)
     return panel.facet(
@@ -71,8 +74,20 @@ def _chart(bars, order: list[str], snapshot: dict):
 
 
 def _colors(count: int) -> list[str]:
-    """Distinct colours for the named categories (tableau20 without its greys, which
-    `other` has; repeated beyond 18)."""
-    scheme = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63", "#499894",
-              "#86bcb6", "#e15759", "#ff9d9a", "#d37295", "#fabfd2", "#b07aa1", "#d4a6c8", "#9d7660", "#d7b5a6"]
-    return [scheme[i % len(scheme)] for i in range(count)]
+    """`count` distinct colours for the named categories, in the legend's order:
+    tableau20 without its greys (which `other` has) up to 18; beyond, hues a golden
+    angle apart, darker and lighter in turn. No two of up to 600 categories share a
+    colour (a Stellaris budget has about 50), and colours of near hues differ in lightness."""
+    if count <= len(TABLEAU_WITHOUT_GREYS):
+        return TABLEAU_WITHOUT_GREYS[:count]
+    return [_hex(colorsys.hls_to_rgb(i * GOLDEN_TURN % 1, 0.42 if i % 2 else 0.62, 0.65)) for i in range(count)]
+
+
+GOLDEN_TURN = (5 ** 0.5 - 1) / 2  # of a full turn: each next hue lands in the widest gap left
+TABLEAU_WITHOUT_GREYS = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63",
+                         "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#d37295", "#fabfd2", "#b07aa1", "#d4a6c8",
+                         "#9d7660", "#d7b5a6"]
+
+
+def _hex(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{round(channel * 255):02x}" for channel in rgb)

@@ -2,8 +2,9 @@
 are valid, which rules they break most, and how long and how many tokens they took.
 
 Everything is aggregated in DuckDB over `decisions` (and `violations` joined to
-`sources.format`), or in the format's read side (`ec4x.report.family_matrix`); only
-the small aggregates go into the Vega-Lite spec.
+`sources.format`); only the small aggregates go into the Vega-Lite spec. Channels are
+written as objects (`alt.Tooltip("valid:Q")`), not as strings: Altair spends several
+milliseconds parsing each string.
 """
 
 from __future__ import annotations
@@ -13,14 +14,12 @@ import polars as pl
 
 from workbench.catalog import query_frame
 from workbench.comparison import decided, scorecard
-from workbench.ec4x.families import FAMILIES
-from workbench.ec4x.report import family_matrix
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
+from workbench.plots.labels import displayed, note_chart
 
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
 TOP_RULES = 15
-LABEL_CHARS = 40
 
 SCOPE = "($formats IS NULL OR list_contains($formats, format))"
 
@@ -53,53 +52,6 @@ def _most_active(card: pl.DataFrame, formats: list[str] | None) -> pl.DataFrame:
     card = card.sort(["decisions", "model"], descending=[True, False]).group_by("format", maintain_order=True).head(
         MODELS_PER_FORMAT)
     return card.sort(["format", "validity", "model"], descending=[False, True, False])
-
-
-def family_matrix_chart(con, strict: bool = False) -> alt.LayerChart:
-    """EC4X command family (columns) x model and source (rows): each cell coloured by the
-    family's validity for that model, labelled with how often it was tried; a family the
-    model never tried is a grey cell labelled 0, so the coverage gap shows. The tooltip
-    adds valid uses and the rule broken most. With no EC4X data: a chart saying so, or
-    (`strict`, as `workbench plot` asks) a WorkbenchError."""
-    frame = family_matrix(con)
-    if frame.is_empty():
-        if strict:
-            raise WorkbenchError("no EC4X order drafts or bot traces in this database; ingest *.orders.jsonl or "
-                                 "bot_trace_*.jsonl first")
-        return _note("No EC4X order drafts or bot traces", FAMILY_MATRIX_TITLE)
-    return family_matrix_heatmap(frame)
-
-
-FAMILY_MATRIX_TITLE = "EC4X command families: validity (colour) and uses (count) per model"
-UNTRIED_COLOUR = "#d9d9d9"
-
-
-def family_matrix_heatmap(frame: pl.DataFrame) -> alt.LayerChart:
-    """The heatmap of a `family_matrix` frame."""
-    frame = frame.with_columns(
-        row=pl.format("{} · {}", "source", pl.col("model").map_elements(_display, return_dtype=pl.String)),
-        top_rule=pl.col("top_rule").map_elements(_display, return_dtype=pl.String),
-    )
-    base = alt.Chart(frame).encode(
-        x=alt.X("family:N", title="command family", sort=list(FAMILIES), axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("row:N", title="source · model", sort=frame["row"].unique(maintain_order=True).to_list()),
-    )
-    tried = alt.datum.tried > 0
-    tooltip = ["source:N", "model:N", "family:N", "tried:Q", "valid:Q",
-               alt.Tooltip("validity:Q", format=".1%"), "top_rule:N", "top_rule_count:Q"]
-    # Untried cells are a layer of their own: a rect with no validity would not be drawn.
-    untried = base.transform_filter(~tried).mark_rect(stroke="white", color=UNTRIED_COLOUR).encode(tooltip=tooltip)
-    cells = base.transform_filter(tried).mark_rect(stroke="white").encode(
-        color=alt.Color("validity:Q", title="validity", scale=alt.Scale(scheme="redyellowgreen", domain=[0, 1]),
-                        legend=alt.Legend(format="%")),
-        tooltip=tooltip,
-    )
-    counts = base.mark_text(fontSize=11).encode(
-        text="tried:Q",
-        color=alt.condition(tried, alt.value("black"), alt.value("#777777")),
-    )
-    return (untried + cells + counts).properties(
-        title=FAMILY_MATRIX_TITLE, width=44 * len(FAMILIES), height=max(40, 26 * frame["row"].n_unique()))
 
 
 # --- queries -----------------------------------------------------------------------
@@ -156,15 +108,16 @@ def _validity_by_format(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart
     )
     bars = base.mark_bar().encode(
         color=color,
-        tooltip=["format:N", "decisions:Q", "valid:Q", alt.Tooltip("valid_rate:Q", format=".1%")],
+        tooltip=[alt.Tooltip("format:N"), alt.Tooltip("decisions:Q"), alt.Tooltip("valid:Q"),
+                 alt.Tooltip("valid_rate:Q", format=".1%")],
     )
-    counts = base.mark_text(align="left", dx=4).encode(text="label:N")
+    counts = base.mark_text(align="left", dx=4).encode(text=alt.Text("label:N"))
     return (bars + counts).properties(title="Validity per format", width=300, height=_height(frame))
 
 
 def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
     frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games").with_columns(
-        model=pl.col("model").map_elements(_display, return_dtype=pl.String))
+        model=displayed("model"))
     frame = frame.with_columns(row=pl.format("{} · {}", "format", "model"), label=pl.format("n={}", "decisions"))
     base = alt.Chart(frame).encode(
         y=alt.Y("row:N", title=None, sort=None),
@@ -172,13 +125,14 @@ def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
     )
     bars = base.mark_bar().encode(
         color=color,
-        tooltip=["format:N", alt.Tooltip("model:N", title="model or agent"), "decisions:Q", "valid:Q", "games:Q",
-                 alt.Tooltip("validity:Q", format=".1%"), alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
+        tooltip=[alt.Tooltip("format:N"), alt.Tooltip("model:N", title="model or agent"), alt.Tooltip("decisions:Q"),
+                 alt.Tooltip("valid:Q"), alt.Tooltip("games:Q"), alt.Tooltip("validity:Q", format=".1%"),
+                 alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
                  alt.Tooltip("ci_high:Q", format=".1%", title="95% high")],
     )
     # The 95% interval, clustered by game, as in the scorecard: a small sample shows as a long whisker.
-    whiskers = base.mark_rule(color="black").encode(x="ci_low:Q", x2="ci_high:Q")
-    counts = base.mark_text(align="left", dx=4).encode(x="ci_high:Q", text="label:N")
+    whiskers = base.mark_rule(color="black").encode(x=alt.X("ci_low:Q"), x2=alt.X2("ci_high"))
+    counts = base.mark_text(align="left", dx=4).encode(x=alt.X("ci_high:Q"), text=alt.Text("label:N"))
     return (bars + whiskers + counts).properties(title="Validity per model or agent (with 95% intervals)",
                                                  width=640, height=_height(frame))
 
@@ -186,47 +140,34 @@ def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
 def _top_rules(con, params: dict, color: alt.Color) -> alt.Chart:
     frame = _query(con, TOP_RULES_QUERY, params)
     if frame.is_empty():
-        return _note("No error or warning violations", "Most frequent violation rules")
-    frame = frame.with_columns(pl.col("rule").map_elements(_display, return_dtype=pl.String))
+        return note_chart("No error or warning violations", "Most frequent violation rules")
+    frame = frame.with_columns(displayed("rule"))
     return alt.Chart(frame).mark_bar().encode(
         y=alt.Y("rule:N", title=None, sort=alt.EncodingSortField("violations", op="sum", order="descending")),
         x=alt.X("sum(violations):Q", title="violations"),
         color=color,
-        tooltip=["format:N", alt.Tooltip("rule:N", title="rule"), "severity:N", "violations:Q"],
+        tooltip=[alt.Tooltip("format:N"), alt.Tooltip("rule:N", title="rule"), alt.Tooltip("severity:N"),
+                 alt.Tooltip("violations:Q")],
     ).properties(title="Most frequent violation rules", width=300, height=_height(frame, by="rule"))
 
 
 def _distribution(con, source: str, params: dict, measure: str, title: str, color: alt.Color) -> alt.Chart:
     frame = _query(con, DISTRIBUTION.format(measure=measure, source=source), params)
     if frame.is_empty():
-        return _note(f"No {title.split(' (')[0]} recorded", title.capitalize())
+        return note_chart(f"No {title.split(' (')[0]} recorded", title.capitalize())
     frame = _labelled(frame).with_columns(row=pl.format("{} · {}", "format", "who"))
     base = alt.Chart(frame).encode(y=alt.Y("row:N", title=None, sort=None))
-    tooltip = ["format:N", alt.Tooltip("who:N", title="model or agent"), "n:Q",
-               "lo:Q", "q1:Q", "mid:Q", "q3:Q", "hi:Q"]
-    whiskers = base.mark_rule().encode(x=alt.X("lo:Q", title=title), x2="hi:Q")
-    boxes = base.mark_bar(size=12).encode(x="q1:Q", x2="q3:Q", color=color, tooltip=tooltip)
-    medians = base.mark_tick(color="black", size=12).encode(x="mid:Q")
+    tooltip = [alt.Tooltip("format:N"), alt.Tooltip("who:N", title="model or agent"),
+               *(alt.Tooltip(f"{name}:Q") for name in ("n", "lo", "q1", "mid", "q3", "hi"))]
+    whiskers = base.mark_rule().encode(x=alt.X("lo:Q", title=title), x2=alt.X2("hi"))
+    boxes = base.mark_bar(size=12).encode(x=alt.X("q1:Q"), x2=alt.X2("q3"), color=color, tooltip=tooltip)
+    medians = base.mark_tick(color="black", size=12).encode(x=alt.X("mid:Q"))
     return (whiskers + boxes + medians).properties(title=title.capitalize(), width=300, height=_height(frame))
-
-
-def _note(text: str, title: str) -> alt.Chart:
-    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13, color="gray").encode(
-        text="note:N"
-    ).properties(title=title, width=300, height=60)
 
 
 def _labelled(frame: pl.DataFrame) -> pl.DataFrame:
     # Replaces `who`: the whole frame goes into the spec, not only the encoded columns.
-    return frame.with_columns(pl.col("who").map_elements(_display, return_dtype=pl.String))
-
-
-def _display(text: str) -> str:
-    """A name from a log, safe and short for a figure. Angle brackets become look-alikes:
-    the HTML export embeds the spec in a <script> block, where a `</script>` in a
-    model name would end it."""
-    text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+    return frame.with_columns(displayed("who"))
 
 
 def _height(frame: pl.DataFrame, by: str | None = None) -> int:

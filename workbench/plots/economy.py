@@ -126,7 +126,8 @@ def _chart(frame, order: list[str], hidden: list[str] = ()):
         "strokeDash": alt.StrokeDash("origin:N", title="read from", legend=LEGEND, scale=alt.Scale(
             domain=origins, range=[ORIGIN_DASHES.get(o, [1, 0]) for o in origins])),
     }
-    tooltip = ["series:N", "origin:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
+    tooltip = [alt.Tooltip("series:N"), alt.Tooltip("origin:N"), alt.Tooltip("resource:N"),
+               alt.Tooltip("game_date:N", title="date"),
                alt.Tooltip("net:Q", format=",.2f", title="net / month")]
     subtitle = [DEFICIT_NOTE] + ([f"{len(hidden)} more resources, never in deficit, not shown "
                                   f"(resources=\"all\" shows them): {', '.join(hidden)}"] if hidden else [])
@@ -138,7 +139,8 @@ def _country_chart(frame, order: list[str]):
     labels = frame["country"].unique(maintain_order=True).to_list()
     encoding = {"color": alt.Color("country:N", title="country (click to pick)", sort=labels, legend=LEGEND),
                 "detail": alt.Detail("series:N")}
-    tooltip = ["country:N", "country_id:N", "series:N", "resource:N", alt.Tooltip("game_date:N", title="date"),
+    tooltip = [*(alt.Tooltip(f"{name}:N") for name in ("country", "country_id", "series", "resource")),
+               alt.Tooltip("game_date:N", title="date"),
                alt.Tooltip("income:Q", format=",.2f"), alt.Tooltip("expenses:Q", format=",.2f"),
                alt.Tooltip("net:Q", format=",.2f", title="net / month")]
     title = "Monthly net per resource, the player beside other countries"
@@ -162,14 +164,14 @@ def _panels(frame, order: list[str], picked_by: str, encoding: dict, tooltip: li
     x = alt.X("year:Q", title="game year (360-day calendar)", axis=alt.Axis(format="d", tickMinStep=1),
               scale=alt.Scale(zero=False))
     y = alt.Y("net:Q", title="net / month")
+    opacity = alt.Opacity(condition={"param": picked.name, "value": 1.0}, value=0.15)  # faint unless picked
     lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
-        x=x, y=y, **encoding,
-        opacity=alt.condition(picked, alt.value(1.0), alt.value(0.15)), tooltip=tooltip,
+        x=x, y=y, **encoding, opacity=opacity, tooltip=tooltip,
     ).add_params(picked)
     deficits = alt.Chart().mark_point(shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR).encode(
-        x=x, y=y, opacity=alt.condition(picked, alt.value(1.0), alt.value(0.15)), tooltip=tooltip,
+        x=x, y=y, opacity=opacity, tooltip=tooltip,
     ).transform_filter("datum.deficit")
-    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.datum(0)).transform_aggregate(
+    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.YDatum(0)).transform_aggregate(
         points="count()", groupby=["resource"]
     )
     panel = alt.layer(zero, lines, deficits, data=frame).properties(width=PANEL_WIDTH, height=120)

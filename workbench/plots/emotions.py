@@ -1,4 +1,8 @@
-"""Emotion trajectories of a Damage game, with the attacks each player received."""
+"""Emotion trajectories of a Damage game, with the attacks each player received and the
+point where each eliminated player left the game.
+
+Channels are written as objects (`alt.Tooltip("value:Q")`), not as strings: Altair
+spends several milliseconds parsing each string."""
 
 from __future__ import annotations
 
@@ -18,8 +22,10 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
                          overlay: alt.Chart | None = None):
     """One line per player for each emotion over the event sequence (`x="seq"`) or
     turn (`x="turn"`), one panel per emotion, with a marker where a player was attacked
-    on that emotion (tooltip: attacker, intended and applied change). `overlay` is
-    layered over every panel (see `cursor_rule`)."""
+    on that emotion (tooltip: attacker, intended and applied change). The line of a
+    player who was eliminated ends where the player left the game, at a cross: the
+    vectors a log restates after that (`hand_ended`, `game_ended`) are not drawn.
+    `overlay` is layered over every panel (see `cursor_rule`)."""
     game_id = game_id or queries.largest_game(con)
     emotions = list(emotions or EMOTIONS)
     unknown = set(emotions) - set(EMOTIONS)
@@ -29,33 +35,61 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
     if vectors.is_empty():
         raise WorkbenchError(f"no emotion vectors for game {game_id!r}")
     attacks = queries.attacks_received(con, game_id, players, emotions, x)
-    return emotion_chart(game_id, vectors, attacks, emotions, x, overlay)
+    eliminated = queries.eliminations(con, game_id, players)
+    return emotion_chart(game_id, vectors, attacks, emotions, x, overlay, eliminated)
 
 
 def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emotions, x: str = "seq",
-                  overlay: alt.Chart | None = None) -> alt.VConcatChart:
-    """The trajectories of `queries.emotion_series` and the markers of
-    `queries.attacks_received`, one panel per emotion."""
+                  overlay: alt.Chart | None = None, eliminated: pl.DataFrame | None = None) -> alt.VConcatChart:
+    """The trajectories of `queries.emotion_series`, the markers of
+    `queries.attacks_received` and, for the players of `queries.eliminations`, a cross
+    ending their lines; one panel per emotion."""
     color = alt.Color("player_id:N", title="player")
+    axis = "event" if x == "seq" else "turn"
+    vectors, ends = ended_lines(vectors, eliminated, x)
     panels = []
     for emotion in emotions:
         lines = alt.Chart(vectors.filter(vectors["emotion"] == emotion)).mark_line(interpolate="step-after").encode(
-            x=alt.X(f"{x}:Q", title="event" if x == "seq" else "turn"),
+            x=alt.X(f"{x}:Q", title=axis),
             y=alt.Y("value:Q", title=emotion, scale=alt.Scale(domain=[-1, 1])),
             color=color,
-            tooltip=["player_id:N", f"{x}:Q", alt.Tooltip("value:Q", format=".3f")],
+            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".3f")],
         )
         hits = alt.Chart(attacks.filter(attacks["emotion"] == emotion)).mark_point(
             shape="triangle-down", filled=True, size=70
         ).encode(
-            x=f"{x}:Q", y="value:Q", color=color,
-            tooltip=["player_id:N", "attacker:N", f"{x}:Q",
+            x=alt.X(f"{x}:Q"), y=alt.Y("value:Q"), color=color,
+            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("attacker:N"), alt.Tooltip(f"{x}:Q"),
                      alt.Tooltip("intended_delta:Q", format=".3f", title="intended"),
                      alt.Tooltip("applied_delta:Q", format=".3f", title="applied")],
         )
-        panel = lines + hits if overlay is None else lines + hits + overlay
+        # A cross (a plus turned 45 degrees) in the player's colour, outlined to stand out on the line.
+        out = alt.Chart(ends.filter(ends["emotion"] == emotion)).mark_point(
+            shape="cross", angle=45, filled=True, size=140, stroke="black", strokeWidth=0.6, opacity=1
+        ).encode(
+            x=alt.X(f"{x}:Q"), y=alt.Y("value:Q"), color=color,
+            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("eliminated_at:Q", title=f"eliminated at {axis}"),
+                     alt.Tooltip("value:Q", format=".3f", title="last value")],
+        )
+        panel = alt.layer(lines, hits, out) if overlay is None else alt.layer(lines, hits, out, overlay)
         panels.append(panel.properties(width=720, height=110))
-    return alt.vconcat(*panels, title=f"Emotions in {game_id} (▼ attack received)").resolve_scale(color="shared")
+    title = f"Emotions in {game_id} (▼ attack received, ✕ eliminated: the line ends)"
+    return alt.vconcat(*panels, title=title).resolve_scale(color="shared")
+
+
+def ended_lines(vectors: pl.DataFrame, eliminated: pl.DataFrame | None,
+                x: str = "seq") -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The vectors with each eliminated player's lines held at their last value up to
+    the line or turn it left the game at, and the ends of those lines: (player_id,
+    emotion, `x`, value, eliminated_at)."""
+    if eliminated is None:
+        eliminated = pl.DataFrame(schema={"player_id": pl.String, x: pl.Int64})
+    last = vectors.group_by("player_id", "emotion", maintain_order=True).last()  # vectors come in the log's order
+    ends = last.drop(x).join(eliminated.select("player_id", pl.col(x).alias("eliminated_at")), on="player_id",
+                             maintain_order="left")
+    ends = ends.with_columns(pl.col("eliminated_at").cast(vectors.schema[x]).alias(x))
+    return pl.concat([vectors, ends.select(vectors.columns)]), ends.select("player_id", "emotion", x, "value",
+                                                                          "eliminated_at")
 
 
 def cursor_rule(param: str) -> alt.Chart:

@@ -9,9 +9,9 @@ import polars as pl
 
 from workbench.arena.queries import step_times
 from workbench.errors import WorkbenchError
+from workbench.plots.labels import displayed, note_chart
 
 TITLE = "Reasoning-trace step times: median (bar) and 95th percentile (tick) per model"
-LABEL_CHARS = 40
 
 
 def step_times_chart(con, strict: bool = False) -> alt.Chart | alt.LayerChart:
@@ -25,15 +25,15 @@ def step_times_chart(con, strict: bool = False) -> alt.Chart | alt.LayerChart:
     except WorkbenchError as exc:
         if strict:
             raise
-        return _nothing_to_plot(f"Nothing to plot: {exc}")
+        return note_chart(f"Nothing to plot: {exc}", TITLE, width=420)
     frame = frame.filter(pl.col("p50_ms").is_not_null() & (pl.col("p95_ms") > 0))
     if frame.is_empty():
         missing = ("no timed reasoning-trace step in this database; ingest Agent Arena traces "
                    "(traces/<episode_id>.jsonl) whose steps carry duration_ms")
         if strict:
             raise WorkbenchError(missing)
-        return _nothing_to_plot(f"Nothing to plot: {missing}")
-    return _chart(frame.with_columns(pl.col("model").map_elements(_display, return_dtype=pl.String)))
+        return note_chart(f"Nothing to plot: {missing}", TITLE, width=420)
+    return _chart(frame.with_columns(displayed("model")))
 
 
 def _chart(frame: pl.DataFrame) -> alt.LayerChart:
@@ -52,25 +52,14 @@ def _chart(frame: pl.DataFrame) -> alt.LayerChart:
         y=alt.Y("name:N", title="step", sort=names),
         yOffset=alt.YOffset("model:N", sort=models),
         color=alt.Color("model:N", title="model (or agent)", sort=models),
-        tooltip=["name:N", "model:N", "model_from:N", "steps:Q", "timed:Q",
+        tooltip=[*(alt.Tooltip(name) for name in ("name:N", "model:N", "model_from:N", "steps:Q", "timed:Q")),
                  alt.Tooltip("p50_ms:Q", format=",.1f", title="p50 (ms)"),
                  alt.Tooltip("p95_ms:Q", format=",.1f", title="p95 (ms)")],
     )
-    bars = base.mark_bar().encode(x=alt.X("floor:Q", scale=log, title="duration (ms, log scale)"), x2="p50_shown:Q")
-    rules = base.mark_rule().encode(x=alt.X("p50_shown:Q", scale=log), x2="p95_shown:Q")
+    bars = base.mark_bar().encode(x=alt.X("floor:Q", scale=log, title="duration (ms, log scale)"),
+                                  x2=alt.X2("p50_shown"))
+    rules = base.mark_rule().encode(x=alt.X("p50_shown:Q", scale=log), x2=alt.X2("p95_shown"))
     ticks = base.mark_tick(thickness=2, color="black").encode(x=alt.X("p95_shown:Q", scale=log))
     height = max(60, 14 * len(frame) + 10 * len(names))
     return alt.layer(bars, rules, ticks).properties(title=TITLE, width=420, height=height)
 
-
-def _nothing_to_plot(text: str) -> alt.Chart:
-    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13, color="gray").encode(
-        text="note:N"
-    ).properties(title=TITLE, width=420, height=60)
-
-
-def _display(text: str) -> str:
-    """A model name, safe and short for a figure: angle brackets become look-alikes (the
-    HTML export embeds the spec in a <script> block)."""
-    text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"

@@ -10,9 +10,9 @@ import polars as pl
 
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
+from workbench.plots.labels import displayed
 
 TITLE = "Valid decisions per model, with 95% intervals clustered by game"
-LABEL_CHARS = 40
 
 
 PICK = "pick"  # the name of a chart's selection that leads to its records
@@ -36,13 +36,14 @@ def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
     frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games",
                          "ci_method").with_columns(
         model_name=pl.col("model"),  # as the log wrote it: what a click on the model's bar selects
-        model=pl.col("model").map_elements(_display, return_dtype=pl.String),
+        model=displayed("model"),
         label=pl.format("n={}, {} game", "decisions", "games") + pl.when(pl.col("games") == 1).then(pl.lit(""))
         .otherwise(pl.lit("s")),
     )
     x = alt.X("validity:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))
     y = alt.Y("model:N", title=None, sort=alt.EncodingSortField("validity", order="descending"))
-    tooltip = ["format:N", "model:N", "decisions:Q", "valid:Q", "games:Q", alt.Tooltip("validity:Q", format=".1%"),
+    tooltip = [*(alt.Tooltip(name) for name in ("format:N", "model:N", "decisions:Q", "valid:Q", "games:Q")),
+               alt.Tooltip("validity:Q", format=".1%"),
                alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
                alt.Tooltip("ci_high:Q", format=".1%", title="95% high"), alt.Tooltip("ci_method:N", title="interval")]
     base = alt.Chart().encode(y=y, tooltip=tooltip)
@@ -50,17 +51,14 @@ def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
     # notebook to show the records behind it (widgets.DrillDown).
     pick = alt.selection_point(name=PICK, fields=["format", "model_name"], on="click", clear="dblclick")
     interval = base.mark_bar(height=8, opacity=0.35).encode(x=alt.X("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
-                                                            x2="ci_high:Q", color=alt.Color("format:N", legend=None))
+                                                            x2=alt.X2("ci_high"),
+                                                            color=alt.Color("format:N", legend=None))
     point = base.mark_point(filled=True, size=50, color="black").encode(x=x).add_params(pick)
-    label = base.mark_text(align="left", dx=6, fontSize=10, color="#555").encode(x="ci_high:Q", text="label:N")
+    label = base.mark_text(align="left", dx=6, fontSize=10, color="#555").encode(x=alt.X("ci_high:Q"),
+                                                                                 text=alt.Text("label:N"))
     return alt.layer(interval, point, label, data=frame).properties(width=360).facet(
         row=alt.Row("format:N", title=None, header=alt.Header(labelFontWeight="bold", labelAngle=0,
                                                                labelAlign="left")),
         title=TITLE,
     ).resolve_scale(y="independent")
 
-
-def _display(text: str) -> str:
-    """A name from a log, safe and short for a figure (no markup characters)."""
-    text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"

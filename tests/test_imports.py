@@ -1,0 +1,79 @@
+"""What a command loads. `import workbench` and the commands that draw nothing load no
+Altair and no vl-convert (a second and more of every run), and a figure loads only its
+own format. Each command runs in a child interpreter, in-process there
+(`cli.main`), so the modules listed are the command's own."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+DRAWING = ("altair", "vl_convert")
+FORMATS = ("damage", "stellaris", "ec4x", "arena", "gm")
+
+# Runs `workbench ARGS...` (JSON in argv[1]) and prints its exit code and the top-level
+# packages and workbench modules it loaded.
+PROBE = """
+import contextlib, io, json, sys
+from workbench import cli
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = cli.main(json.loads(sys.argv[1]))
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def loaded_by(*args: str) -> tuple[int, set[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    code, modules = json.loads(done.stdout)
+    return code, set(modules)
+
+
+def drawing(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in DRAWING)
+
+
+def formats(modules: set[str]) -> list[str]:
+    return sorted({m.split(".")[1] for m in modules if m.startswith("workbench.") and m.split(".")[1] in FORMATS})
+
+
+def test_import_workbench_and_its_plots_package_load_no_altair():
+    probe = "import json, sys, workbench, workbench.plots; print(json.dumps(sorted(sys.modules)))"
+    modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                                            check=True).stdout))
+    assert "workbench.plots" in modules and drawing(modules) == []
+
+
+@pytest.fixture(scope="module")
+def db(sample, tmp_path_factory):
+    """The sample corpus, ingested by `workbench ingest` in a child: what it loaded is checked here too."""
+    path = tmp_path_factory.mktemp("imports") / "w.duckdb"
+    code, modules = loaded_by("ingest", str(sample), "--db", str(path), "--quiet")
+    assert code == 0 and drawing(modules) == []
+    return path
+
+
+@pytest.mark.parametrize("command", [
+    ["scorecard"], ["compare"], ["plan", "--difference", "0.1"], ["export", "--parquet", "{tmp}/parquet"],
+])
+def test_commands_reading_the_database_load_no_altair(db, tmp_path, command):
+    code, modules = loaded_by(*[part.format(tmp=tmp_path) for part in command], "--db", str(db))
+    assert code == 0 and drawing(modules) == []
+
+
+def test_validate_and_synth_load_no_altair(sample, tmp_path):
+    code, modules = loaded_by("validate", str(sample / "damage"))
+    assert code == 1 and drawing(modules) == []  # 1: the sample's planted errors
+    code, modules = loaded_by("synth", "--out", str(tmp_path / "synth"))
+    assert code == 0 and drawing(modules) == []
+
+
+def test_a_figure_loads_altair_and_only_its_own_format(db, tmp_path):
+    code, modules = loaded_by("plot", "emotions", "--db", str(db), "-o", str(tmp_path / "e.json"))
+    assert code == 0 and "altair" in modules
+    assert formats(modules) == ["damage"] and "workbench.registry" not in modules
+    code, modules = loaded_by("plot", "budget", "--db", str(db), "-o", str(tmp_path / "b.json"))
+    assert code == 0 and formats(modules) == ["stellaris"]
