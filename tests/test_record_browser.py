@@ -124,3 +124,52 @@ def test_each_charts_marks_lead_to_the_records_behind_them(notebook_db):
     # a point of the economy: the records of that date's saves
     saved = browser.show(**economy_filters(notebook_db)({"game_date": date}))
     assert not saved.is_empty() and set(saved["source_id"]) == saves
+
+
+def selections(spec) -> dict[str, list[str]]:
+    """Every point selection a Vega-Lite spec declares, however nested: name -> fields."""
+    found = {}
+    if isinstance(spec, dict):
+        for param in spec.get("params", []):
+            if isinstance(param.get("select"), dict) and param["select"].get("type") == "point":
+                found[param["name"]] = param["select"].get("fields")
+        for value in spec.values():
+            found.update(selections(value))
+    elif isinstance(spec, list):
+        for value in spec:
+            found.update(selections(value))
+    return found
+
+
+def test_the_charts_declare_what_a_click_on_a_mark_selects(notebook_db):
+    from workbench.damage import queries
+
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    game = queries.largest_game(con)
+    picks = {
+        "scorecard": selections(plots.scorecard(con).to_dict()),
+        "attacks": selections(plots.attack_heatmap(con, game).to_dict()),
+        "families": selections(plots.family_matrix_chart(con).to_dict()),
+        "economy": selections(plots.economy_nets(con).to_dict()),
+        "emotions": selections(plots.emotion_trajectories(con, game, emotions=["tilt", "fear"]).to_dict()),
+    }
+    con.close()
+    assert picks["scorecard"]["pick"] == ["format", "model_name"]
+    assert picks["attacks"]["pick"] == ["attacker", "target"]
+    assert picks["families"]["pick"] == ["family", "model", "source"]
+    assert picks["economy"]["pick"] == ["game_date"]
+    assert picks["emotions"]["pick_tilt"] == picks["emotions"]["pick_fear"] == ["seq"]
+
+
+def test_a_drill_down_over_panels_follows_each_panels_selection(notebook_db):
+    from workbench.damage import queries
+    from workbench.widgets import emotion_filters
+
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    game = queries.largest_game(con)
+    chart = plots.emotion_trajectories(con, game, emotions=["tilt", "fear"])
+    con.close()
+    drill = DrillDown(chart, RecordBrowser(notebook_db, format="damage"), param=["pick_tilt", "pick_fear"],
+                      to_filters=emotion_filters(notebook_db, game))
+    assert {"pick_tilt", "pick_fear"} <= set(drill.chart.selections.trait_names())
+    assert drill.picked({"seq": 5})["line"].to_list() == [5]

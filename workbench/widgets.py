@@ -717,7 +717,8 @@ class DrillDown:
     """A chart that leads to its records: clicking a mark fills a RecordBrowser.
 
     The chart declares a point selection named `param` (the workbench's charts name
-    theirs `pick`) over the fields that say which records are behind a mark;
+    theirs `pick`; the emotion chart one per panel, `pick_<emotion>`: give the list)
+    over the fields that say which records are behind a mark;
     `to_filters(values)` turns the selected mark's fields (a dict) into the browser's
     filters (default: the fields as they are). Your own chart works the same way:
 
@@ -728,16 +729,17 @@ class DrillDown:
     `.chart` is the live `JupyterChart`; `.picked(values)` is what a click calls.
     """
 
-    def __init__(self, chart, browser: RecordBrowser, param: str = "pick", to_filters=None):
+    def __init__(self, chart, browser: RecordBrowser, param="pick", to_filters=None):
         import altair as alt
         import ipywidgets as widgets
 
-        self.browser, self.param = browser, param
+        self.browser = browser
+        self.params = [param] if isinstance(param, str) else list(param)  # a chart of panels may name one each
         self.to_filters = to_filters or (lambda values: dict(values))
         _enable_offline(alt)
         with alt.data_transformers.disable_max_rows():
             self.chart = alt.JupyterChart(chart)
-        self.chart.selections.observe(self._clicked, names=[param])
+        self.chart.selections.observe(self._clicked, names=self.params)
         self.widget = widgets.VBox([self.chart, browser.widget])
 
     def _clicked(self, change) -> None:

@@ -11,6 +11,7 @@ import polars as pl
 
 from workbench.damage import queries
 from workbench.errors import WorkbenchError
+from workbench.plots.labels import picking
 
 COLOR_BY = {
     "actual_mean": ("mean actual change", alt.Scale(scheme="redblue", domainMid=0, reverse=True)),
@@ -39,7 +40,8 @@ def attack_heatmap_chart(game_id: str, matrix: pl.DataFrame, color: str = "actua
         x=alt.X("target:N", title="target", scale=axis),
         y=alt.Y("attacker:N", title="attacker", scale=axis),
     )
-    cells = base.mark_rect(stroke="white").encode(
+    # a click on a cell selects its attacker and target: the attacks behind it (widgets.attack_filters)
+    cells = base.mark_rect(stroke="white").add_params(picking("attacker", "target")).encode(
         color=alt.Color(f"{color}:Q", title=title, scale=scale),
         tooltip=[*(alt.Tooltip(f"{name}:N") for name in ("attacker", "target")),
                  *(alt.Tooltip(f"{name}:Q") for name in ("attacks", "team_attacks", "raises", "assisted", "assists")),

@@ -10,6 +10,7 @@ import altair as alt
 import duckdb
 
 from workbench.errors import WorkbenchError
+from workbench.plots.labels import picking
 from workbench.stellaris import queries
 
 # Resources the player watches first; the others follow alphabetically.
@@ -168,7 +169,9 @@ def _panels(frame, order: list[str], picked_by: str, encoding: dict, tooltip: li
     lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
         x=x, y=y, **encoding, opacity=opacity, tooltip=tooltip,
     ).add_params(picked)
-    deficits = alt.Chart().mark_point(shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR).encode(
+    # a click on a month in deficit selects its date: the saves of that date (widgets.economy_filters)
+    deficits = alt.Chart().mark_point(shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR).add_params(
+        picking("game_date")).encode(
         x=x, y=y, opacity=opacity, tooltip=tooltip,
     ).transform_filter("datum.deficit")
     zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.YDatum(0)).transform_aggregate(

@@ -12,6 +12,7 @@ import polars as pl
 from workbench.damage import queries
 from workbench.damage.models import EMOTIONS
 from workbench.errors import WorkbenchError
+from workbench.plots.labels import PICK, picking
 
 # Above this many points per player, vectors are averaged over buckets of lines so the
 # spec stays small (Altair refuses more than 5,000 rows a panel) and the lines readable.
@@ -55,9 +56,11 @@ def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, em
             color=color,
             tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".3f")],
         )
+        # a click on an attack received selects its line: the attack (widgets.emotion_filters);
+        # one selection per panel, each named for its emotion
         hits = alt.Chart(attacks.filter(attacks["emotion"] == emotion)).mark_point(
             shape="triangle-down", filled=True, size=70
-        ).encode(
+        ).add_params(picking("seq", name=f"{PICK}_{emotion}")).encode(
             x=alt.X(f"{x}:Q"), y=alt.Y("value:Q"), color=color,
             tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("attacker:N"), alt.Tooltip(f"{x}:Q"),
                      alt.Tooltip("intended_delta:Q", format=".3f", title="intended"),

@@ -9,7 +9,7 @@ import polars as pl
 from workbench.ec4x.families import FAMILIES
 from workbench.ec4x.report import family_matrix
 from workbench.errors import WorkbenchError
-from workbench.plots.labels import displayed, note_chart
+from workbench.plots.labels import displayed, note_chart, picking
 
 FAMILY_MATRIX_TITLE = "EC4X command families: validity (colour) and uses (count) per model"
 UNTRIED_COLOUR = "#d9d9d9"
@@ -43,7 +43,9 @@ def family_matrix_heatmap(frame: pl.DataFrame) -> alt.LayerChart:
                alt.Tooltip("top_rule_count:Q")]
     # Untried cells are a layer of their own: a rect with no validity would not be drawn.
     untried = base.transform_filter(~tried).mark_rect(stroke="white", color=UNTRIED_COLOUR).encode(tooltip=tooltip)
-    cells = base.transform_filter(tried).mark_rect(stroke="white").encode(
+    # a click on a tried cell selects it: the drafts behind it (widgets.family_filters)
+    cells = base.transform_filter(tried).mark_rect(stroke="white").add_params(
+        picking("family", "model", "source")).encode(
         color=alt.Color("validity:Q", title="validity", scale=alt.Scale(scheme="redyellowgreen", domain=[0, 1]),
                         legend=alt.Legend(format="%")),
         tooltip=tooltip,

@@ -27,3 +27,14 @@ def note_chart(text: str, title: str, width: int = 300) -> alt.Chart:
     return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13, color="gray").encode(
         text=alt.Text("note:N")
     ).properties(title=title, width=width, height=60)
+
+
+PICK = "pick"  # the name of a chart's selection that leads to its records (widgets.DrillDown)
+
+
+def picking(*fields: str, name: str = PICK):
+    """A click selects a mark by `fields`, which say which records are behind it; a
+    double click clears it."""
+    import altair as alt
+
+    return alt.selection_point(name=name, fields=list(fields), on="click", clear="dblclick")

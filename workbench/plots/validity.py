@@ -10,12 +10,9 @@ import polars as pl
 
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
-from workbench.plots.labels import displayed
+from workbench.plots.labels import displayed, picking
 
 TITLE = "Valid decisions per model, with 95% intervals clustered by game"
-
-
-PICK = "pick"  # the name of a chart's selection that leads to its records
 
 
 def scorecard(con, formats: list[str] | None = None, aliases=None) -> alt.FacetChart:
@@ -49,7 +46,7 @@ def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
     base = alt.Chart().encode(y=y, tooltip=tooltip)
     # A click on a model's bar or point selects it (`PICK`: its format and name), for a
     # notebook to show the records behind it (widgets.DrillDown).
-    pick = alt.selection_point(name=PICK, fields=["format", "model_name"], on="click", clear="dblclick")
+    pick = picking("format", "model_name")
     interval = base.mark_bar(height=8, opacity=0.35).encode(x=alt.X("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
                                                             x2=alt.X2("ci_high"),
                                                             color=alt.Color("format:N", legend=None))
