@@ -240,6 +240,12 @@ def test_many_models_are_compared_with_the_best_unless_every_pair_is_asked_for(t
         __import__("workbench").stats.holm(against["p_value"].to_list()))
     every = compare_models(con, all_pairs=True)
     assert every.height == 32 * 31 // 2 and set(every["compared"]) == {"every pair"}
+    from workbench.comparison import how_compared
+
+    assert how_compared(against) == [
+        "arena: 32 models, each compared with the best, m-00 (the highest lower bound of validity): 31 comparisons; "
+        "--all-pairs for every pair", "p-values Holm-corrected over all 31 comparisons"]
+    assert how_compared(every)[0] == "arena: every pair of 32 models: 496 comparisons"
 
 
 def test_a_model_named_with_markdown_characters_is_escaped_in_the_report(tmp_path, database):
@@ -454,8 +460,18 @@ def test_each_planning_input_is_checked_at_its_bounds(name, value, holds):
         assert sample_size(*args) >= 2
     else:
         label = name.replace("_", " ")
-        with pytest.raises(WorkbenchError, match=f"{label} must be .*not {value!r}"):
+        expected = {"difference": "between 0 and 1 (0.05 for 5 points)", "decisions_per_game": "at least 1"}.get(
+            name, "between 0 and 1")
+        with pytest.raises(WorkbenchError) as raised:
             sample_size(*args)
+        assert str(raised.value) == f"{label} must be {expected}, not {value!r}"
+
+
+def test_a_difference_fits_up_to_the_ends_of_the_scale():
+    # 0.4 - 0.6 < 0, but 0.4 + 0.6 = 1: the difference fits (b at 1.0); a hair more does not
+    assert sample_size(0.6, 0.4, 10, 0.0) >= 2
+    with pytest.raises(WorkbenchError, match="does not fit around a validity of 0.4"):
+        sample_size(0.61, 0.4, 10, 0.0)
 
 
 def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, database):
@@ -471,6 +487,12 @@ def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, 
     assert (merged.models, merged.games, merged.decisions_per_game) == (1, 3, 20)
     assert "3 games of 1 models" in plan_in_words(con, 0.1, aliases={"m-a-2024": "m-a"})
     assert "6 games of 2 models" in plan_in_words(con, 0.1)
+    # every format pooled: the EC4X bot's model counts too
+    both = database(*paths, bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-c", [1, 1]))
+    assert (plan(both).models, plan(both, "arena").models, plan(both, "ec4x").models) == (3, 2, 1)
+    with pytest.raises(WorkbenchError) as raised:
+        plan(database())
+    assert str(raised.value) == "no decisions in this database to plan from"
     assert merged.games_needed(0.1) == games_needed(0.1, merged.validity, 20, merged.icc)
     assert merged.games_needed(0.1, validity=0.5) == games_needed(0.1, 0.5, 20, merged.icc)
 
@@ -506,6 +528,9 @@ def test_a_comparison_gives_the_difference_of_median_latencies_and_what_it_share
     assert row["latency_p50_diff_ms"] == pytest.approx(200.0 - 80.0)
     # one game: turns 1-3 both decided, too few to pair on
     assert (row["shared_turns"], row["shared_games"]) == (3, 1) and row["method"].startswith("unpaired")
+    assert row["validity_a_shared"] is None and row["validity_b_shared"] is None
+    assert row["method"].endswith("Newcombe interval")  # neither side clustered: no design effect named
+    assert row["compared"] == "the pair asked for"
     # different games: nothing shared
     apart = database(latency_game(tmp_path / "g3.events.jsonl", "m-a", [100.0], game="game_20260207T000000Z"),
                      latency_game(tmp_path / "g4.events.jsonl", "m-b", [50.0], game="game_20260208T000000Z"))
