@@ -14,6 +14,7 @@ output (../shared/corpus), not on the workbench's own generator's.
 7. 100,000 EC4X order drafts vs DuckDB's read_json                 (aim <= 3.0)
 8. `workbench plot` (PNG) and `workbench report` as whole processes
    vs `python -c "import altair"`                                  (aims: <= 1.5 s, <= 3 s)
+9. finding records among 1M events vs one-table queries and grep  (printed; no aim set)
 
 Where the time of 1 and 7 goes, step by step: python -m bench.steps
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import append, commands, damage_ingest, ec4x_drafts, figures, scale, scrubber, stellaris_save
+from bench import append, commands, damage_ingest, ec4x_drafts, figures, records, scale, scrubber, stellaris_save
 from bench.common import machine
 
 
@@ -49,6 +50,8 @@ def main() -> None:
     drafts = ec4x_drafts.main(["--drafts", "20000" if quick else "100000", "--runs", "1" if quick else "3"])
     print()
     loop = commands.main(["--runs", "2" if quick else "5"])
+    print()
+    found = records.main(["--events", "100000" if quick else "1000000", "--runs", "1" if quick else "3"])
     print("\nsummary")
     print(f"  1. ingest / read_json:        {ingest['ratio']:.2f}  (aim <= 2.0)")
     print(f"  2. speed-up vs per-line loop: {ingest['speedup']:.1f}x  (aim >= 10x)")
@@ -64,6 +67,7 @@ def main() -> None:
     print(f"  7. EC4X drafts / read_json:   {drafts['ratio']:.2f}  (aim <= 3.0)")
     print(f"  8. plot PNG {loop['plot']:.2f} s, report {loop['report']:.2f} s; import altair "
           f"{loop['import altair']:.2f} s  (aims <= 1.5 s, <= 3 s)")
+    print("  9. records / baseline: " + ", ".join(f"{name} {ratio:.1f}" for name, ratio in found.items()))
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 
