@@ -185,3 +185,24 @@ def test_aliases_rate_two_names_as_one_model(tmp_path, connect):
     table = ratings(connect(db), bootstrap=10, aliases={"A-2026": "A"})
     assert sorted(table["model"].to_list()) == ["A", "B"]
     assert table.filter(table["model"] == "A")["games"].to_list() == [2]
+
+
+def test_errors_word_for_word_an_interval_column_without_intervals_and_ties_ranked_by_name(tmp_path, connect):
+    # one model in every seat: nothing to rank it against
+    alone = connect(ingest(tmp_path / "alone", [game_lines("g1", 1, {"P1": "A", "P2": "A"},
+                                                           [player("P1", 2, 100), player("P2", 1, 100)])]))
+    with pytest.raises(WorkbenchError) as raised:
+        ratings(alone)
+    assert str(raised.value) == "no finished Damage game has two models to rank against each other"
+    empty = connect(ingest(tmp_path / "empty", [game_lines("g1", 1, {"P1": "A"}, [], ended=False)]))
+    with pytest.raises(WorkbenchError) as raised:
+        ratings(empty)
+    assert str(raised.value) == "no finished Damage game in this database (none has a game_ended event)"
+    # one game, B and A tied (same lives, same bankroll): equal ratings; no interval (below 3 games),
+    # still a column of floats
+    games = [game_lines("g1", 1, {"P1": "B", "P2": "A"}, [player("P1", 2, 100), player("P2", 2, 100)])]
+    table = ratings(connect(ingest(tmp_path / "tie", games)), bootstrap=10)
+    assert table["mu"][0] == pytest.approx(table["mu"][1])
+    assert table["model"].to_list() == ["A", "B"] and table["rank"].to_list() == [1, 2]  # a tie: by name
+    assert table.schema["mu_low"] == table.schema["mu_high"] == __import__("polars").Float64
+    assert table["mu_low"].null_count() == 2
