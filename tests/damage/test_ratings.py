@@ -206,3 +206,16 @@ def test_errors_word_for_word_an_interval_column_without_intervals_and_ties_rank
     assert table["model"].to_list() == ["A", "B"] and table["rank"].to_list() == [1, 2]  # a tie: by name
     assert table.schema["mu_low"] == table.schema["mu_high"] == __import__("polars").Float64
     assert table["mu_low"].null_count() == 2
+
+
+def test_games_are_rated_in_the_order_they_ended_as_openskill_rates_them(tmp_path, connect):
+    from tests.damage.test_plackett_luce import openskill_ratings
+
+    # "g-b" ended first (B won), "g-a" later (A won): by name the order would be the other way
+    games = [game_lines("g-a", 9, {"P1": "A", "P2": "B"}, [player("P1", 2, 100), player("P2", 1, 100)]),
+             game_lines("g-b", 3, {"P1": "B", "P2": "A"}, [player("P1", 2, 100), player("P2", 1, 100)])]
+    table = ratings(connect(ingest(tmp_path, games)), bootstrap=10)
+    expected, _ = openskill_ratings([{"B": 1.0, "A": 2.0}, {"A": 1.0, "B": 2.0}], ["A", "B"])
+    assert {row["model"]: row["mu"] for row in table.iter_rows(named=True)} == pytest.approx(
+        dict(zip(["A", "B"], expected)))
+    assert expected[0] > expected[1]  # the later win counts more: A, rated last, ends ahead
