@@ -156,7 +156,7 @@ def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: 
 def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
     """Split the first `size` bytes of `data` (whole lines), or its first CHUNK_LINES
     lines, into lines, keeping aside the blank and unreadable ones."""
-    starts, ends = _line_spans(data, size, CHUNK_LINES)
+    starts, ends = line_spans(data, size, CHUNK_LINES)
     count = len(starts)
     if count == CHUNK_LINES:
         size = min(size, int(ends[-1]) + 1)  # up to the last line's end
@@ -233,9 +233,10 @@ def string_views(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     return pa.StringViewArray.from_buffers(pa.string_view(), count, [None, pa.py_buffer(views), *buffers])
 
 
-def _line_spans(data: bytes, size: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
-    """Where each line of the first `size` bytes of `data` starts and ends (before its
-    LF; the last line may have none), for the first `limit` lines at most: the line ends
+def line_spans(data, size: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each line of the first `size` bytes of `data` (bytes or a mapping) starts and
+    ends (before its LF; the last line may have none), for the first `limit` lines at
+    most: the line ends
     are found a few MiB at a time, so the comparison's temporary array stays small."""
     view = np.frombuffer(data, np.uint8, count=size)
     ends, found = [], 0

@@ -32,6 +32,7 @@ import pyarrow as pa
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
 from workbench.formats import BOM
+from workbench.jsonl import line_spans, read_line
 from workbench.naming import alias_sql, read_aliases
 
 RECORD_COLUMNS = ("path", "locator", "line", "format", "game_id", "turn", "model", "agent_id", "action",
@@ -109,6 +110,7 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
         "severity": "list_contains(f.severities, $severity)",
     }
     conditions = [where[name] for name in given if name in where]
+    tables = _record_tables(con)
 
     def located(table: str, has_line: bool) -> str:
         line = f"coalesce({'x.line, ' if has_line else ''}{_LINE_OF_LOCATOR.format('x.locator')}, n.line)"
@@ -125,11 +127,11 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
                  {"WHERE format = $format" if "format" in given else ""}
                  {"AND" if "format" in given else "WHERE"}
                  {"source_id IN (SELECT source_id FROM $matched)" if searched else "true"}),
-    named AS ({_named_lines(con)}),
+    named AS ({_named_lines(tables)}),
     decisions_at AS NOT MATERIALIZED ({located("decisions", False)}),
     findings_at AS NOT MATERIALIZED ({located("violation_lines", True)}),
     rejects_at AS NOT MATERIALIZED ({located("rejects", True)}),
-    rows_at AS NOT MATERIALIZED ({_table_rows(con)}),
+    rows_at AS NOT MATERIALIZED ({_table_rows(tables)}),
     -- the game of a file whose decisions name one: also that of its lines no game is read from (rejects)
     file_games AS (SELECT source_id, min(game_id) AS game_id FROM decisions SEMI JOIN src USING (source_id)
                    GROUP BY source_id HAVING min(game_id) = max(game_id)),
@@ -186,12 +188,12 @@ VALIDITY = ("coalesce(d.valid, t.valid, r.source_id IS NULL AND NOT coalesce(lis
             "false))")
 
 
-def _table_rows(con) -> str:
+def _table_rows(tables: list[tuple[str, set[str]]]) -> str:
     """(source_id, locator, line, game_id, turn, valid) of every row of the tables that
     keep rows per record (a `seq` line or a `locator`), of the sources in `src`, with
     the key columns of _KEY."""
     parts = []
-    for table, columns in _record_tables(con):
+    for table, columns in tables:
         game = next((f"{c}::VARCHAR" for c in ("game_id", "episode", "episode_id") if c in columns), "NULL::VARCHAR")
         turn = next((f"{c}::BIGINT" for c in ("turn", "tick") if c in columns), "NULL::BIGINT")
         valid = "valid" if "valid" in columns else "NULL::BOOLEAN"
@@ -216,14 +218,14 @@ def _record_tables(con) -> list[tuple[str, set[str]]]:
             if table not in _NOT_RECORDS and "source_id" in columns and ({"seq", "locator"} & set(columns))]
 
 
-def _named_lines(con) -> str:
+def _named_lines(tables: list[tuple[str, set[str]]]) -> str:
     """(source_id, locator, line) for records named otherwise than `line N` in findings
     and decisions: from findings that give the line, and from the tables of _NAMED_LINES."""
     parts = ["SELECT source_id, locator, min(line) AS line FROM violation_lines WHERE line IS NOT NULL "
              "AND NOT starts_with(locator, 'line ') GROUP BY ALL",
              "SELECT source_id, locator, min(line) FROM rejects WHERE line IS NOT NULL "
              "AND NOT starts_with(locator, 'line ') GROUP BY ALL"]
-    present = {table for table, _ in _record_tables(con)}
+    present = {table for table, _ in tables}
     parts += [f"SELECT source_id, {name} AS locator, min(seq) FROM {table} GROUP BY ALL"
               for table, name in _NAMED_LINES.items() if table in present]
     return "SELECT source_id, locator, min(line) AS line FROM (" + " UNION ALL ".join(parts) + ") GROUP BY ALL"
@@ -247,7 +249,7 @@ def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -
         raise WorkbenchError(f"side by side needs two different models, not {a!r} twice")
     decisions = query_frame(con, f"""
         WITH d AS ({decided(read_aliases(aliases))}),
-        named AS ({_named_lines(con)}),
+        named AS ({_named_lines(_record_tables(con))}),
         mine AS (
             SELECT d.format, d.game_id, d.turn, d.who, d.action, d.valid, d.source_id, d.locator,
                    coalesce({_LINE_OF_LOCATOR.format('d.locator')}, n.line) AS line
@@ -295,20 +297,18 @@ def _side(rows: pl.DataFrame, suffix: str) -> pl.DataFrame:
 class _Lines:
     """Where each line of a file's ingested bytes ends (the byte of its LF, or the end)."""
 
-    path: Path
     size: int
     ends: np.ndarray
 
     def text(self, data, line: int) -> str | None:
+        """Line `line` as the ingest reads it (`jsonl.read_line`: no CR, UTF-8 or escapes)."""
         if not 1 <= line <= len(self.ends):
             return None
         start = 0 if line == 1 else int(self.ends[line - 2]) + 1
         raw = bytes(data[start:int(self.ends[line - 1])])
         if line == 1 and raw.startswith(BOM):
             raw = raw[len(BOM):]
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        return raw.decode("utf-8", "backslashreplace")
+        return read_line(raw)[0]
 
 
 _INDEXED: dict[tuple, _Lines | None] = {}
@@ -338,18 +338,16 @@ def _index(path: Path, sha256: str, size: int) -> _Lines | None:
     try:
         with open(path, "rb") as handle:
             if size == 0:
-                return _Lines(path, 0, np.zeros(0, np.int64))
+                return _Lines(0, np.zeros(0, np.int64))
             with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
                 digest = hashlib.sha256()
                 digest.update(data)  # hashlib reads the mapping outside the GIL
                 if digest.hexdigest() != sha256:
                     return None
-                ends = np.flatnonzero(np.frombuffer(data, np.uint8) == ord("\n")).astype(np.int64)
+                _, ends = line_spans(data, size, size + 1)
     except (OSError, ValueError):
         return None
-    if not len(ends) or ends[-1] != size - 1:
-        ends = np.append(ends, size)  # the last line has no line end
-    return _Lines(path, size, ends)
+    return _Lines(size, ends)
 
 
 def raw_texts(frame: pl.DataFrame) -> list[str | None]:
