@@ -89,11 +89,12 @@ def quality_gates(con) -> pl.DataFrame:
 def violations_for_rule(con, rule: str, limit: int = 100) -> pl.DataFrame:
     """The records behind a rule, one row per violation: where (file, locator, field),
     the message, `raw` (the record as written: the rejected text, or the line read back
-    from the file while it is still there) and `stored` (the rows the workbench keeps
+    from the file while it holds what was ingested, `records.raw_texts`) and `stored` (the rows the workbench keeps
     from that record, as a JSON object by table)."""
     hits = query_frame(con, f"""
         WITH hits AS (
-            SELECT v.*, s.path, s.format, TRY_CAST(regexp_extract(v.locator, '^line (\\d+)$', 1) AS BIGINT) AS line
+            SELECT v.*, s.path, s.format, s.sha256, s.size,
+                   TRY_CAST(regexp_extract(v.locator, '^line (\\d+)$', 1) AS BIGINT) AS line
             FROM violations v JOIN sources s USING (source_id)
             WHERE v.rule = $rule
             ORDER BY s.path, line, v.locator LIMIT $limit
@@ -104,38 +105,17 @@ def violations_for_rule(con, rule: str, limit: int = 100) -> pl.DataFrame:
             FROM ({_stored_records(con)}) GROUP BY ALL
         )
         SELECT h.format, h.path, h.locator, h.line, h.severity, h.field, h.message, r.raw,
-               CAST(st.stored AS VARCHAR) AS stored
+               CAST(st.stored AS VARCHAR) AS stored, h.source_id, h.sha256, h.size
         FROM hits h
         LEFT JOIN rejects r USING (source_id, locator)
         LEFT JOIN (SELECT source_id, locator, json_group_object(table_name, record) AS stored
                    FROM stored GROUP BY ALL) st USING (source_id, locator)
         ORDER BY h.path, h.line, h.locator
     """, {"rule": rule, "limit": limit})
-    return hits.with_columns(raw=pl.Series(_raw_records(hits), dtype=pl.String)).drop("line")
+    from workbench.records import raw_texts
 
-
-def _raw_records(hits: pl.DataFrame) -> list[str | None]:
-    """The rejected text where there is one, else the file's line for `line N` locators."""
-    wanted: dict[str, set[int]] = {}
-    for path, line, raw in hits.select("path", "line", "raw").iter_rows():
-        if raw is None and line is not None:
-            wanted.setdefault(path, set()).add(line)
-    lines = {path: _read_lines(Path(path), numbers) for path, numbers in wanted.items()}
-    return [raw if raw is not None else lines.get(path, {}).get(line)
-            for path, line, raw in hits.select("path", "line", "raw").iter_rows()]
-
-
-def _read_lines(path: Path, numbers: set[int]) -> dict[int, str]:
-    if not path.is_file():
-        return {}
-    found, last = {}, max(numbers)
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, text in enumerate(handle, 1):
-            if number in numbers:
-                found[number] = text.rstrip("\n")
-            if number >= last:
-                break
-    return found
+    return hits.with_columns(raw=pl.Series(raw_texts(hits), dtype=pl.String)).drop(
+        "line", "source_id", "sha256", "size")
 
 
 def _stored_records(con) -> str:
