@@ -682,12 +682,17 @@ def _record_table(records: pl.DataFrame):
     shown = records.with_columns(
         file=pl.col("path").map_elements(lambda p: Path(p).name, return_dtype=pl.String),
         rules=pl.col("rules").list.join(", "),
-        valid=pl.when(pl.col("valid")).then(pl.lit("valid")).when(pl.col("valid").not_()).then(pl.lit("invalid"))
-        .otherwise(pl.lit("—")),
+        valid=_validity_words("valid"),
         text=pl.col("raw").str.slice(0, RAW_CHARS),
     ).select(TABLE_COLUMNS)
     return ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
                   classes="display compact", showIndex=False, show_dtypes=False)
+
+
+def _validity_words(column: str) -> pl.Expr:
+    """A validity column in words: valid, invalid, or — where it is not known."""
+    known = pl.when(pl.col(column)).then(pl.lit("valid")).when(pl.col(column).not_()).then(pl.lit("invalid"))
+    return known.otherwise(pl.lit("—")).alias(column)
 
 
 def record_html(con, row: dict) -> str:
@@ -854,7 +859,7 @@ class SideBySide:
         if self.pairs.height:
             shown = self.pairs.select(SIDE_ROW).with_columns(
                 pl.col("rules_a", "rules_b").list.join(", "),
-                pl.col("valid_a", "valid_b").replace_strict({True: "valid", False: "invalid"}, return_dtype=pl.String))
+                _validity_words("valid_a"), _validity_words("valid_b"))
             self.table = ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
                                 classes="display compact", showIndex=False, show_dtypes=False)
             self.table.observe(lambda change: change["new"] and self.select(change["new"][0]), names="selected_rows")
