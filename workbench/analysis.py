@@ -56,16 +56,27 @@ def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), e
     """The rules broken most often, with the formats and files they were found in; with
     `examples`, that many places to look (`file name:locator`, first by file and line)."""
     frame = query_frame(con, """
-        SELECT v.rule, string_agg(DISTINCT v.severity, '/' ORDER BY v.severity) AS severity,
-               string_agg(DISTINCT s.format, ', ' ORDER BY s.format) AS formats,
-               count(*) AS violations, count(DISTINCT v.source_id) AS files, any_value(v.message) AS example,
-               list(regexp_extract(s.path, '[^/\\\\]*$') || ':' || v.locator
-                    ORDER BY s.path, v.line, v.locator)[1:$examples] AS examples
+        SELECT v.rule, array_to_string(list_sort(list_distinct(list(v.severity))), '/') AS severity,
+               array_to_string(list_sort(list_distinct(list(s.format))), ', ') AS formats,
+               count(*) AS violations, count(DISTINCT v.source_id) AS files, min(v.message) AS example
         FROM violation_lines v JOIN sources s USING (source_id)
         WHERE list_contains($severities, v.severity)
         GROUP BY v.rule ORDER BY violations DESC, v.rule LIMIT $limit
-    """, {"limit": limit, "severities": list(severities), "examples": examples})
-    return frame if examples else frame.drop("examples")
+    """, {"limit": limit, "severities": list(severities)})
+    if not examples:
+        return frame
+    # The places are listed by a query of their own, and the lists above sorted, not
+    # aggregated in order: an ordered aggregate is DuckDB's, not Spark's.
+    places = query_frame(con, """
+        SELECT rule, place FROM (
+            SELECT v.rule, regexp_extract(s.path, '[^/\\\\]*$') || ':' || v.locator AS place,
+                   row_number() OVER (PARTITION BY v.rule ORDER BY s.path, v.line, v.locator) AS nth
+            FROM violation_lines v JOIN sources s USING (source_id)
+            WHERE list_contains($severities, v.severity) AND list_contains($rules, v.rule))
+        WHERE nth <= $examples ORDER BY rule, nth
+    """, {"severities": list(severities), "rules": frame["rule"].to_list(), "examples": examples})
+    listed = places.group_by("rule", maintain_order=True).agg(examples=pl.col("place"))
+    return frame.join(listed, on="rule", how="left", maintain_order="left")
 
 
 # --- what a database holds ------------------------------------------------------------

@@ -679,12 +679,29 @@ def tables_with(con, *columns: str) -> list[str]:
     return [name for (name,) in rows]
 
 
+def is_database(con) -> bool:
+    """A DuckDB connection, not a Parquet tree open on Spark (`workbench.spark.open`)."""
+    return isinstance(con, duckdb.DuckDBPyConnection)
+
+
+def column_names(con, table: str) -> set[str]:
+    """The columns `table` has (a database written before a column was added lacks it)."""
+    if not is_database(con):
+        return con.columns(table)
+    return {name for (name,) in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main' "
+        "AND database_name = current_database()", [table]).fetchall()}
+
+
 def query_frame(con, sql: str, params=None):
     """Run a query and return a polars frame (through Arrow, no copy per row).
 
     DuckDB refuses a new query while an `execute()` result is only partly fetched:
-    fetch results with `fetchall()` before calling this.
+    fetch results with `fetchall()` before calling this. `con` may also be a Parquet
+    tree open on Spark (`workbench.spark.open`), which asks the same query of it.
     """
+    if not is_database(con):
+        return con.frame(sql, params)
     return con.sql(sql, params=params or {}).pl()
 
 

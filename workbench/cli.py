@@ -8,6 +8,7 @@ WORKBENCH_DEBUG=1 for the traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -119,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="keep following the paths (new files, files that grow) until Ctrl-C")
     ingest.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
                         help="with --watch: seconds between scans (default: 2)")
+    _add_engine(ingest, "load with Spark's executors into the Parquet tree DIR (--parquet), not into a database")
+    ingest.add_argument("--master", metavar="URL", help="with --engine spark: the cluster (spark://host:7077, yarn, "
+                                                        "local[4]); default: $SPARK_REMOTE, else local[*]")
     ingest.set_defaults(run=_ingest)
 
     validate = commands.add_parser("validate", help="check files against the specifications, no database",
@@ -144,6 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_prices(card)
     _add_aliases(card)
     card.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    _add_engine(card, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     card.set_defaults(run=_scorecard)
 
     compare = commands.add_parser("compare", help="two models (or every pair) side by side, with a verdict")
@@ -154,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--all-pairs", action="store_true", help="every pair even beyond 30 models in a format")
     _add_cluster(compare)
     _add_aliases(compare)
+    _add_engine(compare, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     compare.set_defaults(run=_compare)
 
     plan = commands.add_parser("plan", help="how many games per model a comparison needs")
@@ -166,6 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     plan.add_argument("--format", help="estimate from this format's decisions only")
     _add_aliases(plan)
+    _add_engine(plan, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     plan.set_defaults(run=_plan)
 
     report = commands.add_parser("report", help="the whole picture as one offline HTML (or Markdown) file to share")
@@ -173,6 +180,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", required=True, help="FILE.html (self-contained) or FILE.md (figures beside it)")
     _add_prices(report)
     _add_aliases(report)
+    _add_engine(report, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     report.set_defaults(run=_report)
 
     synth = commands.add_parser("synth", help="write a synthetic corpus of all formats with known faults")
@@ -192,6 +200,49 @@ def _parser() -> argparse.ArgumentParser:
     lab.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     lab.set_defaults(run=_lab)
     return parser
+
+
+def _add_engine(command: argparse.ArgumentParser, spark_does: str) -> None:
+    command.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
+                         help=f"duckdb (default): the database (--db); spark: {spark_does}")
+    command.add_argument("--parquet", metavar="DIR", help="with --engine spark: the Parquet tree")
+
+
+def _engine(args) -> str:
+    """The engine asked for, with what it needs, or one line saying what is missing."""
+    if args.engine == "spark":
+        if not args.parquet:
+            raise WorkbenchError("--engine spark works on a Parquet tree: add --parquet DIR")
+        if args.db:
+            raise WorkbenchError("--engine spark reads and writes the Parquet tree (--parquet), not a database: "
+                                 "drop --db")
+    elif args.parquet:
+        raise WorkbenchError("--parquet DIR is the Spark engine's tree: add --engine spark (DuckDB reads a database: "
+                             "--db, or `workbench export --parquet` writes a tree from one)")
+    return args.engine
+
+
+@contextlib.contextmanager
+def _source(args):
+    """What an analysis asks: the database, read-only, or the Parquet tree on Spark."""
+    from workbench import catalog
+
+    if _engine(args) == "spark":
+        from workbench import spark
+
+        yield spark.open(args.parquet)
+        return
+    con = catalog.connect(args.db, read_only=True)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _source_label(args) -> str:
+    from workbench import catalog
+
+    return str(args.parquet) if args.engine == "spark" else str(args.db or catalog.default_db())
 
 
 def _add_prices(command: argparse.ArgumentParser) -> None:
@@ -223,9 +274,27 @@ def _demo(args) -> int:
 def _ingest(args) -> int:
     from workbench.ingest import ingest
 
+    if _engine(args) == "spark":
+        return _ingest_on_spark(args)
+    if args.master:
+        raise WorkbenchError("--master is the Spark cluster: add --engine spark --parquet DIR")
     if args.watch:
         return _watch(args)
     report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet, prune=args.prune)
+    for line in summary_lines(report):
+        print(line)
+    return 2 if report.failed else 0
+
+
+def _ingest_on_spark(args) -> int:
+    from workbench import spark
+
+    if args.watch:
+        raise WorkbenchError("--watch follows files into a database; with --engine spark, run the ingest again "
+                             "(unchanged files are skipped)")
+    if not args.quiet:
+        print(f"workbench: loading on Spark into {args.parquet}", file=sys.stderr, flush=True)
+    report = spark.ingest(args.paths, args.parquet, format=args.format, prune=args.prune, master=args.master)
     for line in summary_lines(report):
         print(line)
     return 2 if report.failed else 0
@@ -306,15 +375,11 @@ def _plot(args) -> int:
 
 
 def _scorecard(args) -> int:
-    from workbench import catalog
     from workbench.comparison import scorecard
 
-    con = catalog.connect(args.db, read_only=True)
-    try:
+    with _source(args) as con:
         card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices,
                          aliases=args.aliases, cluster=_cluster(args))
-    finally:
-        con.close()
     if card.is_empty():
         raise WorkbenchError("no decisions in this database to score; ingest a damage, ec4x, arena or gm log first")
     if args.csv:
@@ -348,17 +413,13 @@ def spreadsheet_safe(frame):
 
 
 def _compare(args) -> int:
-    from workbench import catalog
     from workbench.comparison import compare_models, how_compared
 
     if len(args.models) not in (0, 2):
         raise WorkbenchError(f"compare takes two models or none, not {len(args.models)}")
-    con = catalog.connect(args.db, read_only=True)
-    try:
+    with _source(args) as con:
         found = compare_models(con, *(args.models or (None, None)), format=args.format, aliases=args.aliases,
                                all_pairs=args.all_pairs, cluster=_cluster(args))
-    finally:
-        con.close()
     for line in how_compared(found):
         print(line)
     for row in found.iter_rows(named=True):
@@ -368,33 +429,24 @@ def _compare(args) -> int:
 
 
 def _plan(args) -> int:
-    from workbench import catalog
     from workbench.comparison import plan_in_words
 
     given = {"validity": args.validity, "decisions_per_game": args.per_game, "icc": args.icc}
-    if all(value is not None for value in given.values()) and args.db is None:
+    if all(value is not None for value in given.values()) and args.db is None and args.parquet is None:
         print(plan_in_words(None, args.difference, power=args.power, **given))
         return 0
-    con = catalog.connect(args.db, read_only=True)
-    try:
+    with _source(args) as con:
         print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
-                            db_label=str(args.db or catalog.default_db()), **given))
-    finally:
-        con.close()
+                            db_label=_source_label(args), **given))
     return 0
 
 
 def _report(args) -> int:
-    from workbench import catalog
     from workbench.report import write_report
 
-    db = Path(args.db or catalog.default_db())
-    con = catalog.connect(db, read_only=True)
-    try:
-        path = write_report(con, args.output, db_label=db.name, prices=args.prices, aliases=args.aliases,
-                            log=sys.stderr)
-    finally:
-        con.close()
+    with _source(args) as con:
+        path = write_report(con, args.output, db_label=Path(_source_label(args)).name, prices=args.prices,
+                            aliases=args.aliases, log=sys.stderr)
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1e6:.1f} MB)" if size >= 1e5 else f"wrote {path} ({size / 1e3:.0f} kB)")
     return 0

@@ -41,7 +41,7 @@ def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[st
     try:
         shutil.rmtree(partial, ignore_errors=True)
         _make_folder(partial)
-        written = {table: _export_table(con, table, partial / table) for table in _tables(con)}
+        written = {table: _export_table(con, table, partial / table) for table in data_tables(con)}
         _replace(partial, out)
         return written
     except duckdb.IOException as exc:
@@ -68,7 +68,7 @@ def _replace(partial: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _tables(con) -> list[str]:
+def data_tables(con) -> list[str]:
     """The tables of data: not the record of the schema that made them."""
     return [name for (name,) in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
@@ -88,27 +88,51 @@ GAME_FOLDER_BYTES = 80
 
 
 def _export_table(con, table: str, target: Path) -> int:
-    columns = _columns(con, table)
-    if "format" in columns:
-        select = f"SELECT * FROM {table}"
-    elif "source_id" in columns:  # every row knows its file, so its format
-        select = f"SELECT t.*, s.format FROM {table} t JOIN sources s USING (source_id)"
-    else:
-        select = f"SELECT *, 'none' AS format FROM {table}"
-    games = [c for c in GAME_COLUMNS if c in columns]
-    if games:
-        select = f"SELECT * REPLACE ({_folder_name(games[0])} AS {games[0]}), {games[0]} AS {games[0]}_full FROM ({select})"
-    partitions = ["format", *games]
+    select, partitions = partitioned_select(con, table)
     rows = con.execute(f"SELECT count(*) FROM ({select})").fetchall()[0][0]
     if rows == 0:
         # An empty table still gets its folder and schema, so readers find every table.
         target.mkdir(parents=True, exist_ok=True)
         con.execute(f"COPY ({select}) TO {_quoted(target / 'empty.parquet')} (FORMAT parquet)")
         return 0
-    partition_list = ", ".join(partitions)
-    con.execute(f"COPY ({select}) TO {_quoted(target)} (FORMAT parquet, PARTITION_BY ({partition_list}), "
-                "OVERWRITE_OR_IGNORE true)")
+    write_partitioned(con, select, partitions, target)
     return rows
+
+
+def partitioned_select(con, table: str, source_id: str | None = None,
+                       of_source: int | None = None) -> tuple[str, list[str]]:
+    """The query that gives `table`'s rows as the tree holds them (with `format`, and a
+    game column as its folder name plus `<column>_full`), and the columns it is
+    partitioned by. `source_id`: an SQL expression the rows' own source_id becomes (one
+    file's rows written under the id the tree knows it by); `of_source`: only the rows
+    of that file (a table without files' rows has none)."""
+    columns = _columns(con, table)
+    if of_source is not None and "source_id" not in columns:
+        select = f"SELECT *, 'none' AS format FROM {table} WHERE false"
+    elif "format" in columns:
+        select = f"SELECT * FROM {table} t"
+    elif "source_id" in columns:  # every row knows its file, so its format
+        select = f"SELECT t.*, s.format FROM {table} t JOIN sources s USING (source_id)"
+    else:
+        select = f"SELECT *, 'none' AS format FROM {table}"
+    if of_source is not None and "source_id" in columns:
+        select += f" WHERE t.source_id = {int(of_source)}"
+    games = [c for c in GAME_COLUMNS if c in columns]
+    replaced = [f"{_folder_name(games[0])} AS {games[0]}"] if games else []
+    if source_id is not None:
+        replaced.append(f"{source_id} AS source_id")
+    if replaced:
+        kept = f", {games[0]} AS {games[0]}_full" if games else ""
+        select = f"SELECT * REPLACE ({', '.join(replaced)}){kept} FROM ({select})"
+    return select, ["format", *games]
+
+
+def write_partitioned(con, select: str, partitions: list[str], target: Path, file_names: str | None = None) -> None:
+    """COPY `select` under `target`, one folder per partition value; `file_names`: the
+    files' name pattern (DuckDB's FILENAME_PATTERN, `{i}` numbering them)."""
+    pattern = f", FILENAME_PATTERN {_quoted(Path(file_names))}" if file_names else ""
+    con.execute(f"COPY ({select}) TO {_quoted(target)} (FORMAT parquet, PARTITION_BY ({', '.join(partitions)}), "
+                f"OVERWRITE_OR_IGNORE true{pattern})")
 
 
 def _folder_name(column: str) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from workbench import catalog
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
 from workbench.paths import settings_text, text_of
@@ -170,7 +171,7 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
     group = ", ".join(keys)
     frame = query_frame(con, f"""
         WITH d AS (SELECT *{columns} FROM ({source})),
-        sized AS (SELECT *, len(list_filter(coalesce(map($names, $starts)[who], []),
+        sized AS (SELECT *, array_length(list_filter(coalesce(map($names::VARCHAR[], $starts::BIGINT[][])[who], []),
                                             lambda s: coalesce(input_tokens, 0) > s)) AS tier FROM d)
         SELECT {group}, tier,
                sum(input_tokens)::DOUBLE AS input, sum(output_tokens)::DOUBLE AS output,
@@ -214,8 +215,6 @@ def _dollars(part: pl.DataFrame, price: Price | None) -> float | None:
 def _token_columns(con) -> str:
     """`, NULL::BIGINT AS <column>` for each token column a database written before it
     was recorded lacks (its files fill it when they are ingested again)."""
-    present = {name for (name,) in con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'decisions' AND schema_name = 'main' "
-        "AND database_name = current_database()").fetchall()}
+    present = catalog.column_names(con, "decisions")
     return "".join(f", NULL::BIGINT AS {name}" for name in ("input_tokens", "output_tokens", "cached_tokens")
                    if name not in present)

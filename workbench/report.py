@@ -23,7 +23,7 @@ from urllib.parse import quote
 import altair as alt
 import polars as pl
 
-from workbench import analysis, comparison, plots, tables
+from workbench import analysis, catalog, comparison, plots, tables
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.paths import text_of, writable_folder
@@ -150,9 +150,18 @@ RATED_FORMATS = ("Only Damage logs record placements. EC4X traces, Arena decisio
                  "placement or outcome per model, and a Stellaris save has one player: they have no ratings.")
 
 
+# The figures drawn from a Parquet tree on Spark too: those across games. The others
+# look into single games, and are drawn from a database of the games wanted.
+ACROSS_GAMES = ("scorecard", "decisions")
+
+
 def _figures(con, aliases) -> Section:
     section = Section("Figures", "Every standard figure (hover for the values behind a mark).")
     for kind in plots.FIGURES:
+        if not catalog.is_database(con) and kind not in ACROSS_GAMES:
+            section.notes.append(f"{kind}: drawn per game from a database; pull the games wanted from the Parquet "
+                                 f"tree into DuckDB (README, \"Beyond one machine\")")
+            continue
         try:
             section.charts.append((kind, plots.figure(kind, con, aliases=aliases)))
         except WorkbenchError as exc:

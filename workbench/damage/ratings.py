@@ -51,7 +51,7 @@ seats AS (
     SELECT game_id, ts, unnest(range(1, CAST(json_array_length(states) AS BIGINT) + 1)) AS seat, states FROM ended
 ),
 final AS (
-    SELECT game_id, ts, seat, states -> (seat - 1) AS state FROM seats
+    SELECT game_id, ts, seat, json_extract(states, '$[' || (seat - 1) || ']') AS state FROM seats
 ),
 players AS (
     SELECT game_id, ts, seat, state ->> 'player_id' AS player_id,
@@ -73,8 +73,8 @@ tables AS (
 )
 SELECT p.game_id, t.tournament_id, p.ts AS ended_at, p.seat, p.player_id,
        coalesce(m.model, g.model, '(unknown)') AS model,
-       rank() OVER (PARTITION BY p.game_id ORDER BY p.lives DESC NULLS LAST, p.bankroll DESC NULLS LAST,
-                    p.tempo DESC NULLS LAST) AS place,
+       CAST(rank() OVER (PARTITION BY p.game_id ORDER BY p.lives DESC NULLS LAST, p.bankroll DESC NULLS LAST,
+                    p.tempo DESC NULLS LAST) AS BIGINT) AS place,
        p.lives, p.bankroll, p.tempo
 FROM players p
 LEFT JOIN models m USING (game_id, player_id)

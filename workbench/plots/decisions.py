@@ -21,7 +21,7 @@ from workbench.plots.labels import displayed, note_chart
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
 TOP_RULES = 15
 
-SCOPE = "($formats IS NULL OR list_contains($formats, format))"
+SCOPE = "($formats::VARCHAR[] IS NULL OR list_contains($formats::VARCHAR[], format))"
 
 
 def decision_quality(con, formats: list[str] | None = None, aliases=None) -> alt.VConcatChart:

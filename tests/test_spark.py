@@ -1,0 +1,320 @@
+"""The Spark engine gives what DuckDB gives: the same files through `workbench ingest`
+into a database and through `workbench.spark.ingest` into a Parquet tree, then every
+table's rows and every comparison the same, number for number.
+
+One Spark session on `local[2]` serves every test here (the `spark` fixture)."""
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import workbench
+from workbench import analysis, catalog, cli, comparison, registry
+from workbench import spark as on_spark
+from workbench.damage import ratings
+from workbench.export import export_parquet
+from workbench.spark import lake, load, sql
+
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = on_spark.session(master="local[2]")
+    yield session
+
+
+def _corpus(kind: str, sample: Path) -> list[Path]:
+    if kind == "synthetic":
+        return [sample]
+    if not CORPUS.is_dir():
+        pytest.skip(f"the real corpus is not at {CORPUS} (../shared/corpus beside the repository)")
+    return [CORPUS / "damage", CORPUS / "stellaris"]
+
+
+@pytest.fixture(scope="module", params=["synthetic", "real"])
+def both(request, sample, spark, tmp_path_factory):
+    """The same files in a database (DuckDB's ingest) and in a tree (Spark's)."""
+    paths = _corpus(request.param, sample)
+    out = tmp_path_factory.mktemp(f"both-{request.param}")
+    report = workbench.ingest(paths, db=out / "w.duckdb")
+    tree = on_spark.ingest(paths, out / "lake", spark=spark)
+    con = catalog.connect(out / "w.duckdb", read_only=True)
+    yield con, on_spark.open(out / "lake", spark=spark), report, tree
+    con.close()
+
+
+def _tables() -> list[str]:
+    return [t.name for t in lake._declared_tables()]
+
+
+def _equal(a: pl.DataFrame, b: pl.DataFrame) -> None:
+    assert_frame_equal(a, b, check_exact=False, rel_tol=1e-9, abs_tol=1e-12)
+
+
+# --- the proof ------------------------------------------------------------------------
+
+
+def test_every_table_holds_as_many_rows_in_the_tree_as_in_the_database(both):
+    con, tree, report, loaded = both
+    assert {f.status for f in loaded.files} <= {"ingested", "failed"}
+    assert sorted(f.path for f in loaded.files if f.status == "failed") == sorted(
+        f.path for f in report.files if f.status == "failed")
+    counted = 0
+    for table in _tables():
+        in_db = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+        assert tree.frame(f"SELECT count(*) AS n FROM {table}")["n"][0] == in_db, table
+        counted += in_db
+    assert counted > 1000  # a corpus, not an empty run
+
+
+def test_the_rows_themselves_are_the_same_but_for_the_file_ids(both):
+    """Decisions and findings column by column: the same loader ran in Spark's tasks."""
+    con, tree, _, _ = both
+    for table in ("decisions", "violations", "rejects", "sources"):
+        columns = [c for c in catalog.column_names(con, table) if c not in ("source_id", "ingested_at")]
+        query = (f"SELECT s.path AS file, {', '.join('t.' + c for c in sorted(columns))} FROM {table} t "
+                 f"JOIN sources s USING (source_id)")
+        order = ["file", *sorted(c for c in columns if c not in ("locators", "lines", "fields", "resume"))]
+        _equal(catalog.query_frame(con, query).sort(order), tree.frame(query).sort(order))
+
+
+def test_the_scorecard_and_the_comparisons_are_the_same_interval_for_interval(both):
+    con, tree, _, _ = both
+    card = comparison.scorecard(con)
+    assert card.height >= 1
+    _equal(card, comparison.scorecard(tree))
+    _equal(comparison.scorecard(con, by=("format", "game_id")), comparison.scorecard(tree, by=("format", "game_id")))
+    _equal(comparison.scorecard(con, cluster="file"), comparison.scorecard(tree, cluster="file"))
+    if card.group_by("format").len()["len"].max() >= 2:
+        pairs = comparison.compare_models(con)
+        _equal(pairs, comparison.compare_models(tree))
+        assert pairs["verdict"].to_list() == comparison.compare_models(tree)["verdict"].to_list()
+
+
+def test_ratings_summaries_and_violations_are_the_same(both):
+    con, tree, _, _ = both
+    _equal(ratings.placements(con), ratings.placements(tree))
+    _equal(analysis.ratings(con, bootstrap=50), analysis.ratings(tree, bootstrap=50))
+    _equal(analysis.format_summary(con), analysis.format_summary(tree))
+    _equal(analysis.top_violation_rules(con, examples=3), analysis.top_violation_rules(tree, examples=3))
+    _equal(analysis.quality_gates(con), analysis.quality_gates(tree))
+    _equal(analysis.provenance(con).drop("ingested_at"), analysis.provenance(tree).drop("ingested_at"))
+
+
+def test_the_plan_is_the_same(both):
+    con, tree, _, _ = both
+    if comparison.scorecard(con).is_empty():
+        pytest.skip("no decisions in this corpus")
+    assert comparison.plan(con) == comparison.plan(tree)
+
+
+# --- the tree as files change -------------------------------------------------------------
+
+
+@pytest.fixture
+def logs(sample, tmp_path):
+    folder = tmp_path / "logs"
+    shutil.copytree(sample / "damage", folder)
+    return folder
+
+
+def _tree_rows(tree_dir: Path, table: str) -> int:
+    if not any((tree_dir / table).rglob("*.parquet")):
+        return 0
+    return duckdb.sql(f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', "
+                      "hive_partitioning = true)").fetchall()[0][0]
+
+
+def test_ingesting_again_skips_unchanged_files_and_rewrites_nothing(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    first = on_spark.ingest([logs], tree, spark=spark)
+    parts = sorted(p.relative_to(tree) for p in tree.rglob("*.parquet"))
+    again = on_spark.ingest([logs], tree, spark=spark)
+    assert [f.status for f in again.files] == ["unchanged"] * len(first.files)
+    assert [f.records for f in again.files] == [f.records for f in first.files]
+    assert sorted(p.relative_to(tree) for p in tree.rglob("*.parquet")) == parts
+
+
+def test_a_grown_or_rewritten_file_gives_what_a_one_shot_ingest_of_it_gives(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    grown = sorted(logs.glob("*.jsonl"))[0]
+    lines = grown.read_bytes().splitlines(keepends=True)
+    grown.write_bytes(b"".join(lines + lines[-3:]))  # three more lines
+    rewritten = sorted(logs.glob("*.jsonl"))[1]
+    rewritten.write_bytes(b"".join(rewritten.read_bytes().splitlines(keepends=True)[:5]))
+    report = on_spark.ingest([logs], tree, spark=spark)
+    statuses = {Path(f.path).name: f.status for f in report.files}
+    assert statuses[grown.name] == statuses[rewritten.name] == "replaced"
+    assert sum(s == "unchanged" for s in statuses.values()) == len(statuses) - 2
+    fresh = tmp_path / "fresh.duckdb"
+    workbench.ingest([logs], db=fresh)
+    with duckdb.connect(str(fresh), read_only=True) as con:
+        for table in ("sources", "damage_events", "decisions", "violations", "rejects", "damage_emotions"):
+            assert _tree_rows(tree, table) == con.sql(f"SELECT count(*) FROM {table}").fetchall()[0][0], table
+
+
+def test_a_file_gone_is_missing_and_pruned_on_request(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    before = _tree_rows(tree, "damage_events")
+    gone = sorted(logs.glob("*.jsonl"))[0]
+    lines = sum(1 for _ in gone.open("rb"))
+    gone.unlink()
+    kept = on_spark.ingest([logs], tree, spark=spark)
+    assert [f.status for f in kept.files if Path(f.path).name == gone.name] == ["missing"]
+    assert _tree_rows(tree, "damage_events") == before
+    pruned = on_spark.ingest([logs], tree, spark=spark, prune=True)
+    assert [f.status for f in pruned.files if Path(f.path).name == gone.name] == ["pruned"]
+    assert _tree_rows(tree, "damage_events") <= before - lines + lines // 2  # its events are gone
+    assert str(gone) not in {row["path"] for row in load._read_manifest(tree).values()}
+
+
+def test_parts_a_run_cut_short_left_are_removed_by_the_next(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    events = _tree_rows(tree, "damage_events")
+    stray = next(tree.glob("damage_events/**/*.parquet"))
+    shutil.copy(stray, stray.with_name("s999-cutshort_0.parquet"))
+    (tree / load.STAGING / "cutshort").mkdir(parents=True)
+    assert _tree_rows(tree, "damage_events") > events
+    on_spark.ingest([logs], tree, spark=spark)
+    assert _tree_rows(tree, "damage_events") == events
+    assert not (tree / load.STAGING).exists()
+
+
+def test_one_bad_file_does_not_stop_the_run(logs, tmp_path, spark):
+    bad = tmp_path / "notes.bin"  # named, and of no format: the ingest reports it failed
+    bad.write_bytes(b"\x00\x01 not a log\n")
+    report = on_spark.ingest([logs, bad], tmp_path / "lake", spark=spark)
+    failed = [f for f in report.files if f.status == "failed"]
+    assert [Path(f.path).name for f in failed] == ["notes.bin"]
+    assert failed[0].message == workbench.ingest([bad], db=tmp_path / "w.duckdb").failed[0].message
+    assert sum(f.status == "ingested" for f in report.files) == len(list(logs.glob("*.jsonl")))
+
+
+def test_a_tree_that_export_wrote_reads_as_the_database(sample, tmp_path, spark):
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([sample], db=db)
+    export_parquet(tmp_path / "exported", db=db)
+    con = catalog.connect(db, read_only=True)
+    try:
+        _equal(comparison.scorecard(con), comparison.scorecard(on_spark.open(tmp_path / "exported", spark=spark)))
+    finally:
+        con.close()
+
+
+def test_a_tree_written_by_another_program_is_not_ingested_into(tmp_path, spark, sample):
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(workbench.WorkbenchError, match="holds files but no _manifest.parquet"):
+        on_spark.ingest([sample], tmp_path / "other", spark=spark)
+
+
+# --- the command line --------------------------------------------------------------------
+
+
+def test_the_commands_print_the_same_scorecard_on_both_engines(sample, tmp_path, spark, capsys):
+    tree, db = str(tmp_path / "lake"), str(tmp_path / "w.duckdb")
+    assert cli.main(["ingest", str(sample), "--engine", "spark", "--parquet", tree, "--quiet"]) == 0
+    ingested = capsys.readouterr().out
+    assert cli.main(["ingest", str(sample), "--db", db, "--quiet"]) == 0
+    assert sorted(ingested.splitlines()) == sorted(capsys.readouterr().out.splitlines())
+    for command in (["scorecard"], ["compare"], ["plan", "--difference", "0.05"]):
+        assert cli.main([*command, "--parquet", tree, "--engine", "spark"]) == 0
+        on_spark_out = capsys.readouterr().out
+        assert cli.main([*command, "--db", db]) == 0
+        in_db = capsys.readouterr().out
+        assert on_spark_out.replace(tree, db) == in_db, command
+    report = tmp_path / "report.html"
+    assert cli.main(["report", "--parquet", tree, "--engine", "spark", "-o", str(report)]) == 0
+    text = report.read_text()
+    assert "Scorecard" in text and "Spark could not" not in text and "drawn per game from a database" in text
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["scorecard", "--engine", "spark"], "--engine spark works on a Parquet tree: add --parquet DIR"),
+    (["scorecard", "--parquet", "x"], "--parquet DIR is the Spark engine's tree: add --engine spark"),
+    (["ingest", "x", "--engine", "spark", "--parquet", "t", "--db", "d"], "drop --db"),
+    (["ingest", "x", "--master", "local[2]"], "--master is the Spark cluster: add --engine spark"),
+    (["ingest", "x", "--engine", "spark", "--parquet", "t", "--watch"], "run the ingest again"),
+    (["scorecard", "--engine", "spark", "--parquet", "/nonexistent/tree"], "is not a folder of Parquet tables"),
+])
+def test_a_wrong_engine_request_is_one_line(argv, said, capsys, spark):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1
+
+
+# --- one definition of each query ---------------------------------------------------------
+
+
+def test_side_by_side_lists_are_walked_together_as_duckdb_walks_them(spark):
+    """DuckDB's several unnests in one SELECT pair the lists' elements; so must Spark's."""
+    query = "SELECT unnest($a) AS letter, unnest($b) AS number ORDER BY number"
+    params = {"a": ["x", "y", "z"], "b": [1, 2, 3]}
+    expected = pl.DataFrame({"letter": ["x", "y", "z"], "number": [1, 2, 3]})
+    assert_frame_equal(duckdb.sql(query, params=params).pl(), expected, check_dtypes=False)
+    assert_frame_equal(pl.from_arrow(spark.sql(sql.to_spark(query, params)).toArrow()), expected, check_dtypes=False)
+
+
+def test_quantiles_interpolate_as_duckdb_does(spark):
+    query = "SELECT quantile_cont(x, 0.95) AS q FROM (SELECT unnest($xs) AS x)"
+    params = {"xs": [1.0, 2.0, 10.0, 40.0]}
+    # numpy's linear interpolation, computed apart: 0.95 of the way is 2.85 of 3 steps.
+    expected = 10.0 + 0.85 * (40.0 - 10.0)
+    assert duckdb.sql(query, params=params).fetchall()[0][0] == pytest.approx(expected)
+    assert spark.sql(sql.to_spark(query, params)).collect()[0][0] == pytest.approx(expected)
+
+
+def test_parameters_are_quoted_literals_not_text_pasted_in(spark):
+    query = "SELECT $name AS name, $names AS names"
+    params = {"name": "O'Brien') OR (1=1", "names": ["a'b", None]}
+    row = spark.sql(sql.to_spark(query, params)).collect()[0]
+    assert row["name"] == params["name"] and list(row["names"]) == params["names"]
+    with pytest.raises(workbench.WorkbenchError, match=r"asks for \$missing"):
+        sql.to_spark("SELECT $missing", {})
+
+
+def test_every_view_of_the_schema_is_made_on_spark(both):
+    _, tree, _, _ = both
+    views = {name for script in lake._views() for name in [sql.statements(script)[0].split()[4]]}
+    assert views == {"violation_lines", "ec4x_quality_gates", "arena_error_rates"}
+    con = both[0]
+    for view in views:
+        query = f"SELECT * FROM {view}"
+        in_db = catalog.query_frame(con, query).drop("source_id", strict=False)  # ids are each engine's own
+        _equal(in_db.sort(in_db.columns), tree.frame(query).drop("source_id", strict=False).sort(in_db.columns))
+
+
+def test_every_table_of_the_registry_is_in_the_tree_views():
+    assert set(_tables()) == {t for t in registry.file_tables()} | {"sources"}
+
+
+def test_the_docs_way_to_pull_one_game_into_duckdb_works(spark, tmp_path, monkeypatch):
+    """The snippet of docs/beyond-one-machine.md, run as written, on the real logs."""
+    if not (CORPUS / "damage").is_dir():
+        pytest.skip(f"the real corpus is not at {CORPUS} (../shared/corpus beside the repository)")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md").read_text()
+    snippet = next(block for block in page.split("```python")[1:] if "one-game.duckdb" in block).split("```")[0]
+    monkeypatch.chdir(tmp_path)
+    on_spark.ingest([CORPUS / "damage"], tmp_path / "lake", spark=spark)
+    exec(compile(snippet, "docs/beyond-one-machine.md", "exec"), {})
+    game = "game_20261123T135533274249Z_d74231"
+    with duckdb.connect("one-game.duckdb", read_only=True) as con:
+        games = con.sql("SELECT DISTINCT game_id FROM damage_events").fetchall()
+        events = con.sql("SELECT count(*) FROM damage_events").fetchall()[0][0]
+    assert games == [(game,)]
+    assert events == _tree_rows_of_game(tmp_path / "lake", "damage_events", game) > 100
+
+
+def _tree_rows_of_game(tree_dir: Path, table: str, game: str) -> int:
+    return duckdb.sql(f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', hive_partitioning = true) "
+                      "WHERE game_id_full = ?", params=[game]).fetchall()[0][0]

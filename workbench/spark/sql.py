@@ -1,0 +1,98 @@
+"""The workbench's DuckDB queries, as Spark SQL: each query is written once, in DuckDB's
+dialect, and SQLGlot translates it.
+
+SQLGlot's translation is taken as it is but where Spark means something else by what
+it writes, or has no such function:
+
+- `quantile_cont(x, q)` (DuckDB's interpolated quantile) becomes `percentile(x, q)`,
+  Spark's exact quantile by the same interpolation;
+- several `unnest`s in one SELECT, which DuckDB walks side by side, become one
+  `inline(arrays_zip(...))`: Spark's EXPLODEs in one SELECT would give every
+  combination of the lists' elements;
+- `$name` parameters become SQL literals, written by SQLGlot.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sqlglot
+from sqlglot import exp
+
+from workbench.errors import WorkbenchError
+
+
+def to_spark(sql: str, params: dict | None = None) -> str:
+    """`sql` (DuckDB's dialect, `$name` parameters) as one Spark SQL statement with
+    `params` in place."""
+    tree = _parsed(sql).copy()
+    if params is not None:
+        tree = tree.transform(lambda node: _literal(node, params))
+    return tree.sql(dialect="spark")
+
+
+def statements(sql: str) -> list[str]:
+    """Each statement of a script (a format's views), as its own text."""
+    return [tree.sql(dialect="duckdb") for tree in sqlglot.parse(sql, read="duckdb") if tree is not None]
+
+
+def spark_type(duckdb_type: str) -> str:
+    """A DuckDB column type (`VARCHAR[]`) as Spark writes it (`ARRAY<STRING>`); JSON is
+    its text, as the Parquet files hold it."""
+    if duckdb_type == "JSON":
+        return "STRING"
+    return exp.DataType.build(duckdb_type, dialect="duckdb").sql(dialect="spark")
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(sql: str) -> exp.Expression:
+    """The statement as Spark's: parsed once per query text (the same query is asked with
+    other parameters), with the translations above applied."""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError as exc:
+        raise WorkbenchError(f"cannot translate a query for Spark: {str(exc).splitlines()[0]}") from None
+    return tree.transform(_percentile).transform(_side_by_side_unnests)
+
+
+def _percentile(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.PercentileCont) and node.expression is not None:
+        return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
+    return node
+
+
+def _side_by_side_unnests(node: exp.Expression) -> exp.Expression:
+    """A SELECT with more than one `unnest(list)` among its columns reads the lists side
+    by side: `LATERAL VIEW inline(arrays_zip(a, b)) zipped AS a_, b_`, its columns in
+    their places."""
+    if not isinstance(node, exp.Select):
+        return node
+    unnests = [(i, column) for i, column in enumerate(node.expressions)
+               if isinstance(column.unalias(), (exp.Unnest, exp.Explode))]
+    if len(unnests) < 2:
+        return node
+    names, lists, columns = [], [], list(node.expressions)
+    for i, column in unnests:
+        inner = column.unalias()
+        name = column.alias_or_name or f"unnested_{i}"
+        names.append(exp.to_identifier(f"{name}_zipped"))
+        lists.append(inner.expressions[0] if isinstance(inner, exp.Unnest) else inner.this)
+        columns[i] = exp.alias_(exp.column(f"{name}_zipped", table="zipped"), name)
+    lateral = exp.Lateral(this=exp.Anonymous(this="inline", expressions=[exp.Anonymous(this="arrays_zip",
+                                                                                        expressions=lists)]),
+                          view=True, alias=exp.TableAlias(this=exp.to_identifier("zipped"), columns=names))
+    zipped = node.copy()
+    zipped.set("expressions", columns)
+    zipped.append("laterals", lateral)
+    if not (zipped.args.get("from") or zipped.args.get("from_")):  # a lateral view needs a row to start from
+        zipped = zipped.from_("(SELECT 1) AS one")
+    return zipped
+
+
+def _literal(node: exp.Expression, params: dict) -> exp.Expression:
+    if isinstance(node, (exp.Placeholder, exp.Parameter)):
+        name = node.name if isinstance(node, exp.Placeholder) else node.this.name
+        if name not in params:
+            raise WorkbenchError(f"the query asks for ${name}, which was not given")
+        return exp.convert(params[name])
+    return node
