@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError
@@ -36,7 +37,7 @@ class Lake:
         self.spark = session(spark)
         self.tables = _declared_tables()
         for table in self.tables:
-            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {table.name} AS {self._read(table)}")
+            self._read(table).createOrReplaceTempView(table.name)
         for ddl in (statement for script in _views() for statement in statements(script)):
             self.spark.sql(to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1))
 
@@ -55,19 +56,28 @@ class Lake:
     def close(self) -> None:
         """The views stay in the session (which may be the caller's); nothing to let go."""
 
-    def _read(self, table) -> str:
-        """The SELECT that gives `table`'s rows as the database holds them."""
+    def _read(self, table):
+        """`table`'s rows as the database holds them (a Spark DataFrame)."""
         folder = self.root / table.name
         first = next(folder.rglob("*.parquet"), None)
         if first is None:
-            return "SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}" for c in table.columns) \
-                + " WHERE false"
-        path = _spark_path(folder)
-        # Every file of a table is written by one schema: the first one's columns are all's.
-        # Partition folders (`format=damage`) give their columns too.
-        partitions = {part.split("=", 1)[0] for part in first.relative_to(folder).parts[:-1] if "=" in part}
-        present = set(pq.read_schema(first).names) | partitions
-        return f"SELECT {', '.join(_column(column, present) for column in table.columns)} FROM parquet.`{path}`"
+            return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
+                                                        for c in table.columns) + " WHERE false")
+        # Every file of a table is written by one schema: the first one's is all's, given
+        # to Spark so that it need not read every file's footer to find it. Partition
+        # folders (`format=damage`) give their columns, as text.
+        from pyspark.sql.pandas.types import from_arrow_schema
+        from pyspark.sql.types import StringType
+
+        written = pq.read_schema(first)
+        schema = from_arrow_schema(pa.schema([  # JSON is its text (an Arrow extension over a string)
+            field.with_type(field.type.storage_type) if hasattr(field.type, "storage_type") else field
+            for field in written]), prefer_timestamp_ntz=True)
+        for part in first.relative_to(folder).parts[:-1]:
+            if "=" in part:
+                schema = schema.add(part.split("=", 1)[0], StringType())
+        rows = self.spark.read.schema(schema).parquet(str(folder.resolve()))
+        return rows.selectExpr(*(_column(column, set(schema.fieldNames())) for column in table.columns))
 
 
 def open(root: str | Path, spark=None) -> Lake:  # noqa: A001  (the name the API gives it)
@@ -83,10 +93,6 @@ def _column(column, present: set[str]) -> str:
     kind = spark_type(column.type)
     stored = f"{column.name}_full" if column.name in GAME_COLUMNS else column.name
     return f"CAST({stored if stored in present else 'NULL'} AS {kind}) AS {column.name}"
-
-
-def _spark_path(folder: Path) -> str:
-    return str(folder.resolve()).replace("`", "``")
 
 
 def _declared_tables():
