@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import ROOT
 
 DRAWING = ("altair", "vl_convert")
+SPARK = ("pyspark", "py4j", "sqlglot")
 FORMATS = ("damage", "stellaris", "ec4x", "arena", "gm")
 
 # Runs `workbench ARGS...` (JSON in argv[1]) and prints its exit code and the top-level
@@ -36,6 +37,10 @@ def drawing(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if m.split(".")[0] in DRAWING)
 
 
+def spark(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in SPARK)
+
+
 def formats(modules: set[str]) -> list[str]:
     return sorted({m.split(".")[1] for m in modules if m.startswith("workbench.") and m.split(".")[1] in FORMATS})
 
@@ -52,7 +57,7 @@ def db(sample, tmp_path_factory):
     """The sample corpus, ingested by `workbench ingest` in a child: what it loaded is checked here too."""
     path = tmp_path_factory.mktemp("imports") / "w.duckdb"
     code, modules = loaded_by("ingest", str(sample), "--db", str(path), "--quiet")
-    assert code == 0 and drawing(modules) == []
+    assert code == 0 and drawing(modules) == [] and spark(modules) == []
     return path
 
 
@@ -61,7 +66,7 @@ def db(sample, tmp_path_factory):
 ])
 def test_commands_reading_the_database_load_no_altair(db, tmp_path, command):
     code, modules = loaded_by(*[part.format(tmp=tmp_path) for part in command], "--db", str(db))
-    assert code == 0 and drawing(modules) == []
+    assert code == 0 and drawing(modules) == [] and spark(modules) == []  # the Spark engine's only with --engine spark
 
 
 def test_validate_and_synth_load_no_altair(sample, tmp_path):

@@ -12,12 +12,17 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-import workbench
+pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
+if shutil.which("java") is None and not __import__("os").environ.get("JAVA_HOME"):
+    pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True)
+
+import workbench  # noqa: E402
 from workbench import analysis, catalog, cli, comparison, registry
-from workbench import spark as on_spark
-from workbench.damage import ratings
-from workbench.export import export_parquet
-from workbench.spark import lake, load, sql
+from workbench import spark as on_spark  # noqa: E402
+from workbench.damage import ratings  # noqa: E402
+from workbench.export import export_parquet  # noqa: E402
+from workbench.spark import lake, load, sql  # noqa: E402
+from workbench.paths import text_of  # noqa: E402
 
 
 
@@ -173,8 +178,12 @@ def test_a_file_gone_is_missing_and_pruned_on_request(logs, tmp_path, spark):
     assert _tree_rows(tree, "damage_events") == before
     pruned = on_spark.ingest([logs], tree, spark=spark, prune=True)
     assert [f.status for f in pruned.files if Path(f.path).name == gone.name] == ["pruned"]
-    assert _tree_rows(tree, "damage_events") <= before - lines + lines // 2  # its events are gone
-    assert str(gone) not in {row["path"] for row in load._read_manifest(tree).values()}
+    fresh = tmp_path / "fresh.duckdb"
+    workbench.ingest([logs], db=fresh)
+    with duckdb.connect(str(fresh), read_only=True) as con:
+        assert _tree_rows(tree, "damage_events") == con.sql("SELECT count(*) FROM damage_events").fetchall()[0][0]
+    assert _tree_rows(tree, "damage_events") < before - lines // 2
+    assert text_of(gone.resolve()) not in load._read_manifest(tree)
 
 
 def test_parts_a_run_cut_short_left_are_removed_by_the_next(logs, tmp_path, spark):
@@ -236,7 +245,7 @@ def test_the_commands_print_the_same_scorecard_on_both_engines(sample, tmp_path,
     report = tmp_path / "report.html"
     assert cli.main(["report", "--parquet", tree, "--engine", "spark", "-o", str(report)]) == 0
     text = report.read_text()
-    assert "Scorecard" in text and "Spark could not" not in text and "drawn per game from a database" in text
+    assert "Scorecard" in text and "Spark could not" not in text and "drawn from a database, not from a Parquet tree" in text
 
 
 @pytest.mark.parametrize("argv, said", [
@@ -318,3 +327,70 @@ def test_the_docs_way_to_pull_one_game_into_duckdb_works(spark, tmp_path, monkey
 def _tree_rows_of_game(tree_dir: Path, table: str, game: str) -> int:
     return duckdb.sql(f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', hive_partitioning = true) "
                       "WHERE game_id_full = ?", params=[game]).fetchall()[0][0]
+
+
+def test_a_file_whose_rows_cannot_be_written_is_failed_and_the_task_goes_on(logs, tmp_path):
+    """A task's own work, run here: the place its parts go is under a file, not a folder."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    todo = [{"path": text_of(path.resolve()), "named": True, "source_id": number, "size": path.stat().st_size,
+             "mtime_ns": path.stat().st_mtime_ns} for number, path in enumerate(sorted(logs.glob("*.jsonl")), 1)]
+    results = load._load_files(todo, tmp_path / "task.duckdb", blocker / "_staging" / "run", None)
+    assert [r["status"] for r in results] == ["failed"] * len(todo)
+    assert all("cannot write its rows" in r["message"] and r["records"] > 0 for r in results)
+
+
+def test_a_file_read_as_another_format_now_is_read_again(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    again = on_spark.ingest([logs], tree, spark=spark, format="gm")
+    assert {f.status for f in again.files} <= {"replaced", "failed"} and again.files
+    assert {f.format for f in again.files if f.status == "replaced"} <= {"gm"}
+
+
+def test_a_file_of_no_format_in_a_folder_is_skipped_quietly_as_the_ingest_does(logs, tmp_path, spark):
+    notes = logs / "notes.txt"
+    notes.write_text("not a log\n")
+    tree = tmp_path / "lake"
+    first = on_spark.ingest([logs], tree, spark=spark)
+    assert text_of(notes.resolve()) not in {f.path for f in first.files}
+    notes.unlink()
+    after = on_spark.ingest([logs], tree, spark=spark)
+    assert {f.status for f in after.files} == {"unchanged"}  # not "missing"
+
+
+def test_a_tree_inside_the_paths_is_not_read_as_logs(logs, spark):
+    tree = logs / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    again = on_spark.ingest([logs], tree, spark=spark)
+    assert {f.status for f in again.files} == {"unchanged"}
+    assert not any("/lake/" in path for path in load._read_manifest(tree))
+
+
+def test_each_task_gets_its_own_share_of_the_files(logs, tmp_path, spark):
+    todo = [(text_of(path.resolve()), True, number, path.stat().st_size, path.stat().st_mtime_ns)
+            for number, path in enumerate(sorted(logs.glob("*.jsonl"))[:4], 1)]
+    results = load._run_tasks(spark, tmp_path / "lake", "run", todo, None, partitions=4)
+    assert sorted(r["source_id"] for r in results) == [1, 2, 3, 4]
+    attempts = {r["staged"].split("-")[1] for r in results}
+    assert len(attempts) == 4  # four tasks, one file each: no task got two, none none
+
+
+def test_unequal_and_null_lists_are_padded_as_duckdb_pads_them(spark):
+    query = "SELECT unnest($a) AS a, unnest($b::BIGINT[]) AS b, unnest(NULL::VARCHAR[]) AS c"
+    params = {"a": ["x", "y", "z"], "b": [1]}
+    expected = duckdb.sql(query, params=params).pl()
+    assert expected.height == 3
+    got = pl.from_arrow(spark.sql(sql.to_spark(query, params)).toArrow())
+    assert_frame_equal(got.sort("a"), expected.sort("a"), check_dtypes=False)
+
+
+def test_the_example_message_is_the_first_finding_on_both_engines(both):
+    con, tree, _, _ = both
+    rules = analysis.top_violation_rules(con, limit=5)
+    first = catalog.query_frame(con, """
+        SELECT v.rule, v.message FROM violation_lines v JOIN sources s USING (source_id)
+        WHERE v.severity IN ('error', 'warning')
+        QUALIFY row_number() OVER (PARTITION BY v.rule ORDER BY s.path, coalesce(v.line, 0), v.locator) = 1""")
+    expected = dict(zip(first["rule"], first["message"]))
+    assert all(expected[row["rule"]] == row["example"] for row in rules.iter_rows(named=True))

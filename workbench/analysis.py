@@ -58,7 +58,9 @@ def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), e
     frame = query_frame(con, """
         SELECT v.rule, array_to_string(list_sort(list_distinct(list(v.severity))), '/') AS severity,
                array_to_string(list_sort(list_distinct(list(s.format))), ', ') AS formats,
-               count(*) AS violations, count(DISTINCT v.source_id) AS files, min(v.message) AS example
+               count(*) AS violations, count(DISTINCT v.source_id) AS files,
+               -- the first finding's, by file and line: the same on every engine
+               arg_min(v.message, s.path || lpad(CAST(coalesce(v.line, 0) AS VARCHAR), 20, '0') || v.locator) AS example
         FROM violation_lines v JOIN sources s USING (source_id)
         WHERE list_contains($severities, v.severity)
         GROUP BY v.rule ORDER BY violations DESC, v.rule LIMIT $limit

@@ -121,8 +121,6 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
                         help="with --watch: seconds between scans (default: 2)")
     _add_engine(ingest, "load with Spark's executors into the Parquet tree DIR (--parquet), not into a database")
-    ingest.add_argument("--master", metavar="URL", help="with --engine spark: the cluster (spark://host:7077, yarn, "
-                                                        "local[4]); default: $SPARK_REMOTE, else local[*]")
     ingest.set_defaults(run=_ingest)
 
     validate = commands.add_parser("validate", help="check files against the specifications, no database",
@@ -206,6 +204,8 @@ def _add_engine(command: argparse.ArgumentParser, spark_does: str) -> None:
     command.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
                          help=f"duckdb (default): the database (--db); spark: {spark_does}")
     command.add_argument("--parquet", metavar="DIR", help="with --engine spark: the Parquet tree")
+    command.add_argument("--master", metavar="URL", help="with --engine spark: the cluster (spark://host:7077, yarn, "
+                                                         "local[4]); default: $SPARK_REMOTE, else local[*]")
 
 
 def _engine(args) -> str:
@@ -219,6 +219,8 @@ def _engine(args) -> str:
     elif args.parquet:
         raise WorkbenchError("--parquet DIR is the Spark engine's tree: add --engine spark (DuckDB reads a database: "
                              "--db, or `workbench export --parquet` writes a tree from one)")
+    elif args.master:
+        raise WorkbenchError("--master is the Spark cluster: add --engine spark --parquet DIR")
     return args.engine
 
 
@@ -230,7 +232,7 @@ def _source(args):
     if _engine(args) == "spark":
         from workbench import spark
 
-        yield spark.open(args.parquet)
+        yield spark.open(args.parquet, master=args.master)
         return
     con = catalog.connect(args.db, read_only=True)
     try:
@@ -276,8 +278,6 @@ def _ingest(args) -> int:
 
     if _engine(args) == "spark":
         return _ingest_on_spark(args)
-    if args.master:
-        raise WorkbenchError("--master is the Spark cluster: add --engine spark --parquet DIR")
     if args.watch:
         return _watch(args)
     report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet, prune=args.prune)

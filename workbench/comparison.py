@@ -113,7 +113,7 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
         WHERE rank = 1
     ),
     {_SPREAD.format(keys=group, source="d")}
-    SELECT {", ".join(f"d.{k}" for k in keys)}, any_value(d.model_from) AS model_from,
+    SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS model_from,
            count(*) AS decisions, count(*) FILTER (WHERE d.valid) AS valid, avg(d.valid::INT) AS validity,
            any_value(s.games) AS games, any_value(s.squares) AS squares,
            quantile_cont(d.latency_ms, 0.5) AS p50_ms, quantile_cont(d.latency_ms, 0.95) AS p95_ms,

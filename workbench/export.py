@@ -119,7 +119,7 @@ def partitioned_select(con, table: str, source_id: str | None = None,
         select += f" WHERE t.source_id = {int(of_source)}"
     games = [c for c in GAME_COLUMNS if c in columns]
     replaced = [f"{_folder_name(games[0])} AS {games[0]}"] if games else []
-    if source_id is not None:
+    if source_id is not None and "source_id" in columns:
         replaced.append(f"{source_id} AS source_id")
     if replaced:
         kept = f", {games[0]} AS {games[0]}_full" if games else ""

@@ -59,9 +59,13 @@ players AS (
            TRY_CAST(state ->> 'tempo' AS DOUBLE) AS tempo
     FROM final
 ),
-models AS (  -- a player's model: the one most of its decisions name, else the game's primary model
-    SELECT game_id, agent_id AS player_id, mode(model) AS model FROM decisions
-    WHERE format = 'damage' AND model IS NOT NULL GROUP BY ALL
+models AS (  -- a player's model: the one most of its decisions name (a tie: the first by name), else the
+            -- game's primary model
+    SELECT game_id, player_id, model FROM (
+        SELECT game_id, agent_id AS player_id, model,
+               row_number() OVER (PARTITION BY game_id, agent_id ORDER BY count(*) DESC, model) AS rank
+        FROM decisions WHERE format = 'damage' AND model IS NOT NULL GROUP BY game_id, agent_id, model)
+    WHERE rank = 1
 ),
 primary_models AS (
     SELECT game_id, any_value(payload ->> 'primary_model') AS model FROM damage_events

@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError
 from workbench.export import GAME_COLUMNS
+from workbench.spark.load import MANIFEST
 from workbench.spark.session import said, session
 from workbench.spark.sql import spark_type, statements, to_spark
 
@@ -29,17 +29,24 @@ class Lake:
     workbench's queries (DuckDB's dialect) and gives a polars frame: what
     `catalog.query_frame` gives from a database."""
 
-    def __init__(self, root: str | Path, spark=None):
+    def __init__(self, root: str | Path, spark=None, master: str | None = None):
         self.root = Path(root)
         if not self.root.is_dir():
             raise WorkbenchError(f"{self.root} is not a folder of Parquet tables (made by `workbench export "
                                  f"--parquet` or `workbench ingest --engine spark`)")
-        self.spark = session(spark)
+        self.spark = session(spark, master)
+        self.where = self.root.resolve()  # Spark's own working folder may be another
         self.tables = _declared_tables()
-        for table in self.tables:
-            self._read(table).createOrReplaceTempView(table.name)
-        for ddl in (statement for script in _views() for statement in statements(script)):
-            self.spark.sql(to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1))
+        listed = _listed_parts(self.root)
+        try:
+            for table in self.tables:
+                self._read(table, listed).createOrReplaceTempView(table.name)
+            for ddl in (statement for script in _views() for statement in statements(script)):
+                self.spark.sql(to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1))
+        except WorkbenchError:
+            raise
+        except Exception as exc:
+            raise WorkbenchError(f"Spark could not read the tables of {self.root}: {said(exc)}") from None
 
     def frame(self, sql: str, params: dict | None = None) -> pl.DataFrame:
         try:
@@ -56,43 +63,58 @@ class Lake:
     def close(self) -> None:
         """The views stay in the session (which may be the caller's); nothing to let go."""
 
-    def _read(self, table):
-        """`table`'s rows as the database holds them (a Spark DataFrame)."""
-        folder = self.root / table.name
-        first = next(folder.rglob("*.parquet"), None)
-        if first is None:
+    def _read(self, table, listed: dict[str, list[str]] | None):
+        """`table`'s rows as the database holds them (a Spark DataFrame), read with the
+        table's declared schema (a column its files lack, written before it was added,
+        is NULL). A tree written by `ingest --engine spark` is read as its manifest lists
+        it: parts an ingest under way has not listed yet, or has unlisted, are left out."""
+        folder = self.where / table.name
+        found = sorted(folder.rglob("*.parquet"))
+        if listed is not None:
+            wanted = {self.where / part for part in listed.get(table.name, [])}
+            files = [str(folder)] if found and set(found) == wanted else sorted(str(path) for path in wanted)
+        else:
+            files = [str(folder)] if found else []
+        if not files:
             return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
                                                         for c in table.columns) + " WHERE false")
-        # Every file of a table is written by one schema: the first one's is all's, given
-        # to Spark so that it need not read every file's footer to find it. Partition
-        # folders (`format=damage`) give their columns, as text.
-        from pyspark.sql.pandas.types import from_arrow_schema
-        from pyspark.sql.types import StringType
-
-        written = pq.read_schema(first)
-        schema = from_arrow_schema(pa.schema([  # JSON is its text (an Arrow extension over a string)
-            field.with_type(field.type.storage_type) if hasattr(field.type, "storage_type") else field
-            for field in written]), prefer_timestamp_ntz=True)
-        for part in first.relative_to(folder).parts[:-1]:
-            if "=" in part:
-                schema = schema.add(part.split("=", 1)[0], StringType())
-        rows = self.spark.read.schema(schema).parquet(str(folder.resolve()))
-        return rows.selectExpr(*(_column(column, set(schema.fieldNames())) for column in table.columns))
+        rows = self.spark.read.schema(_file_schema(table)).option("basePath", str(folder)).parquet(*files)
+        return rows.selectExpr(*(_column(column) for column in table.columns))
 
 
-def open(root: str | Path, spark=None) -> Lake:  # noqa: A001  (the name the API gives it)
-    """The Parquet tree at `root` on `spark` (default: the active session, or a new one,
-    `session.session`): pass it to `analysis.scorecard`, `compare_models`, `ratings`,
-    `plan`, or `report.write_report` as to any of them a database connection."""
-    return Lake(root, spark)
+def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # noqa: A001  (the API's name)
+    """The Parquet tree at `root` on `spark` (default: the active session, or a new one
+    on `master`, `session.session`): pass it to `analysis.scorecard`, `compare_models`,
+    `ratings`, `plan`, or `report.write_report` as to any of them a database connection."""
+    return Lake(root, spark, master)
 
 
-def _column(column, present: set[str]) -> str:
-    """The column as the database has it: a game's whole id from `<column>_full`; NULL
-    where the files lack it (written by a workbench from before it was added)."""
-    kind = spark_type(column.type)
+def _column(column) -> str:
+    """The column as the database has it: a game's whole id from `<column>_full`."""
     stored = f"{column.name}_full" if column.name in GAME_COLUMNS else column.name
-    return f"CAST({stored if stored in present else 'NULL'} AS {kind}) AS {column.name}"
+    return f"CAST({stored} AS {spark_type(column.type)}) AS {column.name}"
+
+
+def _file_schema(table) -> str:
+    """The columns of the table's files (a game column whole as `<column>_full`), then
+    its partition folders' (`format`, a game column's folder name), as text."""
+    stored = [f"{c.name}_full {spark_type(c.type)}" if c.name in GAME_COLUMNS else f"{c.name} {spark_type(c.type)}"
+              for c in table.columns if c.name != "format"]
+    partitions = ["format STRING", *(f"{c.name} STRING" for c in table.columns if c.name in GAME_COLUMNS)]
+    return ", ".join(stored + partitions)
+
+
+def _listed_parts(root: Path) -> dict[str, list[str]] | None:
+    """Per table, the parts the manifest of a tree `ingest --engine spark` writes lists;
+    None for a tree without one (`workbench export --parquet`'s)."""
+    manifest = root / MANIFEST
+    if not manifest.exists():
+        return None
+    listed: dict[str, list[str]] = {}
+    for parts in pq.read_table(manifest, columns=["parts"]).column("parts").to_pylist():
+        for part in parts:
+            listed.setdefault(part.split("/", 1)[0], []).append(part)
+    return listed
 
 
 def _declared_tables():

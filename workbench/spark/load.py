@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, first_line
 from workbench.paths import expand_paths, path_of, roots_of, text_of, under
 from workbench.spark.session import said
 
@@ -51,12 +52,12 @@ RESULT_SCHEMA = pa.schema([
     ("path", pa.string()), ("source_id", pa.int64()), ("status", pa.string()), ("format", pa.string()),
     ("records", pa.int64()), ("rejected", pa.int64()), ("errors", pa.int64()), ("warnings", pa.int64()),
     ("infos", pa.int64()), ("message", pa.string()), ("sha256", pa.string()), ("size", pa.int64()),
-    ("mtime_ns", pa.int64()), ("parts", pa.list_(pa.string())),
+    ("mtime_ns", pa.int64()), ("staged", pa.string()), ("parts", pa.list_(pa.string())),
 ])
 RESULT_DDL = ("path STRING, source_id BIGINT, status STRING, format STRING, records BIGINT, rejected BIGINT, "
               "errors BIGINT, warnings BIGINT, infos BIGINT, message STRING, sha256 STRING, size BIGINT, "
-              "mtime_ns BIGINT, parts ARRAY<STRING>")
-TASK_SCHEMA = "path STRING, named BOOLEAN, source_id BIGINT, size BIGINT, mtime_ns BIGINT"
+              "mtime_ns BIGINT, staged STRING, parts ARRAY<STRING>")
+TASK_FIELDS = ("path", "named", "source_id", "size", "mtime_ns")
 
 
 @dataclass
@@ -94,16 +95,19 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     time differ is read again whole (`replaced`); a file ingested before from under
     `paths` that is gone is `missing`, or with `prune` its rows are removed (`pruned`).
     `partitions`: Spark tasks (default: one per file, up to 4 per core Spark has)."""
+    from workbench.ingest import _format_named
     from workbench.spark.session import session
 
     started = time.monotonic()
+    _format_named(format)  # an unknown format is said before Spark starts
     root = Path(parquet_dir)
+    files = [(path, named) for path, named in expand_paths(paths) if not _inside(path, root)]
     _make_tree(root)
-    files = expand_paths(paths)
     with _locked(root):
         manifest = _read_manifest(root)
+        _write_manifest(root, manifest)  # a new tree is one from now on, even if this run is cut short
         _remove_unlisted(root, manifest)
-        report, todo = _plan(files, manifest, roots_of(paths), prune)
+        report, todo = _plan(root, files, manifest, roots_of(paths), prune, format)
         _forget(root, manifest, [f.path for f in report.files if f.status == "pruned"])
         if todo:
             spark = session(spark, master)
@@ -111,7 +115,6 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
             results = _run_tasks(spark, root, run, todo, format, partitions)
             report.files += _commit(root, run, manifest, results)
             shutil.rmtree(root / STAGING / run, ignore_errors=True)
-        _write_manifest(root, manifest)
     order = {text_of(path.resolve()): i for i, (path, _) in enumerate(files)}
     report.files.sort(key=lambda f: (order.get(f.path, len(order)), f.path))
     report.seconds = time.monotonic() - started
@@ -121,11 +124,19 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
 # --- the driver ------------------------------------------------------------------------
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """A file of the tree itself, found under the paths to ingest: not a log."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
 def _make_tree(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise WorkbenchError(f"cannot write the Parquet tree to {root}: it is a file, not a folder")
-    if root.is_dir() and not (root / MANIFEST).exists() and any(
-            entry.name not in (LOCK, STAGING) for entry in root.iterdir()):  # a first run cut short leaves these
+    if root.is_dir() and not (root / MANIFEST).exists() and any(  # a first run cut short leaves these
+            entry.name not in (LOCK, STAGING) and not entry.name.startswith(f".{MANIFEST}.") for entry in root.iterdir()):
         raise WorkbenchError(f"{root} holds files but no {MANIFEST}: choose an empty folder (a tree written by "
                              f"`workbench export --parquet` is read by --engine spark, not ingested into)")
     try:
@@ -169,9 +180,11 @@ def _remove_unlisted(root: Path, manifest: dict[str, dict]) -> None:
             part.unlink(missing_ok=True)
 
 
-def _plan(files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list[str],
-          prune: bool) -> tuple[LakeReport, list[tuple]]:
-    """The files to load (path, source id, size, mtime), and the report of the others."""
+def _plan(root: Path, files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list[str], prune: bool,
+          format: str | None) -> tuple[LakeReport, list[tuple]]:
+    """The files to load (path, named, source id, size, mtime), and the report of the
+    others. A file is held unchanged when its size and modification time are the ones
+    read, it was read as the format asked for, and its parts are all there."""
     report, todo = LakeReport(), []
     next_id = max((row["source_id"] for row in manifest.values()), default=0) + 1
     found = set()
@@ -184,7 +197,7 @@ def _plan(files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list
             report.files.append(LoadedFile(key, None, "failed", message=f"{key}: {exc.strerror or exc}"))
             continue
         known = manifest.get(key)
-        if known is not None and (known["size"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns):
+        if _unchanged(root, known, stat, named, format):
             if known["format"] is None:  # of no known format, in a folder: skipped, as the ingest does
                 continue
             report.files.append(LoadedFile(key, known["format"], "unchanged", known["records"], known["rejected"],
@@ -196,6 +209,9 @@ def _plan(files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list
     for key, row in sorted(manifest.items()):
         if key in found or not under(key, roots) or os.path.isfile(path_of(key)):
             continue
+        if row["format"] is None:  # a file skipped before, now gone: nothing to tell
+            del manifest[key]
+            continue
         if prune:
             report.files.append(LoadedFile(key, row["format"], "pruned", row["records"], source_id=row["source_id"],
                                            message="no longer there; its rows were removed"))
@@ -205,23 +221,35 @@ def _plan(files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list
     return report, todo
 
 
+def _unchanged(root: Path, known: dict | None, stat: os.stat_result, named: bool, format: str | None) -> bool:
+    if known is None or (known["size"], known["mtime_ns"]) != (stat.st_size, stat.st_mtime_ns):
+        return False
+    if known["format"] is None:  # skipped: still so unless now named, or a format is given
+        return not named and format is None
+    return format in (None, known["format"]) and all((root / part).exists() for part in known["parts"])
+
+
 def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
-    for key in keys:
-        for part in manifest.pop(key)["parts"]:
-            (root / part).unlink(missing_ok=True)
+    """The files' rows removed: from the manifest first, then their parts."""
+    parts = [part for key in keys for part in manifest.pop(key)["parts"]]
+    _write_manifest(root, manifest)
+    for part in parts:
+        (root / part).unlink(missing_ok=True)
 
 
 def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | None,
                partitions: int | None) -> list[dict]:
     """The files spread over Spark tasks, largest first, dealt round-robin so each task
-    gets a like share of bytes; each task's results back on the driver."""
+    gets a like share of bytes; each task's results back on the driver. Task k of
+    `spark.range` is given the k-th share (hashing the share numbers instead would put
+    two shares in one task, and none in another)."""
     todo = sorted(todo, key=lambda task: -task[3])
     tasks = partitions or min(len(todo), 4 * _cores(spark))
-    rows = [(*task, i % tasks) for i, task in enumerate(todo)]
-    frame = spark.createDataFrame(rows, TASK_SCHEMA + ", task INT").repartition(tasks, "task").drop("task")
+    shares = [[dict(zip(TASK_FIELDS, task)) for task in todo[k::tasks]] for k in range(tasks)]
     staging, chosen = str((root / STAGING / run).resolve()), format
-    loaded = frame.mapInArrow(lambda batches: load_task(batches, staging, chosen), RESULT_DDL)
     try:
+        numbers = spark.range(0, tasks, 1, tasks)
+        loaded = numbers.mapInArrow(lambda batches: load_task(batches, shares, staging, chosen), RESULT_DDL)
         return loaded.toArrow().to_pylist()
     except Exception as exc:
         raise WorkbenchError(f"Spark could not load the files: {said(exc)}") from None
@@ -240,8 +268,10 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
     reports, old_parts = [], []
     for row in results:
         counts = {"error": row["errors"], "warning": row["warnings"], "info": row["infos"]}
+        before = manifest.get(row["path"])
         if row["status"] == "skipped":  # remembered, so that it is not read again while unchanged
-            manifest[row["path"]] = {**{key: row[key] for key in MANIFEST_SCHEMA.names if key != "parts"}, "parts": []}
+            if before is None or before["format"] is None:  # (rows read before, as a known format, are kept)
+                manifest[row["path"]] = {**{key: row[key] for key in MANIFEST_SCHEMA.names}, "parts": []}
             continue
         if row["status"] == "failed":
             reports.append(LoadedFile(row["path"], row["format"], "failed", message=row["message"], counts=counts))
@@ -249,11 +279,11 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
         for part in row["parts"]:
             target = root / part
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(root / STAGING / run / str(row["source_id"]) / part, target)
-        before = manifest.get(row["path"])
+            os.replace(root / STAGING / run / row["staged"] / part, target)
         old_parts += before["parts"] if before is not None else []
         manifest[row["path"]] = {key: row[key] for key in MANIFEST_SCHEMA.names}
-        reports.append(LoadedFile(row["path"], row["format"], "replaced" if before is not None else "ingested",
+        known = before is not None and before["format"] is not None
+        reports.append(LoadedFile(row["path"], row["format"], "replaced" if known else "ingested",
                                   row["records"], row["rejected"], row["message"], counts, row["source_id"]))
     _write_manifest(root, manifest)
     for part in old_parts:
@@ -264,23 +294,29 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
 # --- on an executor --------------------------------------------------------------------
 
 
-def load_task(batches: Iterator[pa.RecordBatch], staging: str, format: str | None) -> Iterator[pa.RecordBatch]:
-    """A Spark task: its files loaded by the workbench's ingest into a DuckDB file of its
-    own, then each file's rows written as Parquet parts under `staging`."""
-    todo = [row for batch in batches for row in batch.to_pylist()]
+def load_task(batches: Iterator[pa.RecordBatch], shares: list[list[dict]], staging: str,
+              format: str | None) -> Iterator[pa.RecordBatch]:
+    """A Spark task: the files of its share (by the task numbers it is given) loaded by
+    the workbench's ingest into a DuckDB file of its own, then each file's rows written
+    as Parquet parts under `staging`, in a folder of this attempt's own (Spark may run a
+    task twice at once)."""
+    from pyspark import TaskContext
+
+    todo = [task for batch in batches for number in batch.column("id").to_pylist() for task in shares[number]]
     if not todo:
         return
+    attempt = TaskContext.get().taskAttemptId()
     with tempfile.TemporaryDirectory(prefix="workbench-task-") as folder:
-        results = _load_files(todo, Path(folder) / "task.duckdb", Path(staging), format)
+        results = _load_files(todo, Path(folder) / "task.duckdb", Path(staging), format, attempt)
     yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
 
 
-def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None) -> list[dict]:
+def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, attempt: int = 0) -> list[dict]:
     from workbench import catalog
     from workbench.ingest import ingest_files
 
     run = staging.name
-    report = ingest_files([(path_of_text(task["path"]), task["named"]) for task in todo], db=db, format=format)
+    report = ingest_files([(_path_from_key(task["path"]), task["named"]) for task in todo], db=db, format=format)
     loaded = {file.path: file for file in report.files}
     results = []
     con = catalog.connect(db, read_only=True)
@@ -293,40 +329,48 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None) -
             if file.status == "failed" or file.source_id is None:
                 results.append(_result(task, "failed", file, message=file.message))
                 continue
-            parts = _write_parts(con, file.source_id, task["source_id"], staging, run)
+            staged = f"{task['source_id']}-{attempt}"
+            try:
+                parts = _write_parts(con, file.source_id, task["source_id"], staging / staged, run)
+            except (OSError, duckdb.Error) as exc:  # a full disk, a tree not writable: this file fails
+                results.append(_result(task, "failed", file, message=f"{task['path']}: cannot write its rows to "
+                                                                       f"{staging.parent.parent}: {first_line(exc)}"))
+                continue
             sha256, size = con.execute("SELECT sha256, size FROM sources WHERE source_id = ?",
                                        [file.source_id]).fetchone()
-            results.append(_result(task, "loaded", file, parts=parts, sha256=sha256, size=size))
+            results.append(_result(task, "loaded", file, parts=parts, sha256=sha256, size=size, staged=staged))
     finally:
         con.close()
     return results
 
 
-def path_of_text(key: str) -> Path:
+def _path_from_key(key: str) -> Path:
+    """The file a `sources.path` names (`paths.text_of` wrote it)."""
     return Path(os.fsdecode(path_of(key)))
 
 
-def _result(task: dict, status: str, file, message: str = "", parts=(), sha256=None, size=None) -> dict:
+def _result(task: dict, status: str, file, message: str = "", parts=(), sha256=None, size=None,
+            staged=None) -> dict:
     counts = file.severity_counts() if file is not None else {"error": 0, "warning": 0, "info": 0}
     return {"path": task["path"], "source_id": task["source_id"], "status": status,
             "format": file.format if file is not None else None,
             "records": file.records if file is not None else 0, "rejected": file.rejected if file is not None else 0,
             "errors": counts["error"], "warnings": counts["warning"], "infos": counts["info"],
             "message": message or (file.message if file is not None else ""), "sha256": sha256,
-            "size": task["size"] if size is None else size, "mtime_ns": task["mtime_ns"], "parts": list(parts)}
+            "size": task["size"] if size is None else size, "mtime_ns": task["mtime_ns"], "staged": staged,
+            "parts": list(parts)}
 
 
-def _write_parts(con, local_id: int, source_id: int, staging: Path, run: str) -> list[str]:
-    """The file's rows in every table, as the tree holds them, under `staging`; the
-    parts written, relative to the tree."""
+def _write_parts(con, local_id: int, source_id: int, folder: Path, run: str) -> list[str]:
+    """The file's rows in every table, as the tree holds them, under `folder`; the parts
+    written, relative to the tree."""
     from workbench import export
 
-    folder = staging / str(source_id)
-    shutil.rmtree(folder, ignore_errors=True)  # a task Spark runs again writes afresh
+    shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for table in export.data_tables(con):
-        select, partitions = export.partitioned_select(con, table, source_id=str(source_id), of_source=local_id)
-        if con.execute(f"SELECT count(*) FROM ({select})").fetchone()[0]:
-            export.write_partitioned(con, select, partitions, folder / table, file_names=f"s{source_id}-{run}_{{i}}")
+        select, partitions = export.partitioned_select(con, table, source_id=f"CAST({source_id} AS BIGINT)",
+                                                       of_source=local_id)
+        # A file with no rows in the table writes no part.
+        export.write_partitioned(con, select, partitions, folder / table, file_names=f"s{source_id}-{run}_{{i}}")
     return sorted(part.relative_to(folder).as_posix() for part in folder.rglob("*.parquet"))
-

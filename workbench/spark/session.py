@@ -5,16 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from workbench.errors import WorkbenchError, first_line
 
 # Partition folders are text (`game_id=007` stays "007"); game columns are read from
 # `<column>_full` anyway, and formats are names.
-SETTINGS = {
-    "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
-    "spark.sql.session.timeZone": "UTC",
-}
+SETTINGS = {"spark.sql.sources.partitionColumnTypeInference.enabled": "false"}
 
 
 LOGGING = Path(__file__).with_name("log4j2.properties")
@@ -35,26 +33,32 @@ def session(spark=None, master: str | None = None):
     return spark
 
 
-def _active():
-    from pyspark.sql import SparkSession
-
-    return SparkSession.getActiveSession()
-
-
-def _new(master: str | None):
+def _spark_session_class():
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise WorkbenchError("the Spark engine needs pyspark: pip install 'workbench[spark]'") from None
-    # Local workers run this very Python, so they import this workbench (a cluster's
-    # workers need it installed: the docs' "Beyond one machine").
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    return SparkSession
+
+
+def _active():
+    return _spark_session_class().getActiveSession()
+
+
+def _new(master: str | None):
+    SparkSession = _spark_session_class()
+    remote = os.environ.get("SPARK_REMOTE")
+    if master is None and not remote or (master or "").startswith("local"):
+        # Local workers run this very Python, so they import this workbench (a cluster's
+        # workers need it installed: the docs' "Beyond one machine").
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     logging_options = f"-Dlog4j2.configurationFile={LOGGING.as_uri()}"
     builder = (SparkSession.builder.appName("workbench").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.extraJavaOptions", logging_options)
-               .config("spark.executor.extraJavaOptions", logging_options))
-    remote = os.environ.get("SPARK_REMOTE")
+               .config("spark.executor.extraJavaOptions", logging_options)
+               # The workbench makes no tables in Spark's catalog: no spark-warehouse/ where it runs.
+               .config("spark.sql.warehouse.dir", str(Path(tempfile.gettempdir()) / "workbench-spark-warehouse")))
     if master is not None:
         builder = builder.master(master)
     elif remote:

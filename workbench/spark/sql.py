@@ -6,9 +6,9 @@ it writes, or has no such function:
 
 - `quantile_cont(x, q)` (DuckDB's interpolated quantile) becomes `percentile(x, q)`,
   Spark's exact quantile by the same interpolation;
-- several `unnest`s in one SELECT, which DuckDB walks side by side, become one
-  `inline(arrays_zip(...))`: Spark's EXPLODEs in one SELECT would give every
-  combination of the lists' elements;
+- several `unnest`s in one SELECT, which DuckDB walks side by side (a shorter or NULL
+  list padded with NULLs), become one `inline(arrays_zip(...))` of the lists (a NULL
+  one as empty): Spark takes one generator per SELECT;
 - `$name` parameters become SQL literals, written by SQLGlot.
 """
 
@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import functools
 
-import sqlglot
-from sqlglot import exp
-
 from workbench.errors import WorkbenchError
+
+try:
+    import sqlglot
+    from sqlglot import exp
+except ImportError:  # the Spark engine's extra is not installed: said when it is asked for
+    sqlglot = exp = None
 
 
 def to_spark(sql: str, params: dict | None = None) -> str:
@@ -33,6 +36,8 @@ def to_spark(sql: str, params: dict | None = None) -> str:
 
 def statements(sql: str) -> list[str]:
     """Each statement of a script (a format's views), as its own text."""
+    if sqlglot is None:
+        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
     return [tree.sql(dialect="duckdb") for tree in sqlglot.parse(sql, read="duckdb") if tree is not None]
 
 
@@ -41,6 +46,8 @@ def spark_type(duckdb_type: str) -> str:
     its text, as the Parquet files hold it."""
     if duckdb_type == "JSON":
         return "STRING"
+    if sqlglot is None:
+        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
     return exp.DataType.build(duckdb_type, dialect="duckdb").sql(dialect="spark")
 
 
@@ -48,6 +55,8 @@ def spark_type(duckdb_type: str) -> str:
 def _parsed(sql: str) -> exp.Expression:
     """The statement as Spark's: parsed once per query text (the same query is asked with
     other parameters), with the translations above applied."""
+    if sqlglot is None:
+        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
     try:
         tree = sqlglot.parse_one(sql, read="duckdb")
     except sqlglot.errors.ParseError as exc:
@@ -76,7 +85,8 @@ def _side_by_side_unnests(node: exp.Expression) -> exp.Expression:
         inner = column.unalias()
         name = column.alias_or_name or f"unnested_{i}"
         names.append(exp.to_identifier(f"{name}_zipped"))
-        lists.append(inner.expressions[0] if isinstance(inner, exp.Unnest) else inner.this)
+        listed = inner.expressions[0] if isinstance(inner, exp.Unnest) else inner.this
+        lists.append(exp.func("coalesce", listed, exp.Array(expressions=[])))
         columns[i] = exp.alias_(exp.column(f"{name}_zipped", table="zipped"), name)
     lateral = exp.Lateral(this=exp.Anonymous(this="inline", expressions=[exp.Anonymous(this="arrays_zip",
                                                                                         expressions=lists)]),
