@@ -305,7 +305,7 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     target = _target(db, read_only)
     con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only), read_only)
     # A database written before a column was added to `sources` is still the workbench's.
-    if read_only and not set(SOURCES.names) - set(SOURCES.added) <= _sources_columns(con):
+    if read_only and not set(SOURCES.names) - set(SOURCES.added) <= column_names(con, SOURCES.name):
         con.close()
         raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
                              f"made); run `workbench demo`, or `workbench ingest` into a new database first")
@@ -578,16 +578,10 @@ def reading(con_or_db):
         yield con_or_db
 
 
-def _sources_columns(con) -> set[str]:
-    """The columns of the `sources` table (none: no workbench made this database)."""
-    return {column for (column,) in con.execute(
-        f"SELECT column_name FROM ({_COLUMN_TYPES}) WHERE table_name = ?", [SOURCES.name]).fetchall()}
-
-
 def _refuse_older_schema(con, target) -> None:
     """A database written before files could grow has no place to record where an
     append resumes; mixing the two would double rows, so it is refused in one line."""
-    columns = _sources_columns(con)
+    columns = column_names(con, SOURCES.name)
     if columns and "resume" not in columns:
         raise OlderDatabase(
             f"database {target} was written by an older workbench (no append support); "
@@ -689,8 +683,7 @@ def column_names(con, table: str) -> set[str]:
     if not is_database(con):
         return con.columns(table)
     return {name for (name,) in con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main' "
-        "AND database_name = current_database()", [table]).fetchall()}
+        f"SELECT column_name FROM ({_COLUMN_TYPES}) WHERE table_name = ?", [table]).fetchall()}
 
 
 def query_frame(con, sql: str, params=None):

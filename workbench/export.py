@@ -75,12 +75,6 @@ def data_tables(con) -> list[str]:
         "AND table_type = 'BASE TABLE' AND table_name <> ? ORDER BY table_name", [catalog.SCHEMA.name]).fetchall()]
 
 
-def _columns(con, table: str) -> list[str]:
-    return [name for (name,) in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-        [table]).fetchall()]
-
-
 # A game id of at most this many bytes is its folder's name as it is. DuckDB writes a
 # partition value percent-escaped (up to 3 characters a byte), and a file system takes
 # names of 255 bytes: 80 bytes and `game_id=` always fit.
@@ -106,7 +100,7 @@ def partitioned_select(con, table: str, source_id: str | None = None,
     partitioned by. `source_id`: an SQL expression the rows' own source_id becomes (one
     file's rows written under the id the tree knows it by); `of_source`: only the rows
     of that file (a table without files' rows has none)."""
-    columns = _columns(con, table)
+    columns = catalog.column_names(con, table)
     if of_source is not None and "source_id" not in columns:
         select = f"SELECT *, 'none' AS format FROM {table} WHERE false"
     elif "format" in columns:

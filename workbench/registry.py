@@ -8,7 +8,7 @@ import duckdb
 
 from workbench import arena, catalog, damage, ec4x, gm, stellaris
 from workbench.formats import Format
-from workbench.schema import BOUND_NAMES
+from workbench.schema import BOUND_NAMES, Table
 
 FORMATS: dict[str, Format] = {
     fmt.name: fmt for fmt in (stellaris.FORMAT, ec4x.FORMAT, arena.FORMAT, gm.FORMAT, damage.FORMAT)
@@ -27,12 +27,23 @@ def create_tables(con: duckdb.DuckDBPyConnection, loading: bool = False) -> None
     catalog.create_schema(con, schema_ddl(), _read_again_into, BOUND_NAMES if loading else frozenset())
 
 
+def data_tables(fmt: Format | None = None) -> list[Table]:
+    """The tables of data (not the record of the schema that made them): the shared
+    ones, and every format's own or only `fmt`'s, but for the temporary ones."""
+    formats = FORMATS.values() if fmt is None else [fmt]
+    tables = [*catalog.SHARED_TABLES, *(table for f in formats for table in f.tables)]
+    return [t for t in tables if t is not catalog.SCHEMA and not t.temporary]
+
+
+def views_ddl() -> list[str]:
+    """The statements of the shared views and of every format's own."""
+    return [catalog.VIOLATION_LINES, *(fmt.views for fmt in FORMATS.values() if fmt.views)]
+
+
 def file_tables(fmt: Format | None = None) -> list[str]:
     """The tables that hold files' rows (by `source_id`): the shared ones, and every
     format's own or only `fmt`'s."""
-    formats = FORMATS.values() if fmt is None else [fmt]
-    tables = [*catalog.SHARED_TABLES, *(table for f in formats for table in f.tables)]
-    return [t.name for t in tables if "source_id" in t.names and t is not catalog.SOURCES and not t.temporary]
+    return [t.name for t in data_tables(fmt) if "source_id" in t.names and t is not catalog.SOURCES]
 
 
 def _read_again_into(con: duckdb.DuckDBPyConnection, made: set[str]) -> None:

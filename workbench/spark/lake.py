@@ -118,13 +118,12 @@ def _listed_parts(root: Path) -> dict[str, list[str]] | None:
 
 
 def _declared_tables():
-    from workbench import catalog, registry
+    from workbench import registry
 
-    shared = [t for t in catalog.SHARED_TABLES if t is not catalog.SCHEMA]
-    return [*shared, *(table for fmt in registry.FORMATS.values() for table in fmt.tables if not table.temporary)]
+    return registry.data_tables()
 
 
 def _views() -> list[str]:
-    from workbench import catalog, registry
+    from workbench import registry
 
-    return [catalog.VIOLATION_LINES, *(fmt.views for fmt in registry.FORMATS.values() if fmt.views)]
+    return registry.views_ddl()

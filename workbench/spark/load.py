@@ -23,7 +23,6 @@ import fcntl
 import os
 import shutil
 import tempfile
-import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,12 +40,6 @@ from workbench.spark.session import said
 MANIFEST = "_manifest.parquet"
 STAGING = "_staging"
 LOCK = "_lock"
-# What the tree knows of each file it holds rows of.
-MANIFEST_SCHEMA = pa.schema([
-    ("path", pa.string()), ("format", pa.string()), ("source_id", pa.int64()), ("size", pa.int64()),
-    ("mtime_ns", pa.int64()), ("sha256", pa.string()), ("records", pa.int64()), ("rejected", pa.int64()),
-    ("parts", pa.list_(pa.string())),
-])
 # What a task tells the driver of each file it was given.
 RESULT_SCHEMA = pa.schema([
     ("path", pa.string()), ("source_id", pa.int64()), ("status", pa.string()), ("format", pa.string()),
@@ -54,9 +47,9 @@ RESULT_SCHEMA = pa.schema([
     ("infos", pa.int64()), ("message", pa.string()), ("sha256", pa.string()), ("size", pa.int64()),
     ("mtime_ns", pa.int64()), ("staged", pa.string()), ("parts", pa.list_(pa.string())),
 ])
-RESULT_DDL = ("path STRING, source_id BIGINT, status STRING, format STRING, records BIGINT, rejected BIGINT, "
-              "errors BIGINT, warnings BIGINT, infos BIGINT, message STRING, sha256 STRING, size BIGINT, "
-              "mtime_ns BIGINT, staged STRING, parts ARRAY<STRING>")
+# What the tree knows of each file it holds rows of: those of a task's result.
+MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
+    "path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")])
 TASK_FIELDS = ("path", "named", "source_id", "size", "mtime_ns")
 
 
@@ -80,7 +73,6 @@ class LoadedFile:
 @dataclass
 class LakeReport:
     files: list[LoadedFile] = field(default_factory=list)
-    seconds: float = 0.0
 
     @property
     def failed(self) -> list[LoadedFile]:
@@ -98,7 +90,6 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     from workbench.ingest import _format_named
     from workbench.spark.session import session
 
-    started = time.monotonic()
     _format_named(format)  # an unknown format is said before Spark starts
     root = Path(parquet_dir)
     files = [(path, named) for path, named in expand_paths(paths) if not _inside(path, root)]
@@ -106,8 +97,8 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     with _locked(root):
         manifest = _read_manifest(root)
         _write_manifest(root, manifest)  # a new tree is one from now on, even if this run is cut short
-        _remove_unlisted(root, manifest)
-        report, todo = _plan(root, files, manifest, roots_of(paths), prune, format)
+        present = _remove_unlisted(root, manifest)
+        report, todo = _plan(present, files, manifest, roots_of(paths), prune, format)
         _forget(root, manifest, [f.path for f in report.files if f.status == "pruned"])
         if todo:
             spark = session(spark, master)
@@ -117,7 +108,6 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
             shutil.rmtree(root / STAGING / run, ignore_errors=True)
     order = {text_of(path.resolve()): i for i, (path, _) in enumerate(files)}
     report.files.sort(key=lambda f: (order.get(f.path, len(order)), f.path))
-    report.seconds = time.monotonic() - started
     return report
 
 
@@ -171,16 +161,22 @@ def _write_manifest(root: Path, manifest: dict[str, dict]) -> None:
     os.replace(partial, root / MANIFEST)
 
 
-def _remove_unlisted(root: Path, manifest: dict[str, dict]) -> None:
-    """Parts no file in the manifest lists, and staging left behind: a run cut short."""
+def _remove_unlisted(root: Path, manifest: dict[str, dict]) -> set[str]:
+    """Parts no file in the manifest lists, and staging left behind: a run cut short.
+    Returns the listed parts that are there (relative to the tree)."""
     listed = {part for row in manifest.values() for part in row["parts"]}
     shutil.rmtree(root / STAGING, ignore_errors=True)
+    present = set()
     for part in root.glob("*/**/s*-*.parquet"):
-        if part.relative_to(root).as_posix() not in listed:
+        name = part.relative_to(root).as_posix()
+        if name in listed:
+            present.add(name)
+        else:
             part.unlink(missing_ok=True)
+    return present
 
 
-def _plan(root: Path, files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list[str], prune: bool,
+def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list[str], prune: bool,
           format: str | None) -> tuple[LakeReport, list[tuple]]:
     """The files to load (path, named, source id, size, mtime), and the report of the
     others. A file is held unchanged when its size and modification time are the ones
@@ -197,7 +193,7 @@ def _plan(root: Path, files: list[tuple[Path, bool]], manifest: dict[str, dict],
             report.files.append(LoadedFile(key, None, "failed", message=f"{key}: {exc.strerror or exc}"))
             continue
         known = manifest.get(key)
-        if _unchanged(root, known, stat, named, format):
+        if _unchanged(present, known, stat, named, format):
             if known["format"] is None:  # of no known format, in a folder: skipped, as the ingest does
                 continue
             report.files.append(LoadedFile(key, known["format"], "unchanged", known["records"], known["rejected"],
@@ -221,12 +217,13 @@ def _plan(root: Path, files: list[tuple[Path, bool]], manifest: dict[str, dict],
     return report, todo
 
 
-def _unchanged(root: Path, known: dict | None, stat: os.stat_result, named: bool, format: str | None) -> bool:
+def _unchanged(present: set[str], known: dict | None, stat: os.stat_result, named: bool,
+               format: str | None) -> bool:
     if known is None or (known["size"], known["mtime_ns"]) != (stat.st_size, stat.st_mtime_ns):
         return False
     if known["format"] is None:  # skipped: still so unless now named, or a format is given
         return not named and format is None
-    return format in (None, known["format"]) and all((root / part).exists() for part in known["parts"])
+    return format in (None, known["format"]) and present.issuperset(known["parts"])
 
 
 def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
@@ -247,9 +244,12 @@ def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | Non
     tasks = partitions or min(len(todo), 4 * _cores(spark))
     shares = [[dict(zip(TASK_FIELDS, task)) for task in todo[k::tasks]] for k in range(tasks)]
     staging, chosen = str((root / STAGING / run).resolve()), format
+    from pyspark.sql.pandas.types import from_arrow_schema
+
     try:
         numbers = spark.range(0, tasks, 1, tasks)
-        loaded = numbers.mapInArrow(lambda batches: load_task(batches, shares, staging, chosen), RESULT_DDL)
+        loaded = numbers.mapInArrow(lambda batches: load_task(batches, shares, staging, chosen),
+                                    from_arrow_schema(RESULT_SCHEMA))
         return loaded.toArrow().to_pylist()
     except Exception as exc:
         raise WorkbenchError(f"Spark could not load the files: {said(exc)}") from None
@@ -271,7 +271,7 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
         before = manifest.get(row["path"])
         if row["status"] == "skipped":  # remembered, so that it is not read again while unchanged
             if before is None or before["format"] is None:  # (rows read before, as a known format, are kept)
-                manifest[row["path"]] = {**{key: row[key] for key in MANIFEST_SCHEMA.names}, "parts": []}
+                manifest[row["path"]] = {key: row[key] for key in MANIFEST_SCHEMA.names}
             continue
         if row["status"] == "failed":
             reports.append(LoadedFile(row["path"], row["format"], "failed", message=row["message"], counts=counts))

@@ -25,6 +25,11 @@ except ImportError:  # the Spark engine's extra is not installed: said when it i
     sqlglot = exp = None
 
 
+def _needs_sqlglot() -> None:
+    if sqlglot is None:
+        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
+
+
 def to_spark(sql: str, params: dict | None = None) -> str:
     """`sql` (DuckDB's dialect, `$name` parameters) as one Spark SQL statement with
     `params` in place."""
@@ -36,8 +41,7 @@ def to_spark(sql: str, params: dict | None = None) -> str:
 
 def statements(sql: str) -> list[str]:
     """Each statement of a script (a format's views), as its own text."""
-    if sqlglot is None:
-        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
+    _needs_sqlglot()
     return [tree.sql(dialect="duckdb") for tree in sqlglot.parse(sql, read="duckdb") if tree is not None]
 
 
@@ -46,8 +50,7 @@ def spark_type(duckdb_type: str) -> str:
     its text, as the Parquet files hold it."""
     if duckdb_type == "JSON":
         return "STRING"
-    if sqlglot is None:
-        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
+    _needs_sqlglot()
     return exp.DataType.build(duckdb_type, dialect="duckdb").sql(dialect="spark")
 
 
@@ -55,8 +58,7 @@ def spark_type(duckdb_type: str) -> str:
 def _parsed(sql: str) -> exp.Expression:
     """The statement as Spark's: parsed once per query text (the same query is asked with
     other parameters), with the translations above applied."""
-    if sqlglot is None:
-        raise WorkbenchError("the Spark engine needs sqlglot: pip install 'workbench[spark]'")
+    _needs_sqlglot()
     try:
         tree = sqlglot.parse_one(sql, read="duckdb")
     except sqlglot.errors.ParseError as exc:
