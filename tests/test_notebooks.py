@@ -185,8 +185,10 @@ ONE_GAME = {
     "synthetic gm": ("sample", "gm", {"decisions"}),
     "real damage logs": ("corpus", "damage", {"damage", "decisions"}),
     "real stellaris save": ("corpus", "stellaris", {"stellaris"}),
+    "otel traces": ("otel", "data", {"decisions"}),
     "empty": (None, None, set()),
 }
+OTEL = Path(__file__).resolve().parent / "otel"
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +205,8 @@ def one_game_db(sample, tmp_path_factory):
             if corpus is None:
                 workbench.connect(db).close()
             else:
-                assert not workbench.ingest([(sample if corpus == "sample" else CORPUS) / folder], db=db).failed
+                root = {"sample": sample, "corpus": CORPUS, "otel": OTEL}[corpus]
+                assert not workbench.ingest([root / folder], db=db).failed
             built[data] = db
         return built[data]
 

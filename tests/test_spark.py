@@ -27,6 +27,8 @@ from workbench.paths import text_of  # noqa: E402
 
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# OpenTelemetry traces: an instrumented poker agent and the conventions' own examples.
+OTEL = Path(__file__).resolve().parent / "otel" / "data"
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,7 @@ def spark():
 
 def _corpus(kind: str, sample: Path) -> list[Path]:
     if kind == "synthetic":
-        return [sample]
+        return [sample, OTEL]
     if not CORPUS.is_dir():
         pytest.skip(f"the real corpus is not at {CORPUS} (../shared/corpus beside the repository)")
     return [CORPUS / "damage", CORPUS / "stellaris"]

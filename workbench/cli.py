@@ -12,9 +12,10 @@ import contextlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
-from workbench.errors import WorkbenchError, first_line, is_interrupt
+from workbench.errors import PluginWarning, WorkbenchError, first_line, is_interrupt
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
@@ -27,6 +28,25 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints as \xNN, never fails
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    with warnings.catch_warnings():
+        warnings.showwarning = _plugins_in_one_line(warnings.showwarning)
+        return _main(argv)
+
+
+def _plugins_in_one_line(show):
+    """`show` (how warnings are shown), but a plugin left out is told in one line:
+    `workbench: format plugin NAME (VALUE) left out: why`."""
+
+    def said(message, category, *where, **more) -> None:
+        if issubclass(category, PluginWarning):
+            print(f"workbench: {message}", file=sys.stderr)
+        else:
+            show(message, category, *where, **more)
+
+    return said
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         parser = _parser()
         args, extra = parser.parse_known_args(argv)
@@ -187,10 +207,16 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--seed", type=int, default=7, help="random seed; the same seed gives the same bytes")
     synth.set_defaults(run=_synth)
 
-    export = commands.add_parser("export", help="write every table as Hive-partitioned Parquet")
-    export.add_argument("--parquet", required=True, metavar="DIR", help="output folder (must be empty)")
+    export = commands.add_parser("export", help="write every table as Hive-partitioned Parquet, or every decision "
+                                                 "as OpenTelemetry GenAI spans (OTLP/JSON)")
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument("--parquet", metavar="DIR", help="output folder (must be empty)")
+    target.add_argument("--otlp", metavar="FILE",
+                        help="every decision of every format as OTLP/JSON spans (GenAI semantic conventions "
+                             "1.41.0): FILE.otlp.jsonl one export per source file, as a Collector writes; "
+                             "FILE.otlp.json one export")
     export.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
-    export.add_argument("--overwrite", action="store_true", help="replace what DIR holds")
+    export.add_argument("--overwrite", action="store_true", help="replace what DIR (or FILE) holds")
     export.set_defaults(run=_export)
 
     lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database",
@@ -465,6 +491,11 @@ def _synth(args) -> int:
 
 
 def _export(args) -> int:
+    if args.otlp:
+        from workbench.otel.export import export_otlp
+
+        print(f"wrote {export_otlp(args.otlp, db=args.db, overwrite=args.overwrite)} decisions as spans to {args.otlp}")
+        return 0
     from workbench.export import export_parquet
 
     written = export_parquet(args.parquet, db=args.db, overwrite=args.overwrite)

@@ -5,6 +5,10 @@ class WorkbenchError(Exception):
     """A problem with the user's arguments, files or database, explained in one line."""
 
 
+class PluginWarning(UserWarning):
+    """A format plugin that was left out, and why (one line; see `registry`)."""
+
+
 class OlderDatabase(WorkbenchError):
     """A database written by an older workbench, whose tables cannot take what this one
     records."""

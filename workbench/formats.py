@@ -104,14 +104,19 @@ class Format:
     # Extra lines for the demo summary (e.g. a bot's quality gates), from the database.
     summary: Callable[[duckdb.DuckDBPyConnection], list[str]] | None = None
     # One record per line, so a file that grew is appended to (see LoadContext); other
-    # files are read whole again when they change.
-    line_based: bool = False
+    # files are read whole again when they change. A function of the path for a format
+    # that reads some of its files whole (`otel`: an `*.otlp.json` export is one object).
+    line_based: bool | Callable[[Path], bool] = False
     # Views over the format's tables (CREATE OR REPLACE VIEW ...).
     views: str = ""
     # Each decision is located `line N` and depends only on that line and the ones
     # before it: when the file grows, those of its earlier lines stay, and the format
     # derives the decisions of the lines it reads (from LoadContext.first_line on).
     decisions_by_line: bool = False
+
+    def reads_lines(self, path: Path) -> bool:
+        """Is `path` read line by line (see `line_based`)?"""
+        return self.line_based(path) if callable(self.line_based) else self.line_based
 
     def ddl(self) -> str:
         """The statements that create the format's tables and views."""

@@ -305,7 +305,7 @@ def _choose(path: Path, named: bool, fmt: Format | None, hasher, stop: threading
         check_regular(path)
         head = _read_head(path)
         found = fmt or detect(path, head)
-        if found is not None and found.line_based:
+        if found is not None and found.reads_lines(path):
             _refuse_cr_only(path, head)
         if found is None:
             return _Chosen(path, named, fmt)
@@ -373,7 +373,7 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
         # Its rows changed behind the workbench's back (a table emptied, rows deleted):
         # read whole again, as if the file had changed.
         return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
-    if fmt.line_based and content.size > known.size:
+    if fmt.reads_lines(path) and content.size > known.size:
         return _load_grown(con, key, path, fmt, known, content, advance)
     if content.result().sha256 == known.sha256:
         return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
@@ -460,7 +460,7 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
         source_id = known.source_id
         _forget_sources(con, [source_id], keep_sources=True)
     ctx = LoadContext(con, source_id, path, advance)
-    if fmt.line_based:
+    if fmt.reads_lines(path):
         counts = _load_lines(ctx, fmt, content, Counts(0, 0))
     else:
         counts = fmt.load(ctx)

@@ -41,7 +41,7 @@ SEVERITIES = ("error", "warning", "info")
 # Tables read here for what they are, not as records of a file.
 _NOT_RECORDS = ("sources", "violations", "rejects", "decisions", "workbench_schema")
 # A record of these tables is named by another locator in findings and decisions.
-_NAMED_LINES = {"gm_responses": "'response ' || response_id"}
+_NAMED_LINES = {"gm_responses": "'response ' || response_id", "otel_spans": "'span ' || span_id"}
 _LINE_OF_LOCATOR = "TRY_CAST(regexp_extract({0}, '^line (\\d+)$', 1) AS BIGINT)"
 
 

@@ -118,7 +118,7 @@ def test_a_named_stray_file_is_reported_in_one_line(tmp_path, capsys):
     stray.write_text("[" * 1000 + "]" * 1000 + "\n")
     assert main(["ingest", str(stray), "--db", str(tmp_path / "w.duckdb"), "--quiet"]) == 2
     assert capsys.readouterr().out.strip() == (
-        f"{stray}: failed: unknown format; pass --format (stellaris, ec4x, arena, gm, damage)")
+        f"{stray}: failed: unknown format; pass --format (stellaris, ec4x, arena, gm, otel, damage)")
 
 
 # --- long lines: a documented limit, on both sides --------------------------------------------
