@@ -3,8 +3,13 @@
 (docs/gen-ai/non-normative/examples-llm-calls.md: a simple chat completion, and a tool
 call between two chat calls) as spans; `data/holdem_agents.otlp.jsonl` is a poker
 agent instrumented as agent frameworks write it (per turn: invoke_agent, its chat call,
-its move as execute_tool). Expected values come from those texts, or from reading the
-files here with the json module."""
+its move as execute_tool). `data/openai_v2_instrumented.otlp.jsonl` is real
+instrumentation output: eight chat calls of a two-model game bot made with the OpenAI
+Python client, traced by opentelemetry-instrumentation-openai-v2 2.3b0 (SDK 1.45.2) in
+its default conventions, against a local stub of the API that refused one call (HTTP
+400), the spans encoded by the SDK's OTLP encoder and written as OTLP/JSON, as a
+Collector's file exporter writes them. Expected values come from those texts, or from
+reading the files here with the json module."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from workbench import cli
 
 DATA = Path(__file__).parent / "data"
 EXAMPLES = DATA / "conventions_examples.otlp.jsonl"
+INSTRUMENTED = DATA / "openai_v2_instrumented.otlp.jsonl"
 HOLDEM = DATA / "holdem_agents.otlp.jsonl"
 
 
@@ -376,3 +382,26 @@ def test_values_are_written_as_otlp_json_has_them_and_read_back(value, written):
     json.dumps(written, allow_nan=False)  # JSON with no NaN in it
     read, _ = otlp.value_of(written)
     assert read == value or (read == written["doubleValue"])  # a special double is kept as written
+
+
+def test_what_the_openai_instrumentation_writes_is_read(tmp_path):
+    """Its default conventions name the provider `gen_ai.system` (1.30.0's name), leave
+    the status empty and set `flags`; a refused call is status ERROR with error.type."""
+    [file], con = ingest(tmp_path, INSTRUMENTED)
+    spans = [span for line in INSTRUMENTED.read_text().splitlines() for r in json.loads(line)["resourceSpans"]
+             for s in r["scopeSpans"] for span in s["spans"]]
+    assert (file.records, file.rejected) == (len(spans), 0) == (8, 0)
+    assert con.sql("SELECT rule, severity, field, count(*) FROM violations GROUP BY ALL").fetchall() == [
+        ("deprecated_attribute", "info", "attributes.gen_ai.system", 8)]
+    expected = []
+    for span in spans:
+        values = {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+        expected.append((f"span {span['spanId']}", values.get("gen_ai.response.model", values["gen_ai.request.model"]),
+                         span["status"].get("code") != 2, int(values["gen_ai.usage.input_tokens"])
+                         if "gen_ai.usage.input_tokens" in values else None,
+                         (int(span["endTimeUnixNano"]) - int(span["startTimeUnixNano"])) / 1e6, span["traceId"]))
+    assert con.sql("SELECT locator, model, valid, input_tokens, latency_ms, game_id FROM decisions "
+                   "ORDER BY locator").fetchall() == sorted(expected)
+    assert con.sql("SELECT DISTINCT provider FROM otel_spans").fetchall() == [("openai",)]
+    assert con.sql("SELECT error_type, status_message FROM otel_spans WHERE failed").fetchall() == [
+        ("BadRequestError", "Error code: 400 - Invalid 'tools': tool name too long")]
