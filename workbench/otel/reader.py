@@ -68,7 +68,7 @@ def _load_export(ctx: LoadContext) -> Counts:
         text, why = data.decode("utf-8", "backslashreplace"), f"not UTF-8 at byte {exc.start}"
     lines = [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     read = _Read(whole_file=True)
-    if why is None and len(lines) > 1 and _json_lines(text):
+    if why is None and len(lines) > 1 and _is_json(lines[0][1]):
         read.violations.append(Violation(
             "file", "info", "json_lines", "(file)", "this *.otlp.json file holds JSON Lines (one export per line): "
             "read line by line; name it *.otlp.jsonl to have it followed as it grows"))
@@ -81,15 +81,11 @@ def _load_export(ctx: LoadContext) -> Counts:
     return Counts(read.spans, len(read.rejects))
 
 
-def _json_lines(text: str) -> bool:
-    """Is `text` not one JSON value, but its first line is one?"""
+def _is_json(line: str) -> bool:
+    """Is `line` one JSON value? Where the first of a file's several non-blank lines is,
+    the file is JSON Lines: one JSON value spread over lines never starts with a whole one."""
     try:
-        _DECODE.decode(text)
-        return False
-    except (msgspec.DecodeError, RecursionError):
-        pass
-    try:
-        _DECODE.decode(text.split("\n", 1)[0])
+        _DECODE.decode(line)
         return True
     except (msgspec.DecodeError, RecursionError):
         return False
