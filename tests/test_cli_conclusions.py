@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import workbench
-from tests.test_comparison import arena_log, outcomes
+from tests.test_comparison import arena_log
 from tests.intervals import wilson_by_hand
 from workbench.cli import main
 from workbench.stats import games_needed

@@ -388,14 +388,18 @@ def summary_lines(report) -> list[str]:
 
 
 def _plot(args) -> int:
-    from workbench import catalog, plots
+    from workbench.plots.render import IMAGES, Renderer
 
-    con = catalog.connect(args.db, read_only=True)
-    try:
-        chart = plots.figure(args.kind, con, args.game, aliases=args.aliases)
-    finally:
-        con.close()
-    path = plots.save(chart, args.output)
+    # An image's renderer starts first, in a process of its own, while the chart is built.
+    with Renderer() if Path(args.output).suffix.lower() in IMAGES else contextlib.nullcontext() as renderer:
+        from workbench import catalog, plots
+
+        con = catalog.connect(args.db, read_only=True)
+        try:
+            chart = plots.figure(args.kind, con, args.game, aliases=args.aliases)
+        finally:
+            con.close()
+        path = plots.save(chart, args.output, renderer=renderer)
     print(f"wrote {path}")
     return 0
 

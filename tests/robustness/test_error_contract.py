@@ -5,8 +5,6 @@ commands run as a user runs them, as `python -m workbench.cli` in a process of i
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import sqlite3
 import subprocess

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import altair as alt
+from altair.vegalite import SCHEMA_VERSION
 
 from workbench.errors import WorkbenchError
 from workbench.paths import text_of, writable_folder
+from workbench.plots.render import IMAGES, Renderer, render
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
 
@@ -21,9 +23,19 @@ class ScriptSafeJSON(json.JSONEncoder):
         return super().encode(o).replace("<", "\\u003c")
 
 
-def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path:
-    """Write `chart` to `path`: .png, .svg, .pdf (rendered by vl-convert), .html
-    (self-contained, works offline) or .json (the Vega-Lite spec)."""
+def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0, renderer: Renderer | None = None) -> Path:
+    """Write `chart` to `path`.
+
+    Args:
+        chart: an Altair chart.
+        path: where to write it; its suffix says how: .png, .svg, .pdf (rendered by
+            vl-convert), .html (self-contained, works offline) or .json (the Vega-Lite spec).
+        scale: how many pixels a PNG has per pixel of the chart.
+        renderer: a `Renderer` started before the chart was built, to render an image in.
+
+    Returns:
+        `path`, as a Path.
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
@@ -35,8 +47,13 @@ def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path
             # The spec (with text from logs) is escaped so it cannot end its <script>, and
             # Vega escapes text when it renders, so a log cannot inject markup.
             chart.save(str(path), format="html", inline=True, json_kwds={"cls": ScriptSafeJSON})
-        elif suffix == ".png":
-            chart.save(str(path), format="png", scale_factor=scale)
+        elif suffix in IMAGES:
+            # Not validated against the Vega-Lite schema here (a tenth of a second or more):
+            # the tests validate every figure's spec.
+            spec = chart.to_dict(validate=False)
+            vl_version = "_".join(SCHEMA_VERSION.split(".")[:2])  # vl-convert's name of it: v6_4
+            rendered = (renderer.render if renderer else render)(spec, suffix, vl_version, scale)
+            path.write_bytes(rendered)
         else:
             chart.save(str(path), format=suffix[1:])
     except OSError as exc:

@@ -1,0 +1,105 @@
+"""Images rendered in a child process (`workbench.plots.render.Renderer`) are the bytes
+Altair's own `save` writes, and whatever goes wrong in the child, the image is still
+rendered. Every figure's spec is valid Vega-Lite, since `save` no longer checks it."""
+
+import subprocess
+import sys
+
+import altair as alt
+import duckdb
+import pytest
+
+from tests.figures import assert_rendered
+from workbench import plots
+from workbench.cli import main
+from workbench.plots.render import Renderer, render
+
+SPEC_CHART = alt.Chart(alt.Data(values=[{"x": i, "y": i * i} for i in range(6)])).mark_line().encode(x="x:Q", y="y:Q")
+
+
+@pytest.fixture(scope="module")
+def all_figures_db(notebook_db):
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.mark.parametrize("kind", list(plots.FIGURES))
+def test_every_figure_is_valid_vega_lite(all_figures_db, kind):
+    # validate=True checks the spec against Altair's Vega-Lite schema, and raises if not.
+    spec = plots.figure(kind, all_figures_db).to_dict(validate=True)
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v")
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_child_renders_what_altair_saves(tmp_path, suffix):
+    ours, altairs = tmp_path / f"ours{suffix}", tmp_path / f"altair{suffix}"
+    with Renderer() as renderer:
+        plots.save(SPEC_CHART, ours, renderer=renderer)
+        assert renderer.child is None  # used once, then gone
+    SPEC_CHART.save(str(altairs), **({"scale_factor": 2.0} if suffix == ".png" else {}))
+    assert ours.read_bytes() == altairs.read_bytes()
+
+
+def test_child_renders_a_pdf(tmp_path):
+    with Renderer() as renderer:
+        path = plots.save(SPEC_CHART, tmp_path / "x.pdf", renderer=renderer)
+    assert_rendered(path)
+
+
+def test_a_child_that_cannot_start_leaves_the_render_here(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    with Renderer() as renderer:
+        assert renderer.child is None
+        plots.save(SPEC_CHART, tmp_path / "x.png", renderer=renderer)
+    assert (tmp_path / "x.png").read_bytes() == render(SPEC_CHART.to_dict(), ".png", _vl_version(), 2.0)
+
+
+@pytest.mark.parametrize("code", ["import sys; sys.exit(3)", "import os; os._exit(0)", "raise SystemExit('boom')"])
+def test_a_child_that_fails_leaves_the_render_here(tmp_path, code):
+    # A child that dies, or exits 0 having written nothing, or fails: the image is the same.
+    renderer = Renderer.__new__(Renderer)
+    renderer.child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if code.startswith("import os"):
+        renderer.child.wait()
+    with renderer:
+        plots.save(SPEC_CHART, tmp_path / "x.svg", renderer=renderer)
+    assert_rendered(tmp_path / "x.svg")
+
+
+def test_an_unused_child_is_stopped():
+    with Renderer() as renderer:
+        child = renderer.child
+        assert child.poll() is None  # starting its engine
+    assert child.returncode is not None and renderer.child is None
+
+
+def test_plot_without_data_stops_its_child(tmp_path, capsys):
+    # The figure cannot be drawn: one line, exit 2, and no renderer left behind.
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    before = _children()
+    assert main(["plot", "emotions", "--db", str(empty), "-o", str(tmp_path / "x.png")]) == 2
+    assert "workbench:" in capsys.readouterr().err
+    assert _children() == before and not (tmp_path / "x.png").exists()
+
+
+def _vl_version() -> str:
+    return "_".join(alt.SCHEMA_VERSION.split(".")[:2])
+
+
+def _children() -> set[int]:
+    """The process ids of this process's children (Linux)."""
+    import os
+    from pathlib import Path
+
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():
+            found.add(int(status.parent.name))
+    return found
