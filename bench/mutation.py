@@ -172,7 +172,7 @@ def _recheck(module: str, jobs: int) -> None:
     if not survivors:
         return
     args = list(tests) if tests else _selection()
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", *args]
     clean = subprocess.call(cmd, cwd=MUTANTS, env={**os.environ, "MUTANT_UNDER_TEST": ""},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if clean != 0:

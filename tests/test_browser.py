@@ -25,6 +25,8 @@ import pytest
 from tests.notebook_form import kernel_metadata
 from tests.notebook_run import NAMES, NOTEBOOKS, all_outputs, chart_titles, errors_in
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 TOKEN = "browser-test"
 SCRUBBER = "scrubber_controls"  # a copy of notebook 04, opened with a kernel of its own

@@ -70,6 +70,7 @@ def _counts(db, table: str) -> list[int]:
         con.close()
 
 
+@pytest.mark.slow
 def test_an_append_rewrites_no_full_row_group(tmp_path):
     """The drafts' row groups are full but the last, lines DuckDB cannot parse (cut
     lines) left out: a row group left short by them would be merged with the next at a
@@ -90,6 +91,7 @@ def test_an_append_rewrites_no_full_row_group(tmp_path):
     assert all(after[group] == before[group] for group in before)
 
 
+@pytest.mark.slow
 def test_a_log_grown_line_by_line_is_stored_in_as_many_row_groups_as_read_at_once(tmp_path):
     """Each append writes its rows as a row group of their own; the checkpoint that
     closes the database merges them into the last, as the rows of one ingest would be."""
@@ -167,6 +169,7 @@ def test_a_database_an_ingest_of_this_process_writes_is_refused_in_one_line(tmp_
     catalog.connect(db).close()  # and opened once it is done
 
 
+@pytest.mark.slow
 def test_an_ingest_of_every_format_warns_of_nothing(tmp_path, sample):
     """Run under a caller's `-W error` (a test suite's, say), any warning of DuckDB or
     pandas an ingest let through would fail it. Each format's files, whole and then
@@ -299,6 +302,7 @@ print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 
 
 @pytest.mark.parametrize("child", ["ingests", "exits"])
+@pytest.mark.slow
 def test_a_process_forked_after_an_ingest_works_and_ends_cleanly(tmp_path, child):
     """The child holds no instance of the parent's: DuckDB's threads are not forked, so
     one it used aborted it, and one it closed, even at exit, crashed it."""

@@ -82,6 +82,7 @@ def _ingested_then_changed(tmp_path: Path, log: Path, *statements: str) -> Path:
 
 
 @pytest.mark.parametrize("table, grown", [("decisions", True), ("damage_emotions", False)])
+@pytest.mark.slow
 def test_files_are_read_again_when_a_table_of_their_rows_was_dropped(tmp_path, sample, table, grown):
     source = max((sample / "damage").glob("game_*.events.jsonl"), key=lambda p: p.stat().st_size)
     content, log = source.read_bytes(), tmp_path / source.name
@@ -122,6 +123,7 @@ def _half_then_whole(tmp_path: Path, sample: Path, *statements: str, grown: bool
 
 
 @pytest.mark.parametrize("statement", ["DROP TABLE sources", "DELETE FROM sources"])
+@pytest.mark.slow
 def test_rows_of_files_the_database_no_longer_knows_are_not_doubled(tmp_path, sample, statement):
     db, log = _half_then_whole(tmp_path, sample, statement)
     assert workbench.ingest([log], db=db).files[0].status == "ingested"
@@ -134,6 +136,7 @@ def test_rows_of_files_the_database_no_longer_knows_are_not_doubled(tmp_path, sa
 @pytest.mark.parametrize("grown", [True, False])
 @pytest.mark.parametrize("statement", ["DELETE FROM decisions", "DELETE FROM damage_emotions WHERE seq % 2 = 0",
                                        "DELETE FROM violations", "INSERT INTO violations SELECT * FROM violations"])
+@pytest.mark.slow
 def test_a_file_whose_rows_were_changed_behind_its_back_is_read_again(tmp_path, sample, statement, grown):
     db, log = _half_then_whole(tmp_path, sample, statement, grown=grown)
     assert workbench.ingest([log], db=db).files[0].status == "replaced"
@@ -147,6 +150,7 @@ def test_a_file_whose_rows_are_as_they_were_is_appended_to_or_unchanged(tmp_path
 
 
 @pytest.mark.parametrize("column", ["damage_events.extra", "decisions.model", "sources.ingested_at"])
+@pytest.mark.slow
 def test_a_table_that_lost_a_column_is_made_again_whole(tmp_path, sample, column):
     table, name = column.split(".")
     db, log = _half_then_whole(tmp_path, sample, f"ALTER TABLE {table} DROP COLUMN {name}")
@@ -279,6 +283,7 @@ def test_files_are_read_again_when_a_newer_workbench_gives_a_table_of_their_rows
     assert_same_tables(db, [log], tmp_path)
 
 
+@pytest.mark.slow
 def test_a_database_written_before_the_counted_findings_reads_as_it_is(tmp_path, sample):
     # No `found_at`, no counting columns, no `violation_lines`: read-only, every command
     # reads it (each finding a row); an ingest brings it up to date.

@@ -92,6 +92,7 @@ def test_a_bad_prices_file_is_one_line_and_exit_2(db, tmp_path, capsys, content)
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading(db, tmp_path, capsys):
     big = tmp_path / "big.json"
     big.write_text('{"m-a": 1.0' + " " * 1_000_001 + "}")

@@ -8,11 +8,13 @@ import duckdb
 from tests.conftest import ROOT
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench.cli import main
+import pytest
 
 # Every standard figure, named here rather than read from `plots.FIGURES`.
 FIGURES = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps")
 
 
+@pytest.mark.slow
 def test_demo_end_to_end(tmp_path, capsys):
     data = tmp_path / "data"
     assert main(["demo", "--data", str(data)]) == 0

@@ -97,15 +97,15 @@ def test_cli_export_refuses_a_non_empty_folder(capsys, tmp_path, db):
     assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db), "--overwrite"]) == 0
 
 
-def test_the_readme_example_runs_on_an_exported_sample(tmp_path, db):
-    """The README's Polars example, run as written on the demo sample's export."""
+def test_the_docs_example_runs_on_an_exported_sample(tmp_path, db):
+    """The Polars example of docs/beyond-one-machine.md, run as written on the demo sample's export."""
     import re
 
     from tests.conftest import ROOT
 
     export_parquet(tmp_path / "pq", db=db)
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Beyond one machine"):]
+    page = (ROOT / "docs" / "beyond-one-machine.md").read_text()
+    section = page[page.index("## The Parquet export"):]
     code = re.search(r"```python\n(.+?)```", section, re.S).group(1)
     namespace = {}
     exec(code.replace("/shared/workbench-parquet", str(tmp_path / "pq")), namespace)  # noqa: S102 - our own docs

@@ -367,6 +367,7 @@ def test_an_older_database_is_refused_in_one_line(tmp_path, capsys):
         ("source_id",), ("path",), ("sha256",), ("format",), ("records",), ("rejected",), ("ingested_at",)]
 
 
+@pytest.mark.slow
 def test_the_demo_rebuilds_its_own_older_database(tmp_path, sample):
     import io
 

@@ -13,12 +13,26 @@ import polars as pl
 import pytest
 
 import workbench
-from tests.notebook_form import canonical
 from tests.conftest import SHARED
-from tests.notebook_run import (NAMES, NOTEBOOKS, all_outputs, chart_titles, errors_in, run_notebook, section_outputs,
-                                widget_texts)
+from tests.figures import (
+    assert_rendered,
+    check_decisions,
+    check_economy,
+    check_emotions,
+    spec_of,
+)
+from tests.notebook_form import canonical
+from tests.notebook_run import (
+    NAMES,
+    NOTEBOOKS,
+    all_outputs,
+    chart_titles,
+    errors_in,
+    run_notebook,
+    section_outputs,
+    widget_texts,
+)
 from tests.notebook_server import call, running_lab, save_notebook
-from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench import analysis, catalog
 from workbench.cli import main
 from workbench.damage import queries as damage_queries
@@ -27,6 +41,7 @@ from workbench.notebook import needs, unmark
 from workbench.stellaris import queries as stellaris_queries
 from workbench.widgets import GameReplay
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("notebooks")]
 
 
 @pytest.fixture

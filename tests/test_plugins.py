@@ -91,6 +91,7 @@ def test_the_plugin_imports_only_the_public_api():
     assert imported == {"workbench.plugin"}
 
 
+@pytest.mark.slow
 def test_an_installed_plugin_is_ingested_validated_and_its_decisions_shared(site, tmp_path, sample):
     logs, damage = logs_beside_a_damage_log(tmp_path, sample, "table-1.dice.jsonl", ROLLS)
     done = command(site, "ingest", str(logs), "--db", "w.duckdb", "--quiet", cwd=tmp_path)
@@ -135,6 +136,7 @@ def test_an_installed_plugin_is_ingested_validated_and_its_decisions_shared(site
                       "hive_partitioning = true)").fetchall() == [(4,)]
 
 
+@pytest.mark.slow
 def test_a_plugin_log_that_grows_gives_what_a_one_shot_ingest_gives(site, tmp_path):
     log = write(tmp_path / "grown" / "t.dice.jsonl", ROLLS[:2])
     assert command(site, "ingest", str(log), "--db", "grown.duckdb", cwd=tmp_path).returncode == 0

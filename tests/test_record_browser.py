@@ -96,7 +96,7 @@ def test_unknown_filters_are_one_clear_error(notebook_db):
 def test_each_charts_marks_lead_to_the_records_behind_them(notebook_db):
     from workbench.damage import queries
     from workbench.ec4x.families import draft_keys
-    from workbench.ec4x.report import family_matrix
+    from workbench.ec4x.queries import family_matrix
     from workbench.widgets import attack_filters, economy_filters, emotion_filters, family_filters
 
     browser = RecordBrowser(notebook_db, limit=5000)

@@ -21,9 +21,10 @@ from workbench import analysis, catalog, cli, comparison, registry
 from workbench import spark as on_spark  # noqa: E402
 from workbench.damage import ratings  # noqa: E402
 from workbench.export import export_parquet  # noqa: E402
-from workbench.spark import lake, load, sql  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
+from workbench.spark import lake, load, sql  # noqa: E402
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -79,7 +79,7 @@ def game_lines(path, game_id):
 
 def emotion_vectors_from_file(path, game_id):
     """[(seq, player_id, fear, anger, shame, confidence, tilt)] read from the log with json,
-    by README "Damage": an emotion vector is any JSON object with the five keys, at any
+    by docs/formats/damage.md: an emotion vector is any JSON object with the five keys, at any
     depth of a line; it belongs to its own `player_id`, else to that of the object holding
     it (not the line or its payload), else to the payload's `target_player_id`, else to
     its `player_id`; a component that is not a JSON number is None; a vector no player can

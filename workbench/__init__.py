@@ -23,8 +23,25 @@ __all__ = ["connect", "ingest", "validate", "WorkbenchError", "plots", "widgets"
 
 
 def connect(db=None, read_only: bool = False):
-    """A DuckDB connection to a workbench database with every table in place
-    (`read_only=True`: opened as it is). `db=None`: `$WORKBENCH_DB` or `data/workbench.duckdb`."""
+    """A DuckDB connection to a workbench database with every table in place.
+
+    Opened for writing, the database file (and its folder) is created when missing and
+    every table and view is made. With `read_only=True` the database is opened as it is:
+    nothing is created or changed, and no format is imported.
+
+    Args:
+        db: the database file, or `":memory:"`. None: `$WORKBENCH_DB`, else
+            `data/workbench.duckdb`.
+        read_only: open an existing database for reading only.
+
+    Returns:
+        An open `duckdb.DuckDBPyConnection` (close it when done); timestamps are shown in UTC.
+
+    Raises:
+        WorkbenchError: the file is not a DuckDB database, is locked by another process or
+            written by an ingest in this process, or was written by an older workbench
+            (opened for writing); read-only: the file does not exist or holds no workbench tables.
+    """
     if read_only:
         from workbench import catalog
 

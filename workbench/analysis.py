@@ -24,8 +24,18 @@ from workbench.errors import WorkbenchError
 
 
 def notebook_database() -> Path:
-    """`$WORKBENCH_DB`, else `data/workbench.duckdb` of the repository (also when the
-    notebook runs from `notebooks/`); builds the demo database there when missing."""
+    """The database a notebook works on, built from the demo when missing.
+
+    `$WORKBENCH_DB`, else `data/workbench.duckdb` of the repository (also when the
+    notebook runs from `notebooks/`); builds the demo database there when missing.
+
+    Returns:
+        The database's absolute path.
+
+    Raises:
+        WorkbenchError: the database is missing and the demo does not write it (the path
+            is not named `workbench.duckdb`).
+    """
     db = Path(os.environ.get("WORKBENCH_DB") or catalog.DEFAULT_DB)
     if not db.is_absolute() and Path.cwd().name == "notebooks" and not db.exists():
         db = Path.cwd().parent / db
@@ -40,7 +50,14 @@ def notebook_database() -> Path:
 
 
 def figures_dir(db: Path) -> Path:
-    """Where a notebook exports its figures: `figures/` beside the database."""
+    """Where a notebook exports its figures: `figures/` beside the database.
+
+    Args:
+        db: the database's path.
+
+    Returns:
+        The `figures` folder beside the database (not created here).
+    """
     return Path(db).parent / "figures"
 
 
@@ -54,7 +71,20 @@ read_only = catalog.reading
 
 def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), examples: int = 0) -> pl.DataFrame:
     """The rules broken most often, with the formats and files they were found in; with
-    `examples`, that many places to look (`file name:locator`, first by file and line)."""
+    `examples`, that many places to look (`file name:locator`, first by file and line).
+
+    Args:
+        con: a connection to a workbench database (or a Parquet tree open on Spark).
+        limit: how many rules, the most often broken first.
+        severities: the severities counted (`error`, `warning`, `info`).
+        examples: how many places to list per rule; 0: no `examples` column.
+
+    Returns:
+        A polars DataFrame, one row per rule, most findings first: `rule`, `severity` (the
+        severities it was found with, joined by `/`), `formats` (comma-separated),
+        `violations` (findings), `files`, `example` (the message of the first finding by
+        file and line) and, with `examples`, `examples` (a list of `file name:locator`).
+    """
     frame = query_frame(con, """
         SELECT v.rule, array_to_string(list_sort(list_distinct(list(v.severity))), '/') AS severity,
                array_to_string(list_sort(list_distinct(list(s.format))), ', ') AS formats,
@@ -85,7 +115,15 @@ def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), e
 
 
 def provenance(con) -> pl.DataFrame:
-    """Every file the database holds: path, format, sha256, size, records, rejected, when read."""
+    """Every file the database holds: path, format, sha256, size, records, rejected, when read.
+
+    Args:
+        con: a connection to a workbench database.
+
+    Returns:
+        A polars DataFrame, one row per file, by format and path: `path`, `format`, `sha256`,
+        `size` (bytes), `records`, `rejected`, `ingested_at`.
+    """
     return query_frame(con, """
         SELECT path, format, sha256, size, records, rejected, ingested_at
         FROM sources ORDER BY format, path
@@ -93,8 +131,17 @@ def provenance(con) -> pl.DataFrame:
 
 
 def quality_gates(con) -> pl.DataFrame:
-    """The EC4X bot's quality gates per game and model (`ec4x_quality_gates`)."""
-    from workbench.ec4x.report import GATES_QUERY
+    """The EC4X bot's quality gates per game and model (`ec4x_quality_gates`).
+
+    Args:
+        con: a connection to a workbench database.
+
+    Returns:
+        A polars DataFrame, one row per game, model and gate, in that order: `game_id`,
+        `model`, `turns`, `gate`, `value`, `threshold`, `comparison` (`>=` or `<=`) and
+        `passed` (the value against the threshold).
+    """
+    from workbench.ec4x.queries import GATES_QUERY
 
     return query_frame(con, GATES_QUERY)
 
@@ -103,7 +150,18 @@ def violations_for_rule(con, rule: str, limit: int = 100) -> pl.DataFrame:
     """The records behind a rule, one row per violation: where (file, locator, field),
     the message, `raw` (the record as written: the rejected text, or the line read back
     from the file while it holds what was ingested, `records.raw_texts`) and `stored` (the rows the workbench keeps
-    from that record, as a JSON object by table)."""
+    from that record, as a JSON object by table).
+
+    Args:
+        con: a connection to a workbench database.
+        rule: the rule's name, as `violations.rule` holds it.
+        limit: at most this many violations, first by file, line and locator.
+
+    Returns:
+        A polars DataFrame, by file, line and locator: `format`, `path`, `locator`,
+        `severity`, `field`, `message`, `raw` (NULL when the file no longer holds what was
+        ingested) and `stored` (JSON text; NULL when nothing is kept from the record).
+    """
     hits = query_frame(con, f"""
         WITH hits AS (
             SELECT v.*, s.path, s.format, s.sha256, s.size,
@@ -158,7 +216,35 @@ def records(con, format=None, model=None, game_id=None, rule=None, severity=None
             limit: int | None = 200, aliases=None, at=None) -> pl.DataFrame:
     """One row per record (a line, or a located part of a file that has none), filtered:
     where it is, its format, game, turn, model, validity, the rules it breaks and its raw
-    text as written in its file (`records.records`)."""
+    text as written in its file (`records.records`).
+
+    Every filter given must hold; None means any.
+
+    Args:
+        con: a connection to a workbench database.
+        format: a format's name.
+        model: a model (or an alias of one, with `aliases`).
+        game_id: a game (Arena: an episode).
+        rule: a rule the record breaks.
+        severity: a severity of a finding about it: `error`, `warning` or `info`.
+        valid: True or False: the validity of its decision.
+        text: words found in its raw text, in any case.
+        limit: at most this many rows; None: all.
+        aliases: a dict, or a JSON or CSV (`name,model`) file, mapping names to one model.
+        at: a frame (or a dict of columns) of `source_id` and `line` keeping only the
+            records named there, as a chart's drill-down finds them; a null line names the
+            records of a file without lines.
+
+    Returns:
+        A polars DataFrame in file and line order: `path`, `locator` (`line N`, or where in
+        a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`, `agent_id`,
+        `action`, `valid`, `rules` and `severities` (lists), `raw` (NULL when the file no
+        longer holds what was ingested) and `source_id`.
+
+    Raises:
+        WorkbenchError: an unknown `severity`, a `limit` that is not a whole number of 0 or
+            more, or `aliases` that cannot be read.
+    """
     from workbench.records import records as found
 
     return found(con, format=format, model=model, game_id=game_id, rule=rule, severity=severity, valid=valid,
@@ -167,7 +253,27 @@ def records(con, format=None, model=None, game_id=None, rule=None, severity=None
 
 def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame:
     """Both models' decisions on each turn they shared (same game and turn; Arena:
-    episode and tick), disagreements first, with their raw texts (`records.side_by_side`)."""
+    episode and tick), disagreements first, with their raw texts (`records.side_by_side`).
+
+    A model that decided a turn more than once is valid there if every decision was; its
+    actions and texts are joined in file order.
+
+    Args:
+        con: a connection to a workbench database.
+        a: the first model (or agent, where a log names no model).
+        b: the second model, another than `a`.
+        format: only this format's decisions; None: every format.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+
+    Returns:
+        A polars DataFrame, one row per shared turn, disagreements (one valid, the other
+        not) first, then by format, game and turn: `format`, `game_id`, `turn`, `a`, `b`,
+        `disagree`, then for each model (`_a`, `_b`) `action`, `valid`, `rules`, `raw`,
+        `path` and `locator`.
+
+    Raises:
+        WorkbenchError: `a` and `b` are the same model.
+    """
     from workbench.records import side_by_side as paired
 
     return paired(con, a, b, format=format, aliases=aliases)
@@ -179,7 +285,31 @@ def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame
 def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game") -> pl.DataFrame:
     """Per format and model: validity with its 95% interval clustered by game, n and
     games, latency, tokens, retries, the rule broken most, and costs
-    (`comparison.scorecard`)."""
+    (`comparison.scorecard`).
+
+    A decision's model is the one its log names, else its agent.
+
+    Args:
+        con: a connection to a workbench database.
+        by: the groups, one or more of `format`, `model`, `game_id`, `agent_id`.
+        prices: a dict, or a JSON or CSV file, of prices laid over genai-prices' table.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+        cluster: what the interval is clustered by: `game`, `file`, or None for
+            independent decisions.
+
+    Returns:
+        A polars DataFrame, one row per group: the `by` columns (with `model`, also
+        `model_from`: model, agent or unknown), `decisions`, `valid`, `validity`, `ci_low`,
+        `ci_high` (95%), `games` (the clusters), `design_effect`, `ci_method` (`wilson`, or
+        `wilson-clustered` where the games differ more than independent decisions would),
+        `p50_ms`, `p95_ms` (latency), `p50_tokens` (per decision), `retries` (EC4X attempts
+        past the first), `top_rule` and `top_rule_count` (the error rule broken most); with
+        `model`, also `cost_per_decision`, `cost_per_valid` and `price_source` where a price
+        is known.
+
+    Raises:
+        WorkbenchError: an unknown group or `cluster`, or `prices` or `aliases` that cannot be read.
+    """
     from workbench.comparison import scorecard as card
 
     return card(con, by=by, prices=prices, aliases=aliases, cluster=cluster)
@@ -189,7 +319,36 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
                    all_pairs: bool = False, cluster: str | None = "game") -> pl.DataFrame:
     """Model a against b (or every pair, or each against the best beyond 30 models),
     per format, with clustered intervals, exact tests, Holm's correction and a verdict
-    in plain words (`comparison.compare_models`)."""
+    in plain words (`comparison.compare_models`).
+
+    Paired where both decided at least 10 of the same turns of the same games (McNemar's
+    exact test, Newcombe's paired interval); otherwise unpaired (Newcombe's interval over
+    each model's clustered interval; Fisher's exact test where counts are small, else the
+    score test). A difference is claimed only where the Holm-adjusted p-value is below
+    0.05, the interval excludes 0 and each side has at least 2 games.
+
+    Args:
+        con: a connection to a workbench database.
+        a: a model (or an alias); give both `a` and `b`, or neither for every pair.
+        b: the model `a` is compared with.
+        format: only this format; None: every format both decided in.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+        all_pairs: compare every pair even in a format of more than 30 models.
+        cluster: what intervals are clustered by: `game`, `file`, or None.
+
+    Returns:
+        A polars DataFrame, one row per comparison: `format`, `a`, `b`, `compared` (which
+        pairs), `n_a`, `n_b`, `games_a`, `games_b`, `validity_a`, `validity_b`, `difference`
+        (a - b) with `ci_low`, `ci_high` (95%), `shared_turns`, `shared_games`,
+        `validity_a_shared`, `validity_b_shared`, `games_compared`, `method`, `p_value`,
+        `latency_p50_diff_ms`, `tokens_p50_diff`, `p_holm`, `shown_in_the_games` (shown, but
+        perhaps within a single game), `significant`, `games_needed` (per model, to show the
+        difference where no evidence was found) and `verdict` (in plain words).
+
+    Raises:
+        WorkbenchError: only one of `a` and `b` given, a model or format with no decisions,
+            two models that share no format, or nothing to compare.
+    """
     from workbench.comparison import compare_models as compare
 
     return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster)
@@ -199,7 +358,29 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
                 level: float = 0.95, **estimate) -> int:
     """Games per model to detect a difference in validity: `sample_size(difference,
     validity, decisions_per_game, icc)`, or `sample_size(con, difference=...)` with the
-    rest estimated from the database (`comparison.sample_size`)."""
+    rest estimated from the database (`comparison.sample_size`).
+
+    The two-proportion formula times the design effect 1 + (m - 1) ICC of games of m
+    decisions; where ICC > 0, with Student's t quantiles over the games. Never fewer than 2.
+
+    Args:
+        con_or_difference: the difference in validity to detect (0.05 for 5 points), or a
+            connection to estimate the other inputs from.
+        validity: the baseline validity (0 to 1); with a connection, overrides the estimate.
+        decisions_per_game: decisions per game (at least 1); overrides the estimate.
+        icc: the intra-class correlation of validity within games (0 to 1); overrides the estimate.
+        power: the chance of detecting the difference.
+        level: the confidence level of the two-sided test.
+        **estimate: with a connection: `difference` (required), `format` (estimate from
+            that format's decisions only) and `aliases`.
+
+    Returns:
+        Games per model.
+
+    Raises:
+        WorkbenchError: an input is missing or out of range, or the database has no
+            decisions to estimate from.
+    """
     from workbench.comparison import sample_size as games
 
     return games(con_or_difference, validity, decisions_per_game, icc, power, level, **estimate)
@@ -208,7 +389,26 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
 def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None) -> pl.DataFrame:
     """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
     95% intervals over games and the ratings' own uncertainty; none below 3 rated games
-    (`damage.ratings.ratings`)."""
+    (`damage.ratings.ratings`).
+
+    Args:
+        con: a connection to a workbench database.
+        by: who is rated: `model`, `seat` or `player`.
+        bootstrap: how many resamples of the games the interval is drawn from.
+        seed: the random seed of the resampling (the same seed, the same intervals).
+        aliases: a dict, or a JSON or CSV file, mapping names to one model (`by="model"`).
+
+    Returns:
+        A polars DataFrame, one row per model (seat, player), by rank: the `by` column,
+        `games`, `rated_games` (with at least one other team), `placements` (every place
+        its seats took, in the order the games ended), `wins`, `mean_place`, `mu`, `sigma`,
+        `ordinal` (mu - 3 sigma), `mu_low`, `mu_high` (the 95% interval; NULL below 3 rated
+        games), `rank` (by ordinal) and `note` ("too few games ...").
+
+    Raises:
+        WorkbenchError: an unknown `by`, no finished Damage game, or none with two of `by`
+            to rank.
+    """
     from workbench.damage.ratings import ratings as rate
 
     return rate(con, by=by, bootstrap=bootstrap, seed=seed, aliases=aliases)

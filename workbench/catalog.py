@@ -30,15 +30,19 @@ DEFAULT_DB = Path("data/workbench.duckdb")
 SOURCE_IDS = "CREATE SEQUENCE IF NOT EXISTS source_ids START 1;\n"
 
 SOURCES = Table("sources", (
-    Column("source_id", "BIGINT", primary_key=True, default="nextval('source_ids')"),
-    Column("path", "VARCHAR", "absolute", required=True),
-    Column("sha256", "VARCHAR", "of the content read (the first `size` bytes)", required=True),
-    Column("format", "VARCHAR", required=True),
-    Column("records", "BIGINT", required=True, default="0"),
-    Column("rejected", "BIGINT", required=True, default="0"),
-    Column("ingested_at", "TIMESTAMP", required=True, default="CAST(now() AS TIMESTAMP)"),
-    Column("size", "BIGINT", required=True, default="0"),
-    Column("complete_bytes", "BIGINT", "up to the last newline: where an append resumes", required=True, default="0"),
+    Column("source_id", "BIGINT", "the file's number, which its rows in every other table carry",
+           primary_key=True, default="nextval('source_ids')"),
+    Column("path", "VARCHAR", "the file's absolute path, links followed; with `format`, what the file is known by",
+           required=True),
+    Column("sha256", "VARCHAR", "SHA-256 of the content read (the first `size` bytes)", required=True),
+    Column("format", "VARCHAR", "the format it was read as: `damage`, `stellaris`, ...", required=True),
+    Column("records", "BIGINT", "records it gave, valid or not (for `otel`, spans)", required=True, default="0"),
+    Column("rejected", "BIGINT", "records that could not be read at all (kept in `rejects`)", required=True,
+           default="0"),
+    Column("ingested_at", "TIMESTAMP", "when it was last read, in the local time of the machine that read it",
+           required=True, default="CAST(now() AS TIMESTAMP)"),
+    Column("size", "BIGINT", "bytes of the file read", required=True, default="0"),
+    Column("complete_bytes", "BIGINT", "bytes up to the last newline: where an append resumes", required=True, default="0"),
     Column("complete_lines", "BIGINT", "lines before that point", required=True, default="0"),
     Column("resume", "JSON", "what the format needs to go on from there"),
     Column("table_rows", "JSON", "its rows in each table then: a file whose rows changed since is read again"),
@@ -47,26 +51,28 @@ SOURCES = Table("sources", (
 ), doc="One row per file and format: the database mirrors the file's current content.",
     unique=("path", "format"), added=("table_rows", "found_at"))
 
-VIOLATIONS = Table("violations", (
-    Column("source_id", "BIGINT", required=True),
-    Column("locator", "VARCHAR", "where: `line 17`, `tool get_planets`, `response r-12`", required=True),
-    Column("severity", "VARCHAR", required=True,
-           check="severity IN (" + ", ".join(f"'{s}'" for s in SEVERITIES) + ")"),
-    Column("rule", "VARCHAR", required=True),
-    Column("field", "VARCHAR", "dotted path: `payload.action.attack_plan`", required=True),
-    Column("message", "VARCHAR", required=True),
-    Column("line", "BIGINT", "the line the finding is about; NULL for findings about the whole file"),
-    Column("count", "BIGINT", "past the first VIOLATIONS_PER_RULE findings of a rule in a file: the further "
-                              "findings this one row stands for (NULL: it is one finding)"),
-    Column("locators", "VARCHAR[]", "where each finding the row stands for is"),
-    Column("lines", "BIGINT[]", "the line of each"),
-    Column("fields", "VARCHAR[]", "the field of each"),
-), doc="Every finding about a file; past the first VIOLATIONS_PER_RULE of a rule, one row of the rule counts "
-       "the rest (`violation_lines` lists them all).", added=("count", "locators", "lines", "fields"))
-
 # A file holds at most this many rows of findings of one rule: 600 KB of `{}` lines made
 # a million rows (28 s, 1.6 GB). The rest are counted, with where each one is, in one row.
 VIOLATIONS_PER_RULE = 1000
+
+VIOLATIONS = Table("violations", (
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("locator", "VARCHAR", "where: `line 17`, `tool get_planets`, `response r-12`", required=True),
+    Column("severity", "VARCHAR", "error (breaks the specification), warning (recovered: repaired JSON, a "
+                                  "defaulted value) or info (drift: an undocumented key or event type)",
+           required=True, check="severity IN (" + ", ".join(f"'{s}'" for s in SEVERITIES) + ")"),
+    Column("rule", "VARCHAR", "the rule broken: `not_a_json_object`, `unknown_tool`, `undocumented_key`, ...",
+           required=True),
+    Column("field", "VARCHAR", "dotted path: `payload.action.attack_plan`", required=True),
+    Column("message", "VARCHAR", "what was expected and what was found, in words", required=True),
+    Column("line", "BIGINT", "the line the finding is about; NULL for findings about the whole file"),
+    Column("count", "BIGINT", f"past the first {VIOLATIONS_PER_RULE:,} findings of a rule in a file: the further "
+                              f"findings this one row stands for (NULL: it is one finding)"),
+    Column("locators", "VARCHAR[]", "where each finding the row stands for is"),
+    Column("lines", "BIGINT[]", "the line of each"),
+    Column("fields", "VARCHAR[]", "the field of each"),
+), doc=f"Every finding about a file; past the first {VIOLATIONS_PER_RULE:,} of a rule, one row of the rule "
+       f"counts the rest (`violation_lines` lists them all).", added=("count", "locators", "lines", "fields"))
 
 # Every finding, one row each: the listed ones and those a counting row stands for.
 VIOLATION_LINES = """
@@ -78,25 +84,40 @@ SELECT source_id, unnest(locators) AS locator, severity, rule, unnest(fields) AS
 FROM violations WHERE count IS NOT NULL;
 """
 
+# What each view holds, by its name: the shared ones here, a format's in its `tables.py`.
+VIEW_DOCS = {
+    "violation_lines": "Every finding, one row each: the rows of `violations` that are one finding, and each "
+                       "finding a counting row stands for, with its own locator, field and line.",
+}
+
 REJECTS = Table("rejects", (
-    Column("source_id", "BIGINT", required=True),
-    Column("locator", "VARCHAR", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("locator", "VARCHAR", "where: `line 17`, `row 3`, `save`", required=True),
     Column("raw", "VARCHAR", "the record as written", required=True),
-    Column("line", "BIGINT"),
-))
+    Column("line", "BIGINT", "the line it is on; NULL where the file is not read by lines (a save, a history "
+                             "row, a whole OTLP export)"),
+), doc="Every record that could not be read at all (not JSON, not an object, no date to place it at), kept as "
+       "written; an `error` in `violations` says why.")
 
 DECISIONS = Table("decisions", (
-    Column("source_id", "BIGINT", required=True),
-    Column("format", "VARCHAR", required=True),
-    Column("game_id", "VARCHAR"),
-    Column("turn", "BIGINT"),
-    Column("agent_id", "VARCHAR"),
-    Column("model", "VARCHAR"),
-    Column("action", "VARCHAR"),
-    Column("valid", "BOOLEAN", required=True),
-    Column("latency_ms", "DOUBLE"),
+    Column("source_id", "BIGINT", "the file the decision is in (`sources.source_id`)", required=True),
+    Column("format", "VARCHAR", "the format of that file", required=True),
+    Column("game_id", "VARCHAR", "the game: Damage's `game_id`, the EC4X game, the Arena episode, the game-master "
+                                 "session (its file name), an OTel conversation (else session, else trace)"),
+    Column("turn", "BIGINT", "the turn: Damage's and EC4X's own, the Arena tick, the place of a game-master "
+                             "response or of an OTel span in its game (from 1)"),
+    Column("agent_id", "VARCHAR", "who decided: a Damage player, `house N` for an EC4X draft, an Arena agent, the "
+                                  "game master's model, an OTel agent; NULL where the log names none"),
+    Column("model", "VARCHAR", "the model as the log names it (Damage: the served `resolved_model`); NULL where "
+                               "unknown"),
+    Column("action", "VARCHAR", "what was decided: an action kind, a tool, a draft's feature families, a turn's "
+                                "error class and attempts"),
+    Column("valid", "BOOLEAN", "the decision breaks no rule: its line has no error (an EC4X bot turn: `ok`; an "
+                               "OTel span: it did not fail)", required=True),
+    Column("latency_ms", "DOUBLE", "milliseconds of the model call behind it, where the log records it (an EC4X "
+                                   "bot turn: the LLM time of its failed attempts)"),
     Column("tokens", "BIGINT", "all tokens of the call behind the decision"),
-    Column("locator", "VARCHAR"),
+    Column("locator", "VARCHAR", "where in the file: `line 17`, `response r-12`, `span <span_id>`"),
     Column("input_tokens", "BIGINT", "prompt tokens, where the log separates them (cached ones included)"),
     Column("output_tokens", "BIGINT", "completion tokens, where the log separates them"),
     Column("cached_tokens", "BIGINT", "input tokens read from the provider's cache, where the log records them"),
@@ -567,7 +588,20 @@ def one_thread(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 @contextmanager
 def reading(con_or_db):
     """The connection given, or a short-lived read-only one on a database path, closed
-    after use: a notebook never holds the database while `workbench ingest` writes."""
+    after use: a notebook never holds the database while `workbench ingest` writes.
+
+    A context manager: `with reading(db) as con: ...`.
+
+    Args:
+        con_or_db: a database path (str or path-like), opened read-only for the block and
+            closed after it; or a connection, used as it is and left open.
+
+    Returns:
+        A context manager that yields the connection.
+
+    Raises:
+        WorkbenchError: the path is not an existing workbench database, or it is locked.
+    """
     if isinstance(con_or_db, (str, os.PathLike)):
         con = connect(con_or_db, read_only=True)
         try:
@@ -690,8 +724,16 @@ def query_frame(con, sql: str, params=None):
     """Run a query and return a polars frame (through Arrow, no copy per row).
 
     DuckDB refuses a new query while an `execute()` result is only partly fetched:
-    fetch results with `fetchall()` before calling this. `con` may also be a Parquet
-    tree open on Spark (`workbench.spark.open`), which asks the same query of it.
+    fetch results with `fetchall()` before calling this.
+
+    Args:
+        con: a DuckDB connection, or a Parquet tree open on Spark (`workbench.spark.open`),
+            which asks the same query of it.
+        sql: the query; it names its parameters `$name`.
+        params: the parameters' values by name (a dict); None: none.
+
+    Returns:
+        The query's result as a polars DataFrame, its columns those the query selects.
     """
     if not is_database(con):
         return con.frame(sql, params)
@@ -699,7 +741,16 @@ def query_frame(con, sql: str, params=None):
 
 
 def format_summary(con):
-    """Per format (a polars frame): files, records kept, lines rejected, findings by severity."""
+    """Per format: files, records kept, lines rejected, findings by severity.
+
+    Args:
+        con: a connection to a workbench database.
+
+    Returns:
+        A polars DataFrame, one row per format in the database, sorted by format: `format`,
+        `files`, `records` (kept), `rejected` (lines), and the findings by severity:
+        `errors`, `warnings`, `info`.
+    """
     return query_frame(con, """
         SELECT s.format, count(DISTINCT s.source_id) AS files, sum(s.records)::BIGINT AS records,
                sum(s.rejected)::BIGINT AS rejected, coalesce(sum(v.errors), 0)::BIGINT AS errors,

@@ -116,6 +116,28 @@ def ingest(paths, db=None, format: str | None = None, progress: bool = False, pr
     other way, or now read as another format, is `replaced`. A file ingested before
     from under `paths` that is gone (deleted, or a link that now leads elsewhere) is
     `missing`, its rows kept; with `prune`, its rows are removed (`pruned`).
+
+    A file that cannot be read is reported `failed` and the others go on. In a folder,
+    hidden files are left out and a file of no known format is skipped; a file named
+    directly whose format is not recognised fails.
+
+    Args:
+        paths: a path or glob, or a list of them: files, folders (walked recursively) or globs.
+        db: the database file (created when missing), or `":memory:"`. None: `$WORKBENCH_DB`,
+            else `data/workbench.duckdb`.
+        format: read every file as this format (`damage`, `ec4x`, `arena`, `gm`, `otel`,
+            `stellaris`, or a plugin's). None: each file's format is detected.
+        progress: show a progress bar over the bytes read.
+        prune: remove the rows of files that are gone, instead of keeping them.
+
+    Returns:
+        A `Report`: `.files` holds one `FileReport` per file (`path`, `format`, `status`,
+        `records`, `rejected`, `violations`, `message`, `lines_added`), `.failed` the failed
+        ones, `.has_errors()` whether any finding is an error, `.to_dict()` all as plain data.
+
+    Raises:
+        WorkbenchError: an unknown `format`, a path or glob that matches nothing, a symbolic
+            link that leads back to itself, or a database that cannot be opened for writing.
     """
     files = expand_paths(paths)
     return ingest_files(files, db, format, progress, roots=roots_of(paths), prune=prune)
@@ -132,8 +154,24 @@ def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = N
 
 
 def validate(paths, format: str | None = None, progress: bool = False) -> Report:
-    """The same reading and rules as `ingest`, into a throwaway in-memory database (it
-    holds everything it reads: the ingest's memory limit is not set there)."""
+    """Check files without storing them: the same reading and rules as `ingest`.
+
+    The files are read into a throwaway in-memory database (it holds everything it
+    reads: the ingest's memory limit is not set there). Nothing is written to disk.
+
+    Args:
+        paths: a path or glob, or a list of them: files, folders (walked recursively) or globs.
+        format: read every file as this format; None: each file's format is detected.
+        progress: show a progress bar over the bytes read.
+
+    Returns:
+        A `Report` as `ingest` gives it: one `FileReport` per file with its status, counts
+        and findings (`violations`); `.has_errors()` says whether any finding is an error.
+
+    Raises:
+        WorkbenchError: an unknown `format`, a path or glob that matches nothing, or a
+            symbolic link that leads back to itself.
+    """
     return _run(expand_paths(paths), ":memory:", _format_named(format), progress)
 
 

@@ -34,8 +34,18 @@ class ReplayScrubber:
     """Step through a Damage game: `.position` (event index, settable), `.state` (per
     player), `.widget` (the ipywidgets view), `.jump(phase)`, `.refresh()`.
 
-    `con` is a DuckDB connection or a database path (opened read-only and closed);
-    either way it is only read here. `game_id=None` picks the game with most events.
+    The view: a Play button and a slider linked in the browser, a choice of speed, jump
+    buttons, the table state, the event at the cursor with the findings about its line,
+    and the emotion chart with a cursor at the event (moving with the slider where
+    anywidget is installed). Displaying the scrubber in a notebook shows `.widget`.
+
+    Args:
+        con: a DuckDB connection or a database path (opened read-only and closed);
+            either way it is only read here.
+        game_id: the game; None picks the game with most events.
+
+    Raises:
+        WorkbenchError: no Damage game in the database, or no events for `game_id`.
     """
 
     def __init__(self, con, game_id: str | None = None):
@@ -54,7 +64,11 @@ class ReplayScrubber:
     def refresh(self) -> int:
         """Read the game again, with the events written since (a game still being
         played, followed by `workbench ingest --watch`); the cursor stays on the same
-        event. Returns how many events were added."""
+        event.
+
+        Returns:
+            How many events were added.
+        """
         before = len(self.replay)
         self._load(self.game_id)
         self._position = min(self._position, len(self.replay) - 1)
@@ -67,6 +81,12 @@ class ReplayScrubber:
 
     @property
     def position(self) -> int:
+        """The index of the event at the cursor, from 0; set it to move the cursor and the view.
+
+        Raises:
+            TypeError: set to something other than an int.
+            IndexError: set outside the game's events.
+        """
         return self._position
 
     @position.setter
@@ -81,28 +101,50 @@ class ReplayScrubber:
 
     @property
     def state(self) -> dict:
+        """Per player, after the event at the cursor: `lives`, `bankroll`, `in_hand`,
+        `emotions` (None where the log has not stated them yet) and `eliminated`."""
         return self.replay.state_at(self._position)
 
     @property
     def table(self) -> dict:
+        """The table at the cursor: `turn`, `phase`, `pot`, and the event's line (`seq`) and `type`."""
         return self.replay.table_at(self._position)
 
     @property
     def event(self) -> dict:
+        """The event at the cursor: `position`, `seq` (its line), `type`, `turn`, `ts` and `payload`."""
         return self.replay.event_at(self._position)
 
     def jump(self, phase: str | None = None, backward: bool = False) -> int | None:
         """Move to the next boundary of `phase` (`affect`, `betting`, `showdown`,
         `discussion`, or `hand` for the next hand; None: any phase) and return the new
         position; with `backward=True` to the previous one. Stays put and returns None
-        when there is none."""
+        when there is none.
+
+        Args:
+            phase: the phase whose start to move to, `hand` for a hand's; None: any phase.
+            backward: move to the previous boundary instead of the next.
+
+        Returns:
+            The new position, or None when there is no such boundary.
+
+        Raises:
+            WorkbenchError: an unknown phase.
+        """
         target = self.replay.next_boundary(phase, self._position, backward)
         if target is not None:
             self.position = target
         return target
 
     def figure(self):
-        """The emotion chart with its cursor at the current position, to save or show."""
+        """The emotion chart with its cursor at the current position, to save or show.
+
+        Returns:
+            An Altair chart: the game's emotion trajectories with a rule at the event's line.
+
+        Raises:
+            WorkbenchError: the game has no emotion chart (the reason why).
+        """
         if self.chart is None:
             raise WorkbenchError(self.chart_note or f"no emotion chart for game {self.game_id!r}")
         chart = self.chart.copy(deep=False)
@@ -112,6 +154,7 @@ class ReplayScrubber:
 
     @property
     def widget(self):
+        """The ipywidgets view of the scrubber, built on first use."""
         if self._view is None:
             self._view = _ScrubberView(self)
         return self._view.root
@@ -278,6 +321,7 @@ def _enable_offline(alt) -> None:
 
 
 def has_anywidget() -> bool:
+    """Whether the `anywidget` package is installed (charts can then be live `JupyterChart` widgets)."""
     import importlib.util
 
     return importlib.util.find_spec("anywidget") is not None
@@ -289,7 +333,10 @@ def enable_offline_charts() -> str:
     Altair's default notebook output loads Vega from a CDN, and JupyterLab's built-in
     renderer does not know Vega-Lite 6. With anywidget, charts become `JupyterChart`
     widgets whose scripts come from vl-convert; without it, each chart's HTML carries
-    the scripts inline. Returns which of the two is in use.
+    the scripts inline.
+
+    Returns:
+        Which of the two is in use, in words.
     """
     import altair as alt
 
@@ -305,7 +352,16 @@ def live_chart(make_chart, controls: dict):
     """A chart that follows widgets: `make_chart(**values)` is drawn with the controls'
     values and redrawn when one changes. With anywidget, one `JupyterChart` gets the
     new chart (no new widget per change); otherwise the chart is redrawn into an
-    Output. A value that cannot be drawn shows its reason instead."""
+    Output. A value that cannot be drawn shows its reason instead.
+
+    Args:
+        make_chart: a function of the controls' values, by name, that returns a chart; a
+            WorkbenchError it raises is shown as its message.
+        controls: ipywidgets controls by the name of the argument each gives.
+
+    Returns:
+        The widget to display: a VBox of a note and the live chart, or an `interactive_output`.
+    """
     import altair as alt
     import ipywidgets as widgets
 
@@ -342,7 +398,16 @@ def _show(make_chart, values: dict) -> None:
 
 def state_html(table: dict, state: dict) -> str:
     """The table at a position: turn, phase, pot, then one row per player. Every text
-    from the log is escaped."""
+    from the log is escaped.
+
+    Args:
+        table: `GameReplay.table_at` of the position (turn, phase, pot, seq, type).
+        state: `GameReplay.state_at` of the position (per player).
+
+    Returns:
+        HTML: a header line, and a table of each player's lives, bankroll, whether in the
+        hand, and emotions.
+    """
     def cell(value, fmt="{}"):
         return "–" if value is None else html.escape(fmt.format(value))
 
@@ -376,7 +441,14 @@ def _event_findings(con, game_id: str) -> dict[int, list[dict]]:
 
 
 def findings_html(findings: list[dict]) -> str:
-    """Findings as a list: severity, rule, field path and message, escaped."""
+    """Findings as a list: severity, rule, field path and message, escaped.
+
+    Args:
+        findings: dicts with `severity`, `rule`, `field` and `message`.
+
+    Returns:
+        HTML: an unordered list, one item per finding.
+    """
     return "<ul style='margin:2px 0'>" + "".join(
         f"<li><b>{html.escape(f['severity'])}</b> {html.escape(f['rule'])} at <code>{html.escape(f['field'])}</code>: "
         f"{html.escape(f['message'])}</li>" for f in findings) + "</ul>"
@@ -384,7 +456,16 @@ def findings_html(findings: list[dict]) -> str:
 
 def event_html(event: dict, events: int, findings: list[dict] = ()) -> str:
     """The event at the cursor: where it is, one readable line, the findings about its
-    line, and its payload."""
+    line, and its payload.
+
+    Args:
+        event: `GameReplay.event_at` of the position (position, seq, type, turn, ts, payload).
+        events: the number of events in the game.
+        findings: the findings about the event's line (see `findings_html`).
+
+    Returns:
+        HTML, every log text escaped; the payload (cut to 4,000 characters) folded away.
+    """
     payload = event["payload"]
     text = json.dumps(payload, indent=1) if not isinstance(payload, str) else payload
     if len(text) > PAYLOAD_CHARS:
@@ -404,7 +485,19 @@ def event_html(event: dict, events: int, findings: list[dict] = ()) -> str:
 
 class GamePicker:
     """A game (largest first), its players, and two lines of its log to compare, kept
-    in step when the game changes. `.box` lays them out."""
+    in step when the game changes. `.box` lays them out.
+
+    `.game` is a Dropdown of the Damage games, `.players` a SelectMultiple of the game's
+    players in seat order (all selected), `.lines` an IntRangeSlider over the game's log
+    lines, set from the first hand's line to the last line; `.box` leaves `.lines` out,
+    for the notebook to place where positions are compared.
+
+    Args:
+        db: a database path or a connection (only read).
+
+    Raises:
+        WorkbenchError: no Damage game in the database.
+    """
 
     def __init__(self, db):
         import ipywidgets as widgets
@@ -440,7 +533,14 @@ RECORD_WHERE = ("format", "locator", "severity", "field", "message")
 def records_html(records: pl.DataFrame) -> str:
     """The records behind a rule (`analysis.violations_for_rule`) as cards that fit the
     page: where and what on one line, then `raw` and `stored` in full, wrapped, so
-    neither hides behind a horizontal scroll. All log text is escaped."""
+    neither hides behind a horizontal scroll. All log text is escaped.
+
+    Args:
+        records: a frame of `analysis.violations_for_rule`.
+
+    Returns:
+        HTML, one card per row (or "no records").
+    """
     if records.is_empty():
         return "<i>no records</i>"
     cards = []
@@ -465,7 +565,14 @@ TRACE_STEPS = ("observation", "retrieved", "prompt", "llm_request", "response", 
 def decision_html(decision: dict) -> str:
     """One row of `arena.queries.decision_drilldown` as a card: the decision as logged and
     the rules it broke, the time spent in each traced step (a bar per step, to scale),
-    then what each step saw or said, wrapped in full. All log text is escaped."""
+    then what each step saw or said, wrapped in full. All log text is escaped.
+
+    Args:
+        decision: a row of `arena.queries.decision_drilldown`, as a dict.
+
+    Returns:
+        HTML; a decision with no reasoning trace says so.
+    """
     mark = "valid" if decision["valid"] else "<b style='color:#c0392b'>invalid</b>"
     head = (f"<div><b>{html.escape(decision['agent_id'])}</b> · {html.escape(decision['episode_id'])} · "
             f"tick {decision['tick']} · {html.escape(str(decision['model']))} · {mark}: "
@@ -514,6 +621,17 @@ class RecordBrowser:
     `db` is a database path or a connection (only read). The filters given here are the
     first search; `.show(**filters)` searches again (what a chart's selection calls);
     `.records` is the frame shown, `.select(i)` shows row i in the detail pane.
+    Displaying the browser in a notebook shows `.widget`.
+
+    Args:
+        db: a database path or a connection (only read).
+        limit: at most this many records per search.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model (for `model`).
+        **filters: the first search, as `analysis.records` takes them: `format`, `model`,
+            `game_id`, `rule`, `valid`, `text`, `severity`, `at`.
+
+    Raises:
+        WorkbenchError: a filter not among those.
     """
 
     FILTERS = ("format", "model", "game_id", "rule", "valid", "text")
@@ -530,7 +648,15 @@ class RecordBrowser:
         self.show(**filters)
 
     def show(self, **filters) -> pl.DataFrame:
-        """Search with `filters` (None or absent: any) and show the first `limit` records."""
+        """Search with `filters` (None or absent: any) and show the first `limit` records.
+
+        Args:
+            **filters: `format`, `model`, `game_id`, `rule`, `valid`, `text`, `severity`,
+                `at`, as `analysis.records` takes them.
+
+        Returns:
+            The records found (`.records`), as `analysis.records` gives them.
+        """
         from workbench.records import records
 
         self.filters = {key: value for key, value in filters.items() if value is not None}
@@ -540,7 +666,14 @@ class RecordBrowser:
         return self.records
 
     def select(self, index: int) -> str:
-        """Show row `index` of `.records` in the detail pane; returns the pane's HTML."""
+        """Show row `index` of `.records` in the detail pane.
+
+        Args:
+            index: the row of `.records`, from 0.
+
+        Returns:
+            The pane's HTML (`record_html`).
+        """
         row = self.records.row(index, named=True)
         with reading(self._db) as con:
             detail = record_html(con, row)
@@ -548,7 +681,18 @@ class RecordBrowser:
         return detail
 
     def scrubber(self, index: int) -> "ReplayScrubber":
-        """The replay of the Damage game of row `index`, at its event."""
+        """The replay of the Damage game of row `index`, at its event.
+
+        Args:
+            index: the row of `.records`, from 0.
+
+        Returns:
+            A `ReplayScrubber` of the record's game, its position at the record's line (or
+            the last event before it).
+
+        Raises:
+            WorkbenchError: the row is not an event of a Damage game.
+        """
         row = self.records.row(index, named=True)
         if row["format"] != "damage" or row["game_id"] is None:
             raise WorkbenchError(f"{row['locator']} of {Path(row['path']).name} is no event of a Damage game")
@@ -559,6 +703,7 @@ class RecordBrowser:
 
     @property
     def widget(self):
+        """The ipywidgets view: the filters, the count, the table and the detail pane."""
         return self._view.root
 
     def _ipython_display_(self) -> None:
@@ -697,7 +842,15 @@ def _validity_words(column: str) -> pl.Expr:
 
 def record_html(con, row: dict) -> str:
     """One record in full: where it is, its raw text (JSON pretty-printed), its findings
-    with their field paths, and an Agent Arena decision's reasoning trace. Escaped."""
+    with their field paths, and an Agent Arena decision's reasoning trace. Escaped.
+
+    Args:
+        con: a connection to the database the record is from.
+        row: a row of `analysis.records`, as a dict.
+
+    Returns:
+        HTML; a record whose file no longer holds what was ingested says so instead of its text.
+    """
     from workbench.records import findings_of
 
     where = (f"<div title='{html.escape(row['path'])}'><b>{html.escape(Path(row['path']).name)}</b> · "
@@ -731,7 +884,16 @@ class DrillDown:
         chart = alt.Chart(frame).mark_bar().encode(...).add_params(pick)
         DrillDown(chart, browser)          # display `.widget`
 
-    `.chart` is the live `JupyterChart`; `.picked(values)` is what a click calls.
+    `.chart` is the live `JupyterChart`; `.picked(values)` is what a click calls;
+    `.widget` shows the chart above the browser.
+
+    Args:
+        chart: an Altair chart with a point selection named `param`.
+        browser: the RecordBrowser a click fills.
+        param: the selection's name, or a list of names (a chart of panels may name one each).
+        to_filters: a function from the selected mark's fields (a dict) to the browser's
+            filters; None: the fields as they are. See `scorecard_filters`, `attack_filters`,
+            `emotion_filters`, `family_filters`, `economy_filters`.
     """
 
     def __init__(self, chart, browser: RecordBrowser, param="pick", to_filters=None):
@@ -753,7 +915,14 @@ class DrillDown:
             self.picked(selected[0])
 
     def picked(self, values: dict) -> pl.DataFrame:
-        """Show the records behind the mark whose selected fields are `values`."""
+        """Show the records behind the mark whose selected fields are `values`.
+
+        Args:
+            values: the selected mark's fields, by name.
+
+        Returns:
+            The records the browser shows (`RecordBrowser.show`).
+        """
         return self.browser.show(**self.to_filters(values))
 
     def _ipython_display_(self) -> None:
@@ -764,7 +933,16 @@ class DrillDown:
 
 def scorecard_filters(values: dict) -> dict:
     """The records behind a bar of the scorecard (`plots.scorecard`): that model's
-    invalid decisions in that format (switch `records` to `any` for all of them)."""
+    invalid decisions in that format (switch `records` to `any` for all of them).
+
+    A `to_filters` for `DrillDown`.
+
+    Args:
+        values: the selected mark's `format` and `model_name`.
+
+    Returns:
+        The filters `format`, `model` and `valid=False`.
+    """
     return {"format": values["format"], "model": values["model_name"], "valid": False}
 
 
@@ -774,7 +952,15 @@ def scorecard_filters(values: dict) -> dict:
 
 def attack_filters(db, game_id: str):
     """A cell of the attack matrix (`attacker`, `target`): the game's lines where the
-    attacker led an attack on the target."""
+    attacker led an attack on the target.
+
+    Args:
+        db: a database path or a connection (only read).
+        game_id: the game the attack matrix shows.
+
+    Returns:
+        A `to_filters` for `DrillDown` over `plots.attack_heatmap`: the Damage records at those lines.
+    """
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
             effects = queries.attack_effects(con, game_id)
@@ -784,7 +970,15 @@ def attack_filters(db, game_id: str):
 
 
 def emotion_filters(db, game_id: str):
-    """A point of an emotion trajectory (`seq`): the event at that line of the game."""
+    """A point of an emotion trajectory (`seq`): the event at that line of the game.
+
+    Args:
+        db: a database path or a connection (only read).
+        game_id: the game the trajectories show.
+
+    Returns:
+        A `to_filters` for `DrillDown` over `plots.emotion_trajectories`: the Damage record at that line.
+    """
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
             return {"format": "damage", "at": _event_lines(con, game_id, [int(values["seq"])])}
@@ -793,8 +987,15 @@ def emotion_filters(db, game_id: str):
 
 def family_filters(db):
     """A cell of the EC4X family x model matrix (`family`, `model`, `source`): the
-    drafts (or bot-trace turns) of that model that used that family."""
-    from workbench.ec4x.report import family_lines
+    drafts (or bot-trace turns) of that model that used that family.
+
+    Args:
+        db: a database path or a connection (only read).
+
+    Returns:
+        A `to_filters` for `DrillDown` over `plots.family_matrix_chart`: those EC4X records.
+    """
+    from workbench.ec4x.queries import family_lines
 
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
@@ -803,7 +1004,14 @@ def family_filters(db):
 
 
 def economy_filters(db):
-    """A point of the economy nets (`game_date`): the records of the saves of that date."""
+    """A point of the economy nets (`game_date`): the records of the saves of that date.
+
+    Args:
+        db: a database path or a connection (only read).
+
+    Returns:
+        A `to_filters` for `DrillDown` over `plots.economy_nets`: the Stellaris records of those saves.
+    """
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
             saves = con.execute("SELECT DISTINCT source_id FROM stellaris_resources WHERE CAST(game_date AS VARCHAR) "
@@ -825,7 +1033,15 @@ def _event_lines(con, game_id: str, seqs: list[int]) -> pl.DataFrame:
 def table(frame: pl.DataFrame, page: int = 10):
     """A frame as people read it (`tables.readable`: intervals with their n, rounded
     numbers, no dtype row) in a sortable, paged, searchable table that scrolls within
-    its cell when wide."""
+    its cell when wide.
+
+    Args:
+        frame: the frame to show.
+        page: rows per page.
+
+    Returns:
+        An itables `ITable` widget.
+    """
     from itables.widget import ITable
 
     from workbench.tables import readable
@@ -840,7 +1056,18 @@ SIDE_ROW = ("format", "game_id", "turn", "action_a", "valid_a", "rules_a", "acti
 class SideBySide:
     """Two models' decisions on the turns they shared (`analysis.side_by_side`), the
     disagreements first: a table, and the selected turn's two records as written, side
-    by side. `.pairs` is the frame; `.select(i)` shows row i; `.widget` the view."""
+    by side. `.pairs` is the frame; `.select(i)` shows row i; `.widget` the view.
+
+    Args:
+        db: a database path or a connection (only read).
+        a: the first model (or agent, where a log names no model).
+        b: the second model, another than `a`.
+        format: only this format's decisions; None: every format.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+
+    Raises:
+        WorkbenchError: `a` and `b` are the same model.
+    """
 
     def __init__(self, db, a: str, b: str, format: str | None = None, aliases=None):
         import ipywidgets as widgets
@@ -867,6 +1094,14 @@ class SideBySide:
         self.widget = widgets.VBox([*children, self.pane])
 
     def select(self, index: int) -> str:
+        """Show the two decisions of row `index` of `.pairs` side by side in the pane.
+
+        Args:
+            index: the row of `.pairs`, from 0.
+
+        Returns:
+            The pane's HTML: each model's validity, rules broken, place and raw text.
+        """
         row = self.pairs.row(index, named=True)
         sides = "".join(
             f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b> · "

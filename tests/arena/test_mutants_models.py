@@ -1,7 +1,7 @@
 """Agent Arena messages that mutation testing found unpinned, transcribed from seed 002
 (002_1957e62afd48e707.txt): its seven tools in the order of their sections (`### move_to`
 ... `### idle`), `collect`'s one parameter `target_name`, and a position as [x, y, z].
-The runtime's names (`craft_item`, `explore`, `resource_id`) are the ones README's
+The runtime's names (`craft_item`, `explore`, `resource_id`) are the ones docs/formats/arena.md's
 "what the real programs write" lists."""
 
 import pytest

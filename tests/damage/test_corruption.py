@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import workbench
 from tests.damage.events import PAYLOADS, event
+import pytest
 
 VALID = [json.dumps(event(kind)).encode() for kind in sorted(PAYLOADS)]
 
@@ -53,6 +54,7 @@ CORRUPTIONS = [truncate, flip_byte, invalid_utf8, delete_brace, huge_number, dee
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
+@pytest.mark.slow
 def test_corrupted_lines_are_all_accounted_for(tmp_path_factory, data):
     lines = list(VALID)
     for _ in range(data.draw(st.integers(1, 4))):

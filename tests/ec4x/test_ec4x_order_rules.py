@@ -84,7 +84,7 @@ DIPLOMATIC_REQUIRES = {
 }
 PROPOSED_STATES = ("neutral", "hostile")
 
-# The real compiler's extra top-level lists (README, EC4X: "its `repairCommands` /
+# The real compiler's extra top-level lists (docs/formats/ec4x.md: "its `repairCommands` /
 # `scrapCommands` are `info`"); the seed's prompt has "### 7. Repair & Scrap" but the
 # v1 contract has no such field.
 COMPILER_ONLY_LISTS = ("repairCommands", "scrapCommands")
@@ -480,6 +480,7 @@ def test_an_unknown_value_is_told_exactly_the_seeds_values(draft_violations, sec
 
 
 @pytest.mark.parametrize("section, command, field, values", ENUMS, ids=[f"{e[0]}.{e[2]}" for e in ENUMS])
+@pytest.mark.slow
 def test_every_seed_value_is_accepted_as_written(draft_violations, section, command, field, values):
     """Known, and in the seed's own spelling (no `enum_spelling` drift); what else the
     command then needs is checked by the tests above."""

@@ -11,7 +11,7 @@ import pytest
 import workbench
 from tests.conftest import write_lines
 from tests.test_growing_files import assert_same_tables
-from workbench.ec4x.report import family_matrix
+from workbench.ec4x.queries import family_matrix
 from workbench.plots import save
 from workbench.plots.families import family_matrix_chart
 

@@ -53,6 +53,7 @@ def decisions(db: Path) -> Counter:
         return Counter(con.sql(f"SELECT {KEPT} FROM decisions").fetchall())
 
 
+@pytest.mark.slow
 def test_the_export_parses_with_the_otlp_protobuf_definitions(every_format, tmp_path, capsys):
     out = tmp_path / "all.otlp.jsonl"
     assert cli.main(["export", "--db", str(every_format), "--otlp", str(out)]) == 0

@@ -11,6 +11,8 @@ from tests.robustness.corruptions import corrupt_lines
 from workbench.cli import main
 from workbench.jsonl import BLANK
 
+pytestmark = pytest.mark.slow
+
 # (format, glob of its files in the synthetic corpus)
 LINE_FORMATS = [
     ("damage", "damage/*.events.jsonl"),

@@ -18,6 +18,8 @@ from bench.common import PRINT_PEAK_KB
 from tests.conftest import ROOT
 from tests.robustness.corruptions import CORRUPTIONS
 
+pytestmark = pytest.mark.slow
+
 RUNS = 300
 
 
@@ -41,7 +43,7 @@ def expected_json(source: Path, data: bytes) -> tuple[str, tuple[int, int]]:
     try:
         document = json.loads(data.decode("utf-8-sig"), parse_constant=lambda name: 1 / 0)
         json.dumps(document, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be encoded
-    except (UnicodeError, ValueError, ZeroDivisionError, RecursionError):  # README: each a reject
+    except (UnicodeError, ValueError, ZeroDivisionError, RecursionError):  # docs/formats/stellaris.md: each a reject
         return "ingested", (0, 1)
     if not source.name.endswith(".briefing.json"):
         return "ingested", (1, 0)  # get_<tool>.json or search.json: that tool's one output

@@ -26,6 +26,8 @@ import workbench
 from workbench import bulk, catalog, worker
 from workbench.content import FileHash
 
+pytestmark = pytest.mark.slow
+
 HANG = 10  # seconds: a scenario that takes this long is stuck
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.conftest import ROOT
 from workbench.synth.damage import play_game
@@ -43,6 +44,7 @@ def wait_for_progress(proc: subprocess.Popen, percent: int) -> None:
     raise AssertionError(f"ingest ended before {percent}%: {seen[-300:]}")
 
 
+@pytest.mark.slow
 def test_killed_ingest_leaves_no_partial_source_and_rerun_completes(tmp_path):
     log = big_log(tmp_path / "big.events.jsonl", 120_000)
     small = big_log(tmp_path / "small.events.jsonl", 100)

@@ -238,6 +238,7 @@ def test_crlf_is_read_as_lines_and_cr_alone_is_refused_with_the_way_out(tmp_path
 # --- saves that are not saves ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_save_of_zeros_is_refused_early_with_bounded_memory(tmp_path):
     bomb = tmp_path / "zeros.sav"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
@@ -311,6 +312,7 @@ def long_order_log(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("log", ["long_log", "long_order_log"])
+@pytest.mark.slow
 def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(tmp_path, log, request):
     long_log = request.getfixturevalue(log)
     table = {"long_log": "damage_events", "long_order_log": "ec4x_orders"}[log]

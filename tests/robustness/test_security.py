@@ -6,9 +6,9 @@ import re
 import altair as alt
 import polars as pl
 
+import workbench
 from tests.conftest import ROOT, write_lines
 from tests.damage.events import event
-import workbench
 from workbench.plots import emotion_trajectories, save
 
 SOURCES = sorted((ROOT / "workbench").rglob("*.py"))

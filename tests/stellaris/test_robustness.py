@@ -10,6 +10,7 @@ from tests.stellaris.examples import EXAMPLES
 from workbench import catalog
 from workbench.stellaris import tables
 from workbench.stellaris.extractor import read
+import pytest
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
@@ -44,6 +45,7 @@ def expected_counts(document) -> tuple[int, int]:
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tools=st.lists(TOOLS, min_size=1, max_size=4, unique=True), replacement=JSON,
        path=st.lists(st.integers(min_value=0, max_value=50), max_size=4))
+@pytest.mark.slow
 def test_any_mutation_of_a_bundle_is_read_and_loads(tmp_path, tools, replacement, path):
     bundle = {tool: EXAMPLES[tool] for tool in tools}
     mutated = mutate(bundle, replacement, path)

@@ -6,13 +6,13 @@ save's text, never taken from the code under test: a tolerance widened in the co
 the last player read instead of the first, makes a test here fail.
 
 - `net_monthly[r]` must be `monthly_income[r] - monthly_expenses[r]` within 0.01
-  (seed 000's rule, the README's tolerance; `workbench/stellaris/invariants.py`), and so must
+  (seed 000's rule, the tolerance docs/formats/stellaris.md states; `workbench/stellaris/invariants.py`), and so must
   every restatement of it.
 - A save's net (income - expenses over `budget.current_month`) must be the game's own
   `balance` within 0.01 (formats.md: "`net_monthly[r]` = sum of income minus sum of
   expenses = sum of balance"; `workbench/stellaris/save.py`).
 - In `player={ { name=... country=A } { name=... country=B } }` the player is the
-  first entry, A: README and formats.md say the player's id is read from `player`, and
+  first entry, A: docs/formats/stellaris.md and formats.md say the player's id is read from `player`, and
   the reader reports a multiplayer save as `info` saying "the first is read".
 
 "Just inside" is off by 0.009, "just outside" by 0.011. The exact boundary (0.01) is

@@ -3,7 +3,7 @@ and the runtime's reasoning traces (`traces/<episode_id>.jsonl`)."""
 
 from pathlib import Path
 
-from workbench.arena import reader, report, tables, traces
+from workbench.arena import queries, reader, tables, traces
 from workbench.formats import Counts, Format, LoadContext, jsonl_claims
 
 _decision_claims = jsonl_claims(reader.SUFFIX, reader.DECISION_SIGNATURE)
@@ -26,5 +26,5 @@ FORMAT = Format(
     line_based=True,
     decisions_by_line=True,  # a decision is its own line's
     describe="Agent Arena decision logs (*.decisions.jsonl) and reasoning traces (traces/<episode_id>.jsonl)",
-    summary=report.summary,
+    summary=queries.summary,
 )

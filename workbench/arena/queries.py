@@ -1,5 +1,7 @@
-"""From a decision back to the reasoning behind it: Agent Arena decisions joined to their
-reasoning traces by agent, episode and tick, and the time each step of the pipeline takes.
+"""What is asked of the Agent Arena tables: the demo-summary lines (decision validity,
+tool error rates, how much of the decisions' reasoning was traced), and the way from a
+decision back to the reasoning behind it: decisions joined to their reasoning traces by
+agent, episode and tick, and the time each step of the pipeline takes.
 
 A decision's episode is its log's name (`<episode>.decisions.jsonl`); a trace's is its
 record's `episode_id` (the runtime names the file after it). Where one tick was traced
@@ -15,6 +17,51 @@ import polars as pl
 from workbench.arena.models import TRACE_STEP_NAMES
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
+
+# --- the demo summary ----------------------------------------------------------------
+
+DECISION_COUNTS = """
+SELECT count(*), count(*) FILTER (valid), count(DISTINCT agent_id), count(DISTINCT model) FROM arena_decisions
+"""
+ERROR_RATES = """
+SELECT error_code, failures, outcomes, rate FROM arena_error_rates
+WHERE model = '(all models)' AND tool = '(all tools)' ORDER BY failures DESC, error_code
+"""
+TRACE_COVERAGE = """
+SELECT (SELECT count(*) FROM arena_traces), (SELECT count(*) FROM arena_trace_steps),
+       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM arena_traces t WHERE t.agent_id = d.agent_id
+                                      AND t.episode_id = d.episode AND t.tick = d.tick)),
+       count(*)
+FROM arena_decisions d
+"""
+
+
+def summary(con) -> list[str]:
+    return _decision_lines(con) + _trace_lines(con)
+
+
+def _decision_lines(con) -> list[str]:
+    decisions, valid, agents, models = con.execute(DECISION_COUNTS).fetchone()
+    if not decisions:
+        return []
+    lines = [f"arena decisions: {decisions} from {agents} agents, {models} models "
+             f"({valid} valid, {valid / decisions:.1%})"]
+    rates = con.execute(ERROR_RATES).fetchall()
+    if rates:
+        shown = ", ".join(f"{code} {rate:.1%}" for code, _, _, rate in rates)
+        lines.append(f"arena tool failures by error code (of {rates[0][2]} known outcomes): {shown}")
+    return lines
+
+
+def _trace_lines(con) -> list[str]:
+    records, steps, traced, decisions = con.execute(TRACE_COVERAGE).fetchone()
+    if not records:
+        return []
+    share = f"; {traced} of {decisions} decisions have one ({traced / decisions:.1%})" if decisions else ""
+    return [f"arena reasoning traces: {records} records, {steps} steps{share}"]
+
+
+# --- from a decision to its reasoning -------------------------------------------------
 
 # The drill-down's column for each of the runtime's steps: its `data` (the last such
 # step of the trace). The trace's own decision step is named apart from the logged one.

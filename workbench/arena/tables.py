@@ -27,49 +27,56 @@ from workbench.catalog import DECISIONS
 from workbench.schema import Column, Table, once, run_on
 
 ARENA_DECISIONS = Table("arena_decisions", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("episode", "VARCHAR", "from the file name: <episode>.decisions.jsonl"),
-    Column("agent_id", "VARCHAR", path="agent_id"),
-    Column("tick", "BIGINT", path="tick"),
-    Column("tool", "VARCHAR", path="tool"),
-    Column("params", "JSON", path="params"),
-    Column("reasoning", "VARCHAR", path="reasoning"),
-    Column("model", "VARCHAR", path="model"),
-    Column("result", "JSON", path="result"),
-    Column("last_action_result", "JSON", path="last_action_result"),
+    Column("episode", "VARCHAR", "from the file name: `<episode>.decisions.jsonl`"),
+    Column("agent_id", "VARCHAR", "the agent that decided (`agent_id`)", path="agent_id"),
+    Column("tick", "BIGINT", "the simulation tick it decided at (`tick`)", path="tick"),
+    Column("tool", "VARCHAR", "the tool it called (`tool`): move_to, collect, craft, ...", path="tool"),
+    Column("params", "JSON", "the tool's parameters as written (`params`)", path="params"),
+    Column("reasoning", "VARCHAR", "the agent's stated reasoning (`reasoning`); NULL where the line has none",
+           path="reasoning"),
+    Column("model", "VARCHAR", "the model behind the agent (`model`); NULL where the line names none", path="model"),
+    Column("result", "JSON", "the decision's own outcome object (`result`), where the line has one", path="result"),
+    Column("last_action_result", "JSON", "the outcome of the agent's previous decision, as this line reports it "
+                                         "(`last_action_result`)", path="last_action_result"),
     Column("success", "BOOLEAN", "outcome of this decision, where the log tells it"),
-    Column("error_code", "VARCHAR"),
-    Column("error_message", "VARCHAR"),
+    Column("error_code", "VARCHAR", "that outcome's `error_code` (OUT_OF_RANGE, NOT_FOUND, ...); NULL where it "
+                                    "has none"),
+    Column("error_message", "VARCHAR", "that outcome's `error_message`"),
     Column("extra", "JSON", "top-level keys the log format does not list, and a tick beyond 64 bits as written"),
     Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), model=Decision)
+), doc="One row per line of a decision log (`*.decisions.jsonl`): an agent's tool call, valid or not, with its "
+       "outcome: its own `result`, else the `last_action_result` the agent reports on its next line.",
+    model=Decision)
 
 ARENA_TRACES = Table("arena_traces", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("agent_id", "VARCHAR", path="agent_id"),
-    Column("episode_id", "VARCHAR", "the record's, else from the file name: traces/<episode_id>.jsonl",
+    Column("agent_id", "VARCHAR", "the agent traced (`agent_id`)", path="agent_id"),
+    Column("episode_id", "VARCHAR", "the record's, else from the file name: `traces/<episode_id>.jsonl`",
            path="episode_id"),
-    Column("tick", "BIGINT", path="tick"),
-    Column("start_time", "TIMESTAMP", "UTC", path="start_time"),
+    Column("tick", "BIGINT", "the simulation tick traced (`tick`)", path="tick"),
+    Column("start_time", "TIMESTAMP", "when the tick's reasoning started (`start_time`), as UTC", path="start_time"),
     Column("steps", "BIGINT", "how many steps the record holds"),
     Column("extra", "JSON", "top-level keys a trace record does not have"),
     Column("valid", "BOOLEAN", "no error violation on the line", required=True),
 ), doc="One row per reasoning-trace record: a traced tick of one agent.", model=TraceRecord)
 
 ARENA_TRACE_STEPS = Table("arena_trace_steps", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "the record's line", required=True),
-    Column("agent_id", "VARCHAR", "the record's"),
-    Column("episode_id", "VARCHAR", "the record's"),
-    Column("tick", "BIGINT", "the record's"),
+    Column("agent_id", "VARCHAR", "the record's `agent_id`"),
+    Column("episode_id", "VARCHAR", "the record's `episode_id` (as `arena_traces.episode_id`)"),
+    Column("tick", "BIGINT", "the record's `tick`"),
     Column("step", "BIGINT", "position in the record's steps, from 0 as in a violation's `steps[N]`",
            required=True),
-    Column("name", "VARCHAR", path="name"),
-    Column("ts", "TIMESTAMP", "UTC", path="timestamp"),
-    Column("duration_ms", "DOUBLE", path="duration_ms"),
-    Column("data", "JSON", "as written", path="data"),
+    Column("name", "VARCHAR", "the step's `name`: observation, retrieved, prompt, llm_request, response, decision",
+           path="name"),
+    Column("ts", "TIMESTAMP", "the step's `timestamp`, as UTC", path="timestamp"),
+    Column("duration_ms", "DOUBLE", "milliseconds the step took (`duration_ms`); NULL where it was not measured",
+           path="duration_ms"),
+    Column("data", "JSON", "the step's `data`, as written", path="data"),
     Column("defaulted", "VARCHAR[]", "agent_id, tick: keys the step leaves out and takes from its record"),
     Column("extra", "JSON", "keys a step does not have"),
 ), doc="One row per step of a reasoning trace, joinable to arena_decisions by agent, episode and tick.",
@@ -116,6 +123,14 @@ SELECT model, tool, error_code, error_code IN ({_DOCUMENTED_CODES}) AS documente
        failures / outcomes AS rate
 FROM failures JOIN totals USING (model, tool);
 """
+
+# What each view holds, by its name.
+VIEW_DOCS = {
+    "arena_error_rates": "Tool failures per error code, over the decisions whose outcome is known: per model and "
+                         "tool, per model, per tool and over all (`(all models)`, `(all tools)`), with the "
+                         "failures, the outcomes they are out of, their rate, and whether the code is one the "
+                         "specification documents.",
+}
 
 # The batch of (seq, raw, valid) lines the insert reads.
 LINES = "arena_lines"

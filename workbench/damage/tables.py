@@ -17,43 +17,55 @@ from workbench.jsonl import OPENS_AN_OBJECT
 from workbench.schema import Column, Table, once, read_values, run_on, values_at
 
 EVENTS = Table("damage_events", (
-    Column("source_id", "BIGINT", required=True),
-    Column("game_id", "VARCHAR", path="game_id", lenient=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("game_id", "VARCHAR", "the line's `game_id`", path="game_id", lenient=True),
     Column("seq", "BIGINT", "1-based line number: the log's own order", required=True),
-    Column("type", "VARCHAR", path="type", lenient=True),
-    Column("ts", "TIMESTAMP", "UTC", path="ts"),
-    Column("turn", "BIGINT", path="payload.turn"),
-    Column("payload", "JSON", path="payload"),
+    Column("type", "VARCHAR", "the event type (`type`): hand_started, action_submitted, provider_call, ...",
+           path="type", lenient=True),
+    Column("ts", "TIMESTAMP", "when the event was written (`ts`), as UTC", path="ts"),
+    Column("turn", "BIGINT", "the payload's `turn`; NULL for an event without one", path="payload.turn"),
+    Column("payload", "JSON", "the event's payload as written", path="payload"),
     Column("extra", "JSON", "envelope keys the specification does not list"),
 ), doc="Each line of a log as written, one row per line.",
     model=Envelope, within={"payload": (*PAYLOADS.values(), Undocumented)})
 
 EMOTION_VECTORS = Table("damage_emotions", (
-    Column("source_id", "BIGINT", required=True),
-    Column("game_id", "VARCHAR"),
-    Column("seq", "BIGINT", required=True),
-    Column("turn", "BIGINT"),
-    Column("player_id", "VARCHAR"),
-    *(Column(emotion, "DOUBLE") for emotion in EMOTIONS),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("game_id", "VARCHAR", "the line's `game_id`"),
+    Column("seq", "BIGINT", "the line the vector is on", required=True),
+    Column("turn", "BIGINT", "the line's turn (`payload.turn`)"),
+    Column("player_id", "VARCHAR", "whose emotions: the vector's own `player_id`, else its holder's, else the "
+                                   "event's `target_player_id`, else its `player_id`"),
+    *(Column(emotion, "DOUBLE", f"the vector's `{emotion}` as written (the specification's range: -1 to 1); "
+                                f"NULL where it is not a JSON number")
+      for emotion in EMOTIONS),
     Column("origin", "VARCHAR", "where the vector was found: `hand_started.players[].emotions`, ..."),
 ), doc="Every emotion vector of a log, wherever in a line it is (see emotions.py).")
 
 # The few fields of actions and provider calls that decisions need (paths within the
 # payload), kept with the file: when it grows, only its new lines are read for them.
 CALLS = Table("damage_calls", (
-    Column("source_id", "BIGINT", required=True),
-    Column("game_id", "VARCHAR"),
-    Column("seq", "BIGINT", required=True),
-    Column("turn", "BIGINT"),
-    Column("type", "VARCHAR"),
-    Column("player_id", "VARCHAR", path="player_id", lenient=True, of=(ProviderCall,)),
-    Column("action_player_id", "VARCHAR", path="action.player_id", lenient=True, of=(ActionSubmitted,)),
-    Column("kind", "VARCHAR", path="action.kind", lenient=True, of=(ActionSubmitted,)),
-    Column("model", "VARCHAR", path="resolved_model", lenient=True, of=(ProviderCall,)),
-    Column("latency_ms", "DOUBLE", path="latency_ms", lenient=True, of=(ProviderCall,)),
-    Column("tokens", "BIGINT", path="usage.total_tokens", lenient=True, of=(ProviderCall,)),
-    Column("prompt_tokens", "BIGINT", path="usage.prompt_tokens", lenient=True, of=(ProviderCall,)),
-    Column("completion_tokens", "BIGINT", path="usage.completion_tokens", lenient=True, of=(ProviderCall,)),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("game_id", "VARCHAR", "the line's `game_id`"),
+    Column("seq", "BIGINT", "1-based line number", required=True),
+    Column("turn", "BIGINT", "the payload's `turn`"),
+    Column("type", "VARCHAR", "action_submitted or provider_call"),
+    Column("player_id", "VARCHAR", "the payload's `player_id`: the player who called or acted", path="player_id", lenient=True,
+           of=(ProviderCall,)),
+    Column("action_player_id", "VARCHAR", "an action's `action.player_id`", path="action.player_id", lenient=True,
+           of=(ActionSubmitted,)),
+    Column("kind", "VARCHAR", "an action's `action.kind`: fold, check, call, raise or pass", path="action.kind",
+           lenient=True, of=(ActionSubmitted,)),
+    Column("model", "VARCHAR", "a call's `resolved_model`: the model that served it", path="resolved_model",
+           lenient=True, of=(ProviderCall,)),
+    Column("latency_ms", "DOUBLE", "a call's `latency_ms`: milliseconds it took", path="latency_ms", lenient=True,
+           of=(ProviderCall,)),
+    Column("tokens", "BIGINT", "a call's `usage.total_tokens`", path="usage.total_tokens", lenient=True,
+           of=(ProviderCall,)),
+    Column("prompt_tokens", "BIGINT", "a call's `usage.prompt_tokens`", path="usage.prompt_tokens", lenient=True,
+           of=(ProviderCall,)),
+    Column("completion_tokens", "BIGINT", "a call's `usage.completion_tokens`", path="usage.completion_tokens",
+           lenient=True, of=(ProviderCall,)),
 ), doc="An action or provider call of a log: the fields its decision is derived from.",
     model=(ActionSubmitted, ProviderCall), added=("prompt_tokens", "completion_tokens"))
 

@@ -3,7 +3,7 @@ and its per-turn traces (`bot_trace_<gameId>.jsonl`), with the bot's quality gat
 
 from pathlib import Path
 
-from workbench.ec4x import reader, report, tables
+from workbench.ec4x import queries, reader, tables
 from workbench.formats import Format
 
 
@@ -22,5 +22,5 @@ FORMAT = Format(
     line_based=True,
     decisions_by_line=True,  # a draft's or a bot turn's decision: its own line
     describe="EC4X bot order drafts (*.orders.jsonl) and bot traces (bot_trace_*.jsonl)",
-    summary=report.summary,
+    summary=queries.summary,
 )

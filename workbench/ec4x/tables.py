@@ -44,47 +44,60 @@ def _gate_rows() -> str:
 
 
 ORDERS = Table("ec4x_orders", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("game_id", "VARCHAR", "from the file name: <game_id>.orders.jsonl"),
-    Column("turn", "BIGINT", path="turn"),
-    Column("house_id", "BIGINT", path="houseId"),
+    Column("game_id", "VARCHAR", "from the file name: `<game_id>.orders.jsonl`"),
+    Column("turn", "BIGINT", "the draft's `turn`", path="turn"),
+    Column("house_id", "BIGINT", "the draft's `houseId`: the house (player) it orders for", path="houseId"),
     Column("families", "VARCHAR[]", "feature families the draft uses (families.py)"),
     Column("payload", "JSON", "the draft as written"),
     Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), model=OrderDraft)
+), doc="One row per order draft (a line of `*.orders.jsonl`), valid or not.", model=OrderDraft)
 
 SESSIONS = Table("ec4x_sessions", (
-    Column("source_id", "BIGINT", required=True),
-    Column("seq", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("seq", "BIGINT", "1-based line number", required=True),
     Column("kind", "VARCHAR", "session_start, or a kind the bot is not known to write", path="kind"),
-    Column("game_id", "VARCHAR", path="gameId"),
-    Column("ts", "TIMESTAMP", "UTC", path="timestamp"),
-    Column("model", "VARCHAR", path="model"),
-    Column("max_retries", "BIGINT", path="maxRetries"),
-    Column("record", "JSON"),
-    Column("valid", "BOOLEAN", required=True),
-), model=(SessionStart, OtherKind))
+    Column("game_id", "VARCHAR", "the line's `gameId`", path="gameId"),
+    Column("ts", "TIMESTAMP", "the line's `timestamp`, as UTC", path="timestamp"),
+    Column("model", "VARCHAR", "the model the bot plays with (`model`)", path="model"),
+    Column("max_retries", "BIGINT", "how many times the bot retries a failed attempt at a turn (`maxRetries`)",
+           path="maxRetries"),
+    Column("record", "JSON", "the line as written"),
+    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+), doc="One row per line of a bot trace that has a `kind`: a `session_start` at each start of the bot.",
+    model=(SessionStart, OtherKind))
 
 TURNS = Table("ec4x_turns", (
-    Column("source_id", "BIGINT", required=True),
-    Column("seq", "BIGINT", required=True),
-    Column("game_id", "VARCHAR", path="gameId"),
-    Column("ts", "TIMESTAMP", "UTC (the bot writes local time with its offset)", path="timestamp"),
-    Column("turn", "BIGINT", path="turn"),
-    Column("ok", "BOOLEAN", path="ok"),
-    Column("error_class", "VARCHAR", path="errorClass"),
-    Column("attempts", "BIGINT", path="attempts"),
-    Column("errors", "VARCHAR[]", path="errors"),
-    Column("feature_tags", "VARCHAR[]", path="featureTags"),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+    Column("seq", "BIGINT", "1-based line number", required=True),
+    Column("game_id", "VARCHAR", "the line's `gameId`", path="gameId"),
+    Column("ts", "TIMESTAMP", "the line's `timestamp`, as UTC (the bot writes local time with its offset)",
+           path="timestamp"),
+    Column("turn", "BIGINT", "the game turn played (`turn`)", path="turn"),
+    Column("ok", "BOOLEAN", "the turn's orders were submitted (`ok`)", path="ok"),
+    Column("error_class", "VARCHAR", "`errorClass`: success, validation, llm_request, transport or unknown",
+           path="errorClass"),
+    Column("attempts", "BIGINT", "attempts the turn took, from 1 (`attempts`)", path="attempts"),
+    Column("errors", "VARCHAR[]", "the errors the bot reports for the turn (`errors`)", path="errors"),
+    Column("feature_tags", "VARCHAR[]", "what a successful turn's orders used (`featureTags`): family names and "
+                                        "`ztc_<command>` tags", path="featureTags"),
     Column("failed_stages", "VARCHAR[]", "trace[].stage, one per failed attempt", path="trace[].stage"),
     Column("llm_ms", "DOUBLE", "sum of trace[].llmRequestMs (the trace times failed attempts only)",
            path="trace[].llmRequestMs"),
     Column("llm_response_bytes", "BIGINT", "sum of trace[].llmResponseBytes", path="trace[].llmResponseBytes"),
-    Column("trace", "JSON", path="trace"),
+    Column("trace", "JSON", "the failed attempts as written (`trace`)", path="trace"),
     Column("model", "VARCHAR", "from the latest session_start before the line"),
-    Column("valid", "BOOLEAN", required=True),
-), model=TurnRecord)
+    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+), doc="One row per turn line of a bot trace (`bot_trace_<gameId>.jsonl`): how the bot's turn went.",
+    model=TurnRecord)
+
+# What each view holds, by its name.
+VIEW_DOCS = {
+    "ec4x_quality_gates": "The bot's own quality gates, per game and model: success rate, retry rate, longest run "
+                          "of successful turns (in the order of their files' paths, then lines) and feature "
+                          "families covered, each with its threshold and whether it passed.",
+}
 
 TABLES = (ORDERS, SESSIONS, TURNS)
 

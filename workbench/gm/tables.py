@@ -13,7 +13,7 @@ from workbench.gm.models import GmResponse, ResponseLine
 from workbench.schema import Column, Table
 
 RESPONSES = Table("gm_responses", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "1-based line number: the session's order", required=True),
     Column("response_id", "VARCHAR", "the line's `id`", path="id", required=True),
     Column("ts", "TIMESTAMP", "the line's `ts`, UTC", path="ts"),
@@ -27,13 +27,16 @@ RESPONSES = Table("gm_responses", (
            path="location.type"),
     Column("combat", "BOOLEAN", "COMBAT marker or `combatInitiated`", path="combat"),
     Column("combat_opponent", "VARCHAR", "the opponent's name", path="combat_opponent"),
-    Column("acquired_items", "VARCHAR[]", path="acquired_items"),
-    Column("removed_items", "VARCHAR[]", path="removed_items"),
+    Column("acquired_items", "VARCHAR[]", "items the player gains (ACQUIRED_ITEMS marker or `acquiredItems`); "
+                                          "empty when none", path="acquired_items"),
+    Column("removed_items", "VARCHAR[]", "items the player loses (REMOVED_ITEMS marker or `removedItems`); empty "
+                                         "when none", path="removed_items"),
     Column("suggested_actions", "JSON", "[{text, type, description?, id?}]", path="suggested_actions"),
     Column("player_decision", "JSON", "{prompt, options, importance, ...}", path="player_decision"),
     Column("character", "JSON", "{name, attributes} of a character-generation response"),
     Column("text", "VARCHAR", "the raw model text, as written", path="text"),
-), model=(ResponseLine, GmResponse))
+), doc="One row per game-master response (a line of `*.gm.jsonl`), its text parsed the way the game reads it.",
+    model=(ResponseLine, GmResponse))
 JSON_COLUMNS = [c.name for c in RESPONSES.columns if c.type == "JSON"]
 TABLES = (RESPONSES,)
 

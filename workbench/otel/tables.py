@@ -7,21 +7,21 @@ from workbench.catalog import DECISIONS
 from workbench.schema import Column, Table
 
 SPANS = Table("otel_spans", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "the line of the file the span was written on (1 in an `*.otlp.json` file)",
            required=True),
     Column("span_index", "BIGINT", "its place among the spans of that line, from 0", required=True),
-    Column("trace_id", "VARCHAR", "32 hex digits, lower case"),
-    Column("span_id", "VARCHAR", "16 hex digits, lower case"),
-    Column("parent_span_id", "VARCHAR", "NULL for a root span"),
-    Column("name", "VARCHAR"),
+    Column("trace_id", "VARCHAR", "the span's trace (`traceId`): 32 hex digits, lower case"),
+    Column("span_id", "VARCHAR", "the span's id (`spanId`): 16 hex digits, lower case"),
+    Column("parent_span_id", "VARCHAR", "the parent span's id; NULL for a root span"),
+    Column("name", "VARCHAR", "the span's name: `chat gpt-4o`, `execute_tool move`, ..."),
     Column("kind", "BIGINT", "SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer"),
     Column("start_ns", "BIGINT", "start, nanoseconds since the epoch"),
     Column("end_ns", "BIGINT", "end, nanoseconds since the epoch"),
     Column("latency_ms", "DOUBLE", "end minus start; NULL for a span that does not end after it starts "
                                    "(to below the nanosecond where `workbench.latency_ms` says it)"),
     Column("status_code", "BIGINT", "0 unset, 1 ok, 2 error"),
-    Column("status_message", "VARCHAR"),
+    Column("status_message", "VARCHAR", "the status's message, where the span gives one"),
     Column("operation", "VARCHAR", "gen_ai.operation.name: a span that has one is a GenAI operation"),
     Column("provider", "VARCHAR", "gen_ai.provider.name (or the older gen_ai.system)"),
     Column("request_model", "VARCHAR", "gen_ai.request.model"),
@@ -40,21 +40,21 @@ SPANS = Table("otel_spans", (
     Column("attributes", "JSON", "every attribute, {key: value}"),
     Column("events", "JSON", "[{name, time_ns, attributes}]"),
     Column("resource", "JSON", "the resource's attributes, {key: value}"),
-    Column("scope_name", "VARCHAR"),
-    Column("scope_version", "VARCHAR"),
+    Column("scope_name", "VARCHAR", "the instrumentation scope that wrote the span (its library)"),
+    Column("scope_version", "VARCHAR", "that scope's version"),
 ), doc="One row per span of an OTLP/JSON traces file.")
 
 SCORES = Table("otel_scores", (
-    Column("source_id", "BIGINT", required=True),
+    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
     Column("seq", "BIGINT", "the line of the span the event is on", required=True),
-    Column("trace_id", "VARCHAR"),
+    Column("trace_id", "VARCHAR", "the trace of the span evaluated"),
     Column("span_id", "VARCHAR", "the span evaluated"),
     Column("name", "VARCHAR", "gen_ai.evaluation.name"),
     Column("score_value", "DOUBLE", "gen_ai.evaluation.score.value"),
     Column("score_label", "VARCHAR", "gen_ai.evaluation.score.label"),
     Column("explanation", "VARCHAR", "gen_ai.evaluation.explanation"),
     Column("response_id", "VARCHAR", "gen_ai.response.id"),
-    Column("time_ns", "BIGINT"),
+    Column("time_ns", "BIGINT", "when the event happened, nanoseconds since the epoch"),
 ), doc="One row per gen_ai.evaluation.result event of a span.")
 
 TABLES = (SPANS, SCORES)

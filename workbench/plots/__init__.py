@@ -44,6 +44,28 @@ FIGURES = {
 
 
 def figure(kind: str, con, game_id: str | None = None, aliases=None):
+    """A figure by its kind, as `workbench plot KIND` and the demo draw it.
+
+    The EC4X family matrix and the trace step times are drawn strict: with no data they
+    raise rather than draw a note.
+
+    Args:
+        kind: one of `FIGURES`: `emotions`, `economy`, `budget`, `scorecard`, `decisions`,
+            `attacks`, `attack-study`, `families`, `trace-steps`.
+        con: a connection to a workbench database.
+        game_id: the game of `emotions`, `attacks` and `attack-study` (None: the one with
+            most events); ignored by the others.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model, for the charts
+            that compare models (`scorecard`, `decisions`); ignored by the others.
+
+    Returns:
+        The Altair chart of that kind's function (`emotion_trajectories`, `economy_nets`,
+        `budget_breakdown`, `scorecard`, `decision_quality`, `attack_heatmap`,
+        `event_study_chart`, `family_matrix_chart`, `step_times_chart`).
+
+    Raises:
+        WorkbenchError: an unknown `kind`, or what that figure's function raises.
+    """
     from workbench.errors import WorkbenchError
 
     if kind not in FIGURES:

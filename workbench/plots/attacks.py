@@ -23,7 +23,22 @@ def attack_heatmap(con, game_id: str | None = None, color: str = "actual_mean") 
     """Attacker (rows) x target (columns): one cell per pair that attacked or assisted,
     coloured by the target's mean actual change in the aimed-at emotion (`actual_mean`,
     diverging at 0) or by the number of attacks (`attacks`), labelled with the count;
-    the tooltip lists the pair's numbers. Default game: the largest."""
+    the tooltip lists the pair's numbers. Default game: the largest.
+
+    A click on a cell selects its attacker and target (the selection `pick`), for a
+    notebook to show the attacks behind it.
+
+    Args:
+        con: a connection to a workbench database holding Damage games.
+        game_id: the game; None: the one with most events.
+        color: what colours a cell: `actual_mean` or `attacks`.
+
+    Returns:
+        An Altair layered chart: the cells and their count labels.
+
+    Raises:
+        WorkbenchError: an unknown `color`, or no Damage game in the database.
+    """
     if color not in COLOR_BY:
         raise WorkbenchError(f"cannot colour the attack heatmap by {color!r}; choose one of: {', '.join(COLOR_BY)}")
     game_id = game_id or queries.largest_game(con)
@@ -61,7 +76,23 @@ def attack_heatmap_chart(game_id: str, matrix: pl.DataFrame, color: str = "actua
 def event_study_chart(con, game_id: str | None = None, k: int = 5) -> alt.HConcatChart:
     """Per kind of attack and aimed-at emotion: the mean change over the `k` emotion
     vectors after an attack and the targets' baseline drift over `k` vectors (left), and
-    their difference with its 95% interval (right, error bars; a rule at 0)."""
+    their difference with its 95% interval (right, error bars; a rule at 0).
+
+    The interval is Student's t over the per-attack differences (each attack compared
+    with its own target's drift); only attacks with a measured change are shown.
+
+    Args:
+        con: a connection to a workbench database holding Damage games.
+        game_id: the game; None: the one with most events.
+        k: the window, in emotion vectors of the target after each attack.
+
+    Returns:
+        An Altair chart of two panels side by side.
+
+    Raises:
+        WorkbenchError: no Damage game in the database, or no attack in the game followed
+            by `k` emotion vectors of its target.
+    """
     game_id = game_id or queries.largest_game(con)
     study = queries.event_study(con, game_id, k).filter(pl.col("n") > 0)
     if study.is_empty():

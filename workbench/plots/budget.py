@@ -24,9 +24,21 @@ def budget_breakdown(con, country=None, resources=None, date=None):
     """Income (up) and expenses (down) per budget category, one panel per resource,
     for one country at one snapshot, with a black line at each resource's net.
 
-    `country`: a name or id (default: the player's empire); `resources`: names to show,
-    or "all" (default: the key resources, energy to trade); `date`: a game date "YYYY.MM.DD" (default: the
-    latest snapshot holding the country). Budget lines come from saves only.
+    In each panel the 5 largest categories per side are named and the rest stacked as
+    `other`. Budget lines come from saves only.
+
+    Args:
+        con: a connection to a workbench database holding Stellaris saves.
+        country: a name or id; None: the player's empire.
+        resources: a name or names to show, or "all"; None: the key resources, energy to trade.
+        date: a game date "YYYY.MM.DD"; None: the latest snapshot holding the country.
+
+    Returns:
+        An Altair chart faceted by resource, amounts per month.
+
+    Raises:
+        WorkbenchError: no Stellaris tables, no snapshot of the country (on `date`), a name
+            several countries share on that date, or no budget line for the resources.
     """
     if resources is None:  # a first look: the resources the player watches first
         resources = list(KEY_RESOURCES)

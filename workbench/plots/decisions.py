@@ -27,7 +27,23 @@ SCOPE = "($formats::VARCHAR[] IS NULL OR list_contains($formats::VARCHAR[], form
 def decision_quality(con, formats: list[str] | None = None, aliases=None) -> alt.VConcatChart:
     """Validity per format and per model or agent (with 95% intervals clustered by game
     and counts), the most frequent error and warning rules, and latency and token
-    distributions where logs record them. `aliases` maps names to one model."""
+    distributions where logs record them. `aliases` maps names to one model.
+
+    The model rows are the 12 most active models or agents of each format, by validity;
+    the rules are the 15 most frequent.
+
+    Args:
+        con: a connection to a workbench database.
+        formats: only these formats; None: every format with decisions.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+
+    Returns:
+        An Altair chart of three rows: validity per format beside the top rules, validity
+        per model, and the latency and token distributions.
+
+    Raises:
+        WorkbenchError: no decisions (in `formats`) in the database.
+    """
     params = {"formats": list(formats) if formats else None}
     per_format = _query(con, VALIDITY_BY_FORMAT, params)
     if per_format.is_empty():

@@ -35,11 +35,23 @@ def economy_nets(con, resources=None, source=None, countries=None):
     resources stay readable), a zero line, deficits marked with red triangles. Click a
     series in the legend to pick it out.
 
-    `resources`: names to show, or "all" (default: the key resources and every resource
-    that ran a deficit somewhere; the subtitle names the others); `source`: a series
-    name, a source id, or a file or folder path as ingested; `countries`: names or ids of countries to compare
-    with the player's empire, one colour per country (their nets summed from the budget
-    lines of saves, `stellaris_budget`); an unknown name is an error.
+    Beyond 400 snapshots in a series, nets are averaged over buckets of days.
+
+    Args:
+        con: a connection to a workbench database holding a Stellaris economy.
+        resources: a name or names to show, or "all". None: the key resources and every
+            resource that ran a deficit somewhere; the subtitle names the others.
+        source: a series name, a source id, or a file or folder path as ingested; None: every series.
+        countries: names or ids of countries to compare with the player's empire, one colour
+            per country (their nets summed from the budget lines of saves, `stellaris_budget`);
+            an unknown name is an error.
+
+    Returns:
+        An Altair chart of one panel per resource.
+
+    Raises:
+        WorkbenchError: no Stellaris tables or economy, an unknown resource, source or
+            country, or nothing to plot for them.
     """
     source = None if source is None else str(source)
     hidden = []

@@ -26,7 +26,25 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
     on that emotion (tooltip: attacker, intended and applied change). The line of a
     player who was eliminated ends where the player left the game, at a cross: the
     vectors a log restates after that (`hand_ended`, `game_ended`) are not drawn.
-    `overlay` is layered over every panel (see `cursor_rule`)."""
+    `overlay` is layered over every panel (see `cursor_rule`).
+
+    Beyond 600 points per player, vectors are averaged over buckets of lines.
+
+    Args:
+        con: a connection to a workbench database holding Damage games.
+        game_id: the game; None: the one with most events.
+        players: the players to draw; None: all.
+        emotions: the emotions to draw, one panel each; None: all five.
+        x: the x axis: `seq` (the event's line) or `turn`.
+        overlay: an Altair chart layered over every panel; None: none.
+
+    Returns:
+        An Altair chart of one panel per emotion, stacked.
+
+    Raises:
+        WorkbenchError: an unknown emotion or axis, no Damage game in the database, or no
+            emotion vectors for the game.
+    """
     game_id = game_id or queries.largest_game(con)
     emotions = list(emotions or EMOTIONS)
     unknown = set(emotions) - set(EMOTIONS)

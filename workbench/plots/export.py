@@ -26,6 +26,8 @@ class ScriptSafeJSON(json.JSONEncoder):
 def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0, renderer: Renderer | None = None) -> Path:
     """Write `chart` to `path`.
 
+    Offline: no CDN, no browser. The folder is created when missing.
+
     Args:
         chart: an Altair chart.
         path: where to write it; its suffix says how: .png, .svg, .pdf (rendered by
@@ -35,6 +37,9 @@ def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0, rendere
 
     Returns:
         `path`, as a Path.
+
+    Raises:
+        WorkbenchError: an unknown suffix, or a path that cannot be written.
     """
     path = Path(path)
     suffix = path.suffix.lower()

@@ -1,5 +1,5 @@
 """EC4X command families per model: which families each model tried, how often, and how
-often validly (`ec4x.report.family_matrix` aggregates; only the matrix goes into the spec)."""
+often validly (`ec4x.queries.family_matrix` aggregates; only the matrix goes into the spec)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import altair as alt
 import polars as pl
 
 from workbench.ec4x.families import FAMILIES
-from workbench.ec4x.report import family_matrix
+from workbench.ec4x.queries import family_matrix
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import displayed, note_chart, picking
 
@@ -20,7 +20,20 @@ def family_matrix_chart(con, strict: bool = False) -> alt.LayerChart:
     family's validity for that model, labelled with how often it was tried; a family the
     model never tried is a grey cell labelled 0, so the coverage gap shows. The tooltip
     adds valid uses and the rule broken most. With no EC4X data: a chart saying so, or
-    (`strict`, as `workbench plot` asks) a WorkbenchError."""
+    (`strict`, as `workbench plot` asks) a WorkbenchError.
+
+    A click on a tried cell selects its family, model and source (the selection `pick`).
+
+    Args:
+        con: a connection to a workbench database.
+        strict: raise instead of drawing a note when there is no EC4X data.
+
+    Returns:
+        An Altair layered chart: the cells and their counts (or a note chart).
+
+    Raises:
+        WorkbenchError: with `strict`, no EC4X order drafts or bot traces in the database.
+    """
     frame = family_matrix(con)
     if frame.is_empty():
         if strict:

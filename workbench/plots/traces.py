@@ -19,7 +19,18 @@ def step_times_chart(con, strict: bool = False) -> alt.Chart | alt.LayerChart:
     duration_ms, a rule and a tick out to its 95th percentile. The x axis is logarithmic:
     an LLM request takes seconds where building a prompt takes a millisecond. A database
     with no timed step gives a chart saying so, or (`strict`, as `workbench plot` asks)
-    a WorkbenchError."""
+    a WorkbenchError.
+
+    Args:
+        con: a connection to a workbench database holding Agent Arena reasoning traces.
+        strict: raise instead of drawing a note when there is nothing to plot.
+
+    Returns:
+        An Altair layered chart (bars, rules, ticks), or a note chart.
+
+    Raises:
+        WorkbenchError: with `strict`, no timed reasoning-trace step in the database.
+    """
     try:
         frame = step_times(con)
     except WorkbenchError as exc:

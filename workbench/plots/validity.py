@@ -18,7 +18,22 @@ TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 def scorecard(con, formats: list[str] | None = None, aliases=None) -> alt.FacetChart:
     """One panel per format; in it one row per model or agent, sorted by validity:
     the 95% interval as a bar, the validity as a point, `n=` the decisions and games.
-    `aliases` maps names to one model."""
+    `aliases` maps names to one model.
+
+    The intervals are clustered by game. A click on a model's point selects its format
+    and name (the selection `pick`), for a notebook to show the records behind it.
+
+    Args:
+        con: a connection to a workbench database.
+        formats: only these formats; None: every format with decisions.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+
+    Returns:
+        An Altair chart faceted by format (rows).
+
+    Raises:
+        WorkbenchError: no decisions (in `formats`) in the database.
+    """
     frame = scorecard_frame(con, aliases=aliases)
     if formats:
         frame = frame.filter(pl.col("format").is_in(list(formats)))

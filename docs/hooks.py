@@ -1,0 +1,20 @@
+"""MkDocs hooks: README.md and ARCHITECTURE.md, at the repository's top, are also the
+site's home and Architecture pages. The pages under docs/ stand for them; their text is
+read from the top, with links written from the top of the repository made the site's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[1]
+FROM_THE_TOP = {"index.md": "README.md", "architecture.md": "ARCHITECTURE.md"}
+LINK_FROM_THE_TOP = re.compile(r"\]\((docs/|ARCHITECTURE\.md)")
+
+
+def on_page_markdown(markdown: str, page, **_) -> str:
+    top = FROM_THE_TOP.get(page.file.src_uri)
+    if top is None:
+        return markdown
+    text = (TOP / top).read_text(encoding="utf-8")
+    return LINK_FROM_THE_TOP.sub(lambda m: "](" + ("" if m.group(1) == "docs/" else "architecture.md"), text)

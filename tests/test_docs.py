@@ -1,0 +1,133 @@
+"""The documentation's Python examples run as written, and its site builds.
+
+Every ```python block of README.md and docs/ runs, page by page in one namespace (as a
+reader would type them one after another), in a folder that holds what the examples
+name: `data/workbench.duckdb` (the demo database), `logs/` and `corpus/` (the demo's
+sample corpus), `game.events.jsonl` (one of its Damage logs) and `traces/agent.otlp.jsonl`.
+The names the prose gives a reader (`db`, `con`, `game_id`, `frame`) are defined first.
+A block that runs elsewhere is preceded by `<!-- not run here: where it runs -->`,
+naming a test file that reads that page.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+NOT_RUN_HERE = re.compile(r"<!-- not run here: (.+?) -->\s*$")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def blocks(page: Path) -> list[tuple[str, str | None]]:
+    """The page's Python blocks, each with the reason it is not run here (or None)."""
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in re.finditer(r"```python\n(.+?)```", text, re.S):
+        before = text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        reason = NOT_RUN_HERE.search(before)
+        found.append((match.group(1), reason.group(1) if reason else None))
+    return found
+
+
+def _name(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+RUN = [page for page in PAGES if any(reason is None for _, reason in blocks(page))]
+# Examples that start Spark: run by this test too, but only where Java is (slow).
+NEEDS_SPARK = {"docs/beyond-one-machine.md"}
+
+
+@pytest.fixture
+def reader_folder(tmp_path, notebook_db, sample, monkeypatch):
+    (tmp_path / "data").mkdir()
+    shutil.copy(notebook_db, tmp_path / "data" / "workbench.duckdb")
+    (tmp_path / "logs").symlink_to(sample, target_is_directory=True)
+    (tmp_path / "corpus").symlink_to(sample, target_is_directory=True)
+    shutil.copy(next(sample.rglob("*.events.jsonl")), tmp_path / "game.events.jsonl")
+    (tmp_path / "traces").mkdir()
+    shutil.copy(ROOT / "tests" / "otel" / "data" / "holdem_agents.otlp.jsonl", tmp_path / "traces" / "agent.otlp.jsonl")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WORKBENCH_DB", raising=False)
+    return tmp_path
+
+
+def _reader_names(folder: Path, page: Path) -> dict:
+    """What the prose gives a reader. `con` is a read-only connection, as a notebook's,
+    unless the page opens its own."""
+    import altair as alt
+
+    import workbench
+    from workbench import analysis, plots
+    from workbench.damage import queries
+
+    db = folder / "data" / "workbench.duckdb"
+    with workbench.connect(db, read_only=True) as con:
+        names = {"db": db, "alt": alt, "workbench": workbench, "analysis": analysis, "plots": plots,
+                 "game_id": queries.largest_game(con), "frame": analysis.scorecard(con)}
+    if not re.search(r"^con = |\bas con:", page.read_text(encoding="utf-8"), re.M):
+        names["con"] = workbench.connect(db, read_only=True)
+    return names
+
+
+@pytest.mark.parametrize("page", [p for p in RUN if _name(p) not in NEEDS_SPARK], ids=_name)
+def test_the_examples_of_a_page_run(page, reader_folder):
+    namespace = _reader_names(reader_folder, page)
+    try:
+        for number, (code, reason) in enumerate(blocks(page), 1):
+            if reason is None:
+                exec(compile(code, f"{_name(page)}, example {number}", "exec"), namespace)  # noqa: S102 - our own docs
+    finally:
+        if "con" in namespace:
+            namespace["con"].close()
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("spark")  # with tests/test_spark.py: one Spark session, on one worker
+@pytest.mark.parametrize("page", [p for p in RUN if _name(p) in NEEDS_SPARK], ids=_name)
+def test_the_spark_examples_run(page, reader_folder):
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime (Debian: apt-get install openjdk-17-jre-headless)")
+    namespace = _reader_names(reader_folder, page)
+    namespace.pop("con", None)
+    for number, (code, reason) in enumerate(blocks(page), 1):
+        if reason is None:
+            exec(compile(code, f"{_name(page)}, example {number}", "exec"), namespace)  # noqa: S102 - our own docs
+    assert (reader_folder / "lake" / "_manifest.parquet").exists()
+
+
+def test_a_block_not_run_here_names_the_test_that_runs_it():
+    for page in PAGES:
+        for code, reason in blocks(page):
+            if reason is None:
+                continue
+            tests = re.findall(r"tests/[\w/]+\.py", reason)
+            assert tests, f"{_name(page)}: 'not run here' names no test file: {reason}"
+            for test in tests:
+                assert _name(page) in (ROOT / test).read_text(), f"{test} does not read {_name(page)}"
+
+
+def test_every_page_is_in_the_site_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for page in (ROOT / "docs").rglob("*.md"):
+        assert str(page.relative_to(ROOT / "docs")) in nav, f"{_name(page)} is not in mkdocs.yml's nav"
+
+
+@pytest.mark.slow
+def test_the_site_builds_strict_and_offline(tmp_path):
+    # --strict: a broken link, a missing page or a docstring griffe cannot read fails it.
+    if shutil.which("mkdocs", path=str(Path(sys.executable).parent)) is None:
+        pytest.skip("mkdocs is not installed (pip install -e '.[dev]')")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert 'id="a-tour"' in home and 'href="getting-started.html"' in home
+    assert (tmp_path / "site" / "reference" / "api.html").exists()  # offline: plain .html pages
