@@ -75,3 +75,19 @@ def test_the_help_does_not_depend_on_the_terminal_or_the_plugins(monkeypatch):
 def test_a_cell_reads_as_written():
     assert generate._cell("save | history, `a|b`, *.sav and <game_id>.jsonl") == \
         "save \\| history, `a\\|b`, \\*.sav and &lt;game_id>.jsonl"
+
+
+def test_the_database_page_names_only_columns_that_exist():
+    # docs/database.md is prose, a row per table with the columns it names: each must be one.
+    import re
+
+    known = {}
+    for _, _, tables, views in generate.groups():
+        known.update({table.name: {column.name for column in table.columns} for table in tables})
+        known.update({name: {column for column, _ in columns} for name, columns in views.items()})
+    named = re.findall(r"`(\w+)\(([^)`]*)\)`", (ROOT / "docs" / "database.md").read_text(encoding="utf-8"))
+    assert len(named) >= 15, named
+    for table, columns in named:
+        assert table in known, f"docs/database.md names a table no declaration makes: {table}"
+        for column in (c.strip() for c in columns.split(",")):
+            assert column == "..." or column in known[table], f"docs/database.md: {table} has no column {column}"

@@ -4,7 +4,8 @@ DuckDB parses each chunk once, straight into the format's table. Meanwhile a msg
 screen, derived from the same pydantic models (`screen.py`), reads the chunk's lines a
 run at a time from the file's bytes: a line it passes is valid. pydantic-core writes the
 exact violations of the lines it refuses (and of those DuckDB could not parse), in one
-call. A format's reader calls these steps; what it derives in SQL is its own.
+call. A format's reader calls these steps; what it derives in SQL is its own. Why it is
+built so, and what each step costs: docs/performance.md, "How the ingest is fast".
 """
 
 from __future__ import annotations

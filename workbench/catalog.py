@@ -352,7 +352,8 @@ def bulk_connection(db: str | os.PathLike | None = None,
     with row groups of `BULK_ROW_GROUP_ROWS` rows (`_Hosts`), `settings` (SET
     statements) made there, and detached after the block, which writes it to disk as
     closing would. A database this process holds open (a notebook's) is shared as it
-    is, and a database in memory is a plain one of its own: neither gets `settings`."""
+    is, and a database in memory is a plain one of its own: neither gets `settings`.
+    Why row groups are written while a file loads: docs/performance.md, "How the ingest is fast"."""
     target = _target(db, read_only=False)
     host = con = None
     if target != ":memory:":
