@@ -17,6 +17,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -42,17 +43,27 @@ def view_docs(fmt=None) -> dict[str, str]:
     return dict(getattr(importlib.import_module(f"workbench.{fmt.name}.tables"), "VIEW_DOCS", {}))
 
 
-def groups() -> list[tuple[str, str, list[Table], dict[str, list[tuple[str, str]]]]]:
-    """Per group (the shared tables, then each built-in format): its name, what it
-    reads, its tables and its views' columns (name -> [(column, type)]), made in a
+@dataclass(frozen=True)
+class Group:
+    """The shared tables, or one built-in format's: a section of the tables page."""
+
+    heading: str
+    about: str
+    tables: list[Table]
+    views: dict[str, list[tuple[str, str]]]  # name -> [(column, type)], as DuckDB describes it
+    view_docs: dict[str, str]  # name -> what it holds, as declared beside its SQL
+
+
+def groups() -> list[Group]:
+    """The shared tables, then each built-in format's, with the views' columns made in a
     scratch database by the same statements a workbench database is made by."""
     scratch = duckdb.connect(":memory:", config=catalog.NO_EXTENSIONS)
     try:
-        found = [("Every format", "The tables and views all formats share.", list(catalog.SHARED_TABLES),
-                  _views_made(scratch, catalog.SHARED_DDL))]
+        found = [Group("Every format", "The tables and views all formats share.", list(catalog.SHARED_TABLES),
+                       _views_made(scratch, catalog.SHARED_DDL), view_docs())]
         for fmt in registry.BUILT_IN:
-            found.append((fmt.name, fmt.describe, [t for t in fmt.tables if not t.temporary],
-                          _views_made(scratch, fmt.ddl())))
+            found.append(Group(f"Format `{fmt.name}`", fmt.describe, [t for t in fmt.tables if not t.temporary],
+                               _views_made(scratch, fmt.ddl()), view_docs(fmt)))
     finally:
         scratch.close()
     return found
@@ -113,19 +124,13 @@ def tables_page() -> str:
              "A column not marked required may be NULL: where the file does not give its value, or gives it "
              "with another JSON type than the column's (a violation says so).")
     lines = ["# Tables and views", "", intro, ""]
-    for title, about, tables, views in groups():
-        described = view_docs(None if title == "Every format" else _format(title))
-        heading = title if title == "Every format" else f"Format `{title}`"
-        lines += [f"## {heading}", "", _line(about), ""]
-        for table in tables:
+    for group in groups():
+        lines += [f"## {group.heading}", "", _line(group.about), ""]
+        for table in group.tables:
             lines += table_section(table)
-        for name, columns in views.items():
-            lines += view_section(name, described.get(name, ""), columns)
+        for name, columns in group.views.items():
+            lines += view_section(name, group.view_docs.get(name, ""), columns)
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def _format(name: str):
-    return next(fmt for fmt in registry.BUILT_IN if fmt.name == name)
 
 
 # -- command line ----------------------------------------------------------------------

@@ -77,13 +77,18 @@ def _reader_names(folder: Path, page: Path) -> dict:
     return names
 
 
+def run_examples(page: Path, namespace: dict) -> None:
+    """The page's blocks that run here, one after another in `namespace`."""
+    for number, (code, reason) in enumerate(blocks(page), 1):
+        if reason is None:
+            exec(compile(code, f"{_name(page)}, example {number}", "exec"), namespace)  # noqa: S102 - our own docs
+
+
 @pytest.mark.parametrize("page", [p for p in RUN if _name(p) not in NEEDS_SPARK], ids=_name)
 def test_the_examples_of_a_page_run(page, reader_folder):
     namespace = _reader_names(reader_folder, page)
     try:
-        for number, (code, reason) in enumerate(blocks(page), 1):
-            if reason is None:
-                exec(compile(code, f"{_name(page)}, example {number}", "exec"), namespace)  # noqa: S102 - our own docs
+        run_examples(page, namespace)
     finally:
         if "con" in namespace:
             namespace["con"].close()
@@ -96,10 +101,9 @@ def test_the_spark_examples_run(page, reader_folder):
     if shutil.which("java") is None:
         pytest.skip("Spark needs a Java runtime (Debian: apt-get install openjdk-17-jre-headless)")
     namespace = _reader_names(reader_folder, page)
-    namespace.pop("con", None)
-    for number, (code, reason) in enumerate(blocks(page), 1):
-        if reason is None:
-            exec(compile(code, f"{_name(page)}, example {number}", "exec"), namespace)  # noqa: S102 - our own docs
+    if "con" in namespace:  # the examples open their own, and Spark writes the files
+        namespace.pop("con").close()
+    run_examples(page, namespace)
     assert (reader_folder / "lake" / "_manifest.parquet").exists()
 
 

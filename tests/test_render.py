@@ -12,6 +12,7 @@ import pytest
 from tests.figures import assert_rendered
 from workbench import plots
 from workbench.cli import main
+from workbench.plots.export import VL_VERSION
 from workbench.plots.render import Renderer, render
 
 SPEC_CHART = alt.Chart(alt.Data(values=[{"x": i, "y": i * i} for i in range(6)])).mark_line().encode(x="x:Q", y="y:Q")
@@ -52,7 +53,7 @@ def test_a_child_that_cannot_start_leaves_the_render_here(tmp_path, monkeypatch)
     with Renderer() as renderer:
         assert renderer.child is None
         plots.save(SPEC_CHART, tmp_path / "x.png", renderer=renderer)
-    assert (tmp_path / "x.png").read_bytes() == render(SPEC_CHART.to_dict(), ".png", _vl_version(), 2.0)
+    assert (tmp_path / "x.png").read_bytes() == render(SPEC_CHART.to_dict(), ".png", VL_VERSION, 2.0)
 
 
 @pytest.mark.parametrize("code", ["import sys; sys.exit(3)", "import os; os._exit(0)", "raise SystemExit('boom')"])
@@ -83,10 +84,6 @@ def test_plot_without_data_stops_its_child(tmp_path, capsys):
     assert main(["plot", "emotions", "--db", str(empty), "-o", str(tmp_path / "x.png")]) == 2
     assert "workbench:" in capsys.readouterr().err
     assert _children() == before and not (tmp_path / "x.png").exists()
-
-
-def _vl_version() -> str:
-    return "_".join(alt.SCHEMA_VERSION.split(".")[:2])
 
 
 def _children() -> set[int]:

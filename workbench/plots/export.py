@@ -13,6 +13,8 @@ from workbench.paths import text_of, writable_folder
 from workbench.plots.render import IMAGES, Renderer, render
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
+# The Vega-Lite version of Altair's specs, as vl-convert names it (`v6_4`).
+VL_VERSION = "_".join(SCHEMA_VERSION.split(".")[:2])
 
 
 class ScriptSafeJSON(json.JSONEncoder):
@@ -56,8 +58,7 @@ def save(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0, rendere
             # Not validated against the Vega-Lite schema here (a tenth of a second or more):
             # the tests validate every figure's spec.
             spec = chart.to_dict(validate=False)
-            vl_version = "_".join(SCHEMA_VERSION.split(".")[:2])  # vl-convert's name of it: v6_4
-            rendered = (renderer.render if renderer else render)(spec, suffix, vl_version, scale)
+            rendered = (renderer.render if renderer else render)(spec, suffix, VL_VERSION, scale)
             path.write_bytes(rendered)
         else:
             chart.save(str(path), format=suffix[1:])
