@@ -8,6 +8,10 @@ import workbench
 
 from workbench.synth import synthesize
 
+# Tests that took a second or more are marked slow (tests/timing.py).
+from tests.timing import (  # noqa: F401 - hooks, found by their names
+    pytest_addoption, pytest_collection_modifyitems, pytest_runtest_logreport, pytest_sessionfinish)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 

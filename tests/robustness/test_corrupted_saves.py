@@ -134,8 +134,9 @@ def test_json_nested_too_deeply_to_parse_is_a_reject(tmp_path):
 
 def zip_bomb(path, gigabytes: int, lie: bool):
     """A .sav whose gamestate inflates to `gigabytes` GB of zeros, written in streaming
-    fashion; with `lie`, the headers declare 1 KB instead."""
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    fashion (at the quickest level: 9 MB, written 4 times faster than at the default);
+    with `lie`, the headers declare 1 KB instead."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         archive.writestr("meta", 'version="4.0.1"\nname="bomb"\n')
         with archive.open("gamestate", "w", force_zip64=True) as member:
             block = b"\0" * (1 << 24)

@@ -136,7 +136,8 @@ def test_a_ctrl_c_anywhere_in_a_quick_gil_handoff_gives_the_interpreter_its_own_
             assert sys.getswitchinterval() == pytest.approx(bulk.SWITCH_INTERVAL, abs=2e-6)
 
     def check(outcome):
-        gc.collect()  # a Ctrl-C as the block begins leaves the generator to its collection
+        if (bulk._handoff["loads"], sys.getswitchinterval()) != (0, pytest.approx(own, abs=2e-6)):
+            gc.collect()  # a Ctrl-C as the block begins leaves the generator to its collection
         assert (bulk._handoff["loads"], sys.getswitchinterval()) == (0, pytest.approx(own, abs=2e-6)), outcome
 
     try:
@@ -154,10 +155,21 @@ def test_a_ctrl_c_anywhere_in_an_ingest_connection_leaves_the_file_free_and_no_c
         with catalog.bulk_connection(db) as con:
             con.execute("SELECT 1")
 
+    def free() -> bool:
+        try:
+            duckdb.connect(str(db)).close()
+        except duckdb.Error:
+            return False
+        return True
+
     def check(outcome):
-        gc.collect()
+        # A collection takes 30-100 ms here: made only where something is left to collect.
+        is_free = free()
+        if catalog._HOSTED or not is_free:
+            gc.collect()
+            is_free = free()
         assert not catalog._HOSTED, outcome
-        duckdb.connect(str(db)).close()  # and the file is free
+        assert is_free, outcome  # and the file is free
 
     every_step(opened, check)
 
