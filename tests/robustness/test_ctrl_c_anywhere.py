@@ -74,9 +74,17 @@ def interrupted_at(step: int, scenario) -> str:
             sys.settrace(None)
             previous.clear()
 
+    # A test library's garbage-collection callback (hypothesis keeps one once its tests ran)
+    # runs in whichever thread collects: the trace would raise inside it, where no code of
+    # ours runs and CPython can only report the exception as unraisable.
+    callbacks = gc.callbacks[:]
+    gc.callbacks.clear()
     thread = threading.Thread(target=driver, daemon=True)
-    thread.start()
-    thread.join(HANG)
+    try:
+        thread.start()
+        thread.join(HANG)
+    finally:
+        gc.callbacks.extend(callbacks)
     if thread.is_alive():
         stacks = "".join("".join(traceback.format_stack(frame)) for frame in sys._current_frames().values())
         pytest.fail(f"a Ctrl-C at point {step}, {where}, left the load hanging:\n{stacks}")
@@ -135,10 +143,15 @@ def test_a_ctrl_c_anywhere_in_a_quick_gil_handoff_gives_the_interpreter_its_own_
         with bulk.quick_gil_handoff():
             assert sys.getswitchinterval() == pytest.approx(bulk.SWITCH_INTERVAL, abs=2e-6)
 
+    def state():
+        return bulk._handoff["loads"], sys.getswitchinterval()
+
+    given_back = (0, pytest.approx(own, abs=2e-6))
+
     def check(outcome):
-        if (bulk._handoff["loads"], sys.getswitchinterval()) != (0, pytest.approx(own, abs=2e-6)):
+        if state() != given_back:
             gc.collect()  # a Ctrl-C as the block begins leaves the generator to its collection
-        assert (bulk._handoff["loads"], sys.getswitchinterval()) == (0, pytest.approx(own, abs=2e-6)), outcome
+        assert state() == given_back, outcome
 
     try:
         every_step(handed_over, check)
@@ -313,7 +326,7 @@ def test_a_ctrl_c_while_duckdb_finds_or_reads_a_bound_table_is_a_ctrl_c(call):
     assert seen >= min(call, 6)  # the calls were made (6 or 7 of them, as the scan goes)
 
 
-def test_an_ingest_interrupted_at_any_point_leaves_its_file_whole_or_absent(tmp_path, sample, monkeypatch, request):
+def test_an_ingest_interrupted_at_any_point_leaves_its_file_whole_or_absent(tmp_path, sample, monkeypatch):
     # Every 31st point of the calling thread's ingest of a small log (about 120 of them).
     # Every point passes too: all 4,559 of an ingest of the real corpus's first 50 lines.
     log = tmp_path / "game.events.jsonl"
@@ -321,12 +334,6 @@ def test_an_ingest_interrupted_at_any_point_leaves_its_file_whole_or_absent(tmp_
     log.write_bytes(b"".join(game.read_bytes().splitlines(keepends=True)[:50]))
     unraisable = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
-    # A test library's garbage-collection callback (hypothesis keeps one once its tests ran)
-    # runs in whichever thread collects: the trace would raise inside it, where no code of
-    # ours runs and CPython can only report the exception as unraisable.
-    callbacks = gc.callbacks[:]
-    gc.callbacks.clear()
-    request.addfinalizer(lambda: gc.callbacks.extend(callbacks))
     dbs = iter(tmp_path / f"w{n}.duckdb" for n in range(100_000))
     db = None
 
