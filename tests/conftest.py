@@ -11,9 +11,14 @@ from workbench.synth import synthesize
 # Tests that took a second or more are marked slow (tests/timing.py).
 from tests.timing import (  # noqa: F401 - hooks, found by their names
     pytest_addoption, pytest_collection_modifyitems, pytest_runtest_logreport, pytest_sessionfinish)
+from tests import xdist_groups
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+
+def pytest_configure(config) -> None:  # warns when xdist spreads a group over its workers
+    config.pluginmanager.register(xdist_groups, "tests.xdist_groups")
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ After adding tests, or making one faster, record the times again with a full run
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -43,7 +44,8 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 def pytest_runtest_logreport(report) -> None:
     # On xdist's controller every worker's reports arrive here, so one process sums them.
-    _times[report.nodeid] += report.duration
+    # `--dist loadgroup` names a grouped test `<node id>@<group>`; the list keeps the node id.
+    _times[re.sub(r"@\w+$", "", report.nodeid)] += report.duration
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
