@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import duckdb
@@ -19,6 +20,18 @@ SHARED = ROOT.parent / "shared"
 
 def pytest_configure(config) -> None:  # warns when xdist spreads a group over its workers
     config.pluginmanager.register(xdist_groups, "tests.xdist_groups")
+
+
+# The JVM a test run starts for Spark lives minutes and runs small queries: compiled by C1
+# alone, with one GC thread, it starts sooner and burns half the CPU warming up (the other
+# tests share the cores). spark-submit gives SPARK_SUBMIT_OPTS to the driver's JVM (the
+# executors' too in local mode), beside the workbench's own options.
+SPARK_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def quick_spark_jvm(patch: pytest.MonkeyPatch) -> None:
+    """Have a JVM Spark starts from now on use SPARK_JVM_OPTIONS."""
+    patch.setenv("SPARK_SUBMIT_OPTS", f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} {SPARK_JVM_OPTIONS}".strip())
 
 
 @pytest.fixture(scope="session")

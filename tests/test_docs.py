@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, quick_spark_jvm
 
 NOT_RUN_HERE = re.compile(r"<!-- not run here: (.+?) -->\s*$")
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -97,9 +97,10 @@ def test_the_examples_of_a_page_run(page, reader_folder):
 @pytest.mark.slow
 @pytest.mark.xdist_group("spark")  # with tests/test_spark.py: one Spark session, on one worker
 @pytest.mark.parametrize("page", [p for p in RUN if _name(p) in NEEDS_SPARK], ids=_name)
-def test_the_spark_examples_run(page, reader_folder):
+def test_the_spark_examples_run(page, reader_folder, monkeypatch):
     if shutil.which("java") is None:
         pytest.skip("Spark needs a Java runtime (Debian: apt-get install openjdk-17-jre-headless)")
+    quick_spark_jvm(monkeypatch)  # for the JVM an example starts (the first Spark test of a run)
     namespace = _reader_names(reader_folder, page)
     if "con" in namespace:  # the examples open their own, and Spark writes the files
         namespace.pop("con").close()

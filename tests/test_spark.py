@@ -2,9 +2,16 @@
 into a database and through `workbench.spark.ingest` into a Parquet tree, then every
 table's rows and every comparison the same, number for number.
 
-One Spark session on `local[2]` serves every test here (the `spark` fixture)."""
+One Spark session on `local[2]` serves every test here (the `spark` fixture), and each
+corpus is ingested once on each engine for the module (`synthetic`, through the command
+line; `real`): Spark costs seconds a query and tens of seconds a start."""
 
+import contextlib
+import importlib
+import io
+import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -13,7 +20,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-if shutil.which("java") is None and not __import__("os").environ.get("JAVA_HOME"):
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True)
 
 import workbench  # noqa: E402
@@ -23,6 +30,8 @@ from workbench.damage import ratings  # noqa: E402
 from workbench.export import export_parquet  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
 from workbench.spark import lake, load, sql  # noqa: E402
+
+from tests.conftest import quick_spark_jvm  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
@@ -34,28 +43,74 @@ OTEL = Path(__file__).resolve().parent / "otel" / "data"
 
 @pytest.fixture(scope="module")
 def spark():
-    session = on_spark.session(master="local[2]")
+    with pytest.MonkeyPatch.context() as patch:  # only for a JVM started here, now
+        quick_spark_jvm(patch)
+        session = on_spark.session(master="local[2]")
     yield session
 
 
-def _corpus(kind: str, sample: Path) -> list[Path]:
-    if kind == "synthetic":
-        return [sample, OTEL]
+@dataclass
+class Ingested:
+    """The same files in a database (DuckDB's ingest) and in a tree (Spark's)."""
+
+    db: Path
+    tree: Path
+    con: duckdb.DuckDBPyConnection
+    lake: on_spark.Lake
+    report: object  # the DuckDB ingest's
+    loaded: load.LakeReport
+    printed: dict[str, str]  # the command line's output, by engine (`synthetic` only)
+    exit_codes: dict[str, int]
+
+
+@pytest.fixture(scope="module")
+def synthetic(sample, spark, tmp_path_factory):
+    """The synthetic corpus and the OTel traces through `workbench ingest` on each engine,
+    once: what each printed, and what each ingest reported (taken on the way out)."""
+    out = tmp_path_factory.mktemp("both-synthetic")
+    db, tree = out / "w.duckdb", out / "lake"
+    paths = [str(sample), str(OTEL)]
+    reports, printed, exit_codes = {}, {}, {}
+
+    def kept(engine, real):
+        def ingest(*args, **kwargs):
+            reports[engine] = real(*args, **kwargs)
+            return reports[engine]
+        return ingest
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(on_spark, "ingest", kept("spark", on_spark.ingest))  # what `workbench ingest` calls
+        on_duckdb = importlib.import_module("workbench.ingest")
+        patch.setattr(on_duckdb, "ingest", kept("duckdb", on_duckdb.ingest))
+        for engine, argv in (("spark", ["--engine", "spark", "--parquet", str(tree)]), ("duckdb", ["--db", str(db)])):
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                exit_codes[engine] = cli.main(["ingest", *paths, *argv, "--quiet"])
+            printed[engine] = said.getvalue()
+    con = catalog.connect(db, read_only=True)
+    yield Ingested(db, tree, con, on_spark.open(tree, spark=spark), reports["duckdb"], reports["spark"], printed,
+                   exit_codes)
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def real(spark, tmp_path_factory):
+    """The real corpus (`../shared/corpus`): its Damage and Stellaris logs, on each engine."""
     if not CORPUS.is_dir():
         pytest.skip(f"the real corpus is not at {CORPUS} (../shared/corpus beside the repository)")
-    return [CORPUS / "damage", CORPUS / "stellaris"]
+    paths = [CORPUS / "damage", CORPUS / "stellaris"]
+    out = tmp_path_factory.mktemp("both-real")
+    report = workbench.ingest(paths, db=out / "w.duckdb")
+    loaded = on_spark.ingest(paths, out / "lake", spark=spark)
+    con = catalog.connect(out / "w.duckdb", read_only=True)
+    yield Ingested(out / "w.duckdb", out / "lake", con, on_spark.open(out / "lake", spark=spark), report, loaded, {}, {})
+    con.close()
 
 
 @pytest.fixture(scope="module", params=["synthetic", "real"])
-def both(request, sample, spark, tmp_path_factory):
-    """The same files in a database (DuckDB's ingest) and in a tree (Spark's)."""
-    paths = _corpus(request.param, sample)
-    out = tmp_path_factory.mktemp(f"both-{request.param}")
-    report = workbench.ingest(paths, db=out / "w.duckdb")
-    tree = on_spark.ingest(paths, out / "lake", spark=spark)
-    con = catalog.connect(out / "w.duckdb", read_only=True)
-    yield con, on_spark.open(out / "lake", spark=spark), report, tree
-    con.close()
+def both(request):
+    """(database, tree, the DuckDB ingest's report, the Spark ingest's report) of a corpus."""
+    ingested = request.getfixturevalue(request.param)
+    return ingested.con, ingested.lake, ingested.report, ingested.loaded
 
 
 def _tables() -> list[str]:
@@ -212,15 +267,22 @@ def test_one_bad_file_does_not_stop_the_run(logs, tmp_path, spark):
     assert sum(f.status == "ingested" for f in report.files) == len(list(logs.glob("*.jsonl")))
 
 
-def test_a_tree_that_export_wrote_reads_as_the_database(sample, tmp_path, spark):
-    db = tmp_path / "w.duckdb"
-    workbench.ingest([sample], db=db)
-    export_parquet(tmp_path / "exported", db=db)
-    con = catalog.connect(db, read_only=True)
-    try:
-        _equal(comparison.scorecard(con), comparison.scorecard(on_spark.open(tmp_path / "exported", spark=spark)))
-    finally:
-        con.close()
+def test_a_tree_that_export_wrote_reads_as_the_database(synthetic, tmp_path, spark):
+    export_parquet(tmp_path / "exported", db=synthetic.db)
+    _equal(comparison.scorecard(synthetic.con),
+           comparison.scorecard(on_spark.open(tmp_path / "exported", spark=spark)))
+
+
+def test_two_trees_open_on_one_session_each_answer_with_their_own_rows(synthetic, logs, tmp_path, spark):
+    damage_only = tmp_path / "lake"
+    on_spark.ingest([logs], damage_only, spark=spark)
+    second = on_spark.open(damage_only, spark=spark)  # after the synthetic corpus's tree
+    # queries of their own: a Lake keeps the answers it gave
+    asked = "SELECT count(*) AS n, '{}' AS asker FROM decisions"
+    in_db = synthetic.con.execute("SELECT count(*) FROM decisions").fetchall()[0][0]
+    assert synthetic.lake.frame(asked.format("first"))["n"][0] == in_db
+    assert second.frame(asked.format("second"))["n"][0] == _tree_rows(damage_only, "decisions") < in_db
+    assert synthetic.lake.frame(asked.format("first, again"))["n"][0] == in_db
 
 
 def test_a_tree_written_by_another_program_is_not_ingested_into(tmp_path, spark, sample):
@@ -233,12 +295,11 @@ def test_a_tree_written_by_another_program_is_not_ingested_into(tmp_path, spark,
 # --- the command line --------------------------------------------------------------------
 
 
-def test_the_commands_print_the_same_scorecard_on_both_engines(sample, tmp_path, spark, capsys):
-    tree, db = str(tmp_path / "lake"), str(tmp_path / "w.duckdb")
-    assert cli.main(["ingest", str(sample), "--engine", "spark", "--parquet", tree, "--quiet"]) == 0
-    ingested = capsys.readouterr().out
-    assert cli.main(["ingest", str(sample), "--db", db, "--quiet"]) == 0
-    assert sorted(ingested.splitlines()) == sorted(capsys.readouterr().out.splitlines())
+def test_the_commands_print_the_same_scorecard_on_both_engines(synthetic, tmp_path, capsys):
+    """The ingests are the `synthetic` fixture's: `workbench ingest` on each engine."""
+    tree, db = str(synthetic.tree), str(synthetic.db)
+    assert synthetic.exit_codes == {"spark": 0, "duckdb": 0}
+    assert sorted(synthetic.printed["spark"].splitlines()) == sorted(synthetic.printed["duckdb"].splitlines())
     for command in (["scorecard"], ["compare"], ["plan", "--difference", "0.05"]):
         assert cli.main([*command, "--parquet", tree, "--engine", "spark"]) == 0
         on_spark_out = capsys.readouterr().out
@@ -310,14 +371,13 @@ def test_every_table_of_the_registry_is_in_the_tree_views():
     assert set(_tables()) == {t for t in registry.file_tables()} | {"sources"}
 
 
-def test_the_docs_way_to_pull_one_game_into_duckdb_works(spark, tmp_path, monkeypatch):
-    """The snippet of docs/beyond-one-machine.md, run as written, on the real logs."""
-    if not (CORPUS / "damage").is_dir():
-        pytest.skip(f"the real corpus is not at {CORPUS} (../shared/corpus beside the repository)")
+def test_the_docs_way_to_pull_one_game_into_duckdb_works(real, tmp_path, monkeypatch):
+    """The snippet of docs/beyond-one-machine.md, run as written, on the real logs (the
+    tree of the `real` fixture, as `lake` where the snippet runs)."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "beyond-one-machine.md").read_text()
     snippet = next(block for block in page.split("```python")[1:] if "one-game.duckdb" in block).split("```")[0]
     monkeypatch.chdir(tmp_path)
-    on_spark.ingest([CORPUS / "damage"], tmp_path / "lake", spark=spark)
+    (tmp_path / "lake").symlink_to(real.tree, target_is_directory=True)
     exec(compile(snippet, "docs/beyond-one-machine.md", "exec"), {})
     game = "game_20261123T135533274249Z_d74231"
     with duckdb.connect("one-game.duckdb", read_only=True) as con:

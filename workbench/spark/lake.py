@@ -12,6 +12,8 @@ views (`violation_lines`, a format's own) are made from their one definition
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from pathlib import Path
 
 import polars as pl
@@ -24,10 +26,24 @@ from workbench.spark.session import said, session
 from workbench.spark.sql import spark_type, statements, to_spark
 
 
+# A Lake reads its tree as it was when opened (its parts are never rewritten in place),
+# so the same query has the same answer for the Lake's life: it is asked of Spark once.
+# Spark answers in seconds even a small query, and a report asks the scorecard once for
+# its table and again for each figure. Only small answers (the analyses' per-model and
+# per-game rows) are kept, the latest REMEMBERED of them.
+REMEMBERED = 64
+REMEMBERED_BYTES = 4 * 1024 * 1024
+
+# Per Spark session (by id), the Lake whose views it holds: the views are named as the
+# database's tables, so two trees open on one session take turns holding the names.
+_SHOWING: weakref.WeakValueDictionary[int, Lake] = weakref.WeakValueDictionary()
+
+
 class Lake:
     """The tables of a Parquet tree, on a Spark session. `frame` asks one of the
     workbench's queries (DuckDB's dialect) and gives a polars frame: what
-    `catalog.query_frame` gives from a database."""
+    `catalog.query_frame` gives from a database. The tree is read as it was when
+    opened: open it again to see what an ingest has since written."""
 
     def __init__(self, root: str | Path, spark=None, master: str | None = None):
         self.root = Path(root)
@@ -37,31 +53,51 @@ class Lake:
         self.spark = session(spark, master)
         self.where = self.root.resolve()  # Spark's own working folder may be another
         self.tables = _declared_tables()
+        self._answers: OrderedDict[str, pl.DataFrame] = OrderedDict()  # by Spark SQL text
         listed = _listed_parts(self.root)
         try:
-            for table in self.tables:
-                self._read(table, listed).createOrReplaceTempView(table.name)
-            for ddl in (statement for script in _views() for statement in statements(script)):
-                self.spark.sql(to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1))
+            self._rows = {table.name: self._read(table, listed) for table in self.tables}
+            self._show()
         except WorkbenchError:
             raise
         except Exception as exc:
             raise WorkbenchError(f"Spark could not read the tables of {self.root}: {said(exc)}") from None
 
+    def _show(self) -> None:
+        """Name this tree's tables and the database's views in the session, in place of
+        another Lake's on the same session."""
+        for name, rows in self._rows.items():
+            rows.createOrReplaceTempView(name)
+        for ddl in (statement for script in _views() for statement in statements(script)):
+            self.spark.sql(to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1))
+        _SHOWING[id(self.spark)] = self
+
     def frame(self, sql: str, params: dict | None = None) -> pl.DataFrame:
         try:
-            table = self.spark.sql(to_spark(sql, params or {})).toArrow()
+            query = to_spark(sql, params or {})  # the parameters written in: the answer's key
+            if query in self._answers:
+                self._answers.move_to_end(query)
+                return self._answers[query].clone()
+            if _SHOWING.get(id(self.spark)) is not self:
+                self._show()
+            table = self.spark.sql(query).toArrow()
         except Exception as exc:
             if isinstance(exc, WorkbenchError):
                 raise
             raise WorkbenchError(f"Spark could not run a query over {self.root}: {said(exc)}") from None
-        return pl.from_arrow(table)
+        frame = pl.from_arrow(table)
+        if frame.estimated_size() <= REMEMBERED_BYTES:
+            self._answers[query] = frame
+            while len(self._answers) > REMEMBERED:
+                self._answers.popitem(last=False)
+        return frame.clone()
 
     def columns(self, table: str) -> set[str]:
         return {column.name for t in self.tables if t.name == table for column in t.columns}
 
     def close(self) -> None:
-        """The views stay in the session (which may be the caller's); nothing to let go."""
+        """The views stay in the session (which may be the caller's); the answers kept go."""
+        self._answers.clear()
 
     def _read(self, table, listed: dict[str, list[str]] | None):
         """`table`'s rows as the database holds them (a Spark DataFrame), read with the

@@ -321,6 +321,7 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, a
     results = []
     con = catalog.connect(db, read_only=True)
     try:
+        holding = _tables_holding(con)
         for task in todo:
             file = loaded.get(task["path"])
             if file is None:  # of no known format, found in a folder: the ingest skips it
@@ -331,7 +332,8 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, a
                 continue
             staged = f"{task['source_id']}-{attempt}"
             try:
-                parts = _write_parts(con, file.source_id, task["source_id"], staging / staged, run)
+                parts = _write_parts(con, file.source_id, task["source_id"], staging / staged, run,
+                                     [table for table, ids in holding.items() if file.source_id in ids])
             except (OSError, duckdb.Error) as exc:  # a full disk, a tree not writable: this file fails
                 results.append(_result(task, "failed", file, message=f"{task['path']}: cannot write its rows to "
                                                                        f"{staging.parent.parent}: {first_line(exc)}"))
@@ -361,14 +363,31 @@ def _result(task: dict, status: str, file, message: str = "", parts=(), sha256=N
             "parts": list(parts)}
 
 
-def _write_parts(con, local_id: int, source_id: int, folder: Path, run: str) -> list[str]:
-    """The file's rows in every table, as the tree holds them, under `folder`; the parts
-    written, relative to the tree."""
+def _tables_holding(con) -> dict[str, set[int]]:
+    """Per table of files' rows, the (task's own) source ids it holds rows of: asked once
+    for the task's files, in one query, so that a file's parts are written only for the
+    few tables it has rows in (a COPY of no rows writes no part, but costs a query)."""
+    from workbench import catalog, export
+
+    tables = [table for table in export.data_tables(con) if "source_id" in catalog.column_names(con, table)]
+    if not tables:
+        return {}
+    found = con.execute(" UNION ALL ".join(f"SELECT DISTINCT '{table}' AS t, source_id FROM {table}"
+                                           for table in tables)).fetchall()
+    holding: dict[str, set[int]] = {table: set() for table in tables}
+    for table, source_id in found:
+        holding[table].add(source_id)
+    return holding
+
+
+def _write_parts(con, local_id: int, source_id: int, folder: Path, run: str, tables: list[str]) -> list[str]:
+    """The file's rows in `tables` (those that hold any), as the tree holds them, under
+    `folder`; the parts written, relative to the tree."""
     from workbench import export
 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    for table in export.data_tables(con):
+    for table in tables:
         select, partitions = export.partitioned_select(con, table, source_id=f"CAST({source_id} AS BIGINT)",
                                                        of_source=local_id)
         # A file with no rows in the table writes no part.

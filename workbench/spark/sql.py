@@ -41,13 +41,21 @@ def to_spark(sql: str, params: dict | None = None) -> str:
 
 def statements(sql: str) -> list[str]:
     """Each statement of a script (a format's views), as its own text."""
+    return list(_statements(sql))
+
+
+@functools.lru_cache(maxsize=64)
+def _statements(sql: str) -> tuple[str, ...]:
+    """Parsed once per script: every `open` of a tree makes the same views."""
     _needs_sqlglot()
-    return [tree.sql(dialect="duckdb") for tree in sqlglot.parse(sql, read="duckdb") if tree is not None]
+    return tuple(tree.sql(dialect="duckdb") for tree in sqlglot.parse(sql, read="duckdb") if tree is not None)
 
 
+@functools.lru_cache(maxsize=256)
 def spark_type(duckdb_type: str) -> str:
     """A DuckDB column type (`VARCHAR[]`) as Spark writes it (`ARRAY<STRING>`); JSON is
-    its text, as the Parquet files hold it."""
+    its text, as the Parquet files hold it. Translated once per type: an `open` asks it
+    of every column of every table, twice."""
     if duckdb_type == "JSON":
         return "STRING"
     _needs_sqlglot()
