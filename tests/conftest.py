@@ -90,16 +90,19 @@ def notebook_db(sample, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def executed(notebook_db):
-    """Each notebook run headless once against `notebook_db`, for every test that reads it."""
-    from tests.notebook_run import run_notebook
+def executed(notebook_db, request, tmp_path_factory):
+    """Each notebook run headless once against `notebook_db`, for every test that reads it.
+    The runs the selected tests read start with the first of them, a few kernels at a time."""
+    from tests.notebook_run import NAMES, Runs, ahead, bundle_folder, run_notebook
 
-    runs = {}
+    runs, bundles, started = Runs.shared(), bundle_folder(tmp_path_factory), set()
 
-    def run(name: str):
-        if name not in runs:
-            with pytest.MonkeyPatch.context() as patch:
-                runs[name] = run_notebook(name, notebook_db, patch)
-        return runs[name]
+    def start(name: str, first: bool = False):
+        started.add(("executed", name))
+        return runs.start(("executed", name), run_notebook, name, notebook_db, bundles, first=first)
 
-    return run
+    for (name,) in ahead(request, "executed", ("name",)):
+        if name in NAMES:
+            start(name)
+    yield lambda name: start(name, first=True).result()
+    runs.forget(started)

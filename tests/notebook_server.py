@@ -49,7 +49,7 @@ def _wait_until_up(base: str, server: subprocess.Popen, log: Path) -> None:
             raise RuntimeError(f"JupyterLab exited with {server.returncode}: {log.read_text()[-2000:]}")
         with contextlib.suppress(OSError):
             return call(base, "GET", "api/status")
-        time.sleep(0.5)
+        time.sleep(0.1)
     raise RuntimeError(f"JupyterLab did not answer within {START_TIMEOUT} s: {log.read_text()[-2000:]}")
 
 

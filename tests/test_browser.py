@@ -4,6 +4,13 @@ Cells, and read off the page: not marked modified on opening, every chart the he
 run displays drawn, widgets drawn, no error in any cell, and the scrubber's controls move
 its text and the chart's cursor.
 
+One JupyterLab and one browser serve the module. The notebooks the selected tests read
+are opened and run ahead of them, a few tabs at a time (`WORKBENCH_BROWSER_TABS`; by
+default one per core of this xdist worker), while the headless runs go on beside them.
+A test that only reads a tab hands it on to the next test of the same notebook that
+works with it (the scrubber, notebook 03's drill-down), which would otherwise open and
+run it all over again.
+
 Skips, saying why, where Chromium or Playwright is missing (`.ci/run` installs both)."""
 
 from __future__ import annotations
@@ -17,21 +24,32 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from tests.notebook_form import kernel_metadata
-from tests.notebook_run import NAMES, NOTEBOOKS, all_outputs, chart_titles, errors_in
+from tests.notebook_run import (
+    NAMES,
+    NOTEBOOKS,
+    all_outputs,
+    chart_titles,
+    cores_of_this_worker,
+    errors_in,
+    sent_here,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 TOKEN = "browser-test"
-SCRUBBER = "scrubber_controls"  # a copy of notebook 04, opened with a kernel of its own
 BROKEN = "broken"  # a notebook whose cell fails, to prove the error check sees it
+OPEN_TIMEOUT = 90  # seconds for a notebook to open and its kernel to be idle
 RUN_TIMEOUT = 180  # seconds for a notebook's Run All, generous for a loaded 2-core machine
+TABS = int(os.environ.get("WORKBENCH_BROWSER_TABS") or cores_of_this_worker())  # notebooks opening or running at once
 
 if CHROMIUM is None:
     pytest.skip("no Chromium: install Debian's `chromium` package (as .ci/run does) to run the browser tests",
@@ -58,13 +76,18 @@ def write_settings(folder: Path) -> None:
         path.write_text(json.dumps(values))
 
 
+@dataclass
+class Lab:
+    base: str  # its URL
+    notebooks: Path  # the folder it serves
+
+
 @pytest.fixture(scope="module")
 def lab(notebook_db, tmp_path_factory):
     """JupyterLab over a copy of the notebooks (its autosave never touches the repository),
-    reading the sample database; yields its base URL."""
+    reading the sample database."""
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(NOTEBOOKS, root / "notebooks")
-    shutil.copy(NOTEBOOKS / "04_replay_scrubber.ipynb", root / "notebooks" / f"{SCRUBBER}.ipynb")
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")], metadata=kernel_metadata()),
                    root / "notebooks" / f"{BROKEN}.ipynb")
     write_settings(root / "settings")
@@ -79,7 +102,7 @@ def lab(notebook_db, tmp_path_factory):
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for_server(base, server, root / "lab.log")
-        yield base
+        yield Lab(base, root / "notebooks")
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -95,7 +118,7 @@ def wait_for_server(base: str, server: subprocess.Popen, log: Path) -> None:
             urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
             return
         except OSError:
-            time.sleep(0.5)
+            time.sleep(0.1)
     pytest.fail(f"JupyterLab did not answer within 60 s: {log.read_text()[-2000:]}")
 
 
@@ -108,25 +131,140 @@ def browser():
         chromium.close()
 
 
-def open_notebook(browser, lab: str, name: str):
-    """A page with the notebook opened (in a workspace of its own) and run to the end."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{lab}/lab/workspaces/{name}/tree/{name}.ipynb?token={TOKEN}")
-    page.wait_for_function("""() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
-                                     .some(item => /Idle/.test(item.textContent))""", timeout=60_000)
-    return page
+IDLE = """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')].some(item => /Idle/.test(item.textContent))"""
+# Read as textContent, which needs no layout: innerText, asked for every few tenths of a
+# second, would have the page lay out its long notebook again while it draws the outputs.
+PROMPTS = "() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(prompt => prompt.textContent)"
 
 
-def run_all(page) -> None:
-    page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
-    page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
-    deadline = time.monotonic() + RUN_TIMEOUT
-    while time.monotonic() < deadline:
-        prompts = page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
-        if prompts and all(re.fullmatch(r"\[\d+\]:", prompt.strip()) for prompt in prompts):
-            return
-        time.sleep(0.5)
-    pytest.fail(f"Run All did not finish in {RUN_TIMEOUT} s; prompts: {prompts}")
+def ran_to_the_end(prompts: list[str]) -> bool:
+    """Whether every code cell shows an execution count (`[*]:` runs, `[ ]:` never ran)."""
+    return bool(prompts) and all(re.fullmatch(r"\[\d+\]:", prompt.strip()) for prompt in prompts)
+
+
+def idle(page) -> bool:
+    """Whether the notebook has opened and its kernel is idle (False while the page loads)."""
+    try:
+        return page.evaluate(IDLE)
+    except sync_api.Error:  # the page is still navigating: no document to ask yet
+        return False
+
+
+@dataclass
+class Tab:
+    """A notebook opened in a tab (in a workspace of its own) and run with Run > Run All
+    Cells: "opening" until its kernel is idle, then "running" until every cell has run;
+    "failed" (saying why) for the test that reads it, not the one waiting when it failed."""
+
+    name: str
+    page: object
+    state: str = "opening"
+    dirty: int = 0  # cells marked modified once it had opened
+    deadline: float = 0.0
+    error: str = ""
+
+
+class Tabs:
+    """The notebooks the selected tests read, opened and run in the order the tests read
+    them, `TABS` at a time; a test waits only for its own (`get`) and checks it as before.
+
+    A notebook opened again (its first tab was closed, its kernel lives on in the server)
+    is opened as a copy, with a kernel of its own."""
+
+    def __init__(self, context, lab: Lab, readers: Counter, ahead: bool) -> None:
+        self.context, self.lab, self.readers = context, lab, readers
+        self.queue = list(readers) if ahead else []  # to open, in the order the tests read them
+        self.tabs: dict[str, Tab] = {}
+        self.opened: Counter = Counter()
+
+    def get(self, name: str) -> Tab:
+        """The tab of `name`, opened and run to the end (the others advance meanwhile)."""
+        if name not in self.tabs:
+            if name in self.queue:
+                self.queue.remove(name)
+            self._open(name)
+        tab = self.tabs[name]
+        while tab.state not in ("done", "failed"):
+            self.advance()
+            time.sleep(0.2)
+        if tab.state == "failed":
+            pytest.fail(tab.error)
+        return tab
+
+    def done(self, name: str, keep: bool) -> None:
+        """A test has read the tab of `name`: closed, unless `keep` and a later test reads it."""
+        self.readers[name] -= 1
+        if not keep or self.readers[name] <= 0:
+            tab = self.tabs.pop(name, None)
+            if tab is not None:
+                tab.page.close()
+
+    def advance(self) -> None:
+        """Open the next notebooks while fewer than TABS open or run; move each on."""
+        while self.queue and sum(tab.state in ("opening", "running") for tab in self.tabs.values()) < TABS:
+            self._open(self.queue.pop(0))
+        for tab in self.tabs.values():
+            try:
+                self._advance(tab)
+            except Exception as exc:  # noqa: BLE001 - the tab's own test reports it
+                tab.state, tab.error = "failed", f"{tab.name}: {exc}"
+
+    def _advance(self, tab: Tab) -> None:
+        if tab.state == "opening" and idle(tab.page):
+            tab.dirty = tab.page.locator(".jp-mod-dirty").count()
+            tab.page.locator(".lm-MenuBar-itemLabel").get_by_text("Run", exact=True).click()
+            tab.page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+            tab.state, tab.deadline = "running", time.monotonic() + RUN_TIMEOUT
+        elif tab.state == "opening" and time.monotonic() > tab.deadline:
+            tab.state, tab.error = "failed", f"{tab.name} did not open with an idle kernel in {OPEN_TIMEOUT} s"
+        elif tab.state == "running":
+            prompts = tab.page.evaluate(PROMPTS)
+            if ran_to_the_end(prompts):
+                tab.state = "done"
+            elif time.monotonic() > tab.deadline:
+                tab.state, tab.error = "failed", f"Run All did not finish in {RUN_TIMEOUT} s; prompts: {prompts}"
+
+    def close(self) -> None:
+        for tab in self.tabs.values():
+            tab.page.close()
+        self.tabs.clear()
+
+    def _open(self, name: str) -> None:
+        self.opened[name] += 1
+        path = name if self.opened[name] == 1 else f"{name}-{self.opened[name]}"
+        if path != name:
+            shutil.copy(self.lab.notebooks / f"{name}.ipynb", self.lab.notebooks / f"{path}.ipynb")
+        page = self.context.new_page()
+        page.goto(f"{self.lab.base}/lab/workspaces/{path}/tree/{path}.ipynb?token={TOKEN}", wait_until="commit")
+        self.tabs[name] = Tab(name, page, deadline=time.monotonic() + OPEN_TIMEOUT)
+
+
+# The notebook whose tab each test reads, besides the one each notebook's own test reads.
+READS = {
+    "test_the_error_check_sees_an_error_in_a_cell": BROKEN,
+    "test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser": "04_replay_scrubber",
+    "test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side":
+        "03_decision_quality",
+}
+
+
+@pytest.fixture(scope="module")
+def tabs(lab, browser, request):
+    """The notebooks the module's selected tests read, opened and run ahead of them."""
+    items = [item for item in request.session.items if getattr(item, "module", None) is request.module]
+    readers = Counter()
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        name = params.get("name") if "name" in params else READS.get(item.originalname)
+        if name is not None:
+            readers[name] += 1
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    opened = Tabs(context, lab, readers, ahead=sent_here(request.config, items))
+    try:
+        yield opened
+    finally:
+        opened.close()
+        context.close()
 
 
 def wait_until(check, what: str, timeout: float = 30):
@@ -140,13 +278,13 @@ def wait_until(check, what: str, timeout: float = 30):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_a_notebook_opened_and_run_in_the_browser_shows_what_the_kernel_displayed(name, lab, browser, executed):
-    charts = len(chart_titles(all_outputs(executed(name))))  # what the headless run displayed
-    assert errors_in(executed(name)) == []
-    page = open_notebook(browser, lab, name)
+def test_a_notebook_opened_and_run_in_the_browser_shows_what_the_kernel_displayed(name, executed, tabs):
+    tab, passed = tabs.get(name), False  # opened, and run with Run All
+    page = tab.page
     try:
-        assert page.locator(".jp-mod-dirty").count() == 0, "opening the notebook changed it"
-        run_all(page)
+        charts = len(chart_titles(all_outputs(executed(name))))  # what the headless run displayed
+        assert errors_in(executed(name)) == []
+        assert tab.dirty == 0, "opening the notebook changed it"
         drawn = ".vega-embed .marks"  # the SVG or canvas Vega draws into
         wait_until(lambda: page.locator(drawn).count() >= charts, f"{charts} charts drawn in {name}")
         assert page.locator(".vega-embed").count() == page.locator(drawn).count() == charts
@@ -157,8 +295,9 @@ def test_a_notebook_opened_and_run_in_the_browser_shows_what_the_kernel_displaye
             wide = page.locator(".jp-OutputArea-output pre").evaluate_all(
                 "blocks => blocks.filter(b => b.scrollWidth > b.clientWidth + 1).length")
             assert wide == 0, f"{wide} records scroll sideways"
+        passed = True
     finally:
-        page.close()
+        tabs.done(name, keep=passed)  # as it is, for a later test of the same notebook
 
 
 def cell_errors(page) -> list[str]:
@@ -167,14 +306,13 @@ def cell_errors(page) -> list[str]:
     return [text for text in shown if "Traceback" in text or "Error" in text]
 
 
-def test_the_error_check_sees_an_error_in_a_cell(lab, browser):
-    page = open_notebook(browser, lab, BROKEN)
+def test_the_error_check_sees_an_error_in_a_cell(tabs):
+    page = tabs.get(BROKEN).page  # opened, and run with Run All
     try:
-        run_all(page)
         wait_until(lambda: cell_errors(page), "the error to be drawn")
         assert "ZeroDivisionError" in cell_errors(page)[0]
     finally:
-        page.close()
+        tabs.done(BROKEN, keep=False)
 
 
 def cursor_x(page) -> list[float]:
@@ -189,10 +327,9 @@ def event_number(page) -> int:
     return int(re.match(r"event (\d+) of", status).group(1))
 
 
-def test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser(lab, browser):
-    page = open_notebook(browser, lab, SCRUBBER)
+def test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser(tabs):
+    page = tabs.get("04_replay_scrubber").page  # opened, and run with Run All; as yet untouched
     try:
-        run_all(page)
         wait_until(lambda: cursor_x(page), "the scrubber chart's cursor")
         start, x0 = event_number(page), cursor_x(page)
         assert len(set(x0)) == 1  # one cursor across the panels
@@ -219,7 +356,7 @@ def test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser(lab, br
         wait_until(lambda: event_number(page) > before + 100, "Play at 500 events/s to pass 100 events", timeout=20)
         assert cursor_x(page)[0] > x2[0]
     finally:
-        page.close()
+        tabs.done("04_replay_scrubber", keep=False)
 
 
 SHOTS = Path(os.environ.get("WORKBENCH_SCREENSHOTS", "/tmp/workbench-screenshots"))
@@ -238,11 +375,10 @@ def table_column(table, name: str) -> list[str]:
     return [t.strip() for t in table.locator(f".dt-scroll-body tbody tr td:nth-child({at})").all_inner_texts()]
 
 
-def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side(lab, browser):
+def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side(tabs):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = open_notebook(browser, lab, "03_decision_quality")
+    page = tabs.get("03_decision_quality").page  # opened, and run with Run All; as yet untouched
     try:
-        run_all(page)
         points = page.locator(".vega-embed .mark-symbol.role-mark path")
         wait_until(lambda: points.count() > 0, "the scorecard's points")
         records = data_table(page, "locator").first
@@ -275,4 +411,4 @@ def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the
         page.screenshot(path=str(SHOTS / "03_side_by_side.png"), full_page=False)
         assert cell_errors(page) == []
     finally:
-        page.close()
+        tabs.done("03_decision_quality", keep=False)

@@ -5,6 +5,7 @@ import json
 import re
 import shlex
 import shutil
+import threading
 from pathlib import Path
 
 import duckdb
@@ -25,11 +26,15 @@ from tests.notebook_form import canonical
 from tests.notebook_run import (
     NAMES,
     NOTEBOOKS,
+    Runs,
+    ahead,
     all_outputs,
+    bundle_folder,
     chart_titles,
     errors_in,
     run_notebook,
     section_outputs,
+    sent_here,
     widget_texts,
 )
 from tests.notebook_server import call, running_lab, save_notebook
@@ -206,26 +211,64 @@ ONE_GAME = {
 OTEL = Path(__file__).resolve().parent / "otel"
 
 
+def corpus_missing(data: str) -> Path | None:
+    """Where the real corpus a key of ONE_GAME is ingested from should be, if it is not there."""
+    corpus, folder, _ = ONE_GAME[data]
+    return CORPUS / folder if corpus == "corpus" and not (CORPUS / folder).is_dir() else None
+
+
 @pytest.fixture(scope="module")
 def one_game_db(sample, tmp_path_factory):
-    """The database of a key of ONE_GAME, built once for the module."""
-    built = {}
+    """The database of a key of ONE_GAME, built once for the module (by whichever thread
+    asks first: the notebook runs started ahead build theirs)."""
+    built, lock = {}, threading.Lock()
 
     def build(data: str) -> Path:
-        if data not in built:
-            corpus, folder, _ = ONE_GAME[data]
-            if corpus == "corpus" and not (CORPUS / folder).is_dir():
-                pytest.skip(f"the real corpus is not at {CORPUS / folder} (../shared/corpus beside the repository)")
-            db = tmp_path_factory.mktemp(data.replace(" ", "_")) / "workbench.duckdb"
-            if corpus is None:
-                workbench.connect(db).close()
-            else:
-                root = {"sample": sample, "corpus": CORPUS, "otel": OTEL}[corpus]
-                assert not workbench.ingest([root / folder], db=db).failed
-            built[data] = db
-        return built[data]
+        if missing := corpus_missing(data):
+            pytest.skip(f"the real corpus is not at {missing} (../shared/corpus beside the repository)")
+        with lock:
+            if data not in built:
+                corpus, folder, _ = ONE_GAME[data]
+                db = tmp_path_factory.mktemp(data.replace(" ", "_")) / "workbench.duckdb"
+                if corpus is None:
+                    workbench.connect(db).close()
+                else:
+                    root = {"sample": sample, "corpus": CORPUS, "otel": OTEL}[corpus]
+                    assert not workbench.ingest([root / folder], db=db).failed
+                built[data] = db
+            return built[data]
 
     return build
+
+
+@pytest.fixture(scope="module")
+def one_game_runs(one_game_db, request, tmp_path_factory):
+    """Each notebook run headless on the database of a key of ONE_GAME, once; the runs the
+    selected tests read start with the first of them, a few kernels at a time."""
+    runs, bundles, started = Runs.shared(), bundle_folder(tmp_path_factory), set()
+
+    def run(data: str, name: str):
+        return run_notebook(name, one_game_db(data), bundles)
+
+    def start(data: str, name: str, first: bool = False):
+        started.add(("one game", data, name))
+        return runs.start(("one game", data, name), run, data, name, first=first)
+
+    for data, name in ahead(request, "one_game_runs", ("data", "name")):
+        if not corpus_missing(data):
+            start(data, name)
+    yield lambda data, name: start(data, name, first=True).result()
+    runs.forget(started)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def runs_ahead(request):
+    """The headless runs this module's selected tests read, started before the first test
+    (in the order the tests read them), so that the kernels work while tests check."""
+    items = [item for item in request.session.items if getattr(item, "module", None) is request.module]
+    for fixture in ("executed", "one_game_runs"):
+        if sent_here(request.config, items) and any(fixture in item.fixturenames for item in items):
+            request.getfixturevalue(fixture)
 
 
 def printed_lines(cell) -> list[str]:
@@ -234,9 +277,9 @@ def printed_lines(cell) -> list[str]:
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("data", ONE_GAME)
-def test_notebook_runs_on_one_games_data_or_none(data, name, one_game_db, monkeypatch):
+def test_notebook_runs_on_one_games_data_or_none(data, name, one_game_db, one_game_runs):
     db = one_game_db(data)
-    nb = run_notebook(name, db, monkeypatch)
+    nb = one_game_runs(data, name)
     assert errors_in(nb) == []
     first, *others = [cell for cell in nb.cells if cell.cell_type == "code"]
     hints = [line for line in printed_lines(first) if line.startswith(tuple(HINT_STARTS.values()))]
