@@ -1,11 +1,15 @@
 """Which tests are slow, by what they took: `tests/durations.json` holds the seconds
-(setup, call and teardown) of every test that took SLOW_SECONDS or more in a full run
+(setup, call and teardown) of every test that took SLOW_SECONDS or more in a recorded run
 on 2 cores, and each of them is marked `slow`, as are the long checks marked in their
 own files. `-m "not slow"` leaves them out; CI runs them all.
 
-After adding tests, or making one faster, record the times again with a full run:
+A run records the tests it ran and keeps what the list says of the others. A module's
+shared fixture is paid by the first of its tests to run, which is another test when the
+slow ones are left out: after adding tests, or making one faster, record the whole suite,
+then the quick loop.
 
     .venv/bin/python -m pytest -q --record-durations
+    .venv/bin/python -m pytest -q --record-durations -m "not slow"
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 import pytest
 
 DURATIONS = Path(__file__).with_name("durations.json")
-SLOW_SECONDS = 1.0
+SLOW_SECONDS = 0.5
 
 
 def recorded() -> dict[str, float]:
@@ -55,5 +59,12 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     if exitstatus != 0:
         print(f"\n{DURATIONS.name} is left as it was: record it from a run where every test passed")
         return
-    slow = {node: round(seconds, 1) for node, seconds in sorted(_times.items()) if seconds >= SLOW_SECONDS}
-    DURATIONS.write_text(json.dumps(slow, indent=0, ensure_ascii=False) + "\n")
+    DURATIONS.write_text(json.dumps(merged(recorded(), _times), indent=0, ensure_ascii=False) + "\n")
+
+
+def merged(listed: dict[str, float], ran: dict[str, float]) -> dict[str, float]:
+    """The list after a run: the tests it ran that took SLOW_SECONDS or more, and the
+    listed tests it did not run (left out by `-m`, `-k` or a path), as listed."""
+    slow = {node: seconds for node, seconds in listed.items() if node not in ran}
+    slow.update({node: round(seconds, 1) for node, seconds in ran.items() if seconds >= SLOW_SECONDS})
+    return dict(sorted(slow.items()))
