@@ -6,12 +6,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.xdist_groups import pytest_collection_modifyitems
+from tests.xdist_groups import group_suffix, pytest_collection_modifyitems
 
 
-def _item(nodeid, group=None):
-    mark = pytest.mark.xdist_group(group).mark if group else None
-    return SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda name: mark)
+def _item(nodeid, *marks):
+    return SimpleNamespace(nodeid=nodeid, iter_markers=lambda name: [m.mark for m in marks])
+
+
+def _group(name):
+    return pytest.mark.xdist_group(name)
 
 
 def _warnings(items, worker=True, loadgroup=True):
@@ -23,11 +26,18 @@ def _warnings(items, worker=True, loadgroup=True):
 
 
 def test_a_grouped_test_left_unnamed_is_reported():
-    (message,) = _warnings([_item("tests/a.py::test_x", "spark"), _item("tests/a.py::test_y", "spark")])
+    (message,) = _warnings([_item("tests/a.py::test_x", _group("spark")), _item("tests/a.py::test_y", _group("spark"))])
     assert message.startswith("--dist loadgroup did not keep tests/a.py::test_x with its group")
 
 
 def test_renamed_or_ungrouped_tests_or_no_loadgroup_say_nothing():
-    assert _warnings([_item("tests/a.py::test_x@spark", "spark"), _item("tests/a.py::test_z")]) == []
-    assert _warnings([_item("tests/a.py::test_x", "spark")], loadgroup=False) == []
-    assert _warnings([_item("tests/a.py::test_x", "spark")], worker=False) == []
+    assert _warnings([_item("tests/a.py::test_x@spark", _group("spark")), _item("tests/a.py::test_z")]) == []
+    assert _warnings([_item("tests/a.py::test_x", _group("spark"))], loadgroup=False) == []
+    assert _warnings([_item("tests/a.py::test_x", _group("spark"))], worker=False) == []
+
+
+def test_the_suffix_is_xdists_every_group_sorted_and_a_name_given_by_keyword():
+    both = _item("tests/a.py::test_x@a_b", _group("b"), pytest.mark.xdist_group(name="a"))
+    assert group_suffix(both) == "@a_b"
+    assert _warnings([both]) == []
+    assert group_suffix(_item("tests/a.py::test_x")) == ""

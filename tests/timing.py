@@ -15,7 +15,6 @@ then the quick loop.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -36,6 +35,7 @@ def pytest_addoption(parser) -> None:
 
 
 _times: defaultdict[str, float] = defaultdict(float)  # node id: seconds, in this run
+_skipped: set[str] = set()  # node ids skipped in this run
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
@@ -48,8 +48,17 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 def pytest_runtest_logreport(report) -> None:
     # On xdist's controller every worker's reports arrive here, so one process sums them.
-    # `--dist loadgroup` names a grouped test `<node id>@<group>`; the list keeps the node id.
-    _times[re.sub(r"@\w+$", "", report.nodeid)] += report.duration
+    # A test skipped here (no Java, no Chromium, no corpus) keeps the time listed for it.
+    if report.skipped:
+        _skipped.add(node_id(report.nodeid))
+    _times[node_id(report.nodeid)] += report.duration
+
+
+def node_id(reported: str) -> str:
+    """The test's node id, without the `@<group>` that `--dist loadgroup` appends to a
+    grouped test's (a `@` inside its parameters' brackets stays)."""
+    head, at, tail = reported.rpartition("@")
+    return head if at and "]" not in tail and "::" not in tail else reported
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
@@ -59,7 +68,8 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     if exitstatus != 0:
         print(f"\n{DURATIONS.name} is left as it was: record it from a run where every test passed")
         return
-    DURATIONS.write_text(json.dumps(merged(recorded(), _times), indent=0, ensure_ascii=False) + "\n")
+    ran = {node: seconds for node, seconds in _times.items() if node not in _skipped}
+    DURATIONS.write_text(json.dumps(merged(recorded(), ran), indent=0, ensure_ascii=False) + "\n")
 
 
 def merged(listed: dict[str, float], ran: dict[str, float]) -> dict[str, float]:
