@@ -285,6 +285,25 @@ def test_two_trees_open_on_one_session_each_answer_with_their_own_rows(synthetic
     assert synthetic.lake.frame(asked.format("first, again"))["n"][0] == in_db
 
 
+def test_a_lake_asks_spark_once_per_query_keeps_the_latest_and_gives_copies(synthetic, spark, monkeypatch):
+    opened = on_spark.open(synthetic.tree, spark=spark)
+    asked = []
+    monkeypatch.setattr(lake, "REMEMBERED", 2)
+    monkeypatch.setattr(opened, "spark", type("Counting", (), {
+        "sql": lambda _, query: asked.append(query) or spark.sql(query)})())
+    lake._SHOWING[id(opened.spark)] = opened  # the counting stand-in holds this Lake's views
+    count = "SELECT count(*) AS n FROM decisions WHERE valid = {}"
+    first = opened.frame(count.format("true"))
+    first[0, "n"] = -1  # the caller's copy: the kept answer is untouched
+    assert opened.frame(count.format("true"))["n"][0] == synthetic.con.execute(
+        "SELECT count(*) FROM decisions WHERE valid").fetchall()[0][0]
+    assert len(asked) == 1
+    opened.frame(count.format("false"))
+    opened.frame("SELECT count(*) AS n FROM sources")  # a third answer: the first goes
+    opened.frame(count.format("true"))
+    assert len(asked) == 4
+
+
 def test_a_tree_written_by_another_program_is_not_ingested_into(tmp_path, spark, sample):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")

@@ -26,8 +26,9 @@ from workbench.spark.session import said, session
 from workbench.spark.sql import spark_type, statements, to_spark
 
 
-# A Lake reads its tree as it was when opened (its parts are never rewritten in place),
-# so the same query has the same answer for the Lake's life: it is asked of Spark once.
+# A Lake reads the parts its tree held when it was opened, so the same query has the same
+# answer for the Lake's life: it is asked of Spark once. (A later ingest, prune or export
+# may remove those parts: the tree is opened again to read what it holds now.)
 # Spark answers in seconds even a small query, and a report asks the scorecard once for
 # its table and again for each figure. Only small answers (the analyses' per-model and
 # per-game rows) are kept, the latest REMEMBERED of them.
@@ -42,8 +43,8 @@ _SHOWING: weakref.WeakValueDictionary[int, Lake] = weakref.WeakValueDictionary()
 class Lake:
     """The tables of a Parquet tree, on a Spark session. `frame` asks one of the
     workbench's queries (DuckDB's dialect) and gives a polars frame: what
-    `catalog.query_frame` gives from a database. The tree is read as it was when
-    opened: open it again to see what an ingest has since written."""
+    `catalog.query_frame` gives from a database. It reads the parts the tree held when
+    it was opened: open it again after an ingest, a prune or an export into the tree."""
 
     def __init__(self, root: str | Path, spark=None, master: str | None = None):
         self.root = Path(root)
@@ -66,6 +67,7 @@ class Lake:
     def _show(self) -> None:
         """Name this tree's tables and the database's views in the session, in place of
         another Lake's on the same session."""
+        _SHOWING.pop(id(self.spark), None)  # until all are named: a failure part-way names no Lake
         for name, rows in self._rows.items():
             rows.createOrReplaceTempView(name)
         for ddl in (statement for script in _views() for statement in statements(script)):
