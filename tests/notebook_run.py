@@ -179,6 +179,8 @@ class Runs:
                 try:
                     future.set_result(work(*args))
                 except BaseException as exc:  # noqa: BLE001 - handed to the test that waits
+                    with self._ready:  # and run again for the next test that asks for it
+                        self._futures.pop(key, None)
                     future.set_exception(exc)
 
 
