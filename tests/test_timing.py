@@ -5,10 +5,13 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.timing import SLOW_SECONDS, merged, node_id, pytest_collection_modifyitems, recorded
 
 
+@pytest.mark.slow  # collects the whole suite in a process of its own
 def test_every_recorded_test_is_still_there():
     durations = recorded()
     assert durations, "tests/durations.json is empty: record it with --record-durations"
