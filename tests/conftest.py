@@ -9,7 +9,7 @@ import workbench
 
 from workbench.synth import synthesize
 
-# Tests that took a second or more are marked slow (tests/timing.py).
+# Tests that took SLOW_SECONDS or more are marked slow (tests/timing.py).
 from tests.timing import (  # noqa: F401 - hooks, found by their names
     pytest_addoption, pytest_collection_modifyitems, pytest_runtest_logreport, pytest_sessionfinish)
 from tests import xdist_groups
@@ -93,16 +93,9 @@ def notebook_db(sample, tmp_path_factory) -> Path:
 def executed(notebook_db, request, tmp_path_factory):
     """Each notebook run headless once against `notebook_db`, for every test that reads it.
     The runs the selected tests read start with the first of them, a few kernels at a time."""
-    from tests.notebook_run import NAMES, Runs, ahead, bundle_folder, run_notebook
+    from tests.notebook_run import NAMES, bundle_folder, run_notebook, started_ahead
 
-    runs, bundles, started = Runs.shared(), bundle_folder(tmp_path_factory), set()
-
-    def start(name: str, first: bool = False):
-        started.add(("executed", name))
-        return runs.start(("executed", name), run_notebook, name, notebook_db, bundles, first=first)
-
-    for (name,) in ahead(request, "executed", ("name",)):
-        if name in NAMES:
-            start(name)
-    yield lambda name: start(name, first=True).result()
-    runs.forget(started)
+    bundles = bundle_folder(tmp_path_factory)
+    with started_ahead(request, "executed", ("name",), lambda name: run_notebook(name, notebook_db, bundles),
+                       wanted=lambda name: name in NAMES) as run:
+        yield run

@@ -19,6 +19,8 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.output_widget import OutputWidget
 
+from tests.xdist_groups import group_suffix
+
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 NAMES = sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb"))
 
@@ -289,8 +291,31 @@ def sent_here(config, items) -> bool:
     """Whether this process runs all of `items` (selected tests), or at least all of their
     `xdist_group`: without xdist it does; an xdist worker does when `--dist loadgroup` sends
     each group whole to one worker, which it shows by the group's name after every node id
-    (`...@notebooks`; tests/xdist_groups.py warns where it does not): a worker that was not
-    sent a whole group starts nothing ahead."""
+    (`...@notebooks`, `group_suffix`; tests/xdist_groups.py warns where it does not): a
+    worker that was not sent a whole group starts nothing ahead."""
     if not hasattr(config, "workerinput"):
         return True
-    return bool(config.getvalue("loadgroup")) and all("@" in item.nodeid for item in items)
+    return bool(config.getvalue("loadgroup")) and all(
+        (suffix := group_suffix(item)) and item.nodeid.endswith(suffix) for item in items)
+
+
+@contextlib.contextmanager
+def started_ahead(request, fixture: str, params: tuple[str, ...], work: Callable,
+                  wanted: Callable[..., bool] = lambda *values: True):
+    """For a fixture that gives `work(*values)`, once per values of `params`: the work of
+    the selected tests that use `fixture` (`ahead`, where `wanted`), started on the shared
+    `Runs` before the first of them; yields the function that waits for one, first in line.
+    What has not started when the fixture ends never will."""
+    runs, started = Runs.shared(), set()
+
+    def start(*values, first: bool = False) -> Future:
+        started.add((fixture, *values))
+        return runs.start((fixture, *values), work, *values, first=first)
+
+    for values in ahead(request, fixture, params):
+        if wanted(*values):
+            start(*values)
+    try:
+        yield lambda *values: start(*values, first=True).result()
+    finally:
+        runs.forget(started)

@@ -220,10 +220,8 @@ class Tabs:
         elif tab.state == "opening" and time.monotonic() > tab.deadline:
             try:  # a grace: tabs move on only while a test waits in `get`, maybe past the deadline
                 tab.page.wait_for_function(IDLE, timeout=10_000)
-            except sync_api.Error:
+            except sync_api.Error:  # idle in time: Run All on the next round
                 tab.state, tab.error = "failed", f"{tab.name} did not open with an idle kernel in {OPEN_TIMEOUT} s"
-            else:
-                tab.deadline = time.monotonic()  # idle now: Run All on the next round
         elif tab.state == "running":
             prompts = tab.page.evaluate(PROMPTS)
             if ran_to_the_end(prompts):

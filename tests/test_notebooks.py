@@ -26,8 +26,6 @@ from tests.notebook_form import canonical
 from tests.notebook_run import (
     NAMES,
     NOTEBOOKS,
-    Runs,
-    ahead,
     all_outputs,
     bundle_folder,
     chart_titles,
@@ -35,6 +33,7 @@ from tests.notebook_run import (
     run_notebook,
     section_outputs,
     sent_here,
+    started_ahead,
     widget_texts,
 )
 from tests.notebook_server import call, running_lab, save_notebook
@@ -245,20 +244,11 @@ def one_game_db(sample, tmp_path_factory):
 def one_game_runs(one_game_db, request, tmp_path_factory):
     """Each notebook run headless on the database of a key of ONE_GAME, once; the runs the
     selected tests read start with the first of them, a few kernels at a time."""
-    runs, bundles, started = Runs.shared(), bundle_folder(tmp_path_factory), set()
-
-    def run(data: str, name: str):
-        return run_notebook(name, one_game_db(data), bundles)
-
-    def start(data: str, name: str, first: bool = False):
-        started.add(("one game", data, name))
-        return runs.start(("one game", data, name), run, data, name, first=first)
-
-    for data, name in ahead(request, "one_game_runs", ("data", "name")):
-        if not corpus_missing(data):
-            start(data, name)
-    yield lambda data, name: start(data, name, first=True).result()
-    runs.forget(started)
+    bundles = bundle_folder(tmp_path_factory)
+    with started_ahead(request, "one_game_runs", ("data", "name"),
+                       lambda data, name: run_notebook(name, one_game_db(data), bundles),
+                       wanted=lambda data, name: not corpus_missing(data)) as run:
+        yield run
 
 
 @pytest.fixture(scope="module", autouse=True)

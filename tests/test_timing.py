@@ -1,5 +1,5 @@
-"""The tests recorded as slow in tests/durations.json still exist, and the ones recorded at
-a second or more, only they, are marked slow."""
+"""The tests recorded as slow in tests/durations.json still exist, the ones recorded at
+SLOW_SECONDS or more, only they, are marked slow, and a run records them as it should."""
 
 import subprocess
 import sys

@@ -12,6 +12,7 @@ views (`violation_lines`, a format's own) are made from their one definition
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections import OrderedDict
 from pathlib import Path
@@ -71,7 +72,7 @@ class Lake:
         for name, rows in self._rows.items():
             rows.createOrReplaceTempView(name)
         for ddl in (statement for script in _views() for statement in statements(script)):
-            self.spark.sql(to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1))
+            self.spark.sql(_temporary_view(ddl))
         _SHOWING[id(self.spark)] = self
 
     def frame(self, sql: str, params: dict | None = None) -> pl.DataFrame:
@@ -125,6 +126,13 @@ def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # no
     on `master`, `session.session`): pass it to `analysis.scorecard`, `compare_models`,
     `ratings`, `plan`, or `report.write_report` as to any of them a database connection."""
     return Lake(root, spark, master)
+
+
+@functools.lru_cache(maxsize=256)
+def _temporary_view(ddl: str) -> str:
+    """A view of the database (its DuckDB DDL) as a temporary view in Spark SQL: translated
+    once, though a Lake names its views again whenever another Lake held them last."""
+    return to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1)
 
 
 def _column(column) -> str:
