@@ -101,3 +101,15 @@ def test_the_real_draw5_game_ends_the_eliminated_players_line_at_its_line(tmp_pa
         assert [(row["player_id"], row["seq"]) for row in drawn["cross"]] == [(player, seq)]
         assert max(row["seq"] for row in drawn["line"] if row["player_id"] == player) == seq
         assert max(row["seq"] for row in drawn["line"]) > seq  # the others play on
+
+
+@pytest.mark.parametrize("x, title", [("seq", "event"), ("turn", "turn")])
+def test_the_panels_share_one_x_axis_labelled_under_the_last(con, x, title):
+    spec = emotion_trajectories(con, "game_20260206T093854Z", emotions=["fear", "tilt"], x=x).to_dict()
+    assert spec["resolve"]["scale"]["x"] == "shared"
+    upper, last = spec["vconcat"]
+    # every layer of the upper panel: its grid, but no labels, ticks or title (else a layer brings them back)
+    assert [layer["encoding"]["x"]["axis"] for layer in upper["layer"]] == [
+        {"labels": False, "ticks": False, "title": None}] * 3
+    assert [layer["encoding"]["x"].get("axis") for layer in last["layer"]] == [None] * 3
+    assert last["layer"][0]["encoding"]["x"]["title"] == title

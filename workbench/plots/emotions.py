@@ -17,6 +17,8 @@ from workbench.plots.labels import PICK, picking
 # Above this many points per player, vectors are averaged over buckets of lines so the
 # spec stays small (Altair refuses more than 5,000 rows a panel) and the lines readable.
 MAX_POINTS_PER_PLAYER = 600
+# The x axis of every panel but the last: its grid, no labels, ticks or title.
+UNLABELLED = alt.Axis(labels=False, ticks=False, title=None)
 
 
 def emotion_trajectories(con, game_id: str | None = None, players=None, emotions=None, x: str = "seq",
@@ -39,7 +41,7 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
         overlay: an Altair chart layered over every panel; None: none.
 
     Returns:
-        An Altair chart of one panel per emotion, stacked.
+        An Altair chart of one panel per emotion, stacked over one x axis.
 
     Raises:
         WorkbenchError: an unknown emotion or axis, no Damage game in the database, or no
@@ -68,8 +70,11 @@ def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, em
     vectors, ends = ended_lines(vectors, eliminated, x)
     panels = []
     for emotion in emotions:
+        # The panels share one x scale, labelled under the last: a panel's tick labels are
+        # most of the text vl-convert lays out, and text is most of a PNG's render time.
+        x_channel = alt.X(f"{x}:Q", title=axis) if emotion == emotions[-1] else alt.X(f"{x}:Q", axis=UNLABELLED)
         lines = alt.Chart(vectors.filter(vectors["emotion"] == emotion)).mark_line(interpolate="step-after").encode(
-            x=alt.X(f"{x}:Q", title=axis),
+            x=x_channel,
             y=alt.Y("value:Q", title=emotion, scale=alt.Scale(domain=[-1, 1])),
             color=color,
             tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".3f")],
@@ -79,7 +84,7 @@ def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, em
         hits = alt.Chart(attacks.filter(attacks["emotion"] == emotion)).mark_point(
             shape="triangle-down", filled=True, size=70
         ).add_params(picking("seq", name=f"{PICK}_{emotion}")).encode(
-            x=alt.X(f"{x}:Q"), y=alt.Y("value:Q"), color=color,
+            x=x_channel, y=alt.Y("value:Q"), color=color,
             tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("attacker:N"), alt.Tooltip(f"{x}:Q"),
                      alt.Tooltip("intended_delta:Q", format=".3f", title="intended"),
                      alt.Tooltip("applied_delta:Q", format=".3f", title="applied")],
@@ -88,14 +93,14 @@ def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, em
         out = alt.Chart(ends.filter(ends["emotion"] == emotion)).mark_point(
             shape="cross", angle=45, filled=True, size=140, stroke="black", strokeWidth=0.6, opacity=1
         ).encode(
-            x=alt.X(f"{x}:Q"), y=alt.Y("value:Q"), color=color,
+            x=x_channel, y=alt.Y("value:Q"), color=color,
             tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("eliminated_at:Q", title=f"eliminated at {axis}"),
                      alt.Tooltip("value:Q", format=".3f", title="last value")],
         )
         panel = alt.layer(lines, hits, out) if overlay is None else alt.layer(lines, hits, out, overlay)
         panels.append(panel.properties(width=720, height=110))
     title = f"Emotions in {game_id} (▼ attack received, ✕ eliminated: the line ends)"
-    return alt.vconcat(*panels, title=title).resolve_scale(color="shared")
+    return alt.vconcat(*panels, title=title, spacing=10).resolve_scale(color="shared", x="shared")
 
 
 def ended_lines(vectors: pl.DataFrame, eliminated: pl.DataFrame | None,

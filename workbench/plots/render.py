@@ -18,6 +18,9 @@ import subprocess
 import sys
 
 IMAGES = (".png", ".svg", ".pdf")
+# A chart with what every figure has: axes, a legend and a title.
+WARM_UP = {"title": "warm-up", "data": {"values": [{"x": 0, "y": "a"}]}, "mark": "point",
+           "encoding": {"x": {"field": "x", "type": "quantitative"}, "color": {"field": "y", "type": "nominal"}}}
 
 
 def render(spec: dict, suffix: str, vl_version: str, scale: float) -> bytes:
@@ -75,8 +78,9 @@ class Renderer:
 def _serve() -> int:
     import vl_convert
 
-    # Start the engine before the request comes: that is what the child is for.
-    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 0}]}})
+    # Start the engine before the request comes: that is what the child is for. The
+    # warm-up lays out text and draws a PNG, so the fonts and the rasteriser are loaded too.
+    vl_convert.vegalite_to_png(WARM_UP)
     request = json.loads(sys.stdin.buffer.read())
     sys.stdout.buffer.write(render(request["spec"], request["suffix"], request["vl_version"], request["scale"]))
     return 0
