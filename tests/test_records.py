@@ -27,10 +27,10 @@ def arena_line(agent, tick, model, tool="idle", **extra):
     return json.dumps({"agent_id": agent, "tick": tick, "tool": tool, "params": {}, "model": model, **extra})
 
 
-@pytest.fixture
-def arena_db(tmp_path):
+def write_arena_logs(tmp_path):
     """Two models in two episodes: `a` always valid, `b` flies (no tool of seed 002) on
-    the odd ticks; a blank line, a CRLF line and a line that is no JSON among them."""
+    the odd ticks; a blank line, a CRLF line and a line that is no JSON among them.
+    Ingested into `w.duckdb`: (its path, episode 1's log, episode 2's)."""
     episode_1 = tmp_path / "logs" / "ep_1.decisions.jsonl"
     episode_1.parent.mkdir()
     lines = []
@@ -46,6 +46,13 @@ def arena_db(tmp_path):
     db = tmp_path / "w.duckdb"
     report = workbench.ingest([tmp_path / "logs"], db=db)
     assert not report.failed
+    return db, episode_1, episode_2
+
+
+@pytest.fixture
+def arena_db(tmp_path):
+    """`write_arena_logs`' database, open: (connection, episode 1's log, episode 2's)."""
+    db, episode_1, episode_2 = write_arena_logs(tmp_path)
     con = duckdb.connect(str(db))
     yield con, episode_1, episode_2
     con.close()

@@ -193,6 +193,35 @@ def _parser() -> argparse.ArgumentParser:
     _add_engine(plan, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     plan.set_defaults(run=_plan)
 
+    found = commands.add_parser("records", help="the records behind a number: filtered, with their raw text")
+    found.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    found.add_argument("--format", help="only this format's records")
+    found.add_argument("--model", help="only this model's (or an alias of it, with --aliases)")
+    found.add_argument("--game", help="only this game's (Arena: episode)")
+    found.add_argument("--rule", help="only records that break this rule")
+    found.add_argument("--severity", choices=("error", "warning", "info"), help="only records with a finding of this "
+                                                                                "severity")
+    validity = found.add_mutually_exclusive_group()
+    validity.add_argument("--valid", dest="valid", action="store_true", default=None,
+                          help="only records whose decision is valid")
+    validity.add_argument("--invalid", dest="valid", action="store_false", help="only records whose decision is not")
+    found.add_argument("--text", help="only records whose raw text holds these words (any case)")
+    found.add_argument("--limit", type=int, default=20, help="at most this many records, in file and line order "
+                                                            "(default: 20; 0: all)")
+    _add_aliases(found)
+    _add_output(found)
+    found.set_defaults(run=_records)
+
+    paired = commands.add_parser("side-by-side", help="two models' decisions on the turns they shared, "
+                                                       "disagreements first")
+    paired.add_argument("models", nargs=2, metavar="MODEL")
+    paired.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    paired.add_argument("--format", help="only this format's decisions")
+    paired.add_argument("--limit", type=int, default=20, help="at most this many turns (default: 20; 0: all)")
+    _add_aliases(paired)
+    _add_output(paired)
+    paired.set_defaults(run=_side_by_side)
+
     report = commands.add_parser("report", help="the whole picture as one offline HTML (or Markdown) file to share")
     report.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     report.add_argument("-o", "--output", required=True, help="FILE.html (self-contained) or FILE.md (figures beside it)")
@@ -253,13 +282,21 @@ def _engine(args) -> str:
 @contextlib.contextmanager
 def _source(args):
     """What an analysis asks: the database, read-only, or the Parquet tree on Spark."""
-    from workbench import catalog
-
     if _engine(args) == "spark":
         from workbench import spark
 
         yield spark.open(args.parquet, master=args.master)
         return
+    with _database(args) as con:
+        yield con
+
+
+@contextlib.contextmanager
+def _database(args):
+    """The database, read-only: what commands that read records ask (they read files too,
+    so they do not run on Spark)."""
+    from workbench import catalog
+
     con = catalog.connect(args.db, read_only=True)
     try:
         yield con
@@ -281,6 +318,12 @@ def _add_prices(command: argparse.ArgumentParser) -> None:
 def _add_aliases(command: argparse.ArgumentParser) -> None:
     command.add_argument("--aliases", metavar="FILE", help="names that are one model: JSON {\"name\": \"model\"} "
                                                            "or CSV name,model")
+
+
+def _add_output(command: argparse.ArgumentParser) -> None:
+    shape = command.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print every column as JSON, raw text in full")
+    shape.add_argument("--csv", action="store_true", help="print every column as CSV, raw text in full")
 
 
 def _add_cluster(command: argparse.ArgumentParser) -> None:
@@ -456,6 +499,116 @@ def _compare(args) -> int:
         print(f"{row['format']}: {row['a']} vs {row['b']}: {row['verdict']} "
               f"[{row['method']}; p={row['p_value']:.3g}, Holm {row['p_holm']:.3g}]")
     return 0
+
+
+# In a terminal a record's raw text is cut here; --json and --csv give it whole.
+SHOWN_CHARS = 300
+
+
+def _records(args) -> int:
+    from workbench.records import records
+
+    limit = _row_limit(args.limit)
+    with _database(args) as con:
+        # one more than shown: whether there are more to tell of
+        found = records(con, format=args.format, model=args.model, game_id=args.game, rule=args.rule,
+                        severity=args.severity, valid=args.valid, text=args.text,
+                        limit=None if limit is None else limit + 1, aliases=args.aliases)
+    _said_how_many(found.height, limit)
+    found = found.head(limit) if limit is not None else found
+    if _printed_as_data(found.drop("source_id"), args):
+        return 0
+    for row in found.iter_rows(named=True):
+        where = _place(row["path"], row["locator"])
+        about = [row["format"], *(f"{key} {row[key]}" for key in ("game_id", "turn", "model") if row[key] is not None)]
+        if row["valid"] is not None:
+            about.append("valid" if row["valid"] else "INVALID")
+        if row["rules"]:
+            about.append("breaks " + ", ".join(row["rules"]))
+        print(f"{where}: {'; '.join(about)}")
+        print(f"    {_shown(row['raw'], row['line'])}")
+    return 0
+
+
+def _side_by_side(args) -> int:
+    from workbench.records import side_by_side
+
+    limit = _row_limit(args.limit)
+    with _database(args) as con:
+        paired = side_by_side(con, *args.models, format=args.format, aliases=args.aliases)
+        if paired.is_empty():
+            _why_no_turn_is_shared(con, args)
+    shared, disagree = paired.height, int(paired["disagree"].sum() or 0)
+    if limit is not None and shared > limit:
+        paired = paired.head(limit)
+        print(f"(the first {limit} of {shared} turns; --limit 0 shows all)", file=sys.stderr)
+    if _printed_as_data(paired, args):
+        return 0
+    a, b = args.models
+    print(f"{a} and {b}: {shared} shared turns, {disagree} where one was valid and the other not")
+    for row in paired.iter_rows(named=True):
+        print(f"{row['format']} {row['game_id']} turn {row['turn']}{': DISAGREE' if row['disagree'] else ''}")
+        for side, model in (("a", a), ("b", b)):
+            rules = row[f"rules_{side}"]
+            verdict = ("valid" if row[f"valid_{side}"] else "INVALID") + (f" ({', '.join(rules)})" if rules else "")
+            print(f"    {model}: {row[f'action_{side}']}: {verdict} at {_place(row[f'path_{side}'], row[f'locator_{side}'])}")
+    return 0
+
+
+def _why_no_turn_is_shared(con, args) -> None:
+    """One line on stderr: which model has no decision here, or that they never met."""
+    from workbench.records import records
+
+    for model in args.models:
+        if records(con, format=args.format, model=model, limit=1, aliases=args.aliases).is_empty():
+            print(f"workbench: no record of model {model!r} here{f' in format {args.format}' if args.format else ''}; "
+                  f"`workbench scorecard` lists the models", file=sys.stderr)
+            return
+    print("workbench: the two models never decided the same turn of the same game", file=sys.stderr)
+
+
+def _place(path: str, locator: str | None) -> str:
+    """`path:N` for line N of a file, else the path and where in it."""
+    if locator and locator.startswith("line ") and locator[5:].isdigit():
+        return f"{path}:{locator[5:]}"
+    return f"{path} ({locator})" if locator else path
+
+
+def _row_limit(limit: int) -> int | None:
+    if limit < 0:
+        raise WorkbenchError(f"--limit must be 0 (all) or more, not {limit}")
+    return limit or None
+
+
+def _printed_as_data(frame, args) -> bool:
+    """`frame` printed as JSON (one object per row) or CSV (lists joined by `;`, cells
+    safe for a spreadsheet), as asked; False when neither was."""
+    import polars as pl
+
+    if args.json:
+        print(json.dumps(frame.to_dicts(), ensure_ascii=False, default=str))
+    elif args.csv:
+        flat = frame.with_columns(pl.col(name).list.join(";") for name, dtype in frame.schema.items()
+                                  if isinstance(dtype, pl.List))
+        print(spreadsheet_safe(flat).write_csv(), end="")
+    return bool(args.json or args.csv)
+
+
+def _shown(raw: str | None, line: int | None) -> str:
+    if raw is None and line is None:
+        return "(no raw text: a part of a file that has no lines)"
+    if raw is None:
+        return "(raw text gone: the file no longer holds what was ingested)"
+    return raw if len(raw) <= SHOWN_CHARS else f"{raw[:SHOWN_CHARS]}… ({len(raw) - SHOWN_CHARS} more characters; --json)"
+
+
+def _said_how_many(found: int, limit: int | None) -> None:
+    """On stderr, so that JSON and CSV on stdout stay whole: nothing found, or more found
+    than shown."""
+    if found == 0:
+        print("workbench: no record matches", file=sys.stderr)
+    elif limit is not None and found > limit:
+        print(f"(the first {limit} record{'s' if limit != 1 else ''} of more; --limit 0 shows all)", file=sys.stderr)
 
 
 def _plan(args) -> int:

@@ -147,6 +147,13 @@ CASES = [
          "stdout"),
     Case("a zip bomb behind a gamestate's first keys", lambda d: ["validate", str(headed_zip_bomb(d))], 2,
          r"headed\.sav: failed: .*refused before unpacking: `gamestate` would unpack to", "stdout"),
+    Case("records of a damaged database", lambda d: ["records", "--db", str(damaged_database(d))], 2,
+         r"the database file is damaged or unreadable"),
+    Case("records with an aliases file that is a device",
+         lambda d: ["records", "--db", str(database(d)), "--model", "m", "--aliases", "/dev/zero"], 2,
+         r"cannot read aliases from /dev/zero: it is a character device, not a file"),
+    Case("side by side of one model", lambda d: ["side-by-side", "m", "m", "--db", str(database(d))], 2,
+         r"side by side needs two different models, not 'm' twice"),
     Case("a prices file that is a device", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
                                                       "/dev/zero"], 2, r"it is a character device, not a file"),
 ]
