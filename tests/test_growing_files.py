@@ -78,10 +78,11 @@ def test_real_log_ingested_while_it_grew(tmp_path, real_holdem):
     content, log, db = real_holdem, tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
     reports = grow(log, content, [0.4, 0.7, 1.0], db)
     assert [r.status for r in reports] == ["ingested", "appended", "appended"]
-    # Independent counts: the hold'em game has 1,775 lines, 126 actions submitted.
+    # Independent counts: the hold'em game has 1,775 lines, 126 actions submitted and 10
+    # betting calls that failed (`action_rejected`), each a decision.
     assert content.count(b"\n") == 1775
     assert rows(db, "SELECT count(*) FROM damage_events") == [(1775,)]
-    assert rows(db, "SELECT count(*) FROM decisions") == [(content.count(b'"type": "action_submitted"'),)]
+    assert rows(db, "SELECT count(*) FROM decisions") == [(decided(content),)] == [(126 + 10,)]
     assert rows(db, "SELECT count(*) FROM rejects") == [(0,)]
     assert_same_tables(db, [log], tmp_path)
 
@@ -97,8 +98,28 @@ def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_pat
                 "table_rows = NULL")
     con.close()
     assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
-    assert rows(db, "SELECT count(*) FROM decisions WHERE model IS NOT NULL") == \
-        [(content.count(b'"type": "action_submitted"'),)]
+    assert rows(db, "SELECT count(*) FROM decisions WHERE model IS NOT NULL") == [(decided(content),)]
+    assert_same_tables(db, [log], tmp_path)
+
+
+def decided(content: bytes) -> int:
+    """The decisions of a Damage log: its actions submitted and its betting calls that failed."""
+    return content.count(b'"type": "action_submitted"') + content.count(b'"type": "action_rejected"')
+
+
+def test_a_log_cut_between_a_calls_start_and_its_failure_grows_right(tmp_path, real_holdem):
+    # The model of a failed call is on the `thinking` line before the `action_rejected`:
+    # cut between the two, the append still finds it in the lines ingested before.
+    lines = real_holdem.split(b"\n")
+    rejected = next(number for number, line in enumerate(lines, 1) if b'"type": "action_rejected"' in line)
+    assert b'"status": "start"' in lines[rejected - 2]  # the line before it: the call's start
+    log, db = tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
+    cut = len(b"\n".join(lines[:rejected - 1])) + 1
+    log.write_bytes(real_holdem[:cut])
+    workbench.ingest([log], db=db)
+    log.write_bytes(real_holdem)
+    assert [f.status for f in workbench.ingest([log], db=db).files] == ["appended"]
+    assert rows(db, f"SELECT model, valid FROM decisions WHERE locator = 'line {rejected}'") == [("mock-qwen-14b", False)]
     assert_same_tables(db, [log], tmp_path)
 
 

@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import workbench
@@ -280,3 +281,55 @@ def test_token_stats_keys_are_still_the_seeds(change):
     with pytest.raises(ValidationError):
         LINES.validate_python([text])
     assert SCREEN.passes([text]) == [False]
+
+
+def rejected_calls(name: str) -> list[tuple[str, str, int, str]]:
+    """(locator, player, turn, model) of each `action_rejected` line of a file, its model
+    read off the player's latest `thinking` start of that turn that names no stage (the
+    simulator writes it just before the betting call, and no `provider_call` for a call
+    that failed)."""
+    started, found = {}, []
+    with open(corpus() / name, encoding="utf-8") as handle:
+        for number, text in enumerate(handle, 1):
+            if not text.strip():
+                continue
+            line = json.loads(text)
+            payload, key = line["payload"], (line["game_id"], line["payload"].get("turn"), line["payload"].get("player_id"))
+            if line["type"] == "thinking" and payload.get("status") == "start" and "stage" not in payload:
+                started[key] = payload["model"]
+            elif line["type"] == "action_rejected":
+                found.append((f"line {number}", payload["player_id"], payload["turn"], started[key]))
+    return found
+
+
+def test_a_failed_betting_call_is_a_decision_of_its_model_that_is_not_valid(db):
+    # The real simulator writes `action_rejected` (reason `provider_failure`) when the
+    # betting call raises, then applies a forced `call`: the model was asked and did not decide.
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        for name in FILES:
+            expected = rejected_calls(name)
+            got = con.execute("""
+                SELECT d.locator, d.agent_id, d.turn, d.model, d.valid, d.action FROM decisions d
+                JOIN sources s USING (source_id) WHERE s.path = ? AND d.locator IN (
+                    SELECT 'line ' || seq FROM damage_events e WHERE e.source_id = d.source_id
+                    AND e.type = 'action_rejected') ORDER BY d.locator""", [str((corpus() / name).resolve())]).fetchall()
+            assert sorted(got) == sorted((*call, False, None) for call in expected), name
+        assert sum(len(rejected_calls(name)) for name in FILES) == 13  # 2 in the draw5 game, 10 in hold'em, 1 at a table
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name", [DRAW5, HOLDEM])
+def test_a_decision_is_each_action_submitted_and_each_call_rejected_not_the_forced_call(db, name):
+    with open(corpus() / name, encoding="utf-8") as handle:
+        kinds = {f"line {number}": json.loads(text)["type"] for number, text in enumerate(handle, 1) if text.strip()}
+    expected = {locator for locator, kind in kinds.items() if kind in ("action_submitted", "action_rejected")}
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        locators = [locator for (locator,) in con.execute(
+            "SELECT d.locator FROM decisions d JOIN sources s USING (source_id) WHERE s.path = ?",
+            [str((corpus() / name).resolve())]).fetchall()]
+    finally:
+        con.close()
+    assert sorted(locators) == sorted(expected) and len(locators) == len(set(locators))

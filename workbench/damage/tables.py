@@ -114,7 +114,12 @@ KEEP_FILE_CALLS = _keep_calls("(SELECT * FROM damage_events WHERE source_id = $s
 
 # One decision per `action_submitted` from line `$first` on, with the latest
 # `provider_call` of the same player in the same turn before it (the betting call that
-# produced the action); valid when its line has no error.
+# produced the action); valid when its line has no error. And one per `action_rejected`
+# (the real simulator's only reason: `provider_failure`, the betting call raised): a
+# decision the model was asked for and did not make, so not valid, of the model the
+# player's latest `thinking` start of that turn named (no `provider_call` is written for
+# a failed call; the simulator then applies a forced `call`, an ordinary
+# `action_resolved`, which is no decision of the model's).
 DERIVE_DECISIONS = DECISIONS.insert("""
 WITH calls AS (SELECT *, coalesce(player_id, action_player_id) AS agent_id FROM damage_calls
                WHERE source_id = $source_id),
@@ -129,6 +134,20 @@ provider_calls AS (
 bad_lines AS (
     SELECT DISTINCT line FROM violation_lines
     WHERE source_id = $source_id AND severity = 'error' AND line >= $first
+),
+rejected AS (
+    SELECT seq, game_id, turn, payload->>'player_id' AS agent_id FROM damage_events
+    WHERE source_id = $source_id AND type = 'action_rejected' AND seq >= $first
+),
+-- the model a player's betting call was made with: its `thinking` start (a stage names
+-- another kind of call), read only for the players and turns of a rejection
+thinking AS (
+    SELECT e.seq, e.game_id, e.turn, e.payload->>'player_id' AS agent_id, e.payload->>'model' AS model
+    FROM damage_events e SEMI JOIN rejected r
+      ON e.game_id IS NOT DISTINCT FROM r.game_id AND e.turn IS NOT DISTINCT FROM r.turn
+     AND e.payload->>'player_id' IS NOT DISTINCT FROM r.agent_id
+    WHERE e.source_id = $source_id AND e.type = 'thinking' AND e.payload->>'status' = 'start'
+      AND e.payload->>'stage' IS NULL
 )
 SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn, a.agent_id AS agent_id,
        c.model AS model, a.kind AS action, a.seq NOT IN (SELECT line FROM bad_lines) AS valid,
@@ -137,6 +156,12 @@ SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn
 FROM actions a ASOF LEFT JOIN provider_calls c
   ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.agent_id IS NOT DISTINCT FROM c.agent_id
  AND a.turn IS NOT DISTINCT FROM c.turn AND a.seq > c.seq
+UNION ALL
+SELECT $source_id, 'damage', r.game_id, r.turn, r.agent_id, t.model, NULL, false, NULL, NULL, NULL, NULL,
+       'line ' || r.seq
+FROM rejected r ASOF LEFT JOIN thinking t
+  ON r.game_id IS NOT DISTINCT FROM t.game_id AND r.agent_id IS NOT DISTINCT FROM t.agent_id
+ AND r.turn IS NOT DISTINCT FROM t.turn AND r.seq > t.seq
 """)
 
 
