@@ -76,8 +76,17 @@ def test_records_says_when_it_shows_only_the_first_and_when_nothing_matches(caps
     assert code == 0 and len(out.splitlines()) == 24 and err == ""
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "1", "--json")
     assert code == 0 and len(json.loads(out)) == 1 and err == "(the first 1 record of more; --limit 0 shows all)\n"
-    code, out, err = run(capsys, "records", "--db", str(db), "--model", "nobody")
-    assert code == 0 and out == "" and err == "workbench: no record matches\n"
+    code, out, err = run(capsys, "records", "--db", str(db), "--model", "model-b", "--rule", "no_such_rule")
+    assert code == 0 and out == "" and err == "workbench: no record matches; no rule 'no_such_rule' here (known: " \
+        "not_a_json_object, unknown_tool)\n"
+    code, out, err = run(capsys, "records", "--db", str(db), "--model", "model-a", "--invalid")
+    assert code == 0 and out == "" and err == "workbench: no record matches\n"  # every name is known
+    code, _, err = run(capsys, "records", "--db", str(db), "--model", "Model-B")
+    assert err == "workbench: no record matches; no model 'Model-B' here (did you mean 'model-b'?)\n"
+    code, _, err = run(capsys, "records", "--db", str(db), "--model", "nobody")
+    assert err == "workbench: no record matches; no model 'nobody' here (3 known: `workbench scorecard` lists them)\n"
+    code, _, err = run(capsys, "records", "--db", str(db), "--format", "ARENA")
+    assert err == "workbench: no record matches; no format 'ARENA' here (did you mean 'arena'?)\n"
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "-1")
     assert code == 2 and out == "" and err == "workbench: --limit must be 0 (all) or more, not -1\n"
 
@@ -158,10 +167,10 @@ def test_the_real_simulators_logs_through_the_command_line(capsys, tmp_path):
     code, out, _ = run(capsys, "side-by-side", *models[:2], "--db", db, "--json", "--limit", "0")
     pairs = json.loads(out)
     assert code == 0 and pairs
-    for pair in pairs:  # each side's text is its line, of the pair's game and turn, by its model
+    for pair in pairs:  # each side's place is one of its lines, of the pair's game and turn
         for side in ("a", "b"):
             number = int(pair[f"locator_{side}"].removeprefix("line "))
             raw = line_of(Path(pair[f"path_{side}"]), number)
-            assert pair[f"raw_{side}"].split("\n")[0] == raw
+            assert raw in pair[f"raw_{side}"].split("\n")  # one of the side's decisions that turn
             event = json.loads(raw)
             assert event["game_id"] == pair["game_id"] and event["payload"]["turn"] == pair["turn"]

@@ -290,6 +290,12 @@ def test_aliases_make_two_names_one_model_and_keep_the_raw_names(tmp_path, datab
         assert scorecard(con, aliases=given).equals(card)
         [row] = compare_models(con, "claude-3-5-haiku-20241022", "gpt-4o-mini", aliases=given).iter_rows(named=True)
         assert (row["a"], row["n_a"]) == ("claude-3-5-haiku", 6)
+    # a model is not compared with itself, by its name or by two of its aliases
+    with pytest.raises(WorkbenchError, match="a comparison needs two different models, not 'gpt-4o-mini' twice"):
+        compare_models(con, "gpt-4o-mini", "gpt-4o-mini")
+    with pytest.raises(WorkbenchError, match="'claude-3-5-haiku-20241022' and 'claude-3-5-haiku' are one model under "
+                                             "the aliases"):
+        compare_models(con, "claude-3-5-haiku-20241022", "claude-3-5-haiku", aliases=aliases)
     (tmp_path / "twice.json").write_text('{"x": "a", "x": "b"}')
     with pytest.raises(WorkbenchError, match="'x' is given two models, 'a' and 'b'"):
         scorecard(con, aliases=tmp_path / "twice.json")

@@ -7,6 +7,7 @@ import json
 import os
 
 import duckdb
+import polars as pl
 import pytest
 
 import workbench
@@ -128,8 +129,9 @@ def test_aliases_and_bad_arguments(arena_db):
     assert both.height == 8 + 2 and set(both["model"]) == {"family"}  # a's and b's decisions in both episodes
     with pytest.raises(WorkbenchError, match="no severity 'fatal'"):
         analysis.records(con, severity="fatal")
-    with pytest.raises(WorkbenchError, match="limit must be"):
-        analysis.records(con, limit=-1)
+    for limit in (-1, 1.0, True):  # True is an int to Python, not a number of rows
+        with pytest.raises(WorkbenchError, match="limit must be"):
+            analysis.records(con, limit=limit)
 
 
 def test_side_by_side_pairs_the_same_episode_and_tick_disagreements_first(arena_db):
@@ -202,3 +204,32 @@ def test_at_keeps_the_records_a_chart_names(arena_db):
     assert analysis.records(con, at=at, valid=False)["line"].to_list() == []  # lines 2 and 7: valid decisions
     assert analysis.records(con, at=at, text="agent_b")["line"].to_list() == [2]
     assert analysis.records(con, at={"source_id": [], "line": []}).is_empty()
+
+
+def test_a_turn_decided_twice_is_located_at_its_decision_that_was_not_valid(tmp_path):
+    # model-b decides tick 0 twice: first a valid idle (line 2), then a flight (line 3)
+    log = write_lines(tmp_path / "ep_1.decisions.jsonl", [
+        arena_line("agent_a", 0, "model-a"), arena_line("agent_b", 0, "model-b"),
+        arena_line("agent_b", 0, "model-b", "fly"), arena_line("agent_a", 1, "model-a"),
+        arena_line("agent_b", 1, "model-b", "fly"), arena_line("agent_b", 1, "model-b")])
+    workbench.ingest([log], db=tmp_path / "w.duckdb")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    pairs = analysis.side_by_side(con, "model-a", "model-b")
+    con.close()
+    # tick 0: the flight on line 3, after a valid line 2; tick 1: the flight on line 5, before a valid line 6
+    assert pairs.select("turn", "valid_b", "locator_b", "locator_a").rows() == [
+        (0, False, "line 3", "line 1"), (1, False, "line 5", "line 4")]
+    assert pairs["raw_b"].to_list() == [line_of(log, 2) + "\n" + line_of(log, 3), line_of(log, 5) + "\n" + line_of(log, 6)]
+
+
+def test_the_rules_broken_most_name_their_places_by_path_and_check_their_severities(arena_db):
+    con, episode_1, episode_2 = arena_db
+    rules = analysis.top_violation_rules(con, severities="error", examples=5)
+    assert rules.equals(analysis.top_violation_rules(con, severities=("error",), examples=5))
+    flights = rules.filter(pl.col("rule") == "unknown_tool").row(0, named=True)
+    # model-b flew on ep_1's ticks 1 and 3 and on ep_2's tick 0: places in file and line order
+    lines_1 = [n for n, text in enumerate(episode_1.read_text().splitlines(), 1) if '"fly"' in text]
+    assert flights["examples"] == [f"{episode_1}:line {n}" for n in lines_1] + [f"{episode_2}:line 2"]
+    for wrong in ("Info", ("error", "fatal")):
+        with pytest.raises(WorkbenchError, match="no severity"):
+            analysis.top_violation_rules(con, severities=wrong)

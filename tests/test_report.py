@@ -129,7 +129,12 @@ def test_the_report_shows_paths_relative_to_the_folder_ingested(report_html, hos
     assert [path for path in paths if path in text] == []
     assert text.count(root) == 1 and f"Paths are relative to {root}." in text  # the root, said once
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", text.replace("<wbr>", ""))
-    assert {str(Path(path).relative_to(root)) for path in paths} <= set(cells)
+    relative = {str(Path(path).relative_to(root)) for path in paths}
+    assert relative <= set(cells)
+    # the violations' example places too: `path:locator`, the path as the provenance shows it
+    places = [place for cell in cells for place in cell.split(", ") if re.search(r":(line \d+|\w+ )", place)]
+    lined = [place for place in places if ":line " in place]
+    assert lined and all(place.rsplit(":", 1)[0] in relative for place in lined), places
 
 
 def test_log_text_in_the_report_cannot_run(report_html):

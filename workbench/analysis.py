@@ -71,20 +71,30 @@ read_only = catalog.reading
 
 def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), examples: int = 0) -> pl.DataFrame:
     """The rules broken most often, with the formats and files they were found in; with
-    `examples`, that many places to look (`file name:locator`, first by file and line).
+    `examples`, that many places to look (`path:locator`, first by file and line).
 
     Args:
         con: a connection to a workbench database (or a Parquet tree open on Spark).
         limit: how many rules, the most often broken first.
-        severities: the severities counted (`error`, `warning`, `info`).
+        severities: the severities counted: `error`, `warning`, `info`, or several.
         examples: how many places to list per rule; 0: no `examples` column.
 
     Returns:
         A polars DataFrame, one row per rule, most findings first: `rule`, `severity` (the
         severities it was found with, joined by `/`), `formats` (comma-separated),
         `violations` (findings), `files`, `example` (the message of the first finding by
-        file and line) and, with `examples`, `examples` (a list of `file name:locator`).
+        file and line) and, with `examples`, `examples` (a list of `path:locator`, the
+        path as ingested).
+
+    Raises:
+        WorkbenchError: a severity that is none of `error`, `warning` and `info`.
     """
+    from workbench.records import SEVERITIES
+
+    severities = (severities,) if isinstance(severities, str) else tuple(severities)
+    unknown = [severity for severity in severities if severity not in SEVERITIES]
+    if unknown:
+        raise WorkbenchError(f"no severity {unknown[0]!r}; one of {', '.join(SEVERITIES)}")
     frame = query_frame(con, """
         SELECT v.rule, array_to_string(list_sort(list_distinct(list(v.severity))), '/') AS severity,
                array_to_string(list_sort(list_distinct(list(s.format))), ', ') AS formats,
@@ -101,7 +111,7 @@ def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), e
     # aggregated in order: an ordered aggregate is DuckDB's, not Spark's.
     places = query_frame(con, """
         SELECT rule, place FROM (
-            SELECT v.rule, regexp_extract(s.path, '[^/\\\\]*$') || ':' || v.locator AS place,
+            SELECT v.rule, s.path || ':' || v.locator AS place,
                    row_number() OVER (PARTITION BY v.rule ORDER BY s.path, v.line, v.locator) AS nth
             FROM violation_lines v JOIN sources s USING (source_id)
             WHERE list_contains($severities, v.severity) AND list_contains($rules, v.rule))
@@ -256,7 +266,8 @@ def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame
     episode and tick), disagreements first, with their raw texts (`records.side_by_side`).
 
     A model that decided a turn more than once is valid there if every decision was; its
-    actions and texts are joined in file order.
+    actions and texts are joined in file order, and its `path` and `locator` are those
+    of its first decision that was not valid (else of its first).
 
     Args:
         con: a connection to a workbench database.

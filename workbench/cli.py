@@ -514,8 +514,11 @@ def _records(args) -> int:
         found = records(con, format=args.format, model=args.model, game_id=args.game, rule=args.rule,
                         severity=args.severity, valid=args.valid, text=args.text,
                         limit=None if limit is None else limit + 1, aliases=args.aliases)
-    _said_how_many(found.height, limit)
-    found = found.head(limit) if limit is not None else found
+        if found.is_empty():
+            print(f"workbench: no record matches{_unknown_name(con, args)}", file=sys.stderr)
+    if limit is not None and found.height > limit:  # on stderr, so that JSON and CSV on stdout stay whole
+        print(f"(the first {limit} record{'s' if limit != 1 else ''} of more; --limit 0 shows all)", file=sys.stderr)
+        found = found.head(limit)
     if _printed_as_data(found.drop("source_id"), args):
         return 0
     for row in found.iter_rows(named=True):
@@ -602,13 +605,33 @@ def _shown(raw: str | None, line: int | None) -> str:
     return raw if len(raw) <= SHOWN_CHARS else f"{raw[:SHOWN_CHARS]}… ({len(raw) - SHOWN_CHARS} more characters; --json)"
 
 
-def _said_how_many(found: int, limit: int | None) -> None:
-    """On stderr, so that JSON and CSV on stdout stay whole: nothing found, or more found
-    than shown."""
-    if found == 0:
-        print("workbench: no record matches", file=sys.stderr)
-    elif limit is not None and found > limit:
-        print(f"(the first {limit} record{'s' if limit != 1 else ''} of more; --limit 0 shows all)", file=sys.stderr)
+# What `workbench records` checks a name against when nothing matches: the names the
+# database knows.
+KNOWN_NAMES = {"format": "SELECT DISTINCT format FROM sources", "model": "SELECT DISTINCT model FROM decisions",
+               "rule": "SELECT DISTINCT rule FROM violations", "game": "SELECT DISTINCT game_id FROM decisions"}
+
+
+def _unknown_name(con, args) -> str:
+    """`; no model 'x' here (...)` for the first filter that names nothing the database
+    knows (an alias is a name too), with the name that differs only in case; else ``."""
+    from workbench.naming import read_aliases
+
+    for option, query in KNOWN_NAMES.items():
+        given = getattr(args, option)
+        known = {name for (name,) in con.execute(query).fetchall() if name is not None}
+        if option == "model":
+            known |= set(read_aliases(args.aliases))
+        if given is None or given in known:
+            continue
+        alike = [name for name in known if name.lower() == given.lower()]
+        if alike:
+            hint = f"did you mean {alike[0]!r}?"
+        elif option == "model":
+            hint = f"{len(known)} known: `workbench scorecard` lists them"
+        else:
+            hint = f"known: {', '.join(sorted(known)[:8])}{', ...' if len(known) > 8 else ''}"
+        return f"; no {option} {given!r} here ({hint})"
+    return ""
 
 
 def _plan(args) -> int:

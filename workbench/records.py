@@ -60,7 +60,7 @@ def records(con, format: str | None = None, model: str | None = None, game_id: s
     the records named there, as a chart's drill-down finds them; `limit=None` gives all."""
     if severity is not None and severity not in SEVERITIES:
         raise WorkbenchError(f"no severity {severity!r}; one of {', '.join(SEVERITIES)}")
-    if limit is not None and (not isinstance(limit, int) or limit < 0):
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
     given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
              "rule": rule, "severity": severity, "valid": valid}
@@ -242,7 +242,8 @@ def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -
     disagreements first (one valid, the other not), then by format, game and turn: each
     model's action, validity, the rules its decision breaks, its raw text and where it
     is (`_a` and `_b`). A model that decided a turn more than once is valid there if
-    every decision was; its actions and texts are joined in file order."""
+    every decision was; its actions and texts are joined in file order, and where it is
+    is its first decision that was not valid (else its first)."""
     from workbench.comparison import decided
 
     if a == b:
@@ -285,8 +286,9 @@ def _side(rows: pl.DataFrame, suffix: str) -> pl.DataFrame:
         valid=pl.col("valid").all(),
         rules=pl.col("rules").list.explode(keep_nulls=False, empty_as_null=False).unique().sort(),
         raw=pl.col("raw").drop_nulls().str.join("\n"),
-        path=pl.col("path").first(),
-        locator=pl.col("locator").first(),
+        # where to look: the first decision that was not valid, else the first
+        path=pl.col("path").sort_by(pl.col("valid").fill_null(True), maintain_order=True).first(),
+        locator=pl.col("locator").sort_by(pl.col("valid").fill_null(True), maintain_order=True).first(),
     ).rename({c: f"{c}{suffix}" for c in SIDE_COLUMNS})
 
 

@@ -176,9 +176,14 @@ def _gates(con) -> Section:
 
 
 def _violations(con) -> Section:
+    rules = analysis.top_violation_rules(con, limit=TOP_VIOLATIONS, examples=EXAMPLES_PER_RULE)
+    _, root = tables.relative_paths(analysis.provenance(con))
+    where = "path and locator"
+    if root is not None and "examples" in rules.columns:  # as the provenance shows paths
+        rules = rules.with_columns(pl.col("examples").list.eval(pl.element().str.strip_prefix(os.path.join(root, ""))))
+        where = "path relative to the folder the provenance names, and locator"
     return Section("Most frequent violations", f"The {TOP_VIOLATIONS} most frequent rules, each with up to "
-                   f"{EXAMPLES_PER_RULE} example locations (file and locator) to look at.",
-                   tables=[analysis.top_violation_rules(con, limit=TOP_VIOLATIONS, examples=EXAMPLES_PER_RULE)])
+                   f"{EXAMPLES_PER_RULE} example locations ({where}) to look at.", tables=[rules])
 
 
 def _provenance(con) -> Section:
