@@ -90,3 +90,32 @@ def test_the_database_page_names_only_columns_that_exist():
         assert table in known, f"docs/database.md names a table no declaration makes: {table}"
         for column in (c.strip() for c in columns.split(",")):
             assert column == "..." or column in known[table], f"docs/database.md: {table} has no column {column}"
+
+
+def test_the_database_page_lists_each_tables_columns_as_declared():
+    """docs/database.md names tables with their columns by hand: each list is the table's
+    (or view's) columns in order, or their first ones followed by `...` (then not all)."""
+    import re
+
+    import workbench
+
+    con = workbench.connect(":memory:")
+    try:
+        declared = {}
+        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                         "ORDER BY table_name, ordinal_position").fetchall():
+            declared.setdefault(table, []).append(column)
+    finally:
+        con.close()
+    page = (ROOT / "docs" / "database.md").read_text()
+    listed = re.findall(r"`(\w+)\(([^)`]*)\)`", page)
+    assert len(listed) >= 20
+    wrong = []
+    for table, names in listed:
+        names = [name.strip() for name in names.split(",")]
+        cut = names[-1] == "..."
+        names = names[:-1] if cut else names
+        columns = declared.get(table)
+        if columns is None or (columns[:len(names)] if cut else columns) != names or (cut and names == columns):
+            wrong.append(f"{table}: the page lists {names}{' ...' if cut else ''}; declared: {columns}")
+    assert not wrong, "\n".join(wrong)
