@@ -139,15 +139,20 @@ rejected AS (
     SELECT seq, game_id, turn, payload->>'player_id' AS agent_id FROM damage_events
     WHERE source_id = $source_id AND type = 'action_rejected' AND seq >= $first
 ),
+-- the `thinking` lines of the games and turns of a rejection, found by their columns
+-- alone; their payloads are read below by line number, so an append reads those of its
+-- last row groups only (a whole 300,000-line log: 85 ms more, an append of 1%: 8 ms)
+turn_thinking AS (
+    SELECT e.seq FROM damage_events e
+    SEMI JOIN rejected r ON e.game_id IS NOT DISTINCT FROM r.game_id AND e.turn IS NOT DISTINCT FROM r.turn
+    WHERE e.source_id = $source_id AND e.type = 'thinking'
+),
 -- the model a player's betting call was made with: its `thinking` start (a stage names
--- another kind of call), read only for the players and turns of a rejection
+-- another kind of call)
 thinking AS (
     SELECT e.seq, e.game_id, e.turn, e.payload->>'player_id' AS agent_id, e.payload->>'model' AS model
-    FROM damage_events e SEMI JOIN rejected r
-      ON e.game_id IS NOT DISTINCT FROM r.game_id AND e.turn IS NOT DISTINCT FROM r.turn
-     AND e.payload->>'player_id' IS NOT DISTINCT FROM r.agent_id
-    WHERE e.source_id = $source_id AND e.type = 'thinking' AND e.payload->>'status' = 'start'
-      AND e.payload->>'stage' IS NULL
+    FROM damage_events e SEMI JOIN turn_thinking t ON e.seq = t.seq
+    WHERE e.source_id = $source_id AND e.payload->>'status' = 'start' AND e.payload->>'stage' IS NULL
 )
 SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn, a.agent_id AS agent_id,
        c.model AS model, a.kind AS action, a.seq NOT IN (SELECT line FROM bad_lines) AS valid,
