@@ -180,7 +180,9 @@ def _violations(con) -> Section:
     _, root = tables.relative_paths(analysis.provenance(con))
     where = "path and locator"
     if root is not None and "examples" in rules.columns:  # as the provenance shows paths
-        rules = rules.with_columns(pl.col("examples").list.eval(pl.element().str.strip_prefix(os.path.join(root, ""))))
+        folder = os.path.join(root, "")
+        rules = rules.with_columns(pl.Series("examples", [[place.removeprefix(folder) for place in places or []]
+                                                          for places in rules["examples"].to_list()]))
         where = "path relative to the folder the provenance names, and locator"
     return Section("Most frequent violations", f"The {TOP_VIOLATIONS} most frequent rules, each with up to "
                    f"{EXAMPLES_PER_RULE} example locations ({where}) to look at.", tables=[rules])
