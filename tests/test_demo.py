@@ -49,6 +49,14 @@ def test_demo_end_to_end(tmp_path, capsys):
         assert f"\n{name} " in out
     assert "scorecard (valid decisions, 95% interval clustered by game, n" in out
     assert f"database: {data / 'workbench.duckdb'}" in out and "workbench lab" in out
+    # the next commands name the demo's database (not the default one), and run as printed
+    db = data / "workbench.duckdb"
+    [records] = re.findall(r"`(workbench records [^`]*)`", out)
+    assert records == f"workbench records --db {db} --invalid"
+    assert main(records.split()[1:]) == 0
+    shown = capsys.readouterr()
+    assert shown.out.count(": damage;") + shown.out.count(": arena;") + shown.out.count(": ec4x;") + \
+        shown.out.count(": gm;") + shown.out.count(": stellaris;") == 20 and "INVALID" in shown.out
     # each format's headline carries its n and an interval around its rate
     for fmt, valid, n, games in decided_counts:
         [line] = [line for line in out.splitlines() if line.startswith(f"  {fmt} ")]

@@ -46,8 +46,11 @@ def run_demo(data: Path = Path("data"), out: TextIO = sys.stdout, progress: bool
     finally:
         con.close()
     print(f"\ndatabase: {db}\nfigures:  {figures}/ ({len(written)} files)", file=out)
-    print("next: `workbench lab` to explore the notebooks, `workbench report -o report.html` to share it all, "
-          "or `workbench plot emotions --game ID -o fig.svg`"
+    # the commands as typed from here: --db where the demo's database is not the default
+    db_option = "" if Path(db).resolve() == Path(catalog.default_db()).resolve() else f" --db {db}"
+    print(f"next: `workbench lab{db_option}` to explore the notebooks, `workbench records{db_option} --invalid` to "
+          f"read the failing records, `workbench report{db_option} -o report.html` to share it all, or "
+          f"`workbench plot emotions{db_option} --game ID -o fig.svg`"
           f"  (done in {time.perf_counter() - started:.0f} s)", file=out)
     return db
 
