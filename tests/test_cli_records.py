@@ -155,11 +155,13 @@ def test_the_real_simulators_logs_through_the_command_line(capsys, tmp_path):
     db = str(tmp_path / "w.duckdb")
     assert main(["ingest", *map(str, logs), "--db", db, "--quiet"]) == 0
     capsys.readouterr()
-    code, out, _ = run(capsys, "records", "--db", db, "--text", '"type": "attack"', "--json", "--limit", "0")
+    # the simulator's failed betting calls, found by words (in any case) and by a byte search here
+    code, out, _ = run(capsys, "records", "--db", db, "--text", '"REASON": "provider_failure"', "--json", "--limit", "0")
     found = json.loads(out)
-    by_hand = [(str(log.resolve()), number) for log in logs
-               for number, text in enumerate(log.read_bytes().split(b"\n"), 1) if b'"type": "attack"' in text]
-    assert code == 0 and [(row["path"], row["line"]) for row in found] == by_hand
+    by_hand = [(str(log.resolve()), number) for log in logs for number, text in
+               enumerate(log.read_bytes().split(b"\n"), 1) if b'"reason": "provider_failure"' in text.lower()]
+    assert code == 0 and len(by_hand) == 12 and [(row["path"], row["line"]) for row in found] == by_hand
+    assert {(row["valid"], row["action"]) for row in found} == {(False, None)} and all(row["model"] for row in found)
     assert all(row["raw"] == line_of(Path(row["path"]), row["line"]) for row in found)
     models = sorted({row["model"] for row in json.loads(run(capsys, "records", "--db", db, "--json", "--limit", "0")[1])
                      if row["model"]})
@@ -174,3 +176,19 @@ def test_the_real_simulators_logs_through_the_command_line(capsys, tmp_path):
             assert raw in pair[f"raw_{side}"].split("\n")  # one of the side's decisions that turn
             event = json.loads(raw)
             assert event["game_id"] == pair["game_id"] and event["payload"]["turn"] == pair["turn"]
+
+
+def test_a_name_the_aliases_map_finds_its_models_records_as_the_model_does(capsys, arena, tmp_path):
+    db, _, _ = arena
+    aliases = tmp_path / "aliases.json"
+    aliases.write_text(json.dumps({"model-b": "flier"}))
+    outs = [run(capsys, "records", "--db", str(db), "--model", name, "--aliases", str(aliases), "--json", "--limit", "0")
+            for name in ("model-b", "flier")]
+    found = [json.loads(out) for _, out, _ in outs]
+    # model-b's decisions: ep_1's four ticks and ep_2's one, under its alias
+    assert found[0] == found[1] and len(found[0]) == 4 + 1 and {row["model"] for row in found[0]} == {"flier"}
+    code, _, err = run(capsys, "side-by-side", "model-a", "flier", "--db", str(db), "--aliases", str(aliases))
+    assert code == 0 and err == ""
+    aliases.write_text(json.dumps({"model-a": "one", "model-b": "one"}))
+    code, _, err = run(capsys, "side-by-side", "model-a", "model-b", "--db", str(db), "--aliases", str(aliases))
+    assert code == 2 and "'model-a' and 'model-b' are one model under the aliases" in err

@@ -102,6 +102,24 @@ def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_pat
     assert_same_tables(db, [log], tmp_path)
 
 
+def test_a_log_read_before_failed_calls_were_decisions_gets_them_when_it_grows(tmp_path, real_holdem):
+    content, log, db = real_holdem, tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
+    grow(log, content, [0.5], db)
+    # As an earlier workbench left it: no decision of a failed call, a state that does not
+    # say so, and its count of the file's rows in each table made without them.
+    con = duckdb.connect(str(db))
+    failed = con.execute("DELETE FROM decisions WHERE action IS NULL").fetchall()
+    con.execute("UPDATE sources SET resume = json_merge_patch(resume, "
+                "'{\"format\": {\"failed_calls_decided\": null}}'), "
+                "table_rows = json_merge_patch(table_rows, json_object('decisions', "
+                "(SELECT count(*) FROM decisions)))")
+    con.close()
+    assert failed != [(0,)]  # the first half holds failed calls
+    assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
+    assert rows(db, "SELECT count(*) FROM decisions") == [(decided(content),)]
+    assert_same_tables(db, [log], tmp_path)
+
+
 def decided(content: bytes) -> int:
     """The decisions of a Damage log: its actions submitted and its betting calls that failed."""
     return content.count(b'"type": "action_submitted"') + content.count(b'"type": "action_rejected"')

@@ -190,9 +190,9 @@ def test_real_damage_logs_every_record_reads_back_as_its_line(tmp_path):
             assert raw == line_of(log, line)
     decisions = con.execute("SELECT count(*) FROM decisions").fetchone()[0]
     assert analysis.records(con, model=found.drop_nulls("model")["model"][0], limit=None).height <= decisions
-    attacks = analysis.records(con, text='"type": "attack"', limit=None)
-    by_hand = sum(text.count(b'"type": "attack"') > 0 for log in logs for text in log.read_bytes().split(b"\n"))
-    assert attacks.height == by_hand
+    attacks = analysis.records(con, text='"mode": "ATTACK_TEAM"', limit=None)  # any case
+    by_hand = sum(b'"mode": "attack_team"' in text.lower() for log in logs for text in log.read_bytes().split(b"\n"))
+    assert by_hand > 0 and attacks.height == by_hand
     con.close()
 
 

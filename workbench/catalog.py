@@ -108,8 +108,8 @@ DECISIONS = Table("decisions", (
                              "response or of an OTel span in its game (from 1)"),
     Column("agent_id", "VARCHAR", "who decided: a Damage player, `house N` for an EC4X draft, an Arena agent, the "
                                   "game master's model, an OTel agent; NULL where the log names none"),
-    Column("model", "VARCHAR", "the model as the log names it (Damage: the served `resolved_model`); NULL where "
-                               "unknown"),
+    Column("model", "VARCHAR", "the model as the log names it (Damage: the served `resolved_model`; a failed "
+                               "call's, the model its `thinking` start asked for); NULL where unknown"),
     Column("action", "VARCHAR", "what was decided: an action kind, a tool, a draft's feature families, a turn's "
                                 "error class and attempts"),
     Column("valid", "BOOLEAN", "the decision breaks no rule: its line has no error (an EC4X bot turn: `ok`; an "

@@ -526,8 +526,8 @@ def _records(args) -> int:
         about = [row["format"], *(f"{key} {row[key]}" for key in ("game_id", "turn", "model") if row[key] is not None)]
         if row["valid"] is not None:
             about.append("valid" if row["valid"] else "INVALID")
-        if row["rules"]:
-            about.append("breaks " + ", ".join(row["rules"]))
+        if row["rules"]:  # with the severities found, so an `info` finding does not read as the failure
+            about.append(f"breaks {', '.join(row['rules'])} ({'/'.join(row['severities'])})")
         print(f"{where}: {'; '.join(about)}")
         print(f"    {_shown(row['raw'], row['line'])}")
     return 0
@@ -554,7 +554,8 @@ def _side_by_side(args) -> int:
         for side, model in (("a", a), ("b", b)):
             rules = row[f"rules_{side}"]
             verdict = ("valid" if row[f"valid_{side}"] else "INVALID") + (f" ({', '.join(rules)})" if rules else "")
-            print(f"    {model}: {row[f'action_{side}']}: {verdict} at {_place(row[f'path_{side}'], row[f'locator_{side}'])}")
+            action = row[f"action_{side}"] or "(no action)"
+            print(f"    {model}: {action}: {verdict} at {_place(row[f'path_{side}'], row[f'locator_{side}'])}")
     return 0
 
 
@@ -608,19 +609,21 @@ def _shown(raw: str | None, line: int | None) -> str:
 # What `workbench records` checks a name against when nothing matches: the names the
 # database knows.
 KNOWN_NAMES = {"format": "SELECT DISTINCT format FROM sources", "model": "SELECT DISTINCT model FROM decisions",
-               "rule": "SELECT DISTINCT rule FROM violations", "game": "SELECT DISTINCT game_id FROM decisions"}
+               "rule": "SELECT DISTINCT rule FROM violations"}
 
 
 def _unknown_name(con, args) -> str:
     """`; no model 'x' here (...)` for the first filter that names nothing the database
-    knows (an alias is a name too), with the name that differs only in case; else ``."""
+    knows (an alias, and the name it maps, are names too), with the name that differs
+    only in case; else ``."""
     from workbench.naming import read_aliases
 
     for option, query in KNOWN_NAMES.items():
         given = getattr(args, option)
         known = {name for (name,) in con.execute(query).fetchall() if name is not None}
         if option == "model":
-            known |= set(read_aliases(args.aliases))
+            aliases = read_aliases(args.aliases)
+            known |= set(aliases) | set(aliases.values())
         if given is None or given in known:
             continue
         alike = [name for name in known if name.lower() == given.lower()]

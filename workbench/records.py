@@ -62,6 +62,8 @@ def records(con, format: str | None = None, model: str | None = None, game_id: s
         raise WorkbenchError(f"no severity {severity!r}; one of {', '.join(SEVERITIES)}")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
+    if model is not None:  # a name the aliases map is its model's, as in a comparison
+        model = read_aliases(aliases).get(model, model)
     given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
              "rule": rule, "severity": severity, "valid": valid}
     frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases, _kept(con, text, format, at))
@@ -246,8 +248,12 @@ def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -
     is its first decision that was not valid (else its first)."""
     from workbench.comparison import decided
 
+    named, mapped = (a, b), read_aliases(aliases)
+    a, b = mapped.get(a, a), mapped.get(b, b)
     if a == b:
-        raise WorkbenchError(f"side by side needs two different models, not {a!r} twice")
+        one = f"{named[0]!r} and {named[1]!r} are one model under the aliases" if named[0] != named[1] else \
+            f"not {a!r} twice"
+        raise WorkbenchError(f"side by side needs two different models, {one}")
     decisions = query_frame(con, f"""
         WITH d AS ({decided(read_aliases(aliases))}),
         named AS ({_named_lines(_record_tables(con))}),

@@ -24,6 +24,9 @@ EVENT_TAGS = {*PAYLOADS, UNDOCUMENTED}
 # union: their lines are screened one by one.
 MAX_OTHER_TAGS = 64
 CALLS_KEPT = "calls_kept"  # in the file's state: `damage_calls` holds its calls
+# In the file's state: its failed calls (`action_rejected`) are decisions. A file read by
+# a workbench that did not make them gets those of its earlier lines when it grows.
+FAILED_CALLS_DECIDED = "failed_calls_decided"
 
 
 def load(ctx: LoadContext) -> Counts:
@@ -39,16 +42,16 @@ def load(ctx: LoadContext) -> Counts:
         for chunk in context_chunks(ctx):
             counts = run(load_chunk, ctx, chunk, tally, stop)
             records, rejected = records + counts.records, rejected + counts.rejected
-        run(derive_decisions, ctx)
-    ctx.state = {**tally.state(), CALLS_KEPT: True}
+        run(derive_decisions, ctx, ctx.first_line if (ctx.state or {}).get(FAILED_CALLS_DECIDED) else 1)
+    ctx.state = {**tally.state(), CALLS_KEPT: True, FAILED_CALLS_DECIDED: True}
     ctx.add_file_findings(tally.findings())
     return Counts(records, rejected)
 
 
-def derive_decisions(ctx: LoadContext) -> None:
+def derive_decisions(ctx: LoadContext, failed_from: int) -> None:
     """The decisions of the lines read (an action's depends only on the calls before it:
-    `decisions_by_line`)."""
-    tables.derive_decisions(ctx.con, ctx.source_id, ctx.first_line)
+    `decisions_by_line`), and those of the failed calls from line `failed_from` on."""
+    tables.derive_decisions(ctx.con, ctx.source_id, ctx.first_line, failed_from)
 
 
 def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop: threading.Event) -> Counts:

@@ -115,6 +115,7 @@ KEEP_FILE_CALLS = _keep_calls("(SELECT * FROM damage_events WHERE source_id = $s
 # One decision per `action_submitted` from line `$first` on, with the latest
 # `provider_call` of the same player in the same turn before it (the betting call that
 # produced the action); valid when its line has no error. And one per `action_rejected`
+# from line `$failed_from` on
 # (the real simulator's only reason: `provider_failure`, the betting call raised): a
 # decision the model was asked for and did not make, so not valid, of the model the
 # player's latest `thinking` start of that turn named (no `provider_call` is written for
@@ -137,7 +138,7 @@ bad_lines AS (
 ),
 rejected AS (
     SELECT seq, game_id, turn, payload->>'player_id' AS agent_id FROM damage_events
-    WHERE source_id = $source_id AND type = 'action_rejected' AND seq >= $first
+    WHERE source_id = $source_id AND type = 'action_rejected' AND seq >= $failed_from
 ),
 -- the `thinking` lines of the games and turns of a rejection, found by their columns
 -- alone; their payloads are read below by line number, so an append reads those of its
@@ -205,6 +206,8 @@ def keep_calls(con: duckdb.DuckDBPyConnection, source_id: int, first: int, last:
     con.execute(KEEP_CHUNK_CALLS, {"source_id": source_id, "first": first, "last": last})
 
 
-def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, first: int) -> None:
-    """The decisions of a file's actions from line `first` on."""
-    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first})
+def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, first: int, failed_from: int | None = None) -> None:
+    """The decisions of a file's actions from line `first` on, and of its failed calls
+    from line `failed_from` on (default: `first`)."""
+    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first,
+                                   "failed_from": first if failed_from is None else failed_from})
