@@ -129,8 +129,8 @@ def test_a_failing_file_leaves_nothing_behind(tmp_path, monkeypatch):
     db = tmp_path / "w.duckdb"
     real_derive = reader.tables.derive_decisions
 
-    def derive_then_fail(con, source_id, first):
-        real_derive(con, source_id, first)
+    def derive_then_fail(con, source_id, first, failed_from):
+        real_derive(con, source_id, first, failed_from)
         if source_id == 2:
             raise duckdb.IOException("disk full")
 
