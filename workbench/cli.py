@@ -620,11 +620,13 @@ def _unknown_name(con, args) -> str:
 
     for option, query in KNOWN_NAMES.items():
         given = getattr(args, option)
+        if given is None:
+            continue
         known = {name for (name,) in con.execute(query).fetchall() if name is not None}
         if option == "model":
             aliases = read_aliases(args.aliases)
             known |= set(aliases) | set(aliases.values())
-        if given is None or given in known:
+        if given in known:
             continue
         alike = [name for name in known if name.lower() == given.lower()]
         if alike:

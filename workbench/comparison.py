@@ -25,7 +25,7 @@ import polars as pl
 from workbench import stats
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
-from workbench.naming import alias_sql, read_aliases
+from workbench.naming import alias_sql, read_aliases, two_models
 from workbench.prices import costs, known_prices
 
 # Below this many aligned turns a paired test says little; the unpaired comparison is used.
@@ -182,12 +182,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     source = decided(aliases, cluster)
     shares = _shares(con, source, format)
     if a is not None:
-        named = (a, b)
-        a, b = aliases.get(a, a), aliases.get(b, b)
-        if a == b:
-            one = f"{named[0]!r} and {named[1]!r} are one model under the aliases" if named[0] != named[1] else \
-                f"not {a!r} twice"
-            raise WorkbenchError(f"a comparison needs two different models, {one}")
+        a, b = two_models(a, b, aliases, "a comparison")
         _known(shares, (a, b), format)
     plans = _planned(con, source, format)
     wanted = _pairs(shares, a, b, all_pairs)

@@ -38,6 +38,16 @@ def read_aliases(aliases) -> dict[str, str]:
     return found
 
 
+def two_models(a: str, b: str, aliases: dict[str, str], needs: str) -> tuple[str, str]:
+    """The models `a` and `b` stand for under `aliases` (read); WorkbenchError when they
+    are one (`needs`: what needs two, as the message says it)."""
+    model_a, model_b = aliases.get(a, a), aliases.get(b, b)
+    if model_a == model_b:
+        one = f"{a!r} and {b!r} are one model under the aliases" if a != b else f"not {a!r} twice"
+        raise WorkbenchError(f"{needs} needs two different models, {one}")
+    return model_a, model_b
+
+
 def alias_sql(aliases: dict[str, str], name: str) -> str:
     """SQL of the model `name` (an SQL expression) stands for under `aliases` (read)."""
     if not aliases:

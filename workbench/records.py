@@ -33,7 +33,7 @@ from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
 from workbench.formats import BOM
 from workbench.jsonl import line_spans, read_line
-from workbench.naming import alias_sql, read_aliases
+from workbench.naming import alias_sql, read_aliases, two_models
 
 RECORD_COLUMNS = ("path", "locator", "line", "format", "game_id", "turn", "model", "agent_id", "action",
                   "valid", "rules", "severities", "raw", "source_id")
@@ -62,8 +62,9 @@ def records(con, format: str | None = None, model: str | None = None, game_id: s
         raise WorkbenchError(f"no severity {severity!r}; one of {', '.join(SEVERITIES)}")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
+    aliases = read_aliases(aliases)  # once: a file is read here, not again for the query
     if model is not None:  # a name the aliases map is its model's, as in a comparison
-        model = read_aliases(aliases).get(model, model)
+        model = aliases.get(model, model)
     given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
              "rule": rule, "severity": severity, "valid": valid}
     frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases, _kept(con, text, format, at))
@@ -248,14 +249,10 @@ def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -
     is its first decision that was not valid (else its first)."""
     from workbench.comparison import decided
 
-    named, mapped = (a, b), read_aliases(aliases)
-    a, b = mapped.get(a, a), mapped.get(b, b)
-    if a == b:
-        one = f"{named[0]!r} and {named[1]!r} are one model under the aliases" if named[0] != named[1] else \
-            f"not {a!r} twice"
-        raise WorkbenchError(f"side by side needs two different models, {one}")
+    aliases = read_aliases(aliases)
+    a, b = two_models(a, b, aliases, "side by side")
     decisions = query_frame(con, f"""
-        WITH d AS ({decided(read_aliases(aliases))}),
+        WITH d AS ({decided(aliases)}),
         named AS ({_named_lines(_record_tables(con))}),
         mine AS (
             SELECT d.format, d.game_id, d.turn, d.who, d.action, d.valid, d.source_id, d.locator,
