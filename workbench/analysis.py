@@ -89,12 +89,9 @@ def top_violation_rules(con, limit: int = 10, severities=("error", "warning"), e
     Raises:
         WorkbenchError: a severity that is none of `error`, `warning` and `info`.
     """
-    from workbench.records import SEVERITIES
+    from workbench.records import known_severities
 
-    severities = (severities,) if isinstance(severities, str) else tuple(severities)
-    unknown = [severity for severity in severities if severity not in SEVERITIES]
-    if unknown:
-        raise WorkbenchError(f"no severity {unknown[0]!r}; one of {', '.join(SEVERITIES)}")
+    severities = known_severities(severities)
     frame = query_frame(con, """
         SELECT v.rule, array_to_string(list_sort(list_distinct(list(v.severity))), '/') AS severity,
                array_to_string(list_sort(list_distinct(list(s.format))), ', ') AS formats,

@@ -45,6 +45,15 @@ _NAMED_LINES = {"gm_responses": "'response ' || response_id", "otel_spans": "'sp
 _LINE_OF_LOCATOR = "TRY_CAST(regexp_extract({0}, '^line (\\d+)$', 1) AS BIGINT)"
 
 
+def known_severities(severities) -> tuple[str, ...]:
+    """`severities` (one, or several) as a tuple; WorkbenchError at one not in SEVERITIES."""
+    severities = (severities,) if isinstance(severities, str) else tuple(severities)
+    unknown = [severity for severity in severities if severity not in SEVERITIES]
+    if unknown:
+        raise WorkbenchError(f"no severity {unknown[0]!r}; one of {', '.join(SEVERITIES)}")
+    return severities
+
+
 # --- which records -----------------------------------------------------------------------
 
 
@@ -58,8 +67,8 @@ def records(con, format: str | None = None, model: str | None = None, game_id: s
     (`aliases=`); `text` is found in the raw text, in any case; `at` (a frame of
     `source_id` and `line`, a null line for the records of a file without lines) keeps
     the records named there, as a chart's drill-down finds them; `limit=None` gives all."""
-    if severity is not None and severity not in SEVERITIES:
-        raise WorkbenchError(f"no severity {severity!r}; one of {', '.join(SEVERITIES)}")
+    if severity is not None:
+        known_severities(severity)
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
     aliases = read_aliases(aliases)  # once: a file is read here, not again for the query
