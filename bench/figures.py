@@ -1,7 +1,8 @@
 """How long the standard figures take to export, per figure and format, from real data
 (the Damage simulator's logs and the Stellaris save of ../shared/corpus), against the
 exporter's own floor measured in the same run: a one-point chart saved to the same format.
-A figure of a game the corpus has no logs of (EC4X, Agent Arena) is said and not drawn.
+Each figure is its Vega-Lite spec, as `workbench plot` writes it. A figure of a game the
+corpus has no logs of (EC4X, Agent Arena) is said and not drawn.
 
     python -m bench.figures
 """
@@ -12,19 +13,19 @@ import tempfile
 import time
 from pathlib import Path
 
-import altair as alt
-
 import workbench
 from bench.common import CORPUS, machine
 from workbench import catalog, plots
 from workbench.errors import WorkbenchError
+from workbench.plots.vega import SCHEMA_URL
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html")
 
 
 def floor(folder: Path) -> dict[str, float]:
     """Seconds to save a one-point chart, per suffix (after one warm-up)."""
-    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")
+    chart = {"$schema": SCHEMA_URL, "data": {"values": [{"x": 1}]}, "mark": "point",
+             "encoding": {"x": {"field": "x", "type": "quantitative"}}}
     times = {}
     for suffix in SUFFIXES:
         plots.save(chart, folder / f"warm{suffix}")
@@ -47,7 +48,7 @@ def main(argv=None) -> dict[str, float]:
             for kind in plots.FIGURES:
                 start = time.perf_counter()
                 try:
-                    chart = plots.figure(kind, con)
+                    chart = plots.figure_spec(kind, con)
                 except WorkbenchError as exc:  # the real corpus has no EC4X or Arena logs
                     print(f"  {kind}: not drawn ({exc})")
                     continue

@@ -76,9 +76,16 @@ def test_validate_and_synth_load_no_altair(sample, tmp_path):
     assert code == 0 and drawing(modules) == []
 
 
-def test_a_figure_loads_altair_and_only_its_own_format(db, tmp_path):
+def test_a_figure_loads_no_altair_and_only_its_own_format(db, tmp_path):
     code, modules = loaded_by("plot", "emotions", "--db", str(db), "-o", str(tmp_path / "e.json"))
-    assert code == 0 and "altair" in modules
+    assert code == 0 and drawing(modules) == []  # a spec is written as data
     assert formats(modules) == ["damage"] and "workbench.registry" not in modules
-    code, modules = loaded_by("plot", "budget", "--db", str(db), "-o", str(tmp_path / "b.json"))
+    code, modules = loaded_by("plot", "budget", "--db", str(db), "-o", str(tmp_path / "b.png"))
     assert code == 0 and formats(modules) == ["stellaris"]
+    assert "altair" not in modules and (tmp_path / "b.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("suffix", [".html", ".md"])
+def test_the_report_loads_no_altair(db, tmp_path, suffix):
+    code, modules = loaded_by("report", "--db", str(db), "-o", str(tmp_path / f"r{suffix}"))
+    assert code == 0 and "altair" not in modules and spark(modules) == []

@@ -439,10 +439,10 @@ def _plot(args) -> int:
 
         con = catalog.connect(args.db, read_only=True)
         try:
-            chart = plots.figure(args.kind, con, args.game, aliases=args.aliases)
+            spec = plots.figure_spec(args.kind, con, args.game, aliases=args.aliases)
         finally:
             con.close()
-        path = plots.save(chart, args.output, renderer=renderer)
+        path = plots.save(spec, args.output, renderer=renderer)
     print(f"wrote {path}")
     return 0
 

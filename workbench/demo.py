@@ -63,11 +63,11 @@ def write_figures(db: Path, figures: Path, out: TextIO) -> list[Path]:
     try:
         for kind in plots.FIGURES:
             try:
-                chart = plots.figure(kind, con)
+                spec = plots.figure_spec(kind, con)
             except WorkbenchError as exc:
                 print(f"  figure {kind}: skipped ({exc})", file=out)
                 continue
-            written += [plots.save(chart, figures / f"{kind}{suffix}") for suffix in FIGURE_SUFFIXES]
+            written += [plots.save(spec, figures / f"{kind}{suffix}") for suffix in FIGURE_SUFFIXES]
     finally:
         con.close()
     return written

@@ -4,7 +4,8 @@ The content is built once, as a list of sections (text, tables and charts), then
 as a self-contained HTML page (a table of contents; tables that sort and filter, drawn by
 `workbench.tables` with its script inline; Vega's scripts inline; nothing loaded from the
 network; every chart interactive with its tooltips) or as Markdown with the charts as PNG
-files in a folder beside it. Both show the tables as `tables.readable` puts them: a
+files in a folder beside it. The charts are the figures' Vega-Lite specs: the report
+loads no Altair. Both show the tables as `tables.readable` puts them: a
 validity with its interval, n and games in one cell, numbers rounded. Text from logs is
 escaped for the format it is written in: HTML entities in the page, and `ScriptSafeJSON`
 for the chart specs inside its <script>."""
@@ -20,7 +21,6 @@ from pathlib import Path
 from typing import Callable, TextIO
 from urllib.parse import quote
 
-import altair as alt
 import polars as pl
 
 from workbench import analysis, catalog, comparison, plots, tables
@@ -28,7 +28,7 @@ from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.paths import text_of, writable_folder
 from workbench.prices import read_prices
-from workbench.plots.export import ScriptSafeJSON
+from workbench.plots.export import ScriptSafeJSON, vega_script
 
 SUFFIXES = (".html", ".md")
 TOP_VIOLATIONS = 15
@@ -42,7 +42,7 @@ class Section:
     title: str
     text: str = ""
     tables: list[pl.DataFrame] = field(default_factory=list)
-    charts: list[tuple[str, alt.TopLevelMixin]] = field(default_factory=list)
+    charts: list[tuple[str, dict]] = field(default_factory=list)  # (name, Vega-Lite spec)
     notes: list[str] = field(default_factory=list)
 
 
@@ -115,7 +115,8 @@ def _scorecard(con, prices, aliases) -> Section:
                    "interval is Wilson's); latency and tokens per decision (p50/p95); retries where the log "
                    "records them; the rule broken most; costs where a price is known (genai-prices, or --prices). "
                    "A wide interval is a small sample, or few games that differ.",
-                   tables=[card], charts=[("validity with 95% intervals", plots.scorecard(con, aliases=aliases))])
+                   tables=[card],
+                   charts=[("validity with 95% intervals", plots.figure_spec("scorecard", con, aliases=aliases))])
 
 
 def _comparisons(con, aliases) -> Section:
@@ -164,7 +165,7 @@ def _figures(con, aliases) -> Section:
                                  f"into one (docs/beyond-one-machine.md, \"Per game, on DuckDB\")")
             continue
         try:
-            section.charts.append((kind, plots.figure(kind, con, aliases=aliases)))
+            section.charts.append((kind, plots.figure_spec(kind, con, aliases=aliases)))
         except WorkbenchError as exc:
             section.notes.append(f"{kind}: not drawn ({exc})")
     return section
@@ -215,11 +216,9 @@ def as_html(title: str, made: str, sections: list[Section]) -> str:
         body += [f"<p class='note'>{html.escape(note)}</p>" for note in section.notes]
         body += [tables.html_table(_with_values(table), f"{anchor}-table-{number}")
                  for number, table in enumerate(section.tables, 1)]
-        for name, chart in section.charts:
+        for name, spec in section.charts:
             body.append(f"<h3>{html.escape(name)}</h3><div class='chart' id='chart-{len(charts)}'></div>")
-            # the workbench's own charts: their specs were checked by the tests that draw them;
-            # checking them again on every report costs some 0.4 s
-            charts.append(chart.to_dict(validate=False))
+            charts.append(spec)
     contents = "".join(f"<li><a href='#{anchor}'>{html.escape(section.title)}</a></li>"
                        for section, anchor in zip(sections, anchors))
     specs = json.dumps(charts, cls=ScriptSafeJSON)
@@ -253,29 +252,6 @@ def _with_values(table: pl.DataFrame) -> pl.DataFrame:
         if table.height else table
 
 
-def vega_script() -> str:
-    """Vega, Vega-Lite and vega-embed as one script, as vl-convert bundles them: 2.4 s the
-    first time in a process, so kept in the user's cache folder, one file per vl-convert
-    version (it bundles the same script every time)."""
-    import vl_convert
-
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "workbench"
-    path = cache / f"vega-embed-vl-convert-{vl_convert.__version__}.js"
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
-    bundle = vl_convert.javascript_bundle()
-    try:  # whole or not at all: written aside, then renamed
-        cache.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
-        partial.write_text(bundle, encoding="utf-8")
-        partial.replace(path)
-    except OSError:
-        pass  # no cache: the next report bundles again
-    return bundle
-
-
 # --- Markdown ----------------------------------------------------------------------------
 
 
@@ -289,8 +265,8 @@ def as_markdown(title: str, made: str, sections: list[Section], path: Path) -> s
         lines += [f"_{_md_text(note)}_\n" for note in section.notes]
         for table in section.tables:
             lines += [_md_table(table), ""]
-        for name, chart in section.charts:
-            figure = plots.save(chart, folder / f"{_file_name(name)}.png")
+        for name, spec in section.charts:
+            figure = plots.save(spec, folder / f"{_file_name(name)}.png")
             # percent-encoded, so a folder or file name with spaces or brackets still links
             lines += [f"![{_md_text(name)}]({quote(f'{folder.name}/{figure.name}')})", ""]
     return "\n".join(lines)

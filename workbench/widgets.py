@@ -168,15 +168,15 @@ class ReplayScrubber:
 def _emotion_chart(con, replay: GameReplay):
     """The game's emotion trajectories with a vertical rule at the `cursor` parameter,
     or None and the reason there is none."""
-    import altair as alt
-
     from workbench.plots.emotions import cursor_rule, emotion_trajectories
+    from workbench.plots.vega import as_altair
 
     try:
-        chart = emotion_trajectories(con, replay.game_id, overlay=cursor_rule(CURSOR))
+        spec = emotion_trajectories.spec(con, replay.game_id, overlay=cursor_rule(CURSOR))
     except WorkbenchError as exc:
         return None, str(exc)
-    return chart.add_params(alt.param(name=CURSOR, value=int(replay.seqs[0]))), None
+    spec["params"].append({"name": CURSOR, "value": int(replay.seqs[0])})
+    return as_altair(spec), None
 
 
 # Play's speeds: (milliseconds between steps, events per step). Past 20 events a second

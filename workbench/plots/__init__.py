@@ -1,10 +1,12 @@
-"""Altair figures over a workbench database. Each function takes a DuckDB connection
-(or the frames a format's queries return), aggregates in DuckDB, and returns a chart
-that composes with `+`, `|` and `&`; `save` writes it by file suffix.
+"""Altair figures over a workbench database. Each function takes a DuckDB connection,
+aggregates in DuckDB, and returns a chart that composes with `+`, `|` and `&`; `save`
+writes it by file suffix.
 
-A figure's module, and Altair with it, is imported when the figure is first asked for:
-`workbench plot emotions` loads no other figure's format, and a command that draws
-nothing loads no Altair."""
+Each figure is written as a Vega-Lite spec (`workbench.plots.vega`): its function's
+`.spec` returns that spec, which `save` writes with no Altair, and the function itself
+the Altair chart of it. A figure's module is imported when the figure is first asked
+for, so `workbench plot emotions` loads no other figure's format, and neither it nor
+`workbench report` nor a command that draws nothing loads Altair."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ HOMES = {
     "save": "export",
 }
 
-__all__ = [*HOMES, "FIGURES", "figure"]
+__all__ = [*HOMES, "FIGURES", "figure", "figure_spec"]
 
 
 def __getattr__(name: str):
@@ -27,19 +29,23 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(f"workbench.plots.{HOMES[name]}"), name)
 
 
-# The figures `workbench plot KIND` and the demo know, by kind. Each takes the
-# connection, an optional game id and aliases (each ignored where it does not apply:
-# aliases name models in the charts that compare them).
+def _spec(name: str):
+    return __getattr__(name).spec
+
+
+# The figures `workbench plot KIND`, the demo and the report draw, by kind: each writes
+# its spec from the connection, an optional game id and aliases (each ignored where it
+# does not apply: aliases name models in the charts that compare them).
 FIGURES = {
-    "emotions": lambda con, game_id=None, aliases=None: __getattr__("emotion_trajectories")(con, game_id),
-    "economy": lambda con, game_id=None, aliases=None: __getattr__("economy_nets")(con),
-    "budget": lambda con, game_id=None, aliases=None: __getattr__("budget_breakdown")(con),
-    "scorecard": lambda con, game_id=None, aliases=None: __getattr__("scorecard")(con, aliases=aliases),
-    "decisions": lambda con, game_id=None, aliases=None: __getattr__("decision_quality")(con, aliases=aliases),
-    "attacks": lambda con, game_id=None, aliases=None: __getattr__("attack_heatmap")(con, game_id),
-    "attack-study": lambda con, game_id=None, aliases=None: __getattr__("event_study_chart")(con, game_id),
-    "families": lambda con, game_id=None, aliases=None: __getattr__("family_matrix_chart")(con, strict=True),
-    "trace-steps": lambda con, game_id=None, aliases=None: __getattr__("step_times_chart")(con, strict=True),
+    "emotions": lambda con, game_id=None, aliases=None: _spec("emotion_trajectories")(con, game_id),
+    "economy": lambda con, game_id=None, aliases=None: _spec("economy_nets")(con),
+    "budget": lambda con, game_id=None, aliases=None: _spec("budget_breakdown")(con),
+    "scorecard": lambda con, game_id=None, aliases=None: _spec("scorecard")(con, aliases=aliases),
+    "decisions": lambda con, game_id=None, aliases=None: _spec("decision_quality")(con, aliases=aliases),
+    "attacks": lambda con, game_id=None, aliases=None: _spec("attack_heatmap")(con, game_id),
+    "attack-study": lambda con, game_id=None, aliases=None: _spec("event_study_chart")(con, game_id),
+    "families": lambda con, game_id=None, aliases=None: _spec("family_matrix_chart")(con, strict=True),
+    "trace-steps": lambda con, game_id=None, aliases=None: _spec("step_times_chart")(con, strict=True),
 }
 
 
@@ -62,6 +68,18 @@ def figure(kind: str, con, game_id: str | None = None, aliases=None):
         The Altair chart of that kind's function (`emotion_trajectories`, `economy_nets`,
         `budget_breakdown`, `scorecard`, `decision_quality`, `attack_heatmap`,
         `event_study_chart`, `family_matrix_chart`, `step_times_chart`).
+
+    Raises:
+        WorkbenchError: an unknown `kind`, or what that figure's function raises.
+    """
+    from workbench.plots.vega import as_altair
+
+    return as_altair(figure_spec(kind, con, game_id, aliases))
+
+
+def figure_spec(kind: str, con, game_id: str | None = None, aliases=None) -> dict:
+    """The Vega-Lite spec of `figure(kind, ...)`, as a dict, written with no Altair:
+    what `save` writes and `workbench plot` renders.
 
     Raises:
         WorkbenchError: an unknown `kind`, or what that figure's function raises.

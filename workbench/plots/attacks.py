@@ -6,20 +6,21 @@ Both charts are drawn from the frames of `damage.queries` (`attack_matrix`,
 
 from __future__ import annotations
 
-import altair as alt
 import polars as pl
 
 from workbench.damage import queries
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import picking
+from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
 COLOR_BY = {
-    "actual_mean": ("mean actual change", alt.Scale(scheme="redblue", domainMid=0, reverse=True)),
-    "attacks": ("attacks", alt.Scale(scheme="oranges")),
+    "actual_mean": ("mean actual change", {"scheme": "redblue", "domainMid": 0, "reverse": True}),
+    "attacks": ("attacks", {"scheme": "oranges"}),
 }
 
 
-def attack_heatmap(con, game_id: str | None = None, color: str = "actual_mean") -> alt.LayerChart:
+@altair_figure
+def attack_heatmap(con, game_id: str | None = None, color: str = "actual_mean"):
     """Attacker (rows) x target (columns): one cell per pair that attacked or assisted,
     coloured by the target's mean actual change in the aimed-at emotion (`actual_mean`,
     diverging at 0) or by the number of attacks (`attacks`), labelled with the count;
@@ -43,37 +44,38 @@ def attack_heatmap(con, game_id: str | None = None, color: str = "actual_mean") 
         raise WorkbenchError(f"cannot colour the attack heatmap by {color!r}; choose one of: {', '.join(COLOR_BY)}")
     game_id = game_id or queries.largest_game(con)
     matrix = queries.attack_matrix(con, game_id)
-    return attack_heatmap_chart(game_id, matrix, color)
+    return attack_heatmap_spec(game_id, matrix, color)
 
 
-def attack_heatmap_chart(game_id: str, matrix: pl.DataFrame, color: str = "actual_mean") -> alt.LayerChart:
-    """The heatmap of an `attack_matrix` frame."""
+def attack_heatmap_spec(game_id: str, matrix: pl.DataFrame, color: str = "actual_mean") -> dict:
+    """The spec of the heatmap of an `attack_matrix` frame."""
+    datasets = Datasets()
     title, scale = COLOR_BY[color]
     players = sorted(set(matrix["attacker"].drop_nulls()) | set(matrix["target"].drop_nulls()))
-    axis = alt.Scale(domain=players)
-    base = alt.Chart(matrix).encode(
-        x=alt.X("target:N", title="target", scale=axis),
-        y=alt.Y("attacker:N", title="attacker", scale=axis),
-    )
+    axes = {"x": field("target:N", title="target", scale={"domain": players}),
+            "y": field("attacker:N", title="attacker", scale={"domain": players})}
     # a click on a cell selects its attacker and target: the attacks behind it (widgets.attack_filters)
-    cells = base.mark_rect(stroke="white").add_params(picking("attacker", "target")).encode(
-        color=alt.Color(f"{color}:Q", title=title, scale=scale),
-        tooltip=[*(alt.Tooltip(f"{name}:N") for name in ("attacker", "target")),
-                 *(alt.Tooltip(f"{name}:Q") for name in ("attacks", "team_attacks", "raises", "assisted", "assists")),
-                 alt.Tooltip("intended_mean:Q", format=".3f", title="mean intended"),
-                 alt.Tooltip("applied_mean:Q", format=".3f", title="mean applied"),
-                 alt.Tooltip("applied_total:Q", format=".3f", title="total applied"),
-                 alt.Tooltip("actual_mean:Q", format=".3f", title="mean actual"),
-                 alt.Tooltip("actual_total:Q", format=".3f", title="total actual")],
-    )
-    labels = base.mark_text(fontSize=11).encode(text=alt.Text("attacks:Q"))
+    cells = {"mark": mark("rect", stroke="white"), "name": "cells", "encoding": {
+        **axes, "color": field(f"{color}:Q", title=title, scale=scale),
+        "tooltip": [*(field(f"{name}:N") for name in ("attacker", "target")),
+                    *(field(f"{name}:Q") for name in ("attacks", "team_attacks", "raises", "assisted", "assists")),
+                    field("intended_mean:Q", format=".3f", title="mean intended"),
+                    field("applied_mean:Q", format=".3f", title="mean applied"),
+                    field("applied_total:Q", format=".3f", title="total applied"),
+                    field("actual_mean:Q", format=".3f", title="mean actual"),
+                    field("actual_total:Q", format=".3f", title="total actual")],
+    }}
+    labels = {"mark": mark("text", fontSize=11), "encoding": {**axes, "text": field("attacks:Q")}}
     side = max(160, 36 * len(players))
-    return (cells + labels).properties(
-        width=side, height=side,
-        title=f"Who attacks whom in {game_id} (number: attacks; colour: {title})")
+    return top_level({
+        "data": datasets.add("attacks", matrix), "layer": [cells, labels],
+        "params": [picking("cells", "attacker", "target")],
+        "width": side, "height": side, "title": f"Who attacks whom in {game_id} (number: attacks; colour: {title})",
+    }, datasets)
 
 
-def event_study_chart(con, game_id: str | None = None, k: int = 5) -> alt.HConcatChart:
+@altair_figure
+def event_study_chart(con, game_id: str | None = None, k: int = 5):
     """Per kind of attack and aimed-at emotion: the mean change over the `k` emotion
     vectors after an attack and the targets' baseline drift over `k` vectors (left), and
     their difference with its 95% interval (right, error bars; a rule at 0).
@@ -97,31 +99,33 @@ def event_study_chart(con, game_id: str | None = None, k: int = 5) -> alt.HConca
     study = queries.event_study(con, game_id, k).filter(pl.col("n") > 0)
     if study.is_empty():
         raise WorkbenchError(f"no attack in {game_id!r} is followed by {k} emotion vectors of its target")
-    return event_study_plot(game_id, study, k)
+    return event_study_spec(game_id, study, k)
 
 
-def event_study_plot(game_id: str, study: pl.DataFrame, k: int) -> alt.HConcatChart:
-    """The chart of an `event_study` frame (grouped by kind and emotion)."""
+def event_study_spec(game_id: str, study: pl.DataFrame, k: int) -> dict:
+    """The spec of the chart of an `event_study` frame (grouped by kind and emotion)."""
+    datasets = Datasets()
     study = study.with_columns(attack=pl.concat_str("kind", "emotion", separator=" · "))
-    order = study["attack"].to_list()
-    y = alt.Y("attack:N", title="attack · aimed-at emotion", sort=order)
-    tooltip = [alt.Tooltip("attack:N"), alt.Tooltip("n:Q"), alt.Tooltip("mean_change:Q", format=".3f"),
-               alt.Tooltip("baseline_mean:Q", format=".3f"), alt.Tooltip("difference:Q", format=".3f"),
-               alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")]
-    means = alt.Chart(study).transform_fold(
-        ["mean_change", "baseline_mean"], as_=["series", "change"]
-    ).mark_point(filled=True, size=70).encode(
-        x=alt.X("change:Q", title=f"change over {k} vectors"), y=y,
-        color=alt.Color("series:N", title="", scale=alt.Scale(
-            domain=["mean_change", "baseline_mean"], range=["#d62728", "#7f7f7f"]),
-            legend=alt.Legend(labelExpr="datum.label == 'mean_change' ? 'after attacks' : 'baseline drift'")),
-        tooltip=tooltip,
-    ).properties(width=300, title="after attacks vs baseline")
-    bars = alt.Chart(study).mark_errorbar(ticks=True).encode(
-        x=alt.X("ci_low:Q", title="difference (95% t interval)"), x2=alt.X2("ci_high"), y=y, tooltip=tooltip)
-    points = alt.Chart(study).mark_point(filled=True, size=70, color="black").encode(
-        x=alt.X("difference:Q"), y=y, tooltip=tooltip)
-    zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.X(datum=0, type="quantitative"))
-    difference = (zero + bars + points).properties(width=300, title="difference from baseline")
-    return alt.hconcat(means, difference, title=f"Change in the aimed-at emotion after attacks in {game_id} "
-                                                f"({k} vectors)")
+    data = datasets.add("study", study)
+    y = field("attack:N", title="attack · aimed-at emotion", sort=study["attack"].to_list())
+    tooltip = [field("attack:N"), field("n:Q"), *(field(f"{name}:Q", format=".3f") for name in (
+        "mean_change", "baseline_mean", "difference", "ci_low", "ci_high"))]
+    means = {
+        "data": data, "transform": [{"fold": ["mean_change", "baseline_mean"], "as": ["series", "change"]}],
+        "mark": mark("point", filled=True, size=70), "width": 300, "title": "after attacks vs baseline",
+        "encoding": {"x": field("change:Q", title=f"change over {k} vectors"), "y": y, "tooltip": tooltip,
+                     "color": field("series:N", title="", scale={"domain": ["mean_change", "baseline_mean"],
+                                                                   "range": ["#d62728", "#7f7f7f"]},
+                                    legend={"labelExpr": "datum.label == 'mean_change' ? 'after attacks' : "
+                                                         "'baseline drift'"})},
+    }
+    zero = {"data": datasets.add("zero", [{}]), "mark": mark("rule", strokeDash=[4, 3], color="gray"),
+            "encoding": {"x": {"datum": 0, "type": "quantitative"}}}
+    bars = {"data": data, "mark": mark("errorbar", ticks=True), "encoding": {
+        "x": field("ci_low:Q", title="difference (95% t interval)"), "x2": {"field": "ci_high"}, "y": y,
+        "tooltip": tooltip}}
+    points = {"data": data, "mark": mark("point", filled=True, size=70, color="black"),
+              "encoding": {"x": field("difference:Q"), "y": y, "tooltip": tooltip}}
+    difference = {"layer": [zero, bars, points], "width": 300, "title": "difference from baseline"}
+    return top_level({"hconcat": [means, difference],
+                      "title": f"Change in the aimed-at emotion after attacks in {game_id} ({k} vectors)"}, datasets)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import colorsys
 
-import altair as alt
 import duckdb
 
 from workbench.errors import WorkbenchError
 from workbench.plots.economy import ALL, KEY_RESOURCES, panel_columns, resource_order
+from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 from workbench.stellaris import queries
 
 # Categories named per resource and side; a budget has 40+ categories, most small.
@@ -20,6 +20,7 @@ OTHER_COLOR = "#bbbbbb"
 NET_COLOR = "#222222"
 
 
+@altair_figure
 def budget_breakdown(con, country=None, resources=None, date=None):
     """Income (up) and expenses (down) per budget category, one panel per resource,
     for one country at one snapshot, with a black line at each resource's net.
@@ -54,35 +55,37 @@ def budget_breakdown(con, country=None, resources=None, date=None):
         raise WorkbenchError(f"nothing to plot: {snapshot['country_name']} has no budget line for "
                              f"{', '.join(resources or [])} on {snapshot['game_date']}")
     order = sorted(bars["resource"].unique().to_list(), key=resource_order)
-    return _chart(bars, order, snapshot)
+    return _spec(bars, order, snapshot)
 
 
-def _chart(bars, order: list[str], snapshot: dict):
+def _spec(bars, order: list[str], snapshot: dict) -> dict:
+    datasets = Datasets()
     named = sorted(set(bars["category"].to_list()) - {"other"})
     categories = named + (["other"] if "other" in set(bars["category"].to_list()) else [])
-    palette = alt.Scale(domain=categories, range=_colors(len(named)) + [OTHER_COLOR] * (len(categories) - len(named)))
-    x = alt.X("side:N", title=None, sort=["income", "expenses"], axis=alt.Axis(labelAngle=0))
-    stacked = alt.Chart().mark_bar().encode(
-        x=x, y=alt.Y("amount:Q", title="per month"),
-        color=alt.Color("category:N", title="category", scale=palette, legend=alt.Legend(orient="top", columns=5, symbolLimit=80)),
-        order=alt.Order("rank:Q"),
-        tooltip=[*(alt.Tooltip(f"{name}:N") for name in ("resource", "side", "category")),
-                 alt.Tooltip("amount:Q", format=",.2f"),
-                 alt.Tooltip("lines:Q", title="categories summed")],
-    )
-    net = alt.Chart().transform_aggregate(net="max(net)", groupby=["resource"]).mark_rule(
-        color=NET_COLOR, strokeWidth=2).encode(
-        y=alt.Y("net:Q"), tooltip=[alt.Tooltip("resource:N"), alt.Tooltip("net:Q", format=",.2f", title="net / month")])
-    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.YDatum(0)).transform_aggregate(
-        points="count()", groupby=["resource"])
-    panel = alt.layer(stacked, zero, net, data=bars).properties(width=110, height=150)
-    return panel.facet(
-        facet=alt.Facet("resource:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
-        columns=panel_columns(len(order)),
-        title=alt.Title(f"Where {snapshot['country_name']}'s resources come from and go, {snapshot['game_date']}",
-                        subtitle=f"the {TOP_CATEGORIES} largest categories per side, the rest as `other`; "
-                                 f"black line: net; series {snapshot['series']}"),
-    ).resolve_scale(y="independent")
+    palette = {"domain": categories, "range": _colors(len(named)) + [OTHER_COLOR] * (len(categories) - len(named))}
+    stacked = {"mark": mark("bar"), "encoding": {
+        "x": field("side:N", title=None, sort=["income", "expenses"], axis={"labelAngle": 0}),
+        "y": field("amount:Q", title="per month"),
+        "color": field("category:N", title="category", scale=palette,
+                       legend={"orient": "top", "columns": 5, "symbolLimit": 80}),
+        "order": field("rank:Q"),
+        "tooltip": [*(field(f"{name}:N") for name in ("resource", "side", "category")),
+                    field("amount:Q", format=",.2f"), field("lines:Q", title="categories summed")],
+    }}
+    net = {"transform": [{"aggregate": [{"op": "max", "field": "net", "as": "net"}], "groupby": ["resource"]}],
+           "mark": mark("rule", color=NET_COLOR, strokeWidth=2), "encoding": {
+               "y": field("net:Q"),
+               "tooltip": [field("resource:N"), field("net:Q", format=",.2f", title="net / month")]}}
+    zero = {"mark": mark("rule", color="#555", strokeDash=[4, 3]), "encoding": {"y": {"datum": 0}},
+            "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}]}
+    return top_level({
+        "data": datasets.add("budget", bars), "spec": {"layer": [stacked, zero, net], "width": 110, "height": 150},
+        "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
+        "columns": panel_columns(len(order)), "resolve": {"scale": {"y": "independent"}},
+        "title": {"text": f"Where {snapshot['country_name']}'s resources come from and go, {snapshot['game_date']}",
+                  "subtitle": f"the {TOP_CATEGORIES} largest categories per side, the rest as `other`; "
+                              f"black line: net; series {snapshot['series']}"},
+    }, datasets)
 
 
 def _colors(count: int) -> list[str]:

@@ -2,21 +2,19 @@
 are valid, which rules they break most, and how long and how many tokens they took.
 
 Everything is aggregated in DuckDB over `decisions` (and `violations` joined to
-`sources.format`); only the small aggregates go into the Vega-Lite spec. Channels are
-written as objects (`alt.Tooltip("valid:Q")`), not as strings: Altair spends several
-milliseconds parsing each string.
+`sources.format`); only the small aggregates go into the Vega-Lite spec.
 """
 
 from __future__ import annotations
 
-import altair as alt
 import polars as pl
 
 from workbench.catalog import query_frame
 from workbench.comparison import decided, scorecard
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
-from workbench.plots.labels import displayed, note_chart
+from workbench.plots.labels import displayed, note_view
+from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
 TOP_RULES = 15
@@ -24,7 +22,8 @@ TOP_RULES = 15
 SCOPE = "($formats::VARCHAR[] IS NULL OR list_contains($formats::VARCHAR[], format))"
 
 
-def decision_quality(con, formats: list[str] | None = None, aliases=None) -> alt.VConcatChart:
+@altair_figure
+def decision_quality(con, formats: list[str] | None = None, aliases=None):
     """Validity per format and per model or agent (with 95% intervals clustered by game
     and counts), the most frequent error and warning rules, and latency and token
     distributions where logs record them. `aliases` maps names to one model.
@@ -49,15 +48,17 @@ def decision_quality(con, formats: list[str] | None = None, aliases=None) -> alt
     if per_format.is_empty():
         scope = f" for {', '.join(formats)}" if formats else ""
         raise WorkbenchError(f"no decisions{scope} in this database; ingest a damage, ec4x, arena or gm log first")
-    color = alt.Color("format:N", title="format", scale=alt.Scale(domain=per_format["format"].to_list()))
-    top = alt.hconcat(_validity_by_format(per_format, color), _top_rules(con, params, color))
-    middle = _validity_by_model(_most_active(scorecard(con, aliases=aliases), formats), color)
+    datasets = Datasets()
+    color = field("format:N", title="format", scale={"domain": per_format["format"].to_list()})
+    top = {"hconcat": [_validity_by_format(datasets, per_format, color), _top_rules(con, datasets, params, color)]}
+    middle = _validity_by_model(datasets, _most_active(scorecard(con, aliases=aliases), formats), color)
     source = decided(read_aliases(aliases))
-    bottom = alt.hconcat(
-        _distribution(con, source, params, "latency_ms", "latency (ms)", color),
-        _distribution(con, source, params, "tokens", "tokens per decision", color),
-    )
-    return alt.vconcat(top, middle, bottom, title="Decision quality across games").resolve_scale(color="shared")
+    bottom = {"hconcat": [
+        _distribution(con, datasets, source, params, "latency_ms", "latency (ms)", color),
+        _distribution(con, datasets, source, params, "tokens", "tokens per decision", color),
+    ]}
+    return top_level({"vconcat": [top, middle, bottom], "title": "Decision quality across games",
+                      "resolve": {"scale": {"color": "shared"}}}, datasets)
 
 
 def _most_active(card: pl.DataFrame, formats: list[str] | None) -> pl.DataFrame:
@@ -90,7 +91,7 @@ WITH found AS (
     GROUP BY ALL
 ),
 top AS (SELECT rule FROM found GROUP BY rule ORDER BY sum(violations) DESC, rule LIMIT {TOP_RULES})
-SELECT found.* FROM found JOIN top USING (rule) ORDER BY violations DESC, rule
+SELECT found.* FROM found JOIN top USING (rule) ORDER BY violations DESC, rule, format
 """
 
 # Five-number summaries: the boxplot is drawn from these, not from the raw values.
@@ -116,69 +117,64 @@ def _query(con, sql: str, params: dict) -> pl.DataFrame:
 # --- panels ------------------------------------------------------------------------
 
 
-def _validity_by_format(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
+def _validity_by_format(datasets: Datasets, frame: pl.DataFrame, color: dict) -> dict:
     frame = frame.with_columns(label=pl.format("{} of {}", "valid", "decisions"))
-    base = alt.Chart(frame).encode(
-        y=alt.Y("format:N", title=None),
-        x=alt.X("valid_rate:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-    )
-    bars = base.mark_bar().encode(
-        color=color,
-        tooltip=[alt.Tooltip("format:N"), alt.Tooltip("decisions:Q"), alt.Tooltip("valid:Q"),
-                 alt.Tooltip("valid_rate:Q", format=".1%")],
-    )
-    counts = base.mark_text(align="left", dx=4).encode(text=alt.Text("label:N"))
-    return (bars + counts).properties(title="Validity per format", width=300, height=_height(frame))
+    axes = {"y": field("format:N", title=None),
+            "x": field("valid_rate:Q", title="valid decisions", axis={"format": "%"}, scale={"domain": [0, 1]})}
+    bars = {"mark": mark("bar"), "encoding": {**axes, "color": color, "tooltip": [
+        field("format:N"), field("decisions:Q"), field("valid:Q"), field("valid_rate:Q", format=".1%")]}}
+    counts = {"mark": mark("text", align="left", dx=4), "encoding": {**axes, "text": field("label:N")}}
+    return {"data": datasets.add("per-format", frame), "layer": [bars, counts], "title": "Validity per format",
+            "width": 300, "height": _height(frame)}
 
 
-def _validity_by_model(frame: pl.DataFrame, color: alt.Color) -> alt.LayerChart:
+def _validity_by_model(datasets: Datasets, frame: pl.DataFrame, color: dict) -> dict:
     frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games").with_columns(
         model=displayed("model"))
     frame = frame.with_columns(row=pl.format("{} · {}", "format", "model"), label=pl.format("n={}", "decisions"))
-    base = alt.Chart(frame).encode(
-        y=alt.Y("row:N", title=None, sort=None),
-        x=alt.X("validity:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-    )
-    bars = base.mark_bar().encode(
-        color=color,
-        tooltip=[alt.Tooltip("format:N"), alt.Tooltip("model:N", title="model or agent"), alt.Tooltip("decisions:Q"),
-                 alt.Tooltip("valid:Q"), alt.Tooltip("games:Q"), alt.Tooltip("validity:Q", format=".1%"),
-                 alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
-                 alt.Tooltip("ci_high:Q", format=".1%", title="95% high")],
-    )
+    y = field("row:N", title=None, sort=None)
+    bars = {"mark": mark("bar"), "encoding": {
+        "y": y, "x": field("validity:Q", title="valid decisions", axis={"format": "%"}, scale={"domain": [0, 1]}),
+        "color": color,
+        "tooltip": [field("format:N"), field("model:N", title="model or agent"), field("decisions:Q"),
+                    field("valid:Q"), field("games:Q"), field("validity:Q", format=".1%"),
+                    field("ci_low:Q", format=".1%", title="95% low"),
+                    field("ci_high:Q", format=".1%", title="95% high")]}}
     # The 95% interval, clustered by game, as in the scorecard: a small sample shows as a long whisker.
-    whiskers = base.mark_rule(color="black").encode(x=alt.X("ci_low:Q"), x2=alt.X2("ci_high"))
-    counts = base.mark_text(align="left", dx=4).encode(x=alt.X("ci_high:Q"), text=alt.Text("label:N"))
-    return (bars + whiskers + counts).properties(title="Validity per model or agent (with 95% intervals)",
-                                                 width=640, height=_height(frame))
+    whiskers = {"mark": mark("rule", color="black"),
+                "encoding": {"y": y, "x": field("ci_low:Q"), "x2": {"field": "ci_high"}}}
+    counts = {"mark": mark("text", align="left", dx=4),
+              "encoding": {"y": y, "x": field("ci_high:Q"), "text": field("label:N")}}
+    return {"data": datasets.add("per-model", frame), "layer": [bars, whiskers, counts],
+            "title": "Validity per model or agent (with 95% intervals)", "width": 640, "height": _height(frame)}
 
 
-def _top_rules(con, params: dict, color: alt.Color) -> alt.Chart:
+def _top_rules(con, datasets: Datasets, params: dict, color: dict) -> dict:
     frame = _query(con, TOP_RULES_QUERY, params)
     if frame.is_empty():
-        return note_chart("No error or warning violations", "Most frequent violation rules")
+        return note_view(datasets, "rules", "No error or warning violations", "Most frequent violation rules")
     frame = frame.with_columns(displayed("rule"))
-    return alt.Chart(frame).mark_bar().encode(
-        y=alt.Y("rule:N", title=None, sort=alt.EncodingSortField("violations", op="sum", order="descending")),
-        x=alt.X("sum(violations):Q", title="violations"),
-        color=color,
-        tooltip=[alt.Tooltip("format:N"), alt.Tooltip("rule:N", title="rule"), alt.Tooltip("severity:N"),
-                 alt.Tooltip("violations:Q")],
-    ).properties(title="Most frequent violation rules", width=300, height=_height(frame, by="rule"))
+    return {"data": datasets.add("rules", frame), "mark": mark("bar"), "encoding": {
+        "y": field("rule:N", title=None, sort={"field": "violations", "op": "sum", "order": "descending"}),
+        "x": field("violations:Q", aggregate="sum", title="violations"), "color": color,
+        "tooltip": [field("format:N"), field("rule:N", title="rule"), field("severity:N"), field("violations:Q")],
+    }, "title": "Most frequent violation rules", "width": 300, "height": _height(frame, by="rule")}
 
 
-def _distribution(con, source: str, params: dict, measure: str, title: str, color: alt.Color) -> alt.Chart:
+def _distribution(con, datasets: Datasets, source: str, params: dict, measure: str, title: str, color: dict) -> dict:
     frame = _query(con, DISTRIBUTION.format(measure=measure, source=source), params)
     if frame.is_empty():
-        return note_chart(f"No {title.split(' (')[0]} recorded", title.capitalize())
+        return note_view(datasets, measure, f"No {title.split(' (')[0]} recorded", title.capitalize())
     frame = _labelled(frame).with_columns(row=pl.format("{} · {}", "format", "who"))
-    base = alt.Chart(frame).encode(y=alt.Y("row:N", title=None, sort=None))
-    tooltip = [alt.Tooltip("format:N"), alt.Tooltip("who:N", title="model or agent"),
-               *(alt.Tooltip(f"{name}:Q") for name in ("n", "lo", "q1", "mid", "q3", "hi"))]
-    whiskers = base.mark_rule().encode(x=alt.X("lo:Q", title=title), x2=alt.X2("hi"))
-    boxes = base.mark_bar(size=12).encode(x=alt.X("q1:Q"), x2=alt.X2("q3"), color=color, tooltip=tooltip)
-    medians = base.mark_tick(color="black", size=12).encode(x=alt.X("mid:Q"))
-    return (whiskers + boxes + medians).properties(title=title.capitalize(), width=300, height=_height(frame))
+    y = field("row:N", title=None, sort=None)
+    tooltip = [field("format:N"), field("who:N", title="model or agent"),
+               *(field(f"{name}:Q") for name in ("n", "lo", "q1", "mid", "q3", "hi"))]
+    whiskers = {"mark": mark("rule"), "encoding": {"y": y, "x": field("lo:Q", title=title), "x2": {"field": "hi"}}}
+    boxes = {"mark": mark("bar", size=12), "encoding": {
+        "y": y, "x": field("q1:Q"), "x2": {"field": "q3"}, "color": color, "tooltip": tooltip}}
+    medians = {"mark": mark("tick", color="black", size=12), "encoding": {"y": y, "x": field("mid:Q")}}
+    return {"data": datasets.add(measure, frame), "layer": [whiskers, boxes, medians], "title": title.capitalize(),
+            "width": 300, "height": _height(frame)}
 
 
 def _labelled(frame: pl.DataFrame) -> pl.DataFrame:

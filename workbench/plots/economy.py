@@ -6,11 +6,11 @@ country instead: the player's beside the chosen ones, from every country's budge
 
 from __future__ import annotations
 
-import altair as alt
 import duckdb
 
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import picking
+from workbench.plots.vega import Datasets, altair_figure, field, mark, point_selection, top_level
 from workbench.stellaris import queries
 
 # Resources the player watches first; the others follow alphabetically.
@@ -26,9 +26,11 @@ PANEL_COLUMNS = 4
 # Four panels and their axes fit a notebook's output area; the legends go above them
 # rather than beside, where they would be cut off.
 PANEL_WIDTH = 170
-LEGEND = alt.Legend(orient="top", direction="horizontal", columns=4)
+LEGEND = {"orient": "top", "direction": "horizontal", "columns": 4}
+LEGEND_PICK = "legend_pick"  # the selection a click on a legend entry makes: the lines it names
 
 
+@altair_figure
 def economy_nets(con, resources=None, source=None, countries=None):
     """Monthly net per resource over game time (x: game year on the 360-day calendar,
     tooltip: the game date), one line per series, one panel per resource (15+
@@ -67,7 +69,7 @@ def economy_nets(con, resources=None, source=None, countries=None):
     if frame.is_empty():
         raise WorkbenchError(_nothing_to_plot(con, resources, source))
     order = sorted(frame["resource"].unique().to_list(), key=resource_order)
-    return _chart(frame, order, hidden)
+    return _spec(frame, order, hidden)
 
 
 ALL = "all"
@@ -94,7 +96,7 @@ def _countries(con, resources, source, countries):
     if frame.is_empty():
         raise WorkbenchError(_no_country_nets(con, resources, source))
     order = sorted(frame["resource"].unique().to_list(), key=resource_order)
-    return _country_chart(frame, order)
+    return _country_spec(frame, order)
 
 
 def _no_country_nets(con, resources, source) -> str:
@@ -131,31 +133,29 @@ def resource_order(resource: str):
     return (KEY_RESOURCES.index(resource), "") if resource in KEY_RESOURCES else (len(KEY_RESOURCES), resource)
 
 
-def _chart(frame, order: list[str], hidden: list[str] = ()):
+def _spec(frame, order: list[str], hidden: list[str] = ()) -> dict:
     present = set(frame["origin"].unique().to_list())
     origins = [o for o in ORIGIN_DASHES if o in present] + sorted(present - set(ORIGIN_DASHES))
     encoding = {
-        "color": alt.Color("series:N", title="series (click to pick)", legend=LEGEND),
-        "strokeDash": alt.StrokeDash("origin:N", title="read from", legend=LEGEND, scale=alt.Scale(
-            domain=origins, range=[ORIGIN_DASHES.get(o, [1, 0]) for o in origins])),
+        "color": field("series:N", title="series (click to pick)", legend=LEGEND),
+        "strokeDash": field("origin:N", title="read from", legend=LEGEND, scale={
+            "domain": origins, "range": [ORIGIN_DASHES.get(o, [1, 0]) for o in origins]}),
     }
-    tooltip = [alt.Tooltip("series:N"), alt.Tooltip("origin:N"), alt.Tooltip("resource:N"),
-               alt.Tooltip("game_date:N", title="date"),
-               alt.Tooltip("net:Q", format=",.2f", title="net / month")]
+    tooltip = [field("series:N"), field("origin:N"), field("resource:N"), field("game_date:N", title="date"),
+               field("net:Q", format=",.2f", title="net / month")]
     subtitle = [DEFICIT_NOTE] + ([f"{len(hidden)} more resources, never in deficit, not shown "
                                   f"(resources=\"all\" shows them): {', '.join(hidden)}"] if hidden else [])
     return _panels(frame, order, "series", encoding, tooltip, "Monthly net per resource", subtitle)
 
 
-def _country_chart(frame, order: list[str]):
+def _country_spec(frame, order: list[str]) -> dict:
     """One line per country (the player's first in the legend) and series."""
     labels = frame["country"].unique(maintain_order=True).to_list()
-    encoding = {"color": alt.Color("country:N", title="country (click to pick)", sort=labels, legend=LEGEND),
-                "detail": alt.Detail("series:N")}
-    tooltip = [*(alt.Tooltip(f"{name}:N") for name in ("country", "country_id", "series", "resource")),
-               alt.Tooltip("game_date:N", title="date"),
-               alt.Tooltip("income:Q", format=",.2f"), alt.Tooltip("expenses:Q", format=",.2f"),
-               alt.Tooltip("net:Q", format=",.2f", title="net / month")]
+    encoding = {"color": field("country:N", title="country (click to pick)", sort=labels, legend=LEGEND),
+                "detail": field("series:N")}
+    tooltip = [*(field(f"{name}:N") for name in ("country", "country_id", "series", "resource")),
+               field("game_date:N", title="date"), field("income:Q", format=",.2f"),
+               field("expenses:Q", format=",.2f"), field("net:Q", format=",.2f", title="net / month")]
     title = "Monthly net per resource, the player beside other countries"
     return _panels(frame, order, "country", encoding, tooltip, title)
 
@@ -172,26 +172,26 @@ def panel_columns(panels: int) -> int:
 
 
 def _panels(frame, order: list[str], picked_by: str, encoding: dict, tooltip: list, title: str,
-            subtitle=DEFICIT_NOTE):
-    picked = alt.selection_point(fields=[picked_by], bind="legend")
-    x = alt.X("year:Q", title="game year (360-day calendar)", axis=alt.Axis(format="d", tickMinStep=1),
-              scale=alt.Scale(zero=False))
-    y = alt.Y("net:Q", title="net / month")
-    opacity = alt.Opacity(condition={"param": picked.name, "value": 1.0}, value=0.15)  # faint unless picked
-    lines = alt.Chart().mark_line(point=alt.OverlayMarkDef(size=18)).encode(
-        x=x, y=y, **encoding, opacity=opacity, tooltip=tooltip,
-    ).add_params(picked)
+            subtitle=DEFICIT_NOTE) -> dict:
+    datasets = Datasets()
+    axes = {"x": field("year:Q", title="game year (360-day calendar)", axis={"format": "d", "tickMinStep": 1},
+                       scale={"zero": False}),
+            "y": field("net:Q", title="net / month")}
+    opacity = {"condition": {"param": LEGEND_PICK, "value": 1.0}, "value": 0.15}  # faint unless picked
+    lines = {"mark": mark("line", point={"size": 18}), "name": "lines",
+             "encoding": {**axes, **encoding, "opacity": opacity, "tooltip": tooltip}}
     # a click on a month in deficit selects its date: the saves of that date (widgets.economy_filters)
-    deficits = alt.Chart().mark_point(shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR).add_params(
-        picking("game_date")).encode(
-        x=x, y=y, opacity=opacity, tooltip=tooltip,
-    ).transform_filter("datum.deficit")
-    zero = alt.Chart().mark_rule(color="#555", strokeDash=[4, 3]).encode(y=alt.YDatum(0)).transform_aggregate(
-        points="count()", groupby=["resource"]
-    )
-    panel = alt.layer(zero, lines, deficits, data=frame).properties(width=PANEL_WIDTH, height=120)
-    return panel.facet(
-        facet=alt.Facet("resource:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
-        columns=panel_columns(len(order)),
-        title=alt.Title(title, subtitle=subtitle),
-    ).resolve_scale(y="independent")
+    deficits = {"mark": mark("point", shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR),
+                "name": "deficits", "transform": [{"filter": "datum.deficit"}],
+                "encoding": {**axes, "opacity": opacity, "tooltip": tooltip}}
+    zero = {"mark": mark("rule", color="#555", strokeDash=[4, 3]), "encoding": {"y": {"datum": 0}},
+            "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}]}
+    return top_level({
+        "data": datasets.add("nets", frame),
+        "spec": {"layer": [zero, lines, deficits], "width": PANEL_WIDTH, "height": 120},
+        "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
+        "columns": panel_columns(len(order)),
+        "params": [point_selection(LEGEND_PICK, [picked_by], ["lines"], bind="legend"),
+                   picking("deficits", "game_date")],
+        "title": {"text": title, "subtitle": subtitle}, "resolve": {"scale": {"y": "independent"}},
+    }, datasets)

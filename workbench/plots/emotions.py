@@ -1,28 +1,27 @@
 """Emotion trajectories of a Damage game, with the attacks each player received and the
-point where each eliminated player left the game.
-
-Channels are written as objects (`alt.Tooltip("value:Q")`), not as strings: Altair
-spends several milliseconds parsing each string."""
+point where each eliminated player left the game."""
 
 from __future__ import annotations
 
-import altair as alt
 import polars as pl
 
 from workbench.damage import queries
 from workbench.damage.models import EMOTIONS
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import PICK, picking
+from workbench.plots.vega import Datasets, altair_figure, field, mark, spec_of, top_level
 
 # Above this many points per player, vectors are averaged over buckets of lines so the
-# spec stays small (Altair refuses more than 5,000 rows a panel) and the lines readable.
+# spec stays small and the lines readable.
 MAX_POINTS_PER_PLAYER = 600
 # The x axis of every panel but the last: its grid, no labels, ticks or title.
-UNLABELLED = alt.Axis(labels=False, ticks=False, title=None)
+UNLABELLED = {"labels": False, "ticks": False, "title": None}
+CURSOR_DATA = "cursor"  # the one empty row an overlay without data of its own is drawn from
 
 
+@altair_figure
 def emotion_trajectories(con, game_id: str | None = None, players=None, emotions=None, x: str = "seq",
-                         overlay: alt.Chart | None = None):
+                         overlay=None):
     """One line per player for each emotion over the event sequence (`x="seq"`) or
     turn (`x="turn"`), one panel per emotion, with a marker where a player was attacked
     on that emotion (tooltip: attacker, intended and applied change). The line of a
@@ -38,7 +37,8 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
         players: the players to draw; None: all.
         emotions: the emotions to draw, one panel each; None: all five.
         x: the x axis: `seq` (the event's line) or `turn`.
-        overlay: an Altair chart layered over every panel; None: none.
+        overlay: a chart layered over every panel (an Altair chart, or a Vega-Lite
+            view as a dict, such as `cursor_rule`); None: none.
 
     Returns:
         An Altair chart of one panel per emotion, stacked over one x axis.
@@ -57,50 +57,71 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
         raise WorkbenchError(f"no emotion vectors for game {game_id!r}")
     attacks = queries.attacks_received(con, game_id, players, emotions, x)
     eliminated = queries.eliminations(con, game_id, players)
-    return emotion_chart(game_id, vectors, attacks, emotions, x, overlay, eliminated)
+    return emotion_spec(game_id, vectors, attacks, emotions, x, overlay, eliminated)
 
 
-def emotion_chart(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emotions, x: str = "seq",
-                  overlay: alt.Chart | None = None, eliminated: pl.DataFrame | None = None) -> alt.VConcatChart:
-    """The trajectories of `queries.emotion_series`, the markers of
+def emotion_spec(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emotions, x: str = "seq",
+                  overlay=None, eliminated: pl.DataFrame | None = None) -> dict:
+    """The spec of the trajectories of `queries.emotion_series`, the markers of
     `queries.attacks_received` and, for the players of `queries.eliminations`, a cross
     ending their lines; one panel per emotion."""
-    color = alt.Color("player_id:N", title="player")
+    datasets = Datasets()
+    color = field("player_id:N", title="player")
     axis = "event" if x == "seq" else "turn"
     vectors, ends = ended_lines(vectors, eliminated, x)
-    panels = []
-    for emotion in emotions:
+    over = None if overlay is None else _overlay(overlay, datasets)
+    panels, params = [], []
+    for panel, emotion in enumerate(emotions):
+        # Altair names a named view of the n-th panel of a concatenation `<name>_<n>`:
+        # named so here, its selection's views still name it in the Altair chart.
+        view = f"attacks-{emotion}_{panel}"
         # The panels share one x scale, labelled under the last: a panel's tick labels are
         # most of the text vl-convert lays out, and text is most of a PNG's render time.
-        x_channel = alt.X(f"{x}:Q", title=axis) if emotion == emotions[-1] else alt.X(f"{x}:Q", axis=UNLABELLED)
-        lines = alt.Chart(vectors.filter(vectors["emotion"] == emotion)).mark_line(interpolate="step-after").encode(
-            x=x_channel,
-            y=alt.Y("value:Q", title=emotion, scale=alt.Scale(domain=[-1, 1])),
-            color=color,
-            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".3f")],
-        )
+        x_channel = field(f"{x}:Q", title=axis) if emotion == emotions[-1] else field(f"{x}:Q", axis=UNLABELLED)
+        lines = {
+            "data": datasets.add(f"lines-{emotion}", vectors.filter(vectors["emotion"] == emotion)),
+            "mark": mark("line", interpolate="step-after"),
+            "encoding": {"x": x_channel, "y": field("value:Q", title=emotion, scale={"domain": [-1, 1]}),
+                         "color": color,
+                         "tooltip": [field("player_id:N"), field(f"{x}:Q"), field("value:Q", format=".3f")]},
+        }
         # a click on an attack received selects its line: the attack (widgets.emotion_filters);
         # one selection per panel, each named for its emotion
-        hits = alt.Chart(attacks.filter(attacks["emotion"] == emotion)).mark_point(
-            shape="triangle-down", filled=True, size=70
-        ).add_params(picking("seq", name=f"{PICK}_{emotion}")).encode(
-            x=x_channel, y=alt.Y("value:Q"), color=color,
-            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("attacker:N"), alt.Tooltip(f"{x}:Q"),
-                     alt.Tooltip("intended_delta:Q", format=".3f", title="intended"),
-                     alt.Tooltip("applied_delta:Q", format=".3f", title="applied")],
-        )
+        hits = {
+            "data": datasets.add(f"attacks-{emotion}", attacks.filter(attacks["emotion"] == emotion)),
+            "mark": mark("point", shape="triangle-down", filled=True, size=70), "name": view,
+            "encoding": {"x": x_channel, "y": field("value:Q"), "color": color,
+                         "tooltip": [field("player_id:N"), field("attacker:N"), field(f"{x}:Q"),
+                                     field("intended_delta:Q", format=".3f", title="intended"),
+                                     field("applied_delta:Q", format=".3f", title="applied")]},
+        }
+        params.append(picking(view, "seq", name=f"{PICK}_{emotion}"))
         # A cross (a plus turned 45 degrees) in the player's colour, outlined to stand out on the line.
-        out = alt.Chart(ends.filter(ends["emotion"] == emotion)).mark_point(
-            shape="cross", angle=45, filled=True, size=140, stroke="black", strokeWidth=0.6, opacity=1
-        ).encode(
-            x=x_channel, y=alt.Y("value:Q"), color=color,
-            tooltip=[alt.Tooltip("player_id:N"), alt.Tooltip("eliminated_at:Q", title=f"eliminated at {axis}"),
-                     alt.Tooltip("value:Q", format=".3f", title="last value")],
-        )
-        panel = alt.layer(lines, hits, out) if overlay is None else alt.layer(lines, hits, out, overlay)
-        panels.append(panel.properties(width=720, height=110))
+        out = {
+            "data": datasets.add(f"ends-{emotion}", ends.filter(ends["emotion"] == emotion)),
+            "mark": mark("point", shape="cross", angle=45, filled=True, size=140, stroke="black", strokeWidth=0.6,
+                         opacity=1),
+            "encoding": {"x": x_channel, "y": field("value:Q"), "color": color,
+                         "tooltip": [field("player_id:N"),
+                                     field("eliminated_at:Q", title=f"eliminated at {axis}"),
+                                     field("value:Q", format=".3f", title="last value")]},
+        }
+        panels.append({"layer": [lines, hits, out] + ([over] if over else []), "width": 720, "height": 110})
     title = f"Emotions in {game_id} (▼ attack received, ✕ eliminated: the line ends)"
-    return alt.vconcat(*panels, title=title, spacing=10).resolve_scale(color="shared", x="shared")
+    return top_level({"vconcat": panels, "params": params, "title": title, "spacing": 10,
+                      "resolve": {"scale": {"color": "shared", "x": "shared"}}}, datasets)
+
+
+def _overlay(overlay, datasets: Datasets) -> dict:
+    """The view of `overlay` for a panel's layer, its datasets among the figure's; with no
+    data of its own, it is drawn once, from one empty row."""
+    spec = spec_of(overlay)
+    for name, values in spec.get("datasets", {}).items():
+        datasets.add(name, values)
+    view = {key: value for key, value in spec.items() if key not in ("$schema", "config", "datasets")}
+    if "data" not in view:
+        view["data"] = datasets.add(CURSOR_DATA, [{}])
+    return view
 
 
 def ended_lines(vectors: pl.DataFrame, eliminated: pl.DataFrame | None,
@@ -118,8 +139,8 @@ def ended_lines(vectors: pl.DataFrame, eliminated: pl.DataFrame | None,
                                                                           "eliminated_at")
 
 
-def cursor_rule(param: str) -> alt.Chart:
+def cursor_rule(param: str) -> dict:
     """A vertical rule at the line (`seq`) the Vega parameter `param` holds: an overlay
     for `emotion_trajectories`; the chart that shows it adds the parameter."""
-    return alt.Chart().mark_rule(color="black", strokeWidth=1.5, clip=True).encode(
-        x=alt.X(datum=alt.expr(param), type="quantitative"))
+    return {"mark": mark("rule", color="black", strokeWidth=1.5, clip=True),
+            "encoding": {"x": {"datum": {"expr": param}, "type": "quantitative"}}}

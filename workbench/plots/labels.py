@@ -1,10 +1,11 @@
-"""Text in the figures: names from logs made safe and short, and the chart that stands
-in for a figure with nothing to draw."""
+"""Text in the figures: names from logs made safe and short; the view that stands in for
+a figure with nothing to draw; the selection that leads from a mark to its records."""
 
 from __future__ import annotations
 
-import altair as alt
 import polars as pl
+
+from workbench.plots.vega import Datasets, field, mark, point_selection
 
 LABEL_CHARS = 40
 
@@ -22,19 +23,17 @@ def displayed(column: str) -> pl.Expr:
     return pl.col(column).map_elements(display_name, return_dtype=pl.String)
 
 
-def note_chart(text: str, title: str, width: int = 300) -> alt.Chart:
-    """A figure that only says `text`, under its usual title."""
-    return alt.Chart(pl.DataFrame({"note": [text]})).mark_text(size=13, color="gray").encode(
-        text=alt.Text("note:N")
-    ).properties(title=title, width=width, height=60)
+def note_view(datasets: Datasets, name: str, text: str, title: str, width: int = 300) -> dict:
+    """A view that only says `text`, under its figure's usual title; its one row is the
+    dataset `name`."""
+    return {"data": datasets.add(name, [{"note": text}]), "mark": mark("text", size=13, color="gray"),
+            "encoding": {"text": field("note:N")}, "title": title, "width": width, "height": 60}
 
 
 PICK = "pick"  # the name of a chart's selection that leads to its records (widgets.DrillDown)
 
 
-def picking(*fields: str, name: str = PICK):
-    """A click selects a mark by `fields`, which say which records are behind it; a
-    double click clears it."""
-    import altair as alt
-
-    return alt.selection_point(name=name, fields=list(fields), on="click", clear="dblclick")
+def picking(view: str, *fields: str, name: str = PICK) -> dict:
+    """The top-level selection by which a click on a mark of `view` selects it by
+    `fields`, which say which records are behind it; a double click clears it."""
+    return point_selection(name, fields, [view], on="click", clear="dblclick")

@@ -5,17 +5,18 @@ few games that differ, shows as a long bar: its validity could be anywhere along
 
 from __future__ import annotations
 
-import altair as alt
 import polars as pl
 
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import displayed, picking
+from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
 TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 
 
-def scorecard(con, formats: list[str] | None = None, aliases=None) -> alt.FacetChart:
+@altair_figure
+def scorecard(con, formats: list[str] | None = None, aliases=None):
     """One panel per format; in it one row per model or agent, sorted by validity:
     the 95% interval as a bar, the validity as a point, `n=` the decisions and games.
     `aliases` maps names to one model.
@@ -39,12 +40,13 @@ def scorecard(con, formats: list[str] | None = None, aliases=None) -> alt.FacetC
         frame = frame.filter(pl.col("format").is_in(list(formats)))
     if frame.is_empty():
         raise WorkbenchError("no decisions in this database; ingest a damage, ec4x, arena or gm log first")
-    return scorecard_chart(frame)
+    return scorecard_spec(frame)
 
 
-def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
-    """The chart of a `comparison.scorecard` frame (format, model, decisions, valid,
-    validity, ci_low, ci_high, games, ci_method)."""
+def scorecard_spec(frame: pl.DataFrame) -> dict:
+    """The spec of the chart of a `comparison.scorecard` frame (format, model, decisions,
+    valid, validity, ci_low, ci_high, games, ci_method)."""
+    datasets = Datasets()
     frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games",
                          "ci_method").with_columns(
         model_name=pl.col("model"),  # as the log wrote it: what a click on the model's bar selects
@@ -52,25 +54,26 @@ def scorecard_chart(frame: pl.DataFrame) -> alt.FacetChart:
         label=pl.format("n={}, {} game", "decisions", "games") + pl.when(pl.col("games") == 1).then(pl.lit(""))
         .otherwise(pl.lit("s")),
     )
-    x = alt.X("validity:Q", title="valid decisions", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))
-    y = alt.Y("model:N", title=None, sort=alt.EncodingSortField("validity", order="descending"))
-    tooltip = [*(alt.Tooltip(name) for name in ("format:N", "model:N", "decisions:Q", "valid:Q", "games:Q")),
-               alt.Tooltip("validity:Q", format=".1%"),
-               alt.Tooltip("ci_low:Q", format=".1%", title="95% low"),
-               alt.Tooltip("ci_high:Q", format=".1%", title="95% high"), alt.Tooltip("ci_method:N", title="interval")]
-    base = alt.Chart().encode(y=y, tooltip=tooltip)
-    # A click on a model's bar or point selects it (`PICK`: its format and name), for a
-    # notebook to show the records behind it (widgets.DrillDown).
-    pick = picking("format", "model_name")
-    interval = base.mark_bar(height=8, opacity=0.35).encode(x=alt.X("ci_low:Q", scale=alt.Scale(domain=[0, 1])),
-                                                            x2=alt.X2("ci_high"),
-                                                            color=alt.Color("format:N", legend=None))
-    point = base.mark_point(filled=True, size=50, color="black").encode(x=x).add_params(pick)
-    label = base.mark_text(align="left", dx=6, fontSize=10, color="#555").encode(x=alt.X("ci_high:Q"),
-                                                                                 text=alt.Text("label:N"))
-    return alt.layer(interval, point, label, data=frame).properties(width=360).facet(
-        row=alt.Row("format:N", title=None, header=alt.Header(labelFontWeight="bold", labelAngle=0,
-                                                               labelAlign="left")),
-        title=TITLE,
-    ).resolve_scale(y="independent")
-
+    whole = {"domain": [0, 1]}
+    shared = {
+        "y": field("model:N", title=None, sort={"field": "validity", "order": "descending"}),
+        "tooltip": [*(field(name) for name in ("format:N", "model:N", "decisions:Q", "valid:Q", "games:Q")),
+                    field("validity:Q", format=".1%"), field("ci_low:Q", format=".1%", title="95% low"),
+                    field("ci_high:Q", format=".1%", title="95% high"), field("ci_method:N", title="interval")],
+    }
+    interval = {"mark": mark("bar", height=8, opacity=0.35), "encoding": {
+        **shared, "x": field("ci_low:Q", scale=whole), "x2": {"field": "ci_high"},
+        "color": field("format:N", legend=None)}}
+    # A click on a model's point selects it (`PICK`: its format and name), for a notebook
+    # to show the records behind it (widgets.DrillDown).
+    point = {"mark": mark("point", filled=True, size=50, color="black"), "name": "points", "encoding": {
+        **shared, "x": field("validity:Q", title="valid decisions", axis={"format": "%"}, scale=whole)}}
+    label = {"mark": mark("text", align="left", dx=6, fontSize=10, color="#555"), "encoding": {
+        **shared, "x": field("ci_high:Q"), "text": field("label:N")}}
+    return top_level({
+        "data": datasets.add("scorecard", frame), "spec": {"layer": [interval, point, label], "width": 360},
+        "facet": {"row": field("format:N", title=None, header={"labelFontWeight": "bold", "labelAngle": 0,
+                                                                "labelAlign": "left"})},
+        "params": [picking("points", "format", "model_name")], "resolve": {"scale": {"y": "independent"}},
+        "title": TITLE,
+    }, datasets)
