@@ -81,7 +81,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "damage.ratings": ("workbench/damage/ratings.py", ("workbench.damage.ratings.*",), RATINGS),
     "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",), RATINGS),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
-    "ingest": ("workbench/ingest.py", ("workbench.ingest.*",), ()),
+    "ingest": ("workbench/ingestion.py", ("workbench.ingestion.*",), ()),
 }
 
 OWN_TESTS = {"stats", "comparison", "prices", "damage.ratings", "damage.plackett_luce"}

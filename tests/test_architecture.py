@@ -82,7 +82,7 @@ def test_imports_are_read_at_every_depth(tmp_path):
     # the graph must see imports inside functions, and `from workbench import catalog`
     assert "workbench.registry" in GRAPH["workbench"]
     assert "workbench.catalog" in GRAPH["workbench.registry"]
-    assert "workbench.ingest" in GRAPH["workbench"]
+    assert "workbench.ingestion" in GRAPH["workbench"]
 
 
 def test_the_package_has_no_import_cycle():

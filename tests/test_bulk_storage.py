@@ -3,7 +3,6 @@ append that rewrites no row group before its own, and a database this process ho
 open already shared, not refused. The DuckDB instance ingests attach their file to is
 kept between them: what one ingest leaves in it reaches no other."""
 
-import importlib
 import json
 import math
 import subprocess
@@ -16,10 +15,10 @@ import pytest
 
 import workbench
 from workbench import catalog
+from workbench import ingestion as ingest_module
 from workbench.ec4x import tables as ec4x_tables
 from workbench.errors import WorkbenchError
 
-ingest_module = importlib.import_module("workbench.ingest")  # `workbench.ingest` is the function
 
 DRAFT = json.dumps({"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "Move",
                                                                  "targetSystemId": 1}]})

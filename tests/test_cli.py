@@ -1,6 +1,5 @@
 """The command line: exit codes, one-line errors, exports, synth."""
 
-import importlib
 import json
 import subprocess
 import sys
@@ -47,8 +46,7 @@ def test_file_of_unknown_format_is_reported_not_guessed(capsys, tmp_path):
 
 
 def test_unreadable_file_exits_2(capsys, tmp_path, monkeypatch):
-    # `workbench.ingest` is the function; the module is reached through importlib.
-    ingest_module = importlib.import_module("workbench.ingest")
+    from workbench import ingestion as ingest_module
 
     def denied(path):
         raise PermissionError(13, "Permission denied", str(path))

@@ -4,7 +4,6 @@ each give, table by table, what one ingest of the final file gives."""
 
 import dataclasses
 import hashlib
-import importlib
 import json
 import shutil
 from pathlib import Path
@@ -13,12 +12,11 @@ import duckdb
 import pytest
 
 import workbench
-from workbench import registry
+from workbench import ingestion as ingest_module, registry
 from workbench.errors import OlderDatabase
 from workbench.violation import Violation
 from tests.conftest import SHARED, rows
 
-ingest_module = importlib.import_module("workbench.ingest")  # `workbench.ingest` is the function
 REAL_HOLDEM = SHARED / "corpus" / "damage" / "game_20261123T135537354772Z_ab3780.events.jsonl"
 VIEWS = ("ec4x_quality_gates", "arena_error_rates")
 

@@ -1,6 +1,7 @@
-"""What a command loads. `import workbench` and the commands that draw nothing load no
-Altair and no vl-convert (a second and more of every run), and a figure loads only its
-own format. Each command runs in a child interpreter, in-process there
+"""What a command loads. `import workbench` loads nothing but itself; no command loads
+Altair (a second and more of every run: the figures are Vega-Lite specs written as
+data), only the commands that draw load vl-convert, and a figure loads only its own
+format. Each command runs in a child interpreter, in-process there
 (`cli.main`), so the modules listed are the command's own."""
 
 import json
@@ -50,6 +51,20 @@ def test_import_workbench_and_its_plots_package_load_no_altair():
     modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
                                             check=True).stdout))
     assert "workbench.plots" in modules and drawing(modules) == []
+    # nor DuckDB, polars or the ingest: `workbench plot` starts its renderer before they load
+    ours = {m for m in modules if m.split(".")[0] == "workbench"}
+    assert ours == {"workbench", "workbench.errors", "workbench.plots"}
+    assert not {"duckdb", "polars", "pyarrow", "pydantic"} & {m.split(".")[0] for m in modules}
+
+
+def test_ingest_and_validate_are_the_package_s_own_names():
+    import workbench
+    from workbench import ingestion
+
+    assert workbench.ingest is ingestion.ingest and workbench.validate is ingestion.validate
+    from workbench import ingest, validate
+
+    assert (ingest, validate) == (ingestion.ingest, ingestion.validate)
 
 
 @pytest.fixture(scope="module")

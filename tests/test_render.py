@@ -1,7 +1,9 @@
 """Images rendered in a child process (`workbench.plots.render.Renderer`) are the bytes
 Altair's own `save` writes, and whatever goes wrong in the child, the image is still
-rendered. (Every figure's spec is valid Vega-Lite: tests/test_vega.py.)"""
+rendered. A PNG is rendered without tooltips, which it cannot show: its pixels are the
+same. (Every figure's spec is valid Vega-Lite: tests/test_vega.py.)"""
 
+import json
 import subprocess
 import sys
 
@@ -12,7 +14,7 @@ import pytest
 from tests.figures import assert_rendered
 from workbench import plots
 from workbench.cli import main
-from workbench.plots.render import Renderer, render
+from workbench.plots.render import Renderer, render, without_tooltips
 from workbench.plots.vega import VL_CONVERT_VERSION
 
 SPEC_CHART = alt.Chart(alt.Data(values=[{"x": i, "y": i * i} for i in range(6)])).mark_line().encode(x="x:Q", y="y:Q")
@@ -23,6 +25,28 @@ def all_figures_db(notebook_db):
     con = duckdb.connect(str(notebook_db), read_only=True)
     yield con
     con.close()
+
+
+@pytest.mark.parametrize("kind", list(plots.FIGURES))
+def test_a_png_without_tooltips_has_the_same_pixels(all_figures_db, kind):
+    import vl_convert
+
+    spec = plots.figure_spec(kind, all_figures_db)
+    views = {key: value for key, value in without_tooltips(spec).items() if key != "datasets"}
+    assert '"tooltip"' in json.dumps(spec) and '"tooltip"' not in json.dumps(views)
+    with_them = vl_convert.vegalite_to_png(spec, vl_version=VL_CONVERT_VERSION, scale=2.0, ppi=72)
+    assert render(spec, ".png", VL_CONVERT_VERSION, 2.0) == with_them
+
+
+def test_only_the_views_lose_their_tooltips():
+    spec = {"datasets": {"rows": [{"tooltip": "a field of that name", "x": 1}]},
+            "data": {"values": [{"tooltip": 2}]},
+            "layer": [{"mark": {"type": "point", "tooltip": True}, "encoding": {
+                "x": {"field": "x", "type": "quantitative"}, "tooltip": [{"field": "tooltip", "type": "nominal"}]}}]}
+    assert without_tooltips(spec) == {
+        "datasets": spec["datasets"], "data": spec["data"],
+        "layer": [{"mark": {"type": "point"}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}]}
+    assert spec["layer"][0]["encoding"]["tooltip"]  # the spec itself is left as it was
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])

@@ -7,7 +7,6 @@ corpus is ingested once on each engine for the module (`synthetic`, through the 
 line; `real`): Spark costs seconds a query and tens of seconds a start."""
 
 import contextlib
-import importlib
 import io
 import os
 import shutil
@@ -80,7 +79,7 @@ def synthetic(sample, spark, tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(on_spark, "ingest", kept("spark", on_spark.ingest))  # what `workbench ingest` calls
-        on_duckdb = importlib.import_module("workbench.ingest")
+        from workbench import ingestion as on_duckdb
         patch.setattr(on_duckdb, "ingest", kept("duckdb", on_duckdb.ingest))
         for engine, argv in (("spark", ["--engine", "spark", "--parquet", str(tree)]), ("duckdb", ["--db", str(db)])):
             with contextlib.redirect_stdout(io.StringIO()) as said:

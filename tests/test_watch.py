@@ -155,10 +155,7 @@ def test_a_failed_write_is_said_in_one_line_and_tried_again(tmp_path, monkeypatc
 
 
 def test_a_file_that_failed_is_tried_again_at_the_next_scan(tmp_path, monkeypatch):
-    import importlib
-
-
-    ingest = importlib.import_module("workbench.ingest")
+    from workbench import ingestion as ingest
     decisions(tmp_path / "ep.decisions.jsonl", ["idle"])
     real, calls = ingest._load_whole, []
 

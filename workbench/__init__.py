@@ -1,8 +1,10 @@
 """workbench: load, validate and explore the logs of LLM agents that play games.
 
-`import workbench` loads no source format: the registry is imported on first use,
-so a read-only notebook connection does not depend on every format's folder, and the
-command line starts fast. Plotting and widgets (Altair, ipywidgets) load on first use.
+`import workbench` loads nothing but this file: `ingest` and `validate` (the ingest
+machinery, `workbench.ingestion`), the registry of formats, plotting and widgets each
+load on first use. So a read-only notebook connection does not depend on every format's
+folder, and a command starts at once: `workbench plot` starts its image renderer before
+anything else is imported (docs/performance.md).
 """
 
 import importlib
@@ -17,7 +19,6 @@ if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
     sys.modules["rfc3987_syntax"] = None
 
 from workbench.errors import WorkbenchError  # noqa: E402
-from workbench.ingest import ingest, validate  # noqa: E402
 
 __all__ = ["connect", "ingest", "validate", "WorkbenchError", "plots", "widgets", "analysis"]
 
@@ -52,6 +53,10 @@ def connect(db=None, read_only: bool = False):
 
 
 def __getattr__(name):
+    if name in ("ingest", "validate"):
+        from workbench import ingestion
+
+        return getattr(ingestion, name)
     if name in ("plots", "widgets", "analysis"):
         return importlib.import_module(f"workbench.{name}")
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from workbench import catalog
 from workbench.errors import OlderDatabase, WorkbenchError
-from workbench.ingest import ingest
+from workbench.ingestion import ingest
 from workbench.registry import FORMATS
 
 FIGURE_SUFFIXES = (".png", ".html")

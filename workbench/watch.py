@@ -16,7 +16,7 @@ from typing import Iterator
 import duckdb
 
 from workbench.errors import WorkbenchError, first_line, is_interrupt
-from workbench.ingest import Report, ingest_files
+from workbench.ingestion import Report, ingest_files
 from workbench.paths import expand_paths, roots_of, text_of
 
 

@@ -29,10 +29,29 @@ def render(spec: dict, suffix: str, vl_version: str, scale: float) -> bytes:
     import vl_convert
 
     if suffix == ".png":
-        return vl_convert.vegalite_to_png(spec, vl_version=vl_version, scale=scale, ppi=72)
+        return vl_convert.vegalite_to_png(without_tooltips(spec), vl_version=vl_version, scale=scale, ppi=72)
     if suffix == ".pdf":
         return vl_convert.vegalite_to_pdf(spec, vl_version=vl_version, scale=1)
     return vl_convert.vegalite_to_svg(spec, vl_version=vl_version).encode("utf-8")
+
+
+def without_tooltips(node):
+    """A spec (or a part of one) with no tooltip in its views. A PNG shows none, the same
+    pixels are drawn without them, and Vega computes a tooltip for every mark: a tenth of
+    the emotion figure's render. (An SVG keeps them: they are its marks' aria-labels.)"""
+    if isinstance(node, list):
+        return [without_tooltips(value) for value in node]
+    if not isinstance(node, dict):
+        return node
+    bare = {}
+    for key, value in node.items():
+        if key in ("datasets", "data"):  # rows, whose fields may have any name
+            bare[key] = value
+        elif key in ("encoding", "mark") and isinstance(value, dict):
+            bare[key] = {name: part for name, part in value.items() if name != "tooltip"}
+        else:
+            bare[key] = without_tooltips(value)
+    return bare
 
 
 class Renderer:

@@ -87,7 +87,7 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     time differ is read again whole (`replaced`); a file ingested before from under
     `paths` that is gone is `missing`, or with `prune` its rows are removed (`pruned`).
     `partitions`: Spark tasks (default: one per file, up to 4 per core Spark has)."""
-    from workbench.ingest import _format_named
+    from workbench.ingestion import _format_named
     from workbench.spark.session import session
 
     _format_named(format)  # an unknown format is said before Spark starts
@@ -313,7 +313,7 @@ def load_task(batches: Iterator[pa.RecordBatch], shares: list[list[dict]], stagi
 
 def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, attempt: int = 0) -> list[dict]:
     from workbench import catalog
-    from workbench.ingest import ingest_files
+    from workbench.ingestion import ingest_files
 
     run = staging.name
     report = ingest_files([(_path_from_key(task["path"]), task["named"]) for task in todo], db=db, format=format)
