@@ -1,4 +1,4 @@
-"""What a command loads. `import workbench` loads nothing but itself; no command loads
+"""What a command loads. `import workbench` loads nothing but itself and its errors; no command loads
 Altair (a second and more of every run: the figures are Vega-Lite specs written as
 data), only the commands that draw load vl-convert, and a figure loads only its own
 format. Each command runs in a child interpreter, in-process there
@@ -65,6 +65,7 @@ def test_ingest_and_validate_are_the_package_s_own_names():
     from workbench import ingest, validate
 
     assert (ingest, validate) == (ingestion.ingest, ingestion.validate)
+    assert {"connect", "ingest", "validate", "plots", "analysis", "widgets"} <= set(dir(workbench))
 
 
 @pytest.fixture(scope="module")

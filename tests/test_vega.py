@@ -214,3 +214,19 @@ def test_spec_of_takes_a_spec_as_it_is_and_a_chart_as_altair_writes_it():
     assert spec_of(spec) is spec
     chart = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point()
     assert spec_of(chart) == chart.to_dict()
+
+
+def test_an_overlay_s_variable_parameter_is_the_figure_s_once(con):
+    rule = alt.Chart().mark_rule().encode(x=alt.X(datum=alt.expr("at"), type="quantitative")).add_params(
+        alt.param(name="at", value=100))
+    spec = plots.emotion_trajectories.spec(con, emotions=["tilt", "fear"], overlay=rule)
+    assert [p for p in spec["params"] if p["name"] == "at"] == [{"name": "at", "value": 100}]
+    assert all("params" not in view for panel in spec["vconcat"] for view in panel["layer"])
+    as_altair(spec).to_dict(validate=True)
+
+
+def test_a_figure_function_s_spec_pickles_as_itself():
+    import pickle
+
+    assert pickle.loads(pickle.dumps(plots.scorecard.spec)) is plots.scorecard.spec
+    assert pickle.loads(pickle.dumps(plots.scorecard)) is plots.scorecard

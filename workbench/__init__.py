@@ -1,10 +1,10 @@
 """workbench: load, validate and explore the logs of LLM agents that play games.
 
-`import workbench` loads nothing but this file: `ingest` and `validate` (the ingest
-machinery, `workbench.ingestion`), the registry of formats, plotting and widgets each
-load on first use. So a read-only notebook connection does not depend on every format's
-folder, and a command starts at once: `workbench plot` starts its image renderer before
-anything else is imported (docs/performance.md).
+`import workbench` loads nothing but this file and its errors: `ingest` and `validate`
+(the ingest machinery, `workbench.ingestion`), the registry of formats, plotting and
+widgets each load on first use. So a read-only notebook connection does not depend on
+every format's folder, and a command starts at once: `workbench plot` starts its image
+renderer before anything else is imported (docs/performance.md).
 """
 
 import importlib
@@ -50,6 +50,10 @@ def connect(db=None, read_only: bool = False):
     from workbench import registry
 
     return registry.connect(db)
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name):

@@ -714,10 +714,6 @@ def run() -> None:
     process with a signal after its work succeeded."""
     import signal
 
-    # No command shows a widget: Altair goes without its JupyterChart, whose anywidget
-    # brings ipywidgets and IPython (a quarter of Altair's import). A notebook's kernel,
-    # which does not start here, keeps it.
-    sys.modules.setdefault("anywidget", None)
     code = main()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A Ctrl-C that ended an `exec` of a string (a dataclass being built as a format's
@@ -729,23 +725,29 @@ def run() -> None:
 
 
 def _exit(code: int) -> None:
-    """End the process with `code`, skipping Python's shutdown where it has nothing left
-    to do: it would unload polars, DuckDB and pyarrow and free their objects one by one,
-    0.1-0.15 s after the command's work was done and printed. So once the output is
-    flushed, the exit handlers have run and no thread but a daemon is alive (every
-    command has closed its database by then), the process ends at once."""
+    """End the process with `code`, skipping Python's shutdown where nothing is left for
+    it to do: it would unload polars, DuckDB and pyarrow and free their objects one by
+    one, 0.1-0.15 s after the command's work was done and printed. That is where the
+    process is the command's own (no debugger, profiler or IPython's `%run` hosts it) and
+    no thread but a daemon is alive (every command has closed its database by then);
+    the exit handlers run first, then the output is flushed. Elsewhere it exits as
+    Python does."""
     import atexit
     import threading
 
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        sys.exit(code)  # Python's shutdown says what it says of a stream that failed
-    if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
-           if thread is not threading.main_thread()):
+    hosted = sys.gettrace() is not None or sys.getprofile() is not None or "IPython" in sys.modules
+    if hosted or any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
+                     if thread is not threading.main_thread()):
         sys.exit(code)
-    atexit._run_exitfuncs()
+    atexit._run_exitfuncs()  # and forgotten: a `sys.exit` below does not run them again
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:  # no stream: the file descriptor was closed, or pythonw
+                stream.flush()
+        except BrokenPipeError:  # what was left to print found its reader gone (`| head`)
+            code = _reader_gone() if stream is sys.stdout else code
+        except (OSError, ValueError):
+            sys.exit(code)  # Python's shutdown says what it says of a stream that failed
     os._exit(code)
 
 

@@ -184,6 +184,70 @@ def test_a_reader_that_goes_away_stops_the_output_quietly(tmp_path):
     assert child.stderr.read() == b""
 
 
+def test_a_reader_gone_before_the_last_flush_is_quiet_too(tmp_path):
+    # Output small enough to wait in the buffer until the command ends, its reader gone by then.
+    log = decisions(tmp_path / "ep.decisions.jsonl")
+    child = subprocess.Popen([sys.executable, "-m", "workbench.cli", "validate", str(log)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=buffered())
+    child.stdout.close()
+    assert child.wait(timeout=120) == 141
+    assert child.stderr.read() == b""
+
+
+def buffered() -> dict:
+    """This environment, with Python's output buffered as a terminal user's is."""
+    import os
+
+    return {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+
+
+# `workbench.cli.run` as the console script runs it, with an exit handler that prints.
+WITH_AN_EXIT_HANDLER = """
+import atexit, sys
+atexit.register(lambda: print("said by an exit handler"))
+sys.argv = ["workbench", *sys.argv[1:]]
+from workbench.cli import run
+run()
+"""
+
+
+def test_what_exit_handlers_print_is_written_and_the_exit_is_the_command_s(tmp_path):
+    log = decisions(tmp_path / "ep.decisions.jsonl")
+    out = tmp_path / "out.txt"
+    with out.open("w") as stdout:
+        code = subprocess.run([sys.executable, "-c", WITH_AN_EXIT_HANDLER, "validate", str(log)], stdout=stdout,
+                              stderr=subprocess.PIPE, env=buffered(), timeout=120).returncode
+    assert code == 0 and out.read_text().splitlines()[-1] == "said by an exit handler"
+    assert "ep.decisions.jsonl" in out.read_text()
+
+
+@pytest.mark.parametrize("closed", ["stdout", "stderr"])
+def test_a_closed_output_stream_changes_nothing_of_the_exit(tmp_path, closed):
+    # `workbench synth ... >&-`: Python then has no sys.stdout at all
+    fd = 1 if closed == "stdout" else 2
+    done = subprocess.run(f"{sys.executable} -m workbench.cli synth --out {tmp_path / 'synth'} {fd}>&-", shell=True,
+                          env=buffered(), timeout=300, capture_output=closed == "stdout")
+    assert done.returncode == 0 and (tmp_path / "synth" / "manifest.json").exists()
+
+
+def test_a_profiled_command_ends_as_python_does(tmp_path):
+    # Where a profiler (or a debugger, or IPython's %run) hosts the command, its own exit
+    # still follows: here, cProfile writes its profile.
+    profile = tmp_path / "validate.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "workbench.cli", "validate",
+                           str(decisions(tmp_path / "ep.decisions.jsonl"))], capture_output=True, timeout=120)
+    assert done.returncode == 0 and profile.stat().st_size > 0
+
+
+def test_a_command_run_in_ipython_leaves_ipython_running(tmp_path):
+    pytest.importorskip("IPython")
+    log = decisions(tmp_path / "ep.decisions.jsonl")
+    done = subprocess.run([sys.executable, "-m", "IPython", "--quick", "--no-banner", "-c",
+                           f"%run -m workbench.cli validate {log}\nprint('still here')"],
+                          capture_output=True, text=True, timeout=120)
+    assert "0 errors" in done.stdout and done.stdout.rstrip().endswith("still here"), done.stdout + done.stderr
+
+
 def test_duckdb_never_installs_or_loads_an_extension_on_its_own(tmp_path):
     con = workbench.connect(tmp_path / "w.duckdb")
     try:

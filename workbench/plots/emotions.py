@@ -69,8 +69,8 @@ def emotion_spec(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emo
     color = field("player_id:N", title="player")
     axis = "event" if x == "seq" else "turn"
     vectors, ends = ended_lines(vectors, eliminated, x)
-    over = None if overlay is None else _overlay(overlay, datasets)
-    panels, params = [], []
+    over, params = _overlay(overlay, datasets) if overlay is not None else (None, [])
+    panels = []
     for panel, emotion in enumerate(emotions):
         # Altair names a named view of the n-th panel of a concatenation `<name>_<n>`:
         # named so here, its selection's views still name it in the Altair chart.
@@ -112,16 +112,20 @@ def emotion_spec(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emo
                       "resolve": {"scale": {"color": "shared", "x": "shared"}}}, datasets)
 
 
-def _overlay(overlay, datasets: Datasets) -> dict:
-    """The view of `overlay` for a panel's layer, its datasets among the figure's; with no
-    data of its own, it is drawn once, from one empty row."""
+def _overlay(overlay, datasets: Datasets) -> tuple[dict, list[dict]]:
+    """The view of `overlay` for a panel's layer, its datasets among the figure's (with no
+    data of its own, it is drawn once, from one empty row), and its variable parameters,
+    which are the figure's, once: a view in a layer holds none."""
     spec = spec_of(overlay)
     for name, values in spec.get("datasets", {}).items():
         datasets.add(name, values)
-    view = {key: value for key, value in spec.items() if key not in ("$schema", "config", "datasets")}
+    view = {key: value for key, value in spec.items() if key not in ("$schema", "config", "datasets", "params")}
     if "data" not in view:
         view["data"] = datasets.add(CURSOR_DATA, [{}])
-    return view
+    params = spec.get("params", [])
+    if any("select" in param for param in params):
+        view["params"] = [param for param in params if "select" in param]
+    return view, [param for param in params if "select" not in param]
 
 
 def ended_lines(vectors: pl.DataFrame, eliminated: pl.DataFrame | None,

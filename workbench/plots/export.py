@@ -90,24 +90,26 @@ def page(spec: dict, title: str = "") -> str:
 
 
 def spec_title(spec: dict) -> str:
-    """The text of a spec's title, or "figure"."""
+    """The text of a spec's title (its lines joined), or "figure"."""
     title = spec.get("title") or "figure"
-    return str(title.get("text", "figure") if isinstance(title, dict) else title)
+    text = title.get("text", "figure") if isinstance(title, dict) else title
+    return " ".join(map(str, text)) if isinstance(text, list) else str(text)
 
 
 def vega_script() -> str:
-    """Vega, Vega-Lite and vega-embed as one script, as vl-convert bundles them: 2.4 s the
-    first time in a process, so kept in the user's cache folder, one file per vl-convert
-    version (it bundles the same script every time)."""
+    """Vega, the Vega-Lite the specs are written for and vega-embed as one script, as
+    vl-convert bundles them: 2.4 s the first time in a process, so kept in the user's
+    cache folder, one file per vl-convert and Vega-Lite version (it bundles the same
+    script every time)."""
     import vl_convert
 
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "workbench"
-    path = cache / f"vega-embed-vl-convert-{vl_convert.__version__}.js"
+    path = cache / f"vega-embed-vl-convert-{vl_convert.__version__}-vega-lite-{VL_CONVERT_VERSION}.js"
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    bundle = vl_convert.javascript_bundle()
+    bundle = vl_convert.javascript_bundle(vl_version=VL_CONVERT_VERSION)
     try:  # whole or not at all: written aside, then renamed
         cache.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.part")

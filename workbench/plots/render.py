@@ -35,12 +35,39 @@ def render(spec: dict, suffix: str, vl_version: str, scale: float) -> bytes:
     return vl_convert.vegalite_to_svg(spec, vl_version=vl_version).encode("utf-8")
 
 
-def without_tooltips(node):
-    """A spec (or a part of one) with no tooltip in its views. A PNG shows none, the same
-    pixels are drawn without them, and Vega computes a tooltip for every mark: a tenth of
-    the emotion figure's render. (An SVG keeps them: they are its marks' aria-labels.)"""
+# Marks that aggregate their data whatever the encoding says.
+COMPOSITE_MARKS = {"boxplot", "errorbar", "errorband"}
+
+
+def without_tooltips(spec: dict) -> dict:
+    """`spec` with no tooltip in its views, where that leaves its pixels as they are: a
+    PNG shows no tooltip, and Vega computes one for every mark (a tenth of the emotion
+    figure's render). A spec that aggregates anywhere keeps them, since a tooltip's field
+    is one its marks are grouped by. (An SVG keeps them: they are its aria-labels.)"""
+    return spec if _aggregates(spec) else _stripped(spec)
+
+
+def _aggregates(node) -> bool:
     if isinstance(node, list):
-        return [without_tooltips(value) for value in node]
+        return any(_aggregates(value) for value in node)
+    if not isinstance(node, dict):
+        return False
+    mark = node.get("mark")
+    if (mark.get("type") if isinstance(mark, dict) else mark) in COMPOSITE_MARKS:
+        return True
+    if isinstance(node.get("encoding"), dict) and _aggregated(node["encoding"]):
+        return True
+    return any(_aggregates(value) for key, value in node.items() if key not in ("datasets", "data", "encoding"))
+
+
+def _aggregated(encoding: dict) -> bool:
+    channels = [c for value in encoding.values() for c in (value if isinstance(value, list) else [value])]
+    return any(isinstance(channel, dict) and "aggregate" in channel for channel in channels)
+
+
+def _stripped(node):
+    if isinstance(node, list):
+        return [_stripped(value) for value in node]
     if not isinstance(node, dict):
         return node
     bare = {}
@@ -50,7 +77,7 @@ def without_tooltips(node):
         elif key in ("encoding", "mark") and isinstance(value, dict):
             bare[key] = {name: part for name, part in value.items() if name != "tooltip"}
         else:
-            bare[key] = without_tooltips(value)
+            bare[key] = _stripped(value)
     return bare
 
 

@@ -94,7 +94,7 @@ def altair_figure(build: Callable[..., dict]) -> Callable:
         return as_altair(build(*args, **kwargs))
 
     chart.spec = build
-    chart.__annotations__ = {**build.__annotations__, "return": "altair.TopLevelMixin"}
+    build.__qualname__ += ".spec"  # the name it is found by again, as in a process pool
     return chart
 
 
@@ -103,9 +103,13 @@ def as_altair(spec: dict):
     writes it, but for the names of its datasets (Altair names them by their hash).
 
     Each view becomes the Altair class that Altair itself would build (a layer a
-    LayerChart, a unit a Chart, ...), with its encoding and parameters as Altair objects
-    and the rest kept as the spec has it: it is made in milliseconds, where
-    `Chart.from_dict` takes up to 2 s matching every value against the schema."""
+    LayerChart, a unit a Chart, ...), with its encoding and parameters as Altair objects,
+    so it composes, displays and drives a `JupyterChart` as Altair's own charts do. The
+    rest is kept as the spec has it: a view's `data` is `{"values": rows}` (Altair's
+    data transformers and its row limit do not apply), and an encoding's channels and a
+    mark are dicts (`chart.encoding.x["title"]`, not `.x.title`). It is made in
+    milliseconds, where `Chart.from_dict` takes up to 2 s matching every value against
+    the schema."""
     datasets = spec.get("datasets", {})
     props = {key: value for key, value in spec.items() if key not in ("$schema", "datasets")}
     if props.get("config") == DEFAULT_CONFIG:  # Altair's theme adds it again
