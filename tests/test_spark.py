@@ -415,7 +415,8 @@ def test_a_file_whose_rows_cannot_be_written_is_failed_and_the_task_goes_on(logs
     blocker = tmp_path / "blocker"
     blocker.write_text("")
     todo = [{"path": text_of(path.resolve()), "named": True, "source_id": number, "size": path.stat().st_size,
-             "mtime_ns": path.stat().st_mtime_ns} for number, path in enumerate(sorted(logs.glob("*.jsonl")), 1)]
+             "mtime_ns": path.stat().st_mtime_ns, "found_at": text_of(path)}
+            for number, path in enumerate(sorted(logs.glob("*.jsonl")), 1)]
     results = load._load_files(todo, tmp_path / "task.duckdb", blocker / "_staging" / "run", None)
     assert [r["status"] for r in results] == ["failed"] * len(todo)
     assert all("cannot write its rows" in r["message"] and r["records"] > 0 for r in results)
@@ -449,12 +450,27 @@ def test_a_tree_inside_the_paths_is_not_read_as_logs(logs, spark):
 
 
 def test_each_task_gets_its_own_share_of_the_files(logs, tmp_path, spark):
-    todo = [(text_of(path.resolve()), True, number, path.stat().st_size, path.stat().st_mtime_ns)
+    todo = [(text_of(path.resolve()), True, number, path.stat().st_size, path.stat().st_mtime_ns, text_of(path))
             for number, path in enumerate(sorted(logs.glob("*.jsonl"))[:4], 1)]
     results = load._run_tasks(spark, tmp_path / "lake", "run", todo, None, partitions=4)
     assert sorted(r["source_id"] for r in results) == [1, 2, 3, 4]
     attempts = {r["staged"].split("-")[1] for r in results}
     assert len(attempts) == 4  # four tasks, one file each: no task got two, none none
+
+
+def test_files_reached_through_a_link_are_found_where_the_database_finds_them(logs, tmp_path, spark):
+    # sources.path follows the link; found_at keeps the path as it was given, on both engines
+    linked = tmp_path / "linked"
+    linked.symlink_to(logs, target_is_directory=True)
+    db, tree = tmp_path / "w.duckdb", tmp_path / "lake"
+    workbench.ingest([linked], db=db)
+    on_spark.ingest([linked], tree, spark=spark)
+    query = "SELECT path, found_at FROM sources ORDER BY path"
+    with workbench.connect(db, read_only=True) as con:
+        on_duckdb = con.execute(query).fetchall()
+    on_tree = on_spark.open(tree, spark=spark).frame(query).rows()
+    assert on_tree == on_duckdb and len(on_duckdb) == len(list(logs.glob("*.jsonl")))
+    assert all(path.startswith(str(logs.resolve())) and found.startswith(str(linked)) for path, found in on_duckdb)
 
 
 def test_unequal_and_null_lists_are_padded_as_duckdb_pads_them(spark):

@@ -50,7 +50,9 @@ RESULT_SCHEMA = pa.schema([
 # What the tree knows of each file it holds rows of: those of a task's result.
 MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
     "path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")])
-TASK_FIELDS = ("path", "named", "source_id", "size", "mtime_ns")
+# A task's file: its key (`sources.path`, links followed) and where it was found (links
+# kept, as the ingest records it in `sources.found_at`), which the task reads it by.
+TASK_FIELDS = ("path", "named", "source_id", "size", "mtime_ns", "found_at")
 
 
 @dataclass
@@ -201,7 +203,7 @@ def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str,
             continue
         source_id = known["source_id"] if known is not None else next_id
         next_id += known is None
-        todo.append((key, named, source_id, stat.st_size, stat.st_mtime_ns))
+        todo.append((key, named, source_id, stat.st_size, stat.st_mtime_ns, text_of(os.path.abspath(path))))
     for key, row in sorted(manifest.items()):
         if key in found or not under(key, roots) or os.path.isfile(path_of(key)):
             continue
@@ -316,14 +318,14 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, a
     from workbench.ingestion import ingest_files
 
     run = staging.name
-    report = ingest_files([(_path_from_key(task["path"]), task["named"]) for task in todo], db=db, format=format)
-    loaded = {file.path: file for file in report.files}
+    report = ingest_files([(_path_from_key(task["found_at"]), task["named"]) for task in todo], db=db, format=format)
+    loaded = {file.path: file for file in report.files}  # by the path each was read by
     results = []
     con = catalog.connect(db, read_only=True)
     try:
         holding = _tables_holding(con)
         for task in todo:
-            file = loaded.get(task["path"])
+            file = loaded.get(task["found_at"])
             if file is None:  # of no known format, found in a folder: the ingest skips it
                 results.append(_result(task, "skipped", None))
                 continue
@@ -347,7 +349,7 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, a
 
 
 def _path_from_key(key: str) -> Path:
-    """The file a `sources.path` names (`paths.text_of` wrote it)."""
+    """The file a `sources.path` or `found_at` names (`paths.text_of` wrote it)."""
     return Path(os.fsdecode(path_of(key)))
 
 
