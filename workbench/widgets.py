@@ -288,9 +288,7 @@ def _chart_widget(chart, note: str | None):
         return None, widgets.HTML(f"<i>{html.escape(note or 'no emotion chart')}</i>")
     try:
         _enable_offline(alt)
-        # The chart arrives aggregated; Altair's row limit would only refuse a long game.
-        with alt.data_transformers.disable_max_rows():
-            live = alt.JupyterChart(chart)
+        live = alt.JupyterChart(chart)  # its rows are the spec's values: no row limit applies
         return live, live
     except ImportError:
         output = widgets.Output()

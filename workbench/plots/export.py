@@ -12,7 +12,7 @@ from pathlib import Path
 from workbench.errors import WorkbenchError
 from workbench.paths import text_of, writable_folder
 from workbench.plots.render import IMAGES, Renderer, render
-from workbench.plots.vega import VL_CONVERT_VERSION
+from workbench.plots.vega import VL_CONVERT_VERSION, spec_of
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
 
@@ -49,7 +49,7 @@ def save(chart, path: str | Path, scale: float = 2.0, renderer: Renderer | None 
     if suffix not in SUFFIXES:
         raise WorkbenchError(f"cannot write {path}: unknown suffix {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
     writable_folder(path)
-    spec = chart if isinstance(chart, dict) else chart.to_dict()
+    spec = spec_of(chart)
     try:
         if suffix == ".html":
             path.write_text(page(spec), encoding="utf-8")

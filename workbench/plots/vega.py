@@ -148,6 +148,6 @@ def _parameter(param: dict):
 
 
 def spec_of(chart) -> dict:
-    """The Vega-Lite spec of a figure: a spec as it is, or an Altair chart's `to_dict()`
-    (not validated again: the charts this is given were checked where they were made)."""
-    return chart if isinstance(chart, dict) else chart.to_dict(validate=False)
+    """The Vega-Lite spec of a figure: a spec as it is, or what an Altair chart's
+    `to_dict()` writes (which checks it against Altair's schema)."""
+    return chart if isinstance(chart, dict) else chart.to_dict()
