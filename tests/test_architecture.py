@@ -14,7 +14,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
 FORMATS = ("damage", "stellaris", "ec4x", "arena", "gm")
-CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors", "screen")
+CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors", "screen", "outcomes")
 
 
 def module_name(path: Path) -> str:

@@ -50,7 +50,8 @@ def test_records_prints_where_each_record_is_what_it_breaks_and_its_line_as_writ
     assert len(expected) == 3 and len(lines) == 2 * len(expected)
     for (path, number), header, text in zip(expected, lines[::2], lines[1::2]):
         tick = json.loads(line_of(path, number))["tick"]
-        assert header.startswith(f"{path}:{number}: arena; game_id {path.name.split('.')[0]}; turn {tick}; "
+        game = f"{path.parent.name}/{path.name.split('.')[0]}"  # the episode within its run (its folder)
+        assert header.startswith(f"{path}:{number}: arena; game_id {game}; turn {tick}; "
                                  f"model model-b; INVALID; breaks ")
         assert text == "    " + line_of(path, number)
 
@@ -122,13 +123,14 @@ def test_side_by_side_prints_the_disagreements_first_with_where_each_decision_is
     lines = out.splitlines()
     # shared: ep_1 ticks 0-3 and ep_2 tick 0; model-b flew on ep_1 1 and 3 and on ep_2 0
     assert code == 0 and err == ""
-    assert lines[0] == "model-a and model-b: 5 shared turns, 3 where one was valid and the other not"
+    assert lines[0] == "model-a and model-b: 5 shared turns, 3 where one's answers were all valid and the other's not"
     turns = [line for line in lines[1:] if not line.startswith("    ")]
-    assert turns == ["arena ep_1 turn 1: DISAGREE", "arena ep_1 turn 3: DISAGREE", "arena ep_2 turn 0: DISAGREE",
-                     "arena ep_1 turn 0", "arena ep_1 turn 2"]
-    assert lines[3].startswith("    model-b: fly: INVALID (")
+    run_ = episode_1.parent.name
+    assert turns == [f"arena {run_}/ep_1 turn 1: DISAGREE", f"arena {run_}/ep_1 turn 3: DISAGREE",
+                     f"arena {run_}/ep_2 turn 0: DISAGREE", f"arena {run_}/ep_1 turn 0", f"arena {run_}/ep_1 turn 2"]
+    assert lines[3].startswith("    model-b as agent_b: fly: INVALID (")
     assert lines[3].endswith(f" at {episode_1}:{line_where(episode_1, 'model-b', 1)}")
-    assert lines[2] == f"    model-a: idle: valid at {episode_1}:{line_where(episode_1, 'model-a', 1)}"
+    assert lines[2] == f"    model-a as agent_a: idle: valid at {episode_1}:{line_where(episode_1, 'model-a', 1)}"
 
 
 def test_side_by_side_json_has_both_raw_texts_and_limit_cuts_the_turns(capsys, arena):
@@ -161,7 +163,11 @@ def test_the_real_simulators_logs_through_the_command_line(capsys, tmp_path):
     by_hand = [(str(log.resolve()), number) for log in logs for number, text in
                enumerate(log.read_bytes().split(b"\n"), 1) if b'"reason": "provider_failure"' in text.lower()]
     assert code == 0 and len(by_hand) == 12 and [(row["path"], row["line"]) for row in found] == by_hand
-    assert {(row["valid"], row["action"]) for row in found} == {(False, None)} and all(row["model"] for row in found)
+    # failed calls: no answer to judge, the provider's words kept
+    assert {(row["valid"], row["action"], row["outcome"]) for row in found} == {(None, None, "failed")}
+    assert all(row["model"] for row in found) and all(row["failure"].startswith("provider HTTP error 500") for row in found)
+    code, out, _ = run(capsys, "records", "--db", db, "--failed", "--json", "--limit", "0")
+    assert [(row["path"], row["line"]) for row in json.loads(out)] == by_hand
     assert all(row["raw"] == line_of(Path(row["path"]), row["line"]) for row in found)
     models = sorted({row["model"] for row in json.loads(run(capsys, "records", "--db", db, "--json", "--limit", "0")[1])
                      if row["model"]})
@@ -169,13 +175,17 @@ def test_the_real_simulators_logs_through_the_command_line(capsys, tmp_path):
     code, out, _ = run(capsys, "side-by-side", *models[:2], "--db", db, "--json", "--limit", "0")
     pairs = json.loads(out)
     assert code == 0 and pairs
-    for pair in pairs:  # each side's place is one of its lines, of the pair's game and turn
+    for pair in pairs:  # each side's place is its own line, of the pair's game, hand and seat
         for side in ("a", "b"):
+            if pair[f"locator_{side}"] is None:  # a side with no decision of its own in this row
+                assert pair[f"raw_{side}"] is None
+                continue
             number = int(pair[f"locator_{side}"].removeprefix("line "))
             raw = line_of(Path(pair[f"path_{side}"]), number)
-            assert raw in pair[f"raw_{side}"].split("\n")  # one of the side's decisions that turn
+            assert raw == pair[f"raw_{side}"]  # one decision a side per row, its own line
             event = json.loads(raw)
             assert event["game_id"] == pair["game_id"] and event["payload"]["turn"] == pair["turn"]
+            assert event["payload"]["player_id"] == pair[f"agent_id_{side}"]
 
 
 def test_a_name_the_aliases_map_finds_its_models_records_as_the_model_does(capsys, arena, tmp_path):

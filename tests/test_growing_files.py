@@ -135,7 +135,8 @@ def test_a_log_cut_between_a_calls_start_and_its_failure_grows_right(tmp_path, r
     workbench.ingest([log], db=db)
     log.write_bytes(real_holdem)
     assert [f.status for f in workbench.ingest([log], db=db).files] == ["appended"]
-    assert rows(db, f"SELECT model, valid FROM decisions WHERE locator = 'line {rejected}'") == [("mock-qwen-14b", False)]
+    assert rows(db, f"SELECT model, valid, outcome FROM decisions WHERE locator = 'line {rejected}'") == [
+        ("mock-qwen-14b", None, "failed")]
     assert_same_tables(db, [log], tmp_path)
 
 

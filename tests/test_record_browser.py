@@ -58,7 +58,7 @@ def test_selecting_a_row_shows_its_raw_text_and_findings(notebook_db):
     traced = RecordBrowser(notebook_db, format="arena", text='"tool"', limit=2000)
     ticks = set(expected_lines(notebook_db, "SELECT episode_id, tick, agent_id FROM arena_traces"))
     index = next(i for i, r in enumerate(traced.records.iter_rows(named=True))
-                 if (r["game_id"], r["turn"], r["agent_id"]) in ticks)
+                 if (r["game_id"].rsplit("/", 1)[-1], r["turn"], r["agent_id"]) in ticks)
     assert "traced at line" in traced.select(index)
 
 

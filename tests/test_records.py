@@ -78,13 +78,13 @@ def test_filters_by_model_validity_rule_severity_and_game(arena_db):
     con, episode_1, _ = arena_db
     invalid_b = analysis.records(con, model="model-b", valid=False)
     # model-b flew on ticks 1 and 3 of episode 1 and on tick 0 of episode 2
-    assert invalid_b.select("game_id", "turn").rows() == [("ep_1", 1), ("ep_1", 3), ("ep_2", 0)]
+    assert invalid_b.select("game_id", "turn").rows() == [("logs/ep_1", 1), ("logs/ep_1", 3), ("logs/ep_2", 0)]
     assert all("fly" in raw for raw in invalid_b["raw"])
     assert all(invalid_b["rules"].to_list()) and all("error" in s for s in invalid_b["severities"].to_list())
     rule = invalid_b["rules"].to_list()[0][0]
     by_rule = analysis.records(con, rule=rule)
     assert set(by_rule["model"]) == {"model-b"} and by_rule.height >= 3
-    assert analysis.records(con, game_id="ep_2")["line"].to_list() == [1, 2, 3]
+    assert analysis.records(con, game_id="logs/ep_2")["line"].to_list() == [1, 2, 3]
     assert analysis.records(con, severity="error", format="gm").is_empty()
     assert analysis.records(con, model="model-a", valid=False).is_empty()
     assert analysis.records(con, model="model-a", valid=True).height == 5
@@ -94,7 +94,7 @@ def test_filters_by_model_validity_rule_severity_and_game(arena_db):
 def test_text_is_found_in_the_raw_text_in_any_case(arena_db):
     con, episode_1, episode_2 = arena_db
     hits = analysis.records(con, text="QUERY_inventory")
-    assert hits.select("game_id", "turn", "model").rows() == [("ep_1", 2, "model-a")]
+    assert hits.select("game_id", "turn", "model").rows() == [("logs/ep_1", 2, "model-a")]
     assert hits["raw"][0] == line_of(episode_1, hits["line"][0])
     assert analysis.records(con, text="not json")["raw"].to_list() == ["{not json"]
     # every line holding `agent_c` (plain Python): one, in episode 2
@@ -106,19 +106,19 @@ def test_text_is_found_in_the_raw_text_in_any_case(arena_db):
 def test_a_changed_file_gives_no_raw_text_and_a_reject_keeps_its_own(arena_db):
     con, episode_1, _ = arena_db
     episode_1.write_text(episode_1.read_text().replace("agent_a", "agent_z"))  # same size, other bytes
-    found = analysis.records(con, game_id="ep_1", limit=None)
+    found = analysis.records(con, game_id="logs/ep_1", limit=None)
     assert found.filter(found["line"] == 6)["raw"].to_list() == ["{not json"]  # kept in the database
     assert found.filter(found["line"] != 6)["raw"].null_count() == found.height - 1
-    assert analysis.records(con, text="agent_a", game_id="ep_1").is_empty()  # not searched in what changed
+    assert analysis.records(con, text="agent_a", game_id="logs/ep_1").is_empty()  # not searched in what changed
     episode_1.unlink()
-    assert analysis.records(con, game_id="ep_1", limit=None)["raw"].null_count() == found.height - 1
+    assert analysis.records(con, game_id="logs/ep_1", limit=None)["raw"].null_count() == found.height - 1
 
 
 def test_a_grown_file_still_gives_the_raw_text_of_what_was_ingested(arena_db):
     con, episode_1, _ = arena_db
     with open(episode_1, "a") as handle:
         handle.write(arena_line("agent_a", 9, "model-a") + "\n")
-    found = analysis.records(con, game_id="ep_1", limit=None)
+    found = analysis.records(con, game_id="logs/ep_1", limit=None)
     assert found.height == 9 and found["raw"].null_count() == 0
     assert found["raw"][0] == line_of(episode_1, 1)
 
@@ -139,14 +139,14 @@ def test_side_by_side_pairs_the_same_episode_and_tick_disagreements_first(arena_
     pairs = analysis.side_by_side(con, "model-a", "model-b")
     # shared turns: ep_1 ticks 0-3 and ep_2 tick 0; b is invalid on ep_1 1, 3 and ep_2 0
     assert pairs.select("game_id", "turn", "disagree").rows() == [
-        ("ep_1", 1, True), ("ep_1", 3, True), ("ep_2", 0, True), ("ep_1", 0, False), ("ep_1", 2, False)]
+        ("logs/ep_1", 1, True), ("logs/ep_1", 3, True), ("logs/ep_2", 0, True), ("logs/ep_1", 0, False), ("logs/ep_1", 2, False)]
     first = pairs.row(0, named=True)
     assert first["valid_a"] is True and first["valid_b"] is False
     assert first["action_a"] == "idle" and first["action_b"] == "fly"
     assert first["raw_a"] == line_of(episode_1, int(first["locator_a"].split()[1]))
     assert first["raw_b"] == line_of(episode_1, int(first["locator_b"].split()[1]))
     assert first["rules_a"] == [] and first["rules_b"]
-    last_of_ep_2 = pairs.filter(pairs["game_id"] == "ep_2").row(0, named=True)
+    last_of_ep_2 = pairs.filter(pairs["game_id"] == "logs/ep_2").row(0, named=True)
     assert last_of_ep_2["raw_a"] == line_of(episode_2, 1) and last_of_ep_2["raw_b"] == line_of(episode_2, 2)
     assert analysis.side_by_side(con, "model-a", "model-c").height == 1  # they share only ep_2 tick 0
     assert analysis.side_by_side(con, "model-a", "nobody").is_empty()
@@ -206,7 +206,7 @@ def test_at_keeps_the_records_a_chart_names(arena_db):
     assert analysis.records(con, at={"source_id": [], "line": []}).is_empty()
 
 
-def test_a_turn_decided_twice_is_located_at_its_decision_that_was_not_valid(tmp_path):
+def test_a_turn_decided_twice_gives_each_decision_a_row_at_its_own_line(tmp_path):
     # model-b decides tick 0 twice: first a valid idle (line 2), then a flight (line 3)
     log = write_lines(tmp_path / "ep_1.decisions.jsonl", [
         arena_line("agent_a", 0, "model-a"), arena_line("agent_b", 0, "model-b"),
@@ -216,10 +216,35 @@ def test_a_turn_decided_twice_is_located_at_its_decision_that_was_not_valid(tmp_
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     pairs = analysis.side_by_side(con, "model-a", "model-b")
     con.close()
-    # tick 0: the flight on line 3, after a valid line 2; tick 1: the flight on line 5, before a valid line 6
-    assert pairs.select("turn", "valid_b", "locator_b", "locator_a").rows() == [
-        (0, False, "line 3", "line 1"), (1, False, "line 5", "line 4")]
-    assert pairs["raw_b"].to_list() == [line_of(log, 2) + "\n" + line_of(log, 3), line_of(log, 5) + "\n" + line_of(log, 6)]
+    # each of b's decisions on a row of its own, in file order; a's one decision beside b's first
+    assert pairs.select("turn", "valid_b", "locator_b", "locator_a", "disagree").rows() == [
+        (0, True, "line 2", "line 1", True), (0, False, "line 3", None, True),
+        (1, False, "line 5", "line 4", True), (1, True, "line 6", None, True)]
+    assert pairs["raw_b"].to_list() == [line_of(log, n) for n in (2, 3, 5, 6)]
+    assert pairs["raw_a"].to_list() == [line_of(log, 1), None, line_of(log, 4), None]
+
+
+def test_two_runs_episodes_of_one_name_are_two_games_and_never_pair(tmp_path):
+    # run1/ep1 is model A's, run2/ep1 model B's: the same file name in two runs
+    for run, model in (("run1", "model-a"), ("run2", "model-b")):
+        (tmp_path / "runs" / run).mkdir(parents=True)
+        write_lines(tmp_path / "runs" / run / "ep1.decisions.jsonl",
+                    [arena_line("agent_x", tick, model) for tick in range(20)])
+    workbench.ingest([tmp_path / "runs"], db=tmp_path / "w.duckdb")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    try:
+        games = con.execute("SELECT DISTINCT game_id FROM decisions ORDER BY 1").fetchall()
+        assert games == [("run1/ep1",), ("run2/ep1",)]
+        assert analysis.side_by_side(con, "model-a", "model-b").is_empty()
+        compared = analysis.compare_models(con, "model-a", "model-b")
+        assert compared["shared_turns"].to_list() == [0] and compared["games_a"].to_list() == [1]
+        # the same key whichever way the files are named: one of them alone, from its own folder
+        again = tmp_path / "again.duckdb"
+        workbench.ingest([tmp_path / "runs" / "run1" / "ep1.decisions.jsonl"], db=again)
+        with duckdb.connect(str(again)) as other:
+            assert other.execute("SELECT DISTINCT game_id FROM decisions").fetchall() == [("run1/ep1",)]
+    finally:
+        con.close()
 
 
 def test_the_rules_broken_most_name_their_places_by_path_and_check_their_severities(arena_db):

@@ -19,7 +19,7 @@ import workbench
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE_MODEL = "m</script><script>alert('model')</script>"
 HOSTILE_RULE_TEXT = "<img src=http://example.com/x onerror=alert(1)>"
-SECTIONS = ("What the database holds", "Scorecard", "Model comparisons", "Ratings", "Figures", "Quality gates",
+SECTIONS = ("What the database holds", "Scorecard", "Failed calls", "Model comparisons", "Ratings", "Figures", "Quality gates",
             "Most frequent violations", "Provenance")
 
 
@@ -251,4 +251,4 @@ def test_a_database_with_no_decisions_still_gets_a_report_saying_so(tmp_path, ca
     kept = save.resolve()
     assert str(kept) not in text and str(save) not in text and f"Paths are relative to {kept.parent}." in text
     assert "<td>autosave_<wbr>2312.01.01.sav</td>" in text  # may break after its underscore
-    assert "[8/8] provenance" in capsys.readouterr().err  # progress, one line per section
+    assert "[9/9] provenance" in capsys.readouterr().err  # progress, one line per section

@@ -220,7 +220,7 @@ def _stored_records(con) -> str:
 
 
 def records(con, format=None, model=None, game_id=None, rule=None, severity=None, valid=None, text=None,
-            limit: int | None = 200, aliases=None, at=None) -> pl.DataFrame:
+            limit: int | None = 200, aliases=None, at=None, outcome=None) -> pl.DataFrame:
     """One row per record (a line, or a located part of a file that has none), filtered:
     where it is, its format, game, turn, model, validity, the rules it breaks and its raw
     text as written in its file (`records.records`).
@@ -234,37 +234,40 @@ def records(con, format=None, model=None, game_id=None, rule=None, severity=None
         game_id: a game (Arena: an episode).
         rule: a rule the record breaks.
         severity: a severity of a finding about it: `error`, `warning` or `info`.
-        valid: True or False: the validity of its decision.
+        valid: True or False: the validity of its decision (a failed call has none).
         text: words found in its raw text, in any case.
         limit: at most this many rows; None: all.
         aliases: a dict, or a JSON or CSV (`name,model`) file, mapping names to one model.
         at: a frame (or a dict of columns) of `source_id` and `line` keeping only the
             records named there, as a chart's drill-down finds them; a null line names the
             records of a file without lines.
+        outcome: `valid`, `invalid` or `failed` (a call that got no answer): its decision's.
 
     Returns:
         A polars DataFrame in file and line order: `path`, `locator` (`line N`, or where in
         a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`, `agent_id`,
-        `action`, `valid`, `rules` and `severities` (lists), `raw` (NULL when the file no
+        `action`, `valid`, `outcome`, `failure` (a failed call's reason, in the provider's
+        words), `rules` and `severities` (lists), `raw` (NULL when the file no
         longer holds what was ingested) and `source_id`.
 
     Raises:
-        WorkbenchError: an unknown `severity`, a `limit` that is not a whole number of 0 or
+        WorkbenchError: an unknown `severity` or `outcome`, a `limit` that is not a whole number of 0 or
             more, or `aliases` that cannot be read.
     """
     from workbench.records import records as found
 
     return found(con, format=format, model=model, game_id=game_id, rule=rule, severity=severity, valid=valid,
-                 text=text, limit=limit, aliases=aliases, at=at)
+                 text=text, limit=limit, aliases=aliases, at=at, outcome=outcome)
 
 
 def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame:
     """Both models' decisions on each turn they shared (same game and turn; Arena:
-    episode and tick), disagreements first, with their raw texts (`records.side_by_side`).
+    episode and tick; Damage: hand), disagreements first, with their raw texts
+    (`records.side_by_side`).
 
-    A model that decided a turn more than once is valid there if every decision was; its
-    actions and texts are joined in file order, and its `path` and `locator` are those
-    of its first decision that was not valid (else of its first).
+    One decision a side per row: within a turn, each round (Damage: betting round) pairs
+    the two models' decisions in the order they came, so a model playing several seats
+    has a row for each, and a side with no decision of its own in a row is empty.
 
     Args:
         con: a connection to a workbench database.
@@ -274,10 +277,11 @@ def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame
         aliases: a dict, or a JSON or CSV file, mapping names to one model.
 
     Returns:
-        A polars DataFrame, one row per shared turn, disagreements (one valid, the other
-        not) first, then by format, game and turn: `format`, `game_id`, `turn`, `a`, `b`,
-        `disagree`, then for each model (`_a`, `_b`) `action`, `valid`, `rules`, `raw`,
-        `path` and `locator`.
+        A polars DataFrame, the turns where one model's answered decisions were all valid
+        and the other's not (`disagree`) first, then by format, game, turn and round:
+        `format`, `game_id`, `turn`, `round`, `a`, `b`, `disagree`, then for each model
+        (`_a`, `_b`) `agent_id` (the seat), `action`, `valid` (NULL for a failed call),
+        `outcome`, `rules`, `raw`, `path` and `locator`.
 
     Raises:
         WorkbenchError: `a` and `b` are the same model.
@@ -290,7 +294,8 @@ def side_by_side(con, a: str, b: str, format=None, aliases=None) -> pl.DataFrame
 # --- comparing models -------------------------------------------------------------------
 
 
-def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game") -> pl.DataFrame:
+def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game",
+              failures: str = "exclude") -> pl.DataFrame:
     """Per format and model: validity with its 95% interval clustered by game, n and
     games, latency, tokens, retries, the rule broken most, and costs
     (`comparison.scorecard`).
@@ -304,13 +309,16 @@ def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: s
         aliases: a dict, or a JSON or CSV file, mapping names to one model.
         cluster: what the interval is clustered by: `game`, `file`, or None for
             independent decisions.
+        failures: `exclude` (validity of the answered decisions) or `invalid` (a failed
+            call, which got no answer, counted as an invalid decision).
 
     Returns:
         A polars DataFrame, one row per group: the `by` columns (with `model`, also
         `model_from`: model, agent or unknown), `decisions`, `valid`, `validity`, `ci_low`,
         `ci_high` (95%), `games` (the clusters), `design_effect`, `ci_method` (`wilson`, or
         `wilson-clustered` where the games differ more than independent decisions would),
-        `p50_ms`, `p95_ms` (latency), `p50_tokens` (per decision), `retries` (EC4X attempts
+        `failed` (calls that got no answer), `failure_rate` (of all calls) with `failure_low`
+        and `failure_high` (95%, clustered), `p50_ms`, `p95_ms` (latency), `p50_tokens` (per decision), `retries` (EC4X attempts
         past the first), `top_rule` and `top_rule_count` (the error rule broken most); with
         `model`, also `cost_per_decision`, `cost_per_valid` and `price_source` where a price
         is known.
@@ -320,11 +328,11 @@ def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: s
     """
     from workbench.comparison import scorecard as card
 
-    return card(con, by=by, prices=prices, aliases=aliases, cluster=cluster)
+    return card(con, by=by, prices=prices, aliases=aliases, cluster=cluster, failures=failures)
 
 
 def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None, aliases=None,
-                   all_pairs: bool = False, cluster: str | None = "game") -> pl.DataFrame:
+                   all_pairs: bool = False, cluster: str | None = "game", failures: str = "exclude") -> pl.DataFrame:
     """Model a against b (or every pair, or each against the best beyond 30 models),
     per format, with clustered intervals, exact tests, Holm's correction and a verdict
     in plain words (`comparison.compare_models`).
@@ -343,6 +351,8 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
         aliases: a dict, or a JSON or CSV file, mapping names to one model.
         all_pairs: compare every pair even in a format of more than 30 models.
         cluster: what intervals are clustered by: `game`, `file`, or None.
+        failures: `exclude` (compare the answered decisions) or `invalid` (a failed call
+            counted against its model as an invalid decision).
 
     Returns:
         A polars DataFrame, one row per comparison: `format`, `a`, `b`, `compared` (which
@@ -351,7 +361,8 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
         `validity_a_shared`, `validity_b_shared`, `games_compared`, `method`, `p_value`,
         `latency_p50_diff_ms`, `tokens_p50_diff`, `p_holm`, `shown_in_the_games` (shown, but
         perhaps within a single game), `significant`, `games_needed` (per model, to show the
-        difference where no evidence was found) and `verdict` (in plain words).
+        difference where no evidence was found), `failures` (how failed calls were
+        counted) and `verdict` (in plain words, saying that too).
 
     Raises:
         WorkbenchError: only one of `a` and `b` given, a model or format with no decisions,
@@ -359,7 +370,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     """
     from workbench.comparison import compare_models as compare
 
-    return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster)
+    return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster, failures=failures)
 
 
 def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = 0.8,
@@ -380,7 +391,8 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
         power: the chance of detecting the difference.
         level: the confidence level of the two-sided test.
         **estimate: with a connection: `difference` (required), `format` (estimate from
-            that format's decisions only) and `aliases`.
+            that format's decisions only), `aliases` and `failures` (`exclude`: the
+            answered decisions; `invalid`: a failed call counted as invalid).
 
     Returns:
         Games per model.
@@ -394,7 +406,8 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
     return games(con_or_difference, validity, decisions_per_game, icc, power, level, **estimate)
 
 
-def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None) -> pl.DataFrame:
+def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None,
+            failures: str = "exclude") -> pl.DataFrame:
     """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
     95% intervals over games and the ratings' own uncertainty; none below 3 rated games
     (`damage.ratings.ratings`).
@@ -405,6 +418,8 @@ def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases
         bootstrap: how many resamples of the games the interval is drawn from.
         seed: the random seed of the resampling (the same seed, the same intervals).
         aliases: a dict, or a JSON or CSV file, mapping names to one model (`by="model"`).
+        failures: `exclude`: a player's model is the one most of its answered decisions
+            name; `invalid`: of all its calls, failed ones too.
 
     Returns:
         A polars DataFrame, one row per model (seat, player), by rank: the `by` column,
@@ -419,4 +434,4 @@ def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases
     """
     from workbench.damage.ratings import ratings as rate
 
-    return rate(con, by=by, bootstrap=bootstrap, seed=seed, aliases=aliases)
+    return rate(con, by=by, bootstrap=bootstrap, seed=seed, aliases=aliases, failures=failures)

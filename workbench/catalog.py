@@ -102,8 +102,9 @@ REJECTS = Table("rejects", (
 DECISIONS = Table("decisions", (
     Column("source_id", "BIGINT", "the file the decision is in (`sources.source_id`)", required=True),
     Column("format", "VARCHAR", "the format of that file", required=True),
-    Column("game_id", "VARCHAR", "the game: Damage's `game_id`, the EC4X game, the Arena episode, the game-master "
-                                 "session (its file name), an OTel conversation (else session, else trace)"),
+    Column("game_id", "VARCHAR", "the game: Damage's `game_id`, the EC4X game, the Arena episode and the "
+                                 "game-master session within their run (`<folder>/<file name>`), an OTel "
+                                 "conversation (else session, else agent run, else trace)"),
     Column("turn", "BIGINT", "the turn: Damage's and EC4X's own, the Arena tick, the place of a game-master "
                              "response or of an OTel span in its game (from 1)"),
     Column("agent_id", "VARCHAR", "who decided: a Damage player, `house N` for an EC4X draft, an Arena agent, the "
@@ -112,8 +113,9 @@ DECISIONS = Table("decisions", (
                                "call's, the model its `thinking` start asked for); NULL where unknown"),
     Column("action", "VARCHAR", "what was decided: an action kind, a tool, a draft's feature families, a turn's "
                                 "error class and attempts"),
-    Column("valid", "BOOLEAN", "the decision breaks no rule: its line has no error (an EC4X bot turn: `ok`; an "
-                               "OTel span: it did not fail)", required=True),
+    Column("valid", "BOOLEAN", "the answer breaks no rule: its line has no error (an EC4X bot turn: `ok`; an "
+                               "OTel inference span: no refusal, no broken tool call); NULL for a failed call, "
+                               "which has no answer to judge"),
     Column("latency_ms", "DOUBLE", "milliseconds of the model call behind it, where the log records it (an EC4X "
                                    "bot turn: the LLM time of its failed attempts)"),
     Column("tokens", "BIGINT", "all tokens of the call behind the decision"),
@@ -121,8 +123,29 @@ DECISIONS = Table("decisions", (
     Column("input_tokens", "BIGINT", "prompt tokens, where the log separates them (cached ones included)"),
     Column("output_tokens", "BIGINT", "completion tokens, where the log separates them"),
     Column("cached_tokens", "BIGINT", "input tokens read from the provider's cache, where the log records them"),
-), doc="One row per agent decision in every format, so decision quality compares across games.",
-    added=("input_tokens", "output_tokens", "cached_tokens"))
+    Column("outcome", "VARCHAR", "`valid`, `invalid` (an answer that breaks a rule of error severity), or `failed` "
+                                 "(no answer came back: a provider or transport error, a timeout, a rate limit)"),
+    Column("failure", "VARCHAR", "a failed call's reason in the provider's own words (an HTTP status and its body, "
+                                 "an error type); NULL for an answered call"),
+    Column("round", "VARCHAR", "where in its turn, where a turn has several rounds: Damage's betting round "
+                               "(`preflop`, then the street last revealed: `flop`, `turn`, `river`; draw5: `betting`)"),
+    Column("response_model", "VARCHAR", "the model the reply named (a dated snapshot of the one asked for), where "
+                                        "the log records it"),
+), doc="One row per agent decision in every format, so decision quality compares across games: one inference call "
+       "of one model and its outcome.",
+    added=("input_tokens", "output_tokens", "cached_tokens", "outcome", "failure", "round", "response_model"))
+
+# A database made before a failed call was a decision of its own kept `valid` NOT NULL.
+DECISIONS_VALID_NULLABLE = "ALTER TABLE decisions ALTER COLUMN valid DROP NOT NULL;\n"
+
+# Every decision's outcome from what its format wrote: a `failure` is a failed call (no
+# answer, so no validity), else `valid` says. Run on a file's new decisions after its
+# load, so a format (or a plugin) writes only `valid` and, for a failed call, `failure`.
+SET_OUTCOMES = """
+UPDATE decisions SET outcome = CASE WHEN failure IS NOT NULL THEN 'failed' WHEN valid THEN 'valid' ELSE 'invalid' END,
+                     valid = CASE WHEN failure IS NOT NULL THEN NULL ELSE coalesce(valid, false) END
+WHERE source_id = $source_id AND outcome IS NULL
+"""
 
 # Which schema made a database's tables and views: opening one made by this very schema
 # runs none of its statements (replacing the views would write the catalog at every
@@ -134,7 +157,8 @@ SCHEMA = Table("workbench_schema", (
 ), doc="One row: the schema that made this database's tables and views.", added=("views",))
 
 SHARED_TABLES = (SOURCES, VIOLATIONS, REJECTS, DECISIONS, SCHEMA)
-SHARED_DDL = SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES) + VIOLATION_LINES
+SHARED_DDL = (SOURCE_IDS + "".join(table.ddl() for table in SHARED_TABLES) + DECISIONS_VALID_NULLABLE
+              + VIOLATION_LINES)
 
 # The columns of the database's tables and views (`table.column`), and the definitions of
 # its views.

@@ -163,6 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     card.add_argument("--by", default="format,model", help="group by these, comma-separated: format, model, "
                                                           "game_id, agent_id (default: format,model)")
     _add_cluster(card)
+    _add_failures(card)
     _add_prices(card)
     _add_aliases(card)
     card.add_argument("--csv", action="store_true", help="print CSV instead of a table")
@@ -176,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", help="only this format")
     compare.add_argument("--all-pairs", action="store_true", help="every pair even beyond 30 models in a format")
     _add_cluster(compare)
+    _add_failures(compare)
     _add_aliases(compare)
     _add_engine(compare, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     compare.set_defaults(run=_compare)
@@ -189,6 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--power", type=float, default=0.8, help="the chance of detecting it (default: 0.8)")
     plan.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     plan.add_argument("--format", help="estimate from this format's decisions only")
+    _add_failures(plan)
     _add_aliases(plan)
     _add_engine(plan, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     plan.set_defaults(run=_plan)
@@ -204,7 +207,10 @@ def _parser() -> argparse.ArgumentParser:
     validity = found.add_mutually_exclusive_group()
     validity.add_argument("--valid", dest="valid", action="store_true", default=None,
                           help="only records whose decision is valid")
-    validity.add_argument("--invalid", dest="valid", action="store_false", help="only records whose decision is not")
+    validity.add_argument("--invalid", dest="valid", action="store_false",
+                          help="only records whose decision is not (an answer that breaks a rule)")
+    validity.add_argument("--failed", dest="outcome", action="store_const", const="failed", default=None,
+                          help="only the calls that got no answer (a provider or transport error), with its words")
     found.add_argument("--text", help="only records whose raw text holds these words (any case)")
     found.add_argument("--limit", type=int, default=20, help="at most this many records, in file and line order "
                                                             "(default: 20; 0: all)")
@@ -324,6 +330,12 @@ def _add_output(command: argparse.ArgumentParser) -> None:
     shape = command.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print every column as JSON, raw text in full")
     shape.add_argument("--csv", action="store_true", help="print every column as CSV, raw text in full")
+
+
+def _add_failures(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--failures", choices=("exclude", "invalid"), default="exclude",
+                         help="a call that got no answer (the provider's error): left out of validity and shown "
+                              "beside it (exclude, the default), or counted against the model as invalid")
 
 
 def _add_cluster(command: argparse.ArgumentParser) -> None:
@@ -452,7 +464,7 @@ def _scorecard(args) -> int:
 
     with _source(args) as con:
         card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices,
-                         aliases=args.aliases, cluster=_cluster(args))
+                         aliases=args.aliases, cluster=_cluster(args), failures=args.failures)
     if card.is_empty():
         raise WorkbenchError("no decisions in this database to score; ingest a damage, ec4x, arena or gm log first")
     if args.csv:
@@ -460,9 +472,12 @@ def _scorecard(args) -> int:
         return 0
     for row in card.iter_rows(named=True):
         who = " ".join(str(row[key]) for key in card.columns[:card.columns.index("decisions")] if key != "model_from")
-        games = f"{row['games']} game" + ("s" if row["games"] != 1 else "")
-        line = (f"{who}: {row['validity']:.1%} valid (95% CI {row['ci_low']:.1%}-{row['ci_high']:.1%}, "
-                f"n={row['decisions']} in {games}{', clustered' if row['ci_method'] != 'wilson' else ''})")
+        line = f"{who}: {_validity_said(row)}"
+        if row["failed"] and args.failures == "exclude":
+            line += (f"; {row['failed']} failed call{'s' if row['failed'] != 1 else ''} left out "
+                     f"({row['failure_rate']:.1%} of calls, 95% CI {row['failure_low']:.1%}-{row['failure_high']:.1%})")
+        elif row["failed"]:
+            line += f"; {row['failed']} of them failed calls, counted as invalid"
         if row["top_rule"]:
             line += f", most broken: {row['top_rule']}"
         if row.get("cost_per_decision") is not None:
@@ -471,6 +486,15 @@ def _scorecard(args) -> int:
                 line += f", ${row['cost_per_valid']:.5f} per valid one"
         print(line)
     return 0
+
+
+def _validity_said(row: dict) -> str:
+    """A scorecard row's validity with its interval, n and games, in words."""
+    if not row["decisions"]:
+        return "no answered decision"
+    games = f"{row['games']} game" + ("s" if row["games"] != 1 else "")
+    return (f"{row['validity']:.1%} valid (95% CI {row['ci_low']:.1%}-{row['ci_high']:.1%}, "
+            f"n={row['decisions']} in {games}{', clustered' if row['ci_method'] != 'wilson' else ''})")
 
 
 def spreadsheet_safe(frame):
@@ -492,7 +516,7 @@ def _compare(args) -> int:
         raise WorkbenchError(f"compare takes two models or none, not {len(args.models)}")
     with _source(args) as con:
         found = compare_models(con, *(args.models or (None, None)), format=args.format, aliases=args.aliases,
-                               all_pairs=args.all_pairs, cluster=_cluster(args))
+                               all_pairs=args.all_pairs, cluster=_cluster(args), failures=args.failures)
     for line in how_compared(found):
         print(line)
     for row in found.iter_rows(named=True):
@@ -512,7 +536,7 @@ def _records(args) -> int:
     with _database(args) as con:
         # one more than shown: whether there are more to tell of
         found = records(con, format=args.format, model=args.model, game_id=args.game, rule=args.rule,
-                        severity=args.severity, valid=args.valid, text=args.text,
+                        severity=args.severity, valid=args.valid, outcome=args.outcome, text=args.text,
                         limit=None if limit is None else limit + 1, aliases=args.aliases)
         if found.is_empty():
             print(f"workbench: no record matches{_unknown_name(con, args)}", file=sys.stderr)
@@ -524,7 +548,9 @@ def _records(args) -> int:
     for row in found.iter_rows(named=True):
         where = _place(row["path"], row["locator"])
         about = [row["format"], *(f"{key} {row[key]}" for key in ("game_id", "turn", "model") if row[key] is not None)]
-        if row["valid"] is not None:
+        if row["outcome"] == "failed":
+            about.append(f"FAILED (no answer: {row['failure']})")
+        elif row["valid"] is not None:
             about.append("valid" if row["valid"] else "INVALID")
         if row["rules"]:  # with the severities found, so an `info` finding does not read as the failure
             about.append(f"breaks {', '.join(row['rules'])} ({'/'.join(row['severities'])})")
@@ -541,22 +567,35 @@ def _side_by_side(args) -> int:
         paired = side_by_side(con, *args.models, format=args.format, aliases=args.aliases)
         if paired.is_empty():
             _why_no_turn_is_shared(con, args)
-    shared, disagree = paired.height, int(paired["disagree"].sum() or 0)
+    turns = paired.select("format", "game_id", "turn", "disagree").unique(maintain_order=True)
+    shared, disagree = turns.height, int(turns["disagree"].sum() or 0)
     if limit is not None and shared > limit:
-        paired = paired.head(limit)
+        paired = paired.join(turns.head(limit).drop("disagree"), on=["format", "game_id", "turn"], how="semi",
+                             maintain_order="left")
         print(f"(the first {limit} of {shared} turns; --limit 0 shows all)", file=sys.stderr)
     if _printed_as_data(paired, args):
         return 0
     a, b = args.models
-    print(f"{a} and {b}: {shared} shared turns, {disagree} where one was valid and the other not")
-    for row in paired.iter_rows(named=True):
-        print(f"{row['format']} {row['game_id']} turn {row['turn']}{': DISAGREE' if row['disagree'] else ''}")
-        for side, model in (("a", a), ("b", b)):
-            rules = row[f"rules_{side}"]
-            verdict = ("valid" if row[f"valid_{side}"] else "INVALID") + (f" ({', '.join(rules)})" if rules else "")
-            action = row[f"action_{side}"] or "(no action)"
-            print(f"    {model}: {action}: {verdict} at {_place(row[f'path_{side}'], row[f'locator_{side}'])}")
+    print(f"{a} and {b}: {shared} shared turns, {disagree} where one's answers were all valid and the other's not")
+    for (fmt, game, turn, differ), rows in paired.group_by("format", "game_id", "turn", "disagree",
+                                                           maintain_order=True):
+        print(f"{fmt} {game} turn {turn}{': DISAGREE' if differ else ''}")
+        for row in rows.iter_rows(named=True):
+            for side, model in (("a", a), ("b", b)):
+                if row[f"locator_{side}"] is not None:
+                    print(f"    {_decision_said(row, side, model)}")
     return 0
+
+
+def _decision_said(row: dict, side: str, model: str) -> str:
+    """One side of a side-by-side row in words: round, model, seat, action, outcome, place."""
+    rules = row[f"rules_{side}"]
+    verdict = {"failed": "FAILED (no answer)", "invalid": "INVALID"}.get(row[f"outcome_{side}"], "valid")
+    verdict += f" ({', '.join(rules)})" if rules else ""
+    seat = f" as {row[f'agent_id_{side}']}" if row[f"agent_id_{side}"] is not None else ""
+    round_ = f"{row['round']}: " if row["round"] is not None else ""
+    action = row[f"action_{side}"] or "(no action)"
+    return f"{round_}{model}{seat}: {action}: {verdict} at {_place(row[f'path_{side}'], row[f'locator_{side}'])}"
 
 
 def _why_no_turn_is_shared(con, args) -> None:
@@ -648,7 +687,7 @@ def _plan(args) -> int:
         return 0
     with _source(args) as con:
         print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
-                            db_label=_source_label(args), **given))
+                            db_label=_source_label(args), failures=args.failures, **given))
     return 0
 
 

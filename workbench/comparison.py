@@ -26,6 +26,7 @@ from workbench import stats
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
+from workbench.outcomes import FAILURES_SAID, answered
 from workbench.prices import costs, known_prices
 
 # Below this many aligned turns a paired test says little; the unpaired comparison is used.
@@ -45,41 +46,54 @@ CLUSTERS = {
 }
 
 
-def decided(aliases: dict[str, str] | None = None, cluster: str | None = "game") -> str:
+def decided(aliases: dict[str, str] | None = None, cluster: str | None = "game", failures: str | None = "exclude") -> str:
     """The decisions with `who` (the model when the log names one, else the agent; an
-    alias maps a name to the model it stands for) and `cluster` (the unit sampled)."""
+    alias maps a name to the model it stands for) and `cluster` (the unit sampled).
+    `failures`: "exclude" keeps the answered decisions only; "invalid" keeps every
+    decision, a failed call as not valid; None keeps every decision as it is (a failed
+    call's `valid` NULL)."""
     if cluster not in CLUSTERS:
         raise WorkbenchError(f"cannot cluster by {cluster!r}; use one of: game, file, or None")
+    kept = "true" if failures is None else answered(failures)
     who = alias_sql(aliases, "coalesce(model, agent_id, '(unknown)')")
+    valid = " REPLACE (coalesce(valid, false) AS valid)" if failures == "invalid" else ""
     return f"""
-    SELECT *, {who} AS who, {CLUSTERS[cluster]} AS cluster,
+    SELECT *{valid}, {who} AS who, {CLUSTERS[cluster]} AS cluster,
            CASE WHEN model IS NOT NULL THEN 'model' WHEN agent_id IS NOT NULL THEN 'agent' ELSE 'unknown' END
                AS model_from
-    FROM decisions
+    FROM decisions WHERE {kept}
     """
 
 
 # --- the scorecard -------------------------------------------------------------------
 
 
-def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game") -> pl.DataFrame:
+def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: str | None = "game",
+              failures: str = "exclude") -> pl.DataFrame:
     """One row per `by` group (format, model, game_id, agent_id): decisions, valid,
     validity with its 95% interval (ci_low, ci_high) clustered by `cluster` ("game",
     "file", or None for independent decisions), games (the clusters), design_effect and
     ci_method ("wilson", or "wilson-clustered" where the games differ more than
     independent decisions would), latency p50/p95 (ms), tokens per decision (p50),
     retries where the log records them (EC4X attempts past the first), and the error
-    rule broken most. `aliases` (a dict or a JSON/CSV file) maps names to one model.
+    rule broken most. Validity is of the answered decisions: a failed call (no answer
+    came back) is shown in `failed`, with `failure_rate` of all calls and its interval
+    (`failure_low`, `failure_high`), and left out of validity unless `failures="invalid"`
+    counts it as an invalid decision. `aliases` (a dict or a JSON/CSV file) maps names to one model.
     Costs (cost_per_decision, cost_per_valid, price_source) use genai-prices' table,
     where it knows the model, and `prices` (a dict or a JSON/CSV file) over it."""
     by = [by] if isinstance(by, str) else list(by)
     keys = _group_keys(by)
-    source = decided(read_aliases(aliases), cluster)
-    frame = query_frame(con, _scorecard_sql(keys, source))
-    frame = _with_intervals(frame)
+    aliases = read_aliases(aliases)
+    source = decided(aliases, cluster, failures)
+    frame = _with_intervals(query_frame(con, _scorecard_sql(keys, source)))
+    calls = _failure_rates(query_frame(con, _failures_sql(keys, decided(aliases, cluster, None))))
+    # A group whose every call failed has no answered decision: a row all the same.
+    frame = calls.join(frame, on=keys, how="left", nulls_equal=True).with_columns(
+        pl.col("decisions", "valid", "games").fill_null(0), model_from=pl.coalesce("model_from", "calls_from"))
     columns = [*by, *(["model_from"] if "model" in by else []), "decisions", "valid", "validity", "ci_low",
-               "ci_high", "games", "design_effect", "ci_method", "p50_ms", "p95_ms", "p50_tokens", "retries",
-               "top_rule", "top_rule_count"]
+               "ci_high", "games", "design_effect", "ci_method", "failed", "failure_rate", "failure_low",
+               "failure_high", "p50_ms", "p95_ms", "p50_tokens", "retries", "top_rule", "top_rule_count"]
     frame = frame.rename({"who": "model"}) if "model" in by else frame
     if "model" in by:  # a price is a model's
         priced = known_prices(frame["model"].unique().to_list(), prices)
@@ -112,7 +126,7 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
         SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {group} ORDER BY n DESC, rule) AS rank FROM rules)
         WHERE rank = 1
     ),
-    {_SPREAD.format(keys=group, source="d")}
+    {_SPREAD.format(keys=group, source="d", hit="valid")}
     SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS model_from,
            count(*) AS decisions, count(*) FILTER (WHERE d.valid) AS valid, avg(d.valid::INT) AS validity,
            any_value(s.games) AS games, any_value(s.squares) AS squares,
@@ -127,11 +141,39 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
     """
 
 
-# Per group: its clusters (games) and the sum over them of (valid_g - p n_g)^2, the
-# numerator of the cluster-robust variance (`stats.design_effects`).
+def _failures_sql(keys: list[str], source: str) -> str:
+    """Per group: every call, the failed ones, and their spread over the games."""
+    group = ", ".join(keys)
+    return f"""
+    WITH d AS ({source}),
+    {_SPREAD.format(keys=group, source="d", hit="outcome = 'failed'")}
+    SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS calls_from, count(*) AS calls,
+           count(*) FILTER (WHERE d.outcome = 'failed') AS failed, any_value(s.games) AS failed_games,
+           any_value(s.squares) AS failed_squares
+    FROM d LEFT JOIN spread s ON {" AND ".join(f"s.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)}
+    GROUP BY {", ".join(f"d.{k}" for k in keys)}
+    ORDER BY {", ".join(f"d.{k}" for k in keys)}
+    """
+
+
+def _failure_rates(frame: pl.DataFrame) -> pl.DataFrame:
+    """failure_rate of all calls, with its 95% interval clustered as validity's is."""
+    n, failed, games = (frame[c].to_numpy().astype(float) for c in ("calls", "failed", "failed_games"))
+    effect = stats.design_effects(n, failed, games, frame["failed_squares"].to_numpy().astype(float))
+    shrink = stats.shrinks(games, effect)
+    low, high = stats.wilson(failed * shrink, n * shrink)
+    return frame.drop("failed_games", "failed_squares").with_columns(
+        failure_rate=pl.Series(failed / n, dtype=pl.Float64),
+        failure_low=pl.Series(np.atleast_1d(low), dtype=pl.Float64),
+        failure_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64))
+
+
+# Per group: its clusters (games) and the sum over them of (hit_g - p n_g)^2, the
+# numerator of the cluster-robust variance (`stats.design_effects`); a hit is a valid
+# decision, unless `hit` says otherwise.
 _SPREAD = """
 per_cluster AS (
-    SELECT {keys}, cluster, count(*) AS n_g, count(*) FILTER (WHERE valid) AS valid_g FROM {source} GROUP BY ALL
+    SELECT {keys}, cluster, count(*) AS n_g, count(*) FILTER (WHERE {hit}) AS valid_g FROM {source} GROUP BY ALL
 ),
 weighted AS (
     SELECT *, sum(valid_g) OVER w / sum(n_g) OVER w AS p FROM per_cluster WINDOW w AS (PARTITION BY {keys})
@@ -154,11 +196,38 @@ def _with_intervals(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# --- the calls that got no answer ------------------------------------------------------
+
+
+def failed_calls(con, aliases=None) -> pl.DataFrame:
+    """One row per format, model, game and failure (the provider's words): `calls`, how
+    many failed so, in order."""
+    return query_frame(con, f"""
+        SELECT format, who AS model, game_id, failure, count(*) AS calls
+        FROM ({decided(read_aliases(aliases), "game", None)}) WHERE outcome = 'failed'
+        GROUP BY ALL ORDER BY format, model, game_id NULLS FIRST, failure
+    """)
+
+
+def failed_calls_in_words(failed: pl.DataFrame) -> str:
+    """What `failed_calls` found, in one sentence: how many, the provider's words, and
+    where."""
+    total = int(failed["calls"].sum() or 0)
+    if not total:
+        return "Every call got an answer: no call failed at the provider."
+    said = failed.group_by("failure").agg(pl.col("calls").sum()).sort(["calls", "failure"], descending=[True, False])
+    where = failed.group_by("game_id", maintain_order=True).agg(pl.col("calls").sum())
+    words = "; ".join(f"{failure} ×{calls}" for failure, calls in said.iter_rows())
+    games = ", ".join(f"{calls} in game {game}" if game is not None else f"{calls} in no named game"
+                      for game, calls in where.iter_rows())
+    return f"{total} call{'s' if total != 1 else ''} failed at the provider: {words}; {games}."
+
+
 # --- models side by side ----------------------------------------------------------------
 
 
 def compare_models(con, a: str | None = None, b: str | None = None, format: str | None = None, aliases=None,
-                   all_pairs: bool = False, cluster: str | None = "game") -> pl.DataFrame:
+                   all_pairs: bool = False, cluster: str | None = "game", failures: str = "exclude") -> pl.DataFrame:
     """Model `a` against model `b` in every format both decided in (or only `format`):
     each one's n, games and validity; the difference a - b with its 95% interval; the
     method; a p-value, Holm's adjustment over every row, `significant` (adjusted p
@@ -175,11 +244,13 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     no evidence says how many games per model would show its difference (`games_needed`).
     A difference is claimed only from at least MIN_GAMES games on each side (shared
     games, where paired: `games_compared`); one shown within a single game is
-    `shown_in_the_games` and told as such."""
+    `shown_in_the_games` and told as such. The answered decisions are compared: a failed
+    call (no answer came back) is left out, unless `failures="invalid"` counts it as an
+    invalid decision; `failures` and every verdict say which."""
     if (a is None) != (b is None):
         raise WorkbenchError("name two models to compare, or none to compare every pair")
     aliases = read_aliases(aliases)
-    source = decided(aliases, cluster)
+    source = decided(aliases, cluster, failures)
     shares = _shares(con, source, format)
     if a is not None:
         a, b = two_models(a, b, aliases, "a comparison")
@@ -192,7 +263,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
         raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
     cells = _shared_turns(con, source, wanted)
     rows = [_compare(fmt, shares[fmt, x], shares[fmt, y], cells.get((fmt, x, y)), how) for fmt, x, y, how in wanted]
-    frame = pl.DataFrame(rows, infer_schema_length=None)
+    frame = pl.DataFrame(rows, infer_schema_length=None).with_columns(failures=pl.lit(failures))
     frame = frame.with_columns(p_holm=pl.Series(stats.holm(frame["p_value"].to_list()), dtype=pl.Float64))
     shown = (pl.col("p_holm") < stats.ALPHA) & ((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0))
     frame = frame.with_columns(shown_in_the_games=shown,
@@ -215,7 +286,7 @@ class Share:
 def _shares(con, source: str, format: str | None) -> dict[tuple[str, str], Share]:
     frame = query_frame(con, f"""
         WITH d AS (SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format),
-        {_SPREAD.format(keys="format, who", source="d")},
+        {_SPREAD.format(keys="format, who", source="d", hit="valid")},
         medians AS (SELECT format, who, count(*) AS n, count(*) FILTER (WHERE valid) AS valid,
                            quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(tokens, 0.5) AS p50_tokens
                     FROM d GROUP BY ALL)
@@ -355,6 +426,7 @@ def verdict(row: dict) -> str:
     else:
         where = (f"{row[first]} {row['n_' + first]} decisions in {_games(row['games_' + first])}, "
                  f"{row[second]} {row['n_' + second]} in {_games(row['games_' + second])}")
+    where += FAILURES_SAID[row.get("failures", "exclude")]
     if row["significant"]:
         return f"{named}; {where})"
     if row.get("shown_in_the_games"):
@@ -387,10 +459,12 @@ class Plan:
                                   self.decisions_per_game, self.icc, power, level)
 
 
-def plan(con, format: str | None = None, aliases=None, cluster: str | None = "game") -> Plan:
+def plan(con, format: str | None = None, aliases=None, cluster: str | None = "game",
+         failures: str = "exclude") -> Plan:
     """Validity, decisions per game and the intra-class correlation of validity within
-    games (games nested in their model), over `format`'s decisions or every format's."""
-    plans = _planned(con, decided(read_aliases(aliases), cluster), format, pooled=format is None)
+    games (games nested in their model), over `format`'s answered decisions or every
+    format's (`failures="invalid"`: every call, a failed one as invalid)."""
+    plans = _planned(con, decided(read_aliases(aliases), cluster, failures), format, pooled=format is None)
     if not plans:
         raise WorkbenchError(f"no decisions{f' in format {format!r}' if format else ''} in this database to plan from")
     return next(iter(plans.values()))
@@ -428,7 +502,7 @@ def _games_needed(row: dict, planned: Plan | None) -> int | None:
 
 def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = POWER,
                 level: float = stats.LEVEL, *, difference: float | None = None, format: str | None = None,
-                aliases=None) -> int:
+                aliases=None, failures: str = "exclude") -> int:
     """Games per model to detect a difference in validity at `power` and `level`.
 
     `sample_size(difference, validity, decisions_per_game, icc)`: the two-proportion
@@ -444,7 +518,7 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
     else:
         if difference is None:
             raise WorkbenchError("sample_size(con, difference=...) needs the difference to detect")
-        planned = plan(con_or_difference, format, aliases)
+        planned = plan(con_or_difference, format, aliases, failures=failures)
         validity = planned.validity if validity is None else validity
         decisions_per_game = planned.decisions_per_game if decisions_per_game is None else decisions_per_game
         icc = planned.icc if icc is None else icc
@@ -453,10 +527,11 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
 
 
 def plan_in_words(con, difference: float, power: float = POWER, format: str | None = None, aliases=None,
-                  db_label: str = "the database", validity=None, decisions_per_game=None, icc=None) -> str:
+                  db_label: str = "the database", validity=None, decisions_per_game=None, icc=None,
+                  failures: str = "exclude") -> str:
     """`workbench plan`: games per model to detect `difference`, and what that rests on.
     Without a connection every input must be given."""
-    estimated = plan(con, format, aliases) if con is not None else None
+    estimated = plan(con, format, aliases, failures=failures) if con is not None else None
     validity = estimated.validity if validity is None else validity
     decisions_per_game = estimated.decisions_per_game if decisions_per_game is None else decisions_per_game
     icc = estimated.icc if icc is None else icc
@@ -467,8 +542,8 @@ def plan_in_words(con, difference: float, power: float = POWER, format: str | No
             f"(design effect {effect:.2f})")
     if estimated is not None:
         scope = f"{format}'s" if format else "every format's"
-        text += (f"; estimated from {scope} {estimated.games} games of {estimated.models} models in {db_label} "
-                 f"(a value given on the command line replaces its estimate)")
+        text += (f"; estimated from {scope} {estimated.games} games of {estimated.models} models in {db_label}"
+                 f"{FAILURES_SAID[failures]} (a value given on the command line replaces its estimate)")
     return text
 
 

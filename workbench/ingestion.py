@@ -576,6 +576,7 @@ def _record(con, source_id: int, fmt: Format, content: Content, counts: Counts, 
     """What the file's load left: its content, where an append resumes, its counts, its
     rows in each table (an ingest that finds them changed reads the file again), and
     where it was found."""
+    con.execute(catalog.SET_OUTCOMES, {"source_id": source_id})
     con.execute(
         "UPDATE sources SET sha256 = ?, size = ?, complete_bytes = ?, complete_lines = ?, resume = ?, "
         "records = ?, rejected = ?, table_rows = ?, found_at = ?, ingested_at = CAST(now() AS TIMESTAMP) "

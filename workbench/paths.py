@@ -83,6 +83,16 @@ def name_without(path: Path, suffix: str) -> str:
     return name[: -len(suffix)] if name.endswith(suffix) else text_of(path.stem)
 
 
+def game_of_file(path: Path, suffix: str) -> str:
+    """The game a file holds where its records name none (an Arena episode, a game-master
+    session): the file's name without `suffix`, within its run, the folder it is in
+    (`run1/ep1.decisions.jsonl` -> `run1/ep1`). Two runs' `ep1` are two games; the key
+    is the same however the file is named on the command line."""
+    folder = text_of(Path(os.path.abspath(path)).parent.name)
+    name = name_without(path, suffix)
+    return f"{folder}/{name}" if folder else name
+
+
 def expand_paths(paths) -> list[tuple[Path, bool]]:
     """Every file named by `paths`, with whether the user named it directly.
 

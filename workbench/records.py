@@ -36,7 +36,8 @@ from workbench.jsonl import line_spans, read_line
 from workbench.naming import alias_sql, read_aliases, two_models
 
 RECORD_COLUMNS = ("path", "locator", "line", "format", "game_id", "turn", "model", "agent_id", "action",
-                  "valid", "rules", "severities", "raw", "source_id")
+                  "valid", "outcome", "failure", "rules", "severities", "raw", "source_id")
+OUTCOMES = ("valid", "invalid", "failed")
 SEVERITIES = ("error", "warning", "info")
 # Tables read here for what they are, not as records of a file.
 _NOT_RECORDS = ("sources", "violations", "rejects", "decisions", "workbench_schema")
@@ -59,23 +60,28 @@ def known_severities(severities) -> tuple[str, ...]:
 
 def records(con, format: str | None = None, model: str | None = None, game_id: str | None = None,
             rule: str | None = None, severity: str | None = None, valid: bool | None = None,
-            text: str | None = None, limit: int | None = 200, aliases=None, at=None) -> pl.DataFrame:
+            text: str | None = None, limit: int | None = 200, aliases=None, at=None,
+            outcome: str | None = None) -> pl.DataFrame:
     """One row per record, in file and line order: `path`, `locator` (`line N` or where
     in a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`,
-    `agent_id`, `action`, `valid`, `rules` and `severities` it breaks, and `raw` (its
-    text as written in its file). Every filter given must hold; `model` may be an alias
+    `agent_id`, `action`, `valid` (NULL for a failed call: no answer to judge),
+    `outcome` and `failure` of its decision (NULL for a record no decision is read
+    from), `rules` and `severities` it breaks, and `raw` (its text as written in its
+    file). Every filter given must hold (`outcome`: valid, invalid or failed); `model` may be an alias
     (`aliases=`); `text` is found in the raw text, in any case; `at` (a frame of
     `source_id` and `line`, a null line for the records of a file without lines) keeps
     the records named there, as a chart's drill-down finds them; `limit=None` gives all."""
     if severity is not None:
         known_severities(severity)
+    if outcome is not None and outcome not in OUTCOMES:
+        raise WorkbenchError(f"no outcome {outcome!r}; one of {', '.join(OUTCOMES)}")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
     aliases = read_aliases(aliases)  # once: a file is read here, not again for the query
     if model is not None:  # a name the aliases map is its model's, as in a comparison
         model = aliases.get(model, model)
     given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
-             "rule": rule, "severity": severity, "valid": valid}
+             "rule": rule, "severity": severity, "valid": valid, "outcome": outcome}
     frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases, _kept(con, text, format, at))
     return frame.with_columns(raw=pl.Series(raw_texts(frame), dtype=pl.String)).select(RECORD_COLUMNS)
 
@@ -120,6 +126,7 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
         "valid": "$valid = " + VALIDITY,
         "rule": "list_contains(f.rules, $rule)",
         "severity": "list_contains(f.severities, $severity)",
+        "outcome": "d.outcome = $outcome",
     }
     conditions = [where[name] for name in given if name in where]
     tables = _record_tables(con)
@@ -153,7 +160,10 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
     ),
     dec AS (SELECT {_KEY}, min(game_id) AS game_id, min(turn) AS turn, min({who}) AS model,
                    min(agent_id) AS agent_id, string_agg(DISTINCT action, ', ' ORDER BY action) AS action,
-                   bool_and(valid) AS valid
+                   bool_and(valid) AS valid,
+                   -- a record of several decisions: invalid if one was, else failed if one was
+                   CASE WHEN bool_or(outcome = 'invalid') THEN 'invalid' WHEN bool_or(outcome = 'failed')
+                        THEN 'failed' ELSE min(outcome) END AS outcome, min(failure) AS failure
             FROM decisions_at SEMI JOIN candidates USING ({_KEY}) GROUP BY ALL),
     fnd AS (SELECT {_KEY}, list(DISTINCT rule ORDER BY rule) AS rules,
                    list(DISTINCT severity ORDER BY severity) AS severities
@@ -164,7 +174,7 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
     SELECT s.path, CASE WHEN k.line = {NO_LINE} THEN k.other ELSE 'line ' || k.line END AS locator,
            nullif(k.line, {NO_LINE}) AS line, s.format,
            coalesce(d.game_id, t.game_id, g.game_id) AS game_id, coalesce(d.turn, t.turn) AS turn, d.model,
-           d.agent_id, d.action, {VALIDITY} AS valid, coalesce(f.rules, []) AS rules,
+           d.agent_id, d.action, {VALIDITY} AS valid, d.outcome, d.failure, coalesce(f.rules, []) AS rules,
            coalesce(f.severities, []) AS severities, r.raw, s.source_id, s.sha256, s.size
     FROM candidates k JOIN src s USING (source_id)
     LEFT JOIN dec d USING ({_KEY}) LEFT JOIN fnd f USING ({_KEY}) LEFT JOIN rej r USING ({_KEY})
@@ -183,6 +193,8 @@ def _candidates(given: dict, who: str) -> str:
 
     if "model" in given:
         return keys("decisions_at", f"{who} = $model")
+    if "outcome" in given:
+        return keys("decisions_at", "outcome = $outcome")
     if "rule" in given or "severity" in given:
         return keys("findings_at", " AND ".join(f"{name} = ${name}" for name in ("rule", "severity") if name in given))
     if given.get("valid") is False:
@@ -195,9 +207,10 @@ def _candidates(given: dict, who: str) -> str:
     return " UNION ".join(keys(table) for table in ("decisions_at", "findings_at", "rejects_at", "rows_at"))
 
 
-# A decision's own validity; else its table row's; else: not rejected and no error found.
-VALIDITY = ("coalesce(d.valid, t.valid, r.source_id IS NULL AND NOT coalesce(list_contains(f.severities, 'error'), "
-            "false))")
+# A decision's own validity (none for a failed call: no answer to judge); else its table
+# row's; else: not rejected and no error found.
+VALIDITY = ("CASE WHEN d.outcome = 'failed' THEN NULL ELSE coalesce(d.valid, t.valid, r.source_id IS NULL AND NOT "
+            "coalesce(list_contains(f.severities, 'error'), false)) END")
 
 
 def _table_rows(tables: list[tuple[str, set[str]]]) -> str:
@@ -246,26 +259,31 @@ def _named_lines(tables: list[tuple[str, set[str]]]) -> str:
 # --- two models on the same turns ---------------------------------------------------------
 
 
-SIDE_COLUMNS = ("action", "valid", "rules", "raw", "path", "locator")
+SIDE_COLUMNS = ("agent_id", "action", "valid", "outcome", "rules", "raw", "path", "locator")
+# A turn's decisions in the order they came: by round (as first reached), then line.
+_BLOCK = ["format", "game_id", "turn"]
 
 
 def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -> pl.DataFrame:
-    """One row per turn both models decided in the same game (Arena: episode and tick),
-    disagreements first (one valid, the other not), then by format, game and turn: each
-    model's action, validity, the rules its decision breaks, its raw text and where it
-    is (`_a` and `_b`). A model that decided a turn more than once is valid there if
-    every decision was; its actions and texts are joined in file order, and where it is
-    is its first decision that was not valid (else its first)."""
+    """Both models' decisions on each turn they both decided in the same game (Arena:
+    episode and tick; Damage: hand), one decision a side per row: within a turn, each
+    round (Damage: betting round) pairs the models' decisions in the order they came,
+    so a model that played several seats has a row for each, and a side left with no
+    decision of its own in a row is empty. The turns where one model's decisions were
+    answered ones all valid and the other's not come first (`disagree`), then by format,
+    game, turn.
+    Each side: its seat (`agent_id`), action, validity (NULL for a failed call),
+    outcome, the rules its decision breaks, its raw text and where it is (`_a`, `_b`)."""
     from workbench.comparison import decided
 
     aliases = read_aliases(aliases)
     a, b = two_models(a, b, aliases, "side by side")
     decisions = query_frame(con, f"""
-        WITH d AS ({decided(aliases)}),
+        WITH d AS ({decided(aliases, failures=None)}),
         named AS ({_named_lines(_record_tables(con))}),
         mine AS (
-            SELECT d.format, d.game_id, d.turn, d.who, d.action, d.valid, d.source_id, d.locator,
-                   coalesce({_LINE_OF_LOCATOR.format('d.locator')}, n.line) AS line
+            SELECT d.format, d.game_id, d.turn, d.round, d.who, d.agent_id, d.action, d.valid, d.outcome,
+                   d.source_id, d.locator, coalesce({_LINE_OF_LOCATOR.format('d.locator')}, n.line) AS line
             FROM d LEFT JOIN named n USING (source_id, locator)
             WHERE d.who IN ($a, $b) AND d.game_id IS NOT NULL AND d.turn IS NOT NULL
               AND ($format IS NULL OR d.format = $format)
@@ -275,12 +293,20 @@ def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -
     """, {"a": a, "b": b, "format": format})
     texts = _texts_of(con, decisions)
     joined = decisions.join(texts, on=["source_id", "line"], how="left").sort("source_id", "line", "locator")
-    sides = [_side(joined.filter(pl.col("who") == who), suffix) for who, suffix in ((a, "_a"), (b, "_b"))]
-    keys = ["format", "game_id", "turn"]
-    pairs = sides[0].join(sides[1], on=keys, how="inner")
-    pairs = pairs.with_columns(a=pl.lit(a), b=pl.lit(b), disagree=pl.col("valid_a") != pl.col("valid_b"))
-    order = [*keys, "a", "b", "disagree", *(f"{c}{s}" for s in ("_a", "_b") for c in SIDE_COLUMNS)]
-    return pairs.select(order).sort(["disagree", *keys], descending=[True, False, False, False])
+    # a round's place in its turn: where it was first reached
+    joined = joined.with_columns(round_at=pl.col("line").min().over([*_BLOCK, "round"]),
+                                 place=pl.int_range(pl.len()).over([*_BLOCK, "round", "who"]))
+    sides = [joined.filter(pl.col("who") == who).drop("who", "source_id", "line").rename(
+        {c: f"{c}{suffix}" for c in SIDE_COLUMNS}) for who, suffix in ((a, "_a"), (b, "_b"))]
+    keys = [*_BLOCK, "round", "place"]
+    pairs = sides[0].join(sides[1], on=keys, how="full", coalesce=True, nulls_equal=True).with_columns(
+        round_at=pl.min_horizontal("round_at", "round_at_right")).drop("round_at_right")
+    # over the answered decisions: a failed call (no validity) or an empty side is no disagreement
+    disagree = pl.col("valid_a").all().over(_BLOCK) != pl.col("valid_b").all().over(_BLOCK)
+    pairs = pairs.with_columns(a=pl.lit(a), b=pl.lit(b), disagree=disagree)
+    order = [*_BLOCK, "round", "a", "b", "disagree", *(f"{c}{s}" for s in ("_a", "_b") for c in SIDE_COLUMNS)]
+    return pairs.sort(["disagree", *_BLOCK, "round_at", "place"], descending=[True, False, False, False, False, False],
+                      nulls_last=True).select(order)
 
 
 def _texts_of(con, decisions: pl.DataFrame) -> pl.DataFrame:
@@ -289,19 +315,6 @@ def _texts_of(con, decisions: pl.DataFrame) -> pl.DataFrame:
     found = _found(con, {}, None, None, lines.to_arrow())
     found = found.with_columns(raw=pl.Series(raw_texts(found), dtype=pl.String))
     return found.select("source_id", "line", "path", "rules", "raw")
-
-
-def _side(rows: pl.DataFrame, suffix: str) -> pl.DataFrame:
-    """One model's decisions, one row per turn."""
-    return rows.group_by("format", "game_id", "turn", maintain_order=True).agg(
-        action=pl.col("action").drop_nulls().str.join(", "),
-        valid=pl.col("valid").all(),
-        rules=pl.col("rules").list.explode(keep_nulls=False, empty_as_null=False).unique().sort(),
-        raw=pl.col("raw").drop_nulls().str.join("\n"),
-        # where to look: the first decision that was not valid, else the first
-        path=pl.col("path").sort_by(pl.col("valid").fill_null(True), maintain_order=True).first(),
-        locator=pl.col("locator").sort_by(pl.col("valid").fill_null(True), maintain_order=True).first(),
-    ).rename({c: f"{c}{suffix}" for c in SIDE_COLUMNS})
 
 
 # --- the text of a record -------------------------------------------------------------------

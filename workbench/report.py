@@ -80,6 +80,7 @@ def build(con, prices=None, log: TextIO | None = None, aliases=None) -> list[Sec
     steps: list[tuple[str, Callable[[], Section]]] = [
         ("summary", lambda: _summary(con)),
         ("scorecard", lambda: _scorecard(con, prices, aliases)),
+        ("failed calls", lambda: _failed_calls(con, aliases)),
         ("comparisons", lambda: _comparisons(con, aliases)),
         ("ratings", lambda: _ratings(con, aliases)),
         ("figures", lambda: _figures(con, aliases)),
@@ -112,11 +113,21 @@ def _scorecard(con, prices, aliases) -> Section:
     return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
                    "how many valid, with the 95% interval clustered by game (games: how many; design effect: how "
                    "much more the games differ than independent decisions would, 1 where they do not and the "
-                   "interval is Wilson's); latency and tokens per decision (p50/p95); retries where the log "
+                   "interval is Wilson's); the calls that got no answer (failed: the provider's fault, left out of "
+                   "validity) and their share of all calls; latency and tokens per decision (p50/p95); retries where the log "
                    "records them; the rule broken most; costs where a price is known (genai-prices, or --prices). "
                    "A wide interval is a small sample, or few games that differ.",
                    tables=[card],
                    charts=[("validity with 95% intervals", plots.figure_spec("scorecard", con, aliases=aliases))])
+
+
+def _failed_calls(con, aliases) -> Section:
+    failed = comparison.failed_calls(con, aliases)
+    return Section("Failed calls", comparison.failed_calls_in_words(failed) + " A failed call got no answer from the "
+                   "model (a provider or transport error, a timeout, a rate limit): it is the provider's fault, not "
+                   "the model's, so it is left out of validity and the comparisons (workbench scorecard --failures "
+                   "invalid counts it against the model); `workbench records --failed` lists each with its line.",
+                   tables=[failed] if failed.height else [])
 
 
 def _comparisons(con, aliases) -> Section:

@@ -9,6 +9,8 @@ with `SCRIPT` and `STYLE` included once in the page.
 Which columns go together is read from the workbench's own column names:
 - `validity` and `validity_<side>` are proportions, shown as percentages; their n is
   `decisions` (or `n`) and `n_<side>`, their games `games` and `games_<side>`;
+  `failure_rate` is one too, bounded by `failure_low`/`failure_high`, of `calls` where
+  the frame has them;
 - `difference` in a frame with `validity_a` is a difference of proportions, in points;
 - `<name>_low`/`<name>_high` bound `<name>`, and `ci_low`/`ci_high` bound the column just
   before `ci_low`;
@@ -33,6 +35,8 @@ LONGEST_WORD = 24  # characters past which a run that has no break is broken any
 UNBREAKABLE = re.compile(r"[\s\-_/]")  # where a browser may break a line (after _ by <wbr>)
 PROPORTION = re.compile(r"validity(?:_(?P<side>\w+))?")
 P_VALUE = re.compile(r"p_value|p_\w+")
+# Other proportions, shown as percentages: a rate, the columns of its interval and of its n.
+RATES = {"failure_rate": ("failure_low", "failure_high", "calls")}
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,10 @@ def estimates(frame: pl.DataFrame) -> list[Estimate]:
         low, high = present(f"{name}_low"), present(f"{name}_high")
         if (low is None or high is None) and name == before_ci:
             low, high = present("ci_low"), present("ci_high")
+        if name in RATES:
+            low, high, n = (present(c) for c in RATES[name])
+            found.append(Estimate(name, low, high, n, percent=True) if low and high else Estimate(name, n=n, percent=True))
+            continue
         proportion = PROPORTION.fullmatch(name)
         side = proportion and proportion.group("side")
         n = games = None

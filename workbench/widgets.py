@@ -825,7 +825,7 @@ def _record_table(records: pl.DataFrame):
     shown = records.with_columns(
         file=pl.col("path").map_elements(lambda p: Path(p).name, return_dtype=pl.String),
         rules=pl.col("rules").list.join(", "),
-        valid=_validity_words("valid"),
+        valid=pl.when(pl.col("outcome") == "failed").then(pl.lit("failed")).otherwise(_validity_words("valid")),
         text=pl.col("raw").str.slice(0, RAW_CHARS),
     ).select(TABLE_COLUMNS)
     return ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
@@ -864,7 +864,10 @@ def record_html(con, row: dict) -> str:
     if row["format"] == "arena" and row["game_id"] is not None and row["turn"] is not None:
         from workbench.arena.queries import decision_drilldown
 
-        traced = decision_drilldown(con, row["agent_id"], row["game_id"], row["turn"])
+        # the decision's game is its episode within its run (`run/ep`); its log is its file
+        episode = row["game_id"].rsplit("/", 1)[-1]
+        traced = decision_drilldown(con, row["agent_id"], episode, row["turn"])
+        traced = traced.filter(pl.col("decision_file") == row["path"]) if traced.height else traced
         parts += [decision_html(decision) for decision in traced.iter_rows(named=True)]
     return "".join(parts)
 
@@ -1048,13 +1051,36 @@ def table(frame: pl.DataFrame, page: int = 10):
                   show_dtypes=False)
 
 
-SIDE_ROW = ("format", "game_id", "turn", "action_a", "valid_a", "rules_a", "action_b", "valid_b", "rules_b")
+# How a side's outcome reads in the pane.
+OUTCOME_HTML = {"valid": "valid", "invalid": "<b style=color:#c0392b>invalid</b>",
+                "failed": "<b style=color:#7f8c8d>failed</b> (no answer came back)"}
+
+
+def _side_html(row: dict, who: str, side: str) -> str:
+    """One model's decision of a side-by-side row: outcome, rules, seat, place and its raw
+    text pretty-printed; a side with no decision in this row says so."""
+    if row["locator" + side] is None:
+        return (f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b> · "
+                f"<i>no decision of its own in this row</i></div>")
+    seat = f" · as {html.escape(row['agent_id' + side])}" if row["agent_id" + side] is not None else ""
+    return (f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b>{seat} · "
+            f"{OUTCOME_HTML.get(row['outcome' + side], '—')}"
+            f"{' · ' + html.escape(', '.join(row['rules' + side])) if row['rules' + side] else ''}"
+            f"<div title='{html.escape(row['path' + side] or '')}'>{html.escape(row['locator' + side] or '')} of "
+            f"{html.escape(Path(row['path' + side] or '').name)}</div>"
+            f"<pre style='{WRAPPED}'>{html.escape(_pretty(row['raw' + side] or '—'))}</pre></div>")
+
+
+SIDE_ROW = ("format", "game_id", "turn", "round", "agent_id_a", "action_a", "outcome_a", "rules_a", "agent_id_b",
+            "action_b", "outcome_b", "rules_b")
 
 
 class SideBySide:
     """Two models' decisions on the turns they shared (`analysis.side_by_side`), the
-    disagreements first: a table, and the selected turn's two records as written, side
-    by side. `.pairs` is the frame; `.select(i)` shows row i; `.widget` the view.
+    disagreements first: a table with one decision a side per row (a Damage hand: one
+    row per betting round and seat), and the selected row's two records as written,
+    each pretty-printed, side by side. `.pairs` is the frame; `.select(i)` shows row i;
+    `.widget` the view.
 
     Args:
         db: a database path or a connection (only read).
@@ -1076,15 +1102,15 @@ class SideBySide:
         self.a, self.b = a, b
         with reading(db) as con:
             self.pairs = side_by_side(con, a, b, format=format, aliases=aliases)
-        disagree = int(self.pairs["disagree"].sum()) if self.pairs.height else 0
-        self.count = widgets.HTML(f"<b>{self.pairs.height:,}</b> turns both decided, <b>{disagree:,}</b> where "
-                                  f"one was valid and the other not (listed first)")
+        turns = self.pairs.select("format", "game_id", "turn", "disagree").unique()
+        disagree = int(turns["disagree"].sum()) if turns.height else 0
+        self.count = widgets.HTML(f"<b>{turns.height:,}</b> turns both decided, <b>{disagree:,}</b> where one's "
+                                  f"answers were all valid and the other's not (listed first)")
         self.pane = widgets.HTML("<i>select a turn to read both decisions</i>" if self.pairs.height else "")
         children = [self.count]
         if self.pairs.height:
             shown = self.pairs.select(SIDE_ROW).with_columns(
-                pl.col("rules_a", "rules_b").list.join(", "),
-                _validity_words("valid_a"), _validity_words("valid_b"))
+                pl.col("rules_a", "rules_b").list.join(", "), pl.col("outcome_a", "outcome_b").fill_null("—"))
             self.table = ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
                                 classes="display compact", showIndex=False, show_dtypes=False)
             self.table.observe(lambda change: change["new"] and self.select(change["new"][0]), names="selected_rows")
@@ -1101,16 +1127,10 @@ class SideBySide:
             The pane's HTML: each model's validity, rules broken, place and raw text.
         """
         row = self.pairs.row(index, named=True)
-        sides = "".join(
-            f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b> · "
-            f"{'valid' if row['valid' + side] else '<b style=color:#c0392b>invalid</b>'}"
-            f"{' · ' + html.escape(', '.join(row['rules' + side])) if row['rules' + side] else ''}"
-            f"<div title='{html.escape(row['path' + side] or '')}'>{html.escape(row['locator' + side] or '')} of "
-            f"{html.escape(Path(row['path' + side] or '').name)}</div>"
-            f"<pre style='{WRAPPED}'>{html.escape(_pretty(row['raw' + side] or '—'))}</pre></div>"
-            for who, side in (("a", "_a"), ("b", "_b")))
+        sides = "".join(_side_html(row, who, side) for who, side in (("a", "_a"), ("b", "_b")))
+        within = f" · {html.escape(row['round'])}" if row["round"] is not None else ""
         self.pane.value = (f"<div>{html.escape(row['format'])} · {html.escape(str(row['game_id']))} · turn "
-                           f"{row['turn']}</div><div style='display:flex;gap:16px'>{sides}</div>")
+                           f"{row['turn']}{within}</div><div style='display:flex;gap:16px'>{sides}</div>")
         return self.pane.value
 
     def _ipython_display_(self) -> None:

@@ -77,7 +77,8 @@ def test_rows_outcomes_and_decisions(ingest_lines):
     decisions = con.execute("SELECT locator, format, game_id, agent_id, turn, model, action, valid FROM decisions "
                             "ORDER BY CAST(split_part(locator, ' ', 2) AS INT)").fetchall()
     assert len(decisions) == 9
-    assert decisions[0] == ("line 1", "arena", "forage_ep1", "a1", 0, "m-1", "move_to", True)
+    game = f"{Path(con.execute('SELECT path FROM sources').fetchone()[0]).parent.name}/forage_ep1"  # within its run
+    assert decisions[0] == ("line 1", "arena", game, "a1", 0, "m-1", "move_to", True)
     assert [d[-1] for d in decisions] == [row[-1] for row in rows]
 
 

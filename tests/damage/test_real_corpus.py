@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
 
 import workbench
@@ -283,11 +284,11 @@ def test_token_stats_keys_are_still_the_seeds(change):
     assert SCREEN.passes([text]) == [False]
 
 
-def rejected_calls(name: str) -> list[tuple[str, str, int, str]]:
-    """(locator, player, turn, model) of each `action_rejected` line of a file, its model
-    read off the player's latest `thinking` start of that turn that names no stage (the
-    simulator writes it just before the betting call, and no `provider_call` for a call
-    that failed)."""
+def rejected_calls(name: str) -> list[tuple[str, str, int, str, str]]:
+    """(locator, player, turn, model, detail) of each `action_rejected` line of a file, its
+    model read off the player's latest `thinking` start of that turn that names no stage
+    (the simulator writes it just before the betting call, and no `provider_call` for a
+    call that failed), its detail as the simulator wrote it."""
     started, found = {}, []
     with open(corpus() / name, encoding="utf-8") as handle:
         for number, text in enumerate(handle, 1):
@@ -298,24 +299,51 @@ def rejected_calls(name: str) -> list[tuple[str, str, int, str]]:
             if line["type"] == "thinking" and payload.get("status") == "start" and "stage" not in payload:
                 started[key] = payload["model"]
             elif line["type"] == "action_rejected":
-                found.append((f"line {number}", payload["player_id"], payload["turn"], started[key]))
+                assert payload["reason"] == "provider_failure"  # the real simulator's only reason
+                found.append((f"line {number}", payload["player_id"], payload["turn"], started[key], payload["detail"]))
     return found
 
 
-def test_a_failed_betting_call_is_a_decision_of_its_model_that_is_not_valid(db):
+def test_a_failed_betting_call_is_a_failed_decision_of_its_model(db):
     # The real simulator writes `action_rejected` (reason `provider_failure`) when the
-    # betting call raises, then applies a forced `call`: the model was asked and did not decide.
+    # betting call raises, before any answer exists, then applies a forced `call`: the
+    # model was asked and no answer came back. A failed call, in the provider's words;
+    # not the model's invalid move, so it has no validity.
     con = duckdb.connect(str(db), read_only=True)
     try:
         for name in FILES:
             expected = rejected_calls(name)
             got = con.execute("""
-                SELECT d.locator, d.agent_id, d.turn, d.model, d.valid, d.action FROM decisions d
+                SELECT d.locator, d.agent_id, d.turn, d.model, d.failure, d.valid, d.action, d.outcome FROM decisions d
                 JOIN sources s USING (source_id) WHERE s.path = ? AND d.locator IN (
                     SELECT 'line ' || seq FROM damage_events e WHERE e.source_id = d.source_id
                     AND e.type = 'action_rejected') ORDER BY d.locator""", [str((corpus() / name).resolve())]).fetchall()
-            assert sorted(got) == sorted((*call, False, None) for call in expected), name
+            assert sorted(got) == sorted((*call, None, None, "failed") for call in expected), name
         assert sum(len(rejected_calls(name)) for name in FILES) == 13  # 2 in the draw5 game, 10 in hold'em, 1 at a table
+        assert {call[4] for name in FILES for call in rejected_calls(name)} == {
+            'provider HTTP error 500: {"error": "mock overload"}'}
+    finally:
+        con.close()
+
+
+def test_every_answered_decision_of_the_real_logs_is_valid_and_every_failed_one_is_shown(db):
+    # Both models answered validly every time they answered: the 13 failures alone set
+    # the old scores (93.8%, 94.7%). Now: 0 invalid, 13 failed (2, 10, 1 by game), and
+    # counting failures against the model gives the old scores back.
+    from workbench import analysis
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        card = analysis.scorecard(con, by=("model",))
+        assert card["valid"].to_list() == card["decisions"].to_list()
+        assert card["failed"].sum() == 13
+        by_game = analysis.scorecard(con, by=("game_id",)).filter(pl.col("failed") > 0)
+        assert sorted(by_game["failed"].to_list()) == [1, 2, 10]
+        charged = analysis.scorecard(con, by=("model",), failures="invalid")
+        # mistral: 121 answered + 8 failed; qwen: 89 + 5 (counted from the lines by hand)
+        assert [round(v * 100, 1) for v in charged["validity"].to_list()] == [93.8, 94.7]
+        assert analysis.records(con, valid=False, limit=None).is_empty()
+        assert analysis.records(con, outcome="failed", limit=None).height == 13
     finally:
         con.close()
 

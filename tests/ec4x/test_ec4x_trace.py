@@ -96,8 +96,14 @@ def gates(con, model):
 
 
 def test_quality_gates_on_a_known_trace(ingest_lines):
-    report, con = ingest_lines("bot_trace_g1.jsonl", known_trace())
-    assert [v for v in report.violations if v.severity == "error"] == []
+    lines = known_trace()
+    report, con = ingest_lines("bot_trace_g1.jsonl", lines)
+    # the only errors: each turn whose orders the bot refused (the model's answer broke them)
+    refused = [f"line {n}" for n, record in enumerate(lines, 1)
+               if record.get("ok") is False and record["errorClass"] == "validation"]
+    assert refused == ["line 4", "line 5", "line 30"]  # turns 3, 4 and 28 (after two sessions' lines)
+    assert refused and [(v.locator, v.rule) for v in report.violations if v.severity == "error"] == [
+        (locator, "orders_refused") for locator in refused]
     mini = gates(con, "gpt-4o-mini")
     assert mini["success_rate"] == (pytest.approx(24 / 26), 0.75, ">=", True, 26)
     assert mini["retry_rate"] == (pytest.approx(4 / 26), 0.5, "<=", True, 26)

@@ -439,7 +439,9 @@ def test_the_gates_and_their_thresholds(ingest_lines):
     for number in range(22, 25):
         lines.append(turn_line(number, False, 3, "validation", [failed(1), failed(2), failed(3)]))
     report, con = ingest_lines("bot_trace_game-123.jsonl", lines)
-    assert [v for v in report.violations if v.severity == "error"] == []
+    # the three failed turns (lines 23-25): the bot refused the model's orders, each an invalid decision by that
+    assert [(v.locator, v.rule) for v in report.violations if v.severity == "error"] == [
+        (f"line {n}", "orders_refused") for n in (23, 24, 25)]
     gates = {row[0]: row[1:] for row in con.execute(
         "SELECT gate, value, threshold, comparison, passed FROM ec4x_quality_gates").fetchall()}
     assert gates["success_rate"] == (pytest.approx(21 / 24), 0.75, ">=", True)

@@ -105,7 +105,8 @@ def test_one_decision_per_response(tmp_path):
         "SELECT locator, format, game_id, turn, agent_id, model, action, valid FROM decisions ORDER BY turn"
     ).fetchall()
     assert len(rows) == 8
-    assert rows[0] == ("response r-1", "gm", "saloon", 1, "gpt-4o-mini", "gpt-4o-mini", "markers", True)
+    session = f"{tmp_path.name}/saloon"  # the session within its run: the folder it is in
+    assert rows[0] == ("response r-1", "gm", session, 1, "gpt-4o-mini", "gpt-4o-mini", "markers", True)
     actions = {locator: (action, valid) for locator, _, _, _, _, _, action, valid in rows}
     assert actions["response r-2"] == ("markers", False)
     assert actions["response r-3"] == ("decision", True)

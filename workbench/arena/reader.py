@@ -12,7 +12,7 @@ from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, check_lines, context_batches, store_batch
-from workbench.paths import name_without
+from workbench.paths import game_of_file, name_without
 from workbench.validation import violation
 
 SUFFIX = ".decisions.jsonl"
@@ -34,7 +34,8 @@ def load(ctx: LoadContext) -> Counts:
         rejected += counts.rejected
     # A new line can carry the result of the action before it: the outcomes of earlier
     # lines may change. Decisions are the lines read.
-    tables.derive(ctx.con, ctx.source_id, ctx.first_line, whole=not ctx.appending or ctx.forgot_cut_line)
+    tables.derive(ctx.con, ctx.source_id, ctx.first_line, whole=not ctx.appending or ctx.forgot_cut_line,
+                  game_id=game_of_file(ctx.path, SUFFIX))
     ctx.add_file_findings(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
 

@@ -184,9 +184,10 @@ OUTCOMES_FROM = _outcomes("""seq >= $first OR seq IN (
     SELECT arg_max(seq, (tick, seq)) FROM arena_decisions WHERE source_id = $source_id AND seq < $first
     GROUP BY agent_id)""")
 
-# A decision is its own line's: those of the lines from `$first` on.
+# A decision is its own line's: those of the lines from `$first` on. Its game is the
+# episode within its run (`paths.game_of_file`): two runs' `ep1` are two games.
 DERIVE_DECISIONS = DECISIONS.insert("""
-SELECT source_id, 'arena' AS format, episode AS game_id, tick AS turn, agent_id, model, tool AS action, valid,
+SELECT source_id, 'arena' AS format, $game_id AS game_id, tick AS turn, agent_id, model, tool AS action, valid,
        'line ' || seq AS locator
 FROM arena_decisions WHERE source_id = $source_id AND seq >= $first
 """)
@@ -287,8 +288,9 @@ def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int
     return run_on(con, lines, INSERT_DECISIONS, LINES, params)[0][0]
 
 
-def derive(con, source_id: int, first: int, whole: bool) -> None:
-    """The outcomes of the file's rows and the decisions of its lines from `first` on.
+def derive(con, source_id: int, first: int, whole: bool, game_id: str) -> None:
+    """The outcomes of the file's rows and the decisions of its lines from `first` on, of
+    the game `game_id`.
     `whole`: the outcomes are derived over every row of the file again, as they must be
     when the lines read broke the order they follow (or rows of earlier lines went)."""
     params = {"source_id": source_id, "first": first}
@@ -296,4 +298,4 @@ def derive(con, source_id: int, first: int, whole: bool) -> None:
         con.execute(OUTCOMES, {"source_id": source_id}).fetchall()
     else:
         con.execute(OUTCOMES_FROM, params).fetchall()
-    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first})
+    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first, "game_id": game_id})

@@ -35,6 +35,7 @@ from workbench.catalog import query_frame
 from workbench.damage import plackett_luce
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
+from workbench.outcomes import answered
 
 BY = ("model", "seat", "player")
 BOOTSTRAP = 500
@@ -59,12 +60,13 @@ players AS (
            TRY_CAST(state ->> 'tempo' AS DOUBLE) AS tempo
     FROM final
 ),
-models AS (  -- a player's model: the one most of its decisions name (a tie: the first by name), else the
-            -- game's primary model
+models AS (  -- a player's model: the one most of its decisions (answered, or all) name (a tie: the first
+            -- by name), else the game's primary model
     SELECT game_id, player_id, model FROM (
         SELECT game_id, agent_id AS player_id, model,
                row_number() OVER (PARTITION BY game_id, agent_id ORDER BY count(*) DESC, model) AS rank
-        FROM decisions WHERE format = 'damage' AND model IS NOT NULL GROUP BY game_id, agent_id, model)
+        FROM decisions WHERE format = 'damage' AND model IS NOT NULL AND {answered}
+        GROUP BY game_id, agent_id, model)
     WHERE rank = 1
 ),
 primary_models AS (
@@ -88,26 +90,29 @@ ORDER BY p.ts, p.game_id, p.seat
 """
 
 
-def placements(con) -> pl.DataFrame:
+def placements(con, failures: str = "exclude") -> pl.DataFrame:
     """One row per finished game and player: game_id, tournament_id (when a
     tournament's table), ended_at, seat (1-based, as the final state lists them),
-    player_id, model, place (1 = won; equal players share a place), won, lives,
+    player_id, model (the one most of its answered decisions name; `failures="invalid"`:
+    of all its calls), place (1 = won; equal players share a place), won, lives,
     bankroll, tempo."""
-    frame = query_frame(con, PLACEMENTS)
+    frame = query_frame(con, PLACEMENTS.replace("{answered}", answered(failures)))
     return frame.with_columns(won=pl.col("place") == 1)
 
 
-def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None) -> pl.DataFrame:
+def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None,
+            failures: str = "exclude") -> pl.DataFrame:
     """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
     least one other team), placements (every place its seats took, game by game in the
     order they ended), wins, mean place, the Plackett-Luce rating (mu, sigma,
     ordinal = mu - 3 sigma), its 95% interval (mu_low, mu_high: `bootstrap` resamples
     of the games, each rating drawn with its own sigma; reproducible with `seed`), the
     rank by ordinal, and `note` ("too few games" below MIN_RATED_GAMES rated games,
-    which get no interval). `aliases` maps names to one model (by="model")."""
+    which get no interval). `aliases` maps names to one model (by="model"); a player's
+    model is read from its answered decisions (`failures="invalid"`: from all its calls)."""
     if by not in BY:
         raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
-    placed = placements(con)
+    placed = placements(con, failures)
     if placed.is_empty():
         raise WorkbenchError("no finished Damage game in this database (none has a game_ended event)")
     names = read_aliases(aliases)

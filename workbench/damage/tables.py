@@ -115,9 +115,10 @@ KEEP_FILE_CALLS = _keep_calls("(SELECT * FROM damage_events WHERE source_id = $s
 # One decision per `action_submitted` from line `$first` on, with the latest
 # `provider_call` of the same player in the same turn before it (the betting call that
 # produced the action); valid when its line has no error. And one per `action_rejected`
-# from line `$failed_from` on
-# (the real simulator's only reason: `provider_failure`, the betting call raised): a
-# decision the model was asked for and did not make, so not valid, of the model the
+# from line `$failed_from` on: with the real simulator's only reason, `provider_failure`
+# (the betting call raised, before any answer existed), a failed call whose `failure` is
+# the simulator's `detail` ("provider HTTP error 500: ..."); with any other, an invalid
+# decision. Either is of the model the
 # player's latest `thinking` start of that turn named (no `provider_call` is written for
 # a failed call; the simulator then applies a forced `call`, an ordinary
 # `action_resolved`, which is no decision of the model's).
@@ -137,7 +138,10 @@ bad_lines AS (
     WHERE source_id = $source_id AND severity = 'error' AND line >= $first
 ),
 rejected AS (
-    SELECT seq, game_id, turn, payload->>'player_id' AS agent_id FROM damage_events
+    SELECT seq, game_id, turn, payload->>'player_id' AS agent_id,
+           CASE WHEN payload->>'reason' = 'provider_failure'
+                THEN coalesce(payload->>'detail', payload->>'reason') END AS failure
+    FROM damage_events
     WHERE source_id = $source_id AND type = 'action_rejected' AND seq >= $failed_from
 ),
 -- the `thinking` lines of the games and turns of a rejection, found by their columns
@@ -154,20 +158,40 @@ thinking AS (
     SELECT e.seq, e.game_id, e.turn, e.payload->>'player_id' AS agent_id, e.payload->>'model' AS model
     FROM damage_events e SEMI JOIN turn_thinking t ON e.seq = t.seq
     WHERE e.source_id = $source_id AND e.payload->>'status' = 'start' AND e.payload->>'stage' IS NULL
+),
+decided AS (
+    SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn,
+           a.agent_id AS agent_id, c.model AS model, a.kind AS action,
+           a.seq NOT IN (SELECT line FROM bad_lines) AS valid, c.latency_ms AS latency_ms, c.tokens AS tokens,
+           c.prompt_tokens AS input_tokens, c.completion_tokens AS output_tokens, a.seq, NULL::VARCHAR AS failure
+    FROM actions a ASOF LEFT JOIN provider_calls c
+      ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.agent_id IS NOT DISTINCT FROM c.agent_id
+     AND a.turn IS NOT DISTINCT FROM c.turn AND a.seq > c.seq
+    UNION ALL
+    SELECT $source_id, 'damage', r.game_id, r.turn, r.agent_id, t.model, NULL, false, NULL, NULL, NULL, NULL,
+           r.seq, r.failure
+    FROM rejected r ASOF LEFT JOIN thinking t
+      ON r.game_id IS NOT DISTINCT FROM t.game_id AND r.agent_id IS NOT DISTINCT FROM t.agent_id
+     AND r.turn IS NOT DISTINCT FROM t.turn AND r.seq > t.seq
+),
+-- the betting round of a decision: the street its hand last revealed before it (none yet:
+-- before the flop in hold'em; draw5 has one round)
+streets AS (
+    SELECT e.seq, e.game_id, e.turn, e.payload->>'street' AS street FROM damage_events e
+    SEMI JOIN decided d ON e.game_id IS NOT DISTINCT FROM d.game_id AND e.turn IS NOT DISTINCT FROM d.turn
+    WHERE e.source_id = $source_id AND e.type = 'community_revealed'
+),
+styles AS (
+    SELECT e.game_id, e.turn, any_value(e.payload->>'card_style') AS card_style FROM damage_events e
+    SEMI JOIN decided d ON e.game_id IS NOT DISTINCT FROM d.game_id AND e.turn IS NOT DISTINCT FROM d.turn
+    WHERE e.source_id = $source_id AND e.type = 'hand_started' GROUP BY ALL
 )
-SELECT $source_id AS source_id, 'damage' AS format, a.game_id AS game_id, a.turn AS turn, a.agent_id AS agent_id,
-       c.model AS model, a.kind AS action, a.seq NOT IN (SELECT line FROM bad_lines) AS valid,
-       c.latency_ms AS latency_ms, c.tokens AS tokens, c.prompt_tokens AS input_tokens,
-       c.completion_tokens AS output_tokens, 'line ' || a.seq AS locator
-FROM actions a ASOF LEFT JOIN provider_calls c
-  ON a.game_id IS NOT DISTINCT FROM c.game_id AND a.agent_id IS NOT DISTINCT FROM c.agent_id
- AND a.turn IS NOT DISTINCT FROM c.turn AND a.seq > c.seq
-UNION ALL
-SELECT $source_id, 'damage', r.game_id, r.turn, r.agent_id, t.model, NULL, false, NULL, NULL, NULL, NULL,
-       'line ' || r.seq
-FROM rejected r ASOF LEFT JOIN thinking t
-  ON r.game_id IS NOT DISTINCT FROM t.game_id AND r.agent_id IS NOT DISTINCT FROM t.agent_id
- AND r.turn IS NOT DISTINCT FROM t.turn AND r.seq > t.seq
+SELECT d.* EXCLUDE (seq), 'line ' || d.seq AS locator,
+       coalesce(s.street, CASE WHEN h.card_style = 'draw5' THEN 'betting' WHEN h.card_style IS NOT NULL
+                               THEN 'preflop' END) AS round
+FROM decided d ASOF LEFT JOIN streets s
+  ON d.game_id IS NOT DISTINCT FROM s.game_id AND d.turn IS NOT DISTINCT FROM s.turn AND d.seq > s.seq
+LEFT JOIN styles h ON d.game_id IS NOT DISTINCT FROM h.game_id AND d.turn IS NOT DISTINCT FROM h.turn
 """)
 
 

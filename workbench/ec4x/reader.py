@@ -184,6 +184,7 @@ def load_trace(ctx: LoadContext) -> Counts:
         records += counts.records
         rejected += counts.rejected
     ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
+    ctx.add_violations(refused_turns(ctx.con, ctx.source_id, ctx.first_line))
     # A bot turn's decision is its own line's (`decisions_by_line`).
     ctx.con.execute(tables.TURN_DECISIONS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()
     return Counts(records, rejected)
@@ -192,6 +193,17 @@ def load_trace(ctx: LoadContext) -> Counts:
 def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:
     # A line's own kind leads the location of its errors.
     return violation(locator, error, loc[1:] if loc and loc[0] in trace.LINE_TAGS else loc)
+
+
+def refused_turns(con, source_id: int, first: int) -> list[Violation]:
+    """The turns from line `first` on whose orders the bot refused: the model answered,
+    and its answer broke the orders' rules (the rule its decision is invalid by)."""
+    return [Violation(f"line {seq}", "error", "orders_refused", "errorClass",
+                      f"the bot could not use the model's orders for this turn: errorClass {error_class!r} at stage "
+                      f"{stage!r} after {attempts if attempts is not None else '?'} attempt(s)"
+                      + (f" ({'; '.join(errors)})" if errors else ""), line=seq)
+            for seq, error_class, stage, attempts, errors in con.execute(
+                tables.REFUSED_TURNS, {"source_id": source_id, "first": first}).fetchall()]
 
 
 def trace_findings(con, source_id: int) -> list[Violation]:

@@ -227,15 +227,36 @@ FROM {_DRAFTS_AND_MODELS}
 WHERE o.source_id = $source_id AND o.seq BETWEEN $first AND $last
 """)
 
-# One decision per bot turn from line `$first` on: valid when the turn succeeded; the
-# action says how.
-TURN_DECISIONS = DECISIONS.insert("""
+# The error classes of a turn that got no orders from the model to judge: its LLM request
+# failed (`llm_request`), or the orders could not be submitted to the game (`transport`).
+# Neither is the model's move: the turn is a failed call.
+NO_ANSWER_CLASSES = ("llm_request", "transport")
+_NO_ANSWER = ", ".join(f"'{c}'" for c in NO_ANSWER_CLASSES)
+
+# One decision per bot turn from line `$first` on: valid when the turn succeeded, failed
+# when no orders came back to judge (its errors, as the bot wrote them, say why), else
+# invalid (`REFUSED_TURNS` names its rule); the action says how.
+TURN_DECISIONS = DECISIONS.insert(f"""
 SELECT source_id, 'ec4x' AS format, game_id, turn, model,
        coalesce(error_class, '?') || ' (attempts ' || coalesce(CAST(attempts AS VARCHAR), '?') || ')'
          || CASE WHEN len(feature_tags) > 0 THEN ': ' || array_to_string(feature_tags, ' ') ELSE '' END AS action,
-       coalesce(ok, false) AS valid, llm_ms AS latency_ms, 'line ' || seq AS locator
+       coalesce(ok, false) AS valid, llm_ms AS latency_ms, 'line ' || seq AS locator,
+       CASE WHEN NOT coalesce(ok, false) AND error_class IN ({_NO_ANSWER})
+            THEN error_class || ': ' || coalesce(nullif(array_to_string(errors, '; '), ''), 'no error written') END
+         AS failure
 FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first
 """)
+
+# The turns from line `$first` on whose orders the bot could not use (errorClass
+# `validation`, from a `schema_parse` or `compile` stage; or `unknown`), on lines that
+# break no rule of their own: the model's answer broke the orders' rules, the error rule
+# its decision is invalid by (a line that breaks one is invalid by that).
+REFUSED_TURNS = f"""
+SELECT seq, error_class, coalesce(failed_stages[-1], 'no stage'), attempts, errors
+FROM ec4x_turns
+WHERE source_id = $source_id AND seq >= $first AND valid AND ok IS false AND error_class NOT IN ({_NO_ANSWER})
+ORDER BY seq
+"""
 
 def _link_draft_models(drafts: str) -> str:
     """UPDATE of the model of the decisions of the drafts that satisfy `drafts` (a

@@ -26,7 +26,7 @@ from workbench.gm import rules, tables
 from workbench.gm.models import ResponseLine
 from workbench.gm.parser import parse
 from workbench.jsonl import context_batches
-from workbench.paths import name_without
+from workbench.paths import game_of_file
 from workbench.validation import violation
 
 SUFFIX = ".gm.jsonl"
@@ -67,8 +67,9 @@ def load(ctx: LoadContext) -> Counts:
 
 
 def session_of(path: Path) -> str:
-    """The game id of a file: one file is one game session (`saloon-1.gm.jsonl` -> `saloon-1`)."""
-    return name_without(path, SUFFIX)
+    """The game id of a file: one file is one game session, within its run (the folder it
+    is in: `run1/saloon-1.gm.jsonl` -> `run1/saloon-1`)."""
+    return game_of_file(path, SUFFIX)
 
 
 def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:

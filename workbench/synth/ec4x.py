@@ -173,13 +173,23 @@ def _trace(game_id: str, plan: Plan, turns: int, rng: random.Random) -> tuple[li
                 lines.append(text[: rng.randint(20, len(text) - 10)] + restart)
                 faults.append(_fault(len(lines), "(record)", "not_a_json_object"))
                 continue
+            faults += _refused(record, len(lines) + 1)
             lines += [_dump(record), restart]
             continue
         if rng.random() < TRACE_FAULT_RATE:
             field, rule = _break_turn(record, rng)
             faults.append(_fault(len(lines) + 1, field, rule))
+        else:
+            faults += _refused(record, len(lines) + 1)
         lines.append(_dump(record))
     return lines, faults
+
+
+def _refused(record: dict, line: int) -> list[dict]:
+    """A turn whose orders the bot refused (the model's answer broke their rules) is an
+    invalid decision, by the error rule `orders_refused` on its line."""
+    refused = not record["ok"] and record["errorClass"] not in ("llm_request", "transport")
+    return [_fault(line, "errorClass", "orders_refused")] if refused else []
 
 
 def _session(game_id: str, model: str, clock: datetime) -> dict:
