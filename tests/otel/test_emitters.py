@@ -178,3 +178,17 @@ def test_litellms_default_names_the_setting_that_gives_each_call_its_span(ingest
     raw = sum(1 for call in calls.values() if call["outcome"] != "failed" and not call["stream"])
     assert said.severity == "warning" and raw == 18
     assert f"{raw} model calls" in said.message and "USE_OTEL_LITELLM_REQUEST_SPAN=true" in said.message
+
+
+@pytest.mark.parametrize("name", ["pydantic_ai", "logfire", "litellm_default", "openinference"])
+def test_a_recording_that_grows_gives_what_a_one_shot_ingest_gives(tmp_path, name):
+    # the collector appends an export per line as the bot plays: ingested in stages, cut
+    # mid-line, the database ends as a one-shot ingest of the whole file leaves it
+    from tests.test_growing_files import assert_same_tables, grow
+
+    content = (HERE / f"{name}.otlp.jsonl").read_bytes()
+    log, db = tmp_path / "grown" / f"{name}.otlp.jsonl", tmp_path / "grown.duckdb"
+    log.parent.mkdir()
+    reports = grow(log, content, [0.3, 0.55, 0.8, 1.0], db)
+    assert [report.status for report in reports][1:] == ["appended"] * 3
+    assert_same_tables(db, [log], tmp_path)
