@@ -252,12 +252,15 @@ def check_decisions(spec: dict, con) -> None:
     assert (bars.mark, counts.mark) == ("bar", "text")
     assert (bars.fields["x"], bars.fields["y"], bars.fields["color"], counts.fields["text"]) == (
         "valid_rate", "format", "format", "label")
-    expected = con.execute("SELECT format, count(*), count(*) FILTER (WHERE valid) FROM decisions "
+    # validity of the answered decisions; the calls that got no answer counted apart
+    expected = con.execute("SELECT format, count(*) FILTER (WHERE outcome <> 'failed'), count(*) FILTER (WHERE valid), "
+                           "count(*) FILTER (WHERE outcome = 'failed') FROM decisions "
                            "GROUP BY format ORDER BY format").fetchall()
-    assert [(r["format"], r["decisions"], r["valid"]) for r in bars.rows] == expected
+    assert [(r["format"], r["decisions"], r["valid"], r["failed"]) for r in bars.rows] == expected
     for row in bars.rows:
+        failed = f" · {row['failed']} failed" if row["failed"] else ""
         assert close(row["valid_rate"], row["valid"] / row["decisions"]) and row["label"] == \
-            f"{row['valid']} of {row['decisions']}"
+            f"{row['valid']} of {row['decisions']}{failed}"
 
     bars, whiskers, counts = panel(spec, "Validity per model or agent (with 95% intervals)")
     assert (bars.mark, whiskers.mark, counts.mark) == ("bar", "rule", "text")
@@ -266,7 +269,7 @@ def check_decisions(spec: dict, con) -> None:
     per_game = con.execute(
         "SELECT format, coalesce(model, agent_id, '(unknown)') AS who, "
         "CASE WHEN game_id IS NULL THEN 'file ' || source_id ELSE game_id END, count(*), "
-        "count(*) FILTER (WHERE valid) FROM decisions GROUP BY ALL").fetchall()
+        "count(*) FILTER (WHERE valid) FROM decisions WHERE outcome <> 'failed' GROUP BY ALL").fetchall()  # answered
     per_who: dict[tuple, list] = {}
     for fmt, who, _, n, valid in per_game:
         per_who.setdefault((fmt, who), []).append((n, valid))

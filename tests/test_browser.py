@@ -407,9 +407,11 @@ def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the
         count.scroll_into_view_if_needed()
         pairs = data_table(page, "action_b").first
         wait_until(lambda: pairs.locator(".dt-scroll-body tbody tr").count() > 0, "the side-by-side rows")
-        first = [table_column(pairs, side)[0] for side in ("valid_a", "valid_b")]
-        assert sorted(first) == ["invalid", "valid"]  # a disagreement comes first
-        pairs.locator(".dt-scroll-body tbody tr").first.click()
+        # a disagreement comes first; one decision a side per row: pick a row where one is invalid beside a valid one
+        assert table_column(pairs, "disagree")[0] == "true"
+        sides = list(zip(table_column(pairs, "outcome_a"), table_column(pairs, "outcome_b")))
+        row = next(i for i, pair in enumerate(sides) if sorted(pair) == ["invalid", "valid"])
+        pairs.locator(".dt-scroll-body tbody tr").nth(row).click()
         both = page.locator(".widget-html-content", has_text=" · turn ").first
         wait_until(lambda: both.count() > 0 and both.locator("pre").count() == 2, "both decisions as written")
         both.scroll_into_view_if_needed()

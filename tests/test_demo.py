@@ -38,9 +38,12 @@ def test_demo_end_to_end(tmp_path, capsys):
         check_decisions(spec_of(figures / "decisions.html"), con)
         formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
         decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
+        # validity of the answered decisions; the calls that got no answer said beside it
         decided_counts = con.execute("SELECT format, count(*) FILTER (WHERE valid), count(*), "
                                      "count(DISTINCT coalesce(game_id, 'file ' || source_id)) FROM decisions "
-                                     "GROUP BY format").fetchall()
+                                     "WHERE outcome <> 'failed' GROUP BY format").fetchall()
+        failed = dict(con.execute("SELECT format, count(*) FROM decisions WHERE outcome = 'failed' "
+                                  "GROUP BY format").fetchall())
     finally:
         con.close()
     assert formats == {"damage", "stellaris", "ec4x", "arena", "gm"}
@@ -63,6 +66,8 @@ def test_demo_end_to_end(tmp_path, capsys):
         rate, low, high = re.match(r"\s+\w+\s+([\d.]+)% \((\d+)%-(\d+)%, n=(\d+) in \d+ games?\)", line).groups()[:3]
         assert f"n={n} in {games} game" in line.split(";")[0] and float(rate) == round(100 * valid / n, 1)
         assert int(low) <= float(rate) <= int(high)
+        assert (f"{failed.get(fmt)} failed calls left out" in line) == (fmt in failed)
+    assert failed.get("damage", 0) > 0  # the synthetic simulator's provider failures
     # A second run adds nothing and says so.
     assert main(["demo", "--data", str(data)]) == 0
     assert "0 files ingested" in capsys.readouterr().out

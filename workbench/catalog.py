@@ -362,7 +362,11 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
 def _read_as_now(con: duckdb.DuckDBPyConnection) -> None:
     """A database written before `violation_lines` (and the rows that count findings) is
     read as it is: every finding of it is a row of `violations`, and a view of this
-    connection's own says so (an ingest makes the database's own)."""
+    connection's own says so (an ingest makes the database's own). One written before a
+    column of `decisions` is read with that column empty, and each decision's outcome
+    as its validity said (no call was told failed then), through a view of this
+    connection's own that stands in for the table."""
+    _decisions_as_now(con)
     if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'violation_lines' "
                        "AND database_name = current_database()").fetchall()[0][0]:
         con.execute("CREATE TEMP VIEW violation_lines AS "
@@ -735,6 +739,19 @@ def tables_with(con, *columns: str) -> list[str]:
 def is_database(con) -> bool:
     """A DuckDB connection, not a Parquet tree open on Spark (`workbench.spark.open`)."""
     return isinstance(con, duckdb.DuckDBPyConnection)
+
+
+def _decisions_as_now(con: duckdb.DuckDBPyConnection) -> None:
+    present = column_names(con, DECISIONS.name)
+    if not present or set(DECISIONS.names) <= present:
+        return
+    outcome = "CASE WHEN valid THEN 'valid' WHEN NOT valid THEN 'invalid' END"
+    columns = ", ".join(
+        column.name if column.name in present else
+        f"{outcome if column.name == 'outcome' else 'NULL'}::{column.type} AS {column.name}"
+        for column in DECISIONS.columns)
+    database = con.execute("SELECT current_database()").fetchall()[0][0].replace('"', '""')
+    con.execute(f'CREATE TEMP VIEW {DECISIONS.name} AS SELECT {columns} FROM "{database}".main.{DECISIONS.name}')
 
 
 def column_names(con, table: str) -> set[str]:

@@ -89,17 +89,22 @@ def summary(con) -> list[str]:
 
 
 def scorecard_headline(con) -> list[str]:
-    """Per format: all decisions' validity, and its best and worst model, each with its
-    95% interval clustered by game and n, so a small sample reads as one."""
+    """Per format: all answered decisions' validity, and its best and worst model, each
+    with its 95% interval clustered by game and n, so a small sample reads as one; and
+    the calls that got no answer, left out of it."""
+    import polars as pl
+
     from workbench.comparison import scorecard
 
     lines = []
     formats = {row["format"]: row for row in scorecard(con, by="format").iter_rows(named=True)}
     for fmt, card in scorecard(con).group_by("format", maintain_order=True):
-        ranked = card.sort(["validity", "decisions"], descending=[True, True])
+        ranked = card.filter(pl.col("decisions") > 0).sort(["validity", "decisions"], descending=[True, True])
         best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
+        failed = formats[fmt[0]]["failed"]
         lines.append(f"  {fmt[0]:<10} {_rate(formats[fmt[0]])}; best {best['model']} {_rate(best)}, "
-                     f"worst {worst['model']} {_rate(worst)}")
+                     f"worst {worst['model']} {_rate(worst)}"
+                     + (f"; {failed} failed calls left out (no answer came back)" if failed else ""))
     return lines
 
 

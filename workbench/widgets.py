@@ -1071,8 +1071,8 @@ def _side_html(row: dict, who: str, side: str) -> str:
             f"<pre style='{WRAPPED}'>{html.escape(_pretty(row['raw' + side] or '—'))}</pre></div>")
 
 
-SIDE_ROW = ("format", "game_id", "turn", "round", "agent_id_a", "action_a", "outcome_a", "rules_a", "agent_id_b",
-            "action_b", "outcome_b", "rules_b")
+SIDE_ROW = ("format", "game_id", "turn", "round", "disagree", "agent_id_a", "action_a", "outcome_a", "rules_a",
+            "agent_id_b", "action_b", "outcome_b", "rules_b")
 
 
 class SideBySide:

@@ -73,9 +73,11 @@ def _most_active(card: pl.DataFrame, formats: list[str] | None) -> pl.DataFrame:
 
 # --- queries -----------------------------------------------------------------------
 
+# Validity of the answered decisions; a call that got no answer (failed) is counted apart.
 VALIDITY_BY_FORMAT = f"""
-SELECT format, count(*) AS decisions, count(*) FILTER (WHERE valid) AS valid,
-       avg(valid::INT) AS valid_rate
+SELECT format, count(*) FILTER (WHERE outcome IS DISTINCT FROM 'failed') AS decisions,
+       count(*) FILTER (WHERE valid) AS valid, avg(valid::INT) AS valid_rate,
+       count(*) FILTER (WHERE outcome = 'failed') AS failed
 FROM decisions WHERE {SCOPE} GROUP BY format ORDER BY format
 """
 
@@ -118,7 +120,8 @@ def _query(con, sql: str, params: dict) -> pl.DataFrame:
 
 
 def _validity_by_format(datasets: Datasets, frame: pl.DataFrame, color: dict) -> dict:
-    frame = frame.with_columns(label=pl.format("{} of {}", "valid", "decisions"))
+    frame = frame.with_columns(label=pl.format("{} of {}", "valid", "decisions") + pl.when(pl.col("failed") > 0).then(
+        pl.format(" · {} failed", "failed")).otherwise(pl.lit("")))
     axes = {"y": field("format:N", title=None),
             "x": field("valid_rate:Q", title="valid decisions", axis={"format": "%"}, scale={"domain": [0, 1]})}
     bars = {"mark": mark("bar"), "encoding": {**axes, "color": color, "tooltip": [
