@@ -51,7 +51,8 @@ CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cl
                "--deselect=tests/test_cli_conclusions.py::"
                "test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading")
 RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
-OUTCOME_TESTS = ("tests/test_outcomes.py", "tests/test_comparison.py", "tests/damage/test_ratings.py")
+OUTCOME_TESTS = ("tests/test_outcomes.py",)
+OTEL_ANSWERS = ("tests/otel/test_answers.py",)
 
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
 # The modules in OWN_TESTS are run with only those tests selected (`--own-tests`): the
@@ -83,8 +84,8 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",), RATINGS),
     # What a decision is: its outcome, and what an OpenTelemetry span says its call answered.
     "outcomes": ("workbench/outcomes.py", ("workbench.outcomes.*",), OUTCOME_TESTS),
-    "otel.answers": ("workbench/otel/answers.py", ("workbench.otel.answers.*",), ("tests/otel",)),
-    "otel.dialects": ("workbench/otel/dialects.py", ("workbench.otel.dialects.*",), ("tests/otel",)),
+    "otel.answers": ("workbench/otel/answers.py", ("workbench.otel.answers.*",), OTEL_ANSWERS),
+    "otel.dialects": ("workbench/otel/dialects.py", ("workbench.otel.dialects.*",), OTEL_ANSWERS),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
     "ingest": ("workbench/ingestion.py", ("workbench.ingestion.*",), ()),
 }

@@ -150,9 +150,10 @@ def _arguments_problem(call: ToolCall, parameters: dict | None) -> str | None:
     from jsonschema.exceptions import SchemaError
 
     try:
+        Draft202012Validator.check_schema(parameters)
         error = next(iter(Draft202012Validator(parameters).iter_errors(arguments)), None)
-    except SchemaError:
-        return None  # a declaration no validator can read checks nothing
+    except (SchemaError, RecursionError, ValueError, TypeError, re.error):
+        return None  # a declaration no validator can read (or use) checks nothing
     if error is None:
         return None
     where = "/".join(map(str, error.absolute_path)) or "(arguments)"
