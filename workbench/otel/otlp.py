@@ -36,7 +36,7 @@ def value_of(any_value: Any) -> tuple[Any, str]:
         number = int64_of(value)
         return (number, INT) if number is not None else (value, BAD)
     if key == "doubleValue":
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and _fits_a_double(value):
             return float(value), DOUBLE
         if value in SPECIAL_DOUBLES:
             return value, DOUBLE  # kept as written: JSON has no NaN or infinity
@@ -56,14 +56,26 @@ def int64_of(value: Any) -> int | None:
         return None
     if isinstance(value, str):
         text = value[1:] if value.startswith(("-", "+")) else value
-        if not text.isascii() or not text.isdigit():
+        # 64 bits hold 19 digits: a longer number (4,301 digits and more Python would
+        # not even read) is none, whatever its leading zeros
+        digits = text.lstrip("0") or "0"
+        if not text.isascii() or not text.isdigit() or len(digits) > 19:
             return None
-        value = int(value)
+        value = -int(digits) if value.startswith("-") else int(digits)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int) and INT64[0] <= value <= INT64[1]:
         return value
     return None
+
+
+def _fits_a_double(number: int | float) -> bool:
+    """A JSON number a double holds: an integer beyond 1.8e308 has no double."""
+    try:
+        float(number)
+    except OverflowError:
+        return False
+    return True
 
 
 def attributes_of(key_values: Any) -> tuple[dict[str, Any], dict[str, str]]:
