@@ -53,6 +53,7 @@ def _main(argv: list[str] | None) -> int:
         if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.jupyter_args = extra
+        _names_are_text(args)
         return args.run(args)
     except WorkbenchError as exc:
         print(f"workbench: {exc}", file=sys.stderr)
@@ -75,6 +76,36 @@ def _main(argv: list[str] | None) -> int:
         print(f"workbench: internal error: {type(exc).__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)",
               file=sys.stderr)
         return 3
+
+
+# The arguments that name files: a file name may hold bytes that are not UTF-8. Every
+# other argument is a name or value the database holds as text.
+FILE_ARGUMENTS = frozenset({"paths", "db", "output", "aliases", "prices", "parquet", "out", "data", "otlp",
+                            "jupyter_args"})
+POSITIONAL = {"models": "MODEL", "kind": "KIND"}
+
+
+def _names_are_text(args) -> None:
+    """A name given on the command line that is not UTF-8 (`$'g\\xff'`, which Python
+    holds as a lone surrogate) names nothing the database holds: refused in one line."""
+    from workbench.paths import text_of
+
+    for dest, value in vars(args).items():
+        if dest in FILE_ARGUMENTS:
+            continue
+        for given in value if isinstance(value, list) else [value]:
+            if isinstance(given, str) and not _utf8(given):
+                shown = text_of(os.fsencode(given))
+                raise WorkbenchError(f"{POSITIONAL.get(dest, '--' + dest.replace('_', '-'))} '{shown}' is not UTF-8 "
+                                     f"text, so nothing here is named so")
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def user_fault(exc: Exception) -> str | None:
@@ -139,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--watch", action="store_true",
                         help="keep following the paths (new files, files that grow) until Ctrl-C")
     ingest.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
-                        help="with --watch: seconds between scans (default: 2)")
+                        help="with --watch: seconds between scans, at most 86400 (default: 2)")
     _add_engine(ingest, "load with Spark's executors into the Parquet tree DIR (--parquet), not into a database")
     ingest.set_defaults(run=_ingest)
 
@@ -617,9 +648,15 @@ def _place(path: str, locator: str | None) -> str:
     return f"{path} ({locator})" if locator else path
 
 
+# The most rows a --limit may ask for (one more is asked of the database, a BIGINT).
+MOST_ROWS = 2 ** 63 - 2
+
+
 def _row_limit(limit: int) -> int | None:
     if limit < 0:
         raise WorkbenchError(f"--limit must be 0 (all) or more, not {limit}")
+    if limit > MOST_ROWS:
+        raise WorkbenchError(f"--limit must be at most {MOST_ROWS} (or 0 for all), not {limit}")
     return limit or None
 
 
@@ -678,8 +715,18 @@ def _unknown_name(con, args) -> str:
     return ""
 
 
+# The most decisions per game a plan takes: no game has more.
+MOST_PER_GAME = 1_000_000_000
+
+
 def _plan(args) -> int:
     from workbench.comparison import plan_in_words
+
+    if not args.difference > 0:  # a difference is one size; -0.1 is not taken for 0.1
+        raise WorkbenchError(f"--difference must be more than 0 and less than 1 (0.05 for 5 points), "
+                             f"not {args.difference:g}")
+    if args.per_game is not None and not args.per_game <= MOST_PER_GAME:
+        raise WorkbenchError(f"--per-game must be from 1 to {MOST_PER_GAME:,} decisions, not {args.per_game:g}")
 
     given = {"validity": args.validity, "decisions_per_game": args.per_game, "icc": args.icc}
     if all(value is not None for value in given.values()) and args.db is None and args.parquet is None:

@@ -20,6 +20,10 @@ from workbench.ingestion import Report, ingest_files
 from workbench.paths import expand_paths, roots_of, text_of
 
 
+# The longest wait between two scans, in seconds: a day.
+LONGEST_INTERVAL = 86_400
+
+
 def watch(paths, db=None, format: str | None = None, interval: float = 2.0,
           prune: bool = False) -> Iterator[Report | WorkbenchError]:
     """Each scan's report (only the files that changed since the last scan, and those
@@ -27,8 +31,9 @@ def watch(paths, db=None, format: str | None = None, interval: float = 2.0,
     (it is tried again at the next one: a full disk, a locked database). The first scan
     reads every file. Runs until the caller stops iterating; a bad `interval` is
     refused at once, before any scan."""
-    if not (math.isfinite(interval) and interval > 0):
-        raise WorkbenchError(f"--interval must be a number of seconds more than 0, got {interval:g}")
+    if not (math.isfinite(interval) and 0 < interval <= LONGEST_INTERVAL):
+        raise WorkbenchError(f"--interval must be a number of seconds more than 0 and at most {LONGEST_INTERVAL:,} "
+                             f"(a day), got {interval:g}")
     return _scans(paths, db, format, interval, prune)
 
 
