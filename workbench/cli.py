@@ -28,9 +28,57 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints as \xNN, never fails
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    with warnings.catch_warnings():
-        warnings.showwarning = _plugins_in_one_line(warnings.showwarning)
-        return _main(argv)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (Terminal(stream) if _is_a_terminal(stream) else stream for stream in streams)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _plugins_in_one_line(warnings.showwarning)
+            return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _is_a_terminal(stream) -> bool:
+    try:
+        return stream is not None and not isinstance(stream, Terminal) and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+# What a terminal is never sent as it is: C0 controls but the line end and tab (ESC
+# starts the sequences that set a window's title or clear the screen), DEL, C1 controls
+# (0x9b is CSI) and the marks that reorder text (bidirectional overrides and isolates).
+_SHOWN_ESCAPED = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F, *range(0x80, 0xA0))
+                  if code not in (0x09, 0x0A)} | {
+    code: f"\\u{code:04x}" for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def escaped(text: str) -> str:
+    """`text` as a terminal may be sent it: each character of `_SHOWN_ESCAPED` written as
+    its escape (`\\x1b`); a carriage return that starts or ends the text (a progress
+    bar's) kept."""
+    body = text.strip("\r")
+    if not body:
+        return text
+    start = text.index(body)
+    return text[:start] + body.translate(_SHOWN_ESCAPED) + text[start + len(body):]
+
+
+class Terminal:
+    """A terminal's stream (standard output or error) that shows what a log, a file name
+    or a model name holds escaped (`escaped`), never as a terminal would run it."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(escaped(text))
+
+    def writelines(self, lines) -> None:
+        self.stream.writelines(escaped(line) for line in lines)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
 
 
 def _plugins_in_one_line(show):

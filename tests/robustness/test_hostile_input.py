@@ -342,3 +342,21 @@ def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(
             (records,) = rows(db, "SELECT coalesce(sum(records), 0) FROM sources")[0]
             assert rows(db, f"SELECT count(*) FROM {table}") == [(records,)]
     assert interrupted >= 5, "the log is too short to interrupt: make it longer"
+
+
+# --- aliases ------------------------------------------------------------------------------
+
+
+def test_a_chain_of_aliases_is_followed_to_its_end(tmp_path, capsys):
+    from workbench.naming import read_aliases
+
+    assert read_aliases({"a": "b", "b": "c", "c": "c"}) == {"a": "c", "b": "c", "c": "c"}
+    db = tmp_path / "w.duckdb"
+    logs = [write_lines(tmp_path / f"{model}.decisions.jsonl",
+                        [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": model} for t in range(2)])
+            for model in "abc"]
+    workbench.ingest(logs, db=db)
+    (tmp_path / "aliases.json").write_text('{"a": "b", "b": "c"}')
+    assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.json")]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("arena c: 100.0% valid") and "n=6 in 3 games" in line
