@@ -51,6 +51,7 @@ CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cl
                "--deselect=tests/test_cli_conclusions.py::"
                "test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading")
 RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
+OUTCOME_TESTS = ("tests/test_outcomes.py", "tests/test_comparison.py", "tests/damage/test_ratings.py")
 
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
 # The modules in OWN_TESTS are run with only those tests selected (`--own-tests`): the
@@ -80,11 +81,16 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "prices": ("workbench/prices.py", ("workbench.prices.*",), CONCLUSIONS),
     "damage.ratings": ("workbench/damage/ratings.py", ("workbench.damage.ratings.*",), RATINGS),
     "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",), RATINGS),
+    # What a decision is: its outcome, and what an OpenTelemetry span says its call answered.
+    "outcomes": ("workbench/outcomes.py", ("workbench.outcomes.*",), OUTCOME_TESTS),
+    "otel.answers": ("workbench/otel/answers.py", ("workbench.otel.answers.*",), ("tests/otel",)),
+    "otel.dialects": ("workbench/otel/dialects.py", ("workbench.otel.dialects.*",), ("tests/otel",)),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
     "ingest": ("workbench/ingestion.py", ("workbench.ingestion.*",), ()),
 }
 
-OWN_TESTS = {"stats", "comparison", "prices", "damage.ratings", "damage.plackett_luce"}
+OWN_TESTS = {"stats", "comparison", "prices", "damage.ratings", "damage.plackett_luce", "outcomes", "otel.answers",
+             "otel.dialects"}
 
 TIMEOUTS = {36, -24, 24, 152, 255}
 KILLED = {1, 3, *TIMEOUTS}  # test failure, pytest internal error, timeouts

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from workbench import stats
-from workbench.catalog import query_frame
+from workbench.catalog import DECISIONS, query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
 from workbench.outcomes import FAILURES_SAID, answered
@@ -56,9 +56,11 @@ def decided(aliases: dict[str, str] | None = None, cluster: str | None = "game",
         raise WorkbenchError(f"cannot cluster by {cluster!r}; use one of: game, file, or None")
     kept = "true" if failures is None else answered(failures)
     who = alias_sql(aliases, "coalesce(model, agent_id, '(unknown)')")
-    valid = " REPLACE (coalesce(valid, false) AS valid)" if failures == "invalid" else ""
+    # every column as it is, but a failed call's validity where it counts as invalid
+    columns = ", ".join("coalesce(valid, false) AS valid" if name == "valid" and failures == "invalid" else name
+                        for name in DECISIONS.names)
     return f"""
-    SELECT *{valid}, {who} AS who, {CLUSTERS[cluster]} AS cluster,
+    SELECT {columns}, {who} AS who, {CLUSTERS[cluster]} AS cluster,
            CASE WHEN model IS NOT NULL THEN 'model' WHEN agent_id IS NOT NULL THEN 'agent' ELSE 'unknown' END
                AS model_from
     FROM decisions WHERE {kept}

@@ -70,11 +70,15 @@ def findings(con):
 def test_the_conventions_simple_chat_example_is_one_decision_with_its_evaluation(tmp_path):
     [file], con = ingest(tmp_path, EXAMPLES)
     assert (file.format, file.records, file.rejected) == ("otel", 4, 0)
-    assert findings(con) == []
-    # the example's values: gpt-4-0613 answered, 52 tokens in, 47 out; the span lasted 1.284 s (as written here)
-    assert con.sql("SELECT game_id, turn, agent_id, model, action, valid, latency_ms, tokens, input_tokens, "
-                   "output_tokens FROM decisions WHERE locator = 'span 00f067aa0ba902b7'").fetchall() == [
-        ("4bf92f3577b34da6a3ce929d0e0e4736", 1, None, "gpt-4-0613", "chat", True, 1284.0, 99, 52, 47)]
+    # the tool example's failed tool (a service timeout: not the model's move), and its
+    # first call, which asked for a tool the span does not record
+    assert findings(con) == [("file", "info", "answers_not_recorded", "(file)"),
+                             ("span 1a2b3c4d5e6f7081", "warning", "tool_unavailable",
+                              "(execute_tool span 2b3c4d5e6f708192)")]
+    # the example's values: gpt-4 asked, gpt-4-0613 answered, 52 tokens in, 47 out; the span lasted 1.284 s
+    assert con.sql("SELECT game_id, turn, agent_id, model, response_model, action, valid, latency_ms, tokens, "
+                   "input_tokens, output_tokens FROM decisions WHERE locator = 'span 00f067aa0ba902b7'").fetchall() == [
+        ("4bf92f3577b34da6a3ce929d0e0e4736", 1, None, "gpt-4", "gpt-4-0613", "chat: stop", True, 1284.0, 99, 52, 47)]
     assert con.sql("SELECT span_id, name, score_value, score_label, response_id FROM otel_scores").fetchall() == [
         ("00f067aa0ba902b7", "Relevance", 0.8, "relevant", "chatcmpl-9J3uIL87gldCFtiIbyaOvTeYBRA3l")]
     [(attributes, resource)] = con.sql("SELECT attributes, resource FROM otel_spans "
@@ -84,35 +88,35 @@ def test_the_conventions_simple_chat_example_is_one_decision_with_its_evaluation
     assert json.loads(resource)["service.name"] == "chat-example"
 
 
-def test_the_conventions_tool_call_example_is_a_game_of_three_turns(tmp_path):
+def test_the_conventions_tool_call_example_is_a_game_of_two_model_calls(tmp_path):
+    # A decision is an inference call: the tool's run between them is none, and its
+    # timeout (the weather service's) is a warning on the call that asked for it.
     _, con = ingest(tmp_path, EXAMPLES)
     assert con.sql("SELECT turn, model, action, valid FROM decisions WHERE game_id = 'conv_5j66UpCpwteGg4YSxUnt7lPY' "
                    "ORDER BY turn").fetchall() == [
-        (1, "gpt-4-0613", "chat", True),
-        (2, "gpt-4-0613", "get_weather", False),  # status ERROR, error.type TimeoutError; the model of its parent
-        (3, "gpt-4-0613", "chat", True)]
+        (1, "gpt-4", "chat: tool_calls", True),
+        (2, "gpt-4", "chat: stop", True)]
     assert con.sql("SELECT error_type, status_message FROM otel_spans WHERE failed").fetchall() == [
         ("TimeoutError", "weather service timed out")]
 
 
 def _expected_by_model(path: Path) -> dict[str, Counter]:
-    """Per model, GenAI spans and the failed ones, read from the file with json: a span's
-    model is its response model, request model, or its parent's."""
+    """Per model, its chat calls and the invalid ones, read from the file with json: a
+    call's model is the one it asked for; it is invalid when the game refused the move it
+    asked for (a failed execute_tool span under it)."""
     spans = [span for line in path.read_text().splitlines()
              for resource in json.loads(line)["resourceSpans"] for scope in resource["scopeSpans"]
              for span in scope["spans"]]
     attributes = {s["spanId"]: {a["key"]: next(iter(a["value"].values())) for a in s["attributes"]} for s in spans}
-
-    def model(span):
-        own = attributes[span["spanId"]]
-        parent = attributes.get(span.get("parentSpanId"), {})
-        return (own.get("gen_ai.response.model") or own.get("gen_ai.request.model")
-                or parent.get("gen_ai.response.model") or parent.get("gen_ai.request.model"))
-
+    refused = {(s["traceId"], s.get("parentSpanId")) for s in spans
+               if attributes[s["spanId"]].get("gen_ai.operation.name") == "execute_tool"
+               and s.get("status", {}).get("code") == 2}
     counts: dict[str, Counter] = {}
     for span in spans:
-        failed = span.get("status", {}).get("code") == 2 or "error.type" in attributes[span["spanId"]]
-        counts.setdefault(model(span), Counter()).update(decisions=1, failed=int(failed))
+        own = attributes[span["spanId"]]
+        if own.get("gen_ai.operation.name") == "chat":
+            invalid = (span["traceId"], span["spanId"]) in refused
+            counts.setdefault(own["gen_ai.request.model"], Counter()).update(decisions=1, invalid=int(invalid))
     return counts
 
 
@@ -127,7 +131,7 @@ def test_an_instrumented_agent_gets_a_scorecard_and_a_comparison_by_model(tmp_pa
     assert cli.main(["scorecard", "--db", str(tmp_path / "w.duckdb")]) == 0
     card = capsys.readouterr().out
     for model, count in expected.items():
-        valid = (count["decisions"] - count["failed"]) / count["decisions"]
+        valid = (count["decisions"] - count["invalid"]) / count["decisions"]
         assert f"otel {model}: {valid:.1%} valid" in card
         assert f"n={count['decisions']} in 6 games" in card
     assert cli.main(["compare", "--db", str(tmp_path / "w.duckdb"), "claude-sonnet-4-5", "gpt-4.1-mini"]) == 0
@@ -136,6 +140,7 @@ def test_an_instrumented_agent_gets_a_scorecard_and_a_comparison_by_model(tmp_pa
 
 
 CHAT = [attr("gen_ai.operation.name", {"stringValue": "chat"}), attr("gen_ai.provider.name", {"stringValue": "openai"})]
+NO_DECISION = ("file", "warning", "no_decisions", "(file)")
 
 
 @pytest.mark.parametrize("attributes, found", [
@@ -156,16 +161,17 @@ CHAT = [attr("gen_ai.operation.name", {"stringValue": "chat"}), attr("gen_ai.pro
     # a required attribute missing: the provider on a chat span, the tool's name on execute_tool
     ([attr("gen_ai.operation.name", {"stringValue": "chat"})],
      [("span 5fb397be34d26b51", "error", "required_attribute", "attributes.gen_ai.provider.name")]),
+    # (a file of no inference span says it holds no decision)
     ([attr("gen_ai.operation.name", {"stringValue": "execute_tool"})],
-     [("span 5fb397be34d26b51", "error", "required_attribute", "attributes.gen_ai.tool.name")]),
-    ([attr("gen_ai.operation.name", {"stringValue": "retrieval"})], []),  # requires nothing more
+     [("span 5fb397be34d26b51", "error", "required_attribute", "attributes.gen_ai.tool.name"), NO_DECISION]),
+    ([attr("gen_ai.operation.name", {"stringValue": "retrieval"})], [NO_DECISION]),  # requires nothing more
     # drift: an attribute the conventions do not have; an older name, read in its place
     (CHAT + [attr("gen_ai.usage.total_tokens", {"intValue": "99"})],
      [("span 5fb397be34d26b51", "info", "unknown_attribute", "attributes.gen_ai.usage.total_tokens")]),
     ([attr("gen_ai.operation.name", {"stringValue": "chat"}), attr("gen_ai.system", {"stringValue": "openai"})],
      [("span 5fb397be34d26b51", "info", "deprecated_attribute", "attributes.gen_ai.system")]),
     # not GenAI at all: not checked, not a decision
-    ([attr("http.request.method", {"stringValue": "GET"})], []),
+    ([attr("http.request.method", {"stringValue": "GET"})], [NO_DECISION]),
 ])
 def test_each_attribute_is_checked_against_the_conventions(tmp_path, attributes, found):
     log = write(tmp_path / "a.otlp.jsonl", [a_line(a_span(attributes=attributes))])
@@ -349,17 +355,19 @@ def test_a_span_without_an_id_is_located_by_its_line_and_path(tmp_path):
 
 
 def test_an_error_type_of_any_type_fails_the_operation(tmp_path):
+    # an inference that ended in an error got no answer: a failed call, not an invalid one
     log = write(tmp_path / "a.otlp.jsonl", [a_line(a_span(attributes=CHAT + [attr("error.type", {"intValue": "1"})]))])
     _, con = ingest(tmp_path, log)
-    assert con.sql("SELECT valid FROM decisions").fetchall() == [(False,)]
+    assert con.sql("SELECT valid, outcome FROM decisions").fetchall() == [(None, "failed")]
     assert [f[2:] for f in findings(con)] == [("attribute_type", "attributes.error.type")]
 
 
-def test_an_unknown_operation_is_drift(tmp_path):
+def test_an_unknown_operation_is_drift_and_no_decision(tmp_path):
     log = write(tmp_path / "a.otlp.jsonl", [a_line(a_span(attributes=[attr("gen_ai.operation.name", {"stringValue": "plan"})]))])
     _, con = ingest(tmp_path, log)
-    assert findings(con) == [("span 5fb397be34d26b51", "info", "unknown_operation", "attributes.gen_ai.operation.name")]
-    assert con.sql("SELECT action FROM decisions").fetchall() == [("plan",)]
+    assert findings(con) == [("span 5fb397be34d26b51", "info", "unknown_operation", "attributes.gen_ai.operation.name"),
+                             NO_DECISION]
+    assert con.sql("SELECT count(*) FROM decisions").fetchall() == [(0,)]
 
 
 def test_an_otlp_json_file_holding_json_lines_is_read_line_by_line(tmp_path):
@@ -391,13 +399,15 @@ def test_what_the_openai_instrumentation_writes_is_read(tmp_path):
     spans = [span for line in INSTRUMENTED.read_text().splitlines() for r in json.loads(line)["resourceSpans"]
              for s in r["scopeSpans"] for span in s["spans"]]
     assert (file.records, file.rejected) == (len(spans), 0) == (8, 0)
-    assert con.sql("SELECT rule, severity, field, count(*) FROM violations GROUP BY ALL").fetchall() == [
-        ("deprecated_attribute", "info", "attributes.gen_ai.system", 8)]
+    # its default keeps message content off the spans: the tool calls it answered with cannot be checked
+    assert con.sql("SELECT rule, severity, field, count(*) FROM violations GROUP BY ALL ORDER BY rule").fetchall() == [
+        ("answers_not_recorded", "info", "(file)", 1), ("deprecated_attribute", "info", "attributes.gen_ai.system", 8)]
     expected = []
     for span in spans:
         values = {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
-        expected.append((f"span {span['spanId']}", values.get("gen_ai.response.model", values["gen_ai.request.model"]),
-                         span["status"].get("code") != 2, int(values["gen_ai.usage.input_tokens"])
+        failed = span["status"].get("code") == 2  # no answer came back
+        expected.append((f"span {span['spanId']}", values["gen_ai.request.model"],
+                         None if failed else True, int(values["gen_ai.usage.input_tokens"])
                          if "gen_ai.usage.input_tokens" in values else None,
                          (int(span["endTimeUnixNano"]) - int(span["startTimeUnixNano"])) / 1e6, span["traceId"]))
     assert con.sql("SELECT locator, model, valid, input_tokens, latency_ms, game_id FROM decisions "

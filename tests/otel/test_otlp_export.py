@@ -48,6 +48,16 @@ def every_format(tmp_path_factory, sample):
     return db
 
 
+def invalid_rules(db: Path) -> Counter:
+    """The rule each invalid decision breaks (the first by name of its error findings)."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return Counter(dict(con.sql("""
+            SELECT coalesce(rule, 'invalid_decision'), count(*) FROM (
+                SELECT (SELECT min(v.rule) FROM violations v WHERE v.source_id = d.source_id AND v.locator = d.locator
+                        AND v.severity = 'error') AS rule FROM decisions d WHERE d.outcome = 'invalid') GROUP BY ALL
+        """).fetchall()))
+
+
 def decisions(db: Path) -> Counter:
     with duckdb.connect(str(db), read_only=True) as con:
         return Counter(con.sql(f"SELECT {KEPT} FROM decisions").fetchall())
@@ -80,9 +90,11 @@ def test_the_export_parses_with_the_otlp_protobuf_definitions(every_format, tmp_
         assert attributes["gen_ai.provider.name"].string_value
         assert attributes["workbench.format"].string_value in formats
         assert span.end_time_unix_nano >= span.start_time_unix_nano
-        invalid = not attributes["workbench.valid"].bool_value
-        assert (span.status.code == span.status.STATUS_CODE_ERROR) == invalid
-        assert ("error.type" in attributes) == invalid
+        # a failed call (no answer came back) is an error span; an invalid answer names its rule
+        outcome = attributes["workbench.outcome"].string_value
+        assert (span.status.code == span.status.STATUS_CODE_ERROR) == (outcome == "failed")
+        assert ("error.type" in attributes) == (outcome == "failed")
+        assert ("workbench.rule" in attributes) == (outcome == "invalid")
 
 
 def test_ids_written_as_hex_would_be_read_wrong_by_protobuf_alone(every_format, tmp_path):
@@ -101,8 +113,10 @@ def test_a_round_trip_gives_the_same_decisions(every_format, tmp_path, name):
     report = workbench.ingest([out], db=tmp_path / "back.duckdb", progress=False)
     [file] = report.files
     assert (file.format, file.rejected) == ("otel", 0)
+    # the only findings: each invalid decision's rule, on its span
     with duckdb.connect(str(tmp_path / "back.duckdb"), read_only=True) as con:
-        assert con.sql("SELECT rule, count(*) FROM violations GROUP BY rule").fetchall() == []
+        back = Counter(dict(con.sql("SELECT rule, count(*) FROM violations GROUP BY rule").fetchall()))
+    assert back == invalid_rules(every_format)
     assert decisions(tmp_path / "back.duckdb") == decisions(every_format)
 
 
@@ -221,6 +235,7 @@ def test_a_latency_no_span_can_hold_is_kept_as_written(tmp_path, sample):
             payload["latency_ms"] = 1e300
 
     before, after = _round_trip(_one_damage_log(sample, tmp_path, endless), tmp_path)
-    with duckdb.connect(str(tmp_path / "b.duckdb"), read_only=True) as con:
-        assert con.sql("SELECT count(*) FROM violations WHERE severity = 'error'").fetchall() == [(0,)]
+    with duckdb.connect(str(tmp_path / "b.duckdb"), read_only=True) as con:  # only the invalid decisions' rules
+        errors = con.sql("SELECT count(*) FROM violations WHERE severity = 'error'").fetchall()[0][0]
+    assert errors == sum(invalid_rules(tmp_path / "a.duckdb").values())
     assert after == before

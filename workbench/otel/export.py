@@ -3,11 +3,13 @@ Langfuse, Phoenix or any OTLP receiver takes (`workbench export --otlp FILE`).
 
 One trace per game; one `chat` span per decision, named `chat {model}`, with the
 conventions' attributes (`gen_ai.operation.name`, `gen_ai.provider.name`,
-`gen_ai.request.model`, `gen_ai.conversation.id` (the game), `gen_ai.agent.name`, the
-token counts, `error.type` for an invalid decision, whose status is ERROR) and the
-workbench's own (`workbench.format`, `workbench.turn`, `workbench.action`,
-`workbench.valid`, `workbench.locator`, `workbench.latency_ms`, `workbench.tokens` where
-a log kept only a total, and the resource's `workbench.source`). A decision has no clock time: the spans of a game follow one another
+`gen_ai.request.model`, `gen_ai.response.model` where another model answered,
+`gen_ai.conversation.id` (the game), `gen_ai.agent.name`, the token counts; a failed
+call, which got no answer, has status ERROR with the provider's words and `error.type`
+`_OTHER`) and the workbench's own (`workbench.format`, `workbench.turn`,
+`workbench.action`, `workbench.valid`, `workbench.outcome`, `workbench.rule` (the error
+rule an invalid decision breaks), `workbench.locator`, `workbench.latency_ms`,
+`workbench.tokens` where a log kept only a total, and the resource's `workbench.source`). A decision has no clock time: the spans of a game follow one another
 from the time its file was ingested, each as long as its decision's latency (to the
 nanosecond; `workbench.latency_ms` keeps it whole) and none where it is unknown.
 Ingesting the file gives the same decisions back: models, validity, tokens, latency.
@@ -36,7 +38,8 @@ SCOPE = {"name": "workbench", "version": "0.1.0"}
 GAP_NS = 1_000_000  # between one decision's span and the next one's in a game
 
 DECISIONS = """
-SELECT s.path, d.format, d.game_id, d.turn, d.agent_id, d.model, d.action, d.valid, d.latency_ms, d.tokens,
+SELECT s.path, d.format, d.game_id, d.turn, d.agent_id, d.model, d.response_model, d.action, d.valid, d.outcome,
+       d.failure, d.latency_ms, d.tokens,
        d.input_tokens, d.output_tokens, d.cached_tokens, d.locator,
        epoch_ns(s.ingested_at) AS ingested_ns,
        (SELECT min(v.rule) FROM violations v WHERE v.source_id = d.source_id AND v.locator = d.locator
@@ -117,10 +120,12 @@ def _span(d: dict, game: tuple, start: int, occurrence: int) -> dict:
         "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider_of(d["model"]),
         "gen_ai.request.model": d["model"], "gen_ai.conversation.id": d["game_id"], "gen_ai.agent.name": d["agent_id"],
         "gen_ai.usage.input_tokens": d["input_tokens"], "gen_ai.usage.output_tokens": d["output_tokens"],
-        "gen_ai.usage.cache_read.input_tokens": d["cached_tokens"],
-        "error.type": None if d["valid"] else (d["rule"] or "invalid_decision"),
+        "gen_ai.usage.cache_read.input_tokens": d["cached_tokens"], "gen_ai.response.model": d["response_model"],
+        "error.type": "_OTHER" if d["outcome"] == "failed" else None,
         "workbench.format": d["format"], "workbench.turn": d["turn"], "workbench.action": d["action"],
-        "workbench.valid": d["valid"], "workbench.locator": d["locator"], "workbench.latency_ms": d["latency_ms"],
+        "workbench.valid": d["valid"], "workbench.outcome": d["outcome"],
+        "workbench.rule": (d["rule"] or "invalid_decision") if d["outcome"] == "invalid" else None,
+        "workbench.locator": d["locator"], "workbench.latency_ms": d["latency_ms"],
         "workbench.tokens": d["tokens"] if d["tokens"] != _sum(d["input_tokens"], d["output_tokens"]) else None,
     }
     span = {
@@ -129,8 +134,8 @@ def _span(d: dict, game: tuple, start: int, occurrence: int) -> dict:
         "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + _duration_ns(d["latency_ms"], start)),
         "attributes": key_values(attributes),
     }
-    if not d["valid"]:
-        span["status"] = {"code": sc.STATUS_ERROR, "message": f"invalid decision: {attributes['error.type']}"}
+    if d["outcome"] == "failed":
+        span["status"] = {"code": sc.STATUS_ERROR, "message": d["failure"]}
     return span
 
 

@@ -19,9 +19,10 @@ import msgspec
 from workbench.errors import UnreadableFile
 from workbench.formats import BOM, Counts, LoadContext
 from workbench.jsonl import context_batches
+from workbench.otel import answers, otlp
 from workbench.otel import conventions as sc
-from workbench.otel import otlp
-from workbench.otel.tables import DERIVE_DECISIONS, SCORES, SPANS
+from workbench.otel.dialects import genai_view
+from workbench.otel.tables import DERIVE_DECISIONS, SCORES, SPANS, TOOL_FAILURES
 from workbench.paths import text_of
 from workbench.validation import found
 from workbench.violation import Violation
@@ -102,7 +103,64 @@ def _derive(ctx: LoadContext) -> None:
         f"span {span_id}", "warning", "duplicate_span", "spanId",
         f"span {span_id} of trace {trace_id} is written {len(lines)} times (line {', '.join(map(str, lines))}): "
         f"one decision, as written first") for trace_id, span_id, lines in twice])
+    ctx.add_file_findings([Violation(
+        f"span {decision}", answers.TOOL_RULES[rule], rule, f"(execute_tool span {tool_span})",
+        f"the tool {tool or '(unnamed)'} this call asked for failed: {failure}")
+        for decision, tool_span, tool, rule, failure in ctx.con.execute(
+            TOOL_FAILURES, {"source_id": ctx.source_id}).fetchall() if decision is not None])
     ctx.con.execute(DERIVE_DECISIONS, {"source_id": ctx.source_id})
+    ctx.add_file_findings(_what_decisions_lack(ctx.con, ctx.source_id))
+
+
+# LiteLLM's OpenTelemetry callback, by default, writes a call's GenAI attributes onto the
+# span active when the call began (often ended by the time it writes, so they are lost),
+# and the provider's raw response on a `raw_gen_ai_request` child (`llm.openai.*`).
+RAW_CALLS_ONLY = f"""
+SELECT count(*) FROM otel_spans r
+WHERE r.source_id = $source_id AND r.name = 'raw_gen_ai_request' AND json_exists(r.attributes, '$."llm.openai.choices"')
+  AND NOT EXISTS (SELECT 1 FROM otel_spans p WHERE p.source_id = r.source_id AND p.trace_id = r.trace_id
+                  AND p.span_id = r.parent_span_id AND p.operation IN ({', '.join(repr(o) for o in sc.INFERENCE)}))
+"""
+
+
+def _raw_calls_only(con, source_id: int) -> list[Violation]:
+    """LiteLLM calls recorded only as raw responses: one line naming the setting that
+    gives each call a GenAI span."""
+    raw = con.execute(RAW_CALLS_ONLY, {"source_id": source_id}).fetchall()[0][0]
+    return [Violation("file", "warning", "raw_calls_only", "(file)",
+                      f"{raw} model calls are recorded only as LiteLLM's raw_gen_ai_request spans (llm.openai.*), "
+                      f"with no GenAI span of their own: they are no decisions here. Run LiteLLM with "
+                      f"USE_OTEL_LITELLM_REQUEST_SPAN=true for a litellm_request span per call")] if raw else []
+
+
+def _what_decisions_lack(con, source_id: int) -> list[Violation]:
+    """A file whose spans hold no inference call says so (none is a decision), and one
+    whose calls answered with tool calls it does not record says they cannot be checked."""
+    spans, inference, operations, others = con.execute(f"""
+        SELECT count(*), count(*) FILTER (WHERE operation IN ({', '.join(repr(o) for o in sc.INFERENCE)})),
+               list(DISTINCT operation ORDER BY operation) FILTER (WHERE operation IS NOT NULL),
+               list(DISTINCT name ORDER BY name)[:5]
+        FROM otel_spans WHERE source_id = ?""", [source_id]).fetchall()[0]
+    unrecorded = con.execute(
+        "SELECT count(*) FROM decisions d JOIN otel_spans s ON s.source_id = d.source_id "
+        "AND d.locator = 'span ' || s.span_id WHERE d.source_id = ? AND d.failure IS NULL "
+        "AND NOT s.answer_recorded AND list_has_any(s.finish_reasons, ['tool_calls', 'tool_call'])",
+        [source_id]).fetchall()[0][0]
+    found = _raw_calls_only(con, source_id)
+    if inference:
+        return found + ([] if not unrecorded else [Violation(
+            "file", "info", "answers_not_recorded", "(file)",
+            f"{unrecorded} inference spans finished with tool calls but record no answer (no gen_ai.output.messages): "
+            f"their tool calls' arguments cannot be checked. An instrumentation that writes message content "
+            f"to log records (opentelemetry-instrumentation-openai-v2 by default) writes it on spans with "
+            f"OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental")])
+    if not spans:
+        return []
+    what = (f"GenAI operations {', '.join(operations)} but no inference" if operations
+            else f"no GenAI operation (span names: {', '.join(others)})")
+    return found + [Violation("file", "warning", "no_decisions", "(file)",
+                      f"{spans} spans, {what}: no decision. A decision is an inference span: gen_ai.operation.name "
+                      f"{', '.join(sc.INFERENCE)} (or OpenInference's span kind LLM)")]
 
 
 @dataclasses.dataclass
@@ -153,19 +211,26 @@ class _Read:
         row = _span_row(span, said)
         attributes, kinds = otlp.attributes_of(span.get("attributes", []))
         _check_attributes(attributes, kinds, said, "attributes")
-        values = _conventional(attributes, kinds, resource, said)
+        view, view_kinds = genai_view(attributes, kinds)
+        values = _conventional(view, view_kinds, resource, said, "gen_ai.operation.name" in attributes)
         events = _events(span.get("events", []), said)
         for event in events:
             if event["name"] == sc.EVALUATION:
                 self._score(number, row, event)
-        # any error.type marks a failure, whatever its type (a wrong type is said above)
-        failed = row["status_code"] == sc.STATUS_ERROR or "error.type" in attributes
-        if failed and "error.type" not in attributes and values["operation"] is not None:
+        # any error.type marks a failure, whatever its type (a wrong type is said above);
+        # so does an exception event on a span whose status says nothing (LangChain's)
+        failed = row["status_code"] == sc.STATUS_ERROR or "error.type" in attributes or (
+            row["status_code"] != 1 and any(event["name"] == "exception" for event in events))
+        if failed and "error.type" not in attributes and "gen_ai.operation.name" in attributes:
             said("attributes.error.type", "a GenAI operation that ended in an error should say its error.type "
                  "(conditionally required)", "warning", "required_attribute")
+        answered = _answered(view, values["operation"], failed, said)
+        failure = answers.failure_of(row["status_message"], events, attributes) if failed else None
         measured = {
-            **row, **values, "latency_ms": _latency(row, attributes), "tokens": _tokens(values, attributes),
-            "seq": number, "span_index": index, "failed": failed,
+            **row, **values, **answered, "latency_ms": _latency(row, attributes), "tokens": _tokens(values, attributes),
+            "seq": number, "span_index": index, "failed": failed, "failure": failure,
+            "tool_rule": answers.tool_rule(view, events, failure)
+            if failed and values["operation"] == "execute_tool" else None,
             "valid": not any(v.severity == "error" for v in self.violations[found_before:]),
             "attributes": json.dumps(attributes, ensure_ascii=False), "events": json.dumps(events, ensure_ascii=False),
             "resource": json.dumps(resource, ensure_ascii=False),
@@ -356,7 +421,11 @@ def _check_attributes(values: dict, kinds: dict, said, where: str) -> None:
             continue
         else:
             expected = sc.TYPES.get(key)
-        if expected is not None and not _is_a(values.get(key), kind, expected):
+        if expected == "string[]" and kind == otlp.STRING and answers.finish_reasons(values.get(key)) is not None \
+                and str(values.get(key)).startswith("["):
+            said(field, f"expected string[] (the conventions {sc.VERSION}); found the array written as JSON text "
+                 f"{found(values.get(key))}: read as the array it holds", "warning", "array_as_json_text")
+        elif expected is not None and not _is_a(values.get(key), kind, expected):
             said(field, f"expected {expected} (the conventions {sc.VERSION}); found {kind} {found(values.get(key))}",
                  "error", "attribute_type")
 
@@ -380,10 +449,36 @@ def _is_a(value: Any, kind: str, expected: str) -> bool:
     return kind == expected or (expected == "double" and kind == otlp.INT)
 
 
-def _conventional(attributes: dict, kinds: dict, resource: dict, said) -> dict:
+def _answered(view: dict, operation: str | None, failed: bool, said) -> dict:
+    """What an inference span's call answered: its finish reasons, and the rules its
+    answer breaks (a refusal; tool-call arguments that are not JSON or break the tool's
+    declared parameters), each an error on the span. A failed call answered nothing."""
+    answer = answers.answer_of(view)
+    found = {"finish_reasons": answer.finish_reasons, "refusal": None, "bad_arguments": None, "exported_rule": None,
+             "answer_recorded": answers.recorded(view),
+             "tool_call_ids": [call.id for call in answer.tool_calls if call.id] or None,
+             "streamed": view.get("gen_ai.request.stream") if isinstance(view.get("gen_ai.request.stream"), bool)
+             else None}
+    if operation not in sc.INFERENCE or failed:
+        return found
+    if view.get("workbench.outcome") == "invalid":  # as `export --otlp` wrote a decision found invalid
+        rule = view.get("workbench.rule") if isinstance(view.get("workbench.rule"), str) else "invalid_decision"
+        found["exported_rule"] = rule
+        said("attributes.workbench.rule", f"exported as an invalid decision, by the rule {rule!r}", "error", rule)
+    if answer.refusal is not None:
+        found["refusal"] = answer.refusal
+        said("attributes.gen_ai.output.messages", f"the model refused to answer: {answer.refusal}", "error", "refusal")
+    found["bad_arguments"] = answer.bad_arguments()
+    if found["bad_arguments"]:
+        said("attributes.gen_ai.output.messages", found["bad_arguments"], "error", "tool_arguments")
+    return found
+
+
+def _conventional(attributes: dict, kinds: dict, resource: dict, said, declared: bool = True) -> dict:
     """The attributes the workbench reads of a span, each of the conventions' type (a
     value of another type is reported by `_check_attributes` and left out); the
-    required ones of its operation checked."""
+    required ones of its operation checked where the span `declared` it (an operation
+    read from another instrumentation's attributes is not held to the conventions)."""
 
     def value(key: str, expected: str):
         for name in (key, *(old for old, now in sc.DEPRECATED.items() if now == key)):
@@ -395,7 +490,7 @@ def _conventional(attributes: dict, kinds: dict, resource: dict, said) -> dict:
     if operation is not None and operation not in sc.OPERATIONS:
         said("attributes.gen_ai.operation.name", f"{operation!r} is not one of the operations the conventions "
              f"{sc.VERSION} name ({', '.join(sc.OPERATIONS)}); a custom one is allowed", "info", "unknown_operation")
-    if operation is not None:
+    if operation is not None and declared:
         for key in sc.REQUIRED.get(operation, ()):
             if value(key, sc.TYPES[key]) is None and key not in attributes:
                 said(f"attributes.{key}", f"required on a GenAI {operation} span (the conventions {sc.VERSION})",
@@ -408,7 +503,8 @@ def _conventional(attributes: dict, kinds: dict, resource: dict, said) -> dict:
         "request_model": value("gen_ai.request.model", "string"),
         "response_model": value("gen_ai.response.model", "string"),
         "agent": value("gen_ai.agent.name", "string") or value("gen_ai.agent.id", "string"),
-        "tool": value("gen_ai.tool.name", "string"), "conversation_id": value("gen_ai.conversation.id", "string"),
+        "tool": value("gen_ai.tool.name", "string"), "tool_call_id": value("gen_ai.tool.call.id", "string"),
+        "conversation_id": value("gen_ai.conversation.id", "string"),
         "session_id": session, "input_tokens": value("gen_ai.usage.input_tokens", "int"),
         "output_tokens": value("gen_ai.usage.output_tokens", "int"),
         "cached_tokens": value("gen_ai.usage.cache_read.input_tokens", "int"),

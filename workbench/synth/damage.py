@@ -20,6 +20,11 @@ MODELS = {
 }
 RANKS, SUITS = "23456789TJQKA", "CDHS"
 FAULT_RATE = 1 / 300  # of eligible events
+# Of betting calls, those that fail at the provider (the real logs: 13 of 223), and what
+# the simulator then writes as their detail.
+PROVIDER_FAILURE_RATE = 0.04
+PROVIDER_ERRORS = ('provider HTTP error 500: {"error": "mock overload"}',
+                   'provider HTTP error 429: {"error": "rate limit exceeded"}', "provider timeout after 30s")
 
 
 @dataclass
@@ -52,6 +57,9 @@ class GameLog:
 
     def __init__(self, game_id: str, start: datetime, rng: random.Random):
         self.game_id, self.clock, self.rng = game_id, start, rng
+        # Whether a betting call fails at the provider: a stream of its own, so a game's
+        # other draws are those it would have without failures.
+        self.provider = random.Random(f"{game_id}:provider")
         self.lines: list[str] = []
         self.faults: list[dict] = []
 
@@ -249,6 +257,9 @@ def _betting_phase(log, players, turn, pot, rng, inject) -> int:
     high = 0
     for p in players:
         log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "start", "model": p.model})
+        if log.provider.random() < PROVIDER_FAILURE_RATE:
+            high, pot = _provider_failure(log, p, turn, high, pot, rng)
+            continue
         _provider_call(log, p, turn, rng)
         log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "end", "outcome": "ok",
                               "summary": "Pot odds look fine."})
@@ -272,6 +283,22 @@ def _betting_phase(log, players, turn, pot, rng, inject) -> int:
                                      "current_high_bet": high, "player_state": p.state(rng),
                                      "attack_plan": action["attack_plan"]})
     return pot
+
+
+def _provider_failure(log, p, turn, high, pot, rng) -> tuple[int, int]:
+    """A betting call that raised, as the real simulator writes it: `action_rejected`
+    (provider_failure, the HTTP error as `detail`), no `provider_call`, then a forced
+    `call` resolved as any action. Returns the high bet and the pot after it."""
+    log.emit("action_rejected", {"turn": turn, "player_id": p.player_id, "reason": "provider_failure",
+                                 "detail": log.provider.choice(PROVIDER_ERRORS)})
+    log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "end", "outcome": "provider_failure"})
+    paid = min(p.bankroll, high - p.current_bet)
+    p.bankroll -= paid
+    p.current_bet += paid
+    pot += paid
+    log.emit("action_resolved", {"turn": turn, "player_id": p.player_id, "kind": "call", "pot": pot,
+                                 "current_high_bet": high, "player_state": p.state(rng), "attack_plan": None})
+    return high, pot
 
 
 def _break_raise(log: GameLog, action: dict, rng: random.Random) -> None:
