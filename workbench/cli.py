@@ -619,6 +619,8 @@ def _records(args) -> int:
                         limit=None if limit is None else limit + 1, aliases=args.aliases)
         if found.is_empty():
             print(f"workbench: no record matches{_unknown_name(con, args)}", file=sys.stderr)
+        if args.text is not None:
+            _say_unsearched(con, args.format)
     if limit is not None and found.height > limit:  # on stderr, so that JSON and CSV on stdout stay whole
         print(f"(the first {limit} record{'s' if limit != 1 else ''} of more; --limit 0 shows all)", file=sys.stderr)
         found = found.head(limit)
@@ -636,6 +638,17 @@ def _records(args) -> int:
         print(f"{where}: {'; '.join(about)}")
         print(f"    {_shown(row['raw'], row['line'])}")
     return 0
+
+
+def _say_unsearched(con, format: str | None) -> None:
+    """One line on stderr naming the files a --text search passed over, if any."""
+    from workbench.records import unsearched
+
+    passed = unsearched(con, format)
+    if passed:
+        print(f"workbench: {len(passed)} file{'s' if len(passed) != 1 else ''} not searched, no longer holding what "
+              f"was ingested (changed, gone, or not a regular file): {', '.join(passed[:3])}"
+              f"{', ...' if len(passed) > 3 else ''}", file=sys.stderr)
 
 
 def _side_by_side(args) -> int:
