@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import msgspec
+
 from workbench.schema import INT64
 
 # A value's kind, as the conventions' types name them.
@@ -116,3 +118,72 @@ def any_value(value: Any) -> dict:
 def key_values(attributes: dict[str, Any]) -> list[dict]:
     """{key: value} as OTLP's list of KeyValue; None values are left out."""
     return [{"key": key, "value": any_value(value)} for key, value in attributes.items() if value is not None]
+
+
+# --- an export read a span at a time ----------------------------------------------------------
+
+_OBJECT_OF_RAW = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_LIST_OF_RAW = msgspec.json.Decoder(list[msgspec.Raw])
+_DECODE = msgspec.json.Decoder()
+
+
+class Spans(list):
+    """A scope's spans as written (each a `msgspec.Raw`, a slice of the file's bytes),
+    decoded one at a time as they are walked: an export's spans are never all objects
+    at once."""
+
+    def __iter__(self):
+        for raw in super().__iter__():
+            yield _DECODE.decode(raw)
+
+
+def lazy_export(data) -> dict | None:
+    """The export `data` (bytes, or a file mapped) holds, as the reader takes it, its
+    spans `Spans`; None where `data` is not one JSON object whose `resourceSpans`, their
+    `scopeSpans` and theirs `spans` are lists of objects that each decode (the reader
+    then reads it whole, to say what it holds). Memory: the index of the spans, a span
+    at a time."""
+    try:
+        top = _OBJECT_OF_RAW.decode(data)
+        if "resourceSpans" not in top:
+            return None
+        export = _decoded(top, "resourceSpans")
+        export["resourceSpans"] = []
+        for raw in _LIST_OF_RAW.decode(top["resourceSpans"]):
+            resource_spans = _OBJECT_OF_RAW.decode(raw)
+            kept = _decoded(resource_spans, "scopeSpans")
+            if "scopeSpans" in resource_spans:
+                kept["scopeSpans"] = [_scoped(raw) for raw in _LIST_OF_RAW.decode(resource_spans["scopeSpans"])]
+            export["resourceSpans"].append(kept)
+    except (msgspec.DecodeError, RecursionError, _NotAnObject):
+        return None
+    return export
+
+
+class _NotAnObject(Exception):
+    """A span that is no JSON object, or does not decode."""
+
+
+def _decoded(raw_object: dict, but: str) -> dict:
+    return {key: _DECODE.decode(value) for key, value in raw_object.items() if key != but}
+
+
+def _scoped(raw) -> dict:
+    """A scope's object, its spans `Spans`, each checked to decode to an object."""
+    scoped = _OBJECT_OF_RAW.decode(raw)
+    kept = _decoded(scoped, "spans")
+    if "spans" in scoped:
+        spans = Spans(_LIST_OF_RAW.decode(scoped["spans"]))
+        if not all(isinstance(span, dict) for span in spans):  # one at a time: each decodes, an object
+            raise _NotAnObject
+        kept["spans"] = spans
+    return kept
+
+
+def skeleton(export: dict) -> dict:
+    """`lazy_export`'s export without its spans (each scope's an empty list): its
+    structure, to check, without a span decoded."""
+    return {**export, "resourceSpans": [
+        {**resource_spans, "scopeSpans": [{**scoped, "spans": []} if isinstance(scoped.get("spans"), Spans) else scoped
+                                          for scoped in resource_spans["scopeSpans"]]}
+        if "scopeSpans" in resource_spans else resource_spans for resource_spans in export["resourceSpans"]]}
