@@ -356,6 +356,10 @@ def _engine(args) -> str:
         if args.db:
             raise WorkbenchError("--engine spark reads and writes the Parquet tree (--parquet), not a database: "
                                  "drop --db")
+        if args.master is not None:
+            from workbench.spark.session import check_master
+
+            check_master(args.master)
     elif args.parquet:
         raise WorkbenchError("--parquet DIR is the Spark engine's tree: add --engine spark (DuckDB reads a database: "
                              "--db, or `workbench export --parquet` writes a tree from one)")

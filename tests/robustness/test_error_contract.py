@@ -195,6 +195,13 @@ CASES = [
       for command in ("scorecard", "compare", "side-by-side", "records")),
     Case("a scorecard by one key twice", lambda d: ["scorecard", "--db", str(database(d)), "--by", "model,model"], 2,
          r"a scorecard is grouped by each of format, model, game_id, agent_id once, not by model, model"),
+    # Refused before a JVM starts (no Java needed), whose refusal was a Java stack.
+    *(Case(f"--master {master} to {command}", lambda d, master=master, command=command: [
+        command, *([str(decisions(d / "e.decisions.jsonl"))] if command == "ingest" else []), "--engine", "spark",
+        "--parquet", str(d / "lake"), "--master", master], 2, rf"--master {re.escape(master)}: {said}")
+      for master, said in (("bogus://x", "not a Spark master; give local\\[N\\], local\\[\\*\\], spark://HOST:PORT"),
+                           ("local[0]", "local mode with no thread runs nothing"))
+      for command in ("ingest", "scorecard")),
     Case("a price past what a cost can hold", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
                                                          str(settings(d / "p.json", '{"m": 1e308}'))], 2,
          r"the price of 'm' must be a finite number of US dollars per million tokens, from 0 to 1,000,000, "
