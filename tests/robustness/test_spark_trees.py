@@ -238,3 +238,11 @@ def test_quantiles_are_duckdb_s_to_the_last_bit(spark):
     assert got == expected
     empty = "SELECT quantile_cont(x, 0.95) AS q FROM (SELECT unnest($xs::DOUBLE[]) AS x)"
     assert spark.sql(sql.to_spark(empty, {"xs": []})).collect()[0][0] is None
+
+
+def test_a_line_of_a_4301_digit_integer_costs_that_line_on_spark_too(logs, tmp_path, spark):
+    huge = logs / "huge.gm.jsonl"
+    huge.write_text('{"id": "r-1", "model": "m", "text": "x", "n": ' + "9" * 4301 + "}\n")
+    report = on_spark.ingest([logs], tmp_path / "lake", spark=spark)
+    assert {f.status for f in report.files} == {"ingested"} and len(report.files) == 4
+    assert [(f.records, f.rejected) for f in report.files if Path(f.path).name == "huge.gm.jsonl"] == [(0, 1)]
