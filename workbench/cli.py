@@ -181,7 +181,17 @@ def _reader_gone() -> int:
     return 128 + 13
 
 
-class _Command(argparse.ArgumentParser):
+class _Parser(argparse.ArgumentParser):
+    """A parser whose refusal of the arguments is one line, as every user error is:
+    `workbench: records: argument --valid: not allowed with argument --failed`, exit 2
+    (argparse's own prints the usage first)."""
+
+    def error(self, message: str):
+        command = self.prog.removeprefix("workbench").strip()
+        self.exit(2, f"workbench: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
+
+
+class _Command(_Parser):
     """A command's parser; `lists_formats`: its help ends with the formats, which are
     loaded only when the help is shown (loading every format is most of a second)."""
 
@@ -200,7 +210,7 @@ class _Command(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="workbench", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Command)
 
     demo = commands.add_parser("demo", help="make the sample corpus, ingest it, write figures, print a summary")
@@ -546,7 +556,7 @@ def _scorecard(args) -> int:
     from workbench.comparison import scorecard
 
     with _source(args) as con:
-        card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices,
+        card = scorecard(con, by=[key.strip() for key in args.by.split(",") if key.strip()], prices=args.prices,
                          aliases=args.aliases, cluster=_cluster(args), failures=args.failures)
     if card.is_empty():
         raise WorkbenchError("no decisions in this database to score; ingest a damage, ec4x, arena or gm log first")

@@ -86,7 +86,10 @@ def _sql_text(text: str) -> str:
 def _pairs_in(path) -> list[tuple]:
     text = settings_text(path, "aliases")
     if os.fspath(path).lower().endswith(".csv"):
-        rows = list(csv.DictReader(text.splitlines()))
+        try:
+            rows = list(csv.DictReader(text.splitlines()))
+        except csv.Error as exc:  # a field past csv's limit (128 KiB), a NUL byte
+            raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {exc}; give {FORMS}") from None
         if rows and not {"name", "model"} <= set(rows[0]):
             raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {FORMS}")
         return [(row["name"], row["model"]) for row in rows]

@@ -86,7 +86,7 @@ def _table_in(path) -> dict:
         if os.fspath(path).lower().endswith(".csv"):
             return _csv_table(text)
         table = json.loads(text)
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, csv.Error) as exc:  # csv: a field past its limit (128 KiB)
         raise WorkbenchError(f"cannot read prices from {text_of(path)}: {exc}; give {FORMS}") from None
     except RecursionError:
         raise WorkbenchError(f"cannot read prices from {text_of(path)}: nested too deeply; give {FORMS}") from None

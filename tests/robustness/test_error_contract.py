@@ -202,6 +202,18 @@ CASES = [
       for master, said in (("bogus://x", "not a Spark master; give local\\[N\\], local\\[\\*\\], spark://HOST:PORT"),
                            ("local[0]", "local mode with no thread runs nothing"))
       for command in ("ingest", "scorecard")),
+    # Found by the second red team.
+    Case("an aliases CSV of a field past csv's limit", lambda d: ["scorecard", "--db", str(database(d)), "--aliases",
+                                                                  str(settings(d / "a.csv", "name,model\n" + "a" * 200_000
+                                                                               + ",m\n"))], 2,
+         r"cannot read aliases from .*a\.csv: field larger than field limit"),
+    Case("a prices CSV of a field past csv's limit", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
+                                                                str(settings(d / "p.csv", "model,usd_per_mtok\n"
+                                                                             + "a" * 200_000 + ",1\n"))], 2,
+         r"cannot read prices from .*p\.csv: field larger than field limit"),
+    Case("arguments argparse refuses", lambda d: ["records", "--db", str(database(d)), "--failed", "--valid"], 2,
+         r"^workbench: records: argument --valid: not allowed with argument --failed \(see workbench records --help\)$"),
+    Case("no command", lambda d: [], 2, r"^workbench: the following arguments are required: COMMAND"),
     Case("a price past what a cost can hold", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
                                                          str(settings(d / "p.json", '{"m": 1e308}'))], 2,
          r"the price of 'm' must be a finite number of US dollars per million tokens, from 0 to 1,000,000, "

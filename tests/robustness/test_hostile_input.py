@@ -443,3 +443,12 @@ def test_a_watched_file_replaced_by_a_fifo_is_said_once_and_never_waited_on(tmp_
     assert scans[0] == [("a.gm.jsonl", "ingested", "")]
     assert scans[1:] == ([[("a.gm.jsonl", "failed", f"{log}: not a regular file (a FIFO); only files are read")]]
                          if named else [[("a.gm.jsonl", "missing", scans[1][0][2])]])
+
+
+def test_a_scorecard_by_a_list_with_a_trailing_comma_groups_by_what_it_names(tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([write_lines(tmp_path / "a.decisions.jsonl", [{**arena_line(), "model": "m"}])], db=db)
+    capsys.readouterr()
+    assert main(["scorecard", "--db", str(db), "--by", "model,"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("m: 100.0% valid")

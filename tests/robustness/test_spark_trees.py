@@ -246,3 +246,57 @@ def test_a_line_of_a_4301_digit_integer_costs_that_line_on_spark_too(logs, tmp_p
     report = on_spark.ingest([logs], tmp_path / "lake", spark=spark)
     assert {f.status for f in report.files} == {"ingested"} and len(report.files) == 4
     assert [(f.records, f.rejected) for f in report.files if Path(f.path).name == "huge.gm.jsonl"] == [(0, 1)]
+
+
+# --- found by the second red team -------------------------------------------------------------
+
+
+def _manifest_rows(tree: Path, change) -> None:
+    table = pq.read_table(tree / load.MANIFEST)
+    rows = table.to_pylist()
+    change(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), tree / load.MANIFEST)
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda rows: rows[1].update(source_id=rows[0]["source_id"]), "is not one an ingest gives"),
+    (lambda rows: rows[0].update(source_id=2 ** 63 - 1), "is not one an ingest gives"),
+    (lambda rows: rows[0].update(parts=None), "is listed with no part of `sources`"),
+], ids=["two files of one id", "an id past what an ingest gives", "a file read with no parts"])
+def test_a_manifest_whose_files_cannot_be_as_it_says_is_refused(logs, tmp_path, spark, change, why):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    parts = sorted(tree.rglob("*.parquet"))
+    _manifest_rows(tree, change)
+    for argv in (["ingest", str(logs), "--quiet"], ["scorecard"]):
+        code, _, err = on_tree(tree, *argv)
+        assert code == 2 and why in err and len(err.splitlines()) == 1, err
+    assert sorted(tree.rglob("*.parquet")) == parts  # nothing removed
+
+
+def test_a_table_folder_that_leads_out_of_the_tree_is_never_written_or_read_through(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    outside = tmp_path / "outside"
+    victim = outside / "format=gm" / "game_id=x" / "s1-zzz_0.parquet"
+    victim.parent.mkdir(parents=True)
+    victim.write_text("precious")
+    shutil.rmtree(tree / "decisions")
+    (tree / "decisions").symlink_to(outside, target_is_directory=True)
+    code, out, _ = on_tree(tree, "ingest", str(logs), "--prune", "--quiet")
+    assert code == 2 and out.count("a folder of the tree is a link that leads elsewhere") == 3
+    assert victim.read_text() == "precious" and sorted(outside.rglob("*")) == [victim.parent.parent, victim.parent,
+                                                                              victim]
+    code, _, err = on_tree(tree, "scorecard")
+    assert code == 2 and "its folder decisions is a link that leads out of the tree" in err
+
+
+def test_a_lock_that_is_a_link_is_not_followed(logs, tmp_path, spark):
+    tree = tmp_path / "lake"
+    on_spark.ingest([logs], tree, spark=spark)
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tree / load.LOCK).unlink()
+    (tree / load.LOCK).symlink_to(victim)
+    code, _, err = on_tree(tree, "ingest", str(logs), "--quiet")
+    assert code == 2 and len(err.splitlines()) == 1 and victim.read_text() == "keep"

@@ -127,13 +127,16 @@ _LIST_OF_RAW = msgspec.json.Decoder(list[msgspec.Raw])
 _DECODE = msgspec.json.Decoder()
 
 
-class Spans(list):
-    """A scope's spans as written (each a `msgspec.Raw`, a slice of the file's bytes),
-    decoded one at a time as they are walked: an export's spans are never all objects
-    at once."""
+class Spans:
+    """A scope's spans as written (a `msgspec.Raw`: a slice of the file's bytes), decoded
+    a span at a time as they are walked: an export's spans are never all objects at
+    once, and only one scope's are indexed at a time."""
+
+    def __init__(self, raw: msgspec.Raw):
+        self.raw = raw
 
     def __iter__(self):
-        for raw in super().__iter__():
+        for raw in _LIST_OF_RAW.decode(self.raw):
             yield _DECODE.decode(raw)
 
 
@@ -141,8 +144,9 @@ def lazy_export(data) -> dict | None:
     """The export `data` (bytes, or a file mapped) holds, as the reader takes it, its
     spans `Spans`; None where `data` is not one JSON object whose `resourceSpans`, their
     `scopeSpans` and theirs `spans` are lists of objects that each decode (the reader
-    then reads it whole, to say what it holds). Memory: the index of the spans, a span
-    at a time."""
+    then reads it whole, to say what it holds). Memory: the resources and scopes, and
+    the index of one scope's spans (a Collector's batch, or a part `export --otlp`
+    writes) and a span at a time."""
     try:
         top = _OBJECT_OF_RAW.decode(data)
         if "resourceSpans" not in top:
@@ -173,7 +177,7 @@ def _scoped(raw) -> dict:
     scoped = _OBJECT_OF_RAW.decode(raw)
     kept = _decoded(scoped, "spans")
     if "spans" in scoped:
-        spans = Spans(_LIST_OF_RAW.decode(scoped["spans"]))
+        spans = Spans(scoped["spans"])
         if not all(isinstance(span, dict) for span in spans):  # one at a time: each decodes, an object
             raise _NotAnObject
         kept["spans"] = spans

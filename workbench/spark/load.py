@@ -190,11 +190,16 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
         rows = table.select(wanted).cast(pa.schema([MANIFEST_SCHEMA.field(name) for name in wanted])).to_pylist()
     except (pa.ArrowException, ValueError) as exc:
         raise refused(first_line(exc)) from None
-    manifest = {}
+    manifest, ids = {}, set()
     for row in rows:
         parts = row["parts"] or []
         if row["path"] is None or row["source_id"] is None or None in (row["size"], row["mtime_ns"]):
             raise refused("a file's path, source id, size or modification time is missing")
+        if not 0 < row["source_id"] < 2 ** 62 or row["source_id"] in ids:  # one id a file, as an ingest gives them
+            raise refused(f"the source id {row['source_id']} is not one an ingest gives")
+        ids.add(row["source_id"])
+        if row["format"] is not None and not any(part.startswith("sources/") for part in parts if isinstance(part, str)):
+            raise refused(f"{row['path']} is listed with no part of `sources`; every file read has one")
         outside = [part for part in parts if not isinstance(part, str) or not _confined(part)]
         if outside:
             raise refused(f"it lists {outside[0]!r} as a part, which is not a part of a table of the tree")
