@@ -136,24 +136,16 @@ POSITIONAL = {"models": "MODEL", "kind": "KIND"}
 def _names_are_text(args) -> None:
     """A name given on the command line that is not UTF-8 (`$'g\\xff'`, which Python
     holds as a lone surrogate) names nothing the database holds: refused in one line."""
-    from workbench.paths import text_of
+    from workbench.paths import is_text, text_of
 
     for dest, value in vars(args).items():
         if dest in FILE_ARGUMENTS:
             continue
         for given in value if isinstance(value, list) else [value]:
-            if isinstance(given, str) and not _utf8(given):
+            if isinstance(given, str) and not is_text(given):
                 shown = text_of(os.fsencode(given))
                 raise WorkbenchError(f"{POSITIONAL.get(dest, '--' + dest.replace('_', '-'))} '{shown}' is not UTF-8 "
                                      f"text, so nothing here is named so")
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def user_fault(exc: Exception) -> str | None:

@@ -12,7 +12,7 @@ import json
 import os
 
 from workbench.errors import WorkbenchError
-from workbench.paths import settings_text, text_of
+from workbench.paths import is_text, settings_text, text_of
 
 FORMS = "a JSON object {\"name\": \"model\", ...} or a CSV file with the columns name,model"
 
@@ -31,21 +31,12 @@ def read_aliases(aliases) -> dict[str, str]:
     found: dict[str, str] = {}
     for name, model in pairs:
         if not (isinstance(name, str) and isinstance(model, str) and name.strip() and model.strip()
-                and _is_text(name) and _is_text(model)):
+                and is_text(name) and is_text(model)):
             raise WorkbenchError(f"{where}: {name!r} -> {model!r}: each name and model must be non-empty text")
         if found.get(name, model) != model:
             raise WorkbenchError(f"{where}: {name!r} is given two models, {found[name]!r} and {model!r}")
         found[name] = model
     return {name: _model_of(name, found, where) for name in found}
-
-
-def _is_text(name: str) -> bool:
-    """Text a database can hold: no lone UTF-16 surrogate (`"\\ud800"` in JSON)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _model_of(name: str, found: dict[str, str], where: str) -> str:

@@ -39,6 +39,16 @@ def text_of(path: str | os.PathLike) -> str:
     return raw.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
 
 
+def is_text(text: str) -> bool:
+    """Text a database can hold, as UTF-8: no lone surrogate (an argument's byte that is
+    not UTF-8, as Python holds it, or a JSON `"\\ud800"`)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def path_of(text: str) -> bytes:
     """The file name `text_of` wrote as `text`, as bytes (its inverse)."""
     if "\\" not in text:
