@@ -15,6 +15,8 @@ output (../shared/corpus), not on the workbench's own generator's.
 8. `workbench plot` (PNG) and `workbench report` as whole processes
    vs `python -c "import altair"`                                  (aims: <= 1.5 s, <= 3 s)
 9. finding records among 1M events vs one-table queries and grep  (printed; no aim set)
+10. export --otlp of 400,000 decisions, ingest of a 196 MB *.otlp.json,
+   each vs a baseline                                              (aim: peak memory < 1 GB each)
 
 Where the time of 1 and 7 goes, step by step: python -m bench.steps
 """
@@ -24,7 +26,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import append, commands, damage_ingest, ec4x_drafts, figures, records, scale, scrubber, stellaris_save
+from bench import append, commands, damage_ingest, ec4x_drafts, figures, otlp, records, scale, scrubber, stellaris_save
 from bench.common import machine
 
 
@@ -52,6 +54,8 @@ def main() -> None:
     loop = commands.main(["--runs", "2" if quick else "5"])
     print()
     found = records.main(["--events", "100000" if quick else "1000000", "--runs", "1" if quick else "3"])
+    print()
+    traces = otlp.main(["--decisions", "40000", "--json-mb", "20"] if quick else [])
     print("\nsummary")
     print(f"  1. ingest / read_json:        {ingest['ratio']:.2f}  (aim <= 2.0)")
     print(f"  2. speed-up vs per-line loop: {ingest['speedup']:.1f}x  (aim >= 10x)")
@@ -68,6 +72,8 @@ def main() -> None:
     print(f"  8. plot PNG {loop['plot']:.2f} s, report {loop['report']:.2f} s; import altair "
           f"{loop['import altair']:.2f} s  (aims <= 1.5 s, <= 3 s)")
     print("  9. records / baseline: " + ", ".join(f"{name} {ratio:.1f}" for name, ratio in found.items()))
+    print(f" 10. OTLP peak memory: export {traces['export']:.0f} MB, ingest of *.otlp.json {traces['ingest']:.0f} MB  "
+          f"(aim < 1024 MB each)")
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 

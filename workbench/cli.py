@@ -28,9 +28,57 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 prints as \xNN, never fails
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    with warnings.catch_warnings():
-        warnings.showwarning = _plugins_in_one_line(warnings.showwarning)
-        return _main(argv)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (Terminal(stream) if _is_a_terminal(stream) else stream for stream in streams)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _plugins_in_one_line(warnings.showwarning)
+            return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _is_a_terminal(stream) -> bool:
+    try:
+        return stream is not None and not isinstance(stream, Terminal) and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+# What a terminal is never sent as it is: C0 controls but the line end and tab (ESC
+# starts the sequences that set a window's title or clear the screen), DEL, C1 controls
+# (0x9b is CSI) and the marks that reorder text (bidirectional overrides and isolates).
+_SHOWN_ESCAPED = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F, *range(0x80, 0xA0))
+                  if code not in (0x09, 0x0A)} | {
+    code: f"\\u{code:04x}" for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def escaped(text: str) -> str:
+    """`text` as a terminal may be sent it: each character of `_SHOWN_ESCAPED` written as
+    its escape (`\\x1b`); a carriage return that starts or ends the text (a progress
+    bar's) kept."""
+    body = text.strip("\r")
+    if not body:
+        return text
+    start = text.index(body)
+    return text[:start] + body.translate(_SHOWN_ESCAPED) + text[start + len(body):]
+
+
+class Terminal:
+    """A terminal's stream (standard output or error) that shows what a log, a file name
+    or a model name holds escaped (`escaped`), never as a terminal would run it."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(escaped(text))
+
+    def writelines(self, lines) -> None:
+        self.stream.writelines(escaped(line) for line in lines)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
 
 
 def _plugins_in_one_line(show):
@@ -53,6 +101,7 @@ def _main(argv: list[str] | None) -> int:
         if extra and args.command != "lab":  # only `lab` passes options on (to JupyterLab)
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.jupyter_args = extra
+        _names_are_text(args)
         return args.run(args)
     except WorkbenchError as exc:
         print(f"workbench: {exc}", file=sys.stderr)
@@ -75,6 +124,28 @@ def _main(argv: list[str] | None) -> int:
         print(f"workbench: internal error: {type(exc).__name__}: {exc} (set WORKBENCH_DEBUG=1 for details)",
               file=sys.stderr)
         return 3
+
+
+# The arguments that name files: a file name may hold bytes that are not UTF-8. Every
+# other argument is a name or value the database holds as text.
+FILE_ARGUMENTS = frozenset({"paths", "db", "output", "aliases", "prices", "parquet", "out", "data", "otlp",
+                            "jupyter_args"})
+POSITIONAL = {"models": "MODEL", "kind": "KIND"}
+
+
+def _names_are_text(args) -> None:
+    """A name given on the command line that is not UTF-8 (`$'g\\xff'`, which Python
+    holds as a lone surrogate) names nothing the database holds: refused in one line."""
+    from workbench.paths import is_text, text_of
+
+    for dest, value in vars(args).items():
+        if dest in FILE_ARGUMENTS:
+            continue
+        for given in value if isinstance(value, list) else [value]:
+            if isinstance(given, str) and not is_text(given):
+                shown = text_of(os.fsencode(given))
+                raise WorkbenchError(f"{POSITIONAL.get(dest, '--' + dest.replace('_', '-'))} '{shown}' is not UTF-8 "
+                                     f"text, so nothing here is named so")
 
 
 def user_fault(exc: Exception) -> str | None:
@@ -102,7 +173,17 @@ def _reader_gone() -> int:
     return 128 + 13
 
 
-class _Command(argparse.ArgumentParser):
+class _Parser(argparse.ArgumentParser):
+    """A parser whose refusal of the arguments is one line, as every user error is:
+    `workbench: records: argument --valid: not allowed with argument --failed`, exit 2
+    (argparse's own prints the usage first)."""
+
+    def error(self, message: str):
+        command = self.prog.removeprefix("workbench").strip()
+        self.exit(2, f"workbench: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
+
+
+class _Command(_Parser):
     """A command's parser; `lists_formats`: its help ends with the formats, which are
     loaded only when the help is shown (loading every format is most of a second)."""
 
@@ -121,7 +202,7 @@ class _Command(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="workbench", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Command)
 
     demo = commands.add_parser("demo", help="make the sample corpus, ingest it, write figures, print a summary")
@@ -139,7 +220,7 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--watch", action="store_true",
                         help="keep following the paths (new files, files that grow) until Ctrl-C")
     ingest.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
-                        help="with --watch: seconds between scans (default: 2)")
+                        help="with --watch: seconds between scans, at most 86400 (default: 2)")
     _add_engine(ingest, "load with Spark's executors into the Parquet tree DIR (--parquet), not into a database")
     ingest.set_defaults(run=_ingest)
 
@@ -277,6 +358,10 @@ def _engine(args) -> str:
         if args.db:
             raise WorkbenchError("--engine spark reads and writes the Parquet tree (--parquet), not a database: "
                                  "drop --db")
+        if args.master is not None:
+            from workbench.spark.session import check_master
+
+            check_master(args.master)
     elif args.parquet:
         raise WorkbenchError("--parquet DIR is the Spark engine's tree: add --engine spark (DuckDB reads a database: "
                              "--db, or `workbench export --parquet` writes a tree from one)")
@@ -463,7 +548,7 @@ def _scorecard(args) -> int:
     from workbench.comparison import scorecard
 
     with _source(args) as con:
-        card = scorecard(con, by=[key.strip() for key in args.by.split(",")], prices=args.prices,
+        card = scorecard(con, by=[key.strip() for key in args.by.split(",") if key.strip()], prices=args.prices,
                          aliases=args.aliases, cluster=_cluster(args), failures=args.failures)
     if card.is_empty():
         raise WorkbenchError("no decisions in this database to score; ingest a damage, ec4x, arena or gm log first")
@@ -540,6 +625,8 @@ def _records(args) -> int:
                         limit=None if limit is None else limit + 1, aliases=args.aliases)
         if found.is_empty():
             print(f"workbench: no record matches{_unknown_name(con, args)}", file=sys.stderr)
+        if args.text is not None:
+            _say_unsearched(con, args.format)
     if limit is not None and found.height > limit:  # on stderr, so that JSON and CSV on stdout stay whole
         print(f"(the first {limit} record{'s' if limit != 1 else ''} of more; --limit 0 shows all)", file=sys.stderr)
         found = found.head(limit)
@@ -557,6 +644,17 @@ def _records(args) -> int:
         print(f"{where}: {'; '.join(about)}")
         print(f"    {_shown(row['raw'], row['line'])}")
     return 0
+
+
+def _say_unsearched(con, format: str | None) -> None:
+    """One line on stderr naming the files a --text search passed over, if any."""
+    from workbench.records import unsearched
+
+    passed = unsearched(con, format)
+    if passed:
+        print(f"workbench: {len(passed)} file{'s' if len(passed) != 1 else ''} not searched, no longer holding what "
+              f"was ingested (changed, gone, or not a regular file): {', '.join(passed[:3])}"
+              f"{', ...' if len(passed) > 3 else ''}", file=sys.stderr)
 
 
 def _side_by_side(args) -> int:
@@ -617,9 +715,15 @@ def _place(path: str, locator: str | None) -> str:
     return f"{path} ({locator})" if locator else path
 
 
+# The most rows a --limit may ask for (one more is asked of the database, a BIGINT).
+MOST_ROWS = 2 ** 63 - 2
+
+
 def _row_limit(limit: int) -> int | None:
     if limit < 0:
         raise WorkbenchError(f"--limit must be 0 (all) or more, not {limit}")
+    if limit > MOST_ROWS:
+        raise WorkbenchError(f"--limit must be at most {MOST_ROWS} (or 0 for all), not {limit}")
     return limit or None
 
 
@@ -678,8 +782,18 @@ def _unknown_name(con, args) -> str:
     return ""
 
 
+# The most decisions per game a plan takes: no game has more.
+MOST_PER_GAME = 1_000_000_000
+
+
 def _plan(args) -> int:
     from workbench.comparison import plan_in_words
+
+    if not args.difference > 0:  # a difference is one size; -0.1 is not taken for 0.1
+        raise WorkbenchError(f"--difference must be more than 0 and less than 1 (0.05 for 5 points), "
+                             f"not {args.difference:g}")
+    if args.per_game is not None and not args.per_game <= MOST_PER_GAME:
+        raise WorkbenchError(f"--per-game must be from 1 to {MOST_PER_GAME:,} decisions, not {args.per_game:g}")
 
     given = {"validity": args.validity, "decisions_per_game": args.per_game, "icc": args.icc}
     if all(value is not None for value in given.values()) and args.db is None and args.parquet is None:

@@ -109,6 +109,8 @@ def _group_keys(by: list[str]) -> list[str]:
     if not by or unknown:
         raise WorkbenchError(f"cannot group a scorecard by {', '.join(unknown) or 'nothing'}; "
                              f"use some of: {', '.join(GROUPS)}")
+    if len(set(by)) < len(by):
+        raise WorkbenchError(f"a scorecard is grouped by each of {', '.join(GROUPS)} once, not by {', '.join(by)}")
     return [GROUPS[key] for key in by]
 
 

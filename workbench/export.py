@@ -130,10 +130,11 @@ def write_partitioned(con, select: str, partitions: list[str], target: Path, fil
 
 
 def _folder_name(column: str) -> str:
-    """The game id as its folder shows it: as it is, or, past GAME_FOLDER_BYTES, its first
-    16 characters, `~` and the first 16 hex digits of its SHA-256 (`<column>_full`
-    keeps it whole in the files)."""
-    return (f"CASE WHEN strlen({column}) <= {GAME_FOLDER_BYTES} THEN {column} "
+    """The game id as its folder shows it: as it is, or, past GAME_FOLDER_BYTES or empty
+    (a folder `game_id=` is no partition to Spark or Hive: every query of the tree
+    failed), its first 16 characters, `~` and the first 16 hex digits of its SHA-256
+    (`<column>_full` keeps it whole in the files)."""
+    return (f"CASE WHEN strlen({column}) BETWEEN 1 AND {GAME_FOLDER_BYTES} THEN {column} "
             f"ELSE left({column}, 16) || '~' || left(sha256({column}), 16) END")
 
 

@@ -18,7 +18,7 @@ from workbench.content import Content, FileHash, KnownSource
 from workbench.violation import FIELDS, StoredViolations, Violation
 from workbench.errors import UnreadableFile, WorkbenchError, first_line
 from workbench.formats import Counts, Format, LoadContext
-from workbench.paths import check_regular, expand_paths, path_of, roots_of, text_of, under
+from workbench.paths import check_regular, expand_paths, open_regular, path_of, roots_of, text_of, under
 from workbench.validation import line_count
 from workbench.worker import Worker
 
@@ -623,5 +623,5 @@ def _first_line_end(path: Path) -> bytes | None:
 
 
 def _read_head(path: Path) -> bytes:
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:  # a FIFO that took the file's place since its check: not waited on
         return handle.read(HEAD_BYTES)

@@ -12,7 +12,7 @@ import json
 import os
 
 from workbench.errors import WorkbenchError
-from workbench.paths import settings_text, text_of
+from workbench.paths import is_text, settings_text, text_of
 
 FORMS = "a JSON object {\"name\": \"model\", ...} or a CSV file with the columns name,model"
 
@@ -30,12 +30,25 @@ def read_aliases(aliases) -> dict[str, str]:
         raise WorkbenchError(f"aliases must be a dict or a file ({FORMS}), not {type(aliases).__name__}")
     found: dict[str, str] = {}
     for name, model in pairs:
-        if not (isinstance(name, str) and isinstance(model, str) and name.strip() and model.strip()):
+        if not (isinstance(name, str) and isinstance(model, str) and name.strip() and model.strip()
+                and is_text(name) and is_text(model)):
             raise WorkbenchError(f"{where}: {name!r} -> {model!r}: each name and model must be non-empty text")
         if found.get(name, model) != model:
             raise WorkbenchError(f"{where}: {name!r} is given two models, {found[name]!r} and {model!r}")
         found[name] = model
-    return found
+    return {name: _model_of(name, found, where) for name in found}
+
+
+def _model_of(name: str, found: dict[str, str], where: str) -> str:
+    """The model a name stands for, following a chain (a -> b, b -> c: a is c); a
+    chain that comes back to a name on it is refused."""
+    chain = [name]
+    while found.get(chain[-1], chain[-1]) != chain[-1]:
+        chain.append(found[chain[-1]])
+        if chain[-1] in chain[:-1]:
+            raise WorkbenchError(f"{where}: {' -> '.join(map(repr, chain))} goes round in a circle; "
+                                 f"map each name to the one model it is")
+    return chain[-1]
 
 
 def two_models(a: str, b: str, aliases: dict[str, str], needs: str) -> tuple[str, str]:
@@ -64,7 +77,10 @@ def _sql_text(text: str) -> str:
 def _pairs_in(path) -> list[tuple]:
     text = settings_text(path, "aliases")
     if os.fspath(path).lower().endswith(".csv"):
-        rows = list(csv.DictReader(text.splitlines()))
+        try:
+            rows = list(csv.DictReader(text.splitlines()))
+        except csv.Error as exc:  # a field past csv's limit (128 KiB), a NUL byte
+            raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {exc}; give {FORMS}") from None
         if rows and not {"name", "model"} <= set(rows[0]):
             raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {FORMS}")
         return [(row["name"], row["model"]) for row in rows]
@@ -72,6 +88,8 @@ def _pairs_in(path) -> list[tuple]:
         table = json.loads(text, object_pairs_hook=list)
     except ValueError as exc:
         raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {exc}; give {FORMS}") from None
+    except RecursionError:
+        raise WorkbenchError(f"cannot read aliases from {text_of(path)}: nested too deeply; give {FORMS}") from None
     if not isinstance(table, list) or not all(isinstance(pair, tuple) for pair in table):
         raise WorkbenchError(f"cannot read aliases from {text_of(path)}: {FORMS}")
     return table

@@ -10,9 +10,11 @@ bytes are written as `\\xNN` (and its backslashes doubled: see `text_of`).
 from __future__ import annotations
 
 import errno
+import functools
 import glob
-import itertools
+import io
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -37,6 +39,16 @@ def text_of(path: str | os.PathLike) -> str:
     return raw.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
 
 
+def is_text(text: str) -> bool:
+    """Text a database can hold, as UTF-8: no lone surrogate (an argument's byte that is
+    not UTF-8, as Python holds it, or a JSON `"\\ud800"`)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def path_of(text: str) -> bytes:
     """The file name `text_of` wrote as `text`, as bytes (its inverse)."""
     if "\\" not in text:
@@ -56,22 +68,65 @@ def path_of(text: str) -> bytes:
 
 
 def under(path: str, roots: list[str]) -> bool:
-    """Whether the path (as text) is one of `roots` or inside one of them."""
-    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+    """Whether the path (as text) is one of `roots` or inside one of them; for a root
+    that is a glob (`Pattern`), whether the glob matches it or a folder it is in."""
+    return any(root.covers(path) if isinstance(root, Pattern) else
+               path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+class Pattern(str):
+    """A glob the user gave (absolute, as text): what it covers is what `expand_paths`
+    finds through it, the files it matches and those in the folders it matches (`*`
+    and `?` within a name, `**` any folders), not all of the folder before it."""
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern:
+        segments = self.split(os.sep)
+        parts = [(".*" if last else f"(?:[^{os.sep}]*{os.sep})*") if segment == "**" else
+                 _name_regex(segment) + ("" if last else re.escape(os.sep))
+                 for last, segment in ((n == len(segments) - 1, segment) for n, segment in enumerate(segments))]
+        return re.compile("".join(parts), re.DOTALL)
+
+    def covers(self, path: str) -> bool:
+        at = len(path)
+        while at > 0:  # the path, then each folder it is in
+            if self.regex.fullmatch(path, 0, at):
+                return True
+            at = path.rfind(os.sep, 0, at)
+        return False
+
+
+def _name_regex(segment: str) -> str:
+    """A glob of one name as a regular expression (`glob`'s own: `*`, `?`, `[...]`)."""
+    out, at = [], 0
+    while at < len(segment):
+        char = segment[at]
+        if char == "*":
+            out.append(f"[^{os.sep}]*")
+        elif char == "?":
+            out.append(f"[^{os.sep}]")
+        elif char == "[" and (end := segment.find("]", at + 2 if segment[at + 1:at + 2] in ("!", "]") else at + 1)) > 0:
+            inside = segment[at + 1:end]
+            inside = "^" + inside[1:] if inside.startswith("!") else inside
+            out.append("[" + inside.replace("\\", "\\\\") + "]")
+            at = end
+        else:
+            out.append(re.escape(char))
+        at += 1
+    return "".join(out)
 
 
 def roots_of(paths) -> list[str]:
     """The places the user's arguments name, as text, both as given (absolute) and with
-    links followed; for a glob, the folder before its first wildcard."""
+    links followed; a glob is a `Pattern` (it covers what it matches)."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     roots = []
     for raw in paths:
         text = os.fsdecode(raw)
         if not os.path.lexists(text) and glob.has_magic(text):
-            parts = Path(text).parts
-            static = [part for part in itertools.takewhile(lambda part: not glob.has_magic(part), parts)]
-            text = str(Path(*static)) if static else "."
+            roots += [Pattern(text_of(os.path.abspath(text))), Pattern(text_of(Path(text).resolve()))]
+            continue
         roots += [text_of(os.path.abspath(text)), text_of(Path(text).resolve())]
     return sorted(set(roots))
 
@@ -143,6 +198,23 @@ def check_regular(path: Path) -> None:
     if not stat.S_ISREG(status.st_mode):
         kind = KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
         raise UnreadableFile(f"{text_of(path)}: not a regular file ({kind}); only files are read")
+
+
+def open_regular(path: str | os.PathLike) -> "io.BufferedReader":
+    """`path` opened to read, if it is a regular file; an OSError (ENXIO) for anything
+    else. The open never waits: a FIFO put where a file was is opened without blocking
+    (`O_NONBLOCK`), seen for what it is, and closed."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            kind = KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
+            raise OSError(errno.ENXIO, f"not a regular file ({kind})", os.fsdecode(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 # A settings file (prices, aliases) is a few kilobytes; a larger one is a mistake.

@@ -31,6 +31,9 @@ from workbench.paths import settings_text, text_of
 FORMS = ("JSON {\"model\": usd_per_mtok} or {\"model\": {\"input\": ..., \"output\": ..., \"cached\": ...}}, "
          "or a CSV with the columns model,usd_per_mtok or model,input,output[,cached]")
 
+# The most a user's price may be, USD per million tokens (a dollar a token): every cost
+# of tokens a BIGINT counts at it is a finite number.
+MAX_RATE = 1_000_000
 # A rate: (first prompt size, USD per million tokens) from 0 up, a tier per step.
 Rate = tuple[tuple[int, float], ...]
 
@@ -67,7 +70,7 @@ def at(rate: Rate, tier_start: int) -> float:
 def read_prices(prices) -> dict[str, Price]:
     """Prices by model from a dict or a JSON/CSV file (see FORMS): a number is one rate
     for every token; an object gives input, output and optionally cached rates. Every
-    rate must be a finite number, 0 or more."""
+    rate must be a number from 0 to MAX_RATE."""
     if isinstance(prices, dict):
         table, where = prices, "prices"
     elif isinstance(prices, (str, os.PathLike)):
@@ -83,8 +86,10 @@ def _table_in(path) -> dict:
         if os.fspath(path).lower().endswith(".csv"):
             return _csv_table(text)
         table = json.loads(text)
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, csv.Error) as exc:  # csv: a field past its limit (128 KiB)
         raise WorkbenchError(f"cannot read prices from {text_of(path)}: {exc}; give {FORMS}") from None
+    except RecursionError:
+        raise WorkbenchError(f"cannot read prices from {text_of(path)}: nested too deeply; give {FORMS}") from None
     if not isinstance(table, dict):
         raise WorkbenchError(f"cannot read prices from {text_of(path)}: give {FORMS}")
     return table
@@ -119,9 +124,9 @@ def _rate(where: str, model: str, value) -> float:
         number = float(value) if not isinstance(value, bool) else math.nan
     except (TypeError, ValueError, OverflowError):
         number = math.nan
-    if not (math.isfinite(number) and number >= 0):
+    if not (math.isfinite(number) and 0 <= number <= MAX_RATE):
         raise WorkbenchError(f"{where}: the price of {model!r} must be a finite number of US dollars per million "
-                             f"tokens, 0 or more, not {value!r}")
+                             f"tokens, from 0 to {MAX_RATE:,}, not {value!r}")
     return number
 
 

@@ -24,6 +24,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 import numpy as np
 import polars as pl
@@ -34,6 +35,7 @@ from workbench.errors import WorkbenchError
 from workbench.formats import BOM
 from workbench.jsonl import line_spans, read_line
 from workbench.naming import alias_sql, read_aliases, two_models
+from workbench.paths import open_regular
 
 RECORD_COLUMNS = ("path", "locator", "line", "format", "game_id", "turn", "model", "agent_id", "action",
                   "valid", "outcome", "failure", "rules", "severities", "raw", "source_id")
@@ -349,6 +351,8 @@ def _file_lines(path: str, sha256: str, size: int) -> _Lines | None:
         stat = os.stat(path)
     except OSError:
         return None
+    if not S_ISREG(stat.st_mode):  # a FIFO in its place would never give its text
+        return None
     key = (path, sha256, size, stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _INDEX_LOCK:
         if key in _INDEXED:
@@ -363,7 +367,7 @@ def _file_lines(path: str, sha256: str, size: int) -> _Lines | None:
 
 def _index(path: Path, sha256: str, size: int) -> _Lines | None:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             if size == 0:
                 return _Lines(0, np.zeros(0, np.int64))
             with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
@@ -405,7 +409,7 @@ class _mapped:
         if not self.size:
             self.handle, self.data = None, b""
             return self.data
-        self.handle = open(self.path, "rb")
+        self.handle = open_regular(self.path)
         self.data = mmap.mmap(self.handle.fileno(), self.size, access=mmap.ACCESS_READ)
         return self.data
 
@@ -451,6 +455,14 @@ def _text_matches(con, text: str, format: str | None) -> pa.Table:
     ids.append(np.array([row[0] for row in kept], np.int64))
     lines.append(np.array([row[1] for row in kept], np.int64))
     return pa.table({"source_id": np.concatenate(ids), "line": np.concatenate(lines)})
+
+
+def unsearched(con, format: str | None = None) -> list[str]:
+    """The files a `text` search passes over: they no longer hold what was ingested
+    (changed, gone, or something other than a regular file in their place)."""
+    sources = con.execute("SELECT path, sha256, size FROM sources WHERE $format IS NULL OR format = $format ORDER BY path",
+                          {"format": format}).fetchall()
+    return [path for path, sha256, size in sources if _file_lines(path, sha256, size) is None]
 
 
 # A file is searched this many bytes at a time, lower-cased (a copy of this size at most).

@@ -10,15 +10,22 @@ A plugin is a package that declares its format under the entry-point group
     dice = "dice_workbench:FORMAT"
 
 and builds it with `workbench.plugin` only. A plugin that cannot be used (it fails to
-import, is not a `Format`, or takes a name a format, table or view already has) is left
-out with one line saying why (`PluginWarning`); the other formats go on."""
+import, raises SystemExit or KeyboardInterrupt there, takes more than IMPORT_SECONDS to
+import, is not a `Format`, names a table or column otherwise than as a plain SQL name,
+runs a statement that does not make a table or view of its own, or takes a name a
+format, table or view already has) is left out with one line saying why
+(`PluginWarning`); the other formats go on. What a plugin's code raises as it reads a
+file (SystemExit and a KeyboardInterrupt of its own too) fails that file only."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import signal
+import threading
 import warnings
 from importlib.metadata import EntryPoint, entry_points
-from typing import Iterable
+from typing import Callable, Iterable
 
 import duckdb
 
@@ -31,6 +38,14 @@ from workbench.schema import BOUND_NAMES, Table
 GROUP = "workbench.formats"
 
 BUILT_IN = (stellaris.FORMAT, ec4x.FORMAT, arena.FORMAT, gm.FORMAT, otel.FORMAT, damage.FORMAT)
+
+# A plugin whose import has not returned after this many seconds is left out (its
+# import goes on in a thread of its own, which nothing waits for).
+IMPORT_SECONDS = 60.0
+# The names a plugin gives its tables and columns are written into SQL as they are.
+PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Each statement a plugin's tables and views run makes a table or view (or adds a column).
+MAKES = re.compile(r"\s*(CREATE\s+(OR\s+REPLACE\s+)?(TEMP(ORARY)?\s+)?(TABLE|VIEW)|ALTER\s+TABLE)\s", re.IGNORECASE)
 
 
 def with_plugins(built_in: Iterable[Format], found: Iterable[EntryPoint] | None = None) -> dict[str, Format]:
@@ -81,71 +96,178 @@ class _LeftOut(Exception):
 def _usable(point: EntryPoint, formats: dict[str, Format], taken: set[str],
             scratch: duckdb.DuckDBPyConnection) -> Format:
     """The plugin's Format, its statements run in `scratch` (kept there only if usable)."""
-    try:
-        fmt = point.load()
-    except Exception as exc:  # a plugin's bug never stops the built-in formats
-        raise _LeftOut(f"{type(exc).__name__}: {first_line(exc)}") from None
+    fmt = _imported(point)
     if not isinstance(fmt, Format):
         raise _LeftOut(f"it is a {type(fmt).__name__}, not a workbench.plugin.Format")
     if fmt.name != point.name:
         raise _LeftOut(f"its Format is named {fmt.name!r}; name the entry point as the format")
     if fmt.name in formats:
         raise _LeftOut(f"a format named {fmt.name!r} is already registered")
+    ddl = _statements_of(fmt)
+    before = _objects(scratch)
     scratch.execute("BEGIN TRANSACTION")
     try:
-        made = _made(scratch, fmt.ddl(), fmt.tables)
+        made = _made(scratch, ddl, fmt.tables)
+        changed = sorted(name for name, made_as in before.items() if _objects(scratch).get(name) != made_as)
     except Exception as exc:
         scratch.execute("ROLLBACK")
         raise _LeftOut(f"its tables cannot be made: {first_line(exc)}") from None
     clash = sorted(made & taken)
-    if clash:
+    if clash or changed:
         scratch.execute("ROLLBACK")
-        raise _LeftOut(f"its table or view {clash[0]!r} has the name of one the workbench already has")
+        raise _LeftOut(f"its table or view {(clash or changed)[0]!r} has the name of one the workbench already has")
     scratch.execute("COMMIT")
     taken |= made
     return fmt
 
 
+def _imported(point: EntryPoint):
+    """What the entry point names, imported in a thread of its own: whatever the import
+    raises (SystemExit and KeyboardInterrupt too: a Ctrl-C the user gives reaches the
+    waiting thread, not this one), or an import still under way after IMPORT_SECONDS,
+    leaves the plugin out."""
+    done: dict = {}
+
+    def load() -> None:
+        try:
+            done["value"] = point.load()
+        except BaseException as exc:  # a plugin's bug never stops the built-in formats
+            done["error"] = exc
+
+    thread = threading.Thread(target=load, name=f"workbench plugin {point.name}", daemon=True)
+    thread.start()
+    thread.join(IMPORT_SECONDS)
+    if thread.is_alive():
+        raise _LeftOut(f"its import did not end within {IMPORT_SECONDS:g} s")
+    if "error" in done:
+        raise _LeftOut(_fault(done["error"]))
+    return done["value"]
+
+
+def _fault(exc: BaseException) -> str:
+    """What a plugin raised, in one line: its type, and its message where it has one."""
+    return f"{type(exc).__name__}: {first_line(exc)}" if str(exc).strip() else type(exc).__name__
+
+
+def _statements_of(fmt: Format) -> str:
+    """The plugin's statements, each checked: its tables and columns named by plain SQL
+    names, and each statement making a table or view (never dropping, changing or
+    reading anything into the workbench's own)."""
+    for table in fmt.tables:
+        if not isinstance(table, Table):
+            raise _LeftOut(f"its table {table!r} is not a workbench.plugin.Table")
+        for name in (table.name, *table.names, *table.unique):
+            if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
+                raise _LeftOut(f"its table or column name {name!r} is not a plain SQL name (letters, digits and _, "
+                               f"not starting with a digit)")
+    try:
+        ddl = fmt.ddl()
+        statements = duckdb.extract_statements(ddl) if ddl.strip() else []
+    except Exception as exc:
+        raise _LeftOut(f"its tables cannot be made: {first_line(exc)}") from None
+    for statement in statements:
+        if not MAKES.match(statement.query):
+            raise _LeftOut(f"its statement {first_line(statement.query.strip())[:80]!r} does not make a table or "
+                           f"view; a plugin's statements only make its own")
+    return ddl
+
+
+def _objects(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
+    """Every table (its columns) and view (its statement) of a scratch database, by name."""
+    tables = con.execute("SELECT table_name, list(column_name || ' ' || data_type ORDER BY column_index) "
+                         "FROM duckdb_columns() WHERE NOT internal GROUP BY ALL").fetchall()
+    return {name.lower(): ("table", tuple(columns)) for name, columns in tables} | {
+        name.lower(): ("view", sql) for name, sql in _views(con).items()}
+
+
+class _PluginFault(Exception):
+    """What a plugin's own code raised (an exception, SystemExit, a KeyboardInterrupt of
+    its own), kept as `fault`."""
+
+    def __init__(self, fault: BaseException):
+        super().__init__(_fault(fault))
+        self.fault = fault
+
+
+def _calling(function: Callable, *args):
+    """`function(*args)`, a plugin's code: what it raises, SystemExit and a
+    KeyboardInterrupt of its own included, as a _PluginFault; the workbench's own
+    one-line errors and DuckDB's as they are. A Ctrl-C the user gives while it runs is
+    told from a KeyboardInterrupt the plugin raises by the signal (a handler that notes
+    it, then does what the one before did), and stops the run."""
+    pressed: list[int] = []
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+        if callable(previous):
+            def noted(number, frame, before=previous):
+                pressed.append(number)
+                before(number, frame)
+
+            signal.signal(signal.SIGINT, noted)
+        else:
+            previous = None  # ignored, or the default: a Ctrl-C raises nothing here
+    try:
+        return function(*args)
+    except (WorkbenchError, duckdb.Error):
+        raise  # said as for any format
+    except KeyboardInterrupt as exc:
+        if pressed:
+            raise
+        raise _PluginFault(exc) from None
+    except BaseException as exc:
+        raise _PluginFault(exc) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
 def _guarded(fmt: Format) -> Format:
     """A plugin whose code fails never stops a run: a file its `load` (or `line_based`)
     fails on is `failed` with one line, its transaction rolled back; a file its `claims`
-    fails on is not its (said once per plugin)."""
-    load, claims, lines, told = fmt.load, fmt.claims, fmt.line_based, []
+    fails on is not its (said once per plugin); a summary it fails to give is said in
+    its place. SystemExit and a KeyboardInterrupt the plugin raises itself are failures
+    like any other (`_calling`)."""
+    load, claims, lines, summary, told = fmt.load, fmt.claims, fmt.line_based, fmt.summary, []
 
-    def failed(exc: Exception, path) -> UnreadableFile:
-        return UnreadableFile(f"{text_of(path)}: format plugin {fmt.name} failed: "
-                              f"{type(exc).__name__}: {first_line(exc)}")
+    def failed(exc: BaseException, path) -> UnreadableFile:
+        return UnreadableFile(f"{text_of(path)}: format plugin {fmt.name} failed: {_fault(exc)}")
 
     def guarded_load(ctx) -> Counts:
         try:
-            counts = load(ctx)
-        except (WorkbenchError, duckdb.Error):
-            raise  # the workbench's own one-line errors, and DuckDB's, are said as for any format
-        except Exception as exc:
-            raise failed(exc, ctx.path) from None
+            counts = _calling(load, ctx)
+        except _PluginFault as exc:
+            raise failed(exc.fault, ctx.path) from None
         if not isinstance(counts, Counts):
             raise failed(TypeError(f"its load returned {type(counts).__name__}, not Counts"), ctx.path)
         return counts
 
     def guarded_lines(path) -> bool:
         try:
-            return bool(lines(path))
-        except Exception as exc:
-            raise failed(exc, path) from None
+            return bool(_calling(lines, path))
+        except _PluginFault as exc:
+            raise failed(exc.fault, path) from None
 
     def guarded_claims(path, head) -> bool:
         try:
-            return bool(claims(path, head))
-        except Exception as exc:
+            return bool(_calling(claims, path, head))
+        except (_PluginFault, WorkbenchError, duckdb.Error) as exc:
             if not told:
                 told.append(path)
                 warnings.warn(f"format plugin {fmt.name} could not tell whether {text_of(path)} is its "
-                              f"({type(exc).__name__}: {first_line(exc)}); such files are not read as {fmt.name}",
+                              f"({_fault(getattr(exc, 'fault', exc))}); such files are not read as {fmt.name}",
                               PluginWarning, stacklevel=2)
             return False
 
+    def guarded_summary(con) -> list[str]:
+        try:
+            return [str(line) for line in _calling(summary, con)]
+        except (_PluginFault, WorkbenchError, duckdb.Error) as exc:
+            return [f"{fmt.name}: its summary failed: {_fault(getattr(exc, 'fault', exc))}"]
+
     return dataclasses.replace(fmt, load=guarded_load, claims=guarded_claims,
-                               line_based=guarded_lines if callable(lines) else lines)
+                               line_based=guarded_lines if callable(lines) else lines,
+                               summary=guarded_summary if summary is not None else None)
 
 
 FORMATS: dict[str, Format] = with_plugins(BUILT_IN)

@@ -39,6 +39,8 @@ import numpy as np
 # (a second), so the exact tests are written out here rather than taken from it.
 from scipy.special import bdtr, ndtr, ndtri, stdtrit
 
+from workbench.errors import WorkbenchError
+
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
 Z = float(ndtri(1 - ALPHA / 2))
@@ -332,7 +334,8 @@ def decisions_needed(p_a: float, p_b: float, power: float = 0.8, level: float = 
     z_level, z_power = quantile(1 - (1 - level) / 2), quantile(power)
     mean = (p_a + p_b) / 2
     root = z_level * math.sqrt(2 * mean * (1 - mean)) + z_power * math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
-    return root ** 2 / (p_a - p_b) ** 2
+    gap = (p_a - p_b) ** 2
+    return float(root) ** 2 / gap if gap > 0 else math.inf  # inf: no number of decisions tells them apart
 
 
 def games_needed(difference: float, validity: float, decisions_per_game: float, icc: float,
@@ -347,11 +350,15 @@ def games_needed(difference: float, validity: float, decisions_per_game: float, 
     Randomization Trials, 2000, ch. 5). Never fewer than MIN_GAMES: a verdict needs them."""
     difference = abs(difference)
     other = validity - difference if validity - difference >= 0 else validity + difference
-    effect = 1 + (decisions_per_game - 1) * icc
+    # the design effect over m, (1 + (m - 1) ICC) / m, written so that no m overflows it
+    per_decision = 1 / decisions_per_game + icc * (1 - 1 / decisions_per_game)
 
     def games(freedom=None) -> int:
-        return max(math.ceil(decisions_needed(validity, other, power, level, freedom) * effect / decisions_per_game
-                             - 1e-9), 1)
+        needed = decisions_needed(validity, other, power, level, freedom) * per_decision
+        if not math.isfinite(needed):
+            raise WorkbenchError(f"a difference of {difference:g} is too small to plan for at a validity of "
+                                 f"{validity:g}: no number of games shows it")
+        return max(math.ceil(needed - 1e-9), 1)
 
     needed = games()
     if icc > 0:

@@ -11,13 +11,18 @@ import hashlib
 import math
 import time
 from pathlib import Path
+from stat import S_ISREG
 from typing import Iterator
 
 import duckdb
 
 from workbench.errors import WorkbenchError, first_line, is_interrupt
 from workbench.ingestion import Report, ingest_files
-from workbench.paths import expand_paths, roots_of, text_of
+from workbench.paths import expand_paths, open_regular, roots_of, text_of
+
+
+# The longest wait between two scans, in seconds: a day.
+LONGEST_INTERVAL = 86_400
 
 
 def watch(paths, db=None, format: str | None = None, interval: float = 2.0,
@@ -27,8 +32,9 @@ def watch(paths, db=None, format: str | None = None, interval: float = 2.0,
     (it is tried again at the next one: a full disk, a locked database). The first scan
     reads every file. Runs until the caller stops iterating; a bad `interval` is
     refused at once, before any scan."""
-    if not (math.isfinite(interval) and interval > 0):
-        raise WorkbenchError(f"--interval must be a number of seconds more than 0, got {interval:g}")
+    if not (math.isfinite(interval) and 0 < interval <= LONGEST_INTERVAL):
+        raise WorkbenchError(f"--interval must be a number of seconds more than 0 and at most {LONGEST_INTERVAL:,} "
+                             f"(a day), got {interval:g}")
     return _scans(paths, db, format, interval, prune)
 
 
@@ -47,9 +53,11 @@ def _scans(paths, db, format: str | None, interval: float, prune: bool) -> Itera
                 report.files = [f for f in report.files if f.status != "missing" or f.path not in told]
                 told |= {f.path for f in report.files if f.status == "missing"}
                 # Stamps taken before reading: a file that grows during the scan is read
-                # again; one that failed (its transaction rolled back) is tried again.
+                # again; one that failed (its transaction rolled back) is tried again, but
+                # for a FIFO or a device in a file's place, said once, until it changes.
                 failed = {f.path for f in report.failed}
-                seen.update((path, stamps[path]) for path, _ in changed if text_of(path) not in failed)
+                seen.update((path, stamps[path]) for path, _ in changed
+                            if text_of(path) not in failed or stamps[path][-1] == NOT_A_FILE)
                 for path in vanished:
                     del seen[path]
                 yield report
@@ -76,12 +84,18 @@ def _ingested(changed, db, format, roots, prune, present) -> Report:
 TAIL_BYTES = 64 * 1024
 
 
+NOT_A_FILE = "not a regular file"
+
+
 def stamp(path: Path) -> tuple:
     """What changes when a file is written to: its identity, size and times, and a hash
-    of its last TAIL_BYTES."""
+    of its last TAIL_BYTES. A FIFO or a device in a file's place is never opened (it
+    could block the scan): its identity, then NOT_A_FILE."""
     try:
         status = path.stat()
-        with open(path, "rb") as handle:
+        if not S_ISREG(status.st_mode):
+            return status.st_dev, status.st_ino, status.st_mode, NOT_A_FILE
+        with open_regular(path) as handle:  # a FIFO put in the file's place since: not waited on
             handle.seek(max(status.st_size - TAIL_BYTES, 0))
             tail = hashlib.sha256(handle.read(TAIL_BYTES)).hexdigest()
     except OSError:

@@ -132,8 +132,8 @@ CASES = [
     Case("ingest into a SQLite file", lambda d: ["ingest", str(decisions(d / "e.decisions.jsonl")), "--db",
                                                  str(sqlite_file(d))], 2, r"is not a DuckDB database"),
     *(Case(f"--interval {value}", lambda d, value=value: ["ingest", str(d), "--watch", "--interval", value], 2,
-           r"--interval must be a number of seconds more than 0, got ")
-      for value in ("nan", "inf", "0", "-1")),
+           r"--interval must be a number of seconds more than 0 and at most 86,400 \(a day\), got ")
+      for value in ("nan", "inf", "0", "-1", "1e308")),
     Case("scorecard of no decisions", lambda d: ["scorecard", "--db", str(empty_database(d))], 2,
          r"no decisions in this database to score"),
     Case("compare of no decisions", lambda d: ["compare", "--db", str(empty_database(d))], 2,
@@ -156,7 +156,74 @@ CASES = [
          r"side by side needs two different models, not 'm' twice"),
     Case("a prices file that is a device", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
                                                       "/dev/zero"], 2, r"it is a character device, not a file"),
+    # A name that is not UTF-8 ($'g\xff': Python holds it as a lone surrogate) names nothing.
+    *(Case(f"a name that is not UTF-8: {argv[0]} {option}",
+           lambda d, argv=argv: [*argv, "--db", str(database(d))], 2,
+           rf"{option} 'g\\xff' is not UTF-8 text, so nothing here is named so")
+      for argv, option in ((["records", "--model", "g\udcff"], "--model"),
+                           (["records", "--text", "g\udcff"], "--text"),
+                           (["side-by-side", "g\udcff", "m"], "MODEL"),
+                           (["plan", "--difference", "0.05", "--format", "g\udcff"], "--format"),
+                           (["compare", "--format", "g\udcff"], "--format"),
+                           (["plot", "emotions", "-o", "x.svg", "--game", "g\udcff"], "--game"))),
+    Case("records of more than a BIGINT counts", lambda d: ["records", "--db", str(database(d)), "--limit",
+                                                            str(2 ** 63 - 1)], 2,
+         r"--limit must be at most 9223372036854775806 \(or 0 for all\), not 9223372036854775807"),
+    Case("a plan for a difference below a double's reach",
+         lambda d: ["plan", "--difference", "1e-17", "--validity", "0.9", "--per-game", "10", "--icc", "0.1"], 2,
+         r"a difference of 1e-17 is too small to plan for at a validity of 0\.9: no number of games shows it"),
+    Case("a plan for a difference below a double's reach, from a database",
+         lambda d: ["plan", "--difference", "1e-17", "--db", str(database(d))], 2, r"a difference of 1e-17 is too small"),
+    Case("a plan of 1e308 decisions a game",
+         lambda d: ["plan", "--difference", ".05", "--validity", ".5", "--per-game", "1e308", "--icc", ".1"], 2,
+         r"--per-game must be from 1 to 1,000,000,000 decisions, not 1e\+308"),
+    Case("a plan for a negative difference", lambda d: ["plan", "--difference", "-0.1", "--db", str(database(d))], 2,
+         r"--difference must be more than 0 and less than 1 \(0\.05 for 5 points\), not -0\.1"),
+    Case("aliases nested 100,000 deep", lambda d: ["scorecard", "--db", str(database(d)), "--aliases",
+                                                   str(settings(d / "a.json", "[" * 100_000 + "]" * 100_000))], 2,
+         r"cannot read aliases from .*a\.json: nested too deeply; give a JSON object"),
+    Case("prices nested 100,000 deep", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
+                                                  str(settings(d / "p.json", '{"m":' * 100_000 + "1" + "}" * 100_000))],
+         2, r"cannot read prices from .*p\.json: nested too deeply"),
+    Case("aliases naming a lone surrogate", lambda d: ["scorecard", "--db", str(database(d)), "--aliases",
+                                                       str(settings(d / "a.json", '{"m": "\\ud800"}'))], 2,
+         r"aliases in .*a\.json: 'm' -> '\\ud800': each name and model must be non-empty text"),
+    *(Case(f"aliases in a circle, to {command}", lambda d, command=command: [
+        command, "--db", str(database(d)), "--aliases", str(settings(d / "a.json", '{"m": "n", "n": "o", "o": "m"}')),
+        *(["m", "x"] if command == "side-by-side" else [])], 2,
+        r"aliases in .*a\.json: 'm' -> 'n' -> 'o' -> 'm' goes round in a circle; map each name to the one model it is")
+      for command in ("scorecard", "compare", "side-by-side", "records")),
+    Case("a scorecard by one key twice", lambda d: ["scorecard", "--db", str(database(d)), "--by", "model,model"], 2,
+         r"a scorecard is grouped by each of format, model, game_id, agent_id once, not by model, model"),
+    # Refused before a JVM starts (no Java needed), whose refusal was a Java stack.
+    *(Case(f"--master {master} to {command}", lambda d, master=master, command=command: [
+        command, *([str(decisions(d / "e.decisions.jsonl"))] if command == "ingest" else []), "--engine", "spark",
+        "--parquet", str(d / "lake"), "--master", master], 2, rf"--master {re.escape(master)}: {said}")
+      for master, said in (("bogus://x", "not a Spark master; give local\\[N\\], local\\[\\*\\], spark://HOST:PORT"),
+                           ("local[0]", "local mode with no thread runs nothing"))
+      for command in ("ingest", "scorecard")),
+    # Found by the second red team.
+    Case("an aliases CSV of a field past csv's limit", lambda d: ["scorecard", "--db", str(database(d)), "--aliases",
+                                                                  str(settings(d / "a.csv", "name,model\n" + "a" * 200_000
+                                                                               + ",m\n"))], 2,
+         r"cannot read aliases from .*a\.csv: field larger than field limit"),
+    Case("a prices CSV of a field past csv's limit", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
+                                                                str(settings(d / "p.csv", "model,usd_per_mtok\n"
+                                                                             + "a" * 200_000 + ",1\n"))], 2,
+         r"cannot read prices from .*p\.csv: field larger than field limit"),
+    Case("arguments argparse refuses", lambda d: ["records", "--db", str(database(d)), "--failed", "--valid"], 2,
+         r"^workbench: records: argument --valid: not allowed with argument --failed \(see workbench records --help\)$"),
+    Case("no command", lambda d: [], 2, r"^workbench: the following arguments are required: COMMAND"),
+    Case("a price past what a cost can hold", lambda d: ["scorecard", "--db", str(database(d)), "--prices",
+                                                         str(settings(d / "p.json", '{"m": 1e308}'))], 2,
+         r"the price of 'm' must be a finite number of US dollars per million tokens, from 0 to 1,000,000, "
+         r"not 1e\+308"),
 ]
+
+
+def settings(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])

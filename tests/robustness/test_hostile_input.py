@@ -342,3 +342,113 @@ def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(
             (records,) = rows(db, "SELECT coalesce(sum(records), 0) FROM sources")[0]
             assert rows(db, f"SELECT count(*) FROM {table}") == [(records,)]
     assert interrupted >= 5, "the log is too short to interrupt: make it longer"
+
+
+# --- aliases ------------------------------------------------------------------------------
+
+
+def test_a_chain_of_aliases_is_followed_to_its_end(tmp_path, capsys):
+    from workbench.naming import read_aliases
+
+    assert read_aliases({"a": "b", "b": "c", "c": "c"}) == {"a": "c", "b": "c", "c": "c"}
+    db = tmp_path / "w.duckdb"
+    logs = [write_lines(tmp_path / f"{model}.decisions.jsonl",
+                        [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": model} for t in range(2)])
+            for model in "abc"]
+    workbench.ingest(logs, db=db)
+    (tmp_path / "aliases.json").write_text('{"a": "b", "b": "c"}')
+    assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.json")]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("arena c: 100.0% valid") and "n=6 in 3 games" in line
+
+
+# --- what a glob covers, and a FIFO where a file was ----------------------------------------
+
+
+def put(path: Path, records) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_lines(path, records)
+
+
+@pytest.mark.parametrize("prune", [False, True])
+def test_a_glob_covers_what_it_matches_not_the_whole_folder_before_it(tmp_path, prune):
+    folder = tmp_path / "p"
+    logs = {name: put(folder / name, [gm_line()]) for name in ("b1.gm.jsonl", "b2.gm.jsonl", "sub/b3.gm.jsonl",
+                                                                        "c.gm.jsonl", "run1/deep/d.gm.jsonl")}
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([folder], db=db)
+    for log in logs.values():
+        log.unlink()
+    put(folder / "b1.gm.jsonl", [gm_line("Written again.")])
+    said = {Path(f.path).relative_to(folder).as_posix(): f.status
+            for f in workbench.ingest([str(folder / "b*.gm.jsonl"), str(folder / "run*")], db=db, prune=prune).files}
+    gone = "pruned" if prune else "missing"
+    assert said == {"b1.gm.jsonl": "replaced", "b2.gm.jsonl": gone, "run1/deep/d.gm.jsonl": gone}
+    # sub/b3 and c were never matched: their rows are kept, and nothing is said of them
+    assert rows(db, "SELECT count(*) FROM sources") == [(5 - 2 * prune,)]
+
+
+def test_a_recursive_glob_covers_every_folder_under_it(tmp_path):
+    from workbench.paths import Pattern
+
+    pattern = Pattern(str(tmp_path / "**" / "x[!0-9]?.jsonl"))
+    assert pattern.covers(str(tmp_path / "xab.jsonl")) and pattern.covers(str(tmp_path / "a" / "b" / "xab.jsonl"))
+    assert not pattern.covers(str(tmp_path / "x1b.jsonl")) and not pattern.covers(str(tmp_path / "xab.jsonl.gz"))
+    assert Pattern(str(tmp_path / "a*")).covers(str(tmp_path / "ab" / "c" / "d.jsonl"))
+    assert not Pattern(str(tmp_path / "a*")).covers(str(tmp_path / "b" / "ab.jsonl"))
+
+
+def test_records_passes_over_a_fifo_put_where_a_file_was_and_says_so(tmp_path):
+    folder = tmp_path / "f"
+    put(folder / "g.gm.jsonl", [gm_line("The sheriff waits.")])
+    (folder / "e.gm.jsonl").write_bytes(b"")
+    db = str(tmp_path / "w.duckdb")
+    assert subprocess.run([*CLI, "ingest", str(folder), "--db", db, "--quiet"], timeout=60).returncode == 0
+    (folder / "e.gm.jsonl").unlink()
+    os.mkfifo(folder / "e.gm.jsonl")
+    for argv in (["records", "--db", db, "--text", "sheriff"], ["records", "--db", db]):
+        done = subprocess.run([*CLI, *argv], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "The sheriff waits." in done.stdout
+    assert done.stderr == ""
+    searched = subprocess.run([*CLI, "records", "--db", db, "--text", "sheriff"], capture_output=True, text=True,
+                              timeout=60)
+    assert searched.stderr.splitlines() == [
+        f"workbench: 1 file not searched, no longer holding what was ingested (changed, gone, or not a regular file): "
+        f"{folder / 'e.gm.jsonl'}"]
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_watched_file_replaced_by_a_fifo_is_said_once_and_never_waited_on(tmp_path, monkeypatch, named):
+    from workbench import watch as watching
+
+    folder = tmp_path / "w"
+    log = put(folder / "a.gm.jsonl", [gm_line()])
+    scans = []
+
+    class Stop(Exception):
+        pass
+
+    def sleep(seconds):
+        if len(scans) == 1:  # after the first scan, a FIFO takes the file's place
+            log.unlink()
+            os.mkfifo(log)
+        if sum(1 for _ in scans) >= 2 and getattr(sleep, "idle", 0) >= 3:
+            raise Stop
+        sleep.idle = getattr(sleep, "idle", 0) + (len(scans) >= 2)
+
+    monkeypatch.setattr(watching.time, "sleep", sleep)
+    with pytest.raises(Stop):
+        for scan in watching.watch([log if named else folder], db=tmp_path / "w.duckdb", interval=0.01):
+            scans.append([(Path(f.path).name, f.status, f.message) for f in scan.files])
+    assert scans[0] == [("a.gm.jsonl", "ingested", "")]
+    assert scans[1:] == ([[("a.gm.jsonl", "failed", f"{log}: not a regular file (a FIFO); only files are read")]]
+                         if named else [[("a.gm.jsonl", "missing", scans[1][0][2])]])
+
+
+def test_a_scorecard_by_a_list_with_a_trailing_comma_groups_by_what_it_names(tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([write_lines(tmp_path / "a.decisions.jsonl", [{**arena_line(), "model": "m"}])], db=db)
+    capsys.readouterr()
+    assert main(["scorecard", "--db", str(db), "--by", "model,"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("m: 100.0% valid")

@@ -128,3 +128,68 @@ def test_brackets_are_counted_per_line_across_slices(monkeypatch, count_bytes):
     expected = [line.count(b"[") + line.count(b"{") >= DEPTH_BOUND for line in lines]
     assert screen.maybe_too_deep(data, starts, ends).tolist() == expected
     assert any(expected) and not all(expected)
+
+
+# --- integers past what Python reads (4,300 digits) or a double holds --------------------
+
+HUGE = "9" * 4301  # one digit past Python's int-string limit
+
+
+@pytest.mark.parametrize("kind", ["damage", "arena", "trace", "orders", "gm"])
+def test_an_integer_of_4301_digits_costs_its_line_only(tmp_path, kind):
+    from tests.robustness.test_hostile_input import LINE_KINDS
+
+    name, make = LINE_KINDS[kind]
+    good = json.dumps(make())
+    huge = good[:-1] + f', "n": {HUGE}}}'
+    path = write(tmp_path / name, good, huge, good)
+    after = write(tmp_path / "after.events.jsonl", json.dumps(event("phase_changed")))
+    report = workbench.ingest([path, after], db=tmp_path / "w.duckdb")
+    assert [f.status for f in report.files] == ["ingested", "ingested"], report.files[0].message
+    file = report.files[0]
+    assert file.records + file.rejected == 3 and file.records >= 2
+    if file.rejected:
+        [(raw, line)] = rows(tmp_path / "w.duckdb", "SELECT raw, line FROM rejects")
+        assert (raw, line) == (huge, 2)
+
+
+def test_a_gm_line_of_a_4301_digit_integer_is_a_reject_that_says_why(tmp_path):
+    line = '{"id": "r-1", "model": "m", "text": "x", "n": ' + HUGE + "}"
+    (file,) = workbench.validate([write(tmp_path / "b.gm.jsonl", line)]).files
+    assert (file.records, file.rejected) == (0, 1)
+    [found] = file.violations
+    assert found.rule == "not_a_json_object" and "an integer of more digits than can be read" in found.message
+
+
+def test_a_gm_response_whose_json_holds_a_4301_digit_integer_is_repaired_as_the_game_repairs_it(tmp_path):
+    text = ('Hi.\nSUGGESTED_ACTIONS: [{"text": "a", "type": "basic", "importance": ' + HUGE +
+            '}, {"text": "b", "type": "basic"}, {"text": "c", "type": "basic"}]')
+    (file,) = workbench.validate([write(tmp_path / "b.gm.jsonl", json.dumps({"id": "r-1", "text": text}))]).files
+    assert (file.records, file.rejected) == (1, 0)
+    assert any(v.rule == "json_repaired" and "an integer of more digits than can be read" in v.message
+               for v in file.violations)
+
+
+def otlp_span(*attributes: dict, **fields) -> dict:
+    return {"traceId": "1" * 32, "spanId": "2" * 16, "name": "chat m", "kind": 3, "startTimeUnixNano": "1",
+            "endTimeUnixNano": "2", "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                {"key": "gen_ai.request.model", "value": {"stringValue": "m"}},
+                {"key": "gen_ai.provider.name", "value": {"stringValue": "p"}}, *attributes], **fields}
+
+
+@pytest.mark.parametrize("suffix", [".otlp.jsonl", ".otlp.json"])
+@pytest.mark.parametrize("span, field", [
+    (otlp_span({"key": "gen_ai.usage.input_tokens", "value": {"intValue": HUGE}}),
+     "attributes.gen_ai.usage.input_tokens"),
+    (otlp_span({"key": "x.ratio", "value": {"doubleValue": 10 ** 400}}), "attributes.x.ratio"),
+    (otlp_span(startTimeUnixNano=HUGE), "startTimeUnixNano"),
+    (otlp_span(startTimeUnixNano="0" * 5000 + "1"), None),  # leading zeros: still the number 1
+], ids=["intValue of 4301 digits", "doubleValue of 401 digits", "a time of 4301 digits", "a time of 5000 zeros"])
+def test_an_otlp_number_past_what_its_type_holds_is_an_otlp_shape_finding(tmp_path, suffix, span, field):
+    path = tmp_path / f"t{suffix}"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}) + "\n")
+    (file,) = workbench.validate([path]).files
+    assert file.status == "ingested" and (file.records, file.rejected) == (1, 0)
+    shapes = [(v.locator, v.field) for v in file.violations if v.rule == "otlp_shape"]
+    assert shapes == ([("span 2222222222222222", field)] if field else [])

@@ -59,3 +59,73 @@ def emotion_trajectories_spec(db) -> str:
         return emotion_trajectories(con).to_json()
     finally:
         con.close()
+
+
+# --- what a terminal is sent ----------------------------------------------------------------
+
+TITLE_AND_CLEAR = "\x1b]0;pwned\x07\x1b[2J"  # sets the window's title, clears the screen
+
+
+def on_a_terminal(argv: list[str], cwd) -> bytes:
+    """What `workbench ARGV` writes to a terminal (a pseudo-terminal: standard output and
+    error both)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", *argv], stdout=child, stderr=child, cwd=cwd)
+    os.close(child)
+    written = b""
+    while True:
+        try:
+            chunk = os.read(main, 1 << 16)
+        except OSError:  # the child is gone: EIO
+            break
+        if not chunk:
+            break
+        written += chunk
+    proc.wait(timeout=120)
+    os.close(main)
+    return written
+
+
+def test_a_log_model_alias_or_file_name_reaches_a_terminal_escaped(tmp_path):
+    folder = tmp_path / f"logs{TITLE_AND_CLEAR}"
+    folder.mkdir()
+    decisions = [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": f"m{TITLE_AND_CLEAR}"}
+                 for t in range(3)]
+    decisions += [{"agent_id": "a1", "tick": t, "tool": "fly", "params": {}, "model": "other"} for t in range(3)]
+    log = write_lines(folder / f"ep{TITLE_AND_CLEAR}.decisions.jsonl", decisions)
+    with log.open("a") as out:
+        out.write(f"not json {TITLE_AND_CLEAR}\n")  # a reject: its raw text shown by `records`
+    (tmp_path / "aliases.json").write_text(json.dumps({"other": f"o{TITLE_AND_CLEAR}"}))
+    db = str(tmp_path / "w.duckdb")
+    aliases = ["--aliases", str(tmp_path / "aliases.json")]
+    for argv in (["ingest", str(folder), "--db", db], ["validate", str(log)],
+                 ["records", "--db", db, "--limit", "0"], ["scorecard", "--db", db, *aliases],
+                 ["compare", "--db", db, *aliases], ["side-by-side", f"m{TITLE_AND_CLEAR}", "other", "--db", db],
+                 ["records", "--db", db, "--model", f"x{TITLE_AND_CLEAR}"]):
+        written = on_a_terminal(argv, tmp_path)
+        assert b"\x1b" not in written and b"\x07" not in written, (argv, written)
+        assert b"\\x1b]0;pwned\\x07\\x1b[2J" in written, (argv, written)
+
+
+def test_what_is_not_a_terminal_gets_the_text_as_it_is(tmp_path, capsys):
+    from workbench.cli import main
+
+    log = write_lines(tmp_path / "ep.decisions.jsonl", [
+        {"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "model": f"m{TITLE_AND_CLEAR}"}])
+    assert main(["ingest", str(log), "--db", str(tmp_path / "w.duckdb"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["records", "--db", str(tmp_path / "w.duckdb"), "--json"]) == 0
+    [record] = json.loads(capsys.readouterr().out)
+    assert record["model"] == f"m{TITLE_AND_CLEAR}"
+
+
+def test_escaped_keeps_line_ends_tabs_and_a_progress_bar_s_carriage_returns():
+    from workbench.cli import escaped
+
+    assert escaped("\ra\tb\n") == "\ra\tb\n"
+    assert escaped("x\ry\u202ez\x9b") == "x\\x0dy\\u202ez\\x9b"

@@ -84,6 +84,8 @@ def read_json(text: str) -> tuple[Any, str | None]:
         return json.loads(text, parse_constant=lambda name: None), None
     except json.JSONDecodeError as exc:
         problem = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+    except ValueError:  # Python reads an integer of at most 4,300 digits
+        problem = "an integer of more digits than can be read (over 4,300)"
     except RecursionError:
         return None, "JSON nested too deeply to read"
     try:

@@ -81,6 +81,8 @@ def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:
         record = json.loads(raw, parse_constant=lambda name: None)
     except json.JSONDecodeError as exc:
         return _not_an_object(f"line {number}", f"text that is not JSON ({exc.msg}, column {exc.colno})")
+    except ValueError:  # Python reads an integer of at most 4,300 digits
+        return _not_an_object(f"line {number}", "an integer of more digits than can be read (over 4,300)")
     except RecursionError:
         return _not_an_object(f"line {number}", "JSON nested too deeply to read")
     if not isinstance(record, dict):

@@ -15,24 +15,34 @@ nanosecond; `workbench.latency_ms` keeps it whole) and none where it is unknown.
 Ingesting the file gives the same decisions back: models, validity, tokens, latency.
 
 `FILE.otlp.jsonl` holds one export per source file, as a Collector's file exporter
-writes; `FILE.otlp.json` a single export (any other `.jsonl` or name likewise, but the
-ingest recognises those two)."""
+writes, or several for a file of many decisions, each of at most EXPORT_BYTES (a line of
+the 8 MiB the ingest reads as a record at most, with room to spare); `FILE.otlp.json` a
+single export of them all (any other `.jsonl` or name likewise, but the ingest
+recognises those two). The decisions are read a batch at a time and their spans written
+as they come: of the export's memory only DuckDB's sort of the decisions grows with the
+database (about 0.3 kB a decision: 380 MB in all at 400,000, `python -m bench.otlp`)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import math
 import os
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+import duckdb
 
 from workbench import catalog
 from workbench.errors import WorkbenchError
 from workbench.otel import conventions as sc
 from workbench.otel.otlp import key_values
 from workbench.paths import text_of, writable_folder
-from workbench.schema import INT64
+from workbench.schema import INT64, sql_literal
 
 SCOPE = {"name": "workbench", "version": "0.1.0"}
 GAP_NS = 1_000_000  # between one decision's span and the next one's in a game
@@ -43,10 +53,20 @@ SELECT s.path, d.format, d.game_id, d.turn, d.agent_id, d.model, d.response_mode
        d.input_tokens, d.output_tokens, d.cached_tokens, d.locator,
        epoch_ns(s.ingested_at) AS ingested_ns,
        (SELECT min(v.rule) FROM violations v WHERE v.source_id = d.source_id AND v.locator = d.locator
-                                              AND v.severity = 'error') AS rule
+                                              AND v.severity = 'error') AS rule,
+       row_number() OVER (PARTITION BY s.path, d.format, coalesce(d.locator, '') ORDER BY d.game_id NULLS FIRST,
+                          d.turn NULLS FIRST, d.locator, d.rowid) - 1 AS occurrence
 FROM decisions d JOIN sources s USING (source_id)
-ORDER BY s.path, d.format, d.game_id NULLS FIRST, d.turn NULLS FIRST, d.locator
+ORDER BY s.path, d.format, d.game_id NULLS FIRST, d.turn NULLS FIRST, d.locator, d.rowid
 """
+# The files the decisions are of, to name each relative to the folder they have in common.
+PATHS = "SELECT DISTINCT s.path FROM decisions d JOIN sources s USING (source_id) ORDER BY s.path"
+# An export written holds at most this many bytes of spans (but for a single span larger).
+EXPORT_BYTES = 4 << 20
+# Decisions read from the database at a time.
+BATCH_ROWS = 10_000
+# The memory DuckDB may take for the export's query: past it, its sort spills to disk.
+QUERY_MEMORY = "256MB"
 
 # genai-prices' provider ids (it knows which provider serves a model) as the conventions name them.
 _PROVIDERS = {"google": "gcp.gemini", "mistral": "mistral_ai", "x-ai": "x_ai", "xai": "x_ai",
@@ -62,54 +82,104 @@ def export_otlp(out: str | Path, db=None, overwrite: bool = False) -> int:
     if out.exists() and not overwrite:
         raise WorkbenchError(f"{text_of(out)} exists; choose another file or pass --overwrite")
     writable_folder(out)
+    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     con = catalog.connect(db, read_only=True)
     try:
-        rows = con.execute(DECISIONS).fetchall()
-        names = [d[0] for d in con.description]
-    finally:
-        con.close()
-    exports = _exports([dict(zip(names, row)) for row in rows])
-    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    try:
-        with partial.open("w", encoding="utf-8") as file:
-            if out.suffix == ".jsonl":
-                file.writelines(json.dumps(export, ensure_ascii=False, separators=(",", ":")) + "\n"
-                                for export in exports)
-            else:
-                json.dump({"resourceSpans": [r for e in exports for r in e["resourceSpans"]]}, file,
-                          ensure_ascii=False, separators=(",", ":"))
+        with partial.open("wb") as file:
+            written = _write(con, file, lines=out.suffix == ".jsonl")
         partial.replace(out)
     except OSError as exc:
         raise WorkbenchError(f"cannot export to {text_of(out)}: {exc.strerror or exc}") from None
     finally:
+        con.close()
         partial.unlink(missing_ok=True)
-    return len(rows)
+    return written
 
 
-def _exports(decisions: list[dict]) -> list[dict]:
-    """One export per source file, its decisions as spans; the file named relative to
-    the folder the files have in common (a trace shared elsewhere says nothing of the
-    folders of the machine it came from)."""
+def _write(con, file, lines: bool) -> int:
+    """Every decision as a span, written as exports: one per source file, or per part of
+    one of EXPORT_BYTES (`lines`: one a line; else all in one export's `resourceSpans`);
+    the file named relative to the folder the files have in common (a trace shared
+    elsewhere says nothing of the folders of the machine it came from). Returns how many."""
     import polars as pl
 
     from workbench.tables import relative_paths
 
-    paths = list(dict.fromkeys(d["path"] for d in decisions))
+    paths = [path for (path,) in con.execute(PATHS).fetchall()]
+    con.execute("SET enable_progress_bar = false")  # this connection's own: the command says what it wrote
     shown = dict(zip(paths, relative_paths(pl.DataFrame({"path": paths}, schema={"path": pl.String}))[0]["path"]))
-    by_file: dict[str, list[dict]] = {}
     clock: dict[tuple, int] = {}  # (format, game) -> where its next span starts
-    seen: dict[tuple, int] = {}  # (file, format, locator) -> decisions there so far
-    for decision in decisions:
-        game = (decision["format"], decision["game_id"] if decision["game_id"] is not None else decision["path"])
-        start = clock.get(game, decision["ingested_ns"])
-        place = (decision["path"], decision["format"], decision["locator"] or "")
-        seen[place] = seen.get(place, -1) + 1
-        by_file.setdefault(decision["path"], []).append(_span(decision, game, start, seen[place]))
-        clock[game] = int(by_file[decision["path"]][-1]["endTimeUnixNano"]) + GAP_NS
-    return [{"resourceSpans": [{
-        "resource": {"attributes": key_values({"service.name": "workbench", "workbench.source": shown[path]})},
-        "scopeSpans": [{"scope": SCOPE, "spans": spans, "schemaUrl": sc.SCHEMA_URL}],
-        "schemaUrl": sc.SCHEMA_URL}]} for path, spans in by_file.items()]
+    exports = _Exports(file, lines)
+    written = 0
+    with _bounded(con):
+        for batch in con.sql(DECISIONS).to_arrow_reader(BATCH_ROWS):
+            for decision in batch.to_pylist():
+                game = (decision["format"], decision["game_id"] if decision["game_id"] is not None else decision["path"])
+                span = _span(decision, game, clock.get(game, decision["ingested_ns"]), decision["occurrence"])
+                clock[game] = int(span["endTimeUnixNano"]) + GAP_NS
+                exports.add(shown[decision["path"]], _json(span).encode())
+                written += 1
+    exports.close()
+    return written
+
+
+@contextmanager
+def _bounded(con) -> Iterator[None]:
+    """DuckDB's memory for the export's query bounded at QUERY_MEMORY (its sort spills to
+    a temporary folder past it), then as it was: the instance may be a notebook's."""
+    limit, spills = con.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchone()
+    with tempfile.TemporaryDirectory(prefix="workbench-export-") as spill:
+        with contextlib.suppress(duckdb.Error):  # an instance that has spilled keeps its folder
+            con.execute(f"SET temp_directory = {sql_literal(spill)}")
+        con.execute(f"SET memory_limit = {sql_literal(QUERY_MEMORY)}")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                con.execute(f"SET memory_limit = {sql_literal(limit)}")
+                con.execute(f"SET temp_directory = {sql_literal(spills)}")
+
+
+class _Exports:
+    """Spans (as JSON) written as exports, each of one source's spans, of at most
+    EXPORT_BYTES (but for a single span larger)."""
+
+    def __init__(self, file, lines: bool):
+        self.file, self.lines, self.source, self.spans, self.size, self.count = file, lines, None, [], 0, 0
+        self.head = self.tail = b""
+
+    def add(self, source: str, span: bytes) -> None:
+        if self.spans and (source != self.source or self.size + len(span) + 1 > EXPORT_BYTES):
+            self._flush()
+        if source != self.source or not self.spans:
+            self.source = source
+            resource = {"attributes": key_values({"service.name": "workbench", "workbench.source": source})}
+            self.head = f'{{"resourceSpans":[{{"resource":{_json(resource)},"scopeSpans":[{{"scope":{_json(SCOPE)},' \
+                        f'"spans":['.encode()
+            self.tail = f'],"schemaUrl":{_json(sc.SCHEMA_URL)}}}],"schemaUrl":{_json(sc.SCHEMA_URL)}}}]}}\n'.encode()
+            self.size = len(self.head) + len(self.tail)
+        self.spans.append(span)
+        self.size += len(span) + 1
+
+    def close(self) -> None:
+        if self.spans:
+            self._flush()
+        if not self.lines:
+            self.file.write(b"]}" if self.count else b'{"resourceSpans":[]}')
+
+    def _flush(self) -> None:
+        """One export a line (`lines`); else each source's part one of the single
+        export's `resourceSpans`."""
+        head, tail = self.head, self.tail
+        if not self.lines:
+            head = head.removeprefix(b'{"resourceSpans":[') if self.count else head
+            head, tail = (b"," + head if self.count else head), tail.removesuffix(b"]}\n")
+        self.file.write(head + b",".join(self.spans) + tail)
+        self.spans, self.count = [], self.count + 1
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _span(d: dict, game: tuple, start: int, occurrence: int) -> dict:

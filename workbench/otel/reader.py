@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import mmap
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,10 @@ def reads_lines(path: Path) -> bool:
 def load(ctx: LoadContext) -> Counts:
     if not reads_lines(ctx.path):
         return _load_export(ctx)
+    return _load_lines(ctx)
+
+
+def _load_lines(ctx: LoadContext) -> Counts:
     records = rejected = 0
     for batch in context_batches(ctx):
         read = _Read()
@@ -55,10 +61,25 @@ def load(ctx: LoadContext) -> Counts:
     return Counts(records, rejected)
 
 
+# An export read a span at a time is stored every this many spans.
+STORED_SPANS = 10_000
+
+
 def _load_export(ctx: LoadContext) -> Counts:
     """A whole `*.otlp.json` file: one export, pretty-printed or not; or, where it holds
-    JSON Lines (a Collector's file exporter told to write `traces.json`), its lines."""
+    JSON Lines (a Collector's file exporter told to write `traces.json`), its lines. An
+    export of OTLP's structure is read a span at a time (`otlp.lazy_export`) and its
+    rows stored as it goes: its memory grows with its largest span, not with the file.
+    Any other is read whole, to say what it holds."""
     try:
+        with open(ctx.path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            counts = _load_spans(ctx, handle, size) if size else None
+            if counts is not None:
+                return counts
+            if size and _first_line_is_json(handle):
+                ctx.add_violations([_JSON_LINES])
+                return _load_lines(ctx)
         data = ctx.path.read_bytes()
     except OSError as exc:
         raise UnreadableFile(f"{text_of(ctx.path)}: {exc.strerror or exc}") from None
@@ -67,19 +88,56 @@ def _load_export(ctx: LoadContext) -> Counts:
         text, why = data.removeprefix(BOM).decode("utf-8"), None
     except UnicodeDecodeError as exc:
         text, why = data.decode("utf-8", "backslashreplace"), f"not UTF-8 at byte {exc.start}"
-    lines = [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     read = _Read(whole_file=True)
-    if why is None and len(lines) > 1 and _is_json(lines[0][1]):
-        read.violations.append(Violation(
-            "file", "info", "json_lines", "(file)", "this *.otlp.json file holds JSON Lines (one export per line): "
-            "read line by line; name it *.otlp.jsonl to have it followed as it grows"))
-        for number, line in lines:
-            read.line(number, line, None)
-    else:
-        read.line(1, text, why, "file")
+    read.line(1, text, why, "file")
     read.store(ctx)
     _derive(ctx)
     return Counts(read.spans, len(read.rejects))
+
+
+_JSON_LINES = Violation("file", "info", "json_lines", "(file)", "this *.otlp.json file holds JSON Lines (one export "
+                        "per line): read line by line; name it *.otlp.jsonl to have it followed as it grows")
+
+
+def _first_line_is_json(handle) -> bool:
+    """Is the first non-blank line one JSON value? Where it is and more follows, the file
+    is JSON Lines: one JSON value spread over lines never starts with a whole one (a
+    file that is one line is one export)."""
+    try:
+        for number, line in enumerate(handle, 1):
+            line = line.removeprefix(BOM) if number == 1 else line
+            if line.strip():
+                return _is_json(line) and any(rest.strip() for rest in handle)
+        return False
+    finally:
+        handle.seek(0)
+
+
+def _load_spans(ctx: LoadContext, handle, size: int) -> Counts | None:
+    """A whole export of OTLP's structure, mapped and read a span at a time; None where
+    it is not one (`otlp.lazy_export`, `_shape_problem`): read whole then."""
+    mapped = mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
+    try:
+        export = otlp.lazy_export(memoryview(mapped)[len(BOM):] if mapped[:len(BOM)] == BOM else mapped)
+        if export is None or _shape_problem(otlp.skeleton(export)) is not None:
+            return None
+        ctx.advance(size)
+        read, spans = _Read(whole_file=True), 0
+        for index, (path, span, resource, scope) in enumerate(_spans(export)):
+            read._span(1, index, path, span, resource, scope)
+            if read.spans == STORED_SPANS:
+                read.store(ctx)
+                read, spans = _Read(whole_file=True), spans + read.spans
+        _check_attributes(*_resources_of(export), read._finding("file", 1, ""), "")
+        read.store(ctx)
+    finally:
+        export = None  # its spans are slices of the mapping
+        try:
+            mapped.close()
+        except BufferError:  # slices an error on its way up still holds: closed as they go
+            pass
+    _derive(ctx)
+    return Counts(spans + read.spans, 0)
 
 
 def _is_json(line: str) -> bool:

@@ -13,17 +13,18 @@ views (`violation_lines`, a format's own) are made from their one definition
 from __future__ import annotations
 
 import functools
+import re
 import weakref
 from collections import OrderedDict
 from pathlib import Path
+from urllib.parse import unquote
 
 import polars as pl
-import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError
 from workbench.export import GAME_COLUMNS
-from workbench.spark.load import MANIFEST
-from workbench.spark.session import said, session
+from workbench.spark.load import read_manifest
+from workbench.spark.session import cancelled, said, session
 from workbench.spark.sql import spark_type, statements, to_spark
 
 
@@ -52,17 +53,19 @@ class Lake:
         if not self.root.is_dir():
             raise WorkbenchError(f"{self.root} is not a folder of Parquet tables (made by `workbench export "
                                  f"--parquet` or `workbench ingest --engine spark`)")
+        listed = _listed_parts(self.root)  # a manifest refused before Spark starts
         self.spark = session(spark, master)
         self.where = self.root.resolve()  # Spark's own working folder may be another
         self.tables = _declared_tables()
         self._answers: OrderedDict[str, pl.DataFrame] = OrderedDict()  # by Spark SQL text
-        listed = _listed_parts(self.root)
         try:
             self._rows = {table.name: self._read(table, listed) for table in self.tables}
             self._show()
         except WorkbenchError:
             raise
         except Exception as exc:
+            if cancelled(exc):
+                raise KeyboardInterrupt from None
             raise WorkbenchError(f"Spark could not read the tables of {self.root}: {said(exc)}") from None
 
     def _show(self) -> None:
@@ -87,6 +90,8 @@ class Lake:
         except Exception as exc:
             if isinstance(exc, WorkbenchError):
                 raise
+            if cancelled(exc):  # the job cancelled by a Ctrl-C (pyspark's handler cancels it)
+                raise KeyboardInterrupt from None
             raise WorkbenchError(f"Spark could not run a query over {self.root}: {said(exc)}") from None
         frame = pl.from_arrow(table)
         if frame.estimated_size() <= REMEMBERED_BYTES:
@@ -108,17 +113,22 @@ class Lake:
         is NULL). A tree written by `ingest --engine spark` is read as its manifest lists
         it: parts an ingest under way has not listed yet, or has unlisted, are left out."""
         folder = self.where / table.name
+        if folder.is_symlink() or (folder.exists() and not folder.resolve().is_relative_to(self.where)):
+            raise WorkbenchError(f"{self.root}: its folder {table.name} is a link that leads out of the tree; "
+                                 f"nothing read from a tree is read from outside it")
         found = sorted(folder.rglob("*.parquet"))
         if listed is not None:
             wanted = {self.where / part for part in listed.get(table.name, [])}
-            files = [str(folder)] if found and set(found) == wanted else sorted(str(path) for path in wanted)
+            files = [folder] if found and set(found) == wanted else sorted(wanted)
         else:
-            files = [str(folder)] if found else []
+            files = [folder] if found else []
         if not files:
             return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
                                                         for c in table.columns) + " WHERE false")
-        rows = self.spark.read.schema(_file_schema(table)).option("basePath", str(folder)).parquet(*files)
-        return rows.selectExpr(*(_column(column) for column in table.columns))
+        rows = self.spark.read.schema(_file_schema(table)).option("basePath", str(folder)).parquet(
+            *(_literal_path(path) for path in files))
+        formats = _format_names(folder)
+        return rows.selectExpr(*(_column(column, formats) for column in table.columns))
 
 
 def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # noqa: A001  (the API's name)
@@ -135,10 +145,41 @@ def _temporary_view(ddl: str) -> str:
     return to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1)
 
 
-def _column(column) -> str:
-    """The column as the database has it: a game's whole id from `<column>_full`."""
+def _column(column, formats: dict[str, str] | None = None) -> str:
+    """The column as the database has it: a game's whole id from `<column>_full`; a
+    format whose name its folder writes in escapes (`odd%20name%2F%C3%A4`) as it is
+    named (Spark reads each escaped byte as a character: `odd name/Ã¤`)."""
     stored = f"{column.name}_full" if column.name in GAME_COLUMNS else column.name
-    return f"CAST({stored} AS {spark_type(column.type)}) AS {column.name}"
+    value = f"CAST({stored} AS {spark_type(column.type)})"
+    if column.name == "format" and formats:
+        value = "CASE " + " ".join(f"WHEN {value} = {_text(read)} THEN {_text(name)}" for read, name in
+                                   formats.items()) + f" ELSE {value} END"
+    return f"{value} AS {column.name}"
+
+
+def _text(value: str) -> str:
+    """A Spark SQL string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _format_names(folder: Path) -> dict[str, str]:
+    """For each format folder of a table whose name Spark reads otherwise than it is
+    (bytes written as %XX by DuckDB, read by Spark one character a byte): what Spark
+    reads, and the name."""
+    names = {}
+    for partition in folder.glob("format=*"):
+        escaped = partition.name.removeprefix("format=")
+        name = unquote(escaped, errors="strict") if "%" in escaped else escaped
+        read = unquote(escaped, encoding="latin-1")
+        if read != name:
+            names[read] = name
+    return names
+
+
+def _literal_path(path: Path) -> str:
+    """A path as Spark takes it, meaning only itself: Spark reads a path as a glob, so
+    `lake[1]` named `lake1`; each glob character is escaped."""
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", str(path))
 
 
 def _file_schema(table) -> str:
@@ -151,14 +192,15 @@ def _file_schema(table) -> str:
 
 
 def _listed_parts(root: Path) -> dict[str, list[str]] | None:
-    """Per table, the parts the manifest of a tree `ingest --engine spark` writes lists;
-    None for a tree without one (`workbench export --parquet`'s)."""
-    manifest = root / MANIFEST
-    if not manifest.exists():
+    """Per table, the parts the manifest of a tree `ingest --engine spark` writes lists
+    (each checked to be a part of the tree: `load.read_manifest`); None for a tree
+    without one (`workbench export --parquet`'s)."""
+    manifest = read_manifest(root)
+    if manifest is None:
         return None
     listed: dict[str, list[str]] = {}
-    for parts in pq.read_table(manifest, columns=["parts"]).column("parts").to_pylist():
-        for part in parts:
+    for row in manifest.values():
+        for part in row["parts"]:
             listed.setdefault(part.split("/", 1)[0], []).append(part)
     return listed
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -35,7 +36,7 @@ import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError, first_line
 from workbench.paths import expand_paths, path_of, roots_of, text_of, under
-from workbench.spark.session import said
+from workbench.spark.session import cancelled, check_master, said
 
 MANIFEST = "_manifest.parquet"
 STAGING = "_staging"
@@ -49,7 +50,14 @@ RESULT_SCHEMA = pa.schema([
 ])
 # What the tree knows of each file it holds rows of: those of a task's result.
 MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
-    "path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")])
+    "path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")] + [
+    # Added since: the file's ctime (a rewrite whose times were put back, `touch -r`,
+    # changes it), and each part's size, mtime and ctime as written ("size:mtime:ctime";
+    # a part written over since is not the file's rows). A manifest written before them
+    # has them NULL: its files are read again once.
+    ("ctime_ns", pa.int64()), ("part_stamps", pa.list_(pa.string()))])
+# What a part listed in a manifest is named: under a table's folder, in the tree.
+PART = re.compile(r"[a-z_][a-z0-9_]*(/[^/]+=[^/]*)+/s[0-9]+-[^/]+\.parquet")
 # A task's file: its key (`sources.path`, links followed) and where it was found (links
 # kept, as the ingest records it in `sources.found_at`), which the task reads it by.
 TASK_FIELDS = ("path", "named", "source_id", "size", "mtime_ns", "found_at")
@@ -93,20 +101,27 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     from workbench.spark.session import session
 
     _format_named(format)  # an unknown format is said before Spark starts
+    if master is not None:
+        check_master(master)
     root = Path(parquet_dir)
-    files = [(path, named) for path, named in expand_paths(paths) if not _inside(path, root)]
+    found = expand_paths(paths)
+    files = [(path, named) for path, named in found if not _inside(path, root)]
     _make_tree(root)
     with _locked(root):
         manifest = _read_manifest(root)
         _write_manifest(root, manifest)  # a new tree is one from now on, even if this run is cut short
         present = _remove_unlisted(root, manifest)
         report, todo = _plan(present, files, manifest, roots_of(paths), prune, format)
+        report.files += [LoadedFile(text_of(path.resolve()), None, "failed", message=(
+            f"{text_of(path)}: inside the Parquet tree {text_of(root)}, whose files are not logs; move it out of the "
+            f"tree to ingest it")) for path, named in found if named and _inside(path, root)]
         _forget(root, manifest, [f.path for f in report.files if f.status == "pruned"])
         if todo:
             spark = session(spark, master)
             run = uuid.uuid4().hex[:12]
             results = _run_tasks(spark, root, run, todo, format, partitions)
-            report.files += _commit(root, run, manifest, results)
+            ctimes = {key: ctime for key, *_, ctime in todo}
+            report.files += _commit(root, run, manifest, results, ctimes)
             shutil.rmtree(root / STAGING / run, ignore_errors=True)
     order = {text_of(path.resolve()): i for i, (path, _) in enumerate(files)}
     report.files.sort(key=lambda f: (order.get(f.path, len(order)), f.path))
@@ -140,7 +155,8 @@ def _make_tree(root: Path) -> None:
 @contextmanager
 def _locked(root: Path) -> Iterator[None]:
     """One ingest at a time per tree."""
-    with open(root / LOCK, "a") as lock:
+    # not through a link left in its place: the lock is a file of the tree's own
+    with os.fdopen(os.open(root / LOCK, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), "a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -148,33 +164,106 @@ def _locked(root: Path) -> Iterator[None]:
         yield
 
 
-def _read_manifest(root: Path) -> dict[str, dict]:
+def read_manifest(root: Path) -> dict[str, dict] | None:
+    """What the tree's manifest says of each file, by its path; None for a tree without
+    one (`workbench export --parquet`'s). A manifest that cannot be read as the one an
+    ingest writes, or that lists a part outside the tree's tables, is refused in one
+    line: nothing read from a tree names a path outside it."""
     path = root / MANIFEST
     if not path.exists():
-        return {}
-    return {row["path"]: row for row in pq.read_table(path).to_pylist()}
+        return None
+
+    def refused(why: str) -> WorkbenchError:
+        return WorkbenchError(f"{text_of(path)} is not a manifest `workbench ingest --engine spark` wrote: {why}; "
+                              f"ingest into a new tree (or remove this one to start it again)")
+
+    try:
+        with open(path, "rb") as handle:  # a file, whatever its name holds (`lake:1` is no URI)
+            table = pq.read_table(handle)
+    except (OSError, pa.ArrowException) as exc:
+        raise refused(first_line(exc)) from None
+    wanted = [name for name in MANIFEST_SCHEMA.names if name in table.column_names]
+    missing = [name for name in MANIFEST_SCHEMA.names[:9] if name not in wanted]
+    if missing:
+        raise refused(f"it has no column {missing[0]!r}")
+    try:
+        rows = table.select(wanted).cast(pa.schema([MANIFEST_SCHEMA.field(name) for name in wanted])).to_pylist()
+    except (pa.ArrowException, ValueError) as exc:
+        raise refused(first_line(exc)) from None
+    manifest, ids = {}, set()
+    for row in rows:
+        parts = row["parts"] or []
+        if row["path"] is None or row["source_id"] is None or None in (row["size"], row["mtime_ns"]):
+            raise refused("a file's path, source id, size or modification time is missing")
+        if not 0 < row["source_id"] < 2 ** 62 or row["source_id"] in ids:  # one id a file, as an ingest gives them
+            raise refused(f"the source id {row['source_id']} is not one an ingest gives")
+        ids.add(row["source_id"])
+        if row["format"] is not None and not any(part.startswith("sources/") for part in parts if isinstance(part, str)):
+            raise refused(f"{row['path']} is listed with no part of `sources`; every file read has one")
+        outside = [part for part in parts if not isinstance(part, str) or not _confined(part)]
+        if outside:
+            raise refused(f"it lists {outside[0]!r} as a part, which is not a part of a table of the tree")
+        manifest[row["path"]] = {name: row.get(name) for name in MANIFEST_SCHEMA.names} | {"parts": parts}
+    return manifest
+
+
+def _confined(part: str) -> bool:
+    """A part's name as a manifest may list it: `<table>/<column>=<value>/.../s<id>-<run>_<i>.parquet`."""
+    return PART.fullmatch(part) is not None and ".." not in part.split("/")
+
+
+def _part_path(root: Path, part: str) -> Path | None:
+    """Where a listed part is, if it is inside the tree (a folder of the tree may be a
+    link that leads elsewhere: then it is not touched)."""
+    path = root / part
+    try:
+        return path if path.resolve().is_relative_to(root.resolve()) else None
+    except OSError:
+        return None
+
+
+def _unlink_part(root: Path, part: str) -> None:
+    path = _part_path(root, part)
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def _read_manifest(root: Path) -> dict[str, dict]:
+    return read_manifest(root) or {}
 
 
 def _write_manifest(root: Path, manifest: dict[str, dict]) -> None:
     """Written beside and renamed over: the manifest is whole or as it was."""
     rows = sorted(manifest.values(), key=lambda row: row["path"])
     partial = root / f".{MANIFEST}.{os.getpid()}"
-    pq.write_table(pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA), partial)
+    partial.unlink(missing_ok=True)  # made anew: never written through a link left in its place
+    with open(partial, "xb") as handle:  # a file, whatever its name holds (`lake:1` is no URI)
+        pq.write_table(pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA), handle)
     os.replace(partial, root / MANIFEST)
+
+
+def _stamp(path: Path) -> str:
+    """A part as it is on disk: its size, modification and change times."""
+    status = path.stat()
+    return f"{status.st_size}:{status.st_mtime_ns}:{status.st_ctime_ns}"
 
 
 def _remove_unlisted(root: Path, manifest: dict[str, dict]) -> set[str]:
     """Parts no file in the manifest lists, and staging left behind: a run cut short.
-    Returns the listed parts that are there (relative to the tree)."""
-    listed = {part for row in manifest.values() for part in row["parts"]}
+    Returns the listed parts that are there as they were written (relative to the
+    tree): one written over since (garbage, say) is not, and its file is read again."""
+    stamps = {part: stamp for row in manifest.values()
+              for part, stamp in zip(row["parts"], row["part_stamps"] or [None] * len(row["parts"]))}
     shutil.rmtree(root / STAGING, ignore_errors=True)
     present = set()
     for part in root.glob("*/**/s*-*.parquet"):
         name = part.relative_to(root).as_posix()
-        if name in listed:
-            present.add(name)
-        else:
+        if _part_path(root, name) is None:
+            continue  # reached through a link out of the tree
+        if name not in stamps:
             part.unlink(missing_ok=True)
+        elif stamps[name] is None or stamps[name] == _stamp(part):
+            present.add(name)
     return present
 
 
@@ -203,7 +292,8 @@ def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str,
             continue
         source_id = known["source_id"] if known is not None else next_id
         next_id += known is None
-        todo.append((key, named, source_id, stat.st_size, stat.st_mtime_ns, text_of(os.path.abspath(path))))
+        todo.append((key, named, source_id, stat.st_size, stat.st_mtime_ns, text_of(os.path.abspath(path)),
+                     stat.st_ctime_ns))
     for key, row in sorted(manifest.items()):
         if key in found or not under(key, roots) or os.path.isfile(path_of(key)):
             continue
@@ -221,7 +311,8 @@ def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str,
 
 def _unchanged(present: set[str], known: dict | None, stat: os.stat_result, named: bool,
                format: str | None) -> bool:
-    if known is None or (known["size"], known["mtime_ns"]) != (stat.st_size, stat.st_mtime_ns):
+    if known is None or (known["size"], known["mtime_ns"], known["ctime_ns"]) != (
+            stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns):
         return False
     if known["format"] is None:  # skipped: still so unless now named, or a format is given
         return not named and format is None
@@ -233,7 +324,7 @@ def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
     parts = [part for key in keys for part in manifest.pop(key)["parts"]]
     _write_manifest(root, manifest)
     for part in parts:
-        (root / part).unlink(missing_ok=True)
+        _unlink_part(root, part)
 
 
 def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | None,
@@ -254,6 +345,8 @@ def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | Non
                                     from_arrow_schema(RESULT_SCHEMA))
         return loaded.toArrow().to_pylist()
     except Exception as exc:
+        if cancelled(exc):  # the job cancelled by a Ctrl-C (pyspark's handler cancels it)
+            raise KeyboardInterrupt from None
         raise WorkbenchError(f"Spark could not load the files: {said(exc)}") from None
 
 
@@ -264,32 +357,44 @@ def _cores(spark) -> int:
         return max(1, int(spark.conf.get("spark.default.parallelism", "2")))
 
 
-def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]) -> list[LoadedFile]:
-    """Each loaded file's parts moved into the tree and listed in the manifest; the
-    parts of its earlier content removed after."""
-    reports, old_parts = [], []
+def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict],
+            ctimes: dict[str, int] | None = None) -> list[LoadedFile]:
+    """Each loaded file's parts moved into the tree and listed in the manifest (with
+    `ctimes`, the files' change times as the driver saw them); the parts of its earlier
+    content removed after."""
+    reports, old_parts, ctimes = [], [], ctimes or {}
+
+    def listed(row: dict) -> dict:
+        return {**{key: row[key] for key in RESULT_SCHEMA.names if key in MANIFEST_SCHEMA.names},
+                "ctime_ns": ctimes.get(row["path"]), "part_stamps": [_stamp(root / part) for part in row["parts"]]}
+
     for row in results:
         counts = {"error": row["errors"], "warning": row["warnings"], "info": row["infos"]}
         before = manifest.get(row["path"])
         if row["status"] == "skipped":  # remembered, so that it is not read again while unchanged
             if before is None or before["format"] is None:  # (rows read before, as a known format, are kept)
-                manifest[row["path"]] = {key: row[key] for key in MANIFEST_SCHEMA.names}
+                manifest[row["path"]] = listed(row)
             continue
         if row["status"] == "failed":
             reports.append(LoadedFile(row["path"], row["format"], "failed", message=row["message"], counts=counts))
+            continue
+        if any(_part_path(root, part) is None for part in row["parts"]):
+            reports.append(LoadedFile(row["path"], row["format"], "failed", counts=counts, message=(
+                f"{row['path']}: its rows would be written outside {text_of(root)}: a folder of the tree is a link "
+                f"that leads elsewhere")))
             continue
         for part in row["parts"]:
             target = root / part
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(root / STAGING / run / row["staged"] / part, target)
         old_parts += before["parts"] if before is not None else []
-        manifest[row["path"]] = {key: row[key] for key in MANIFEST_SCHEMA.names}
+        manifest[row["path"]] = listed(row)
         known = before is not None and before["format"] is not None
         reports.append(LoadedFile(row["path"], row["format"], "replaced" if known else "ingested",
                                   row["records"], row["rejected"], row["message"], counts, row["source_id"]))
     _write_manifest(root, manifest)
     for part in old_parts:
-        (root / part).unlink(missing_ok=True)
+        _unlink_part(root, part)
     return reports
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import shutil
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from workbench.errors import WorkbenchError, first_line
@@ -18,9 +21,32 @@ SETTINGS = {"spark.sql.sources.partitionColumnTypeInference.enabled": "false"}
 LOGGING = Path(__file__).with_name("log4j2.properties")
 
 
+# What Spark takes as a master: local mode (`local`, `local[N]`, `local[*]`, with a number
+# of retries after a comma; `local-cluster[N,C,M]`), a standalone cluster, YARN, Kubernetes.
+MASTERS = re.compile(r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
+                     r"|spark://[^\s/]+|yarn|k8s://\S+")
+
+
+def check_master(master: str) -> None:
+    """A master Spark can start on, or one line naming it (before a JVM starts, whose
+    refusal is a Java stack)."""
+    if not MASTERS.fullmatch(master):
+        zero = re.fullmatch(r"local\[0+(,[0-9]+)?\]", master)
+        raise WorkbenchError(f"--master {master}: " + (
+            "local mode with no thread runs nothing; give local[N] with N of 1 or more, or local[*]" if zero else
+            "not a Spark master; give local[N], local[*], spark://HOST:PORT, yarn or k8s://URL"))
+
+
+def cancelled(exc: BaseException) -> bool:
+    """A Spark job cancelled: the workbench cancels none itself, pyspark does on Ctrl-C."""
+    return "SPARK_JOB_CANCELLED" in str(exc) or re.search(r"\bJob [0-9]+ cancelled\b", str(exc)) is not None
+
+
 def session(spark=None, master: str | None = None):
     """`spark` if given; else the active session; else a new one: on `master`, or on
     Spark Connect at `$SPARK_REMOTE`, or in local mode on every core (`local[*]`)."""
+    if master is not None:
+        check_master(master)
     if spark is None:
         spark = _active() if master is None else None
     if spark is None:
@@ -65,17 +91,65 @@ def _new(master: str | None):
         builder = builder.remote(remote)
     else:
         builder = builder.master("local[*]")
-    try:
-        spark = builder.getOrCreate()
-    except Exception as exc:  # no Java, a master that does not answer
-        said = first_line(exc)
-        if "JAVA_GATEWAY_EXITED" in said or "JAVA_HOME" in said:
-            raise WorkbenchError("Spark needs a Java runtime (17 or newer), and none started: install one "
-                                 "(Debian: apt install openjdk-17-jre-headless) or set JAVA_HOME") from None
-        raise WorkbenchError(f"cannot start Spark: {said}") from None
+    with _JavaErrors() as java:
+        try:
+            spark = builder.getOrCreate()
+        except Exception as exc:  # no Java, a master that does not answer
+            told = first_line(exc)
+            if ("JAVA_GATEWAY_EXITED" in told or "JAVA_HOME" in told) and not _java():
+                raise WorkbenchError("Spark needs a Java runtime (17 or newer), and none started: install one "
+                                     "(Debian: apt install openjdk-17-jre-headless) or set JAVA_HOME") from None
+            where = f" on {master}" if master else ""
+            raise WorkbenchError(f"cannot start Spark{where}: {java.why() or said(exc)}") from None
     if remote is None or master is not None:
         spark.sparkContext.setLogLevel("OFF")  # its failures reach us as exceptions
     return spark
+
+
+def _java() -> bool:
+    return bool(os.environ.get("JAVA_HOME")) or shutil.which("java") is not None
+
+
+class _JavaErrors:
+    """What Spark's JVM writes to standard error while it starts (its banner, a refusal's
+    Java stack) held back: the command says in one line what went wrong (`why`). The JVM
+    keeps that standard error for its life: what it writes after its start goes on to
+    the terminal as it comes."""
+
+    def __enter__(self) -> "_JavaErrors":
+        self.held: list[bytes] = []
+        self.passing = False
+        try:
+            sys.stderr.flush()
+            self.terminal = os.dup(2)
+            read, write = os.pipe()
+            os.dup2(write, 2)
+            os.close(write)
+        except (OSError, ValueError, AttributeError):  # no standard error to hold back
+            self.terminal = None
+            return self
+        threading.Thread(target=self._pass_on, args=(read,), name="workbench spark stderr", daemon=True).start()
+        return self
+
+    def _pass_on(self, read: int) -> None:
+        with os.fdopen(read, "rb") as pipe:
+            for line in pipe:
+                if self.passing:
+                    os.write(self.terminal, line)
+                else:
+                    self.held.append(line)
+
+    def __exit__(self, *exc) -> None:
+        if self.terminal is not None:
+            sys.stderr.flush()
+            os.dup2(self.terminal, 2)  # Python's own standard error as it was
+            self.passing = True
+
+    def why(self) -> str | None:
+        """The line that says why the JVM refused to start, where it wrote one."""
+        text = b"".join(self.held).decode("utf-8", "backslashreplace")
+        found = re.findall(r"(?:Exception|Error)(?: in thread \"\w+\")?:? ([^\n]+)", text)
+        return found[0].strip() if found else None
 
 
 def said(exc: Exception) -> str:

@@ -4,8 +4,9 @@ dialect, and SQLGlot translates it.
 SQLGlot's translation is taken as it is but where Spark means something else by what
 it writes, or has no such function:
 
-- `quantile_cont(x, q)` (DuckDB's interpolated quantile) becomes `percentile(x, q)`,
-  Spark's exact quantile by the same interpolation;
+- `quantile_cont(x, q)` (DuckDB's interpolated quantile) becomes the same computation
+  over the sorted values (`QUANTILE_CONT`): Spark's `percentile` interpolates in another
+  order of operations, and differed from DuckDB's in the last digit;
 - several `unnest`s in one SELECT, which DuckDB walks side by side (a shorter or NULL
   list padded with NULLs), become one `inline(arrays_zip(...))` of the lists (a NULL
   one as empty): Spark takes one generator per SELECT;
@@ -74,9 +75,49 @@ def _parsed(sql: str) -> exp.Expression:
     return tree.transform(_percentile).transform(_side_by_side_unnests)
 
 
+# DuckDB's quantile_cont, as DuckDB computes it: the values as doubles, sorted; the place
+# (n - 1) q; the value below it, or where the place falls between two, the two weighed
+# by how near it is to each (`INTERPOLATED`). Spark's own percentile weighs them in
+# another order of operations, and differed from DuckDB's in the last digit.
+QUANTILE_CONT = """transform(array(array_sort(collect_list(CAST({value} AS DOUBLE)))), v ->
+  CASE WHEN size(v) = 0 THEN NULL
+       WHEN floor({place}) = ceil({place}) THEN v[CAST(floor({place}) AS INT)]
+       ELSE {interpolated}
+  END)[0]"""
+PLACE = "CAST(size(v) - 1 AS DOUBLE) * CAST({q} AS DOUBLE)"
+# How DuckDB weighs the two values, `lo` and `hi`, a fraction `d` of the way: as its C++
+# is written, lo * (1 - d) + hi * d, which a compiler may fuse into one multiply-add
+# (DuckDB's x86-64 wheels do): Spark gives the fused one exactly with Java's Math.fma.
+INTERPOLATED = {
+    "fused": "CAST(reflect('java.lang.Math', 'fma', {lo}, 1.0D - {d}, {hi} * {d}) AS DOUBLE)",
+    "plain": "{lo} * (1.0D - {d}) + {hi} * {d}",
+    "stepped": "{lo} + ({hi} - {lo}) * {d}",
+}
+# Two values and a fraction for which the three ways give three answers.
+_PROBE = (162.07583929394133, 2791.520536404115, 0.6607096119270353)
+
+
+@functools.cache
+def duckdb_interpolation() -> str:
+    """Which of INTERPOLATED this DuckDB computes (asked once, of DuckDB itself)."""
+    import duckdb
+    from fractions import Fraction
+
+    lo, hi, d = _PROBE
+    found = duckdb.sql("SELECT quantile_cont(x, $d) FROM (SELECT unnest([$lo, $hi]::DOUBLE[]) AS x)",
+                       params={"lo": lo, "hi": hi, "d": d}).fetchall()[0][0]
+    ways = {"fused": float(Fraction(lo) * Fraction(1 - d) + Fraction(hi * d)), "plain": lo * (1 - d) + hi * d,
+            "stepped": lo + (hi - lo) * d}
+    return next((way for way, value in ways.items() if value == found), "plain")
+
+
 def _percentile(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.PercentileCont) and node.expression is not None:
-        return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
+        place = PLACE.format(q=node.expression.sql(dialect="spark"))
+        interpolated = INTERPOLATED[duckdb_interpolation()].format(
+            lo=f"v[CAST(floor({place}) AS INT)]", hi=f"v[CAST(ceil({place}) AS INT)]", d=f"({place} - floor({place}))")
+        return sqlglot.parse_one(QUANTILE_CONT.format(value=node.this.sql(dialect="spark"), place=place,
+                                                      interpolated=interpolated), read="spark")
     return node
 
 
