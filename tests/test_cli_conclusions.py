@@ -42,7 +42,7 @@ def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
     assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
     out = capsys.readouterr().out
     assert "arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points" in out
-    assert "on 20 shared turns in 2 games" in out and "McNemar" in out
+    assert "on 20 shared turns in 2 games" in out and "Newcombe paired interval and its test" in out
     assert main(["compare", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("arena: every pair of 3 models: 3 comparisons\np-values Holm-corrected over all 3 comparisons")

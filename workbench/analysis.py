@@ -373,26 +373,34 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster, failures=failures)
 
 
-def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = 0.8,
-                level: float = 0.95, **estimate) -> int:
-    """Games per model to detect a difference in validity: `sample_size(difference,
-    validity, decisions_per_game, icc)`, or `sample_size(con, difference=...)` with the
-    rest estimated from the database (`comparison.sample_size`).
+def sample_size(difference: float | None = None, validity: float | None = None,
+                decisions_per_game: float | None = None, icc: float | None = None, power: float = 0.8,
+                level: float = 0.95, *, con=None, format: str | None = None, aliases=None,
+                failures: str = "exclude") -> int:
+    """Games per model to detect a difference in validity: `sample_size(difference=0.1,
+    validity=0.85, decisions_per_game=40, icc=0.2)` (or positionally), or
+    `sample_size(difference=..., con=con)` with the rest estimated from the database
+    (`comparison.sample_size`).
 
-    The two-proportion formula times the design effect 1 + (m - 1) ICC of games of m
-    decisions; where ICC > 0, with Student's t quantiles over the games. Never fewer than 2.
+    The fewest games for which the comparison's own test (Newcombe's interval from two
+    Wilson intervals at the effective counts, Student's t at the degrees of freedom
+    those games give it) keeps the difference at `power`; the design effect is
+    1 + (m - 1) ICC of games of m decisions. Never fewer than 2.
 
     Args:
-        con_or_difference: the difference in validity to detect (0.05 for 5 points), or a
-            connection to estimate the other inputs from.
-        validity: the baseline validity (0 to 1); with a connection, overrides the estimate.
+        difference: the difference in validity to detect (0.05 for 5 points).
+        validity: the baseline validity (0 to 1); with `con`, overrides the estimate.
         decisions_per_game: decisions per game (at least 1); overrides the estimate.
-        icc: the intra-class correlation of validity within games (0 to 1); overrides the estimate.
+        icc: the intra-class correlation of validity within games (0 to 1); overrides the
+            estimate. Estimated, the ICC is taken at its 90% upper bound: from few
+            games the estimate is often far too low.
         power: the chance of detecting the difference.
         level: the confidence level of the two-sided test.
-        **estimate: with a connection: `difference` (required), `format` (estimate from
-            that format's decisions only), `aliases` and `failures` (`exclude`: the
-            answered decisions; `invalid`: a failed call counted as invalid).
+        con: a connection to estimate validity, decisions per game and the ICC from.
+        format: with `con`, estimate from that format's decisions only.
+        aliases: with `con`, a dict or file mapping names to one model.
+        failures: with `con`, `exclude` (the answered decisions) or `invalid` (a failed
+            call counted as invalid).
 
     Returns:
         Games per model.
@@ -403,7 +411,8 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
     """
     from workbench.comparison import sample_size as games
 
-    return games(con_or_difference, validity, decisions_per_game, icc, power, level, **estimate)
+    return games(difference, validity, decisions_per_game, icc, power, level, con=con, format=format,
+                 aliases=aliases, failures=failures)
 
 
 def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None,
