@@ -118,3 +118,40 @@ def test_an_alias_file_with_a_conflict_is_one_line(db, tmp_path, capsys):
     assert "columns name,model" in capsys.readouterr().err
     (tmp_path / "c.json").write_text(json.dumps(["x", "a"]))
     assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "c.json")]) == 2
+
+
+def test_compare_sequential_decides_after_enough_games_and_says_it_once_while_watching(tmp_path, capsys):
+    from workbench.cli import _newly_decided
+
+    db = tmp_path / "seq.duckdb"
+    paths = [arena_log(tmp_path / f"ep{g:02d}.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})
+             for g in range(12)]
+    assert not workbench.ingest(paths[:2], db=db).failed
+    assert main(["compare", "--db", str(db), "--sequential", "m-a", "m-b"]) == 0
+    assert "not decided after 2 games (paired games" in capsys.readouterr().out
+    said: set = set()
+    assert _newly_decided(db, said) == []
+    assert not workbench.ingest(paths, db=db).failed
+    assert main(["compare", "--db", str(db), "--sequential", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["decided"] and row["paired"] and row["games"] == 12 and row["e_value"] >= 20
+    # the e-values, game by game, are the e-process of the twelve differences of 0.7
+    from workbench.stats import e_process
+
+    e = e_process([0.7] * 12)[0]
+    assert row["e_value"] == pytest.approx(e[-1]) and row["decided_after"] == int((e >= 20).argmax()) + 1
+    assert row["p_value"] == pytest.approx(1 / e.max()) and row["p_value"] <= 0.05
+    [line] = _newly_decided(db, said)
+    assert line.startswith("workbench: decided: arena: m-a vs m-b: m-a is more often valid than m-b: decided after")
+    assert _newly_decided(db, said) == []  # said once
+
+
+def test_compare_as_json_and_csv_gives_every_column(db, capsys):
+    assert main(["compare", "--db", str(db), "m-a", "m-b", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert {"difference", "ci_low", "ci_high", "p_value", "p_holm", "method", "shared_turns", "games_compared",
+            "verdict"} <= set(row)
+    assert (row["p_value"] < 0.05) == (row["ci_low"] > 0 or row["ci_high"] < 0)
+    assert main(["compare", "--db", str(db), "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("format,a,b,compared,") and len(lines) == 4

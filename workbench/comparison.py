@@ -633,3 +633,67 @@ def check_plan(difference, validity, decisions_per_game, icc, power, level) -> N
             raise WorkbenchError(f"{name} must be {expected}, not {value!r}")
     if validity - abs(difference) < 0 and validity + abs(difference) > 1:
         raise WorkbenchError(f"a difference of {abs(difference):g} does not fit around a validity of {validity:g}")
+
+
+# --- can I stop now? ------------------------------------------------------------------------
+
+
+def sequential(con, a: str | None = None, b: str | None = None, format: str | None = None, aliases=None,
+               all_pairs: bool = False, cluster: str | None = "game", failures: str = "exclude") -> pl.DataFrame:
+    """An anytime-valid comparison of `a` and `b` (or every pair, as `compare_models`
+    picks them) that may be looked at after every game without raising its chance of a
+    false difference above 5%: an e-process (`stats.e_process`) betting on each game's
+    difference. Paired where both decided at least MIN_PAIRS of the same turns: each
+    shared game's difference over its shared turns; otherwise the i-th game of each, in
+    the order their files were read. Columns: format, a, b, paired, games (bet on),
+    difference (the mean of the games' differences), e_value (now), p_value (anytime-
+    valid: 1 / the largest e-value so far), decided, decided_after (games) and verdict."""
+    if (a is None) != (b is None):
+        raise WorkbenchError("name two models to compare, or none to compare every pair")
+    aliases = read_aliases(aliases)
+    source = decided(aliases, cluster, failures)
+    shares = _shares(con, source, format, cluster)
+    if not shares:
+        raise WorkbenchError("no decisions in this database to compare; ingest a damage, ec4x, arena or gm log first")
+    if a is not None:
+        a, b = two_models(a, b, aliases, "a comparison")
+        _known(shares, (a, b), format)
+    wanted = _pairs(shares, a, b, all_pairs)
+    if not wanted:
+        raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
+    cells = _shared_turns(con, source, wanted)
+    games = query_frame(con, f"""
+        SELECT format, who, cluster, count(*) AS n, count(*) FILTER (WHERE valid) AS valid, min(source_id) AS first
+        FROM ({source}) WHERE $format IS NULL OR format = $format GROUP BY ALL ORDER BY format, who, first, cluster
+    """, {"format": format})
+    rates = {(fmt, who): (part["valid"] / part["n"]).to_numpy()
+             for (fmt, who), part in games.group_by("format", "who", maintain_order=True)}
+    rows = []
+    for fmt, x, y, _ in wanted:
+        pairs = cells.get((fmt, x, y))
+        paired = pairs is not None and pairs.turns >= MIN_PAIRS
+        if paired:
+            differences = ((pairs.only_a - pairs.only_b) / np.maximum(pairs.sizes, 1))[pairs.sizes > 0]
+        else:
+            mine, theirs = rates[fmt, x], rates[fmt, y]
+            played = min(len(mine), len(theirs))
+            differences = mine[:played] - theirs[:played]
+        test = stats.sequential(list(differences))
+        row = {"format": fmt, "a": x, "b": y, "paired": paired, "games": len(differences),
+               "difference": float(np.mean(differences)) if len(differences) else None,
+               "e_value": test.e_value, "p_value": test.p_value, "decided": test.decided,
+               "decided_after": test.decided_after}
+        rows.append({**row, "verdict": sequential_verdict(row)})
+    return pl.DataFrame(rows, schema_overrides={"difference": pl.Float64, "decided_after": pl.Int64},
+                        infer_schema_length=None)
+
+
+def sequential_verdict(row: dict) -> str:
+    """A sequential comparison in words."""
+    how = "paired games" if row["paired"] else "games of each"
+    if row["decided"]:
+        better, other = (row["a"], row["b"]) if row["difference"] > 0 else (row["b"], row["a"])
+        return (f"{better} is more often valid than {other}: decided after {_games(row['decided_after'])} "
+                f"({how}; e-value {row['e_value']:.3g}, anytime-valid p {row['p_value']:.3g}); the games may stop")
+    return (f"not decided after {_games(row['games'])} ({how}; e-value {row['e_value']:.3g}, "
+            f"{1 / stats.ALPHA:.0f} decides); play on, and look again after any game")
