@@ -4,6 +4,7 @@ whose sign and interval agree, aliases, costs and plans; expected values by hand
 
 import json
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -588,3 +589,52 @@ def test_a_scorecard_by_agent_has_no_model_column_and_a_shown_difference_needs_n
     assert "model" not in by_agent.columns and by_agent["agent_id"].to_list() == ["agent_m-a", "agent_m-b"]
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     assert row["significant"] and row["games_needed"] is None
+
+
+# --- what a user would see change, were the code slightly wrong --------------------------------
+
+
+def share_of(who, valid_g, n_g, between):
+    from workbench.comparison import Share
+
+    return Share(who, stats.share(valid_g, n_g, between), None, None, between)
+
+
+def test_a_comparison_rests_on_the_fewer_games_of_either_side():
+    # 1 game of 1,000 decisions against 30 games of 30: the verdict rests on 1 game, and
+    # one game claims nothing (with max(), "A is more often valid: +15.0 points").
+    from workbench.comparison import _compare
+
+    between = stats.between_games([950] + [24] * 15 + [25] * 15, [1000] + [30] * 30, ["a"] + ["b"] * 30)
+    a, b = share_of("a", [950], [1000], between), share_of("b", [24] * 15 + [25] * 15, [30] * 30, between)
+    row = _compare("arena", a, b, None, "the pair asked for")
+    assert (row["games_a"], row["games_b"], row["games_compared"]) == (1, 30, 1)
+
+
+def test_a_paired_comparison_rests_on_the_shared_games_not_each_models_own():
+    from workbench.comparison import _compare
+
+    between = stats.between_games([30, 31, 29, 30, 10, 12, 11, 9], [40] * 8, ["a"] * 4 + ["b"] * 4)
+    a, b = share_of("a", [30, 31, 29, 30], [40] * 4, between), share_of("b", [10, 12, 11, 9], [40] * 4, between)
+    one_game = Paired(np.array([10]), np.array([20]), np.array([0]), np.array([10]))
+    row = _compare("arena", a, b, one_game, "the pair asked for")
+    assert (row["shared_games"], row["games_compared"]) == (1, 1)
+
+
+def test_games_needed_plans_from_the_better_models_validity():
+    from workbench.comparison import Plan, _games_needed
+
+    planned = Plan(0.8, 40.0, 0.1, 10, 2, 0.1)
+    row = {"significant": False, "difference": -0.03, "validity_a": 0.90, "validity_b": 0.93}
+    assert _games_needed(row, planned) == stats.games_needed(0.03, 0.93, 40.0, 0.1)
+    assert _games_needed(row, planned) != stats.games_needed(0.03, 0.90, 40.0, 0.1)
+
+
+def test_a_turn_decided_twice_is_valid_only_if_every_decision_was(tmp_path, database):
+    # m-a decides tick 0 twice in ep1, once validly and once not: the turn is not valid.
+    lines = [decision("a", 0, "m-a", True), decision("a", 0, "m-a", False)]
+    lines += [decision("a", t, "m-a", True) for t in range(1, 12)]
+    lines += [decision("b", t, "m-b", True) for t in range(12)]
+    con = database(write_lines(tmp_path / "ep1.decisions.jsonl", lines))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert row["shared_turns"] == 12 and row["validity_a_shared"] == pytest.approx(11 / 12)

@@ -337,10 +337,10 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     per format, with clustered intervals, exact tests, Holm's correction and a verdict
     in plain words (`comparison.compare_models`).
 
-    Paired where both decided at least 10 of the same turns of the same games (McNemar's
-    exact test, Newcombe's paired interval); otherwise unpaired (Newcombe's interval over
-    each model's clustered interval; Fisher's exact test where counts are small, else the
-    score test). A difference is claimed only where the Holm-adjusted p-value is below
+    Paired where both decided at least 10 of the same turns of the same games (Newcombe's
+    paired interval at the effective counts); otherwise unpaired (Newcombe's interval over
+    each model's clustered interval); the p-value is the interval's own inversion, so the
+    two never disagree. A difference is claimed only where the Holm-adjusted p-value is below
     0.05, the interval excludes 0 and each side has at least 2 games.
 
     Args:
@@ -418,8 +418,8 @@ def sample_size(difference: float | None = None, validity: float | None = None,
 def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None,
             failures: str = "exclude") -> pl.DataFrame:
     """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
-    95% intervals over games and the ratings' own uncertainty; none below 3 rated games
-    (`damage.ratings.ratings`).
+    95% intervals from a bootstrap over games, rank intervals and tied groups; none below
+    3 rated games (`damage.ratings.ratings`).
 
     Args:
         con: a connection to a workbench database.
@@ -435,7 +435,9 @@ def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases
         `games`, `rated_games` (with at least one other team), `placements` (every place
         its seats took, in the order the games ended), `wins`, `mean_place`, `mu`, `sigma`,
         `ordinal` (mu - 3 sigma), `mu_low`, `mu_high` (the 95% interval; NULL below 3 rated
-        games), `rank` (by ordinal) and `note` ("too few games ...").
+        games), `rank` (by ordinal), `rank_low`, `rank_high` (the ranks it could hold),
+        `tied` (the rank of the best model it cannot be told apart from) and `note` ("too
+        few games ...").
 
     Raises:
         WorkbenchError: an unknown `by`, no finished Damage game, or none with two of `by`

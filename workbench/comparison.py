@@ -286,10 +286,10 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
 
     Paired where both decided at least MIN_PAIRS of the same turns of the same games:
     the difference and both validities over those shared turns (`shared_turns`,
-    `shared_games`), McNemar's exact test and Newcombe's paired interval, both with the
-    games' design effect. Otherwise unpaired: each model's clustered interval combined
-    by Newcombe's method, and Fisher's exact test where counts are small (else the score
-    test). With no `a` and `b`: every pair of models within each format, or, in a format
+    `shared_games`), Newcombe's paired interval at the effective counts (the design
+    effect from the format's ICC). Otherwise unpaired: each model's clustered interval
+    combined by Newcombe's method. Either way the p-value is the interval's inversion
+    (`stats.inverted`): p < 0.05 exactly where the 95% interval excludes 0. With no `a` and `b`: every pair of models within each format, or, in a format
     of more than ALL_PAIRS_UP_TO models (unless `all_pairs`), each model against the
     best one (the highest lower bound). `compared` says which. A comparison that finds
     no evidence says how many games per model would show its difference (`games_needed`).
