@@ -166,7 +166,7 @@ def test_a_model_rated_in_fewer_than_three_games_gets_no_interval(tmp_path, conn
 
 
 def test_the_interval_is_a_bootstrap_over_games_rated_in_the_order_they_ended(tmp_path, connect):
-    # mu +- 1.96 standard deviations of mu over resamples of the games, each resample kept in
+    # mu +- t(6) sqrt(7/6) standard deviations of mu over resamples of the games, each kept in
     # the order the games ended and rated by openskill itself (the reference). The rating's
     # own sigma is not added: that counted the same uncertainty twice.
     import numpy as np
@@ -182,11 +182,14 @@ def test_the_interval_is_a_bootstrap_over_games_rated_in_the_order_they_ended(tm
     played = [{"A": 1.0, "B": 2.0} if w == "A" else {"A": 2.0, "B": 1.0} for w in winners]
     orders = np.sort(np.random.default_rng(3).integers(0, len(played), size=(40, len(played))), axis=1)
     mus = np.array([openskill_ratings([played[i] for i in order], ["A", "B"])[0] for order in orders])
+    from scipy.stats import t as student_t
+
+    factor = student_t.ppf(0.975, 6) * (7 / 6) ** 0.5  # 7 games
     for column, model in enumerate(["A", "B"]):
         spread = mus[:, column].std(ddof=1)
         row = table[model]
-        assert row["mu_low"] == pytest.approx(row["mu"] - 1.959964 * spread, rel=1e-6)
-        assert row["mu_high"] == pytest.approx(row["mu"] + 1.959964 * spread, rel=1e-6)
+        assert row["mu_low"] == pytest.approx(row["mu"] - factor * spread, rel=1e-6)
+        assert row["mu_high"] == pytest.approx(row["mu"] + factor * spread, rel=1e-6)
         ranks = 1 + (mus[:, 1 - column] > mus[:, column])
         assert (row["rank_low"], row["rank_high"]) == (min(int(np.quantile(ranks, 0.025, method="lower")),
                                                            row["rank"]),

@@ -15,8 +15,8 @@ ranked by the mean place of its seats in that game (equal means share a rank); a
 with fewer than two teams says nothing about them and is not rated.
 
 The 95% interval of `mu` is a bootstrap over games alone: the games are resampled with
-replacement and rated again, and the interval is mu plus and minus 1.96 standard
-deviations of a model's mu over the resamples. (Adding the rating's own `sigma` on top, each resample's mu drawn from
+replacement and rated again, and the interval is mu plus and minus about two standard
+deviations of a model's mu over the resamples (Student's t at games - 1). (Adding the rating's own `sigma` on top, each resample's mu drawn from
 N(mu, sigma^2), counted the same uncertainty twice: in simulation those intervals held
 99.5-100% and were 3.4-4.3 standard deviations of mu wide; `python -m bench.coverage`
 shows the bootstrap alone.) The same resamples give each model's rank interval
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtri
+from scipy.special import stdtrit
 
 from workbench.catalog import query_frame
 from workbench.damage import plackett_luce
@@ -183,9 +183,10 @@ def _rate(games: list[dict[str, float]], teams: list[str]) -> tuple[list[float],
 
 def _bootstrap(games, teams, rounds: int, seed: int) -> tuple[list, list, list, list]:
     """The 95% interval of each team's mu and of its rank: games resampled with
-    replacement (kept in the order they ended) and rated again; mu plus and minus 1.96
-    standard deviations of the team's mu over the resamples (the bootstrap's standard
-    error, Efron & Tibshirani 1993, ch. 13: a resample of games rated in order holds
+    replacement (kept in the order they ended) and rated again; mu plus and minus t
+    (games - 1 degrees of freedom) times sqrt(games / (games - 1)) standard deviations of
+    the team's mu over the resamples (the bootstrap's standard error, Efron & Tibshirani
+    1993, ch. 13; the percentiles themselves are off centre: a resample rated in order holds
     duplicates, which shift its ratings, so the percentiles themselves are off centre
     and held 92% in simulation), and the middle 95% of its rank among the teams (1 =
     the highest mu) in them. A team absent from a resample has no value there."""
@@ -203,7 +204,9 @@ def _bootstrap(games, teams, rounds: int, seed: int) -> tuple[list, list, list, 
     ranks = 1 + (present[:, None, :] & (mu[:, None, :] > mu[:, :, None])).sum(axis=2)
     ranks = np.where(present, ranks, np.nan)
     tail = (1 - LEVEL) / 2
-    z = float(ndtri(1 - tail))
+    # Student's t at games - 1 degrees of freedom and the small-sample factor games /
+    # (games - 1) of a variance measured over that many games (as CR1's)
+    z = float(stdtrit(max(len(games) - 1, 1), 1 - tail)) * np.sqrt(len(games) / max(len(games) - 1, 1))
     rated, _ = _rate(games, teams)
     low, high, rank_low, rank_high = [], [], [], []
     for centre, column, places in zip(rated, draws.T, ranks.T):
