@@ -344,14 +344,15 @@ def holds_by_hand(games, difference, p, m, icc, power=0.8):
 
     high = 1 + (m - 1) * bound(0.9)
     dof = 0.5 * 2 * (games - 1) * (high / (high - 1)) ** 2
-    n = games * m / (1 + (m - 1) * bound(0.7))
+    drawn = games * m / (1 + (m - 1) * bound(0.7))  # the interval's effective decisions
+    actual = games * m / (1 + (m - 1) * icc)  # how much the difference itself varies
     q, q_power = student_t.ppf(0.975, dof), student_t.ppf(power, dof)
     lo_p, hi_p = p - difference, p
 
-    def width(z):
+    def width(n, z):
         return math.hypot(hi_p - wilson_by_hand(hi_p * n, n, z)[0], wilson_by_hand(lo_p * n, n, z)[1] - lo_p)
 
-    return difference - width(q) >= q_power * width(1.0)
+    return difference - width(drawn, q) >= q_power * width(actual, 1.0)
 
 
 @pytest.mark.parametrize(("difference", "p", "m", "icc"), [(0.1, 0.97, 40, 0.0), (0.1, 0.9, 40, 0.1),

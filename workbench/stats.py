@@ -571,11 +571,14 @@ def games_needed(difference: float, validity: float, decisions_per_game: float, 
 
     def holds(games: int) -> bool:
         freedom = expected_freedom(games, decisions_per_game, icc)
-        n = games * decisions_per_game / design_effect(decisions_per_game,
-                                                       expected_bound(games, decisions_per_game, icc, EFFECT_ICC_LEVEL))
-        # the difference's standard deviation, as the interval itself measures it (its half at one unit)
-        return difference - width(n, float(quantile(freedom, level))) >= float(
-            quantile(freedom, 1 - 2 * (1 - power))) * width(n, 1.0)
+        # the interval is drawn at the design effect of the ICC's bound its games will show;
+        # the difference itself varies with the ICC as it is
+        drawn = games * decisions_per_game / design_effect(decisions_per_game, expected_bound(
+            games, decisions_per_game, icc, EFFECT_ICC_LEVEL))
+        actual = games * decisions_per_game / design_effect(decisions_per_game, icc)
+        # the difference's standard deviation, in the interval's own measure (its half at one unit)
+        return difference - width(drawn, float(quantile(freedom, level))) >= float(
+            quantile(freedom, 1 - 2 * (1 - power))) * width(actual, 1.0)
 
     low, high = 1, 1
     while not holds(high):
