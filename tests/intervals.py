@@ -19,8 +19,8 @@ def clustered_by_hand(valid_g, n_g, pool=None) -> tuple[float, tuple[float, floa
     ICC with games nested in their model and Searle's upper bounds at 70% and 90% (scipy's
     F quantiles), the design effect 1 + (m - 1) ICC_70 at m = sum n^2 / n, Wilson at n /
     design effect with Student's t at half Satterthwaite's degrees of freedom (at least
-    one) for the 90% bound. Where nothing measures the ICC (one game a model), or every
-    game agrees and is all valid or all invalid, ICC 1."""
+    one) for the 90% bound. Where nothing measures the ICC (one game a model, or every
+    game exactly at its model's share), ICC 1."""
     from scipy.stats import f as f_dist
     from scipy.stats import norm
 
@@ -38,7 +38,7 @@ def clustered_by_hand(valid_g, n_g, pool=None) -> tuple[float, tuple[float, floa
     msb = sum(m * (v / m - share[g]) ** 2 for g, v, m in pool) / d1
     msw = sum(m * (v / m) * (1 - v / m) for _, v, m in pool) / d2
     n0 = (n_all - sum(m * m / total[g] for g, _, m in pool)) / d1
-    if msw == 0:
+    if msw == 0 or msb == 0:  # games differ only between (ICC 1), or not at all (unknown: 1)
         icc_70 = icc_90 = 1.0
     else:
         icc = min(max((msb - msw) / (msb + (n0 - 1) * msw), 0.0), 1.0)

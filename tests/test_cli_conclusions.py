@@ -10,7 +10,7 @@ import pytest
 
 import workbench
 from tests.test_comparison import arena_log
-from tests.intervals import wilson_by_hand
+from tests.intervals import clustered_by_hand
 from workbench.cli import main
 from workbench.stats import games_needed
 
@@ -28,8 +28,10 @@ def db(tmp_path):
 def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
     assert main(["scorecard", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    low, high = wilson_by_hand(6, 20)  # two games alike: no spread beyond chance
-    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games), most broken: unknown_tool" in out
+    # every game at its model's share: how games differ is unknown, each game one observation
+    pool = [("m-a", 10, 10), ("m-a", 10, 10), ("m-b", 3, 10), ("m-b", 3, 10), ("=HYPERLINK(1)", 1, 2)]
+    _, (low, high) = clustered_by_hand([3, 3], [10, 10], pool)
+    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games, clustered), most broken: unknown_tool" in out
     assert "arena m-a: 100.0% valid" in out and "n=20 in 2 games" in out
     assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -584,7 +584,7 @@ def test_aliases_name_either_model_of_a_pair_and_errors_say_what_is_missing(tmp_
 
 def test_a_scorecard_by_agent_has_no_model_column_and_a_shown_difference_needs_no_more_games(tmp_path, database):
     con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
-                     for m, k in (("m-a", 5), ("m-b", 18)) for g in (1, 2)))
+                     for m, per_game in (("m-a", (5, 6, 4)), ("m-b", (18, 17, 18))) for g, k in enumerate(per_game)))
     by_agent = scorecard(con, by=("format", "agent_id"))
     assert "model" not in by_agent.columns and by_agent["agent_id"].to_list() == ["agent_m-a", "agent_m-b"]
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)

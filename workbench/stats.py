@@ -23,8 +23,9 @@ estimated (between games): d (deff / (deff - 1))^2, with d the ICC's degrees of 
 At ICC 0 that is the normal quantile; as the between-game part grows it tends to t(d).
 The interval moves smoothly with every decision and every game: there is no switch.
 
-Where the ICC cannot be measured (every game all valid, or all invalid, or one game per
-model) it is unknown, not 0: a share then takes ICC 1, each game one observation. A
+Where the ICC cannot be measured (one game per model, or every game exactly at its
+model's share, as when all are all valid) it is unknown, not 0: a share then takes ICC
+1, each game one observation. A
 model seen in one game, in a format with nothing to borrow from, so gets the interval of
 one observation (Wilson at n = 1, nearly all of [0, 1]): one game cannot tell a model
 from the game it played.
@@ -110,9 +111,9 @@ NOTHING = Between(math.nan, 0.0, math.nan)
 
 
 def _icc(between, within, size, freedom, within_freedom):
-    """The ANOVA ICC and its upper bound from the two mean squares (arrays welcome): NaN
-    where nothing is measured (no freedom, or every game all valid or all invalid and
-    alike); 1 where games differ but never within."""
+    """The ANOVA ICC and its upper bounds from the two mean squares (arrays welcome): NaN
+    where nothing is measured (no freedom, or every game exactly at its model's share);
+    1 where games differ but never within."""
     between, within, size, freedom, within_freedom = (np.asarray(x, dtype=float) for x in
                                                       (between, within, size, freedom, within_freedom))
     measured = (freedom >= 1) & (within_freedom >= 1)
@@ -126,7 +127,9 @@ def _icc(between, within, size, freedom, within_freedom):
 
         cautious, high = bound(EFFECT_ICC_LEVEL), bound(PLAN_ICC_LEVEL)
     spread_only = measured & (within <= 0) & (between > 0)
-    unknown = ~measured | ((within <= 0) & (between <= 0))
+    # every game exactly at its model's share: the bound collapses to 0 however few the
+    # games, which says nothing about how games differ
+    unknown = ~measured | (between <= 0)
     return tuple(np.where(unknown, np.nan, np.where(spread_only, 1.0, x)) for x in (icc, cautious, high))
 
 
@@ -137,7 +140,7 @@ def between_games(valid_g, n_g, group=None) -> Between:
     not taken for one between games; within [0, 1]. Its upper bound is Searle's (1971,
     Linear Models, 9.8): the F ratio of the two mean squares over F's lower quantile.
     NaN where there is nothing to measure it with (no game beside its model's first, or
-    every game all valid or all invalid)."""
+    every game exactly at its model's share, as when all are all valid)."""
     valid_g, n_g = np.asarray(valid_g, dtype=float), np.asarray(n_g, dtype=float)
     group = np.zeros(len(n_g), dtype=int) if group is None else np.asarray(group)
     keep = n_g > 0
