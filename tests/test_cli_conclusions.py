@@ -19,7 +19,7 @@ from workbench.stats import games_needed
 def db(tmp_path):
     db = tmp_path / "w.duckdb"
     paths = [arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7}),
-             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7,
+             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 4 + [False] * 6,
                                                           "=HYPERLINK(1)": [True, False]})]
     assert not workbench.ingest(paths, db=db).failed
     return db
@@ -28,10 +28,10 @@ def db(tmp_path):
 def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
     assert main(["scorecard", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    # every game at its model's share: how games differ is unknown, each game one observation
-    pool = [("m-a", 10, 10), ("m-a", 10, 10), ("m-b", 3, 10), ("m-b", 3, 10), ("=HYPERLINK(1)", 1, 2)]
-    _, (low, high) = clustered_by_hand([3, 3], [10, 10], pool)
-    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games, clustered), most broken: unknown_tool" in out
+    # the ICC from every game of the format, games nested in their model
+    pool = [("m-a", 10, 10), ("m-a", 10, 10), ("m-b", 3, 10), ("m-b", 4, 10), ("=HYPERLINK(1)", 1, 2)]
+    _, (low, high) = clustered_by_hand([3, 4], [10, 10], pool)
+    assert f"arena m-b: 35.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games), most broken: unknown_tool" in out
     assert "arena m-a: 100.0% valid" in out and "n=20 in 2 games" in out
     assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -43,7 +43,7 @@ def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
 def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
     assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
     out = capsys.readouterr().out
-    assert "arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points" in out
+    assert "arena: m-a vs m-b: m-a is more often valid than m-b: +65.0 points" in out
     assert "on 20 shared turns in 2 games" in out and "Newcombe paired interval and its test" in out
     assert main(["compare", "--db", str(db)]) == 0
     out = capsys.readouterr().out
@@ -55,7 +55,7 @@ def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
 def test_compare_with_aliases_from_a_file(db, tmp_path, capsys):
     (tmp_path / "aliases.csv").write_text("name,model\nm-b,m-a\n")
     assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.csv")]) == 0
-    assert "arena m-a: 65.0% valid" in capsys.readouterr().out  # 26 of 40 decisions
+    assert "arena m-a: 67.5% valid" in capsys.readouterr().out  # 27 of 40 decisions
 
 
 def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
