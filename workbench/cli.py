@@ -396,7 +396,9 @@ def _newly_decided(db, decided: set) -> list[str]:
 
     try:
         con = catalog.connect(db, read_only=True)
-    except Exception:  # the database busy or gone: ask again after the next scan
+    except Exception as exc:  # the database busy or gone: ask again after the next scan
+        if is_interrupt(exc):  # Ctrl-C while connecting: stop watching
+            raise
         return []
     try:
         found = sequential(con)
