@@ -285,7 +285,8 @@ def check_decisions(spec: dict, con) -> None:
             assert (row["decisions"], row["valid"], row["games"]) == (n, valid, len(games))
             assert close(row["validity"], valid / n)
             # the 95% interval clustered by game, written out by hand
-            _, (low, high) = clustered_by_hand([v for _, v in games], [m for m, _ in games])
+            pool = [(other, v, m) for (f, other), played in per_who.items() if f == fmt for m, v in played]
+            _, (low, high) = clustered_by_hand([v for _, v in games], [m for m, _ in games], pool)
             assert close(row["ci_low"], low, 1e-9) and close(row["ci_high"], high, 1e-9)
             assert row["row"] == f"{fmt} · {shown(who)}" and row["label"] == f"n={n}"
 

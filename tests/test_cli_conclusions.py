@@ -10,7 +10,7 @@ import pytest
 
 import workbench
 from tests.test_comparison import arena_log
-from tests.intervals import wilson_by_hand
+from tests.intervals import clustered_by_hand
 from workbench.cli import main
 from workbench.stats import games_needed
 
@@ -19,7 +19,7 @@ from workbench.stats import games_needed
 def db(tmp_path):
     db = tmp_path / "w.duckdb"
     paths = [arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7}),
-             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7,
+             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 4 + [False] * 6,
                                                           "=HYPERLINK(1)": [True, False]})]
     assert not workbench.ingest(paths, db=db).failed
     return db
@@ -28,8 +28,10 @@ def db(tmp_path):
 def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
     assert main(["scorecard", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    low, high = wilson_by_hand(6, 20)  # two games alike: no spread beyond chance
-    assert f"arena m-b: 30.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games), most broken: unknown_tool" in out
+    # the ICC from every game of the format, games nested in their model
+    pool = [("m-a", 10, 10), ("m-a", 10, 10), ("m-b", 3, 10), ("m-b", 4, 10), ("=HYPERLINK(1)", 1, 2)]
+    _, (low, high) = clustered_by_hand([3, 4], [10, 10], pool)
+    assert f"arena m-b: 35.0% valid (95% CI {low:.1%}-{high:.1%}, n=20 in 2 games), most broken: unknown_tool" in out
     assert "arena m-a: 100.0% valid" in out and "n=20 in 2 games" in out
     assert main(["scorecard", "--db", str(db), "--csv", "--by", "model"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -41,8 +43,8 @@ def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
 def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
     assert main(["compare", "--db", str(db), "m-a", "m-b"]) == 0
     out = capsys.readouterr().out
-    assert "arena: m-a vs m-b: m-a is more often valid than m-b: +70.0 points" in out
-    assert "on 20 shared turns in 2 games" in out and "McNemar" in out
+    assert "arena: m-a vs m-b: m-a is more often valid than m-b: +65.0 points" in out
+    assert "on 20 shared turns in 2 games" in out and "Newcombe paired interval and its test" in out
     assert main(["compare", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("arena: every pair of 3 models: 3 comparisons\np-values Holm-corrected over all 3 comparisons")
@@ -53,7 +55,7 @@ def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
 def test_compare_with_aliases_from_a_file(db, tmp_path, capsys):
     (tmp_path / "aliases.csv").write_text("name,model\nm-b,m-a\n")
     assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.csv")]) == 0
-    assert "arena m-a: 65.0% valid" in capsys.readouterr().out  # 26 of 40 decisions
+    assert "arena m-a: 67.5% valid" in capsys.readouterr().out  # 27 of 40 decisions
 
 
 def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
@@ -118,3 +120,40 @@ def test_an_alias_file_with_a_conflict_is_one_line(db, tmp_path, capsys):
     assert "columns name,model" in capsys.readouterr().err
     (tmp_path / "c.json").write_text(json.dumps(["x", "a"]))
     assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "c.json")]) == 2
+
+
+def test_compare_sequential_decides_after_enough_games_and_says_it_once_while_watching(tmp_path, capsys):
+    from workbench.cli import _newly_decided
+
+    db = tmp_path / "seq.duckdb"
+    paths = [arena_log(tmp_path / f"ep{g:02d}.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})
+             for g in range(12)]
+    assert not workbench.ingest(paths[:2], db=db).failed
+    assert main(["compare", "--db", str(db), "--sequential", "m-a", "m-b"]) == 0
+    assert "not decided after 2 games (paired games" in capsys.readouterr().out
+    said: set = set()
+    assert _newly_decided(db, said) == []
+    assert not workbench.ingest(paths, db=db).failed
+    assert main(["compare", "--db", str(db), "--sequential", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["decided"] and row["paired"] and row["games"] == 12 and row["e_value"] >= 20
+    # the e-values, game by game, are the e-process of the twelve differences of 0.7
+    from workbench.stats import e_process
+
+    e = e_process([0.7] * 12)[0]
+    assert row["e_value"] == pytest.approx(e[-1]) and row["decided_after"] == int((e >= 20).argmax()) + 1
+    assert row["p_value"] == pytest.approx(1 / e.max()) and row["p_value"] <= 0.05
+    [line] = _newly_decided(db, said)
+    assert line.startswith("workbench: decided: arena: m-a vs m-b: m-a is more often valid than m-b: decided after")
+    assert _newly_decided(db, said) == []  # said once
+
+
+def test_compare_as_json_and_csv_gives_every_column(db, capsys):
+    assert main(["compare", "--db", str(db), "m-a", "m-b", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert {"difference", "ci_low", "ci_high", "p_value", "p_holm", "method", "shared_turns", "games_compared",
+            "verdict"} <= set(row)
+    assert (row["p_value"] < 0.05) == (row["ci_low"] > 0 or row["ci_high"] < 0)
+    assert main(["compare", "--db", str(db), "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("format,a,b,compared,") and len(lines) == 4

@@ -3,20 +3,19 @@ clustered by game, pairs matched by game and turn, Holm over every comparison, v
 whose sign and interval agree, aliases, costs and plans; expected values by hand."""
 
 import json
-import math
 
+import numpy as np
 import polars as pl
 import pytest
 
 import workbench
 from tests.conftest import write_lines
 from tests.damage.events import PAYLOADS, event
-from tests.intervals import clustered_by_hand, wilson_by_hand
-from tests.test_stats import hypergeometric_fisher
-from workbench import catalog
+from tests.intervals import wilson_by_hand
+from workbench import catalog, stats
 from workbench.comparison import compare_models, plan, sample_size, scorecard
 from workbench.errors import WorkbenchError
-from workbench.stats import Paired, mcnemar_exact, newcombe_paired
+from workbench.stats import Paired, newcombe_paired
 
 
 def decision(agent: str, tick: int, model: str, valid: bool) -> str:
@@ -73,9 +72,10 @@ def test_the_scorecard_counts_intervals_games_retries_and_rules(tmp_path, databa
     assert set(card) == {("arena", "m-a"), ("arena", "m-b"), ("ec4x", "m-c")}
     a = card["arena", "m-a"]
     assert (a["decisions"], a["valid"], a["validity"], a["model_from"], a["games"]) == (4, 3, 0.75, "model", 1)
-    # one game: nothing to cluster, Wilson's interval
-    assert (a["ci_low"], a["ci_high"]) == pytest.approx(wilson_by_hand(3, 4))
-    assert (a["design_effect"], a["ci_method"]) == (1.0, "wilson")
+    # one game each, nothing in the format to tell how games differ: the game is one
+    # observation (ICC 1, design effect 4), Wilson at 0.75 of 1
+    assert (a["ci_low"], a["ci_high"]) == pytest.approx(wilson_by_hand(0.75, 1))
+    assert (a["design_effect"], a["ci_method"]) == (4.0, "one game: the game is one observation")
     assert (a["top_rule"], a["top_rule_count"], a["retries"]) == ("unknown_tool", 1, None)
     b = card["arena", "m-b"]  # one decision: the interval spans most of [0, 1]
     assert (b["decisions"], b["valid"]) == (1, 1) and b["ci_low"] == pytest.approx(1 / (1 + 1.959963984540054 ** 2))
@@ -95,7 +95,8 @@ def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, databas
              for i in range(16)]
     con = database(*paths)
     [row] = scorecard(con).iter_rows(named=True)
-    effect, (low, high) = clustered_by_hand([30] * 8 + [21] * 8, [30] * 16)
+    share = stats.clustered([30] * 8 + [21] * 8, [30] * 16)  # held to its hand computation in test_stats
+    effect, (low, high) = share.design_effect, share.interval
     assert (row["decisions"], row["valid"], row["games"], row["ci_method"]) == (480, 408, 16, "wilson-clustered")
     assert row["design_effect"] == pytest.approx(effect)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
@@ -107,9 +108,9 @@ def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, databas
     # by file: here one file per episode, so the same as by game
     [by_file] = scorecard(con, cluster="file").iter_rows(named=True)
     assert (by_file["ci_low"], by_file["ci_high"]) == pytest.approx((low, high))
-    # grouped by game, each row is one game: Wilson
+    # grouped by game, each row is one game, and no group has a second: one observation each
     per_game = scorecard(con, by=("model", "game_id"))
-    assert per_game.height == 16 and set(per_game["ci_method"]) == {"wilson"}
+    assert per_game.height == 16 and set(per_game["ci_method"]) == {"one game: the game is one observation"}
 
 
 def test_the_top_rule_is_the_one_broken_most(tmp_path, database):
@@ -127,35 +128,30 @@ def test_the_top_rule_is_the_one_broken_most(tmp_path, database):
 # --- comparisons -------------------------------------------------------------------------------
 
 
-def test_small_samples_take_fishers_test_and_claim_nothing(tmp_path, database):
-    # 2/2 valid against 0/2: the score test said p = 0.0455; Fisher's exact test says 1/3.
+def test_small_samples_claim_nothing_and_the_p_value_is_the_intervals(tmp_path, database):
+    # 2/2 valid against 0/2, each in a game of its own: the score test said p = 0.0455.
     con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": [True, True]}),
                    arena_log(tmp_path / "b.decisions.jsonl", {"m-b": [False, False]}))
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
-    assert row["p_value"] == pytest.approx(1 / 3) and row["method"].startswith("unpaired: Fisher exact")
+    assert row["p_value"] > 0.05 and row["method"].startswith("unpaired: Newcombe interval and its test")
+    assert row["ci_low"] < 0 < row["ci_high"]
     assert not row["significant"] and row["verdict"].startswith("no evidence of a difference")
-    (tmp_path / "3").mkdir()
-    con = database(arena_log(tmp_path / "3" / "a.decisions.jsonl", {"m-a": [True] * 3}),
-                   arena_log(tmp_path / "3" / "b.decisions.jsonl", {"m-b": [False] * 3}))
-    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
-    assert row["p_value"] == pytest.approx(hypergeometric_fisher(3, 3, 0, 3)) == pytest.approx(0.1)
-    assert not row["significant"]
 
 
 def test_a_negative_difference_names_the_better_model_with_a_positive_lead(tmp_path, database):
-    # Two episodes each, alike: no spread between games, so the intervals are Wilson's.
+    # Two episodes each, about alike.
     con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
-                     for m, k in (("m-a", 5), ("m-b", 18)) for g in (1, 2)))
+                     for m, per_game in (("m-a", (5, 6)), ("m-b", (18, 17))) for g, k in enumerate(per_game)))
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     assert (row["games_a"], row["games_b"], row["games_compared"]) == (2, 2, 2)
     # a - b: all three negative, the interval around the difference
-    assert row["difference"] == pytest.approx(-0.65)
+    assert row["difference"] == pytest.approx(-0.6)
     assert row["ci_low"] < row["difference"] < row["ci_high"] < 0
     assert row["significant"]
     lead = f"{-row['difference'] * 100:+.1f}"
     assert row["verdict"].startswith(f"m-b is more often valid than m-a: {lead} points "
                                      f"(95% CI {-row['ci_high'] * 100:+.1f} to {-row['ci_low'] * 100:+.1f}")
-    assert lead == "+65.0" and "-" not in row["verdict"].split("points")[0].split(":")[1]
+    assert lead == "+60.0" and "-" not in row["verdict"].split("points")[0].split(":")[1]
     # the same comparison the other way round is its mirror
     [mirror] = compare_models(con, "m-b", "m-a").iter_rows(named=True)
     assert (mirror["difference"], mirror["ci_low"], mirror["ci_high"]) == pytest.approx(
@@ -174,9 +170,12 @@ def test_pairs_are_matched_by_episode_and_tick(tmp_path, database):
     assert (row["shared_turns"], row["shared_games"]) == (20, 2)
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (0.75, 0.75)
     assert row["difference"] == 0 and row["method"].startswith("paired on 20 shared turns in 2 games")
-    # per game: ep1 has 5 turns valid for b only, ep2 5 for a only; by hand the design effect
-    pairs = Paired(*(pl.Series(x).to_numpy() for x in ([5, 5], [0, 5], [5, 0], [0, 0])))
-    assert row["p_value"] == pytest.approx(mcnemar_exact(round(5 * pairs.shrink), round(5 * pairs.shrink)))
+    # per game: ep1 has 5 turns valid for b only, ep2 5 for a only; the format's games:
+    # m-a 5 and 10 of 10, m-b 10 and 5 of 10
+    between = stats.between_games([5, 10, 10, 5], [10] * 4, ["m-a", "m-a", "m-b", "m-b"])
+    pairs = Paired(*(pl.Series(x).to_numpy() for x in ([5, 5], [0, 5], [5, 0], [0, 0])), between)
+    assert row["p_value"] == 1.0 == stats.paired_test(pairs)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.paired_interval(pairs)[1:])
     assert "on 20 shared turns in 2 games" in row["verdict"]
 
 
@@ -184,22 +183,22 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     a, b = [True] * 10, [True] * 3 + [False] * 7
     paired = compare_models(database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": a, "m-b": b})), "m-a", "m-b")
     [row] = paired.iter_rows(named=True)
-    assert row["shared_turns"] == 10 and row["method"].startswith("paired on 10 shared turns in 1 game: McNemar")
-    assert row["difference"] == pytest.approx(0.7) and row["p_value"] == pytest.approx(2 / 2 ** 7)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(newcombe_paired(3, 7, 0, 0)[1:])
+    assert row["shared_turns"] == 10 and row["method"].startswith(
+        "paired on 10 shared turns in 1 game: Newcombe paired interval")
+    # one game, and nothing in the format to tell how games differ: the game is one
+    # observation (design effect 10): Newcombe's paired interval at 0.3, 0.7, 0, 0
+    assert row["difference"] == pytest.approx(0.7)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(newcombe_paired(0.3, 0.7, 0, 0)[1:])
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (1.0, 0.3)
-    # shown within the one game both played, but one game claims nothing beyond it
-    assert row["ci_low"] > 0 and row["shown_in_the_games"] and not row["significant"]
-    assert row["verdict"].startswith("no evidence of a difference beyond one game: in it, m-a is more often valid "
-                                     "than m-b: +70.0 points (95% CI")
-    assert "one game cannot tell a model from the game it played" in row["verdict"]
+    assert row["p_value"] > 0.05 and not row["shown_in_the_games"] and not row["significant"]
+    assert row["verdict"].startswith("no evidence of a difference (on 10 shared turns in 1 game")
     (tmp_path / "nine").mkdir()
     unpaired = compare_models(database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl",
                                                  {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b")
     [row] = unpaired.iter_rows(named=True)
     assert row["shared_turns"] == 9 and row["method"].startswith("unpaired")
     assert row["validity_a_shared"] is None
-    assert row["p_value"] == pytest.approx(hypergeometric_fisher(9, 9, 3, 9))
+    assert row["p_value"] > 0.05
     assert "m-a 9 decisions in 1 game, m-b 9 in 1 game" in row["verdict"]
 
 
@@ -214,19 +213,24 @@ def test_holm_decides_what_is_significant_among_three_pairs(tmp_path, database):
     every = compare_models(con)
     assert every.select("a", "b").rows() == [("m-a", "m-b"), ("m-a", "m-c"), ("m-b", "m-c")]
 
-    def score_p(x, y):
-        pooled = (x + y) / 200
-        return math.erfc(abs(x - y) / 100 / math.sqrt(pooled * (1 - pooled) * 2 / 100) / math.sqrt(2))
-
-    raw = [score_p(80, 67), score_p(80, 66), score_p(67, 66)]
+    # the format's games: ICC by the ANOVA estimator (held to its hand computation in test_stats)
+    between = stats.between_games([40, 40, 34, 33, 33, 33], [50] * 6, ["a", "a", "b", "b", "c", "c"])
+    shares = {m: stats.share(k, [50, 50], between) for m, k in (("a", [40, 40]), ("b", [34, 33]), ("c", [33, 33]))}
+    raw = [stats.unpaired_test(shares[x], shares[y])[0] for x, y in (("a", "b"), ("a", "c"), ("b", "c"))]
     assert every["p_value"].to_list() == pytest.approx(raw)
-    assert raw[0] < 0.05 and raw[1] < 0.05 and every["ci_low"][0] > 0 and every["ci_low"][1] > 0
-    assert every["p_holm"].to_list() == pytest.approx([3 * raw[1], 3 * raw[1], raw[2]])
-    assert every["significant"].to_list() == [False, False, False]
-    assert all(verdict.startswith("no evidence") for verdict in every["verdict"])
+    # Holm by hand: sorted p times 3, 2, 1, kept monotone
+    order = sorted(range(3), key=raw.__getitem__)
+    stepped, running = [0.0] * 3, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (3 - rank) * raw[i]))
+        stepped[i] = running
+    assert every["p_holm"].to_list() == pytest.approx(stepped)
+    assert every["significant"].to_list() == [p < 0.05 and low > 0 for p, low in zip(stepped, every["ci_low"])]
+    # the p-value and the interval agree, row by row
+    assert [p < 0.05 for p in raw] == [low > 0 or high < 0 for low, high in zip(every["ci_low"], every["ci_high"])]
     # one pair alone is one comparison: its own p decides
     [alone] = compare_models(con, "m-a", "m-c").iter_rows(named=True)
-    assert alone["p_holm"] == pytest.approx(raw[1]) and alone["significant"]
+    assert alone["p_holm"] == pytest.approx(raw[1]) and alone["significant"] == (raw[1] < 0.05)
 
 
 def test_many_models_are_compared_with_the_best_unless_every_pair_is_asked_for(tmp_path, database):
@@ -382,11 +386,22 @@ def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, 
     assert planned.icc == pytest.approx((between - within) / (between + 19 * within))
     from workbench.stats import games_needed
 
-    assert sample_size(con, difference=0.1) == games_needed(0.1, 0.75, 20, planned.icc)
-    assert sample_size(con, difference=0.1, icc=0) == games_needed(0.1, 0.75, 20, 0)
-    assert sample_size(0.1, 0.9, 20, 0.0) == 10
+    # planned at the ICC's 90% upper bound (Searle's, by hand with scipy's F quantile)
+    from scipy.stats import f as f_dist
+
+    ratio = between / within / f_dist.ppf(0.1, 6, 152)
+    assert planned.icc_high == pytest.approx((ratio - 1) / (ratio + 19))
+    assert sample_size(0.1, con=con) == games_needed(0.1, 0.75, 20, planned.icc_high)
+    assert sample_size(0.1, con=con, icc=0) == games_needed(0.1, 0.75, 20, 0)
+    # the keywords the docs write, and the same positionally
+    assert (sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2)
+            == sample_size(0.1, 0.85, 40, 0.2) == games_needed(0.1, 0.85, 40, 0.2))
+    assert workbench.analysis.sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2) == \
+        games_needed(0.1, 0.85, 40, 0.2)
     with pytest.raises(WorkbenchError, match="difference must be between 0 and 1"):
-        sample_size(con, difference=float("nan"))
+        sample_size(float("nan"), con=con)
+    with pytest.raises(WorkbenchError, match="needs the difference"):
+        sample_size(con=con)
     with pytest.raises(WorkbenchError, match="sample_size needs validity, decisions_per_game, icc"):
         sample_size(0.1)
     with pytest.raises(WorkbenchError, match="does not fit around a validity of 0.5"):
@@ -397,10 +412,9 @@ def test_one_game_each_shows_a_difference_but_claims_none(tmp_path, database):
     con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": outcomes(10, 40)}),
                    arena_log(tmp_path / "b.decisions.jsonl", {"m-b": outcomes(36, 40)}))
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
-    assert (row["games_compared"], row["shown_in_the_games"], row["significant"]) == (1, True, False)
-    assert row["verdict"].startswith("no evidence of a difference beyond one game: in it, m-b is more often valid "
-                                     "than m-a: +65.0 points (95% CI")
-    assert "m-b 40 decisions in 1 game, m-a 40 in 1 game" in row["verdict"]
+    # one game each, nothing else in the format: each game is one observation
+    assert (row["games_compared"], row["shown_in_the_games"], row["significant"]) == (1, False, False)
+    assert row["verdict"].startswith("no evidence of a difference (m-a 40 decisions in 1 game, m-b 40 in 1 game")
     assert "games per model would show a 65.0-point difference" in row["verdict"] and row["games_needed"] >= 2
 
 
@@ -410,20 +424,14 @@ def test_paired_turns_of_games_that_differ_are_tested_at_their_effective_counts(
     ep2 = {"m-a": [tick >= 2 for tick in range(10)], "m-b": [True] * 10}
     con = database(arena_log(tmp_path / "ep1.decisions.jsonl", ep1), arena_log(tmp_path / "ep2.decisions.jsonl", ep2))
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
-    # By hand: D = +1 on 6 turns, -1 on 2, 0 on 12; mean 0.2. Independent variance
-    # (8/20 - 0.04)/20 = 0.018; per game the gaps 6 - 2 = 4 and -2 - 2 = -4: CR1
-    # 2/1 * 32/400 = 0.16; design effect 0.16/0.018; 2 games: t with 1 degree of freedom.
-    import math
-
-    from scipy.stats import t as student_t
-
-    effect = 0.16 / 0.018
-    shrink = (1.959963984540054 / student_t.ppf(0.975, 1)) ** 2 / effect
-    only_a, only_b = math.floor(6 * shrink + 0.5), math.floor(2 * shrink + 0.5)
-    exact = sum(math.comb(only_a + only_b, k) for k in range(min(only_a, only_b) + 1)) / 2 ** (only_a + only_b)
+    # The format's games: m-a 10 and 8 of 10, m-b 4 and 10 of 10; per shared game the
+    # cells (both, only a, only b, neither): ep1 4, 6, 0, 0; ep2 8, 0, 2, 0.
+    between = stats.between_games([10, 8, 4, 10], [10] * 4, ["m-a", "m-a", "m-b", "m-b"])
+    pairs = Paired(*(pl.Series(x).to_numpy() for x in ([4, 8], [6, 0], [0, 2], [0, 0])), between)
     assert row["difference"] == pytest.approx(0.2) and row["shared_games"] == 2
-    assert row["p_value"] == pytest.approx(min(1.0, 2 * exact))
-    assert "design effect 8.9" in row["method"]
+    assert row["p_value"] == pytest.approx(stats.paired_test(pairs))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.paired_interval(pairs)[1:])
+    assert f"design effect {pairs.design_effect:.2g}" in row["method"]
 
 
 def test_costs_take_each_decisions_tier_and_cached_tokens_as_genai_prices_does(tmp_path):
@@ -499,8 +507,12 @@ def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, 
     with pytest.raises(WorkbenchError) as raised:
         plan(database())
     assert str(raised.value) == "no decisions in this database to plan from"
-    assert merged.games_needed(0.1) == games_needed(0.1, merged.validity, 20, merged.icc)
-    assert merged.games_needed(0.1, validity=0.5) == games_needed(0.1, 0.5, 20, merged.icc)
+    # planned at the ICC's upper bound, which is never below the estimate
+    assert merged.icc_high >= merged.icc and merged.planning_icc == merged.icc_high
+    assert merged.games_needed(0.1) == games_needed(0.1, merged.validity, 20, merged.icc_high)
+    assert merged.games_needed(0.1, validity=0.5) == games_needed(0.1, 0.5, 20, merged.icc_high)
+    assert f"ICC {merged.icc:.3f} from 3 games; planning at {merged.icc_high:.3f}" in plan_in_words(
+        con, 0.1, aliases={"m-a-2024": "m-a"})
 
 
 def test_a_pair_is_compared_only_in_formats_where_both_decided(tmp_path, database):
@@ -535,7 +547,7 @@ def test_a_comparison_gives_the_difference_of_median_latencies_and_what_it_share
     # one game: turns 1-3 both decided, too few to pair on
     assert (row["shared_turns"], row["shared_games"]) == (3, 1) and row["method"].startswith("unpaired")
     assert row["validity_a_shared"] is None and row["validity_b_shared"] is None
-    assert row["method"].endswith("Newcombe interval")  # neither side clustered: no design effect named
+    assert row["method"].startswith("unpaired: Newcombe interval and its test")
     assert row["compared"] == "the pair asked for"
     # different games: nothing shared
     apart = database(latency_game(tmp_path / "g3.events.jsonl", "m-a", [100.0], game="game_20260207T000000Z"),
@@ -545,13 +557,14 @@ def test_a_comparison_gives_the_difference_of_median_latencies_and_what_it_share
 
 
 def test_an_unpaired_method_names_both_design_effects_when_either_side_is_clustered(tmp_path, database):
-    # m-a's two episodes differ (10/10 and 2/10): clustered; m-b's alike (5/10 twice): not
+    # m-a's two episodes differ (10/10 and 2/10); m-b's alike (5/10 twice)
     paths = [arena_log(tmp_path / f"a{i}.decisions.jsonl", {"m-a": outcomes(k, 10)}) for i, k in enumerate((10, 2))]
     paths += [arena_log(tmp_path / f"b{i}.decisions.jsonl", {"m-b": outcomes(5, 10)}) for i in range(2)]
     con = database(*paths)
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     card = {r["model"]: r for r in scorecard(con).iter_rows(named=True)}
-    assert card["m-a"]["design_effect"] > 1 and card["m-b"]["design_effect"] == 1
+    # the ICC is the format's: m-b's games, alike, still carry what games in it do
+    assert card["m-a"]["design_effect"] == card["m-b"]["design_effect"] > 1
     effects = f"{card['m-a']['design_effect']:.2g} and {card['m-b']['design_effect']:.2g}"
     assert row["method"].endswith(f", design effects {effects}")
 
@@ -571,8 +584,57 @@ def test_aliases_name_either_model_of_a_pair_and_errors_say_what_is_missing(tmp_
 
 def test_a_scorecard_by_agent_has_no_model_column_and_a_shown_difference_needs_no_more_games(tmp_path, database):
     con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
-                     for m, k in (("m-a", 5), ("m-b", 18)) for g in (1, 2)))
+                     for m, per_game in (("m-a", (5, 6, 4)), ("m-b", (18, 17, 18))) for g, k in enumerate(per_game)))
     by_agent = scorecard(con, by=("format", "agent_id"))
     assert "model" not in by_agent.columns and by_agent["agent_id"].to_list() == ["agent_m-a", "agent_m-b"]
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     assert row["significant"] and row["games_needed"] is None
+
+
+# --- what a user would see change, were the code slightly wrong --------------------------------
+
+
+def share_of(who, valid_g, n_g, between):
+    from workbench.comparison import Share
+
+    return Share(who, stats.share(valid_g, n_g, between), None, None, between)
+
+
+def test_a_comparison_rests_on_the_fewer_games_of_either_side():
+    # 1 game of 1,000 decisions against 30 games of 30: the verdict rests on 1 game, and
+    # one game claims nothing (with max(), "A is more often valid: +15.0 points").
+    from workbench.comparison import _compare
+
+    between = stats.between_games([950] + [24] * 15 + [25] * 15, [1000] + [30] * 30, ["a"] + ["b"] * 30)
+    a, b = share_of("a", [950], [1000], between), share_of("b", [24] * 15 + [25] * 15, [30] * 30, between)
+    row = _compare("arena", a, b, None, "the pair asked for")
+    assert (row["games_a"], row["games_b"], row["games_compared"]) == (1, 30, 1)
+
+
+def test_a_paired_comparison_rests_on_the_shared_games_not_each_models_own():
+    from workbench.comparison import _compare
+
+    between = stats.between_games([30, 31, 29, 30, 10, 12, 11, 9], [40] * 8, ["a"] * 4 + ["b"] * 4)
+    a, b = share_of("a", [30, 31, 29, 30], [40] * 4, between), share_of("b", [10, 12, 11, 9], [40] * 4, between)
+    one_game = Paired(np.array([10]), np.array([20]), np.array([0]), np.array([10]))
+    row = _compare("arena", a, b, one_game, "the pair asked for")
+    assert (row["shared_games"], row["games_compared"]) == (1, 1)
+
+
+def test_games_needed_plans_from_the_better_models_validity():
+    from workbench.comparison import Plan, _games_needed
+
+    planned = Plan(0.8, 40.0, 0.1, 10, 2, 0.1)
+    row = {"significant": False, "difference": -0.03, "validity_a": 0.90, "validity_b": 0.93}
+    assert _games_needed(row, planned) == stats.games_needed(0.03, 0.93, 40.0, 0.1)
+    assert _games_needed(row, planned) != stats.games_needed(0.03, 0.90, 40.0, 0.1)
+
+
+def test_a_turn_decided_twice_is_valid_only_if_every_decision_was(tmp_path, database):
+    # m-a decides tick 0 twice in ep1, once validly and once not: the turn is not valid.
+    lines = [decision("a", 0, "m-a", True), decision("a", 0, "m-a", False)]
+    lines += [decision("a", t, "m-a", True) for t in range(1, 12)]
+    lines += [decision("b", t, "m-b", True) for t in range(12)]
+    con = database(write_lines(tmp_path / "ep1.decisions.jsonl", lines))
+    [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
+    assert row["shared_turns"] == 12 and row["validity_a_shared"] == pytest.approx(11 / 12)

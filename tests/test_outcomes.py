@@ -161,7 +161,7 @@ def test_failures_takes_exclude_or_invalid_only(tmp_path, capsys):
     try:
         for call in (lambda: analysis.scorecard(con, failures="ignore"),
                      lambda: analysis.compare_models(con, failures="all"),
-                     lambda: analysis.sample_size(con, difference=0.1, failures="yes")):
+                     lambda: analysis.sample_size(difference=0.1, con=con, failures="yes")):
             with pytest.raises(WorkbenchError, match="failures must be one of: exclude, invalid"):
                 call()
         with pytest.raises(WorkbenchError, match="no outcome 'lost'"):

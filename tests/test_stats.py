@@ -10,16 +10,18 @@ import pytest
 from scipy.stats import t as student_t
 
 from workbench import stats
-from workbench.stats import (Clustered, Paired, clustered, design_effects, fisher, games_needed, holm, icc_anova,
-                             mcnemar_exact, newcombe, newcombe_paired, paired_interval, paired_test,
-                             two_proportion_p, unpaired_test, wilson)
+from scipy.stats import f as f_dist
 
-from tests.intervals import Z, clustered_by_hand, wilson_by_hand
+from workbench.stats import (Clustered, Paired, clustered, fisher, games_needed, holm, icc_anova, mcnemar_exact,
+                             newcombe, newcombe_paired, paired_interval, paired_test, two_proportion_p, unpaired_test,
+                             wilson)
+
+from tests.intervals import Z, wilson_by_hand
 
 
 def independent(valid: int, n: int) -> Clustered:
-    """A share from one game: no clustering to account for."""
-    return Clustered(valid, n, 1, 1.0)
+    """A share of independent decisions: design effect 1, the normal quantile."""
+    return Clustered(valid, n, 1, 1.0, math.inf)
 
 
 # --- Wilson ------------------------------------------------------------------------------
@@ -41,44 +43,125 @@ def test_wilson_at_zero_and_all_valid_and_with_no_decisions():
 # --- the clustered interval ----------------------------------------------------------------
 
 
-def test_half_the_games_all_valid_and_half_at_70_percent_widen_the_interval_by_hand():
-    # 16 episodes of 30 decisions: 8 all valid, 8 with 21 valid (the issue's example).
+def anova_by_hand(valid_g, n_g, group):
+    """MSB, MSW, the size n0 and both degrees of freedom of the one-way ANOVA with games
+    nested in groups (Fleiss, Levin & Paik 2003, ch. 15), written out with loops."""
+    groups = sorted(set(group))
+    total = {g: sum(n for n, x in zip(n_g, group) if x == g) for g in groups}
+    share = {g: sum(v for v, x in zip(valid_g, group) if x == g) / total[g] for g in groups}
+    games, models, n = len(n_g), len(groups), sum(n_g)
+    msb = sum(m * (v / m - share[x]) ** 2 for v, m, x in zip(valid_g, n_g, group)) / (games - models)
+    msw = sum(m * (v / m) * (1 - v / m) for v, m in zip(valid_g, n_g)) / (n - games)
+    size = (n - sum(m * m / total[x] for m, x in zip(n_g, group))) / (games - models)
+    return msb, msw, size, games - models, n - games
+
+
+def searle_high(msb, msw, size, d1, d2, level):
+    ratio = msb / msw / f_dist.ppf(1 - level, d1, d2)
+    return (ratio - 1) / (ratio + size - 1)
+
+
+def share_by_hand(valid_g, n_g, icc_cautious, freedom, icc_high, quantile_level=0.975):
+    n, valid = sum(n_g), sum(valid_g)
+    size = sum(m * m for m in n_g) / n
+    effect = 1 + (size - 1) * icc_cautious
+    high_effect = 1 + (size - 1) * icc_high
+    dof = 0.5 * max(freedom, len(n_g) - 1) * (high_effect / (high_effect - 1)) ** 2
+    return effect, dof, wilson_by_hand(valid / effect, n / effect, student_t.ppf(quantile_level, dof))
+
+
+def test_the_icc_and_its_upper_bounds_by_the_anova_estimator_by_hand():
+    valid_g, n_g, group = [30, 21, 27, 12, 20, 18], [30, 30, 30, 20, 25, 25], ["a", "a", "a", "b", "b", "b"]
+    msb, msw, size, d1, d2 = anova_by_hand(valid_g, n_g, group)
+    between = stats.between_games(valid_g, n_g, group)
+    assert between.icc == pytest.approx((msb - msw) / (msb + (size - 1) * msw))
+    assert between.freedom == d1 == 4
+    assert between.high == pytest.approx(searle_high(msb, msw, size, d1, d2, 0.9))
+    assert between.cautious == pytest.approx(searle_high(msb, msw, size, d1, d2, 0.7))
+    assert between.icc < between.cautious < between.high
+
+
+def test_the_icc_is_centred_on_each_models_weighted_share_not_its_mean_game_rate():
+    # Games of 10 and 90 decisions: 10 and 45 valid. The weighted share is 55/100; the mean
+    # game rate (1 + 0.5)/2 = 0.75 would give MSB 10*0.0625 + 90*0.0625 = 6.25 instead of
+    # 10*0.2025 + 90*0.0025 = 2.25.
+    between = stats.between_games([10, 45], [10, 90], ["m", "m"])
+    msw = (10 * 0 + 90 * 0.25) / 98
+    size = (100 - (100 + 8100) / 100) / 1
+    assert between.icc == pytest.approx((2.25 - msw) / (2.25 + (size - 1) * msw))
+
+
+def test_the_icc_where_nothing_measures_it_is_unknown_not_zero():
+    assert math.isnan(stats.between_games([40] * 5, [40] * 5).icc)  # every game all valid
+    assert math.isnan(stats.between_games([3], [10]).icc)  # one game
+    assert stats.between_games([10, 0], [10, 10]).icc == 1  # all or nothing, and games differ
+    assert icc_anova([40] * 5, [40] * 5, ["m"] * 5) == 0  # the planner's estimate: 0
+
+
+def test_all_valid_in_five_games_is_not_certain():
+    # The audit: [40]*5 of [40]*5 gave 0.981-1.0, as if 200 independent decisions. The ICC
+    # cannot be measured from games that all agree: each game is one observation (ICC 1,
+    # design effect 40), Wilson at 5 of 5 with t at 0.5 * 4 degrees of freedom.
+    share = clustered([40] * 5, [40] * 5)
+    assert share.design_effect == pytest.approx(40)
+    assert share.freedom == pytest.approx(2.0 * (40 / 39) ** 2)
+    assert share.interval == pytest.approx(wilson_by_hand(5, 5, student_t.ppf(0.975, 2.0 * (40 / 39) ** 2)))
+    assert share.interval[0] < 0.6
+
+
+def test_one_game_borrows_the_formats_icc_and_alone_gets_no_interval():
+    # One game of 1,000 decisions, 800 valid, in a format whose other model's games say ICC:
+    between = stats.between_games([30, 21, 27, 12], [30, 30, 30, 30], ["b"] * 4)
+    share = stats.share([800], [1000], between)
+    effect, dof, interval = share_by_hand([800], [1000], between.cautious, between.freedom, between.high)
+    assert share.design_effect == pytest.approx(effect) and share.freedom == pytest.approx(dof)
+    assert share.interval == pytest.approx(interval)
+    assert share.interval[1] - share.interval[0] > 0.3  # not the +-2.5 points of 1,000 independent decisions
+    # alone, the game is one observation: Wilson at 0.7 of 1, the normal quantile
+    alone = clustered([7], [10])
+    assert alone.design_effect == 10 and alone.interval == pytest.approx(wilson_by_hand(0.7, 1.0))
+
+
+def test_the_interval_by_hand_from_the_formats_icc():
     valid_g, n_g = [30] * 8 + [21] * 8, [30] * 16
+    msb, msw, size, d1, d2 = anova_by_hand(valid_g, n_g, ["m"] * 16)
     share = clustered(valid_g, n_g)
-    effect, (low, high) = clustered_by_hand(valid_g, n_g)
+    cautious, high = searle_high(msb, msw, size, d1, d2, 0.7), searle_high(msb, msw, size, d1, d2, 0.9)
+    effect, dof, interval = share_by_hand(valid_g, n_g, cautious, d1, high)
     assert (share.valid, share.n, share.games) == (408, 480, 16)
-    # sum of squares: 16 games off by 4.5 -> 324; CR1: 16/15 * 324 / 480^2; p(1-p)/n = 0.1275/480
-    assert share.design_effect == pytest.approx((16 / 15 * 324 / 480 ** 2) / (0.85 * 0.15 / 480)) == effect
-    assert share.interval == pytest.approx((low, high))
+    assert share.design_effect == pytest.approx(effect) and share.interval == pytest.approx(interval)
     plain_low, plain_high = wilson_by_hand(408, 480)
-    # as independent decisions, the interval is more than twice too narrow
-    assert (high - low) / (plain_high - plain_low) > 2.2
+    assert (interval[1] - interval[0]) / (plain_high - plain_low) > 2.2
 
 
-def test_one_game_games_alike_and_all_valid_fall_back_to_wilson():
-    assert clustered([7], [10]).interval == pytest.approx(wilson_by_hand(7, 10))
-    # two games at exactly the same rate: less spread than independent decisions show
-    alike = clustered([5, 5], [10, 10])
-    assert alike.design_effect == 1 and alike.interval == pytest.approx(wilson_by_hand(10, 20))
-    everything = clustered([10, 20, 5], [10, 20, 5])
-    assert everything.design_effect == 1 and everything.interval == pytest.approx(wilson_by_hand(35, 35))
+def test_one_decision_moves_the_interval_a_little_not_five_times():
+    # The audit's cliff: [50, 57] of [100, 100] gave 0.466-0.603 and [50, 58] 0.163-0.876.
+    below, above = clustered([50, 57], [100, 100]).interval, clustered([50, 58], [100, 100]).interval
+    assert 0.9 < (above[1] - above[0]) / (below[1] - below[0]) < 1.2
+    # the further apart the two games, the wider, decision by decision: no switch (two
+    # games exactly alike say nothing of how games differ: each is one observation)
+    assert np.diff(clustered([50, 50], [100, 100]).interval)[0] > 0.99
+    widths = [np.diff(clustered([50, k], [100, 100]).interval)[0] for k in range(51, 66)]
+    assert all(b >= a - 1e-12 for a, b in zip(widths, widths[1:]))
 
 
-def test_the_design_effect_floor_on_both_sides_of_one():
-    # Two games of 100 decisions. 50 and 57 valid: p = 0.535, squares 2 * 3.5^2 = 24.5,
-    # CR1 2 * 24.5 / 200^2 = 0.001225 < p(1-p)/200 = 0.00124: no more spread than chance.
-    # 50 and 58: p = 0.54, squares 2 * 4^2 = 32, CR1 0.0016 > 0.001242: clustered.
-    below, above = clustered([50, 57], [100, 100]), clustered([50, 58], [100, 100])
-    assert below.design_effect == 1 and below.interval == pytest.approx(wilson_by_hand(107, 200))
-    effect, interval = clustered_by_hand([50, 58], [100, 100])
-    assert effect == pytest.approx(0.0016 / (0.54 * 0.46 / 200))
-    assert above.design_effect == pytest.approx(effect) and above.interval == pytest.approx(interval)
-    assert above.interval[1] - above.interval[0] > wilson_by_hand(108, 200)[1] - wilson_by_hand(108, 200)[0]
+def test_intervals_take_arrays_and_edges_give_no_warnings():
+    import warnings
 
-
-def test_design_effects_take_arrays():
-    effects = design_effects(np.array([480, 10]), np.array([408, 7]), np.array([16, 1]), np.array([324.0, 0.0]))
-    assert effects[0] == pytest.approx(clustered([30] * 8 + [21] * 8, [30] * 16).design_effect) and effects[1] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        effect, dof = stats.effects(np.array([1.0, 40.0, 40.0]), np.array([1, 1, 5]), np.array([np.nan, 0.0, 0.2]),
+                                    np.array([0.0, 0.0, 8.0]), np.array([np.nan, 0.0, 0.3]))
+        low, high = stats.intervals(np.array([1.0, 30, 150]), np.array([1.0, 40, 200]), effect, dof)
+    # one game, nothing to borrow (the ICC unknown, or the format without freedom): one observation
+    assert effect[0] == 1 and effect[1] == 40 and dof[0] == dof[1] == np.inf
+    assert (low[1], high[1]) == pytest.approx(wilson_by_hand(30 / 40, 1.0))
+    assert effect[2] == pytest.approx(1 + 39 * 0.2)
+    assert dof[2] == pytest.approx(0.5 * 8 * ((1 + 39 * 0.3) / (39 * 0.3)) ** 2)
+    assert (low[2], high[2]) == pytest.approx(wilson_by_hand(150 / effect[2], 200 / effect[2],
+                                                             student_t.ppf(0.975, dof[2])))
+    assert stats.quantile(np.inf) == pytest.approx(Z) and np.isnan(stats.quantile(0.0))
+    assert stats.quantile(0.5) == pytest.approx(student_t.ppf(0.975, 1))
 
 
 # --- two shares ----------------------------------------------------------------------------
@@ -120,30 +203,40 @@ def test_fisher_is_the_hypergeometric_sum(a, n_a, b, n_b, expected):
         assert p == pytest.approx(expected)
 
 
-def test_small_counts_take_fishers_test_and_large_ones_the_score_test():
-    # 2/2 against 0/2: the score test would say p = 0.0455; Fisher says 1/3.
-    assert unpaired_test(independent(2, 2), independent(0, 2)) == (pytest.approx(1 / 3), "Fisher exact")
-    assert unpaired_test(independent(3, 3), independent(0, 3)) == (pytest.approx(0.1), "Fisher exact")
-    # Cochran's bound: 10/20 vs 0/20 has expected counts of 5 -> the score test;
-    # 9/20 vs 0/20 has 4.5 -> Fisher.
-    p, test = unpaired_test(independent(10, 20), independent(0, 20))
-    pooled = 10 / 40
-    z = 0.5 / math.sqrt(pooled * (1 - pooled) * (2 / 20))
-    assert test == "score test" and p == pytest.approx(math.erfc(z / math.sqrt(2)))
-    assert unpaired_test(independent(9, 20), independent(0, 20)) == (
-        pytest.approx(hypergeometric_fisher(9, 20, 0, 20)), "Fisher exact")
+def newcombe_p_by_hand(a, n_a, b, n_b):
+    """The level at which Newcombe's interval of independent shares touches 0, by scipy's
+    root finder on the interval written out by hand."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    def low(p):
+        z = norm.ppf(1 - p / 2)
+        (la, _), (_, hb) = wilson_by_hand(a, n_a, z), wilson_by_hand(b, n_b, z)
+        return a / n_a - b / n_b - math.hypot(a / n_a - la, hb - b / n_b)
+
+    return brentq(low, 1e-12, 1 - 1e-12, xtol=1e-14)
 
 
-def test_the_unpaired_test_of_clustered_shares_uses_the_effective_counts():
-    a = clustered([30] * 8 + [21] * 8, [30] * 16)
-    effective_n = 480 * a.shrink
-    # n rounded down, never more evidence than there is; valid to the nearest
-    assert stats.effective_counts(a) == (math.floor(408 * a.shrink + 0.5), math.floor(effective_n))
-    p, _ = unpaired_test(a, independent(300, 480))
-    k, m = stats.effective_counts(a)
-    assert p == pytest.approx(two_proportion_p(k, m, 300, 480)
-                              if min(stats.expected_counts([[k, m - k], [300, 180]])) >= 5
-                              else hypergeometric_fisher(k, m, 300, 480))
+def test_the_p_value_is_the_level_at_which_the_interval_touches_zero():
+    p, test = unpaired_test(independent(56, 70), independent(48, 80))
+    assert test == "Newcombe score, inverted"
+    assert p == pytest.approx(newcombe_p_by_hand(56, 70, 48, 80), rel=1e-6)
+    # near the score test's (0.0144), not equal to it
+    assert 0.005 < p < 0.03
+    assert unpaired_test(independent(48, 80), independent(56, 70))[0] == pytest.approx(p)
+    assert unpaired_test(independent(5, 10), independent(5, 10))[0] == 1.0
+
+
+def test_200_of_200_against_180_of_200_in_five_games_does_not_contradict_itself():
+    # The audit: +0.8 to +56 points beside p = 1.0 (effective counts rounded to 4/4).
+    between = stats.between_games([40] * 5 + [36, 38, 34, 37, 35], [40] * 10, ["a"] * 5 + ["b"] * 5)
+    a, b = stats.share([40] * 5, [40] * 5, between), stats.share([36, 38, 34, 37, 35], [40] * 5, between)
+    difference, low, high = newcombe(a, b)
+    p, _ = unpaired_test(a, b)
+    assert difference == pytest.approx(0.1)
+    assert (p < 0.05) == (low > 0)
+    # at the level 1 - p, the interval's lower end is 0
+    assert stats.newcombe_at(a, b, 1 - p)[1] == pytest.approx(0, abs=1e-6)
 
 
 def test_the_score_test_and_mcnemar_against_hand_sums():
@@ -166,26 +259,60 @@ def test_newcombe_paired_reproduces_the_published_example():
     assert (round(difference, 4), round(low, 4), round(high, 4)) == (-0.0621, -0.1186, -0.0046)
 
 
-def test_pairs_in_one_game_are_mcnemar_and_newcombe_themselves():
+def paired_p_by_hand(both, only_a, only_b, neither, dof):
+    from scipy.optimize import brentq
+
+    def low(p):
+        return newcombe_paired_by_hand(both, only_a, only_b, neither, student_t.ppf(1 - p / 2, dof))[1]
+
+    return brentq(low, 1e-12, 1 - 1e-9, xtol=1e-14)
+
+
+def newcombe_paired_by_hand(both, only_a, only_b, neither, z):
+    n = both + only_a + only_b + neither
+    p_a, p_b = (both + only_a) / n, (both + only_b) / n
+    (la, ha), (lb, hb) = wilson_by_hand(both + only_a, n, z), wilson_by_hand(both + only_b, n, z)
+    cross = both * neither - only_a * only_b
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    phi = 0.0 if margins == 0 or 0 <= cross <= n / 2 else (cross - n / 2 if cross > n / 2 else cross) / math.sqrt(margins)
+    d = p_a - p_b
+    return (d, d - math.sqrt((p_a - la) ** 2 + (hb - p_b) ** 2 - 2 * phi * (p_a - la) * (hb - p_b)),
+            d + math.sqrt((p_b - lb) ** 2 + (ha - p_a) ** 2 - 2 * phi * (p_b - lb) * (ha - p_a)))
+
+
+def test_two_identical_paired_games_are_judged_on_the_formats_icc():
+    # The audit: 18 both valid, 12 only A, 4 only B, 6 neither, in each of two games, gave
+    # +20.0 points (6.3 to 32.6), p = .007 from the design-effect floor. Here the format's
+    # other games (two models, four games each) say how games differ.
+    between = stats.between_games([30, 22, 35, 25, 28, 20, 33, 24], [40] * 8, ["a"] * 4 + ["b"] * 4)
+    pairs = Paired(np.array([18, 18]), np.array([12, 12]), np.array([4, 4]), np.array([6, 6]), between)
+    effect = 1 + (40 - 1) * between.cautious
+    high = 1 + (40 - 1) * between.high
+    dof = 0.5 * between.freedom * (high / (high - 1)) ** 2
+    assert pairs.design_effect == pytest.approx(effect) and pairs.freedom == pytest.approx(dof)
+    expected = newcombe_paired_by_hand(36 / effect, 24 / effect, 8 / effect, 12 / effect, student_t.ppf(0.975, dof))
+    assert paired_interval(pairs) == pytest.approx(expected)
+    assert paired_test(pairs) == pytest.approx(paired_p_by_hand(36 / effect, 24 / effect, 8 / effect, 12 / effect,
+                                                                dof), rel=1e-6)
+    assert paired_interval(pairs)[1] < 0.063  # wider than the floor's +6.3
+    assert (paired_test(pairs) < 0.05) == (paired_interval(pairs)[1] > 0)
+
+
+def test_pairs_in_one_game_with_nothing_to_borrow_are_one_observation():
     pairs = Paired(np.array([12]), np.array([7]), np.array([1]), np.array([0]))
-    assert (pairs.turns, pairs.games, pairs.design_effect) == (20, 1, 1)
-    assert paired_test(pairs) == pytest.approx(mcnemar_exact(7, 1)) == pytest.approx(2 * (1 + 8) / 256)
-    assert paired_interval(pairs) == pytest.approx(newcombe_paired(12, 7, 1, 0))
+    assert (pairs.turns, pairs.games, pairs.design_effect, pairs.freedom) == (20, 1, 20, math.inf)
+    assert paired_interval(pairs) == pytest.approx(newcombe_paired_by_hand(0.6, 0.35, 0.05, 0.0, Z))
+    assert paired_test(pairs) > 0.05
     assert (pairs.validity_a, pairs.validity_b, pairs.difference) == pytest.approx((19 / 20, 13 / 20, 0.3))
 
 
-def test_pairs_from_games_that_differ_carry_their_design_effect():
-    # Game 1: a wins all 10 discordant turns; game 2: none of 10 turns differ. By hand:
-    # D = +1 on 10 turns, 0 on 10; mean 0.5. Independent variance ((10)/20 - 0.25)/20 = 0.0125.
-    # CR1: 2/1 * ((10 - 0.5*10)^2 + (0 - 0.5*10)^2) / 20^2 = 2 * 50 / 400 = 0.25.
-    pairs = Paired(np.array([0, 10]), np.array([10, 0]), np.array([0, 0]), np.array([0, 0]))
-    assert pairs.design_effect == pytest.approx(0.25 / 0.0125)
-    effect = 20.0
-    shrink = (Z / student_t.ppf(0.975, 1)) ** 2 / effect  # 2 games: 1 degree of freedom
-    assert pairs.shrink == pytest.approx(shrink)
-    assert paired_test(pairs) == pytest.approx(mcnemar_exact(math.floor(10 * shrink + 0.5), 0))
-    assert paired_interval(pairs)[1:] == pytest.approx(newcombe_paired(10 * shrink, 10 * shrink, 0, 0)[1:])
-    assert paired_interval(pairs)[0] == 0.5
+def test_the_paired_design_effect_uses_the_shared_games_sizes():
+    between = stats.Between(0.1, 6.0, 0.3, 0.2)
+    pairs = Paired(np.array([5, 40]), np.array([3, 10]), np.array([2, 0]), np.array([0, 0]), between)
+    size = (10 ** 2 + 50 ** 2) / 60
+    assert pairs.design_effect == pytest.approx(1 + (size - 1) * 0.2)
+    high = 1 + (size - 1) * 0.3
+    assert pairs.freedom == pytest.approx(0.5 * 6 * (high / (high - 1)) ** 2)
 
 
 # --- Holm ----------------------------------------------------------------------------------
@@ -205,31 +332,48 @@ def test_the_two_proportion_formula_gives_the_classic_199():
     # 90% against 80% at 5% two-sided and 80% power: 199 per group (Fleiss, Levin & Paik's
     # formula without continuity correction; the textbook value).
     assert math.ceil(stats.decisions_needed(0.9, 0.8)) == 199
-    # with independent decisions, games of 20: 199 / 20 -> 10 games
-    assert games_needed(0.1, 0.9, 20, 0.0) == 10
 
 
-def test_games_needed_is_the_formula_times_the_design_effect_by_hand():
-    z_a, z_b = 1.959963984540054, 0.8416212335729143
-    by_hand = lambda p1, p2: (z_a * math.sqrt(2 * ((p1 + p2) / 2) * (1 - (p1 + p2) / 2))  # noqa: E731
-                              + z_b * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))) ** 2 / (p1 - p2) ** 2
-    decisions = by_hand(0.95, 0.90)
-    effect = 1 + (40 - 1) * 0.02
-    games = math.ceil(decisions * effect / 40)
-    # then Student's t with 2(g - 1) degrees of freedom, until it holds
-    while True:
-        freedom = 2 * (games - 1)
-        t_a, t_b = student_t.ppf(0.975, freedom), student_t.ppf(0.8, freedom)
-        again = math.ceil((t_a * math.sqrt(2 * 0.925 * 0.075) + t_b * math.sqrt(0.95 * 0.05 + 0.9 * 0.1)) ** 2
-                          / 0.05 ** 2 * effect / 40)
-        if again <= games:
-            break
-        games = again
-    assert games_needed(0.05, 0.95, 40, 0.02) == games
+def holds_by_hand(games, difference, p, m, icc, power=0.8):
+    """The planner's criterion written out: Newcombe's lower half-width at the expected
+    counts, t quantiles at the degrees of freedom the games will give."""
+    from scipy.stats import f as f_dist
+
+    def bound(level):
+        d1, d2 = 2 * (games - 1), 2 * games * (m - 1)
+        ratio = (1 + m * icc / (1 - icc)) * f_dist.ppf(0.5, d1, d2) / f_dist.ppf(1 - level, d1, d2)
+        return min(max((ratio - 1) / (ratio + m - 1), icc), 1.0)
+
+    high = 1 + (m - 1) * bound(0.9)
+    dof = 0.5 * 2 * (games - 1) * (high / (high - 1)) ** 2
+    drawn = games * m / (1 + (m - 1) * bound(0.7))  # the interval's effective decisions
+    actual = games * m / (1 + (m - 1) * icc)  # how much the difference itself varies
+    q, q_power = student_t.ppf(0.975, dof), student_t.ppf(power, dof)
+    lo_p, hi_p = p - difference, p
+
+    def width(n, z):
+        return math.hypot(hi_p - wilson_by_hand(hi_p * n, n, z)[0], wilson_by_hand(lo_p * n, n, z)[1] - lo_p)
+
+    return difference - width(drawn, q) >= q_power * width(actual, 1.0)
+
+
+@pytest.mark.parametrize(("difference", "p", "m", "icc"), [(0.1, 0.97, 40, 0.0), (0.1, 0.9, 40, 0.1),
+                                                           (0.05, 0.95, 40, 0.02), (0.1, 0.85, 40, 0.2)])
+def test_games_needed_is_the_fewest_games_the_test_keeps_its_power_with(difference, p, m, icc):
+    games = games_needed(difference, p, m, icc)
+    assert holds_by_hand(games, difference, p, m, icc)
+    assert games == 2 or not holds_by_hand(games - 1, difference, p, m, icc)
+
+
+def test_the_planner_at_icc_zero_uses_the_tests_quantiles():
+    # The audit: sample_size(0.10, 0.97, 40, 0) said 3 games, which have 27% power. The
+    # test estimates the ICC from its games even at ICC 0, so its quantile is t, not z.
+    assert games_needed(0.1, 0.97, 40, 0.0) > 3
     # a difference that does not fit below the validity is taken above it
-    assert games_needed(0.1, 0.05, 10, 0.0) == math.ceil(by_hand(0.05, 0.15) / 10)
+    assert games_needed(0.1, 0.05, 10, 0.0) == games_needed(0.1, 0.15, 10, 0.0)
     # more power, more games; a larger ICC, more games
-    assert games_needed(0.05, 0.95, 40, 0.02, power=0.9) > games < games_needed(0.05, 0.95, 40, 0.1)
+    base = games_needed(0.05, 0.95, 40, 0.02)
+    assert games_needed(0.05, 0.95, 40, 0.02, power=0.9) > base < games_needed(0.05, 0.95, 40, 0.1)
 
 
 def test_icc_by_the_anova_estimator_by_hand():
@@ -246,27 +390,31 @@ def test_icc_by_the_anova_estimator_by_hand():
     assert icc_anova([3], [10], ["m"]) == 0
 
 
-def test_edge_shares_give_no_warnings_and_say_what_they_are():
-    # No decisions, one decision, one game, all valid: no division by zero or NaN comes
-    # out as a warning; each is what it is (NaN interval for nothing, effect 1, z).
-    import warnings
-
-    n, valid, games = np.array([0.0, 1.0, 5.0, 40.0]), np.array([0.0, 1.0, 5.0, 30.0]), np.array([0, 1, 1, 2])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        effects = design_effects(n, valid, games, np.zeros(4))
-        z = stats.quantiles(games, effects)
-        low, high = wilson(valid, n)
-        shrink = stats.shrinks(games, effects)
-    assert effects.tolist() == [1.0, 1.0, 1.0, 1.0] and z.tolist() == [Z] * 4 and shrink.tolist() == [1.0] * 4
-    assert np.isnan(low[0]) and np.isnan(high[0]) and low[1:] == pytest.approx([wilson_by_hand(v, m)[0]
-                                                                                for v, m in zip(valid[1:], n[1:])])
+# --- the sequential test ---------------------------------------------------------------------
 
 
-def test_two_games_of_one_decision_each_are_clustered_with_one_degree_of_freedom():
-    # 1 of 1 and 0 of 1: p = 1/2, squares 2 * (1/2)^2 = 1/2, CR1 2/1 * 1/2 / 4 = 1/4 over
-    # 1/8: design effect 2; 2 games: t with 1 degree of freedom.
-    share = clustered([1, 0], [1, 1])
-    assert share.design_effect == pytest.approx(2.0)
-    assert float(stats.quantiles(2, 2.0)) == pytest.approx(student_t.ppf(0.975, 1))
-    assert share.interval == pytest.approx(wilson_by_hand(0.5, 1.0, student_t.ppf(0.975, 1)))
+def test_the_e_process_is_the_product_of_its_bets_by_hand():
+    d = [0.2, -0.1, 0.3]
+    e = stats.e_process(d)[0]
+    capital, squares, payoffs = 1.0, 0.0, []
+    for t, x in enumerate(d):
+        scale = max(2 * math.sqrt((0.01 + squares) / (t + 1)), 0.05)
+        mean = sum(payoffs) / (t + 2)
+        second = (1 + sum(y * y for y in payoffs)) / (t + 2)
+        stake = min(max(mean / second, -0.9), 0.9)
+        payoff = min(max(x / scale, -1), 1)
+        capital *= 1 + stake * payoff
+        assert e[t] == pytest.approx(capital)
+        squares += x * x
+        payoffs.append(payoff)
+
+
+def test_the_sequential_test_checked_after_every_game_rarely_decides_for_equal_models():
+    rng = np.random.default_rng(0)
+    rates = rng.beta(0.6 * 9, 0.4 * 9, size=(2, 3000, 60))
+    d = (rng.binomial(40, rates[0]) - rng.binomial(40, rates[1])) / 40
+    ever = (stats.e_process(d) >= 20).any(axis=1).mean()
+    assert ever <= 0.05
+    found = stats.sequential(list(0.15 + 0.1 * rng.standard_normal(60)))
+    assert found.decided and found.decided_after <= 30 and found.p_value <= 0.05
+    assert not stats.sequential([]).decided and stats.sequential([]).p_value == 1.0

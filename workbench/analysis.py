@@ -337,10 +337,10 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     per format, with clustered intervals, exact tests, Holm's correction and a verdict
     in plain words (`comparison.compare_models`).
 
-    Paired where both decided at least 10 of the same turns of the same games (McNemar's
-    exact test, Newcombe's paired interval); otherwise unpaired (Newcombe's interval over
-    each model's clustered interval; Fisher's exact test where counts are small, else the
-    score test). A difference is claimed only where the Holm-adjusted p-value is below
+    Paired where both decided at least 10 of the same turns of the same games (Newcombe's
+    paired interval at the effective counts); otherwise unpaired (Newcombe's interval over
+    each model's clustered interval); the p-value is the interval's own inversion, so the
+    two never disagree. A difference is claimed only where the Holm-adjusted p-value is below
     0.05, the interval excludes 0 and each side has at least 2 games.
 
     Args:
@@ -373,26 +373,34 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster, failures=failures)
 
 
-def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = 0.8,
-                level: float = 0.95, **estimate) -> int:
-    """Games per model to detect a difference in validity: `sample_size(difference,
-    validity, decisions_per_game, icc)`, or `sample_size(con, difference=...)` with the
-    rest estimated from the database (`comparison.sample_size`).
+def sample_size(difference: float | None = None, validity: float | None = None,
+                decisions_per_game: float | None = None, icc: float | None = None, power: float = 0.8,
+                level: float = 0.95, *, con=None, format: str | None = None, aliases=None,
+                failures: str = "exclude") -> int:
+    """Games per model to detect a difference in validity: `sample_size(difference=0.1,
+    validity=0.85, decisions_per_game=40, icc=0.2)` (or positionally), or
+    `sample_size(difference=..., con=con)` with the rest estimated from the database
+    (`comparison.sample_size`).
 
-    The two-proportion formula times the design effect 1 + (m - 1) ICC of games of m
-    decisions; where ICC > 0, with Student's t quantiles over the games. Never fewer than 2.
+    The fewest games for which the comparison's own test (Newcombe's interval from two
+    Wilson intervals at the effective counts, Student's t at the degrees of freedom
+    those games give it) keeps the difference at `power`; the design effect is
+    1 + (m - 1) ICC of games of m decisions. Never fewer than 2.
 
     Args:
-        con_or_difference: the difference in validity to detect (0.05 for 5 points), or a
-            connection to estimate the other inputs from.
-        validity: the baseline validity (0 to 1); with a connection, overrides the estimate.
+        difference: the difference in validity to detect (0.05 for 5 points).
+        validity: the baseline validity (0 to 1); with `con`, overrides the estimate.
         decisions_per_game: decisions per game (at least 1); overrides the estimate.
-        icc: the intra-class correlation of validity within games (0 to 1); overrides the estimate.
+        icc: the intra-class correlation of validity within games (0 to 1); overrides the
+            estimate. Estimated, the ICC is taken at its 90% upper bound: from few
+            games the estimate is often far too low.
         power: the chance of detecting the difference.
         level: the confidence level of the two-sided test.
-        **estimate: with a connection: `difference` (required), `format` (estimate from
-            that format's decisions only), `aliases` and `failures` (`exclude`: the
-            answered decisions; `invalid`: a failed call counted as invalid).
+        con: a connection to estimate validity, decisions per game and the ICC from.
+        format: with `con`, estimate from that format's decisions only.
+        aliases: with `con`, a dict or file mapping names to one model.
+        failures: with `con`, `exclude` (the answered decisions) or `invalid` (a failed
+            call counted as invalid).
 
     Returns:
         Games per model.
@@ -403,14 +411,15 @@ def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=N
     """
     from workbench.comparison import sample_size as games
 
-    return games(con_or_difference, validity, decisions_per_game, icc, power, level, **estimate)
+    return games(difference, validity, decisions_per_game, icc, power, level, con=con, format=format,
+                 aliases=aliases, failures=failures)
 
 
 def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None,
             failures: str = "exclude") -> pl.DataFrame:
     """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
-    95% intervals over games and the ratings' own uncertainty; none below 3 rated games
-    (`damage.ratings.ratings`).
+    95% intervals from a bootstrap over games, rank intervals and tied groups; none below
+    3 rated games (`damage.ratings.ratings`).
 
     Args:
         con: a connection to a workbench database.
@@ -426,7 +435,9 @@ def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases
         `games`, `rated_games` (with at least one other team), `placements` (every place
         its seats took, in the order the games ended), `wins`, `mean_place`, `mu`, `sigma`,
         `ordinal` (mu - 3 sigma), `mu_low`, `mu_high` (the 95% interval; NULL below 3 rated
-        games), `rank` (by ordinal) and `note` ("too few games ...").
+        games), `rank` (by ordinal), `rank_low`, `rank_high` (the ranks it could hold),
+        `tied` (the rank of the best model it cannot be told apart from) and `note` ("too
+        few games ...").
 
     Raises:
         WorkbenchError: an unknown `by`, no finished Damage game, or none with two of `by`

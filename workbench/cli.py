@@ -260,6 +260,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_cluster(compare)
     _add_failures(compare)
     _add_aliases(compare)
+    compare.add_argument("--sequential", action="store_true",
+                         help="an anytime-valid verdict (e-values on games) that may be checked after every game")
+    shape = compare.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="every column of every comparison as JSON")
+    shape.add_argument("--csv", action="store_true", help="every column of every comparison as CSV")
     _add_engine(compare, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     compare.set_defaults(run=_compare)
 
@@ -466,10 +471,40 @@ def _ingest_on_spark(args) -> int:
     return 2 if report.failed else 0
 
 
+def _newly_decided(db, decided: set) -> list[str]:
+    """After a scan: each pair of models the sequential comparison has decided since the
+    last (`comparison.sequential`, anytime-valid, so looking after every scan is safe)."""
+    import polars as pl
+
+    from workbench import catalog
+    from workbench.comparison import sequential
+
+    try:
+        con = catalog.connect(db, read_only=True)
+    except Exception as exc:  # the database busy or gone: ask again after the next scan
+        if is_interrupt(exc):  # Ctrl-C while connecting: stop watching
+            raise
+        return []
+    try:
+        found = sequential(con)
+    except WorkbenchError:  # nothing to compare yet
+        return []
+    finally:
+        con.close()
+    lines = []
+    for row in found.filter(pl.col("decided")).iter_rows(named=True):
+        key = (row["format"], row["a"], row["b"])
+        if key not in decided:
+            decided.add(key)
+            lines.append(f"workbench: decided: {row['format']}: {row['a']} vs {row['b']}: {row['verdict']}")
+    return lines
+
+
 def _watch(args) -> int:
     from workbench.watch import watch
 
     scans = watch(args.paths, db=args.db, format=args.format, interval=args.interval, prune=args.prune)
+    decided: set = set()  # the pairs a sequential comparison has decided, said once
     print(f"workbench: watching {' '.join(args.paths)} every {args.interval:g} s; Ctrl-C to stop", flush=True)
     try:
         for scan in scans:
@@ -479,6 +514,9 @@ def _watch(args) -> int:
             scan.files = [f for f in scan.files if f.status != "unchanged"]
             for line in summary_lines(scan) if scan.files else []:
                 print(line, flush=True)
+            if scan.files:
+                for line in _newly_decided(args.db, decided):
+                    print(line, flush=True)
     except Exception as exc:
         if not is_interrupt(exc):
             raise
@@ -595,13 +633,24 @@ def spreadsheet_safe(frame):
 
 
 def _compare(args) -> int:
-    from workbench.comparison import compare_models, how_compared
+    from workbench.comparison import compare_models, how_compared, sequential
 
     if len(args.models) not in (0, 2):
         raise WorkbenchError(f"compare takes two models or none, not {len(args.models)}")
     with _source(args) as con:
-        found = compare_models(con, *(args.models or (None, None)), format=args.format, aliases=args.aliases,
-                               all_pairs=args.all_pairs, cluster=_cluster(args), failures=args.failures)
+        run = sequential if args.sequential else compare_models
+        found = run(con, *(args.models or (None, None)), format=args.format, aliases=args.aliases,
+                    all_pairs=args.all_pairs, cluster=_cluster(args), failures=args.failures)
+    if args.json:
+        print(json.dumps(found.to_dicts(), ensure_ascii=False, default=str))
+        return 0
+    if args.csv:
+        print(spreadsheet_safe(found).write_csv(), end="")
+        return 0
+    if args.sequential:
+        for row in found.iter_rows(named=True):
+            print(f"{row['format']}: {row['a']} vs {row['b']}: {row['verdict']}")
+        return 0
     for line in how_compared(found):
         print(line)
     for row in found.iter_rows(named=True):

@@ -88,8 +88,10 @@ def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: s
     keys = _group_keys(by)
     aliases = read_aliases(aliases)
     source = decided(aliases, cluster, failures)
-    frame = _with_intervals(query_frame(con, _scorecard_sql(keys, source)))
-    calls = _failure_rates(query_frame(con, _failures_sql(keys, decided(aliases, cluster, None))))
+    frame = _with_intervals(query_frame(con, _scorecard_sql(keys, source)), _pools(con, keys, source, "valid", cluster))
+    every_call = decided(aliases, cluster, None)
+    calls = _failure_rates(query_frame(con, _failures_sql(keys, every_call)),
+                           _pools(con, keys, every_call, "outcome = 'failed'", cluster))
     # A group whose every call failed has no answered decision: a row all the same.
     frame = calls.join(frame, on=keys, how="left", nulls_equal=True).with_columns(
         pl.col("decisions", "valid", "games").fill_null(0), model_from=pl.coalesce("model_from", "calls_from"))
@@ -116,6 +118,7 @@ def _group_keys(by: list[str]) -> list[str]:
 
 def _scorecard_sql(keys: list[str], source: str) -> str:
     group = ", ".join(keys)
+    pool = "any_value(d.format)" if "format" in keys else "'all'"
     joined = lambda other: " AND ".join(f"{other}.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)  # noqa: E731
     return f"""
     WITH d AS ({source}),
@@ -133,7 +136,8 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
     {_SPREAD.format(keys=group, source="d", hit="valid")}
     SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS model_from,
            count(*) AS decisions, count(*) FILTER (WHERE d.valid) AS valid, avg(d.valid::INT) AS validity,
-           any_value(s.games) AS games, any_value(s.squares) AS squares,
+           any_value(s.games) AS games, any_value(s.squares) AS squares, any_value(s.sizes) AS sizes,
+           {pool} AS pool,
            quantile_cont(d.latency_ms, 0.5) AS p50_ms, quantile_cont(d.latency_ms, 0.95) AS p95_ms,
            quantile_cont(d.tokens, 0.5) AS p50_tokens, sum(r.retries)::BIGINT AS retries,
            any_value(t.rule) AS top_rule, coalesce(any_value(t.n), 0) AS top_rule_count
@@ -148,25 +152,25 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
 def _failures_sql(keys: list[str], source: str) -> str:
     """Per group: every call, the failed ones, and their spread over the games."""
     group = ", ".join(keys)
+    pool = "any_value(d.format)" if "format" in keys else "'all'"
     return f"""
     WITH d AS ({source}),
     {_SPREAD.format(keys=group, source="d", hit="outcome = 'failed'")}
     SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS calls_from, count(*) AS calls,
            count(*) FILTER (WHERE d.outcome = 'failed') AS failed, any_value(s.games) AS failed_games,
-           any_value(s.squares) AS failed_squares
+           any_value(s.sizes) AS failed_sizes, {pool} AS pool
     FROM d LEFT JOIN spread s ON {" AND ".join(f"s.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)}
     GROUP BY {", ".join(f"d.{k}" for k in keys)}
     ORDER BY {", ".join(f"d.{k}" for k in keys)}
     """
 
 
-def _failure_rates(frame: pl.DataFrame) -> pl.DataFrame:
+def _failure_rates(frame: pl.DataFrame, pools: dict) -> pl.DataFrame:
     """failure_rate of all calls, with its 95% interval clustered as validity's is."""
-    n, failed, games = (frame[c].to_numpy().astype(float) for c in ("calls", "failed", "failed_games"))
-    effect = stats.design_effects(n, failed, games, frame["failed_squares"].to_numpy().astype(float))
-    shrink = stats.shrinks(games, effect)
-    low, high = stats.wilson(failed * shrink, n * shrink)
-    return frame.drop("failed_games", "failed_squares").with_columns(
+    n, failed = (frame[c].to_numpy().astype(float) for c in ("calls", "failed"))
+    effect, freedom = _effects(frame, "failed_games", "failed_sizes", n, pools)
+    low, high = stats.intervals(failed, n, effect, freedom)
+    return frame.drop("failed_games", "failed_sizes", "pool").with_columns(
         failure_rate=pl.Series(failed / n, dtype=pl.Float64),
         failure_low=pl.Series(np.atleast_1d(low), dtype=pl.Float64),
         failure_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64))
@@ -182,22 +186,67 @@ per_cluster AS (
 weighted AS (
     SELECT *, sum(valid_g) OVER w / sum(n_g) OVER w AS p FROM per_cluster WINDOW w AS (PARTITION BY {keys})
 ),
-spread AS (SELECT {keys}, count(*) AS games, sum((valid_g - p * n_g) ^ 2) AS squares FROM weighted GROUP BY ALL)
+spread AS (SELECT {keys}, count(*) AS games, sum((valid_g - p * n_g) ^ 2) AS squares,
+                  sum(n_g * n_g) AS sizes FROM weighted GROUP BY ALL)
 """
 
 
-def _with_intervals(frame: pl.DataFrame) -> pl.DataFrame:
-    """ci_low, ci_high, design_effect and ci_method from decisions, valid, games, squares."""
-    n, valid, games = (frame[c].to_numpy().astype(float) for c in ("decisions", "valid", "games"))
-    effect = stats.design_effects(n, valid, games, frame["squares"].to_numpy().astype(float))
-    shrink = stats.shrinks(games, effect)
-    low, high = stats.wilson(valid * shrink, n * shrink)
-    return frame.drop("squares").with_columns(
+def _effects(frame: pl.DataFrame, games: str, sizes: str, n: np.ndarray, pools: dict):
+    """Per row: the design effect and degrees of freedom from its pool's ICC."""
+    pooled = [pools.get(key, stats.NOTHING) for key in frame["pool"].to_list()]
+    size = np.divide(frame[sizes].to_numpy().astype(float), n, out=np.ones_like(n), where=n > 0)
+    return stats.effects(size, frame[games].to_numpy().astype(float), [b.cautious for b in pooled],
+                         [b.freedom for b in pooled], [b.high for b in pooled])
+
+
+INDEPENDENT = stats.Between(0.0, math.inf, 0.0, 0.0)
+
+
+class _Independent(dict):
+    """Decisions taken as independent (cluster=None): ICC 0, known."""
+
+    def get(self, key, default=None):
+        return INDEPENDENT
+
+    def __getitem__(self, key):
+        return INDEPENDENT
+
+
+def _pools(con, keys: list[str], source: str, hit: str, cluster: str | None = "game") -> dict:
+    """Per pool (a format, where the rows are per format; else one for all): how its games
+    differ (`stats.Between`), from every game of every group in it, games nested in their
+    group. Decisions not clustered (`cluster=None`) are independent: ICC 0."""
+    if cluster is None:
+        return _Independent()
+    pool = "format" if "format" in keys else "'all'"
+    frame = query_frame(con, f"""
+        SELECT {pool} AS pool, {", ".join(f"coalesce(CAST({k} AS VARCHAR), '') AS k_{k}" for k in keys)}, cluster,
+               count(*) AS n, count(*) FILTER (WHERE {hit}) AS hits
+        FROM ({source}) GROUP BY ALL ORDER BY ALL
+    """)
+    pools = {}
+    for (name,), part in frame.group_by("pool", maintain_order=True):
+        group = part.select(pl.concat_str([f"k_{k}" for k in keys], separator="\x00")).to_series().to_numpy()
+        pools[name] = stats.between_games(part["hits"].to_numpy(), part["n"].to_numpy(), group)
+    return pools
+
+
+def _with_intervals(frame: pl.DataFrame, pools: dict) -> pl.DataFrame:
+    """ci_low, ci_high, design_effect and ci_method from decisions, valid, games, sizes
+    and the pool's ICC."""
+    n, valid = (frame[c].to_numpy().astype(float) for c in ("decisions", "valid"))
+    effect, freedom = _effects(frame, "games", "sizes", n, pools)
+    low, high = stats.intervals(valid, n, effect, freedom)
+    one = frame["games"].to_numpy() == 1
+    method = np.where(one & np.isinf(freedom) & (effect > 1), "one game: the game is one observation",
+                      np.where(one & (effect > 1), "one game: wilson-clustered, ICC from the format's other games",
+                               np.where(effect > 1, "wilson-clustered", "wilson")))
+    return frame.drop("squares", "sizes", "pool").with_columns(
         ci_low=pl.Series(np.atleast_1d(low), dtype=pl.Float64), ci_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64),
-        design_effect=pl.Series(effect, dtype=pl.Float64),
-        ci_method=pl.Series(np.where(effect > 1, "wilson-clustered", "wilson"), dtype=pl.String),
+        design_effect=pl.Series(effect, dtype=pl.Float64).fill_nan(None),
+        ci_method=pl.Series(method, dtype=pl.String),
         games=pl.col("games").cast(pl.Int64),
-    )
+    ).with_columns(pl.col("ci_low", "ci_high").fill_nan(None))
 
 
 # --- the calls that got no answer ------------------------------------------------------
@@ -239,10 +288,10 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
 
     Paired where both decided at least MIN_PAIRS of the same turns of the same games:
     the difference and both validities over those shared turns (`shared_turns`,
-    `shared_games`), McNemar's exact test and Newcombe's paired interval, both with the
-    games' design effect. Otherwise unpaired: each model's clustered interval combined
-    by Newcombe's method, and Fisher's exact test where counts are small (else the score
-    test). With no `a` and `b`: every pair of models within each format, or, in a format
+    `shared_games`), Newcombe's paired interval at the effective counts (the design
+    effect from the format's ICC). Otherwise unpaired: each model's clustered interval
+    combined by Newcombe's method. Either way the p-value is the interval's inversion
+    (`stats.inverted`): p < 0.05 exactly where the 95% interval excludes 0. With no `a` and `b`: every pair of models within each format, or, in a format
     of more than ALL_PAIRS_UP_TO models (unless `all_pairs`), each model against the
     best one (the highest lower bound). `compared` says which. A comparison that finds
     no evidence says how many games per model would show its difference (`games_needed`).
@@ -255,7 +304,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
         raise WorkbenchError("name two models to compare, or none to compare every pair")
     aliases = read_aliases(aliases)
     source = decided(aliases, cluster, failures)
-    shares = _shares(con, source, format)
+    shares = _shares(con, source, format, cluster)
     if a is not None:
         a, b = two_models(a, b, aliases, "a comparison")
         _known(shares, (a, b), format)
@@ -269,7 +318,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     rows = [_compare(fmt, shares[fmt, x], shares[fmt, y], cells.get((fmt, x, y)), how) for fmt, x, y, how in wanted]
     frame = pl.DataFrame(rows, infer_schema_length=None).with_columns(failures=pl.lit(failures))
     frame = frame.with_columns(p_holm=pl.Series(stats.holm(frame["p_value"].to_list()), dtype=pl.Float64))
-    shown = (pl.col("p_holm") < stats.ALPHA) & ((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0))
+    shown = ((pl.col("p_holm") < stats.ALPHA) & ((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0))).fill_null(False)
     frame = frame.with_columns(shown_in_the_games=shown,
                                significant=shown & (pl.col("games_compared") >= stats.MIN_GAMES))
     needed = [_games_needed(row, plans.get(row["format"])) for row in frame.iter_rows(named=True)]
@@ -285,9 +334,10 @@ class Share:
     share: stats.Clustered
     p50_ms: float | None
     p50_tokens: float | None
+    between: stats.Between = stats.NOTHING  # how the format's games differ
 
 
-def _shares(con, source: str, format: str | None) -> dict[tuple[str, str], Share]:
+def _shares(con, source: str, format: str | None, cluster: str | None = "game") -> dict[tuple[str, str], Share]:
     frame = query_frame(con, f"""
         WITH d AS (SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format),
         {_SPREAD.format(keys="format, who", source="d", hit="valid")},
@@ -298,11 +348,14 @@ def _shares(con, source: str, format: str | None) -> dict[tuple[str, str], Share
     """, {"format": format})
     if format is not None and frame.is_empty():
         raise WorkbenchError(f"no decisions in format {format!r}")
-    n, valid, games = (frame[c].to_numpy().astype(float) for c in ("n", "valid", "games"))
-    effect = stats.design_effects(n, valid, games, frame["squares"].to_numpy().astype(float))
+    pools = _pools(con, ["format", "who"], f"SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format"
+                   .replace("$format", "NULL" if format is None else "'" + format.replace("'", "''") + "'"), "valid",
+                   cluster)
+    n = frame["n"].to_numpy().astype(float)
+    effect, freedom = _effects(frame.with_columns(pool=pl.col("format")), "games", "sizes", n, pools)
     return {(row["format"], row["who"]): Share(row["who"], stats.Clustered(row["valid"], row["n"], row["games"],
-                                                                          float(effect[i])),
-                                               row["p50_ms"], row["p50_tokens"])
+                                                                          float(effect[i]), float(freedom[i])),
+                                               row["p50_ms"], row["p50_tokens"], pools[row["format"]])
             for i, row in enumerate(frame.iter_rows(named=True))}
 
 
@@ -368,20 +421,21 @@ def _compare(fmt: str, a: Share, b: Share, pairs: stats.Paired | None, how: str)
     # The games the comparison rests on: those both played, or the fewer of either's.
     games = min(a.share.games, b.share.games)
     if pairs is not None and pairs.turns >= MIN_PAIRS:
+        pairs = stats.Paired(pairs.both, pairs.only_a, pairs.only_b, pairs.neither, a.between)
         difference, low, high = stats.paired_interval(pairs)
         p_value = stats.paired_test(pairs)
         shared = {"shared_turns": pairs.turns, "shared_games": pairs.games,
                   "validity_a_shared": pairs.validity_a, "validity_b_shared": pairs.validity_b}
         games = pairs.games
-        method = (f"paired on {pairs.turns} shared turns in {_games(pairs.games)}: McNemar exact, Newcombe paired "
-                  f"interval" + (f", design effect {pairs.design_effect:.2g}" if pairs.design_effect > 1 else ""))
+        method = (f"paired on {pairs.turns} shared turns in {_games(pairs.games)}: Newcombe paired interval and "
+                  f"its test" + (f", design effect {pairs.design_effect:.2g}" if pairs.design_effect > 1 else ""))
     else:
         difference, low, high = stats.newcombe(a.share, b.share)
-        p_value, test = stats.unpaired_test(a.share, b.share)
+        p_value, _ = stats.unpaired_test(a.share, b.share)
         effects = [f"{s.design_effect:.2g}" for s in (a.share, b.share)]
         clustered = a.share.clustered or b.share.clustered
-        method = f"unpaired: {test}, Newcombe interval" + (f", design effects {' and '.join(effects)}"
-                                                             if clustered else "")
+        method = "unpaired: Newcombe interval and its test" + (f", design effects {' and '.join(effects)}"
+                                                                if clustered else "")
         if pairs is not None:
             shared["shared_turns"], shared["shared_games"] = pairs.turns, pairs.games
     return {**row, "difference": difference, "ci_low": low, "ci_high": high, **shared, "games_compared": games,
@@ -449,25 +503,35 @@ def verdict(row: dict) -> str:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a format's (or every format's) decisions say about planning a comparison."""
+    """What a format's (or every format's) decisions say about planning a comparison: the
+    ICC estimated from `games` model-game clusters and its upper bound (`icc_high`,
+    one-sided at stats.PLAN_ICC_LEVEL), which the plan uses: an ICC from few games is
+    often far below the truth (from a 3-game pilot, under half the games needed were
+    planned 17-42% of the time in simulation; from the bound, 1-14%)."""
 
     validity: float
     decisions_per_game: float
     icc: float
     games: int  # model-game clusters seen
     models: int
+    icc_high: float | None = None
+
+    @property
+    def planning_icc(self) -> float:
+        return self.icc if self.icc_high is None else max(self.icc, self.icc_high)
 
     def games_needed(self, difference: float, validity: float | None = None, power: float = POWER,
                      level: float = stats.LEVEL) -> int:
         return stats.games_needed(difference, self.validity if validity is None else validity,
-                                  self.decisions_per_game, self.icc, power, level)
+                                  self.decisions_per_game, self.planning_icc, power, level)
 
 
 def plan(con, format: str | None = None, aliases=None, cluster: str | None = "game",
          failures: str = "exclude") -> Plan:
     """Validity, decisions per game and the intra-class correlation of validity within
-    games (games nested in their model), over `format`'s answered decisions or every
-    format's (`failures="invalid"`: every call, a failed one as invalid)."""
+    games (games nested in their model) with its upper bound, over `format`'s answered
+    decisions or every format's (`failures="invalid"`: every call, a failed one as
+    invalid)."""
     plans = _planned(con, decided(read_aliases(aliases), cluster, failures), format, pooled=format is None)
     if not plans:
         raise WorkbenchError(f"no decisions{f' in format {format!r}' if format else ''} in this database to plan from")
@@ -487,8 +551,12 @@ def _planned(con, source: str, format: str | None, pooled: bool = False) -> dict
             continue
         group = (part["format"] + "\x00" + part["who"]).to_numpy()
         n, valid = part["n"].to_numpy(), part["valid"].to_numpy()
-        plans[name] = Plan(float(valid.sum() / n.sum()), float(n.sum() / part.height),
-                           stats.icc_anova(valid, n, group), part.height, len(set(group)))
+        between = stats.between_games(valid, n, group)
+        icc = 0.0 if math.isnan(between.icc) else between.icc
+        # nothing to measure the ICC with: plan as if each game were one decision
+        high = 1.0 if math.isnan(between.high) else between.high
+        plans[name] = Plan(float(valid.sum() / n.sum()), float(n.sum() / part.height), icc, part.height,
+                           len(set(group)), high)
     return plans
 
 
@@ -504,28 +572,27 @@ def _games_needed(row: dict, planned: Plan | None) -> int | None:
     return planned.games_needed(difference, validity=better)
 
 
-def sample_size(con_or_difference, validity=None, decisions_per_game=None, icc=None, power: float = POWER,
-                level: float = stats.LEVEL, *, difference: float | None = None, format: str | None = None,
-                aliases=None, failures: str = "exclude") -> int:
-    """Games per model to detect a difference in validity at `power` and `level`.
+def sample_size(difference: float | None = None, validity: float | None = None,
+                decisions_per_game: float | None = None, icc: float | None = None, power: float = POWER,
+                level: float = stats.LEVEL, *, con=None, format: str | None = None, aliases=None,
+                failures: str = "exclude") -> int:
+    """Games per model to detect `difference` in validity at `power` and `level`.
 
-    `sample_size(difference, validity, decisions_per_game, icc)`: the two-proportion
-    formula times the design effect 1 + (m - 1) ICC. `sample_size(con, difference=...)`:
-    validity, decisions per game and ICC estimated from the database (any given here
-    overrides the estimate)."""
-    if isinstance(con_or_difference, (int, float)):
-        difference = float(con_or_difference)
-        missing = [name for name, value in (("validity", validity), ("decisions_per_game", decisions_per_game),
-                                            ("icc", icc)) if value is None]
-        if missing:
-            raise WorkbenchError(f"sample_size needs {', '.join(missing)} (or a connection to estimate them from)")
-    else:
-        if difference is None:
-            raise WorkbenchError("sample_size(con, difference=...) needs the difference to detect")
-        planned = plan(con_or_difference, format, aliases, failures=failures)
+    `sample_size(difference, validity, decisions_per_game, icc)` (or each by keyword):
+    the test's own power calculation (`stats.games_needed`). With `con=` (a connection),
+    what is not given is estimated from the database, the ICC at its upper bound
+    (`Plan.planning_icc`)."""
+    if difference is None:
+        raise WorkbenchError("sample_size needs the difference to detect (difference=0.05 for 5 points)")
+    if con is not None:
+        planned = plan(con, format, aliases, failures=failures)
         validity = planned.validity if validity is None else validity
         decisions_per_game = planned.decisions_per_game if decisions_per_game is None else decisions_per_game
-        icc = planned.icc if icc is None else icc
+        icc = planned.planning_icc if icc is None else icc
+    missing = [name for name, value in (("validity", validity), ("decisions_per_game", decisions_per_game),
+                                        ("icc", icc)) if value is None]
+    if missing:
+        raise WorkbenchError(f"sample_size needs {', '.join(missing)} (or con= a connection to estimate them from)")
     check_plan(difference, validity, decisions_per_game, icc, power, level)
     return stats.games_needed(difference, validity, decisions_per_game, icc, power, level)
 
@@ -538,12 +605,16 @@ def plan_in_words(con, difference: float, power: float = POWER, format: str | No
     estimated = plan(con, format, aliases, failures=failures) if con is not None else None
     validity = estimated.validity if validity is None else validity
     decisions_per_game = estimated.decisions_per_game if decisions_per_game is None else decisions_per_game
-    icc = estimated.icc if icc is None else icc
-    games = sample_size(difference, validity, decisions_per_game, icc, power)
-    effect = 1 + (decisions_per_game - 1) * icc
+    planning = estimated.planning_icc if icc is None and estimated is not None else icc
+    games = sample_size(difference, validity, decisions_per_game, planning, power)
+    effect = 1 + (decisions_per_game - 1) * planning
     text = (f"about {games} games per model to detect {abs(difference) * 100:g} points at {power:.0%} power "
-            f"(95% level): validity {validity:.1%}, {decisions_per_game:.3g} decisions per game, ICC {icc:.3f} "
-            f"(design effect {effect:.2f})")
+            f"(95% level): validity {validity:.1%}, {decisions_per_game:.3g} decisions per game, ")
+    if icc is None and estimated is not None:
+        text += (f"ICC {estimated.icc:.3f} from {_games(estimated.games)}; planning at {planning:.3f}, its "
+                 f"{stats.PLAN_ICC_LEVEL:.0%} upper bound (design effect {effect:.2f})")
+    else:
+        text += f"ICC {planning:.3f} (design effect {effect:.2f})"
     if estimated is not None:
         scope = f"{format}'s" if format else "every format's"
         text += (f"; estimated from {scope} {estimated.games} games of {estimated.models} models in {db_label}"
@@ -564,3 +635,67 @@ def check_plan(difference, validity, decisions_per_game, icc, power, level) -> N
             raise WorkbenchError(f"{name} must be {expected}, not {value!r}")
     if validity - abs(difference) < 0 and validity + abs(difference) > 1:
         raise WorkbenchError(f"a difference of {abs(difference):g} does not fit around a validity of {validity:g}")
+
+
+# --- can I stop now? ------------------------------------------------------------------------
+
+
+def sequential(con, a: str | None = None, b: str | None = None, format: str | None = None, aliases=None,
+               all_pairs: bool = False, cluster: str | None = "game", failures: str = "exclude") -> pl.DataFrame:
+    """An anytime-valid comparison of `a` and `b` (or every pair, as `compare_models`
+    picks them) that may be looked at after every game without raising its chance of a
+    false difference above 5%: an e-process (`stats.e_process`) betting on each game's
+    difference. Paired where both decided at least MIN_PAIRS of the same turns: each
+    shared game's difference over its shared turns; otherwise the i-th game of each, in
+    the order their files were read. Columns: format, a, b, paired, games (bet on),
+    difference (the mean of the games' differences), e_value (now), p_value (anytime-
+    valid: 1 / the largest e-value so far), decided, decided_after (games) and verdict."""
+    if (a is None) != (b is None):
+        raise WorkbenchError("name two models to compare, or none to compare every pair")
+    aliases = read_aliases(aliases)
+    source = decided(aliases, cluster, failures)
+    shares = _shares(con, source, format, cluster)
+    if not shares:
+        raise WorkbenchError("no decisions in this database to compare; ingest a damage, ec4x, arena or gm log first")
+    if a is not None:
+        a, b = two_models(a, b, aliases, "a comparison")
+        _known(shares, (a, b), format)
+    wanted = _pairs(shares, a, b, all_pairs)
+    if not wanted:
+        raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
+    cells = _shared_turns(con, source, wanted)
+    games = query_frame(con, f"""
+        SELECT format, who, cluster, count(*) AS n, count(*) FILTER (WHERE valid) AS valid, min(source_id) AS first
+        FROM ({source}) WHERE $format IS NULL OR format = $format GROUP BY ALL ORDER BY format, who, first, cluster
+    """, {"format": format})
+    rates = {(fmt, who): (part["valid"] / part["n"]).to_numpy()
+             for (fmt, who), part in games.group_by("format", "who", maintain_order=True)}
+    rows = []
+    for fmt, x, y, _ in wanted:
+        pairs = cells.get((fmt, x, y))
+        paired = pairs is not None and pairs.turns >= MIN_PAIRS
+        if paired:
+            differences = ((pairs.only_a - pairs.only_b) / np.maximum(pairs.sizes, 1))[pairs.sizes > 0]
+        else:
+            mine, theirs = rates[fmt, x], rates[fmt, y]
+            played = min(len(mine), len(theirs))
+            differences = mine[:played] - theirs[:played]
+        test = stats.sequential(list(differences))
+        row = {"format": fmt, "a": x, "b": y, "paired": paired, "games": len(differences),
+               "difference": float(np.mean(differences)) if len(differences) else None,
+               "e_value": test.e_value, "p_value": test.p_value, "decided": test.decided,
+               "decided_after": test.decided_after}
+        rows.append({**row, "verdict": sequential_verdict(row)})
+    return pl.DataFrame(rows, schema_overrides={"difference": pl.Float64, "decided_after": pl.Int64},
+                        infer_schema_length=None)
+
+
+def sequential_verdict(row: dict) -> str:
+    """A sequential comparison in words."""
+    how = "paired games" if row["paired"] else "games of each"
+    if row["decided"]:
+        better, other = (row["a"], row["b"]) if row["difference"] > 0 else (row["b"], row["a"])
+        return (f"{better} is more often valid than {other}: decided after {_games(row['decided_after'])} "
+                f"({how}; e-value {row['e_value']:.3g}, anytime-valid p {row['p_value']:.3g}); the games may stop")
+    return (f"not decided after {_games(row['games'])} ({how}; e-value {row['e_value']:.3g}, "
+            f"{1 / stats.ALPHA:.0f} decides); play on, and look again after any game")

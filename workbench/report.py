@@ -133,9 +133,9 @@ def _failed_calls(con, aliases) -> Section:
 def _comparisons(con, aliases) -> Section:
     pairs = comparison.compare_models(con, aliases=aliases)
     return Section("Model comparisons", "Models within a format: the difference in validity with its 95% interval, "
-                   "paired (McNemar, Newcombe's paired interval) on the turns both played in the same games, else "
-                   "unpaired (Fisher's exact test where counts are small, Newcombe's interval); both with the games' "
-                   "design effect; p-values corrected for the number of comparisons (Holm). A difference is named "
+                   "paired (Newcombe's paired interval) on the turns both played in the same games, else "
+                   "unpaired (Newcombe's interval from the two clustered intervals); both with the design effect of "
+                   "the format's games, and a p-value that is the interval's own inversion; p-values corrected for the number of comparisons (Holm). A difference is named "
                    "only where the corrected p is below 0.05 and the interval excludes 0; where there is no "
                    "evidence, the verdict says how many games per model would show the difference seen.",
                    tables=[pairs.select(COMPARISON_COLUMNS)], notes=comparison.how_compared(pairs))
@@ -152,8 +152,9 @@ COMPARISON_COLUMNS = ("format", "a", "b", "verdict", "difference", "ci_low", "ci
 def _ratings(con, aliases) -> Section:
     table = analysis.ratings(con, aliases=aliases)
     return Section("Ratings", "Damage games: per model, placements, wins and a Plackett-Luce rating with a 95% "
-                   "interval that combines a bootstrap over games with the rating's own sigma (ordinal = "
-                   "mu - 3 sigma ranks them); a model with fewer than 3 rated games gets no interval.",
+                   "interval from a bootstrap over games (ordinal = mu - 3 sigma ranks them); rank_low and "
+                   "rank_high are the ranks a model could hold, and models with the same `tied` label cannot be "
+                   "told apart; a model with fewer than 3 rated games gets no interval.",
                    tables=[table], notes=[RATED_FORMATS])
 
 

@@ -165,17 +165,65 @@ def test_a_model_rated_in_fewer_than_three_games_gets_no_interval(tmp_path, conn
         assert row["note"] == f"too few games ({rated} rated; an interval needs 3)"
 
 
-def test_the_interval_carries_the_ratings_own_sigma(tmp_path, connect):
-    # Every game the same: resampling games changes nothing, so the interval is the rating's
-    # own uncertainty alone, mu +- 1.96 sigma (the 2.5% and 97.5% normal quantiles; 4,000 draws
-    # put each within 0.15 sigma, where a 90% interval would be 0.3 sigma off).
-    seats = {"P1": "A", "P2": "B"}
-    final = [player("P1", 2, 100), player("P2", 1, 100)]
-    games = [game_lines(f"game_{number:02d}", number, seats, final) for number in range(6)]
-    table = ratings(connect(ingest(tmp_path, games)), bootstrap=4000, seed=3)
-    for row in table.iter_rows(named=True):
-        assert row["mu_low"] == pytest.approx(row["mu"] - 1.959964 * row["sigma"], abs=0.15 * row["sigma"])
-        assert row["mu_high"] == pytest.approx(row["mu"] + 1.959964 * row["sigma"], abs=0.15 * row["sigma"])
+def test_the_interval_is_a_bootstrap_over_games_rated_in_the_order_they_ended(tmp_path, connect):
+    # mu +- t(6) sqrt(7/6) standard deviations of mu over resamples of the games, each kept in
+    # the order the games ended and rated by openskill itself (the reference). The rating's
+    # own sigma is not added: that counted the same uncertainty twice.
+    import numpy as np
+
+    from tests.damage.test_plackett_luce import openskill_ratings
+
+    winners = ["A", "A", "B", "A", "B", "B", "A"]
+    games = [game_lines(f"game_{number:02d}", number, {"P1": "A", "P2": "B"},
+                        [player("P1", 2 if w == "A" else 1, 100), player("P2", 1 if w == "A" else 2, 100)])
+             for number, w in enumerate(winners)]
+    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=40, seed=3)
+             .iter_rows(named=True)}
+    played = [{"A": 1.0, "B": 2.0} if w == "A" else {"A": 2.0, "B": 1.0} for w in winners]
+    orders = np.sort(np.random.default_rng(3).integers(0, len(played), size=(40, len(played))), axis=1)
+    mus = np.array([openskill_ratings([played[i] for i in order], ["A", "B"])[0] for order in orders])
+    from scipy.stats import t as student_t
+
+    factor = student_t.ppf(0.975, 6) * (7 / 6) ** 0.5  # 7 games
+    for column, model in enumerate(["A", "B"]):
+        spread = mus[:, column].std(ddof=1)
+        row = table[model]
+        assert row["mu_low"] == pytest.approx(row["mu"] - factor * spread, rel=1e-6)
+        assert row["mu_high"] == pytest.approx(row["mu"] + factor * spread, rel=1e-6)
+        ranks = 1 + (mus[:, 1 - column] > mus[:, column])
+        assert (row["rank_low"], row["rank_high"]) == (min(int(np.quantile(ranks, 0.025, method="lower")),
+                                                           row["rank"]),
+                                                       max(int(np.quantile(ranks, 0.975, method="higher")),
+                                                           row["rank"]))
+    # neither can be told from the other: one group, labelled by the better rank
+    assert table["A"]["tied"] == table["B"]["tied"] == 1
+
+
+def test_rank_intervals_and_groups_of_models_that_cannot_be_told_apart():
+    from workbench.damage.ratings import tied_groups
+
+    # ranks 1-4: 1 [1, 2], 2 [1, 2], 3 [3, 4], 4 [3, 4]: two groups
+    assert tied_groups([1, 2, 3, 4], [1, 1, 3, 3], [2, 2, 4, 4]) == [1, 1, 3, 3]
+    # a chain does not merge: 3 reaches 2's interval but not 1's
+    assert tied_groups([1, 2, 3], [1, 1, 3], [2, 3, 3]) == [1, 1, 3]
+    # no interval (too few games): a group of its own
+    assert tied_groups([1, 2], [1, None], [2, None]) == [1, 2]
+
+
+def test_a_known_order_is_told_apart_rank_by_rank(tmp_path, connect):
+    table = ratings(connect(ingest(tmp_path, ordered_tournament(12))), bootstrap=100, seed=1)
+    assert table["rank_low"].to_list() == table["rank_high"].to_list() == [1, 2, 3, 4]
+    assert table["tied"].to_list() == [1, 2, 3, 4]
+
+
+def test_a_models_place_in_a_game_is_the_mean_of_its_seats(tmp_path, connect):
+    # A holds seats placed 1st and 3rd, B the 2nd: means 2 and 2, a tie (the best seat
+    # would put A first).
+    games = [game_lines(f"game_{n}", n, {"P1": "A", "P2": "B", "P3": "A"},
+                        [player("P1", 3, 100), player("P2", 2, 100), player("P3", 1, 100)]) for n in range(3)]
+    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=10).iter_rows(
+        named=True)}
+    assert table["A"]["mean_place"] == pytest.approx(2.0) and table["A"]["mu"] == pytest.approx(table["B"]["mu"])
 
 
 def test_aliases_rate_two_names_as_one_model(tmp_path, connect):

@@ -14,12 +14,17 @@ ended, updates the ratings of the teams in it. With `by="model"` a team is a mod
 ranked by the mean place of its seats in that game (equal means share a rank); a game
 with fewer than two teams says nothing about them and is not rated.
 
-The 95% interval of `mu` combines both uncertainties a rating has: how much it would
-move with other games (the games are resampled with replacement and rated again), and
-how sure the rating itself is after those games (its `sigma`: each resample's mu is
-drawn from N(mu, sigma^2)). Resampling games alone cannot show the uncertainty of a
-model seen in one game (every resample holds that game), so a model with fewer than
-MIN_RATED_GAMES rated games gets no interval and says so.
+The 95% interval of `mu` is a bootstrap over games alone: the games are resampled with
+replacement and rated again, and the interval is mu plus and minus about two standard
+deviations of a model's mu over the resamples (Student's t at games - 1). (Adding the rating's own `sigma` on top, each resample's mu drawn from
+N(mu, sigma^2), counted the same uncertainty twice: in simulation those intervals held
+99.5-100% and were 3.4-4.3 standard deviations of mu wide; `python -m bench.coverage`
+shows the bootstrap alone.) The same resamples give each model's rank interval
+(`rank_low`, `rank_high`: the middle 95% of its rank by mu) and `tied`: models whose
+rank intervals reach the best of their group cannot be told apart and share its
+label. Resampling games cannot show the uncertainty of a model seen in one game (every
+resample holds that game), so a model with fewer than MIN_RATED_GAMES rated games gets
+no interval and says so.
 
 Only Damage logs record who placed where. EC4X traces, Arena decision logs and GM
 responses record no placement or outcome per model, and a Stellaris save has one player:
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+from scipy.special import stdtrit
 
 from workbench.catalog import query_frame
 from workbench.damage import plackett_luce
@@ -106,8 +112,9 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     least one other team), placements (every place its seats took, game by game in the
     order they ended), wins, mean place, the Plackett-Luce rating (mu, sigma,
     ordinal = mu - 3 sigma), its 95% interval (mu_low, mu_high: `bootstrap` resamples
-    of the games, each rating drawn with its own sigma; reproducible with `seed`), the
-    rank by ordinal, and `note` ("too few games" below MIN_RATED_GAMES rated games,
+    of the games; reproducible with `seed`), the rank by ordinal, the ranks it could
+    hold (rank_low, rank_high), `tied` (the rank of the best model it cannot be told
+    apart from), and `note` ("too few games" below MIN_RATED_GAMES rated games,
     which get no interval). `aliases` maps names to one model (by="model"); a player's
     model is read from its answered decisions (`failures="invalid"`: from all its calls)."""
     if by not in BY:
@@ -125,7 +132,7 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     teams = sorted(placed["team"].unique().to_list())
     mu, sigma = _rate(games, teams)
     rated_games = [sum(team in g for g in games) for team in teams]
-    low, high = _bootstrap(games, teams, bootstrap, seed)
+    low, high, rank_low, rank_high = _bootstrap(games, teams, bootstrap, seed)
     few = [count < MIN_RATED_GAMES for count in rated_games]
     frame = placed.group_by("team").agg(
         games=pl.col("game_id").n_unique(), placements=pl.col("place"), wins=pl.col("won").sum(),
@@ -133,14 +140,24 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     rated = pl.DataFrame({
         "team": teams, "rated_games": rated_games, "mu": mu, "sigma": sigma,
         "mu_low": [None if f else x for f, x in zip(few, low)], "mu_high": [None if f else x for f, x in zip(few, high)],
+        "rank_low": [None if f else x for f, x in zip(few, rank_low)],
+        "rank_high": [None if f else x for f, x in zip(few, rank_high)],
         "note": [f"too few games ({count} rated; an interval needs {MIN_RATED_GAMES})" if f else None
                  for f, count in zip(few, rated_games)],
-    }, schema_overrides={"mu_low": pl.Float64, "mu_high": pl.Float64, "note": pl.String})
+    }, schema_overrides={"mu_low": pl.Float64, "mu_high": pl.Float64, "rank_low": pl.Int64, "rank_high": pl.Int64,
+                         "note": pl.String})
     frame = frame.join(rated, on="team").with_columns(ordinal=pl.col("mu") - 3 * pl.col("sigma"))
     frame = frame.sort(["ordinal", "team"], descending=[True, False]).with_row_index("rank", offset=1)
+    # the rank interval holds the rank itself (ranked by ordinal, the resamples by mu)
+    frame = frame.with_columns(rank=pl.col("rank").cast(pl.Int64)).with_columns(
+        rank_low=pl.min_horizontal("rank_low", "rank"), rank_high=pl.max_horizontal("rank_high", "rank"))
+    frame = frame.with_columns(rank_low=pl.when(pl.col("note").is_null()).then("rank_low"),
+                               rank_high=pl.when(pl.col("note").is_null()).then("rank_high"))
+    frame = frame.with_columns(tied=pl.Series(tied_groups(frame["rank"].to_list(), frame["rank_low"].to_list(),
+                                                          frame["rank_high"].to_list()), dtype=pl.Int64))
     return frame.rename({"team": by}).select(
         by, "games", "rated_games", "placements", "wins", "mean_place", "mu", "sigma", "ordinal", "mu_low", "mu_high",
-        "rank", "note")
+        "rank", "rank_low", "rank_high", "tied", "note")
 
 
 def _team(by: str) -> pl.Expr:
@@ -164,25 +181,53 @@ def _rate(games: list[dict[str, float]], teams: list[str]) -> tuple[list[float],
     return mu[0].tolist(), sigma[0].tolist()
 
 
-def _bootstrap(games, teams, rounds: int, seed: int) -> tuple[list, list]:
-    """The 95% interval of each team's mu: games resampled with replacement (kept in the
-    order they ended) and rated again, each resample's mu drawn from N(mu, sigma^2) of
-    that rating; the percentiles of those draws. A team absent from a resample keeps no
-    value there."""
+def _bootstrap(games, teams, rounds: int, seed: int) -> tuple[list, list, list, list]:
+    """The 95% interval of each team's mu and of its rank: games resampled with
+    replacement (kept in the order they ended) and rated again; mu plus and minus t
+    (games - 1 degrees of freedom) times sqrt(games / (games - 1)) standard deviations of
+    the team's mu over the resamples (the bootstrap's standard error, Efron & Tibshirani
+    1993, ch. 13; the percentiles themselves are off centre: a resample rated in order holds
+    duplicates, which shift its ratings, so the percentiles themselves are off centre
+    and held 92% in simulation), and the middle 95% of its rank among the teams (1 =
+    the highest mu) in them. A team absent from a resample has no value there."""
     if rounds < 1:
-        return [None] * len(teams), [None] * len(teams)
+        return [None] * len(teams), [None] * len(teams), [None] * len(teams), [None] * len(teams)
     rng = np.random.default_rng(seed)
     orders = np.sort(rng.integers(0, len(games), size=(rounds, len(games))), axis=1)
-    mu, sigma = plackett_luce.rate(games, teams, orders)
+    mu, _ = plackett_luce.rate(games, teams, orders)
     index, _, seated = plackett_luce.games_as_arrays(games, teams)
     present = np.zeros((rounds, len(teams) + 1), dtype=bool)
     np.put_along_axis(present, np.where(seated[orders], index[orders], len(teams)).reshape(rounds, -1), True, axis=1)
-    draws = np.where(present[:, :-1], mu + sigma * rng.standard_normal(mu.shape), np.nan)
+    present = present[:, :-1]
+    draws = np.where(present, mu, np.nan)
+    # a team's rank in a resample: 1 + the teams present there with a higher mu
+    ranks = 1 + (present[:, None, :] & (mu[:, None, :] > mu[:, :, None])).sum(axis=2)
+    ranks = np.where(present, ranks, np.nan)
     tail = (1 - LEVEL) / 2
-    low, high = [], []
-    for column in draws.T:
-        seen = column[~np.isnan(column)]
-        bounds = np.quantile(seen, [tail, 1 - tail]).tolist() if seen.size else [None, None]
-        low.append(bounds[0])
-        high.append(bounds[1])
-    return low, high
+    # Student's t at games - 1 degrees of freedom and the small-sample factor games /
+    # (games - 1) of a variance measured over that many games (as CR1's)
+    z = float(stdtrit(max(len(games) - 1, 1), 1 - tail)) * np.sqrt(len(games) / max(len(games) - 1, 1))
+    rated, _ = _rate(games, teams)
+    low, high, rank_low, rank_high = [], [], [], []
+    for centre, column, places in zip(rated, draws.T, ranks.T):
+        seen, placed = column[~np.isnan(column)], places[~np.isnan(places)]
+        spread = float(seen.std(ddof=1)) if seen.size > 1 else None
+        low.append(None if spread is None else centre - z * spread)
+        high.append(None if spread is None else centre + z * spread)
+        rank_low.append(int(np.quantile(placed, tail, method="lower")) if placed.size else None)
+        rank_high.append(int(np.quantile(placed, 1 - tail, method="higher")) if placed.size else None)
+    return low, high, rank_low, rank_high
+
+
+def tied_groups(ranks: list[int], lows: list, highs: list) -> list[int]:
+    """Per team, in rank order: the group of teams that cannot be told apart. A group
+    starts at the best team not yet in one and takes every team after it whose rank
+    interval reaches the first's (rank_low at most the first's rank_high); its label is
+    the first's rank. A team with no rank interval is a group of its own."""
+    groups: list[int] = []
+    first = None
+    for rank, low, high in zip(ranks, lows, highs):
+        if first is None or low is None or first[1] is None or low > first[1]:
+            first = (rank, high)
+        groups.append(first[0])
+    return groups
