@@ -196,3 +196,22 @@ def test_every_invalid_decision_names_its_error_rule_in_every_format(tmp_path):
     records = analysis.records(duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True), valid=False, limit=None)
     decided = records.filter(pl.col("outcome") == "invalid")
     assert decided.height and all("error" in severities for severities in decided["severities"].to_list())
+
+
+@needs_corpus
+def test_sample_size_takes_every_documented_form(real_db):
+    # the interface's forms: numbers (positionally or by keyword), or a connection to estimate from
+    con = duckdb.connect(str(real_db), read_only=True)
+    try:
+        by_keyword = analysis.sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2)
+        assert analysis.sample_size(0.1, 0.85, 40, 0.2) == by_keyword
+        estimated = analysis.sample_size(con, difference=0.1)
+        assert estimated == analysis.sample_size(difference=0.1, con=con) >= 2
+        charged = analysis.sample_size(con, difference=0.1, failures="invalid")
+        assert isinstance(charged, int) and charged >= 2
+        with pytest.raises(WorkbenchError, match="given difference twice"):
+            analysis.sample_size(0.1, difference=0.2, validity=0.5, decisions_per_game=4, icc=0)
+        with pytest.raises(WorkbenchError, match="one connection"):
+            analysis.sample_size(con, difference=0.1, con=con)
+    finally:
+        con.close()

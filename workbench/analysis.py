@@ -373,14 +373,14 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     return compare(con, a, b, format, aliases=aliases, all_pairs=all_pairs, cluster=cluster, failures=failures)
 
 
-def sample_size(difference: float | None = None, validity: float | None = None,
+def sample_size(*given, difference: float | None = None, validity: float | None = None,
                 decisions_per_game: float | None = None, icc: float | None = None, power: float = 0.8,
-                level: float = 0.95, *, con=None, format: str | None = None, aliases=None,
+                level: float = 0.95, con=None, format: str | None = None, aliases=None,
                 failures: str = "exclude") -> int:
     """Games per model to detect a difference in validity: `sample_size(difference=0.1,
-    validity=0.85, decisions_per_game=40, icc=0.2)` (or positionally), or
-    `sample_size(difference=..., con=con)` with the rest estimated from the database
-    (`comparison.sample_size`).
+    validity=0.85, decisions_per_game=40, icc=0.2)` (or positionally, in that order), or
+    `sample_size(con, difference=...)` (or `con=con`) with the rest estimated from the
+    database (`comparison.sample_size`).
 
     The fewest games for which the comparison's own test (Newcombe's interval from two
     Wilson intervals at the effective counts, Student's t at the degrees of freedom
@@ -411,8 +411,21 @@ def sample_size(difference: float | None = None, validity: float | None = None,
     """
     from workbench.comparison import sample_size as games
 
-    return games(difference, validity, decisions_per_game, icc, power, level, con=con, format=format,
-                 aliases=aliases, failures=failures)
+    named = {"difference": difference, "validity": validity, "decisions_per_game": decisions_per_game, "icc": icc,
+             "power": power, "level": level}
+    if given and not isinstance(given[0], (int, float)):  # sample_size(con, difference=...)
+        if con is not None:
+            raise WorkbenchError("sample_size takes one connection: positionally or as con=, not both")
+        con, given = given[0], given[1:]
+    if len(given) > len(named):
+        raise WorkbenchError(f"sample_size takes at most {len(named)} numbers positionally, not {len(given)}")
+    defaults = {"power": 0.8, "level": 0.95}
+    for name, value in zip(named, given):
+        if named[name] is not None and named[name] != defaults.get(name):
+            raise WorkbenchError(f"sample_size was given {name} twice")
+        named[name] = value
+    return games(named["difference"], named["validity"], named["decisions_per_game"], named["icc"], named["power"],
+                 named["level"], con=con, format=format, aliases=aliases, failures=failures)
 
 
 def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None,
