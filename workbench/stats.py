@@ -555,7 +555,7 @@ def expected_bound(games: int, decisions_per_game: float, icc: float, level: flo
 
 
 # Past this many games per model a plan is no plan: the difference is too small to show.
-MAX_GAMES = 10 ** 9
+MAX_GAMES = 2 ** 53  # past what a float counts exactly
 
 
 def games_needed(difference: float, validity: float, decisions_per_game: float, icc: float,
