@@ -114,7 +114,8 @@ def _write(con, file, lines: bool) -> int:
     with _bounded(con):
         for batch in con.sql(DECISIONS).to_arrow_reader(BATCH_ROWS):
             for decision in batch.to_pylist():
-                game = (decision["format"], decision["game_id"] if decision["game_id"] is not None else decision["path"])
+                game = (decision["format"],
+                        decision["game_id"] if decision["game_id"] is not None else decision["path"])
                 span = _span(decision, game, clock.get(game, decision["ingested_ns"]), decision["occurrence"])
                 clock[game] = int(span["endTimeUnixNano"]) + GAP_NS
                 exports.add(shown[decision["path"]], _json(span).encode())
