@@ -460,8 +460,8 @@ def _text_matches(con, text: str, format: str | None) -> pa.Table:
 def unsearched(con, format: str | None = None) -> list[str]:
     """The files a `text` search passes over: they no longer hold what was ingested
     (changed, gone, or something other than a regular file in their place)."""
-    sources = con.execute("SELECT path, sha256, size FROM sources WHERE $format IS NULL OR format = $format ORDER BY path",
-                          {"format": format}).fetchall()
+    sources = con.execute("SELECT path, sha256, size FROM sources WHERE $format IS NULL OR format = $format "
+                          "ORDER BY path", {"format": format}).fetchall()
     return [path for path, sha256, size in sources if _file_lines(path, sha256, size) is None]
 
 

@@ -20,7 +20,7 @@ the 8 MiB the ingest reads as a record at most, with room to spare); `FILE.otlp.
 single export of them all (any other `.jsonl` or name likewise, but the ingest
 recognises those two). The decisions are read a batch at a time and their spans written
 as they come: of the export's memory only DuckDB's sort of the decisions grows with the
-database (about 0.3 kB a decision: 380 MB in all at 400,000, `python -m bench.otlp`)."""
+database (about 0.3 kB a decision: 370 MB in all at 400,000, `python -m bench.otlp`)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,8 @@ def _write(con, file, lines: bool) -> int:
     with _bounded(con):
         for batch in con.sql(DECISIONS).to_arrow_reader(BATCH_ROWS):
             for decision in batch.to_pylist():
-                game = (decision["format"], decision["game_id"] if decision["game_id"] is not None else decision["path"])
+                game = (decision["format"],
+                        decision["game_id"] if decision["game_id"] is not None else decision["path"])
                 span = _span(decision, game, clock.get(game, decision["ingested_ns"]), decision["occurrence"])
                 clock[game] = int(span["endTimeUnixNano"]) + GAP_NS
                 exports.add(shown[decision["path"]], _json(span).encode())

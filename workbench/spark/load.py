@@ -198,11 +198,11 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
         if not 0 < row["source_id"] < 2 ** 62 or row["source_id"] in ids:  # one id a file, as an ingest gives them
             raise refused(f"the source id {row['source_id']} is not one an ingest gives")
         ids.add(row["source_id"])
-        if row["format"] is not None and not any(part.startswith("sources/") for part in parts if isinstance(part, str)):
-            raise refused(f"{row['path']} is listed with no part of `sources`; every file read has one")
         outside = [part for part in parts if not isinstance(part, str) or not _confined(part)]
         if outside:
             raise refused(f"it lists {outside[0]!r} as a part, which is not a part of a table of the tree")
+        if row["format"] is not None and not any(part.startswith("sources/") for part in parts):
+            raise refused(f"{row['path']} is listed with no part of `sources`; every file read has one")
         manifest[row["path"]] = {name: row.get(name) for name in MANIFEST_SCHEMA.names} | {"parts": parts}
     return manifest
 
