@@ -17,15 +17,15 @@ HOSTILE = "</script><script>alert(1)</script>"
 
 def add_decisions(con, fmt: str, rows: list[tuple]) -> None:
     """Rows of (agent_id, model, valid, latency_ms, tokens) for a format, with a source
-    and one violation, as another format's reader would leave them."""
+    and one violation, as the engine leaves another format's records (an outcome for each)."""
     source_id = con.execute(
         "INSERT INTO sources (path, sha256, format) VALUES (?, ?, ?) RETURNING source_id",
         [f"{fmt}.log", f"sha-{fmt}-{len(rows)}", fmt],
     ).fetchone()[0]
     con.executemany(
-        "INSERT INTO decisions (source_id, format, game_id, turn, agent_id, model, action, valid, latency_ms, "
-        "tokens, locator) VALUES (?, ?, 'g1', ?, ?, ?, 'act', ?, ?, ?, ?)",
-        [[source_id, fmt, turn, agent, model, valid, latency, tokens, f"line {turn}"]
+        "INSERT INTO decisions (source_id, format, game_id, turn, agent_id, model, action, valid, outcome, "
+        "latency_ms, tokens, locator) VALUES (?, ?, 'g1', ?, ?, ?, 'act', ?, ?, ?, ?, ?)",
+        [[source_id, fmt, turn, agent, model, valid, "valid" if valid else "invalid", latency, tokens, f"line {turn}"]
          for turn, (agent, model, valid, latency, tokens) in enumerate(rows, 1)],
     )
     con.execute("INSERT INTO violations (source_id, locator, severity, rule, field, message, line) VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x', 1)",
