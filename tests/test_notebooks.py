@@ -414,6 +414,16 @@ def test_the_scorecard_leads_notebook_03_and_the_picker_gives_a_verdict(executed
     assert planned.startswith("about ") and "games per model to detect 5 points at 80% power" in planned
 
 
+def test_notebook_03_ranks_the_damage_models_with_the_groups_the_cli_shows(executed, notebook_db, capsys):
+    from workbench.cli import main
+
+    nb = executed("03_decision_quality")
+    printed = "".join(out.get("text", "") for out in section_outputs(nb, "### Who places better"))
+    assert main(["ratings", "--db", str(notebook_db)]) == 0
+    assert printed.startswith(capsys.readouterr().out)  # the same lines, then the table
+    assert printed.startswith("Damage models by Plackett-Luce rating")
+
+
 def test_notebook_03_leads_from_the_scorecard_to_the_records_and_the_turns_side_by_side(executed, notebook_db):
     nb = executed("03_decision_quality")
     outputs = section_outputs(nb, "## Scorecard")

@@ -282,6 +282,18 @@ def _parser() -> argparse.ArgumentParser:
     _add_engine(plan, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     plan.set_defaults(run=_plan)
 
+    rated = commands.add_parser("ratings", help="Damage models rated by their placements, with rank intervals and "
+                                               "the groups that cannot be told apart")
+    rated.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    rated.add_argument("--by", choices=("model", "seat", "player"), default="model", help="who is rated (default: model)")
+    rated.add_argument("--bootstrap", type=int, default=500, metavar="N",
+                       help="resamples of the games the intervals are drawn from (default: 500)")
+    _add_failures(rated)
+    _add_aliases(rated)
+    _add_output(rated)
+    _add_engine(rated, "rate from the Parquet tree DIR (--parquet) on Spark, not a database")
+    rated.set_defaults(run=_ratings)
+
     found = commands.add_parser("records", help="the records behind a number: filtered, with their raw text")
     found.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     found.add_argument("--format", help="only this format's records")
@@ -784,7 +796,8 @@ def _printed_as_data(frame, args) -> bool:
     if args.json:
         print(json.dumps(frame.to_dicts(), ensure_ascii=False, default=str))
     elif args.csv:
-        flat = frame.with_columns(pl.col(name).list.join(";") for name, dtype in frame.schema.items()
+        flat = frame.with_columns(pl.col(name).cast(pl.List(pl.String)).list.join(";")
+                                  for name, dtype in frame.schema.items()
                                   if isinstance(dtype, pl.List))
         print(spreadsheet_safe(flat).write_csv(), end="")
     return bool(args.json or args.csv)
@@ -851,6 +864,24 @@ def _plan(args) -> int:
     with _source(args) as con:
         print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
                             db_label=_source_label(args), failures=args.failures, **given))
+    return 0
+
+
+MOST_RESAMPLES = 100_000
+
+
+def _ratings(args) -> int:
+    from workbench.analysis import ratings
+    from workbench.damage.ratings import ratings_in_words
+
+    if not 1 <= args.bootstrap <= MOST_RESAMPLES:
+        raise WorkbenchError(f"--bootstrap must be from 1 to {MOST_RESAMPLES:,} resamples, not {args.bootstrap}")
+    with _source(args) as con:
+        table = ratings(con, by=args.by, bootstrap=args.bootstrap, aliases=args.aliases, failures=args.failures)
+    if _printed_as_data(table, args):
+        return 0
+    for line in ratings_in_words(table, args.by):
+        print(line)
     return 0
 
 

@@ -267,3 +267,43 @@ def test_games_are_rated_in_the_order_they_ended_as_openskill_rates_them(tmp_pat
     assert {row["model"]: row["mu"] for row in table.iter_rows(named=True)} == pytest.approx(
         dict(zip(["A", "B"], expected)))
     assert expected[0] > expected[1]  # the later win counts more: A, rated last, ends ahead
+
+
+def test_the_ratings_command_shows_ranks_and_the_groups_that_cannot_be_told_apart(tmp_path, capsys):
+    from workbench.cli import main
+
+    # A first and B second in every game, C and D trading third place: A and B told apart,
+    # C and D one group
+    games = []
+    for number in range(12):
+        order = ["A", "B", "C", "D"] if number % 2 else ["A", "B", "D", "C"]
+        seats = {f"P{i + 1}": model for i, model in enumerate(order)}
+        final = [player(pid, lives=4 - order.index(model), bankroll=100) for pid, model in seats.items()]
+        games.append(game_lines(f"game_{number:02d}", number, seats, final))
+    db = ingest(tmp_path, games)
+    assert main(["ratings", "--db", str(db), "--bootstrap", "100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Damage models by Plackett-Luce rating")
+    said = [line.split(":")[0].strip() for line in lines[1:]]
+    assert said[:3] == ["1. A", "2. B", "tied, ranks 3-4"] and sorted(said[3:]) in (["3. C", "4. D"], ["3. D", "4. C"])
+    assert "12 games, 12 won, mean place 1.00" in lines[1] and "rank 1-1 possible" in lines[1]
+    assert lines[3].startswith("  tied") and lines[4].startswith("    3. ") and "rank 3-4 possible" in lines[4]
+
+    assert main(["ratings", "--db", str(db), "--bootstrap", "100", "--csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split(",")[:4] == ["model", "games", "rated_games", "placements"]
+    assert rows[1].split(",")[:5] == ["A", "12", "12", ";".join(["1"] * 12), "12"]
+    assert main(["ratings", "--db", str(db), "--bootstrap", "100", "--json"]) == 0
+    [best, *_] = json.loads(capsys.readouterr().out)
+    assert (best["model"], best["rank"], best["rank_low"], best["rank_high"], best["tied"]) == ("A", 1, 1, 1, 1)
+
+
+def test_the_ratings_command_says_what_it_cannot_rate_in_one_line(tmp_path, capsys):
+    from workbench.cli import main
+
+    db = ingest(tmp_path, [game_lines("g1", 1, {"P1": "A", "P2": "B"}, [player("P1", 2, 100), player("P2", 1, 100)])])
+    assert main(["ratings", "--db", str(db), "--bootstrap", "0"]) == 2
+    assert capsys.readouterr().err == "workbench: --bootstrap must be from 1 to 100,000 resamples, not 0\n"
+    assert main(["ratings", "--db", str(db)]) == 0  # one game: ranked, with no interval, and says so
+    out = capsys.readouterr().out
+    assert "1. A: mu" in out and "(no interval: too few games" in out

@@ -231,3 +231,28 @@ def tied_groups(ranks: list[int], lows: list, highs: list) -> list[int]:
             first = (rank, high)
         groups.append(first[0])
     return groups
+
+
+def ratings_in_words(table: pl.DataFrame, by: str = "model") -> list[str]:
+    """The ratings `table` (of `ratings`, rated by `by`) in lines: each model (seat,
+    player) with its rank, the ranks it could hold and its rating's interval, the models
+    that cannot be told apart indented under one line that says so."""
+    lines = [f"Damage {by}s by Plackett-Luce rating (95% intervals from a bootstrap over games; "
+             "a group cannot be told apart):"]
+    for group in table.partition_by("tied", maintain_order=True):
+        if group.height > 1:
+            lines.append(f"  tied, ranks {group['rank'].min()}-{group['rank'].max()}: cannot be told apart")
+        indent = "    " if group.height > 1 else "  "
+        lines.extend(indent + _rating_in_words(row, by) for row in group.iter_rows(named=True))
+    return lines
+
+
+def _rating_in_words(row: dict, by: str) -> str:
+    games = f"{row['games']} game" + ("s" if row["games"] != 1 else "")
+    said = f"{row['rank']}. {row[by]}: mu {row['mu']:.1f}"
+    if row["mu_low"] is None:
+        said += f" (no interval: {row['note']})" if row["note"] else " (no interval)"
+    else:
+        said += (f" (95% CI {row['mu_low']:.1f}-{row['mu_high']:.1f}), "
+                 f"rank {row['rank_low']}-{row['rank_high']} possible")
+    return said + f", {games}, {row['wins']} won, mean place {row['mean_place']:.2f}"
