@@ -424,6 +424,22 @@ def test_notebook_03_ranks_the_damage_models_with_the_groups_the_cli_shows(execu
     assert printed.startswith("Damage models by Plackett-Luce rating")
 
 
+def test_notebook_03_judges_the_damage_play_and_leads_to_the_mistaken_decisions(executed, notebook_db):
+    from workbench.damage.quality import mistaken
+
+    nb = executed("03_decision_quality")
+    outputs = section_outputs(nb, "## Damage: how well each model plays its hand")
+    printed = "".join(out.get("text", "") for out in outputs)
+    assert "Mistake rates by tilt at the decision:" in printed
+    con = workbench.connect(notebook_db, read_only=True)
+    try:
+        shown = mistaken(con, "fold_free").height
+    finally:
+        con.close()
+    assert f"{shown} decisions named fold_free" in printed  # the first pick: every model's
+    assert "attacks: the target's play in its 3 decisions before and after" in printed
+
+
 def test_notebook_03_leads_from_the_scorecard_to_the_records_and_the_turns_side_by_side(executed, notebook_db):
     nb = executed("03_decision_quality")
     outputs = section_outputs(nb, "## Scorecard")

@@ -459,3 +459,50 @@ def ratings(con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases
     from workbench.damage.ratings import ratings as rate
 
     return rate(con, by=by, bootstrap=bootstrap, seed=seed, aliases=aliases, failures=failures)
+
+
+def play_quality(con, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
+    """Every answered Damage betting decision judged on what its player could know
+    (`damage.play`; docs: "Play quality"), computed once per database content.
+
+    Args:
+        con: a connection to a workbench database.
+        model: only this model's decisions; None: every model's.
+        game_id: only this game's; None: every game's.
+
+    Returns:
+        A polars DataFrame, one row per decision by file and line: `path`, `line`,
+        `game_id`, `turn`, `street`, `player_id`, `model`, `action`, the `hand`, the
+        `board`, the `opponents` still in, `to_call`, `pot`, `pot_odds`,
+        `win_probability` and `win_probability_se` (0 where counted exactly),
+        `won_at_showdown` (hindsight against the hands still in; NULL where the hand
+        ended without a showdown), `showdown`, `hand_won`, `life_lost`, `hand_chips`,
+        `mistake` (NULL, `fold_free`, `fold_ahead`, `continue_behind` or
+        `showdown_long_shot`) and the player's emotions just before (`fear` ... `tilt`).
+    """
+    from workbench.damage.quality import play_quality as judged
+
+    return judged(con, model=model, game_id=game_id)
+
+
+def play_summary(con, aliases=None, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
+    """Per model: each mistake's rate, `vpip`, `pfr`, `aggression`, `fold_to_raise` and
+    `showdown_win_rate`, each with `_low`/`_high` (95%, clustered by game) and `_n`, and
+    the chips and Lives won at showdown beside those its win probabilities expected.
+
+    Raises:
+        WorkbenchError: no answered Damage betting decision (of `model`, in `game_id`).
+    """
+    from workbench.damage.quality import play_summary as summary
+
+    return summary(con, aliases=aliases, model=model, game_id=game_id)
+
+
+def attack_outcomes(con, game_id: str | None = None) -> pl.DataFrame:
+    """Per attack (a raise's attack plan the simulator resolved): where it is, attacker,
+    target, `plan`, `intent`, `expected_shift`, and the target's `fold_rate`,
+    `aggression` and `mistake_rate` in its 3 judged decisions before (`_before`) and
+    after (`_after`), with their counts (`n_before`, `n_after`)."""
+    from workbench.damage.quality import attack_outcomes as outcomes
+
+    return outcomes(con, game_id=game_id)

@@ -294,6 +294,17 @@ def _parser() -> argparse.ArgumentParser:
     _add_engine(rated, "rate from the Parquet tree DIR (--parquet) on Spark, not a database")
     rated.set_defaults(run=_ratings)
 
+    quality = commands.add_parser("quality", help="how well each model plays its Damage hands: named mistakes and "
+                                                  "play statistics with 95%% intervals")
+    quality.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
+    quality.add_argument("--model", help="only this model (or an alias of it, with --aliases)")
+    quality.add_argument("--game", help="only this game's decisions")
+    quality.add_argument("--mistake", choices=MISTAKE_NAMES,
+                         help="list the decisions with this mistake (file and line, cards, pot odds, win probability)")
+    _add_aliases(quality)
+    _add_output(quality)
+    quality.set_defaults(run=_quality)
+
     found = commands.add_parser("records", help="the records behind a number: filtered, with their raw text")
     found.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     found.add_argument("--format", help="only this format's records")
@@ -864,6 +875,74 @@ def _plan(args) -> int:
     with _source(args) as con:
         print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
                             db_label=_source_label(args), failures=args.failures, **given))
+    return 0
+
+
+# The mistakes a decision can be named by (damage.play.MISTAKES; kept here so that
+# `--help` needs no poker library).
+MISTAKE_NAMES = ("fold_free", "fold_ahead", "continue_behind", "showdown_long_shot")
+
+
+def _quality(args) -> int:
+    from workbench.analysis import play_quality, play_summary
+
+    with _database(args) as con:
+        if args.mistake:
+            return _mistaken(play_quality(con, game_id=args.game), args)
+        summary = play_summary(con, aliases=args.aliases, model=args.model, game_id=args.game)
+    if _printed_as_data(summary, args):
+        return 0
+    for row in summary.iter_rows(named=True):
+        for line in _quality_said(row):
+            print(line)
+    return 0
+
+
+def _quality_said(row: dict) -> list[str]:
+    """A model's play in lines: its decisions, each mistake's and statistic's share with
+    its interval and n, and luck apart from skill."""
+    def share(name: str, label: str) -> str:
+        if row[name] is None:
+            return f"{label}: none to count"
+        return (f"{label} {row[name]:.1%} (95% CI {_percent(row[name + '_low'])}-{_percent(row[name + '_high'])}, "
+                f"n={row[name + '_n']})")
+
+    games = f"{row['games']} game" + ("s" if row["games"] != 1 else "")
+    lines = [f"{row['model']}: {row['decisions']} betting decisions in {games}",
+             "  mistakes: " + "; ".join(share(name, name) for name in MISTAKE_NAMES),
+             "  play: " + "; ".join(share(name, label) for name, label in (
+                 ("vpip", "VPIP"), ("pfr", "PFR"), ("aggression", "raises of calls and raises"),
+                 ("fold_to_raise", "fold to a raise"), ("showdown_win_rate", "showdowns won")))]
+    if row["showdowns"]:
+        lines.append(f"  luck apart: at {row['showdowns']} showdown{'s' if row['showdowns'] != 1 else ''} won {row['chips_won']:+,} chips, expected "
+                     f"{row['chips_expected']:+,.0f} from its win probabilities; lost {row['lives_lost']} "
+                     f"Lives, expected {row['lives_expected']:.1f}")
+    return lines
+
+
+def _percent(value) -> str:
+    return "?" if value is None else f"{value:.1%}"
+
+
+def _mistaken(frame, args) -> int:
+    import polars as pl
+
+    frame = frame.filter(pl.col("mistake") == args.mistake)
+    if args.model:
+        frame = frame.filter(pl.col("model") == args.model)
+    if _printed_as_data(frame, args):
+        return 0
+    if frame.is_empty():
+        print(f"no decision named {args.mistake}")
+        return 0
+    for row in frame.iter_rows(named=True):
+        board = f" on {' '.join(row['board'])}" if row["board"] else ""
+        where = escaped(f"{row['path']}:{row['line']}")
+        print(f"{where}: "
+              f"{row['game_id']} turn {row['turn']} {row['street']}, {escaped(row['player_id'])} "
+              f"({escaped(row['model'] or 'no model')}) {row['action']} holding {' '.join(row['hand'])}{board}: "
+              f"{row['to_call']} to call into {row['pot']} (pot odds {row['pot_odds']:.0%}), "
+              f"win probability {row['win_probability']:.0%}")
     return 0
 
 
