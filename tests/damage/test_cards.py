@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import SHARED
 from workbench.damage import cards
-from workbench.damage.cards import CardError, category, showdown_winners, strength, win_probability
+from workbench.damage.cards import CardError, category, showdown_winners, strength
+from workbench.damage.deals import win_probability
 
 CORPUS = SHARED / "corpus" / "damage"
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 
-from workbench.damage import cards
+from workbench.damage import cards, deals
 
 # How far the win probability must be from the pot odds to call a choice a mistake: the
 # Monte Carlo error (at most 0.025) stays well inside it, and so does the part of a
@@ -204,24 +205,45 @@ def _winners(contenders: dict, board: list, style: str) -> set:
 
 
 def _with_win_probabilities(frame: pl.DataFrame, samples: int, seed: int) -> pl.DataFrame:
-    """Each decision's win probability and its error, one estimate per situation (the same
-    cards, board and number of opponents share it)."""
-    estimates: dict[tuple, tuple] = {}
-    probability, error = [], []
+    """Each decision's win probability and its error, dealt once per situation (the same
+    cards, board and number of opponents; before the flop, the same ranks and
+    suitedness), all situations of a card style at once."""
+    situations: dict[tuple, int] = {}
+    index = []
     for hand, board, opponents, style in frame.select("hand", "board", "opponents", "card_style").iter_rows():
-        situation = (style, tuple(sorted(hand)), tuple(sorted(board)), len(opponents))
-        if situation not in estimates:
-            try:
-                estimates[situation] = cards.win_probability(
-                    hand, board, len(opponents), style, samples=samples,
-                    seed=cards.situation_seed(hand, board, len(opponents), style, seed))
-            except cards.CardError:
-                estimates[situation] = (None, None)
-        p, se = estimates[situation]
-        probability.append(p)
-        error.append(se)
-    return frame.with_columns(win_probability=pl.Series(probability, dtype=pl.Float64),
-                              win_probability_se=pl.Series(error, dtype=pl.Float64))
+        try:
+            cards.check(hand, board, len(opponents), style)
+        except cards.CardError:
+            index.append(None)  # cards the simulator could not have dealt: no probability
+            continue
+        situation = _situation(style, hand, board, len(opponents))
+        index.append(situations.setdefault(situation, len(situations)))
+    probability = np.full(len(situations), np.nan)
+    error = np.full(len(situations), np.nan)
+    for style in cards.STYLES:
+        mine = [(number, key) for key, number in situations.items() if key[0] == style]
+        if mine:
+            rows = [number for number, _ in mine]
+            probability[rows], error[rows] = deals.win_probabilities(
+                [deals.numbers(key[1]) for _, key in mine], [deals.numbers(key[2]) for _, key in mine],
+                [key[3] for _, key in mine], style, samples,
+                [cards.situation_seed(key[1], key[2], key[3], style, seed) for _, key in mine])
+    return frame.with_columns(
+        win_probability=pl.Series([None if at is None else float(probability[at]) for at in index],
+                                  dtype=pl.Float64),
+        win_probability_se=pl.Series([None if at is None else float(error[at]) for at in index], dtype=pl.Float64))
+
+
+def _situation(style: str, hand: list, board: list, opponents: int) -> tuple:
+    """What a win probability depends on. Before the flop in hold'em, only the two ranks
+    and whether they share a suit (every suit is alike then): the hand is written as its
+    ranks in clubs, or clubs and diamonds."""
+    if style == "holdem" and not board:
+        (high, first), (low, second) = sorted(((cards.RANKS.index(c[0].upper()), c[1].upper()) for c in hand),
+                                              reverse=True)
+        suits = ("C", "C") if first == second else ("C", "D")
+        return style, (cards.RANKS[high] + suits[0], cards.RANKS[low] + suits[1]), (), opponents
+    return style, tuple(sorted(c.upper() for c in hand)), tuple(sorted(c.upper() for c in board)), opponents
 
 
 def _mistake() -> pl.Expr:

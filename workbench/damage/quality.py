@@ -257,8 +257,13 @@ def attack_effects(con, by: str = "plan", k: int = AFTER_ATTACK) -> pl.DataFrame
     rows where no attack has judged decisions after it."""
     if by not in ("plan", "intent", "all"):
         raise WorkbenchError(f"attack_effects by {by!r}: plan, intent or all")
-    choices = play_quality(con)
-    attacks = attack_outcomes(con, k=k)
+    return event_study(play_quality(con), attack_outcomes(con, k=k), k, by)
+
+
+def event_study(choices: pl.DataFrame, attacks: pl.DataFrame, k: int = AFTER_ATTACK, by: str = "all") -> pl.DataFrame:
+    """`attack_effects` of judged decisions (`source_id`, `game_id`, `player_id`, `line`,
+    `action`, `mistake`, `won_at_showdown`) and attacks (`source_id`, `line`, `target`,
+    `plan`, `intent`)."""
     reached = _reached(choices, attacks, k, by)
     targets = attacks.select("source_id", pl.col("target").alias("player_id")).unique()
     quiet = choices.join(targets, on=["source_id", "player_id"]).join(
