@@ -46,7 +46,7 @@ def workload(decisions: int) -> Path:
     if not logs:
         raise SystemExit(f"the real Damage corpus is absent ({CORPUS / 'damage'}); the benchmark reads it")
     games = [[line for line in log.read_text().splitlines() if json.loads(line)["type"] in KEPT] for log in logs]
-    per_copy = sum(sum('"action_submitted"' in line for line in game) for game in games)
+    per_copy = sum(json.loads(line)["type"] == "action_submitted" for game in games for line in game)
     rng = random.Random(0)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".tmp"), "w") as out:

@@ -11,7 +11,8 @@ from workbench.cli import main
 import pytest
 
 # Every standard figure, named here rather than read from `plots.FIGURES`.
-FIGURES = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps")
+FIGURES = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps",
+           "play")
 
 
 @pytest.mark.slow

@@ -19,8 +19,8 @@ import workbench
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE_MODEL = "m</script><script>alert('model')</script>"
 HOSTILE_RULE_TEXT = "<img src=http://example.com/x onerror=alert(1)>"
-SECTIONS = ("What the database holds", "Scorecard", "Failed calls", "Model comparisons", "Ratings", "Figures", "Quality gates",
-            "Most frequent violations", "Provenance")
+SECTIONS = ("What the database holds", "Scorecard", "Failed calls", "Model comparisons", "Ratings", "Play quality",
+            "Figures", "Quality gates", "Most frequent violations", "Provenance")
 
 
 class Links(HTMLParser):
@@ -95,6 +95,15 @@ def test_the_report_is_one_offline_file_with_every_section(report_html):
     assert "sha256" in text and "ec4x" in text and "mu" in text
 
 
+def test_the_play_quality_section_has_a_row_per_damage_model(report_html, hostile_db, capsys):
+    assert main(["quality", "--db", str(hostile_db), "--json"]) == 0
+    models = [row["model"] for row in json.loads(capsys.readouterr().out)]
+    text = report_html.read_text()
+    section = text[text.index("<h2 id='play-quality'>"):text.index("<h2 id='figures'>")]
+    assert models and all(f"<td>{model}</td>" in section for model in models)
+    assert "fold_free" in section and "showdown_win_rate" in section
+
+
 def test_the_contents_link_to_every_section(report_html):
     text = report_html.read_text()
     contents = re.search(r"<nav class=\"contents\"[^>]*>(.*?)</nav>", text, re.S).group(1)
@@ -108,7 +117,7 @@ def test_the_contents_link_to_every_section(report_html):
 def test_every_table_of_the_report_sorts_and_filters(report_html):
     text = report_html.read_text()
     page = read_page(report_html)
-    assert len(page.tables) >= 7  # summary, scorecard, comparisons, ratings, gates, violations, provenance
+    assert len(page.tables) >= 8  # summary, scorecard, comparisons, ratings, play, gates, violations, provenance
     assert all(table["class"] == "sortable" for table in page.tables)
     # one filter box per table, naming it
     assert sorted(box["data-table"] for box in page.filters) == sorted(table["id"] for table in page.tables)
@@ -246,9 +255,10 @@ def test_a_database_with_no_decisions_still_gets_a_report_saying_so(tmp_path, ca
     text = out.read_text()
     assert "no decisions in this database: nothing to score" in text
     assert "no finished Damage game in this database" in text and "<h2 id='provenance'>Provenance</h2>" in text
+    assert "no answered Damage betting decision in this database" in text  # the play quality section
     # one file: its folder is the root, the file named by itself (paths as the database
     # keeps them: links followed, where the corpus is reached through one)
     kept = save.resolve()
     assert str(kept) not in text and str(save) not in text and f"Paths are relative to {kept.parent}." in text
     assert "<td>autosave_<wbr>2312.01.01.sav</td>" in text  # may break after its underscore
-    assert "[9/9] provenance" in capsys.readouterr().err  # progress, one line per section
+    assert "[10/10] provenance" in capsys.readouterr().err  # progress, one line per section

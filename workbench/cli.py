@@ -19,7 +19,8 @@ from workbench.errors import PluginWarning, WorkbenchError, first_line, is_inter
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
-FIGURE_KINDS = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps")
+FIGURE_KINDS = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps",
+                "play")
 
 INTERRUPTED = "workbench: interrupted; the file being loaded was rolled back, nothing half-written"
 

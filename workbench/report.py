@@ -83,6 +83,7 @@ def build(con, prices=None, log: TextIO | None = None, aliases=None) -> list[Sec
         ("failed calls", lambda: _failed_calls(con, aliases)),
         ("comparisons", lambda: _comparisons(con, aliases)),
         ("ratings", lambda: _ratings(con, aliases)),
+        ("play quality", lambda: _play_quality(con, aliases)),
         ("figures", lambda: _figures(con, aliases)),
         ("quality gates", lambda: _gates(con)),
         ("violations", lambda: _violations(con)),
@@ -156,6 +157,31 @@ def _ratings(con, aliases) -> Section:
                    "rank_high are the ranks a model could hold, and models with the same `tied` label cannot be "
                    "told apart; a model with fewer than 3 rated games gets no interval.",
                    tables=[table], notes=[RATED_FORMATS])
+
+
+def _play_quality(con, aliases) -> Section:
+    title = "Play quality"
+    if not catalog.is_database(con):
+        return Section(title, notes=["Play quality is judged from a database (`workbench report --db FILE`): it "
+                                     "reads every card of the Damage logs, which a Parquet tree on Spark holds too, "
+                                     "but deals them on this machine."])
+    summary = analysis.play_summary(con, aliases=aliases)
+    shown = summary.select("model", "decisions", "games", *(pl.col(name) for name in PLAY_COLUMNS))
+    return Section(title, "Damage: each answered betting decision judged on what its player could know (the pot "
+                   "odds, and the hand's win probability against the opponents still in). Per model, each named "
+                   "mistake's share of its decisions and the play statistics, each a share with its 95% interval "
+                   "clustered by game (the `_low`/`_high` columns of `workbench quality --csv`); chips and Lives "
+                   "won at showdown beside those its win probabilities expected.",
+                   tables=[shown], notes=[PLAYED_FORMATS, "Its figure is among the figures below (`play`)."])
+
+
+# The columns of the play quality table: rates (their intervals are in `workbench quality`).
+PLAY_COLUMNS = ("fold_free", "fold_ahead", "continue_behind", "showdown_long_shot", "vpip", "pfr", "aggression",
+                "fold_to_raise", "showdown_win_rate", "chips_won", "chips_expected", "lives_lost", "lives_expected")
+# Why the other formats have no play quality (docs/play-quality.md).
+PLAYED_FORMATS = ("Only Damage logs carry every card: EC4X order logs, Agent Arena decision logs, game-master "
+                  "responses and Stellaris saves record no reference for what a decision was worth, and their "
+                  "decision quality is validity (the scorecard).")
 
 
 # Which logs record who placed where (damage.ratings says why).

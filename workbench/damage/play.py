@@ -20,9 +20,9 @@ Mistakes (one name a decision; the graver first):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 import polars as pl
 
@@ -106,17 +106,20 @@ def judged(con, game_id: str | None = None, samples: int = cards.SAMPLES, seed: 
             _resolved(hands[key], data)
         elif kind == "showdown":
             rows.extend(_ended(hands.pop(key), data))
-    frame = pl.DataFrame(rows, schema=COLUMNS)
+    frame = pl.DataFrame({name: [row.get(name) for row in rows] for name in COLUMNS}, schema=COLUMNS)
     return _with_win_probabilities(frame, samples, seed).with_columns(
         mistake=_mistake()).sort(["source_id", "line"])
 
 
 def _payload(text: str | None) -> dict:
     try:
-        data = json.loads(text) if text else {}
-    except ValueError:
+        data = _decode(text) if text else {}
+    except msgspec.DecodeError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+_decode = msgspec.json.Decoder().decode
 
 
 def _number(value, default: int = 0) -> int:
@@ -209,15 +212,19 @@ def _with_win_probabilities(frame: pl.DataFrame, samples: int, seed: int) -> pl.
     cards, board and number of opponents; before the flop, the same ranks and
     suitedness), all situations of a card style at once."""
     situations: dict[tuple, int] = {}
+    seen: dict[tuple, int | None] = {}  # a situation as written -> its place in `situations`
     index = []
     for hand, board, opponents, style in frame.select("hand", "board", "opponents", "card_style").iter_rows():
-        try:
-            cards.check(hand, board, len(opponents), style)
-        except cards.CardError:
-            index.append(None)  # cards the simulator could not have dealt: no probability
-            continue
-        situation = _situation(style, hand, board, len(opponents))
-        index.append(situations.setdefault(situation, len(situations)))
+        written = (style, tuple(hand), tuple(board), len(opponents))
+        if written not in seen:
+            try:
+                cards.check(hand, board, len(opponents), style)
+            except cards.CardError:
+                seen[written] = None  # cards the simulator could not have dealt: no probability
+            else:
+                seen[written] = situations.setdefault(_situation(style, hand, board, len(opponents)),
+                                                      len(situations))
+        index.append(seen[written])
     probability = np.full(len(situations), np.nan)
     error = np.full(len(situations), np.nan)
     for style in cards.STYLES:

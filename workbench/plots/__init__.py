@@ -17,6 +17,7 @@ HOMES = {
     "emotion_trajectories": "emotions", "economy_nets": "economy", "budget_breakdown": "budget",
     "attack_heatmap": "attacks", "event_study_chart": "attacks", "scorecard": "validity",
     "decision_quality": "decisions", "family_matrix_chart": "families", "step_times_chart": "traces",
+    "play_quality_chart": "play",
     "save": "export",
 }
 
@@ -46,6 +47,7 @@ FIGURES = {
     "attack-study": lambda con, game_id=None, aliases=None: _spec("event_study_chart")(con, game_id),
     "families": lambda con, game_id=None, aliases=None: _spec("family_matrix_chart")(con, strict=True),
     "trace-steps": lambda con, game_id=None, aliases=None: _spec("step_times_chart")(con, strict=True),
+    "play": lambda con, game_id=None, aliases=None: _spec("play_quality_chart")(con, aliases=aliases),
 }
 
 
@@ -57,7 +59,7 @@ def figure(kind: str, con, game_id: str | None = None, aliases=None):
 
     Args:
         kind: one of `FIGURES`: `emotions`, `economy`, `budget`, `scorecard`, `decisions`,
-            `attacks`, `attack-study`, `families`, `trace-steps`.
+            `attacks`, `attack-study`, `families`, `trace-steps`, `play`.
         con: a connection to a workbench database.
         game_id: the game of `emotions`, `attacks` and `attack-study` (None: the one with
             most events); ignored by the others.
@@ -67,7 +69,7 @@ def figure(kind: str, con, game_id: str | None = None, aliases=None):
     Returns:
         The Altair chart of that kind's function (`emotion_trajectories`, `economy_nets`,
         `budget_breakdown`, `scorecard`, `decision_quality`, `attack_heatmap`,
-        `event_study_chart`, `family_matrix_chart`, `step_times_chart`).
+        `event_study_chart`, `family_matrix_chart`, `step_times_chart`, `play_quality_chart`).
 
     Raises:
         WorkbenchError: an unknown `kind`, or what that figure's function raises.
