@@ -53,6 +53,8 @@ CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cl
 RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
 OUTCOME_TESTS = ("tests/test_outcomes.py",)
 OTEL_ANSWERS = ("tests/otel/test_answers.py",)
+PLAY = ("tests/damage/test_cards.py", "tests/damage/test_deals.py", "tests/damage/test_quality.py",
+        "tests/damage/test_play_real.py", "tests/damage/test_attack_effects.py")
 
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
 # The modules in OWN_TESTS are run with only those tests selected (`--own-tests`): the
@@ -86,12 +88,17 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "outcomes": ("workbench/outcomes.py", ("workbench.outcomes.*",), OUTCOME_TESTS),
     "otel.answers": ("workbench/otel/answers.py", ("workbench.otel.answers.*",), OTEL_ANSWERS),
     "otel.dialects": ("workbench/otel/dialects.py", ("workbench.otel.dialects.*",), OTEL_ANSWERS),
+    # How well a Damage hand was played: cards, deals, the judged decisions, their summaries.
+    "damage.cards": ("workbench/damage/cards.py", ("workbench.damage.cards.*",), PLAY),
+    "damage.deals": ("workbench/damage/deals.py", ("workbench.damage.deals.*",), PLAY),
+    "damage.play": ("workbench/damage/play.py", ("workbench.damage.play.*",), PLAY),
+    "damage.quality": ("workbench/damage/quality.py", ("workbench.damage.quality.*",), PLAY),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
     "ingest": ("workbench/ingestion.py", ("workbench.ingestion.*",), ()),
 }
 
 OWN_TESTS = {"stats", "comparison", "prices", "damage.ratings", "damage.plackett_luce", "outcomes", "otel.answers",
-             "otel.dialects"}
+             "otel.dialects", "damage.cards", "damage.deals", "damage.play", "damage.quality"}
 
 TIMEOUTS = {36, -24, 24, 152, 255}
 KILLED = {1, 3, *TIMEOUTS}  # test failure, pytest internal error, timeouts
