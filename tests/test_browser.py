@@ -416,6 +416,13 @@ def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the
         wait_until(lambda: both.count() > 0 and both.locator("pre").count() == 2, "both decisions as written")
         both.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "03_side_by_side.png"), full_page=False)
+        # play quality: the decisions behind a mistake's rate, each with its file and line
+        named = page.get_by_text(re.compile(r"\d+ decisions named fold_free")).first
+        named.scroll_into_view_if_needed()
+        mistaken = data_table(page, "win_probability").first
+        wait_until(lambda: mistaken.locator(".dt-scroll-body tbody tr").count() > 0, "the decisions named fold_free")
+        assert set(table_column(mistaken, "action")) == {"fold"} and set(table_column(mistaken, "to_call")) == {"0"}
+        page.screenshot(path=str(SHOTS / "03_play_quality.png"), full_page=False)
         assert cell_errors(page) == []
     finally:
         tabs.done("03_decision_quality", keep=False)
