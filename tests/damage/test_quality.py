@@ -15,7 +15,7 @@ from workbench.damage import cards
 from workbench.damage.play import LONG_SHOT, MARGIN
 
 GAME = "game_20260301T100000Z_quality"
-MODELS = {"P1": "m-steady", "P2": "m-loose"}
+MODELS = {"P1": "m-steady", "P2": "m-loose", "P3": "m-third"}
 
 
 def seat(pid: str, hand: list[str], bet: int = 0, contribution: int = 2, still_in: bool = True) -> dict:
