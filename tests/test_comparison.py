@@ -463,6 +463,7 @@ def test_costs_take_each_decisions_tier_and_cached_tokens_as_genai_prices_does(t
     ("difference", -1.0, False), ("power", 0.0, False), ("power", 0.5, True), ("power", 1.0, False),
     ("level", 0.0, False), ("level", 0.95, True), ("level", 1.0, False), ("icc", -0.01, False), ("icc", 0.0, True),
     ("icc", 1.0, True), ("icc", 1.01, False), ("decisions_per_game", 0.99, False), ("decisions_per_game", 1.0, True),
+    ("validity", -0.01, False), ("validity", 0.0, True), ("validity", 1.0, True), ("validity", 1.01, False),
 ])
 def test_each_planning_input_is_checked_at_its_bounds(name, value, holds):
     # a difference near 1 fits only beside a validity near 1 (or 0)
@@ -504,6 +505,8 @@ def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, 
     # every format pooled: the EC4X bot's model counts too
     both = database(*paths, bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-c", [1, 1]))
     assert (plan(both).models, plan(both, "arena").models, plan(both, "ec4x").models) == (3, 2, 1)
+    # a format's plan is planned from its decisions alone, as if no other format were there
+    assert sample_size(0.1, con=both, format="arena") == sample_size(0.1, con=con) != sample_size(0.1, con=both)
     with pytest.raises(WorkbenchError) as raised:
         plan(database())
     assert str(raised.value) == "no decisions in this database to plan from"
@@ -638,3 +641,96 @@ def test_a_turn_decided_twice_is_valid_only_if_every_decision_was(tmp_path, data
     con = database(write_lines(tmp_path / "ep1.decisions.jsonl", lines))
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     assert row["shared_turns"] == 12 and row["validity_a_shared"] == pytest.approx(11 / 12)
+
+
+# --- the sequential comparison -------------------------------------------------------------------
+
+
+def gm_decisions(path, games: dict[tuple[str, str], tuple[int, int, int]], tokens: dict[str, int] | None = None):
+    """A database of GM decisions written directly: per (model, game) the valid, the
+    invalid and the failed calls (no answer came back: HTTP 500), each call a turn of its
+    own and of the model's `tokens`."""
+    tokens = tokens or {}
+    con = workbench.connect(path)
+    [(source,)] = con.execute("INSERT INTO sources (path, sha256, format) VALUES ('x', 'y', 'gm') "
+                              "RETURNING source_id").fetchall()
+    rows = []
+    for (model, game), counts in games.items():
+        calls = [("valid", True)] * counts[0] + [("invalid", False)] * counts[1] + [("failed", None)] * counts[2]
+        rows += [[source, game, turn, model, valid, outcome, "HTTP 500" if outcome == "failed" else None,
+                  tokens.get(model), f"line {len(rows) + turn}"] for turn, (outcome, valid) in enumerate(calls)]
+    con.executemany("INSERT INTO decisions (source_id, format, game_id, turn, model, valid, outcome, failure, tokens, "
+                    "locator) VALUES (?, 'gm', ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    return con
+
+
+def test_a_sequential_comparison_of_games_not_shared_bets_on_the_ith_game_of_each(tmp_path):
+    from workbench.comparison import sequential
+
+    # m-a in games a1-a4 (10, 9, 10 and 8 of 10 valid), m-b in b1-b3 (5, 6 and 4 of 10,
+    # and two failed calls in b1): no turn shared, so the i-th game of each is compared,
+    # as many as the fewer side played
+    con = gm_decisions(tmp_path / "w.duckdb", {("m-a", "a1"): (10, 0, 0), ("m-a", "a2"): (9, 1, 0),
+                                               ("m-a", "a3"): (10, 0, 0), ("m-a", "a4"): (8, 2, 0),
+                                               ("m-b", "b1"): (5, 5, 2), ("m-b", "b2"): (6, 4, 0),
+                                               ("m-b", "b3"): (4, 6, 0)})
+    try:
+        [row] = sequential(con, "m-a", "m-b").iter_rows(named=True)
+        differences = [1 - 0.5, 0.9 - 0.6, 1 - 0.4]
+        assert (row["paired"], row["games"]) == (False, 3)
+        assert row["difference"] == pytest.approx(sum(differences) / 3)
+        assert row["e_value"] == pytest.approx(stats.sequential(differences).e_value)  # held by hand in test_stats
+        assert row["verdict"].startswith("not decided after 3 games (games of each")
+        # the failed calls counted as invalid: b1 is 5 of 12
+        [charged] = sequential(con, "m-a", "m-b", failures="invalid").iter_rows(named=True)
+        assert charged["difference"] == pytest.approx((1 - 5 / 12 + 0.3 + 0.6) / 3)
+        with pytest.raises(WorkbenchError) as raised:
+            sequential(con, "m-a", "m-z", format="gm")
+        assert str(raised.value) == "no decisions by 'm-z' in gm; known: m-a, m-b"
+    finally:
+        con.close()
+
+
+def test_failed_calls_counted_as_invalid_change_the_counts_the_rates_and_the_words(tmp_path):
+    from workbench.comparison import failed_calls, failed_calls_in_words
+
+    # m-a: 18 of 20 valid and 4 failed calls in g1, 20 of 20 in g2; m-b: 10 of 20 in each
+    con = gm_decisions(tmp_path / "w.duckdb", {("m-a", "g1"): (18, 2, 4), ("m-a", "g2"): (20, 0, 0),
+                                               ("m-b", "g1"): (10, 10, 0), ("m-b", "g2"): (10, 10, 0)},
+                       tokens={"m-a": 120, "m-b": 45})
+    try:
+        card = {row["model"]: row for row in scorecard(con).iter_rows(named=True)}
+        assert (card["m-a"]["decisions"], card["m-a"]["valid"], card["m-a"]["failed"]) == (40, 38, 4)
+        assert card["m-a"]["failure_rate"] == pytest.approx(4 / 44) and card["m-b"]["failure_rate"] == 0
+        charged = {row["model"]: row for row in scorecard(con, failures="invalid").iter_rows(named=True)}
+        assert (charged["m-a"]["decisions"], charged["m-a"]["valid"]) == (44, 38)
+        [row] = compare_models(con, "m-a", "m-b", failures="invalid").iter_rows(named=True)
+        assert row["validity_a"] == pytest.approx(38 / 44) and row["tokens_p50_diff"] == 120 - 45
+        assert "failed calls counted as invalid" in row["verdict"]
+        assert failed_calls_in_words(failed_calls(con)) == (
+            "4 calls failed at the provider: HTTP 500 ×4; 4 in game g1.")
+    finally:
+        con.close()
+
+
+def test_failed_calls_in_words_name_the_most_frequent_failure_first():
+    from workbench.comparison import failed_calls_in_words
+
+    failed = pl.DataFrame({"format": ["gm"] * 4, "model": ["m"] * 4, "game_id": ["g1", "g1", "g1", "g2"],
+                           "failure": ["timeout", "HTTP 500", "HTTP 429", "HTTP 500"], "calls": [1, 2, 1, 1]})
+    assert failed_calls_in_words(failed) == ("5 calls failed at the provider: HTTP 500 ×3; HTTP 429 ×1; timeout ×1; "
+                                             "4 in game g1, 1 in game g2.")
+    assert failed_calls_in_words(failed.head(0)) == "Every call got an answer: no call failed at the provider."
+
+
+def test_a_difference_shown_only_within_one_game_names_the_better_model_first():
+    from workbench.comparison import verdict
+
+    # b leads by 20 points in the one game each played: told as a result about that game,
+    # the better model, b, named first throughout
+    row = {"a": "m-a", "b": "m-b", "difference": -0.2, "ci_low": -0.35, "ci_high": -0.05, "significant": False,
+           "shown_in_the_games": True, "shared_turns": 0, "validity_a_shared": None, "n_a": 40, "n_b": 40,
+           "games_a": 1, "games_b": 1, "failures": "exclude"}
+    assert verdict(row) == ("no evidence of a difference beyond one game: in it, m-b is more often valid than m-a: "
+                            "+20.0 points (95% CI +5.0 to +35.0; m-b 40 decisions in 1 game, m-a 40 in 1 game, "
+                            "failed calls left out), but one game cannot tell a model from the game it played")

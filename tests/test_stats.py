@@ -418,3 +418,97 @@ def test_the_sequential_test_checked_after_every_game_rarely_decides_for_equal_m
     found = stats.sequential(list(0.15 + 0.1 * rng.standard_normal(60)))
     assert found.decided and found.decided_after <= 30 and found.p_value <= 0.05
     assert not stats.sequential([]).decided and stats.sequential([]).p_value == 1.0
+
+
+# --- edges and array forms the tests above leave open ---------------------------------------
+
+
+def test_games_that_differ_only_between_have_every_bound_at_one():
+    # 10 of 10 and 0 of 10: no variation within a game (MSW 0), all between: the ICC and
+    # both of its upper bounds are 1, not the 0/0 of the F ratio.
+    between = stats.between_games([10, 0], [10, 10])
+    assert (between.icc, between.cautious, between.high, between.freedom) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_between_arrays_gives_each_formats_anova_by_hand():
+    # three formats at once, each two models of three games: one measured, one with games
+    # that differ only between (ICC 1), one where every game is at its model's share (unknown)
+    valid = np.array([[[30, 21, 27], [12, 20, 18]],
+                      [[10, 0, 10], [0, 10, 10]],
+                      [[5, 5, 5], [8, 8, 8]]], dtype=float)
+    n = np.array([[[30, 30, 30], [20, 25, 25]], [[10] * 3] * 2, [[10] * 3] * 2])  # whole counts
+    icc, freedom, high, cautious = stats.between_arrays(valid, n)
+    assert freedom.tolist() == [4.0, 4.0, 4.0]
+    msb, msw, size, d1, d2 = anova_by_hand([30, 21, 27, 12, 20, 18], [30, 30, 30, 20, 25, 25], list("aaabbb"))
+    assert (d1, d2) == (4, 154)
+    assert icc[0] == pytest.approx((msb - msw) / (msb + (size - 1) * msw))
+    assert high[0] == pytest.approx(searle_high(msb, msw, size, d1, d2, 0.9))
+    assert cautious[0] == pytest.approx(searle_high(msb, msw, size, d1, d2, 0.7))
+    assert (icc[1], cautious[1], high[1]) == (1.0, 1.0, 1.0)
+    assert all(math.isnan(x) for x in (icc[2], cautious[2], high[2]))
+
+
+def test_expected_counts_of_a_two_by_two_table_by_hand():
+    # rows 5 and 15, columns 7 and 13, of 20: row total * column total / 20
+    assert stats.expected_counts([[1, 4], [6, 9]]) == pytest.approx([35 / 20, 65 / 20, 105 / 20, 195 / 20])
+
+
+def test_two_equal_shares_need_infinitely_many_decisions():
+    assert stats.decisions_needed(0.7, 0.7) == math.inf
+
+
+@pytest.mark.parametrize("table", [(10, 5, 3, 2), (10, 3, 4, 2), (3, 6, 1, 0), (5, 0, 0, 0)])
+def test_newcombe_paired_zeroes_the_correlation_only_where_newcombe_says(table):
+    # (10, 5, 3, 2): cross 5 of n/2 10; (10, 3, 4, 2): cross 8 between n/3 and n/2, so the
+    # correlation is 0; (3, 6, 1, 0): cross -6, negative, kept; (5, 0, 0, 5): margins 0.
+    assert newcombe_paired(*table) == pytest.approx(newcombe_paired_by_hand(*table, Z))
+
+
+def test_newcombe_paired_takes_an_array_of_quantiles():
+    quantiles = np.array([Z, student_t.ppf(0.975, 3)])
+    difference, low, high = newcombe_paired(59, 6, 16, 80, quantile=quantiles)
+    for i, z in enumerate(quantiles):
+        assert (difference, low[i], high[i]) == pytest.approx(newcombe_paired_by_hand(59, 6, 16, 80, z))
+
+
+def test_paired_effects_take_many_pairs_along_the_leading_axis():
+    # two pairs of models, games along the last axis: each row's own sizes
+    both, only_a = np.array([[5, 40], [10, 10]]), np.array([[3, 10], [0, 0]])
+    only_b, neither = np.array([[2, 0], [0, 0]]), np.array([[0, 0], [0, 0]])
+    effect, freedom = stats.paired_effects(both, only_a, only_b, neither, 0.2, 6.0, 0.3)
+    for row, size in enumerate([(10 ** 2 + 50 ** 2) / 60, (10 ** 2 + 10 ** 2) / 20]):
+        assert effect[row] == pytest.approx(1 + (size - 1) * 0.2)
+        high = 1 + (size - 1) * 0.3
+        assert freedom[row] == pytest.approx(0.5 * 6 * (high / (high - 1)) ** 2)
+
+
+def expected_bound_by_hand(games, m, icc, level, models=2):
+    # Searle's bound at the median F ratio, on models (games - 1) and models games (m - 1)
+    d1, d2 = models * (games - 1), models * games * (m - 1)
+    ratio = (1 + m * icc / (1 - icc)) * f_dist.ppf(0.5, d1, d2) / f_dist.ppf(1 - level, d1, d2)
+    return min(max((ratio - 1) / (ratio + m - 1), icc), 1.0)
+
+
+@pytest.mark.parametrize(("games", "m", "icc", "level", "models"), [(5, 10, 0.1, 0.9, 2), (3, 4, 0.05, 0.7, 3),
+                                                                     (2, 1.25, 0.1, 0.9, 2)])
+def test_the_planners_expected_bound_and_freedom_by_hand(games, m, icc, level, models):
+    bound = expected_bound_by_hand(games, m, icc, level, models)
+    assert stats.expected_bound(games, m, icc, level, models) == pytest.approx(bound)
+    high = 1 + (m - 1) * expected_bound_by_hand(games, m, icc, 0.9, models)
+    assert stats.expected_freedom(games, m, icc, models) == pytest.approx(
+        0.5 * models * (games - 1) * (high / (high - 1)) ** 2)
+
+
+def test_the_planners_bound_with_nothing_to_measure_is_one():
+    # one game each, or one decision a game, or an ICC of 1: no F ratio, the bound is 1
+    # and the degrees of freedom infinite
+    assert stats.expected_bound(1, 10, 0.1, 0.9) == stats.expected_bound(5, 1, 0.1, 0.9) == 1.0
+    assert stats.expected_bound(5, 10, 1.0, 0.9) == 1.0
+    assert stats.expected_freedom(1, 10, 0.1) == stats.expected_freedom(5, 1, 0.1) == math.inf
+
+
+def test_satterthwaites_freedom_is_infinite_at_a_design_effect_of_one():
+    # FREEDOM_SHARE freedom (effect / (effect - 1))^2: at effect 2 on 4 degrees, 0.5 * 4 * 4;
+    # at effect 1 (nothing estimated) infinite, whatever the freedom
+    freedom = stats.freedoms(np.array([1.0, 1.0, 2.0]), np.array([0.0, 4.0, 4.0]))
+    assert freedom.tolist() == [math.inf, math.inf, 8.0]

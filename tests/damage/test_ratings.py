@@ -307,3 +307,46 @@ def test_the_ratings_command_says_what_it_cannot_rate_in_one_line(tmp_path, caps
     assert main(["ratings", "--db", str(db)]) == 0  # one game: ranked, with no interval, and says so
     out = capsys.readouterr().out
     assert "1. A: mu" in out and "(no interval: too few games" in out
+
+
+def test_one_resample_gives_no_interval_and_says_so(tmp_path, connect):
+    from workbench.damage.ratings import ratings_in_words
+
+    # a standard deviation over resamples needs two of them: with one, every model is
+    # rated with no interval, and no note (it has games enough)
+    table = ratings(connect(ingest(tmp_path, ordered_tournament(3))), bootstrap=1)
+    assert table["mu_low"].null_count() == table["mu_high"].null_count() == 4
+    assert table["note"].null_count() == 4
+    lines = ratings_in_words(table)
+    assert lines[1].startswith("  1. A: mu ") and lines[1].endswith(" (no interval), 3 games, 3 won, mean place 1.00")
+
+
+def test_a_model_seen_only_alone_is_listed_but_not_rated(tmp_path, connect):
+    # C plays only games against itself: in the table, in no rated game and in no
+    # resample, so it has neither a rank interval nor an interval of its rating
+    games = ordered_tournament(3) + [game_lines("game_c", 20, {"P1": "C", "P2": "C"},
+                                                [player("P1", 2, 100), player("P2", 1, 100)])]
+    for number, lines in enumerate(games[:3]):  # C's seat in the tournament goes to E
+        games[number] = [line.replace('"C"', '"E"') for line in lines]
+    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=20).iter_rows(named=True)}
+    assert (table["C"]["games"], table["C"]["rated_games"]) == (1, 0)
+    assert table["C"]["rank_low"] is None and table["C"]["mu_low"] is None
+    assert table["C"]["note"] == "too few games (0 rated; an interval needs 3)"
+
+
+def test_the_rank_interval_holds_the_rank_by_ordinal(tmp_path, connect):
+    # A and C trade wins over 40 games (A wins 21), B beats D three times: B's mu is the
+    # highest, but from three games its sigma is large, so by ordinal (mu - 3 sigma) A
+    # ranks first and B third, while by mu the resamples put A second or third and B
+    # first or second. The rank interval still holds the rank each model is given.
+    games = [game_lines(f"game_{i:02d}", 1, {"P1": "A", "P2": "C"} if (i * 21) % 40 < 21 else {"P1": "C", "P2": "A"},
+                        [player("P1", 2, 100), player("P2", 1, 100)]) for i in range(40)]
+    games += [game_lines(f"game_{i:02d}", 1, {"P1": "B", "P2": "D"}, [player("P1", 2, 100), player("P2", 1, 100)])
+              for i in range(40, 43)]
+    # one file of every game: 43 files would take seconds to ingest
+    db = tmp_path / "w.duckdb"
+    assert not workbench.ingest([write_lines(tmp_path / "games.events.jsonl", sum(games, []))], db=db).failed
+    table = ratings(connect(db), bootstrap=100)
+    assert table["model"].to_list()[0] == "A" and table["model"].to_list()[2] == "B"
+    for row in table.iter_rows(named=True):
+        assert row["rank_low"] <= row["rank"] <= row["rank_high"]
