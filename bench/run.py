@@ -17,6 +17,8 @@ output (../shared/corpus), not on the workbench's own generator's.
 9. finding records among 1M events vs one-table queries and grep  (printed; no aim set)
 10. export --otlp of 400,000 decisions, ingest of a 196 MB *.otlp.json,
    each vs a baseline                                              (aim: peak memory < 1 GB each)
+11. Damage play judged: the real corpus, 100,000 decisions, vs
+   ranking each deal's hands one at a time                         (aims: <= 2 s, <= 30 s, >= 10x)
 
 Where the time of 1 and 7 goes, step by step: python -m bench.steps
 """
@@ -26,7 +28,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import append, commands, damage_ingest, ec4x_drafts, figures, otlp, records, scale, scrubber, stellaris_save
+from bench import (append, commands, damage_ingest, ec4x_drafts, figures, otlp, play, records, scale, scrubber,
+                   stellaris_save)
 from bench.common import machine
 
 
@@ -56,6 +59,8 @@ def main() -> None:
     found = records.main(["--events", "100000" if quick else "1000000", "--runs", "1" if quick else "3"])
     print()
     traces = otlp.main(["--decisions", "40000", "--json-mb", "20"] if quick else [])
+    print()
+    judging = play.main(["--decisions", "10000"] if quick else [])
     print("\nsummary")
     print(f"  1. ingest / read_json:        {ingest['ratio']:.2f}  (aim <= 2.0)")
     print(f"  2. speed-up vs per-line loop: {ingest['speedup']:.1f}x  (aim >= 10x)")
@@ -74,6 +79,8 @@ def main() -> None:
     print("  9. records / baseline: " + ", ".join(f"{name} {ratio:.1f}" for name, ratio in found.items()))
     print(f" 10. OTLP peak memory: export {traces['export']:.0f} MB, ingest of *.otlp.json {traces['ingest']:.0f} MB  "
           f"(aim < 1024 MB each)")
+    print(f" 11. play judged: real corpus {judging['corpus']:.2f} s, {judging['decisions']:,} decisions "
+          f"{judging['seconds']:.1f} s, {judging['speedup']:.1f}x the one-at-a-time loop  (aims <= 2 s, <= 30 s, >= 10x)")
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 
