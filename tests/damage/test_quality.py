@@ -11,7 +11,7 @@ import workbench
 from tests.conftest import write_lines
 from tests.damage.events import ATTACK_PLAN, PAYLOADS, PLAYER, event
 from workbench.cli import main
-from workbench.damage import cards
+from workbench.damage import cards, quality
 from workbench.damage.play import LONG_SHOT, MARGIN
 
 GAME = "game_20260301T100000Z_quality"
@@ -103,7 +103,14 @@ def the_game() -> list[str]:
     return [json.dumps(line) for line in log.lines]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(autouse=True)
+def judged_afresh():
+    """Each test judges the decisions itself (not from the cache another test filled), so
+    that each checks the code that judged them."""
+    quality._CACHE.clear()
+
+
+@pytest.fixture
 def db(tmp_path_factory):
     folder = tmp_path_factory.mktemp("quality")
     path = folder / "w.duckdb"
