@@ -48,3 +48,12 @@ def test_the_deals_are_uniform_and_without_replacement():
     assert counts.min() > 0.7 * counts.mean() and counts.max() < 1.3 * counts.mean()
     with pytest.raises(ValueError, match="48 cards cannot be dealt from the 47 left"):
         deals._deal(left, 48, 2, [1, 2, 3])
+
+
+def test_the_mixing_is_splitmix64s():
+    # SplitMix64 (Steele, Lea & Flood 2014) from state 0: its first outputs, as the
+    # reference implementation (and Java's SplittableRandom) gives them
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        states = np.arange(1, 4, dtype=np.uint64) * golden
+    assert deals._mix(states).tolist() == [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]

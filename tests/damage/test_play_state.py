@@ -117,3 +117,13 @@ def test_the_mistakes_bounds_on_both_sides(action, to_call, p, odds, last, lost,
     frame = pl.DataFrame({"action": [action], "to_call": [to_call], "win_probability": [p], "pot_odds": [odds],
                           "last_choice": [last], "life_lost": [lost]})
     assert frame.select(_mistake()).item() == named
+
+
+def test_a_raise_is_faced_where_chips_are_left_to_call_after_it(judged):
+    from workbench.damage.quality import _play_statistics
+
+    [*_, to_raise, _] = _play_statistics(judged)
+    # facing a raise with chips to call: P2's re-raise, P3's fold, P1's call; P2's call of
+    # a raise of nothing (0 to call) is not one
+    assert sorted(to_raise.select("model", "fold_to_raise", "fold_to_raise_n").rows()) == [
+        ("m-loose", 0.0, 1), ("m-steady", 0.0, 1), ("m-third", 1.0, 1)]

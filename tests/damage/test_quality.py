@@ -219,5 +219,33 @@ def test_the_quality_command_says_it_and_lists_a_mistakes_decisions(db, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [row["model"] for row in rows] == ["m-loose", "m-steady"]
     assert main(["quality", "--db", str(db), "--model", "nobody"]) == 2
-    assert capsys.readouterr().err.startswith("workbench: no answered Damage betting decision of nobody")
+    assert capsys.readouterr().err == ("workbench: no answered Damage betting decision of nobody in this database; "
+                                       "ingest Damage logs (*.events.jsonl) first\n")
+    assert main(["quality", "--db", str(db), "--game", "nowhere"]) == 2
+    assert capsys.readouterr().err.startswith("workbench: no answered Damage betting decision in game nowhere in")
     assert pl.DataFrame(rows)["decisions"].sum() == 9
+
+
+def test_mistakes_by_the_players_tilt_and_the_raw_lines_behind_a_mistake(db):
+    from workbench.damage.quality import mistaken, mistakes_by_emotion
+    from workbench.errors import WorkbenchError
+
+    con = workbench.connect(db, read_only=True)
+    # every vector these players carry has tilt 0.05: the low bin (under 0.15) only
+    table = mistakes_by_emotion(con, "tilt")
+    assert [(r["model"], r["state"], r["mistake_rate"], r["mistake_rate_n"]) for r in table.iter_rows(named=True)] == [
+        ("m-loose", "low", 0.75, 4), ("m-steady", "low", 0.0, 5)]
+    assert table["emotion"].unique().to_list() == ["tilt"]
+    with pytest.raises(WorkbenchError, match="unknown emotion 'calm': one of fear, anger, shame, confidence, tilt"):
+        mistakes_by_emotion(con, "calm")
+    [row] = mistaken(con, "fold_free").iter_rows(named=True)
+    assert json.loads(row["raw"])["payload"]["action"]["kind"] == "fold" and row["player_id"] == "P2"
+    assert mistaken(con, "fold_free", model="m-steady").is_empty()
+
+
+@pytest.mark.parametrize(("value", "state"), [(0.1499, "low"), (0.15, "moderate"), (0.3999, "moderate"),
+                                               (0.4, "high"), (-1.0, "low"), (1.0, "high")])
+def test_the_emotion_bins_on_both_sides_of_their_bounds(value, state):
+    from workbench.damage.quality import _binned
+
+    assert pl.DataFrame({"tilt": [value]}).select(_binned(pl.col("tilt"))).item() == state
