@@ -206,3 +206,24 @@ def test_no_opponent_wins_it_all_and_an_unknown_style_is_refused():
     assert win_probability(["7C", "2D", "3H", "4S", "9C"], [], 0, "draw5") == (1.0, 0.0)
     with pytest.raises(CardError, match="unknown card style 'omaha'"):
         win_probability(["7C", "2D"], [], 1, "omaha")
+
+
+def test_what_could_not_have_been_dealt_is_said_exactly():
+    from workbench.damage.cards import check
+
+    with pytest.raises(CardError) as raised:
+        check(["AS", "KD"], ["AS", "KD", "2C"], 1, "holdem")
+    assert str(raised.value) == "a card dealt twice: AS, KD"
+    with pytest.raises(CardError) as raised:
+        check(["AS", "KD"], ["QS", "JD", "2C"], 23, "holdem")
+    assert str(raised.value) == "23 opponents cannot be dealt from the 47 cards left"
+    check(["AS", "KD"], ["QS", "JD", "2C"], 22, "holdem")  # 2 to come and 44 in hands: 46 of 47
+    with pytest.raises(CardError) as raised:
+        check(["AS", "KD", "QS", "JD"], [], 1, "draw5")
+    assert str(raised.value) == "a draw5 hand is 5 cards and no board, not 4 and 0"
+    with pytest.raises(CardError) as raised:
+        check(["AS", "KD", "QS", "JD", "TC"], ["2C", "3C", "4C"], 1, "draw5")
+    assert str(raised.value) == "a draw5 hand is 5 cards and no board, not 5 and 3"
+    with pytest.raises(CardError) as raised:
+        check(["AS"], [], 1, "holdem")
+    assert str(raised.value) == "a hold'em hand is 2 cards and a board 0, 3, 4 or 5, not 1 and 0"
