@@ -915,20 +915,24 @@ def _quality_said(row: dict) -> list[str]:
                  ("vpip", "VPIP"), ("pfr", "PFR"), ("aggression", "raises of calls and raises"),
                  ("fold_to_raise", "fold to a raise"), ("showdown_win_rate", "showdowns won")))]
     if row["showdowns"]:
-        lines.append(f"  luck apart: at {row['showdowns']} showdown{'s' if row['showdowns'] != 1 else ''} won {row['chips_won']:+,} chips, expected "
+        lines.append(f"  luck apart: at {row['showdowns']} showdown{'s' if row['showdowns'] != 1 else ''} won {row['chips_won']:+,.0f} chips, expected "
                      f"{row['chips_expected']:+,.0f} from its win probabilities; lost {row['lives_lost']} "
                      f"Lives, expected {row['lives_expected']:.1f}")
     return lines
 
 
-def _percent(value) -> str:
-    return "?" if value is None else f"{value:.1%}"
+def _percent(value, places: int = 1) -> str:
+    return "?" if value is None else f"{value:.{places}%}"
 
 
 def _mistaken(frame, args) -> int:
     import polars as pl
 
-    frame = frame.filter(pl.col("mistake") == args.mistake)
+    from workbench.naming import read_aliases
+
+    names = read_aliases(args.aliases)
+    frame = frame.filter(pl.col("mistake") == args.mistake).with_columns(
+        model=pl.col("model").replace(names) if names else pl.col("model"))
     if args.model:
         frame = frame.filter(pl.col("model") == args.model)
     if _printed_as_data(frame, args):
@@ -942,8 +946,8 @@ def _mistaken(frame, args) -> int:
         print(f"{where}: "
               f"{row['game_id']} turn {row['turn']} {row['street']}, {escaped(row['player_id'])} "
               f"({escaped(row['model'] or 'no model')}) {row['action']} holding {' '.join(row['hand'])}{board}: "
-              f"{row['to_call']} to call into {row['pot']} (pot odds {row['pot_odds']:.0%}), "
-              f"win probability {row['win_probability']:.0%}")
+              f"{row['to_call']} to call into {row['pot']} (pot odds {_percent(row['pot_odds'], 0)}), "
+              f"win probability {_percent(row['win_probability'], 0)}")
     return 0
 
 

@@ -350,3 +350,11 @@ def test_the_rank_interval_holds_the_rank_by_ordinal(tmp_path, connect):
     assert table["model"].to_list()[0] == "A" and table["model"].to_list()[2] == "B"
     for row in table.iter_rows(named=True):
         assert row["rank_low"] <= row["rank"] <= row["rank_high"]
+
+
+def test_a_final_state_without_a_player_id_leaves_that_seat_unrated(tmp_path, connect):
+    games = [game_lines(f"game_{n}", n, {"P1": "A", "P2": "B", "P3": "C"},
+                        [player("P1", 3, 100), player("P2", 2, 100), {**player("P3", 1, 100), "player_id": None}])
+             for n in range(3)]
+    table = ratings(connect(ingest(tmp_path, games)), by="player", bootstrap=20)
+    assert table["player"].to_list() == ["P1", "P2"]

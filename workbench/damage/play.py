@@ -99,7 +99,7 @@ def judged(con, game_id: str | None = None, samples: int = cards.SAMPLES, seed: 
             if choice is not None:
                 pending[(key, choice["player_id"])] = choice
         elif kind == "action_resolved":
-            player = data.get("player_id")
+            player = _named(data.get("player_id"))
             choice = pending.pop((key, player), None)
             if choice is not None:
                 hands[key].choices.append(choice)
@@ -122,17 +122,34 @@ def _payload(text: str | None) -> dict:
 _decode = msgspec.json.Decoder().decode
 
 
+# Chips past this are no game's: a number beyond it is read as absent (the ingest names it).
+MOST_CHIPS = 2 ** 53
+
+
 def _number(value, default: int = 0) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+    """A count of chips as written, else `default` (not a number, or past MOST_CHIPS)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not -MOST_CHIPS <= value <= MOST_CHIPS:
+        return default
+    return int(value)
+
+
+def _cards(value) -> list[str]:
+    """A list of cards as written (each as text), else none."""
+    return [str(c) for c in value] if isinstance(value, list) else []
+
+
+def _named(value) -> str | None:
+    """A player's id: text, else no one."""
+    return value if isinstance(value, str) else None
 
 
 def _started(turn: int, data: dict) -> Hand:
     hand = Hand(turn=turn, style=str(data.get("card_style") or "draw5"), pot=_number(data.get("pot")))
-    for player in data.get("players") or []:
-        if not isinstance(player, dict) or not player.get("player_id"):
+    for player in data.get("players") if isinstance(data.get("players"), list) else []:
+        pid = _named(player.get("player_id")) if isinstance(player, dict) else None
+        if not pid:
             continue
-        pid = player["player_id"]
-        hand.cards[pid] = [str(c) for c in player.get("hand") or []]
+        hand.cards[pid] = _cards(player.get("hand"))
         hand.bets[pid] = _number(player.get("current_bet"))
         hand.contributed[pid] = _number(player.get("hand_contribution"))
         hand.still_in[pid] = player.get("in_hand", True) is not False
@@ -141,7 +158,7 @@ def _started(turn: int, data: dict) -> Hand:
 
 
 def _revealed(hand: Hand, data: dict) -> None:
-    hand.board = [str(c) for c in data.get("community_cards") or []]
+    hand.board = _cards(data.get("community_cards"))
     street = data.get("street")
     if street != "auto_showdown":  # a new street starts its bets from nothing
         hand.street = str(street)
@@ -151,7 +168,7 @@ def _revealed(hand: Hand, data: dict) -> None:
 
 def _choice(hand: Hand, data: dict, path, seq, source_id, game, turn, model, valid) -> dict | None:
     action = data.get("action") if isinstance(data.get("action"), dict) else {}
-    player = data.get("player_id") or action.get("player_id")
+    player = _named(data.get("player_id")) or _named(action.get("player_id"))
     kind = action.get("kind")
     if kind not in BETTING or player not in hand.cards:
         return None
@@ -161,11 +178,13 @@ def _choice(hand: Hand, data: dict, path, seq, source_id, game, turn, model, val
             "valid": valid, "action": kind, "card_style": hand.style, "hand": hand.cards[player],
             "board": list(hand.board),
             "opponents": [pid for pid, still in hand.still_in.items() if still and pid != player],
-            "to_call": to_call, "pot": hand.pot, "pot_odds": to_call / (hand.pot + to_call) if to_call else 0.0}
+            "to_call": to_call, "pot": hand.pot,
+            # no odds where the log's pot and bet make none (a pot of chips taken out)
+            "pot_odds": (to_call / (hand.pot + to_call) if hand.pot + to_call > 0 else None) if to_call else 0.0}
 
 
 def _resolved(hand: Hand, data: dict) -> None:
-    player = data.get("player_id")
+    player = _named(data.get("player_id"))
     state = data.get("player_state") if isinstance(data.get("player_state"), dict) else {}
     hand.pot = _number(data.get("pot"), hand.pot)
     hand.high_bet = _number(data.get("current_high_bet"), hand.high_bet)
@@ -181,7 +200,7 @@ def _ended(hand: Hand, data: dict) -> list[dict]:
     rankings = data.get("rankings") if isinstance(data.get("rankings"), dict) else {}
     payouts = data.get("payouts") if isinstance(data.get("payouts"), dict) else {}
     showed = len(rankings) > 1  # one hand left: a walk, no showdown
-    board = [str(c) for c in data.get("community_cards") or hand.board]
+    board = _cards(data.get("community_cards")) or hand.board
     last = {choice["player_id"]: index for index, choice in enumerate(hand.choices)}
     rows = []
     for index, choice in enumerate(hand.choices):

@@ -43,7 +43,10 @@ _CACHED = 8
 def decisions(con, samples: int = cards.SAMPLES, seed: int = 0) -> pl.DataFrame:
     """Every judged decision (`play.judged`) with its player's emotions just before it;
     computed once per database content (the Damage sources' checksums) and kept."""
-    key = (_database(con), _content(con), samples, seed)
+    database = _database(con)
+    if not database:  # an in-memory database: no name to know it again by
+        return _with_emotions(con, judged(con, samples=samples, seed=seed))
+    key = (database, _content(con), samples, seed)
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
@@ -55,11 +58,11 @@ def decisions(con, samples: int = cards.SAMPLES, seed: int = 0) -> pl.DataFrame:
 
 
 def _database(con) -> str:
-    return str(con.execute("SELECT file FROM pragma_database_list WHERE name = current_database()").fetchone()[0])
+    return con.execute("SELECT file FROM pragma_database_list WHERE name = current_database()").fetchone()[0] or ""
 
 
 def _content(con) -> tuple:
-    return tuple(con.execute("SELECT source_id, sha256 FROM sources WHERE format = 'damage' "
+    return tuple(con.execute("SELECT source_id, sha256, path FROM sources WHERE format = 'damage' "
                              "ORDER BY source_id").fetchall())
 
 
@@ -117,7 +120,7 @@ def play_summary(con, aliases=None, model: str | None = None, game_id: str | Non
     from workbench.naming import read_aliases
 
     names = read_aliases(aliases)
-    frame = play_quality(con, game_id=game_id).with_columns(
+    frame = play_quality(con, game_id=game_id).filter(pl.col("win_probability").is_not_null()).with_columns(
         model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(pl.col("player_id")))
     if model is not None:
         frame = frame.filter(pl.col("model") == model)
@@ -125,7 +128,8 @@ def play_summary(con, aliases=None, model: str | None = None, game_id: str | Non
         scope = "".join((f" of {model}" if model else "", f" in game {game_id}" if game_id else ""))
         raise WorkbenchError(f"no answered Damage betting decision{scope} in this database; "
                              "ingest Damage logs (*.events.jsonl) first")
-    summary = frame.group_by("model").agg(decisions=pl.len(), games=pl.col("game_id").n_unique())
+    summary = frame.group_by("model", maintain_order=True).agg(decisions=pl.len(),
+                                                                games=pl.col("game_id").n_unique())
     for name in MISTAKES:
         summary = summary.join(_shares(frame, ["model"], name, pl.col("mistake") == name, pl.lit(True)),
                                on="model", how="left")
@@ -135,7 +139,7 @@ def play_summary(con, aliases=None, model: str | None = None, game_id: str | Non
 
 
 def _play_statistics(frame: pl.DataFrame) -> list[pl.DataFrame]:
-    hands = frame.group_by(["model", "game_id", "source_id", "turn", "player_id"]).agg(
+    hands = frame.group_by(["model", "game_id", "source_id", "turn", "player_id"], maintain_order=True).agg(
         voluntary=pl.col("action").is_in(["call", "raise"]).any(),
         first_raise=(pl.col("action").eq("raise") & pl.col("street").is_in(["preflop", "draw"])).any())
     acted = pl.col("action").is_in(["call", "raise"])
@@ -159,9 +163,9 @@ def _luck(frame: pl.DataFrame) -> pl.DataFrame:
     """Per model, over the showdowns its players reached: chips won and expected (the last
     win probability times the final pot, less what it put in), Lives lost and expected."""
     shown = frame.filter(pl.col("last_choice") & pl.col("showdown"))
-    return shown.group_by("model").agg(
+    return shown.group_by("model", maintain_order=True).agg(
         showdowns=pl.len(),
-        chips_won=pl.col("hand_chips").sum(),
+        chips_won=pl.col("hand_chips").cast(pl.Float64).sum(),  # no wrap past 2^63
         chips_expected=(pl.col("win_probability") * pl.col("final_pot") - pl.col("hand_contribution")).sum(),
         lives_lost=pl.col("life_lost").cast(pl.Int64).sum(),
         lives_expected=(1 - pl.col("win_probability")).sum())
@@ -175,7 +179,7 @@ def mistakes_by_emotion(con, emotion: str = "tilt", aliases=None) -> pl.DataFram
     if emotion not in EMOTIONS:
         raise WorkbenchError(f"unknown emotion {emotion!r}: one of {', '.join(EMOTIONS)}")
     names = read_aliases(aliases)
-    frame = decisions(con).filter(pl.col(emotion).is_not_null())
+    frame = decisions(con).filter(pl.col(emotion).is_not_null() & pl.col("win_probability").is_not_null())
     frame = frame.with_columns(model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(
         pl.col("player_id")), state=_binned(pl.col(emotion)))
     table = _shares(frame, ["model", "state"], "mistake_rate", pl.col("mistake").is_not_null(), pl.lit(True))
@@ -311,6 +315,8 @@ def mistaken(con, mistake: str, model: str | None = None) -> pl.DataFrame:
     in its file (read back while the file holds what was ingested)."""
     from workbench.records import raw_texts
 
+    if mistake not in MISTAKES:
+        raise WorkbenchError(f"unknown mistake {mistake!r}: one of {', '.join(MISTAKES)}")
     frame = play_quality(con, model=model).filter(pl.col("mistake") == mistake)
     files = query_frame(con, "SELECT source_id, sha256, size FROM sources")
     located = frame.join(files, on="source_id", how="left").with_columns(raw=pl.lit(None, dtype=pl.String))

@@ -125,7 +125,7 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     names = read_aliases(aliases)
     if names:
         placed = placed.with_columns(model=pl.col("model").replace(names))
-    placed = placed.with_columns(team=_team(by))
+    placed = placed.with_columns(team=_team(by)).filter(pl.col("team").is_not_null())  # no name: nobody to rate
     games = _games(placed)
     if not games:
         raise WorkbenchError(f"no finished Damage game has two {by}s to rank against each other")

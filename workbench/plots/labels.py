@@ -3,18 +3,24 @@ a figure with nothing to draw; the selection that leads from a mark to its recor
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from workbench.plots.vega import Datasets, field, mark, point_selection
 
 LABEL_CHARS = 40
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def display_name(text: str) -> str:
     """A name from a log, safe and short for a figure. Angle brackets become look-alikes:
     the HTML export embeds the spec in a <script> block, where a `</script>` in a
-    model name would end it."""
+    model name would end it. Control characters become U+FFFD: the image renderer
+    refuses them."""
     text = " ".join(str(text).split()).replace("<", "‹").replace(">", "›")
+    # a control character (text a log may hold, but no image format can) shows as �
+    text = CONTROL.sub("\ufffd", text)
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
