@@ -358,3 +358,17 @@ def test_a_final_state_without_a_player_id_leaves_that_seat_unrated(tmp_path, co
              for n in range(3)]
     table = ratings(connect(ingest(tmp_path, games)), by="player", bootstrap=20)
     assert table["player"].to_list() == ["P1", "P2"]
+
+
+def test_a_game_of_more_seats_than_any_table_is_refused_in_one_line(tmp_path, connect):
+    from workbench.damage.ratings import MOST_SEATS
+
+    def table(size, name):
+        seats = {f"P{i}": "A" if i % 2 else "B" for i in range(1, size + 1)}
+        return game_lines(name, 1, seats, [player(pid, 1 + i % 3, 100) for i, pid in enumerate(seats)])
+
+    ratings(connect(ingest(tmp_path / "most", [table(MOST_SEATS, "game_most")])), bootstrap=5)  # rated
+    with pytest.raises(WorkbenchError) as raised:
+        ratings(connect(ingest(tmp_path / "wider", [table(MOST_SEATS + 1, "game_wide")])), bootstrap=5)
+    assert str(raised.value) == (f"game game_wide ended with {MOST_SEATS + 1} players in its final state; ratings "
+                                 f"take games of at most {MOST_SEATS} (a Damage table seats 2 to 10)")

@@ -106,6 +106,23 @@ def placements(con, failures: str = "exclude") -> pl.DataFrame:
     return frame.with_columns(won=pl.col("place") == 1)
 
 
+# A Damage table seats 2 to 10. Rating a game takes memory with the square of its seats
+# (every seat against every other, in every resample): a final state listing thousands
+# of players is refused in one line rather than take the machine's memory.
+MOST_SEATS = 256
+WIDEST_GAME = """
+SELECT game_id, CAST(json_array_length(json_extract(payload, '$.final_state')) AS BIGINT) AS seats
+FROM damage_events WHERE type = 'game_ended' ORDER BY seats DESC NULLS LAST, game_id LIMIT 1
+"""
+
+
+def _check_seats(con) -> None:
+    widest = query_frame(con, WIDEST_GAME)
+    if not widest.is_empty() and (widest["seats"][0] or 0) > MOST_SEATS:
+        raise WorkbenchError(f"game {widest['game_id'][0]} ended with {widest['seats'][0]:,} players in its final "
+                             f"state; ratings take games of at most {MOST_SEATS} (a Damage table seats 2 to 10)")
+
+
 def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None,
             failures: str = "exclude") -> pl.DataFrame:
     """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
@@ -119,6 +136,7 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     model is read from its answered decisions (`failures="invalid"`: from all its calls)."""
     if by not in BY:
         raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
+    _check_seats(con)
     placed = placements(con, failures)
     if placed.is_empty():
         raise WorkbenchError("no finished Damage game in this database (none has a game_ended event)")
