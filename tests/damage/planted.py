@@ -88,12 +88,13 @@ def frames(games: int, seed: int, after: float, before: float, count: int = 30) 
         for turn, (_, attacked, folds, best, _) in enumerate(hands(rng, count, after, before), 1):
             line = 10 * turn
             if attacked:
-                attacks.append({"source_id": game, "line": line - 1, "target": "P3", "plan": "bait", "intent": "tilt"})
+                attacks.append({"source_id": game, "game_id": f"g{game}", "line": line - 1, "target": "P3",
+                                "plan": "bait", "intent": "tilt"})
             choices.append({"source_id": game, "game_id": f"g{game}", "player_id": "P3", "line": line,
                             "action": "fold" if folds else "call", "mistake": None,
                             "won_at_showdown": best})
     return (pl.DataFrame(choices, schema={"source_id": pl.Int64, "game_id": pl.String, "player_id": pl.String,
                                           "line": pl.Int64, "action": pl.String, "mistake": pl.String,
                                           "won_at_showdown": pl.Boolean}),
-            pl.DataFrame(attacks, schema={"source_id": pl.Int64, "line": pl.Int64, "target": pl.String,
-                                          "plan": pl.String, "intent": pl.String}))
+            pl.DataFrame(attacks, schema={"source_id": pl.Int64, "game_id": pl.String, "line": pl.Int64,
+                                          "target": pl.String, "plan": pl.String, "intent": pl.String}))

@@ -203,6 +203,16 @@ def test_an_attack_is_set_beside_what_its_target_did_next(db):
     assert attack["mistake_rate_after"] == pytest.approx(2 / 3)
 
 
+def test_an_attack_is_set_beside_its_targets_play_in_its_own_game(tmp_path):
+    # two games in one file: the second game's attack looks at P2's decisions there only
+    second = [line.replace(GAME, GAME + "_again") for line in the_game()]
+    db = tmp_path / "w.duckdb"
+    assert not workbench.ingest([write_lines(tmp_path / f"{GAME}.events.jsonl", the_game() + second)], db=db).failed
+    con = workbench.connect(db, read_only=True)
+    attacks = workbench.analysis.attack_outcomes(con)
+    assert attacks.select("game_id", "n_before", "n_after").rows() == [(GAME, 0, 3), (GAME + "_again", 0, 3)]
+
+
 def test_the_quality_command_says_it_and_lists_a_mistakes_decisions(db, capsys):
     assert main(["quality", "--db", str(db), "--model", "m-loose"]) == 0
     out = capsys.readouterr().out.splitlines()

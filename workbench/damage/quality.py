@@ -221,27 +221,34 @@ def attack_outcomes(con, game_id: str | None = None, k: int = AFTER_ATTACK) -> p
     beside the target's fold rate, aggression (raises of its calls and raises) and
     mistake rate in its `k` judged decisions before the attack and the `k` after."""
     attacks = query_frame(con, ATTACKS, {"game_id": game_id})
-    choices = play_quality(con, game_id=game_id)
-    rows = []
-    for attack in attacks.iter_rows(named=True):
-        theirs = choices.filter((pl.col("source_id") == attack["source_id"]) & (pl.col("player_id") == attack["target"]))
-        before = theirs.filter(pl.col("line") < attack["line"]).tail(k)
-        after = theirs.filter(pl.col("line") > attack["line"]).head(k)
-        rows.append({**attack, **_rates(before, "before"), **_rates(after, "after")})
-    schema = {**{name: dtype for name, dtype in attacks.schema.items()},
-              **{f"{what}_{when}": dtype for when in ("before", "after")
-                 for what, dtype in (("n", pl.Int64), ("fold_rate", pl.Float64), ("aggression", pl.Float64),
-                                     ("mistake_rate", pl.Float64))}}
-    return pl.DataFrame(rows, schema=schema)
+    windows = _windows(play_quality(con, game_id=game_id), attacks, k)
+    acted = pl.col("action").is_in(["call", "raise"]).sum()
+    rates = windows.group_by("attack", "when").agg(
+        n=pl.len().cast(pl.Int64), fold_rate=(pl.col("action") == "fold").mean(),
+        aggression=pl.when(acted > 0).then((pl.col("action") == "raise").sum() / acted),
+        mistake_rate=pl.col("mistake").is_not_null().mean())
+    table = attacks.with_row_index("attack")
+    for when in ("before", "after"):
+        table = table.join(rates.filter(pl.col("when") == when).drop("when").rename(
+            lambda name: name if name == "attack" else f"{name}_{when}"), on="attack", how="left")
+    return table.with_columns(pl.col("n_before", "n_after").fill_null(0)).sort("attack").drop("attack")
 
 
-def _rates(frame: pl.DataFrame, when: str) -> dict:
-    n = frame.height
-    acted = frame.filter(pl.col("action").is_in(["call", "raise"])).height
-    return {f"n_{when}": n,
-            f"fold_rate_{when}": (frame["action"] == "fold").sum() / n if n else None,
-            f"aggression_{when}": (frame["action"] == "raise").sum() / acted if acted else None,
-            f"mistake_rate_{when}": frame["mistake"].is_not_null().sum() / n if n else None}
+def _windows(choices: pl.DataFrame, attacks: pl.DataFrame, k: int) -> pl.DataFrame:
+    """The target's judged decisions in the game of each attack: the `k` before it and the
+    `k` after (`when`), each with the attack's row number (`attack`) and its line
+    (`attack_line`)."""
+    aimed = attacks.with_row_index("attack").select(
+        "attack", "source_id", "game_id", pl.col("target").alias("player_id"), pl.col("line").alias("attack_line"),
+        *(name for name in ("plan", "intent") if name in attacks.columns))
+    joined = aimed.join(choices, on=["source_id", "game_id", "player_id"])
+    before = joined.filter(pl.col("line") < pl.col("attack_line"))
+    after = joined.filter(pl.col("line") > pl.col("attack_line"))
+    return pl.concat([
+        before.filter(pl.col("line").rank("ordinal", descending=True).over("attack") <= k).with_columns(
+            when=pl.lit("before")),
+        after.filter(pl.col("line").rank("ordinal").over("attack") <= k).with_columns(when=pl.lit("after")),
+    ]).sort("attack", "line")
 
 
 MEASURES = {
@@ -266,12 +273,12 @@ def attack_effects(con, by: str = "plan", k: int = AFTER_ATTACK) -> pl.DataFrame
 
 def event_study(choices: pl.DataFrame, attacks: pl.DataFrame, k: int = AFTER_ATTACK, by: str = "all") -> pl.DataFrame:
     """`attack_effects` of judged decisions (`source_id`, `game_id`, `player_id`, `line`,
-    `action`, `mistake`, `won_at_showdown`) and attacks (`source_id`, `line`, `target`,
-    `plan`, `intent`)."""
+    `action`, `mistake`, `won_at_showdown`) and attacks (`source_id`, `game_id`, `line`,
+    `target`, `plan`, `intent`)."""
     reached = _reached(choices, attacks, k, by)
-    targets = attacks.select("source_id", pl.col("target").alias("player_id")).unique()
-    quiet = choices.join(targets, on=["source_id", "player_id"]).join(
-        reached.select("source_id", "line").unique(), on=["source_id", "line"], how="anti")
+    targets = attacks.select("source_id", "game_id", pl.col("target").alias("player_id")).unique()
+    quiet = choices.join(targets, on=["source_id", "game_id", "player_id"]).join(
+        reached.select("source_id", "line").unique(), on=["source_id", "line"], how="anti").sort("source_id", "line")
     rows = []
     for (group,), after in reached.group_by(["group"], maintain_order=True):
         for measure, (hit, of) in MEASURES.items():
@@ -290,17 +297,13 @@ def event_study(choices: pl.DataFrame, attacks: pl.DataFrame, k: int = AFTER_ATT
 def _reached(choices: pl.DataFrame, attacks: pl.DataFrame, k: int, by: str) -> pl.DataFrame:
     """The targets' decisions among the `k` after each attack, with the attack's group."""
     group = pl.lit("all") if by == "all" else pl.col(by).fill_null("(no plan)")
-    ranked = choices.with_columns(index=pl.int_range(pl.len()).over(["source_id", "player_id"], order_by="line"))
-    hit = attacks.select("source_id", pl.col("target").alias("player_id"), pl.col("line").alias("attack_line"),
-                         group.alias("group"))
-    joined = ranked.join(hit, on=["source_id", "player_id"]).filter(pl.col("line") > pl.col("attack_line"))
-    first = joined.group_by(["source_id", "player_id", "attack_line", "group"]).agg(first=pl.col("index").min())
-    return joined.join(first, on=["source_id", "player_id", "attack_line", "group"]).filter(
-        pl.col("index") < pl.col("first") + k).unique(["source_id", "line", "group"])
+    return _windows(choices, attacks, k).filter(pl.col("when") == "after").with_columns(group=group).unique(
+        ["source_id", "line", "group"], maintain_order=True)
 
 
 def _share(frame: pl.DataFrame, hit: pl.Expr, of: pl.Expr) -> stats.Clustered:
-    counts = frame.filter(of).group_by("game_id").agg(hits=hit.sum().cast(pl.Int64), n=pl.len().cast(pl.Int64))
+    counts = frame.filter(of).group_by("game_id", maintain_order=True).agg(hits=hit.sum().cast(pl.Int64),
+                                                                           n=pl.len().cast(pl.Int64))
     if counts.is_empty():
         return stats.Clustered(0, 0, 0)
     return stats.clustered(counts["hits"].to_numpy(), counts["n"].to_numpy())
