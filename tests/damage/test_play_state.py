@@ -10,15 +10,8 @@ import pytest
 import workbench
 from tests.conftest import write_lines
 from tests.damage.test_quality import GAME, Log
-from workbench.damage import cards, deals, quality
+from workbench.damage import cards, deals
 from workbench.damage.play import LONG_SHOT, MARGIN, _mistake
-
-
-@pytest.fixture(autouse=True)
-def judged_afresh():
-    """Each test judges the decisions itself (not from the cache another test filled), so
-    that each checks the code that judged them."""
-    quality._CACHE.clear()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import workbench
 from tests.conftest import write_lines
 from tests.damage.events import ATTACK_PLAN, PAYLOADS, PLAYER, event
 from workbench.cli import main
-from workbench.damage import cards, quality
+from workbench.damage import cards
 from workbench.damage.play import LONG_SHOT, MARGIN
 
 GAME = "game_20260301T100000Z_quality"
@@ -101,13 +101,6 @@ def the_game() -> list[str]:
                  {"P1": 44, "P2": 0}, river)
     log.add("life_lost", {"turn": 2, "player_id": "P2", "remaining_lives": 2})
     return [json.dumps(line) for line in log.lines]
-
-
-@pytest.fixture(autouse=True)
-def judged_afresh():
-    """Each test judges the decisions itself (not from the cache another test filled), so
-    that each checks the code that judged them."""
-    quality._CACHE.clear()
 
 
 @pytest.fixture
@@ -259,3 +252,11 @@ def test_the_emotion_bins_on_both_sides_of_their_bounds(value, state):
     from workbench.damage.quality import _binned
 
     assert pl.DataFrame({"tilt": [value]}).select(_binned(pl.col("tilt"))).item() == state
+
+
+def test_the_command_lines_mistake_names_are_the_rules_own():
+    # the command line keeps its own copy, so that `--help` loads no poker library
+    from workbench.cli import MISTAKE_NAMES
+    from workbench.damage.play import MISTAKES
+
+    assert MISTAKE_NAMES == MISTAKES

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import eval7
 import numpy as np
 
-from workbench.damage.cards import DECK, SAMPLES, card, check
+from workbench.damage.cards import DECK, SAMPLES, check
 
 # A card's number: its place in DECK (rank-major, suits C D H S).
 RANK = np.arange(52) // 4
@@ -42,11 +42,13 @@ SIZES = (5, 7)  # draw5 hands; hold'em hole cards with a full board
 CHUNK = 256
 
 
+NUMBERS = {name: number for number, name in enumerate(DECK)}
+
+
 def numbers(cards: Sequence[str]) -> list[int]:
-    """Cards as the logs write them (`TD`), as their numbers."""
-    for name in cards:
-        card(name)  # a card, or CardError
-    return [DECK.index(name.upper()) for name in cards]
+    """Cards as the logs write them (`TD`, any case), as their numbers; cards that
+    `cards.check` took."""
+    return [NUMBERS[name.upper()] for name in cards]
 
 
 class Tables:

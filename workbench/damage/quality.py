@@ -29,6 +29,7 @@ from workbench.catalog import query_frame
 from workbench.damage import cards
 from workbench.damage.play import MISTAKES, judged
 from workbench.errors import WorkbenchError
+from workbench.naming import read_aliases
 
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
 # The bins of an emotion's value at a decision (the specification's range: -1 to 1).
@@ -109,6 +110,14 @@ def _shares(frame: pl.DataFrame, by: list[str], name: str, hit: pl.Expr, of: pl.
     return pl.DataFrame(rows, schema=schema)
 
 
+def _by_model(frame: pl.DataFrame, aliases) -> pl.DataFrame:
+    """`frame` with each decision's model as `aliases` names it; where a log names no
+    model, its player stands in."""
+    names = read_aliases(aliases)
+    return frame.with_columns(
+        model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(pl.col("player_id")))
+
+
 def _finite(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
@@ -117,11 +126,7 @@ def play_summary(con, aliases=None, model: str | None = None, game_id: str | Non
     """Per model (`model` only, where given; over `game_id`'s decisions, where given):
     decisions, games, each mistake's rate and the play statistics, each with its 95%
     interval clustered by game, and the chips and Lives won beside those expected."""
-    from workbench.naming import read_aliases
-
-    names = read_aliases(aliases)
-    frame = play_quality(con, game_id=game_id).filter(pl.col("win_probability").is_not_null()).with_columns(
-        model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(pl.col("player_id")))
+    frame = _by_model(play_quality(con, game_id=game_id).filter(pl.col("win_probability").is_not_null()), aliases)
     if model is not None:
         frame = frame.filter(pl.col("model") == model)
     if frame.is_empty():
@@ -174,14 +179,10 @@ def _luck(frame: pl.DataFrame) -> pl.DataFrame:
 def mistakes_by_emotion(con, emotion: str = "tilt", aliases=None) -> pl.DataFrame:
     """Per model and bin of `emotion` at the decision: the share of decisions that were
     mistakes, with its 95% interval clustered by game."""
-    from workbench.naming import read_aliases
-
     if emotion not in EMOTIONS:
         raise WorkbenchError(f"unknown emotion {emotion!r}: one of {', '.join(EMOTIONS)}")
-    names = read_aliases(aliases)
     frame = decisions(con).filter(pl.col(emotion).is_not_null() & pl.col("win_probability").is_not_null())
-    frame = frame.with_columns(model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(
-        pl.col("player_id")), state=_binned(pl.col(emotion)))
+    frame = _by_model(frame, aliases).with_columns(state=_binned(pl.col(emotion)))
     table = _shares(frame, ["model", "state"], "mistake_rate", pl.col("mistake").is_not_null(), pl.lit(True))
     order = {name: i for i, (name, _, _) in enumerate(EMOTION_BINS)}
     return table.with_columns(emotion=pl.lit(emotion)).sort(
