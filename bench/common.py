@@ -34,6 +34,11 @@ def best_of(runs: int, fn) -> float:
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
+def fresh_ids(text: str, copy: int) -> str:
+    """Real Damage lines with their game and tournament ids made those of copy `copy`."""
+    return re.sub(r'"(game|tournament)_(\w+?)_([0-9a-f]{6})"', rf'"\1_\2_\3c{copy}"', text)
+
+
 def damage_log(events: int) -> Path:
     """About `events` lines of the real Damage simulator's logs (../shared/corpus/damage),
     copied game after game under fresh game ids: the real program's shapes (every event
@@ -51,7 +56,7 @@ def damage_log(events: int) -> Path:
         while written < events:
             for text in texts:
                 copy += 1
-                renamed = re.sub(r'"(game|tournament)_(\w+?)_([0-9a-f]{6})"', rf'"\1_\2_\3c{copy}"', text)
+                renamed = fresh_ids(text, copy)
                 out.write(renamed)
                 written += renamed.count("\n")
     path.with_suffix(".tmp").rename(path)

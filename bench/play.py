@@ -25,7 +25,7 @@ from pathlib import Path
 import eval7
 
 import workbench
-from bench.common import CORPUS, WORK, machine
+from bench.common import CORPUS, WORK, fresh_ids, machine
 from workbench.damage import cards
 from workbench.damage.play import judged
 
@@ -54,8 +54,7 @@ def workload(decisions: int) -> Path:
             dealt = dict(zip(cards.DECK, rng.sample(cards.DECK, len(cards.DECK))))
             for game in games:
                 for line in game:
-                    line = re.sub(r'"(game_\w+?_[0-9a-f]{6})"', rf'"\1c{copy}"', line)
-                    out.write(CARD.sub(lambda m: f'"{dealt[m.group(1)]}"', line) + "\n")
+                    out.write(CARD.sub(lambda m: f'"{dealt[m.group(1)]}"', fresh_ids(line, copy)) + "\n")
     path.with_suffix(".tmp").rename(path)
     return path
 

@@ -80,7 +80,8 @@ def main() -> None:
     print(f" 10. OTLP peak memory: export {traces['export']:.0f} MB, ingest of *.otlp.json {traces['ingest']:.0f} MB  "
           f"(aim < 1024 MB each)")
     print(f" 11. play judged: real corpus {judging['corpus']:.2f} s, {judging['decisions']:,} decisions "
-          f"{judging['seconds']:.1f} s, {judging['speedup']:.1f}x the one-at-a-time loop  (aims <= 2 s, <= 30 s, >= 10x)")
+          f"{judging['seconds']:.1f} s, {judging['speedup']:.1f}x the one-at-a-time loop  "
+          "(aims <= 2 s, <= 30 s, >= 10x)")
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 

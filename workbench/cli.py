@@ -915,7 +915,8 @@ def _quality_said(row: dict) -> list[str]:
                  ("vpip", "VPIP"), ("pfr", "PFR"), ("aggression", "raises of calls and raises"),
                  ("fold_to_raise", "fold to a raise"), ("showdown_win_rate", "showdowns won")))]
     if row["showdowns"]:
-        lines.append(f"  luck apart: at {row['showdowns']} showdown{'s' if row['showdowns'] != 1 else ''} won {row['chips_won']:+,.0f} chips, expected "
+        showdowns = f"{row['showdowns']} showdown" + ("s" if row["showdowns"] != 1 else "")
+        lines.append(f"  luck apart: at {showdowns} won {row['chips_won']:+,.0f} chips, expected "
                      f"{row['chips_expected']:+,.0f} from its win probabilities; lost {row['lives_lost']} "
                      f"Lives, expected {row['lives_expected']:.1f}")
     return lines
