@@ -54,7 +54,8 @@ RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
 OUTCOME_TESTS = ("tests/test_outcomes.py",)
 OTEL_ANSWERS = ("tests/otel/test_answers.py",)
 PLAY = ("tests/damage/test_cards.py", "tests/damage/test_deals.py", "tests/damage/test_quality.py",
-        "tests/damage/test_play_state.py", "tests/damage/test_play_real.py", "tests/damage/test_attack_effects.py")
+        "tests/damage/test_play_state.py", "tests/damage/test_play_real.py", "tests/damage/test_attack_effects.py",
+        "tests/damage/test_play_edges.py")
 
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
 # The modules in OWN_TESTS are run with only those tests selected (`--own-tests`): the
