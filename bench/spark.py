@@ -1,18 +1,22 @@
 """The Spark engine against DuckDB on one machine: the same files of real Damage logs
 (10M events by default: ten files of the real simulator's output, each game under a
-fresh id) through `workbench ingest --engine spark` (local mode, every core) and
+fresh id) through `workbench ingest --engine spark` (local mode, every core; then a
+standalone cluster of a master and two workers of one core each, started here) and
 through the DuckDB ingest, each in a fresh process tree; wall time, and peak memory of
-the whole tree (the JVM and its Python workers included), sampled every 0.2 s. Then
-the scorecard from each, timed the same way.
+the whole tree (the JVM and its Python workers included; the cluster's own JVMs are
+not in it), sampled every 0.2 s. Then the scorecard from each, timed the same way, and
+the tree's files: how many, and their sizes.
 
-    python -m bench.spark [--events 10000000] [--files 10]
+    python -m bench.spark [--events 10000000] [--files 10] [--no-cluster]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,8 @@ from bench.common import ROOT, WORK, damage_log, machine
 SPARK_INGEST = "workbench ingest {logs} --engine spark --parquet {tree} --quiet"
 DUCKDB_INGEST = "workbench ingest {logs} --db {db} --quiet"
 SPARK_CARD = "workbench scorecard --parquet {tree} --engine spark"
+CLUSTER_INGEST = "workbench ingest {logs} --engine spark --parquet {cluster_tree} --master {master} --quiet"
+CLUSTER_CARD = "workbench scorecard --parquet {cluster_tree} --engine spark --master {master}"
 DUCKDB_CARD = "workbench scorecard --db {db}"
 
 
@@ -77,6 +83,7 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=10_000_000)
     parser.add_argument("--files", type=int, default=10)
+    parser.add_argument("--no-cluster", action="store_true", help="local mode only")
     args = parser.parse_args(argv)
     folder = logs(args.events, args.files)
     size = sum(p.stat().st_size for p in folder.glob("*.jsonl"))
@@ -84,19 +91,69 @@ def main(argv=None) -> dict:
           f"{args.files} files ({size / 1e9:.1f} GB)")
     results = {}
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
-        places = {"logs": folder, "tree": Path(tmp) / "lake", "db": Path(tmp) / "w.duckdb"}
+        places = {"logs": folder, "tree": Path(tmp) / "lake", "db": Path(tmp) / "w.duckdb",
+                  "cluster_tree": Path(tmp) / "cluster-lake"}
         for name, command in (("duckdb ingest", DUCKDB_INGEST), ("spark ingest", SPARK_INGEST),
                               ("duckdb scorecard", DUCKDB_CARD), ("spark scorecard", SPARK_CARD)):
-            results[name] = run(command.format(**places))
-            seconds, peak = results[name]
-            print(f"  {name:<17} {seconds:7.1f} s, peak memory {peak:7.0f} MB")
-        tree_mb = sum(p.stat().st_size for p in places["tree"].rglob("*.parquet")) / 1e6
-        print(f"  the tree: {tree_mb:.0f} MB of Parquet; the database: {places['db'].stat().st_size / 1e6:.0f} MB")
-    for step in ("ingest", "scorecard"):
-        (spark_s, spark_mb), (duck_s, duck_mb) = results[f"spark {step}"], results[f"duckdb {step}"]
-        print(f"  {step}: Spark / DuckDB = {spark_s / duck_s:.2f}x time, {spark_mb / duck_mb:.2f}x peak memory")
+            results[name] = _timed(name, command.format(**places))
+        if not args.no_cluster:
+            results.update(_on_a_cluster(places))
+        sizes = sorted(p.stat().st_size for p in places["tree"].rglob("*.parquet"))
+        print(f"  the tree: {sum(sizes) / 1e6:.0f} MB of Parquet in {len(sizes)} files (median "
+              f"{statistics.median(sizes) / 1e6:.1f} MB, largest {sizes[-1] / 1e6:.0f} MB); the database: "
+              f"{places['db'].stat().st_size / 1e6:.0f} MB")
+        _same_rows(places)
+    for engine in ("spark", "cluster"):
+        for step in ("ingest", "scorecard"):
+            if f"{engine} {step}" not in results:
+                continue
+            (spark_s, spark_mb), (duck_s, duck_mb) = results[f"{engine} {step}"], results[f"duckdb {step}"]
+            print(f"  {step}, {engine}: / DuckDB = {spark_s / duck_s:.2f}x time, {spark_mb / duck_mb:.2f}x peak "
+                  f"memory")
     print(f"  reproduce: python -m bench.spark --events {args.events} --files {args.files}")
     return results
+
+
+def _timed(name: str, command: str) -> tuple[float, float]:
+    seconds, peak = run(command)
+    print(f"  {name:<17} {seconds:7.1f} s, peak memory {peak:7.0f} MB")
+    return seconds, peak
+
+
+def _on_a_cluster(places: dict) -> dict:
+    """The ingest and the scorecard on a standalone cluster started here (a master, two
+    workers of one core and 1 GB each), the driver in the command's process."""
+    sys.path.insert(0, str(ROOT))
+    from tests import spark_cluster
+
+    results = {}
+    with spark_cluster.standalone() as master:
+        environment = {"PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": spark_cluster.HOST}
+        saved = {key: os.environ.get(key) for key in environment}
+        os.environ.update(environment)
+        try:
+            for name, command in (("cluster ingest", CLUSTER_INGEST), ("cluster scorecard", CLUSTER_CARD)):
+                results[name] = _timed(name, command.format(master=master, **places))
+        finally:
+            for key, value in saved.items():
+                os.environ.pop(key) if value is None else os.environ.update({key: value})
+    return results
+
+
+def _same_rows(places: dict) -> None:
+    """Each tree holds the database's rows, table by table (read by DuckDB itself)."""
+    import duckdb
+
+    with duckdb.connect(str(places["db"]), read_only=True) as con:
+        for table in ("damage_events", "decisions", "violations", "sources"):
+            in_db = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+            for tree in ("tree", "cluster_tree"):
+                if places[tree].is_dir():
+                    in_tree = con.execute(f"SELECT count(*) FROM read_parquet('{places[tree] / table}/**/*.parquet')"
+                                          ).fetchall()[0][0]
+                    if in_tree != in_db:
+                        raise SystemExit(f"{tree} holds {in_tree} rows of {table}, the database {in_db}")
+    print("  every tree holds the database's rows of damage_events, decisions, violations and sources")
 
 
 if __name__ == "__main__":

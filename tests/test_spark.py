@@ -28,7 +28,7 @@ from workbench import spark as on_spark  # noqa: E402
 from workbench.damage import ratings  # noqa: E402
 from workbench.export import export_parquet  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
-from workbench.spark import lake, load, sql  # noqa: E402
+from workbench.spark import lake, load, manifest, sql  # noqa: E402
 
 from tests.conftest import quick_spark_jvm  # noqa: E402
 
@@ -240,7 +240,7 @@ def test_a_file_gone_is_missing_and_pruned_on_request(logs, tmp_path, spark):
     with duckdb.connect(str(fresh), read_only=True) as con:
         assert _tree_rows(tree, "damage_events") == con.sql("SELECT count(*) FROM damage_events").fetchall()[0][0]
     assert _tree_rows(tree, "damage_events") < before - lines // 2
-    assert text_of(gone.resolve()) not in load._read_manifest(tree)
+    assert text_of(gone.resolve()) not in manifest.read_manifest(tree)
 
 
 def test_parts_a_run_cut_short_left_are_removed_by_the_next(logs, tmp_path, spark):
@@ -407,7 +407,7 @@ def test_the_docs_way_to_pull_one_game_into_duckdb_works(real, tmp_path, monkeyp
 
 def _tree_rows_of_game(tree_dir: Path, table: str, game: str) -> int:
     return duckdb.sql(f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', hive_partitioning = true) "
-                      "WHERE game_id_full = ?", params=[game]).fetchall()[0][0]
+                      "WHERE game_id = ?", params=[game]).fetchall()[0][0]
 
 
 def test_a_file_whose_rows_cannot_be_written_is_failed_and_the_task_goes_on(logs, tmp_path):
@@ -446,7 +446,7 @@ def test_a_tree_inside_the_paths_is_not_read_as_logs(logs, spark):
     on_spark.ingest([logs], tree, spark=spark)
     again = on_spark.ingest([logs], tree, spark=spark)
     assert {f.status for f in again.files} == {"unchanged"}
-    assert not any("/lake/" in path for path in load._read_manifest(tree))
+    assert not any("/lake/" in path for path in manifest.read_manifest(tree))
 
 
 def test_each_task_gets_its_own_share_of_the_files(logs, tmp_path, spark):

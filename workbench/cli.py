@@ -352,7 +352,7 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--seed", type=int, default=7, help="random seed; the same seed gives the same bytes")
     synth.set_defaults(run=_synth)
 
-    export = commands.add_parser("export", help="write every table as Hive-partitioned Parquet, or every decision "
+    export = commands.add_parser("export", help="write every table as Parquet partitioned by format, or every decision "
                                                  "as OpenTelemetry GenAI spans (OTLP/JSON)")
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument("--parquet", metavar="DIR", help="output folder (must be empty)")
@@ -363,6 +363,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     export.add_argument("--overwrite", action="store_true", help="replace what DIR (or FILE) holds")
     export.set_defaults(run=_export)
+
+    compact = commands.add_parser("compact", help="merge the small parts of a Parquet tree `ingest --engine spark` "
+                                                   "keeps into files of about 128 MB")
+    compact.add_argument("--parquet", metavar="DIR", required=True, help="the tree")
+    compact.set_defaults(run=_compact)
 
     lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database",
                               description="Other options (--no-browser, --port N, ...) go to JupyterLab.")
@@ -376,7 +381,8 @@ def _add_engine(command: argparse.ArgumentParser, spark_does: str) -> None:
                          help=f"duckdb (default): the database (--db); spark: {spark_does}")
     command.add_argument("--parquet", metavar="DIR", help="with --engine spark: the Parquet tree")
     command.add_argument("--master", metavar="URL", help="with --engine spark: the cluster (spark://host:7077, yarn, "
-                                                         "local[4]); default: $SPARK_REMOTE, else local[*]")
+                                                         "local[4], or Spark Connect: sc://host:15002); default: "
+                                                         "$SPARK_REMOTE, else local[*]")
 
 
 def _engine(args) -> str:
@@ -1005,6 +1011,14 @@ def _export(args) -> int:
     for table, rows in written.items():
         print(f"{table}: {rows} rows")
     print(f"wrote {len(written)} tables to {args.parquet}")
+    return 0
+
+
+def _compact(args) -> int:
+    from workbench.spark.compact import compact
+
+    for line in compact(args.parquet).lines():
+        print(line)
     return 0
 
 

@@ -1,11 +1,17 @@
-"""Export every table as a Hive-partitioned Parquet tree, written by DuckDB.
+"""Export every table as a Parquet tree partitioned by format, written by DuckDB.
 
 The tree reads as-is in DuckDB (`read_parquet('out/*/**/*.parquet', hive_partitioning=true)`),
 Polars (`pl.scan_parquet(..., hive_partitioning=True)`), Spark or Trino: one folder per
-table, partitioned by source format and, where the table has one, by game. A table with
-a game column also keeps it whole as `<column>_full`: a game id too long for a folder
-name (over 80 bytes) is shortened in its folder, and so in `game_id` as a reader of the
-partitions sees it, to its first 16 characters, `~` and 16 hex digits of its SHA-256.
+table, one folder per source format under it (`<table>/format=<name>/`), and in it files
+of up to about 128 MB. A few formats make a few folders: a cluster reads a handful of
+large files, not one small file a game (13,500 games made 54,000 files, and Spark spent
+minutes listing and opening them). Rows are written ordered by game (`game_id`, or a
+save series' `save_name`), so each row group's statistics of that column let a reader
+skip the groups of other games.
+
+A tree written before this layout (a folder per game under each format, the game id
+whole in `<column>_full`) is still read (`workbench.spark.open`); `workbench compact`
+rewrites one that `ingest --engine spark` keeps in this layout.
 """
 
 from __future__ import annotations
@@ -19,13 +25,19 @@ import duckdb
 from workbench import catalog
 from workbench.errors import WorkbenchError, first_line
 
-# Columns that split a table further, where the table has them: a game's rows, or a
-# save series' rows, then sit together.
+# The column that orders a table's rows, where the table has one: a game's rows, or a
+# save series' rows, then sit together, in row groups a reader of one game can skip to.
 GAME_COLUMNS = ("game_id", "save_name")
+# A file's size at which the next one is begun (DuckDB's FILE_SIZE_BYTES): Spark's and the
+# lakehouses' guides aim at files of 128 MB to 1 GB.
+FILE_BYTES = "128MB"
+# Rows per row group (DuckDB's default): the unit a reader skips by its statistics, and
+# the step by which a file grows past FILE_BYTES.
+ROW_GROUP_ROWS = 122_880
 
 
 def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[str, int]:
-    """Write every table of `db` under `out/<table>/format=<f>/[game_id=<g>/]*.parquet`.
+    """Write every table of `db` under `out/<table>/format=<f>/*.parquet`.
 
     The tree is written into a hidden folder beside `out` and renamed to `out` once
     whole, so a run cut short (Ctrl-C, a full disk) leaves `out` as it was. Returns the
@@ -75,12 +87,6 @@ def data_tables(con) -> list[str]:
         "AND table_type = 'BASE TABLE' AND table_name <> ? ORDER BY table_name", [catalog.SCHEMA.name]).fetchall()]
 
 
-# A game id of at most this many bytes is its folder's name as it is. DuckDB writes a
-# partition value percent-escaped (up to 3 characters a byte), and a file system takes
-# names of 255 bytes: 80 bytes and `game_id=` always fit.
-GAME_FOLDER_BYTES = 80
-
-
 def _export_table(con, table: str, target: Path) -> int:
     select, partitions = partitioned_select(con, table)
     rows = con.execute(f"SELECT count(*) FROM ({select})").fetchall()[0][0]
@@ -95,11 +101,10 @@ def _export_table(con, table: str, target: Path) -> int:
 
 def partitioned_select(con, table: str, source_id: str | None = None,
                        of_source: int | None = None) -> tuple[str, list[str]]:
-    """The query that gives `table`'s rows as the tree holds them (with `format`, and a
-    game column as its folder name plus `<column>_full`), and the columns it is
-    partitioned by. `source_id`: an SQL expression the rows' own source_id becomes (one
-    file's rows written under the id the tree knows it by); `of_source`: only the rows
-    of that file (a table without files' rows has none)."""
+    """The query that gives `table`'s rows as the tree holds them (with `format`, ordered
+    by game), and the columns it is partitioned by. `source_id`: an SQL expression the
+    rows' own source_id becomes (one file's rows written under the id the tree knows it
+    by); `of_source`: only the rows of that file (a table without files' rows has none)."""
     columns = catalog.column_names(con, table)
     if of_source is not None and "source_id" not in columns:
         select = f"SELECT *, 'none' AS format FROM {table} WHERE false"
@@ -111,31 +116,21 @@ def partitioned_select(con, table: str, source_id: str | None = None,
         select = f"SELECT *, 'none' AS format FROM {table}"
     if of_source is not None and "source_id" in columns:
         select += f" WHERE t.source_id = {int(of_source)}"
-    games = [c for c in GAME_COLUMNS if c in columns]
-    replaced = [f"{_folder_name(games[0])} AS {games[0]}"] if games else []
     if source_id is not None and "source_id" in columns:
-        replaced.append(f"{source_id} AS source_id")
-    if replaced:
-        kept = f", {games[0]} AS {games[0]}_full" if games else ""
-        select = f"SELECT * REPLACE ({', '.join(replaced)}){kept} FROM ({select})"
-    return select, ["format", *games]
+        select = f"SELECT * REPLACE ({source_id} AS source_id) FROM ({select})"
+    games = [c for c in GAME_COLUMNS if c in columns]
+    if games:
+        select = f"SELECT * FROM ({select}) ORDER BY {games[0]} NULLS LAST"
+    return select, ["format"]
 
 
 def write_partitioned(con, select: str, partitions: list[str], target: Path, file_names: str | None = None) -> None:
-    """COPY `select` under `target`, one folder per partition value; `file_names`: the
-    files' name pattern (DuckDB's FILENAME_PATTERN, `{i}` numbering them)."""
+    """COPY `select` under `target`, one folder per partition value, in files of up to
+    FILE_BYTES; `file_names`: the files' name pattern (DuckDB's FILENAME_PATTERN, `{i}`
+    numbering them)."""
     pattern = f", FILENAME_PATTERN {_quoted(Path(file_names))}" if file_names else ""
     con.execute(f"COPY ({select}) TO {_quoted(target)} (FORMAT parquet, PARTITION_BY ({', '.join(partitions)}), "
-                f"OVERWRITE_OR_IGNORE true{pattern})")
-
-
-def _folder_name(column: str) -> str:
-    """The game id as its folder shows it: as it is, or, past GAME_FOLDER_BYTES or empty
-    (a folder `game_id=` is no partition to Spark or Hive: every query of the tree
-    failed), its first 16 characters, `~` and the first 16 hex digits of its SHA-256
-    (`<column>_full` keeps it whole in the files)."""
-    return (f"CASE WHEN strlen({column}) BETWEEN 1 AND {GAME_FOLDER_BYTES} THEN {column} "
-            f"ELSE left({column}, 16) || '~' || left(sha256({column}), 16) END")
+                f"OVERWRITE_OR_IGNORE true, FILE_SIZE_BYTES '{FILE_BYTES}', ROW_GROUP_SIZE {ROW_GROUP_ROWS}{pattern})")
 
 
 def _quoted(path: Path) -> str:

@@ -93,6 +93,20 @@ class Counts:
 
 
 @dataclass(frozen=True)
+class AcrossFiles:
+    """A column a format derives from other files' rows (an EC4X draft's model, from its
+    game's bot trace). `query` (DuckDB's dialect, over the whole database) gives, for
+    each row it derives, its `keys` and the `column`'s value. The database's ingest keeps
+    the column equal to it; a tree whose files were loaded by separate Spark tasks, none
+    of which saw every file, derives it when read (`spark.lake`)."""
+
+    table: str
+    column: str
+    keys: tuple[str, ...]
+    query: str
+
+
+@dataclass(frozen=True)
 class Format:
     name: str
     # The format's own tables, declared in its folder (`<format>/tables.py`).
@@ -113,6 +127,8 @@ class Format:
     # before it: when the file grows, those of its earlier lines stay, and the format
     # derives the decisions of the lines it reads (from LoadContext.first_line on).
     decisions_by_line: bool = False
+    # Values derived from other files' rows.
+    across_files: tuple[AcrossFiles, ...] = ()
 
     def reads_lines(self, path: Path) -> bool:
         """Is `path` read line by line (see `line_based`)?"""

@@ -298,6 +298,15 @@ def views_ddl() -> list[str]:
     return [catalog.VIOLATION_LINES, *(fmt.views for fmt in FORMATS.values() if fmt.views)]
 
 
+def across_files() -> dict[str, list]:
+    """Per table, the values formats derive in it from other files' rows."""
+    derived: dict[str, list] = {}
+    for fmt in FORMATS.values():
+        for value in fmt.across_files:
+            derived.setdefault(value.table, []).append(value)
+    return derived
+
+
 def file_tables(fmt: Format | None = None) -> list[str]:
     """The tables that hold files' rows (by `source_id`): the shared ones, and every
     format's own or only `fmt`'s."""

@@ -4,7 +4,7 @@ and its per-turn traces (`bot_trace_<gameId>.jsonl`), with the bot's quality gat
 from pathlib import Path
 
 from workbench.ec4x import queries, reader, tables
-from workbench.formats import Format
+from workbench.formats import AcrossFiles, Format
 
 
 def claims(path: Path, head: bytes) -> bool:
@@ -23,4 +23,6 @@ FORMAT = Format(
     decisions_by_line=True,  # a draft's or a bot turn's decision: its own line
     describe="EC4X bot order drafts (*.orders.jsonl) and bot traces (bot_trace_*.jsonl)",
     summary=queries.summary,
+    # A draft names no model: it takes its game's bot trace's, from another file.
+    across_files=(AcrossFiles("decisions", "model", ("format", "source_id", "locator"), tables.draft_models()),),
 )

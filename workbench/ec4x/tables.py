@@ -258,18 +258,25 @@ WHERE source_id = $source_id AND seq >= $first AND valid AND ok IS false AND err
 ORDER BY seq
 """
 
-def _link_draft_models(drafts: str) -> str:
-    """UPDATE of the model of the decisions of the drafts that satisfy `drafts` (a
-    condition on `o`, a row of ec4x_orders)."""
+
+def draft_models(drafts: str = "true") -> str:
+    """Each draft's decision (source_id, locator) that satisfies `drafts` (a condition on
+    `o`, a row of ec4x_orders), and its model: the one derivation of a draft's model, by
+    which the ingest links it and a Spark tree's reader derives it (`ec4x.FORMAT.across_files`)."""
     return f"""
-WITH {_ONE_MODEL}, linked AS (
-    SELECT o.source_id, 'line ' || o.seq AS locator, coalesce(t.model, g.model) AS model
-    FROM {_DRAFTS_AND_MODELS}
-    WHERE {drafts}
-)
+WITH {_ONE_MODEL}
+SELECT o.source_id, 'ec4x' AS format, 'line ' || o.seq AS locator, coalesce(t.model, g.model) AS model
+FROM {_DRAFTS_AND_MODELS}
+WHERE {drafts}
+"""
+
+
+def _link_draft_models(drafts: str) -> str:
+    """UPDATE of the model of the decisions of the drafts that satisfy `drafts`."""
+    return f"""
 UPDATE decisions d SET model = linked.model
-FROM linked
-WHERE d.format = 'ec4x' AND d.source_id = linked.source_id AND d.locator = linked.locator
+FROM ({draft_models(drafts)}) linked
+WHERE d.format = linked.format AND d.source_id = linked.source_id AND d.locator = linked.locator
   AND d.model IS DISTINCT FROM linked.model
 """
 

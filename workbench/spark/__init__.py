@@ -2,8 +2,9 @@
 logs beyond one machine.
 
 `ingest(paths, parquet_dir)` runs the workbench's own loader in Spark's tasks, into the
-Hive-partitioned Parquet tree `workbench export --parquet` writes (`load`). `open(dir)`
-gives that tree's tables as Spark views that `analysis.scorecard`, `compare_models`,
+Parquet tree, partitioned by format, that `workbench export --parquet` writes (`load`;
+its small parts merged by `compact`, its commit protocol `manifest`). `open(dir)` gives
+that tree's tables as Spark views that `analysis.scorecard`, `compare_models`,
 `ratings`, `plan` and the report take in place of a database connection (`lake`): the
 grouped counts are Spark SQL, made from the workbench's one DuckDB text of each query
 (`sql`), and the statistics the same Python as over a database.

@@ -2,12 +2,19 @@
 `workbench ingest --engine spark`) as Spark views named as the database's tables, and
 the workbench's queries asked of them.
 
-Each table is read from `<tree>/<table>/`, its partition folders giving `format` and a
-game column's folder name; the game's whole id is `<column>_full`. The views have the
-database's own columns in its own order and types (`schema`), so a query asks the
-tree what it asks a database. A table with no files is an empty view. The database's
-views (`violation_lines`, a format's own) are made from their one definition
-(`sql.to_spark`).
+Each table is read from `<tree>/<table>/`, its partition folders giving `format`. (A
+tree of the layout before, with a folder per game, is read too: there a game column's
+folder holds its name, shortened when long, and the game's whole id is `<column>_full`.)
+The views have the database's own columns in its own order and types (`schema`), so a
+query asks the tree what it asks a database. A table with no files is an empty view.
+The database's views (`violation_lines`, a format's own) are made from their one
+definition (`sql.to_spark`).
+
+A value a format derives from another file's rows (an EC4X order draft's model, taken
+from its game's bot trace: `registry.across_files`) is derived here, over the whole
+tree, by the same query the database's ingest keeps it with: a Spark task that loaded
+the draft may not have seen the trace, so what the tree's files hold is what each task
+knew, and the view is what the whole tree says.
 """
 
 from __future__ import annotations
@@ -22,10 +29,9 @@ from urllib.parse import unquote
 import polars as pl
 
 from workbench.errors import WorkbenchError
-from workbench.export import GAME_COLUMNS
-from workbench.spark.load import read_manifest
+from workbench.spark.manifest import read_manifest
 from workbench.spark.session import cancelled, said, session
-from workbench.spark.sql import spark_type, statements, to_spark
+from workbench.spark.sql import spark_type, statements, tables_read, to_spark
 
 
 # A Lake reads the parts its tree held when it was opened, so the same query has the same
@@ -36,6 +42,10 @@ from workbench.spark.sql import spark_type, statements, to_spark
 # per-game rows) are kept, the latest REMEMBERED of them.
 REMEMBERED = 64
 REMEMBERED_BYTES = 4 * 1024 * 1024
+
+# The columns a tree of the layout before kept as partition folders, a game's whole id in
+# `<column>_full`.
+GAME_FOLDERS = ("game_id", "save_name")
 
 # Per Spark session (by id), the Lake whose views it holds: the views are named as the
 # database's tables, so two trees open on one session take turns holding the names.
@@ -58,6 +68,7 @@ class Lake:
         self.where = self.root.resolve()  # Spark's own working folder may be another
         self.tables = _declared_tables()
         self._answers: OrderedDict[str, pl.DataFrame] = OrderedDict()  # by Spark SQL text
+        self._filled: set[str] = set()  # the tables with files
         try:
             self._rows = {table.name: self._read(table, listed) for table in self.tables}
             self._show()
@@ -72,8 +83,15 @@ class Lake:
         """Name this tree's tables and the database's views in the session, in place of
         another Lake's on the same session."""
         _SHOWING.pop(id(self.spark), None)  # until all are named: a failure part-way names no Lake
+        # A derivation from tables with no rows here derives nothing: the rows as written.
+        derived = {table: values for table, values in (
+            (table, [value for value in values if tables_read(value.query) & self._filled])
+            for table, values in _across_files().items()) if values}
         for name, rows in self._rows.items():
-            rows.createOrReplaceTempView(name)
+            rows.createOrReplaceTempView(f"{name}{AS_WRITTEN}" if name in derived else name)
+        for table in self.tables:
+            if table.name in derived:
+                self.spark.sql(_temporary_view(_derived_view(table, derived[table.name])))
         for ddl in (statement for script in _views() for statement in statements(script)):
             self.spark.sql(_temporary_view(ddl))
         _SHOWING[id(self.spark)] = self
@@ -122,13 +140,16 @@ class Lake:
             files = [folder] if found and set(found) == wanted else sorted(wanted)
         else:
             files = [folder] if found else []
-        if not files:
+        if files:
+            self._filled.add(table.name)
+        else:
             return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
                                                         for c in table.columns) + " WHERE false")
-        rows = self.spark.read.schema(_file_schema(table)).option("basePath", str(folder)).parquet(
+        games = _game_folders(folder, found if files == [folder] else files)
+        rows = self.spark.read.schema(_file_schema(table, games)).option("basePath", str(folder)).parquet(
             *(_literal_path(path) for path in files))
         formats = _format_names(folder)
-        return rows.selectExpr(*(_column(column, formats) for column in table.columns))
+        return rows.selectExpr(*(_column(column, formats, games) for column in table.columns))
 
 
 def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # noqa: A001  (the API's name)
@@ -138,6 +159,26 @@ def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # no
     return Lake(root, spark, master)
 
 
+# A table with values derived across files: its rows as the tree's files hold them.
+AS_WRITTEN = "_as_written"
+
+
+def _derived_view(table, derivations) -> str:
+    """The view of `table` whose derived columns are what the whole tree says (DuckDB's
+    dialect): a row a derivation gives a value for takes it (NULL too, as the ingest's
+    UPDATE sets it); the others keep the value written."""
+    joins, values = [], {}
+    for number, derived in enumerate(derivations):
+        alias = f"derived_{number}"
+        on = " AND ".join(f"w.{key} = {alias}.{key}" for key in derived.keys)
+        joins.append(f"LEFT JOIN ({derived.query}) {alias} ON {on}")
+        values[derived.column] = (f"CASE WHEN {alias}.{derived.keys[0]} IS NOT NULL THEN {alias}.{derived.column} "
+                                  f"ELSE w.{derived.column} END")
+    columns = ", ".join(f"{values[c.name]} AS {c.name}" if c.name in values else f"w.{c.name}" for c in table.columns)
+    return (f"CREATE OR REPLACE VIEW {table.name} AS SELECT {columns} FROM {table.name}{AS_WRITTEN} w "
+            + " ".join(joins))
+
+
 @functools.lru_cache(maxsize=256)
 def _temporary_view(ddl: str) -> str:
     """A view of the database (its DuckDB DDL) as a temporary view in Spark SQL: translated
@@ -145,11 +186,12 @@ def _temporary_view(ddl: str) -> str:
     return to_spark(ddl).replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMPORARY VIEW", 1)
 
 
-def _column(column, formats: dict[str, str] | None = None) -> str:
-    """The column as the database has it: a game's whole id from `<column>_full`; a
-    format whose name its folder writes in escapes (`odd%20name%2F%C3%A4`) as it is
-    named (Spark reads each escaped byte as a character: `odd name/Ã¤`)."""
-    stored = f"{column.name}_full" if column.name in GAME_COLUMNS else column.name
+def _column(column, formats: dict[str, str] | None = None, games: bool = False) -> str:
+    """The column as the database has it: in a tree of the layout before (`games`), a
+    game's whole id from `<column>_full`; a format whose name its folder writes in
+    escapes (`odd%20name%2F%C3%A4`) as it is named (Spark reads each escaped byte as a
+    character: `odd name/Ã¤`)."""
+    stored = f"{column.name}_full" if games and column.name in GAME_FOLDERS else column.name
     value = f"CAST({stored} AS {spark_type(column.type)})"
     if column.name == "format" and formats:
         value = "CASE " + " ".join(f"WHEN {value} = {_text(read)} THEN {_text(name)}" for read, name in
@@ -182,18 +224,30 @@ def _literal_path(path: Path) -> str:
     return re.sub(r"([\\\[\]{}*?])", r"\\\1", str(path))
 
 
-def _file_schema(table) -> str:
-    """The columns of the table's files (a game column whole as `<column>_full`), then
-    its partition folders' (`format`, a game column's folder name), as text."""
-    stored = [f"{c.name}_full {spark_type(c.type)}" if c.name in GAME_COLUMNS else f"{c.name} {spark_type(c.type)}"
+def _file_schema(table, games: bool = False) -> str:
+    """The columns of the table's files, then its partition folders' (`format`; in a tree
+    of the layout before, `games`, a game column's folder name, the column whole as
+    `<column>_full` in the files), as text."""
+    folders = [c.name for c in table.columns if games and c.name in GAME_FOLDERS]
+    stored = [f"{c.name}_full {spark_type(c.type)}" if c.name in folders else f"{c.name} {spark_type(c.type)}"
               for c in table.columns if c.name != "format"]
-    partitions = ["format STRING", *(f"{c.name} STRING" for c in table.columns if c.name in GAME_COLUMNS)]
-    return ", ".join(stored + partitions)
+    return ", ".join(stored + ["format STRING", *(f"{name} STRING" for name in folders)])
+
+
+def _game_folders(folder: Path, files: list[Path]) -> bool:
+    """Are the table's files in the layout before, a folder per game? (A tree holds one
+    layout: an ingest rewrites the parts of the one before first.)"""
+    layouts = {any(part.startswith(tuple(f"{name}=" for name in GAME_FOLDERS))
+                   for part in path.relative_to(folder).parts[:-1]) for path in files}
+    if len(layouts) > 1:
+        raise WorkbenchError(f"{folder} holds parts of two layouts, a folder per game and one per format: run "
+                             f"`workbench compact --parquet {folder.parent}` to write them in one")
+    return layouts == {True}
 
 
 def _listed_parts(root: Path) -> dict[str, list[str]] | None:
     """Per table, the parts the manifest of a tree `ingest --engine spark` writes lists
-    (each checked to be a part of the tree: `load.read_manifest`); None for a tree
+    (each checked to be a part of the tree: `manifest.read_manifest`); None for a tree
     without one (`workbench export --parquet`'s)."""
     manifest = read_manifest(root)
     if manifest is None:
@@ -203,6 +257,12 @@ def _listed_parts(root: Path) -> dict[str, list[str]] | None:
         for part in row["parts"]:
             listed.setdefault(part.split("/", 1)[0], []).append(part)
     return listed
+
+
+def _across_files() -> dict:
+    from workbench import registry
+
+    return registry.across_files()
 
 
 def _declared_tables():

@@ -1,5 +1,5 @@
 """`workbench ingest --engine spark`: the workbench's own loader, run by Spark's
-executors, each on its share of the files, into a Hive-partitioned Parquet tree.
+executors, each on its share of the files, into a Parquet tree partitioned by format.
 
 The driver lists the files and leaves out those the tree's manifest holds unchanged
 (same size and modification time). Each Spark task loads its files with `ingest`
@@ -14,50 +14,36 @@ next run removes.
 
 A part is named `s<source id>-<run>_<i>.parquet`: the file it holds rows of, and the
 run that wrote it. Source ids are given by the driver, one per file for the life of
-the tree.
+the tree. Small parts are merged once there are many (`compact`), and a merged part
+loses a file's rows by being written again without them (the manifest's protocol:
+`manifest`).
+
+No task sees another's files: a value a format derives from another file's rows is
+derived over the whole tree when it is read (`lake`), so how the files are dealt to
+tasks changes no answer.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
-import re
 import shutil
 import tempfile
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError, first_line
 from workbench.paths import expand_paths, path_of, roots_of, text_of, under
+from workbench.spark import compact
+from workbench.spark.manifest import (LOCK, MANIFEST, MANIFEST_SCHEMA, RESULT_SCHEMA, STAGING, locked,
+                                      manifest_or_empty, part_path, remove_unlisted, stamp,
+                                      write_manifest)
 from workbench.spark.session import cancelled, check_master, said
 
-MANIFEST = "_manifest.parquet"
-STAGING = "_staging"
-LOCK = "_lock"
-# What a task tells the driver of each file it was given.
-RESULT_SCHEMA = pa.schema([
-    ("path", pa.string()), ("source_id", pa.int64()), ("status", pa.string()), ("format", pa.string()),
-    ("records", pa.int64()), ("rejected", pa.int64()), ("errors", pa.int64()), ("warnings", pa.int64()),
-    ("infos", pa.int64()), ("message", pa.string()), ("sha256", pa.string()), ("size", pa.int64()),
-    ("mtime_ns", pa.int64()), ("staged", pa.string()), ("parts", pa.list_(pa.string())),
-])
-# What the tree knows of each file it holds rows of: those of a task's result.
-MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
-    "path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")] + [
-    # Added since: the file's ctime (a rewrite whose times were put back, `touch -r`,
-    # changes it), and each part's size, mtime and ctime as written ("size:mtime:ctime";
-    # a part written over since is not the file's rows). A manifest written before them
-    # has them NULL: its files are read again once.
-    ("ctime_ns", pa.int64()), ("part_stamps", pa.list_(pa.string()))])
-# What a part listed in a manifest is named: under a table's folder, in the tree.
-PART = re.compile(r"[a-z_][a-z0-9_]*(/[^/]+=[^/]*)+/s[0-9]+-[^/]+\.parquet")
 # A task's file: its key (`sources.path`, links followed) and where it was found (links
 # kept, as the ingest records it in `sources.found_at`), which the task reads it by.
 TASK_FIELDS = ("path", "named", "source_id", "size", "mtime_ns", "found_at")
@@ -107,10 +93,10 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     found = expand_paths(paths)
     files = [(path, named) for path, named in found if not _inside(path, root)]
     _make_tree(root)
-    with _locked(root):
-        manifest = _read_manifest(root)
-        _write_manifest(root, manifest)  # a new tree is one from now on, even if this run is cut short
-        present = _remove_unlisted(root, manifest)
+    with locked(root):
+        manifest = manifest_or_empty(root)
+        write_manifest(root, manifest)  # a new tree is one from now on, even if this run is cut short
+        present = _in_this_layout(root, manifest, remove_unlisted(root, manifest))
         report, todo = _plan(present, files, manifest, roots_of(paths), prune, format)
         report.files += [LoadedFile(text_of(path.resolve()), None, "failed", message=(
             f"{text_of(path)}: inside the Parquet tree {text_of(root)}, whose files are not logs; move it out of the "
@@ -123,6 +109,7 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
             ctimes = {key: ctime for key, *_, ctime in todo}
             report.files += _commit(root, run, manifest, results, ctimes)
             shutil.rmtree(root / STAGING / run, ignore_errors=True)
+            compact.switch(root, manifest, compact.merged(root, manifest, remove_unlisted(root, manifest), run))
     order = {text_of(path.resolve()): i for i, (path, _) in enumerate(files)}
     report.files.sort(key=lambda f: (order.get(f.path, len(order)), f.path))
     return report
@@ -139,6 +126,16 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
+def _in_this_layout(root: Path, manifest: dict[str, dict], present: set[str]) -> set[str]:
+    """The tree's parts of the layout before (a folder per game) rewritten in this one,
+    before any part of this run is written beside them; the parts there as written."""
+    if not any(compact.of_layout_before(part) for part in present):
+        return present
+    replaced = compact.merged(root, manifest, present, f"layout-{uuid.uuid4().hex[:12]}", more_than=2 ** 62)
+    compact.switch(root, manifest, replaced)
+    return (present - set(replaced)) | {part for parts in replaced.values() for part in parts}
+
+
 def _make_tree(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise WorkbenchError(f"cannot write the Parquet tree to {root}: it is a file, not a folder")
@@ -150,121 +147,6 @@ def _make_tree(root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WorkbenchError(f"cannot write the Parquet tree to {root}: {exc.strerror or exc}") from None
-
-
-@contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    """One ingest at a time per tree."""
-    # not through a link left in its place: the lock is a file of the tree's own
-    with os.fdopen(os.open(root / LOCK, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644), "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise WorkbenchError(f"another ingest is writing {root}; try again when it is done") from None
-        yield
-
-
-def read_manifest(root: Path) -> dict[str, dict] | None:
-    """What the tree's manifest says of each file, by its path; None for a tree without
-    one (`workbench export --parquet`'s). A manifest that cannot be read as the one an
-    ingest writes, or that lists a part outside the tree's tables, is refused in one
-    line: nothing read from a tree names a path outside it."""
-    path = root / MANIFEST
-    if not path.exists():
-        return None
-
-    def refused(why: str) -> WorkbenchError:
-        return WorkbenchError(f"{text_of(path)} is not a manifest `workbench ingest --engine spark` wrote: {why}; "
-                              f"ingest into a new tree (or remove this one to start it again)")
-
-    try:
-        with open(path, "rb") as handle:  # a file, whatever its name holds (`lake:1` is no URI)
-            table = pq.read_table(handle)
-    except (OSError, pa.ArrowException) as exc:
-        raise refused(first_line(exc)) from None
-    wanted = [name for name in MANIFEST_SCHEMA.names if name in table.column_names]
-    missing = [name for name in MANIFEST_SCHEMA.names[:9] if name not in wanted]
-    if missing:
-        raise refused(f"it has no column {missing[0]!r}")
-    try:
-        rows = table.select(wanted).cast(pa.schema([MANIFEST_SCHEMA.field(name) for name in wanted])).to_pylist()
-    except (pa.ArrowException, ValueError) as exc:
-        raise refused(first_line(exc)) from None
-    manifest, ids = {}, set()
-    for row in rows:
-        parts = row["parts"] or []
-        if row["path"] is None or row["source_id"] is None or None in (row["size"], row["mtime_ns"]):
-            raise refused("a file's path, source id, size or modification time is missing")
-        if not 0 < row["source_id"] < 2 ** 62 or row["source_id"] in ids:  # one id a file, as an ingest gives them
-            raise refused(f"the source id {row['source_id']} is not one an ingest gives")
-        ids.add(row["source_id"])
-        outside = [part for part in parts if not isinstance(part, str) or not _confined(part)]
-        if outside:
-            raise refused(f"it lists {outside[0]!r} as a part, which is not a part of a table of the tree")
-        if row["format"] is not None and not any(part.startswith("sources/") for part in parts):
-            raise refused(f"{row['path']} is listed with no part of `sources`; every file read has one")
-        manifest[row["path"]] = {name: row.get(name) for name in MANIFEST_SCHEMA.names} | {"parts": parts}
-    return manifest
-
-
-def _confined(part: str) -> bool:
-    """A part's name as a manifest may list it: `<table>/<column>=<value>/.../s<id>-<run>_<i>.parquet`."""
-    return PART.fullmatch(part) is not None and ".." not in part.split("/")
-
-
-def _part_path(root: Path, part: str) -> Path | None:
-    """Where a listed part is, if it is inside the tree (a folder of the tree may be a
-    link that leads elsewhere: then it is not touched)."""
-    path = root / part
-    try:
-        return path if path.resolve().is_relative_to(root.resolve()) else None
-    except OSError:
-        return None
-
-
-def _unlink_part(root: Path, part: str) -> None:
-    path = _part_path(root, part)
-    if path is not None:
-        path.unlink(missing_ok=True)
-
-
-def _read_manifest(root: Path) -> dict[str, dict]:
-    return read_manifest(root) or {}
-
-
-def _write_manifest(root: Path, manifest: dict[str, dict]) -> None:
-    """Written beside and renamed over: the manifest is whole or as it was."""
-    rows = sorted(manifest.values(), key=lambda row: row["path"])
-    partial = root / f".{MANIFEST}.{os.getpid()}"
-    partial.unlink(missing_ok=True)  # made anew: never written through a link left in its place
-    with open(partial, "xb") as handle:  # a file, whatever its name holds (`lake:1` is no URI)
-        pq.write_table(pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA), handle)
-    os.replace(partial, root / MANIFEST)
-
-
-def _stamp(path: Path) -> str:
-    """A part as it is on disk: its size, modification and change times."""
-    status = path.stat()
-    return f"{status.st_size}:{status.st_mtime_ns}:{status.st_ctime_ns}"
-
-
-def _remove_unlisted(root: Path, manifest: dict[str, dict]) -> set[str]:
-    """Parts no file in the manifest lists, and staging left behind: a run cut short.
-    Returns the listed parts that are there as they were written (relative to the
-    tree): one written over since (garbage, say) is not, and its file is read again."""
-    stamps = {part: stamp for row in manifest.values()
-              for part, stamp in zip(row["parts"], row["part_stamps"] or [None] * len(row["parts"]))}
-    shutil.rmtree(root / STAGING, ignore_errors=True)
-    present = set()
-    for part in root.glob("*/**/s*-*.parquet"):
-        name = part.relative_to(root).as_posix()
-        if _part_path(root, name) is None:
-            continue  # reached through a link out of the tree
-        if name not in stamps:
-            part.unlink(missing_ok=True)
-        elif stamps[name] is None or stamps[name] == _stamp(part):
-            present.add(name)
-    return present
 
 
 def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list[str], prune: bool,
@@ -320,27 +202,26 @@ def _unchanged(present: set[str], known: dict | None, stat: os.stat_result, name
 
 
 def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
-    """The files' rows removed: from the manifest first, then their parts."""
-    parts = [part for key in keys for part in manifest.pop(key)["parts"]]
-    _write_manifest(root, manifest)
-    for part in parts:
-        _unlink_part(root, part)
+    """The files' rows removed: from the manifest first, then their parts (a part that
+    holds other files' rows too is written again without theirs, before)."""
+    leaving = compact.Leaving()
+    for key in keys:
+        leaving.add(manifest.pop(key))
+    compact.switch(root, manifest, leaving.parts_rewritten(root, manifest, "forget"))
 
 
 def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | None,
                partitions: int | None) -> list[dict]:
-    """The files spread over Spark tasks, largest first, dealt round-robin so each task
-    gets a like share of bytes; each task's results back on the driver. Task k of
-    `spark.range` is given the k-th share (hashing the share numbers instead would put
-    two shares in one task, and none in another)."""
-    todo = sorted(todo, key=lambda task: -task[3])
+    """The files spread over Spark tasks (`shares`); each task's results back on the
+    driver. Task k of `spark.range` is given the k-th share (hashing the share numbers
+    instead would put two shares in one task, and none in another)."""
     tasks = partitions or min(len(todo), 4 * _cores(spark))
-    shares = [[dict(zip(TASK_FIELDS, task)) for task in todo[k::tasks]] for k in range(tasks)]
+    shares = _shares(todo, tasks)
     staging, chosen = str((root / STAGING / run).resolve()), format
     from pyspark.sql.pandas.types import from_arrow_schema
 
     try:
-        numbers = spark.range(0, tasks, 1, tasks)
+        numbers = spark.range(0, len(shares), 1, len(shares))
         loaded = numbers.mapInArrow(lambda batches: load_task(batches, shares, staging, chosen),
                                     from_arrow_schema(RESULT_SCHEMA))
         return loaded.toArrow().to_pylist()
@@ -348,6 +229,14 @@ def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | Non
         if cancelled(exc):  # the job cancelled by a Ctrl-C (pyspark's handler cancels it)
             raise KeyboardInterrupt from None
         raise WorkbenchError(f"Spark could not load the files: {said(exc)}") from None
+
+
+def _shares(todo: list[tuple], tasks: int) -> list[list[dict]]:
+    """The files, largest first, dealt round-robin to `tasks` tasks, so each gets a like
+    share of bytes. How they are dealt changes no answer: a value derived from another
+    file's rows is derived over the whole tree when it is read (`lake`)."""
+    todo = sorted(todo, key=lambda task: -task[3])
+    return [[dict(zip(TASK_FIELDS, task)) for task in todo[k::tasks]] for k in range(tasks)]
 
 
 def _cores(spark) -> int:
@@ -362,11 +251,11 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
     """Each loaded file's parts moved into the tree and listed in the manifest (with
     `ctimes`, the files' change times as the driver saw them); the parts of its earlier
     content removed after."""
-    reports, old_parts, ctimes = [], [], ctimes or {}
+    reports, leaving, ctimes = [], compact.Leaving(), ctimes or {}
 
     def listed(row: dict) -> dict:
         return {**{key: row[key] for key in RESULT_SCHEMA.names if key in MANIFEST_SCHEMA.names},
-                "ctime_ns": ctimes.get(row["path"]), "part_stamps": [_stamp(root / part) for part in row["parts"]]}
+                "ctime_ns": ctimes.get(row["path"]), "part_stamps": [stamp(root / part) for part in row["parts"]]}
 
     for row in results:
         counts = {"error": row["errors"], "warning": row["warnings"], "info": row["infos"]}
@@ -378,7 +267,7 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
         if row["status"] == "failed":
             reports.append(LoadedFile(row["path"], row["format"], "failed", message=row["message"], counts=counts))
             continue
-        if any(_part_path(root, part) is None for part in row["parts"]):
+        if any(part_path(root, part) is None for part in row["parts"]):
             reports.append(LoadedFile(row["path"], row["format"], "failed", counts=counts, message=(
                 f"{row['path']}: its rows would be written outside {text_of(root)}: a folder of the tree is a link "
                 f"that leads elsewhere")))
@@ -387,14 +276,13 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
             target = root / part
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(root / STAGING / run / row["staged"] / part, target)
-        old_parts += before["parts"] if before is not None else []
+        if before is not None:
+            leaving.add(before)
         manifest[row["path"]] = listed(row)
         known = before is not None and before["format"] is not None
         reports.append(LoadedFile(row["path"], row["format"], "replaced" if known else "ingested",
                                   row["records"], row["rejected"], row["message"], counts, row["source_id"]))
-    _write_manifest(root, manifest)
-    for part in old_parts:
-        _unlink_part(root, part)
+    compact.switch(root, manifest, leaving.parts_rewritten(root, manifest, run))
     return reports
 
 

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -22,9 +23,15 @@ LOGGING = Path(__file__).with_name("log4j2.properties")
 
 
 # What Spark takes as a master: local mode (`local`, `local[N]`, `local[*]`, with a number
-# of retries after a comma; `local-cluster[N,C,M]`), a standalone cluster, YARN, Kubernetes.
-MASTERS = re.compile(r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
-                     r"|spark://[^\s/]+|yarn|k8s://\S+")
+# of retries after a comma; `local-cluster[N,C,M]`), a standalone cluster, YARN, Kubernetes,
+# or a Spark Connect server (`REMOTE`).
+LOCAL = r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
+# A Spark Connect URL as pyspark reads it: sc://HOST[:PORT], then parameters after `/`
+# (`sc://host:443/;use_ssl=true;token=...`); the port is 15002 when not given.
+REMOTE = re.compile(r"sc://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:(?P<port>[0-9]{1,5}))?"
+                    r"(/(;[^\s;=/]+=[^\s;]*)*)?")
+MASTERS = re.compile(rf"{LOCAL}|spark://[^\s/]+|yarn|k8s://\S+|{REMOTE.pattern}")
+CONNECT_PORT = 15002
 
 
 def check_master(master: str) -> None:
@@ -34,7 +41,21 @@ def check_master(master: str) -> None:
         zero = re.fullmatch(r"local\[0+(,[0-9]+)?\]", master)
         raise WorkbenchError(f"--master {master}: " + (
             "local mode with no thread runs nothing; give local[N] with N of 1 or more, or local[*]" if zero else
-            "not a Spark master; give local[N], local[*], spark://HOST:PORT, yarn or k8s://URL"))
+            "not a Spark master; give local[N], local[*], spark://HOST:PORT, yarn, k8s://URL "
+            "or sc://HOST:PORT (Spark Connect)"))
+
+
+def check_remote(remote: str) -> None:
+    """`$SPARK_REMOTE` as pyspark takes it (a Spark Connect URL, or `local...` for a
+    server of its own), or one line naming it."""
+    if not (REMOTE.fullmatch(remote) or re.fullmatch(LOCAL, remote)):
+        raise WorkbenchError(f"SPARK_REMOTE={remote}: not a Spark Connect URL; give sc://HOST:PORT "
+                             f"(or unset it to run Spark here)")
+
+
+def connected(spark) -> bool:
+    """A Spark Connect session: no SparkContext, no JVM in this process."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 def cancelled(exc: BaseException) -> bool:
@@ -43,8 +64,9 @@ def cancelled(exc: BaseException) -> bool:
 
 
 def session(spark=None, master: str | None = None):
-    """`spark` if given; else the active session; else a new one: on `master`, or on
-    Spark Connect at `$SPARK_REMOTE`, or in local mode on every core (`local[*]`)."""
+    """`spark` if given; else the active session; else a new one: on `master` (a Spark
+    Connect server for `sc://HOST:PORT`), or on Spark Connect at `$SPARK_REMOTE`, or in
+    local mode on every core (`local[*]`)."""
     if master is not None:
         check_master(master)
     if spark is None:
@@ -73,11 +95,40 @@ def _active():
 
 def _new(master: str | None):
     SparkSession = _spark_session_class()
-    remote = os.environ.get("SPARK_REMOTE")
-    if master is None and not remote or (master or "").startswith("local"):
+    if master is not None:
+        remote = master if master.startswith("sc://") else None
+    else:
+        remote = os.environ.get("SPARK_REMOTE") or None
+        if remote is not None:
+            check_remote(remote)
+    running = _running()
+    if running is not None and (remote is not None or master not in (None, running)):
+        # pyspark would hand back the session on `running` as it is (a master given is
+        # then not the one the work runs on), or refuse Spark Connect beside it
+        wanted = master if remote is None else _server(remote) if remote.startswith("sc://") else remote
+        raise WorkbenchError(f"Spark runs in this process on {running} already: stop its session "
+                             f"(spark.stop()) to start Spark on {wanted}")
+    if remote is not None and remote.startswith("sc://"):
+        return _connect(SparkSession, remote)
+    if remote is None and (master is None or master.startswith("local")):
         # Local workers run this very Python, so they import this workbench (a cluster's
         # workers need it installed: the docs' "Beyond one machine").
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    with _without_remote(master is not None):
+        spark = _started(_builder(SparkSession, master, remote), master)
+    if not connected(spark):
+        spark.sparkContext.setLogLevel("OFF")  # its failures reach us as exceptions
+    return spark
+
+
+def _running() -> str | None:
+    """The master of the SparkContext running in this process, if one does."""
+    context = sys.modules.get("pyspark.core.context")
+    running = context.SparkContext._active_spark_context if context is not None else None
+    return running.master if running is not None else None
+
+
+def _builder(SparkSession, master: str | None, remote: str | None):
     logging_options = f"-Dlog4j2.configurationFile={LOGGING.as_uri()}"
     builder = (SparkSession.builder.appName("workbench").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -86,14 +137,17 @@ def _new(master: str | None):
                # The workbench makes no tables in Spark's catalog: no spark-warehouse/ where it runs.
                .config("spark.sql.warehouse.dir", str(Path(tempfile.gettempdir()) / "workbench-spark-warehouse")))
     if master is not None:
-        builder = builder.master(master)
-    elif remote:
-        builder = builder.remote(remote)
-    else:
-        builder = builder.master("local[*]")
+        return builder.master(master)
+    if remote:  # `local...`: pyspark starts a Spark Connect server of its own
+        return builder.remote(remote)
+    return builder.master("local[*]")
+
+
+def _started(builder, master: str | None):
+    """The builder's session, its JVM started here; or one line saying why not."""
     with _JavaErrors() as java:
         try:
-            spark = builder.getOrCreate()
+            return builder.getOrCreate()
         except Exception as exc:  # no Java, a master that does not answer
             told = first_line(exc)
             if ("JAVA_GATEWAY_EXITED" in told or "JAVA_HOME" in told) and not _java():
@@ -101,9 +155,46 @@ def _new(master: str | None):
                                      "(Debian: apt install openjdk-17-jre-headless) or set JAVA_HOME") from None
             where = f" on {master}" if master else ""
             raise WorkbenchError(f"cannot start Spark{where}: {java.why() or said(exc)}") from None
-    if remote is None or master is not None:
-        spark.sparkContext.setLogLevel("OFF")  # its failures reach us as exceptions
-    return spark
+
+
+def _connect(SparkSession, url: str):
+    """A session on the Spark Connect server at `url`. The server is asked first whether
+    it is there: pyspark retries a server that does not answer for ten minutes."""
+    where = _server(url)
+    host, port = where.removeprefix("sc://").rsplit(":", 1)
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+    except OSError as exc:
+        raise WorkbenchError(f"cannot reach the Spark Connect server at {where}: "
+                             f"{exc.strerror or first_line(exc)}; is it started?") from None
+    try:
+        return SparkSession.builder.remote(url).getOrCreate()
+    except ImportError as exc:  # grpcio and the other Connect clients' packages
+        raise WorkbenchError(f"Spark Connect needs pyspark's Connect packages ({first_line(exc)}): "
+                             f"pip install 'workbench[spark]'") from None
+    except Exception as exc:
+        raise WorkbenchError(f"cannot start Spark on the Spark Connect server at {where}: {said(exc)}") from None
+
+
+def _server(url: str) -> str:
+    """A Spark Connect URL without its parameters (which may hold a token): sc://HOST:PORT."""
+    found = REMOTE.fullmatch(url)
+    return f"sc://{found['host']}:{found['port'] or CONNECT_PORT}"
+
+
+class _without_remote:
+    """`$SPARK_REMOTE` out of the environment while a session on a master given is made:
+    pyspark refuses a master beside it, and spark-submit would take it over the master."""
+
+    def __init__(self, hide: bool):
+        self.hide = hide
+
+    def __enter__(self):
+        self.remote = os.environ.pop("SPARK_REMOTE", None) if self.hide else None
+
+    def __exit__(self, *exc) -> None:
+        if self.remote is not None:
+            os.environ["SPARK_REMOTE"] = self.remote
 
 
 def _java() -> bool:

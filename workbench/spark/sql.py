@@ -52,6 +52,14 @@ def _statements(sql: str) -> tuple[str, ...]:
     return tuple(tree.sql(dialect="duckdb") for tree in sqlglot.parse(sql, read="duckdb") if tree is not None)
 
 
+@functools.lru_cache(maxsize=64)
+def tables_read(sql: str) -> frozenset[str]:
+    """The tables (or views) a query reads, but its own common table expressions."""
+    tree = _parsed(sql)
+    own = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    return frozenset(table.name for table in tree.find_all(exp.Table)) - own
+
+
 @functools.lru_cache(maxsize=256)
 def spark_type(duckdb_type: str) -> str:
     """A DuckDB column type (`VARCHAR[]`) as Spark writes it (`ARRAY<STRING>`); JSON is

@@ -1,0 +1,149 @@
+"""`workbench compact` and the manifest's protocol, on trees made here by hand (no Spark):
+small parts merged per table and format, a merged part written again without a file's
+rows, each file listing the parts that hold its rows, and bad trees refused in one line."""
+
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from workbench import cli
+from workbench.spark import compact, manifest
+
+FILES = {1: ["g2", "g1", "g3"], 2: ["g1", "g1"], 3: ["g3", None]}  # source id -> each row's game
+
+
+def _tree(root: Path, files: dict[int, list] = FILES) -> Path:
+    """A tree as an ingest leaves it: each file's `sources` row and decisions in parts of
+    their own, listed."""
+    rows = {}
+    for source_id, games in files.items():
+        path = f"/logs/{source_id}.decisions.jsonl"
+        part, source = (f"{table}/format=arena/s{source_id}-run_0.parquet" for table in ("decisions", "sources"))
+        for written in (part, source):
+            (root / written).parent.mkdir(parents=True, exist_ok=True)
+        values = ", ".join(f"({source_id}, {('NULL' if g is None else repr(g))}, 'line {n}')" for n, g in
+                           enumerate(games, 1))
+        duckdb.sql(f"COPY (SELECT * FROM (VALUES {values}) v(source_id, game_id, locator)) TO '{root / part}' "
+                   f"(FORMAT parquet)")
+        duckdb.sql(f"COPY (SELECT {source_id} AS source_id, '{path}' AS path) TO '{root / source}' (FORMAT parquet)")
+        rows[path] = {
+            "path": path, "format": "arena", "source_id": source_id, "size": 1, "mtime_ns": 1, "sha256": "x",
+            "records": len(games), "rejected": 0, "parts": [part, source], "ctime_ns": 1,
+            "part_stamps": [manifest.stamp(root / part), manifest.stamp(root / source)]}
+    manifest.write_manifest(root, rows)
+    return root
+
+
+def _listed(root: Path, table: str = "decisions") -> dict[str, list[str]]:
+    return {path: [part for part in row["parts"] if part.startswith(f"{table}/")]
+            for path, row in manifest.read_manifest(root).items()}
+
+
+def _rows(root: Path) -> list[tuple]:
+    parts = sorted({str(root / p) for parts in _listed(root).values() for p in parts})
+    return sorted(duckdb.sql("SELECT source_id, game_id, locator FROM read_parquet($p)",
+                             params={"p": parts}).fetchall(), key=str)
+
+
+def _expected(files: dict[int, list] = FILES) -> list[tuple]:
+    return sorted(((s, g, f"line {n}") for s, games in files.items() for n, g in enumerate(games, 1)), key=str)
+
+
+def test_small_parts_of_a_format_merge_into_one_that_every_file_lists(tmp_path, capsys):
+    root = _tree(tmp_path / "lake")
+    assert cli.main(["compact", "--parquet", str(root)]) == 0
+    assert capsys.readouterr().out == "decisions: 3 parts -> 1\nsources: 3 parts -> 1\n"
+    listed = _listed(root)
+    [merged] = {part for parts in listed.values() for part in parts}
+    assert all(parts == [merged] for parts in listed.values())
+    assert merged.startswith("decisions/format=arena/c-") and manifest.PART.fullmatch(merged)
+    assert _rows(root) == _expected()
+    games = pq.read_table(root / merged, columns=["game_id"])["game_id"].to_pylist()
+    assert games == ["g1", "g1", "g1", "g2", "g3", "g3", None]  # by game; no game last
+    assert sorted(p.name for p in (root / "decisions" / "format=arena").iterdir()) == [Path(merged).name]
+
+
+def test_one_part_or_none_is_left_as_it_is(tmp_path, capsys):
+    root = _tree(tmp_path / "lake", {1: ["g1"]})
+    before = _listed(root)
+    assert cli.main(["compact", "--parquet", str(root)]) == 0
+    assert capsys.readouterr().out.startswith("nothing to merge")
+    assert _listed(root) == before
+
+
+def test_a_folder_merges_on_its_own_past_the_threshold_only(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "lake")
+    present = {p for parts in _listed(root).values() for p in parts}  # only the decisions' parts
+    monkeypatch.setattr(compact, "AUTOMATIC", 3)  # three small parts: not more than it
+    assert compact.merged(root, manifest.read_manifest(root), present, "run") == {}
+    monkeypatch.setattr(compact, "AUTOMATIC", 2)
+    assert len(compact.merged(root, manifest.read_manifest(root), present, "run")) == 3  # each of the three
+
+
+def test_parts_past_the_target_size_are_merged_in_batches_of_it(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "lake")
+    sizes = [(root / p[0]).stat().st_size for p in _listed(root).values()]
+    monkeypatch.setattr(compact, "TARGET_BYTES", max(sizes) * 2)  # two parts fit, three do not
+    compact.compact(root)
+    assert len({p for parts in _listed(root).values() for p in parts}) == 2
+    assert _rows(root) == _expected()
+
+
+def test_a_file_leaving_a_merged_part_takes_only_its_own_rows(tmp_path):
+    root = _tree(tmp_path / "lake")
+    compact.compact(root)
+    listed = manifest.read_manifest(root)
+    leaving = compact.Leaving()
+    leaving.add(listed.pop("/logs/2.decisions.jsonl"))
+    compact.switch(root, listed, leaving.parts_rewritten(root, listed, "run"))
+    assert _rows(root) == _expected({1: FILES[1], 3: FILES[3]})
+    assert len({p for parts in _listed(root).values() for p in parts}) == 1
+    assert len(list((root / "decisions" / "format=arena").iterdir())) == 1  # the merged part before is gone
+
+
+def test_a_part_no_file_lists_any_more_is_removed_not_rewritten(tmp_path):
+    root = _tree(tmp_path / "lake")
+    listed = manifest.read_manifest(root)
+    leaving = compact.Leaving()
+    leaving.add(listed.pop("/logs/2.decisions.jsonl"))
+    assert leaving.parts_rewritten(root, listed, "run") == {
+        "decisions/format=arena/s2-run_0.parquet": [], "sources/format=arena/s2-run_0.parquet": []}
+
+
+def test_a_compaction_cut_short_before_the_manifest_leaves_it_and_the_rows_as_they_were(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "lake")
+    before = _listed(root)
+
+    def cut_short(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compact, "write_manifest", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        compact.compact(root)
+    monkeypatch.undo()
+    assert _listed(root) == before and _rows(root) == _expected()
+    compact.compact(root)  # the merged part left unlisted is removed first
+    assert len(list((root / "decisions" / "format=arena").iterdir())) == 1 and _rows(root) == _expected()
+
+
+@pytest.mark.parametrize("make, said", [
+    (lambda p: None, "is not a folder"),
+    (lambda p: p.write_text("x"), "is not a folder"),
+    (lambda p: p.mkdir(), "has no _manifest.parquet"),
+    (lambda p: (p.mkdir(), (p / "_manifest.parquet").write_text("garbage")), "is not a manifest"),
+])
+def test_what_is_not_a_tree_an_ingest_keeps_is_refused_in_one_line(tmp_path, capsys, make, said):
+    target = tmp_path / "lake"
+    make(target)
+    assert cli.main(["compact", "--parquet", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1
+
+
+def test_a_tree_another_ingest_is_writing_is_left_alone(tmp_path, capsys):
+    root = _tree(tmp_path / "lake")
+    with manifest.locked(root):
+        assert cli.main(["compact", "--parquet", str(root)]) == 2
+    assert "another ingest is writing" in capsys.readouterr().err
