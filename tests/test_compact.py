@@ -147,3 +147,20 @@ def test_a_tree_another_ingest_is_writing_is_left_alone(tmp_path, capsys):
     with manifest.locked(root):
         assert cli.main(["compact", "--parquet", str(root)]) == 2
     assert "another ingest is writing" in capsys.readouterr().err
+
+
+def test_a_part_removed_takes_the_game_folder_it_leaves_empty_not_its_tables(tmp_path):
+    """A part of the layout before sits in a game's folder: removed, the folder goes too,
+    up to its format's, which another part still holds; a table's folder stays."""
+    root = tmp_path / "lake"
+    alone = "decisions/format=arena/game_id=g1/s1-run_0.parquet"
+    shared = ["decisions/format=arena/game_id=g2/s2-run_0.parquet", "decisions/format=arena/game_id=g2/s3-run_0.parquet"]
+    for part in [alone, *shared]:
+        (root / part).parent.mkdir(parents=True, exist_ok=True)
+        (root / part).write_bytes(b"")
+    manifest.unlink_part(root, alone)
+    manifest.unlink_part(root, shared[0])
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
+        "decisions", "decisions/format=arena", "decisions/format=arena/game_id=g2", shared[1]]
+    manifest.unlink_part(root, shared[1])
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["decisions"]

@@ -109,7 +109,9 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
             ctimes = {key: ctime for key, *_, ctime in todo}
             report.files += _commit(root, run, manifest, results, ctimes)
             shutil.rmtree(root / STAGING / run, ignore_errors=True)
-            compact.switch(root, manifest, compact.merged(root, manifest, remove_unlisted(root, manifest), run))
+        merged = compact.merged(root, manifest, remove_unlisted(root, manifest), f"merge-{uuid.uuid4().hex[:12]}")
+        if merged:  # past the threshold, whether this run wrote parts or not
+            compact.switch(root, manifest, merged)
     order = {text_of(path.resolve()): i for i, (path, _) in enumerate(files)}
     report.files.sort(key=lambda f: (order.get(f.path, len(order)), f.path))
     return report

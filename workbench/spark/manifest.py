@@ -119,9 +119,17 @@ def part_path(root: Path, part: str) -> Path | None:
 
 
 def unlink_part(root: Path, part: str) -> None:
+    """The part removed, and the folders it leaves empty below its table's (a game's
+    folder of the layout before)."""
     path = part_path(root, part)
-    if path is not None:
-        path.unlink(missing_ok=True)
+    if path is None:
+        return
+    path.unlink(missing_ok=True)
+    for folder in path.parents[:len(Path(part).parts) - 2]:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: it holds other parts
+            return
 
 
 def manifest_or_empty(root: Path) -> dict[str, dict]:
