@@ -164,3 +164,80 @@ def test_a_part_removed_takes_the_game_folder_it_leaves_empty_not_its_tables(tmp
         "decisions", "decisions/format=arena", "decisions/format=arena/game_id=g2", shared[1]]
     manifest.unlink_part(root, shared[1])
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["decisions"]
+
+
+def test_two_prunes_of_a_merged_part_leave_the_third_files_rows(tmp_path):
+    """Each removal writes its part again under a name of its own: a second one under the
+    first's name wrote over it, then removed it, and a file left untouched lost its rows."""
+    from workbench.spark import load
+
+    root = _tree(tmp_path / "lake")
+    compact.compact(root)
+    for gone in ("/logs/1.decisions.jsonl", "/logs/2.decisions.jsonl"):
+        load._forget(root, manifest.read_manifest(root), [gone])
+    assert _rows(root) == _expected({3: FILES[3]})
+    assert all((root / part).is_file() for parts in _listed(root).values() for part in parts)
+
+
+def test_a_merged_part_that_cannot_be_written_again_leaves_the_tree_as_it_was(tmp_path, monkeypatch):
+    """A full disk while a file leaves a merged part: the file stays listed with its rows,
+    not reported removed while they stay in the part."""
+    from workbench.errors import WorkbenchError
+    from workbench.spark import load
+
+    root = _tree(tmp_path / "lake")
+    compact.compact(root)
+    before = _listed(root)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(compact, "_rewrite", full)
+    with pytest.raises(WorkbenchError, match="No space left on device.*the tree is as it was"):
+        load._forget(root, manifest.read_manifest(root), ["/logs/2.decisions.jsonl"])
+    assert _listed(root) == before and _rows(root) == _expected()
+
+
+def test_a_tree_whose_path_has_glob_characters_merges_only_its_own_parts(tmp_path):
+    """`lake[1]` beside `lake1`: a path read as a glob named the other tree."""
+    _tree(tmp_path / "lake1", {7: ["g7"]})
+    root = _tree(tmp_path / "lake[1]")
+    compact.compact(root)
+    assert _rows(root) == _expected()
+
+
+def test_thousands_of_parts_merge_a_batch_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(compact, "BATCH_PARTS", 2)
+    root = _tree(tmp_path / "lake")
+    compact.compact(root)
+    assert len({p for parts in _listed(root).values() for p in parts}) == 2  # 3 parts: a batch of 2, one left
+    assert _rows(root) == _expected()
+
+
+@pytest.mark.parametrize("spoil, said", [
+    (lambda row: row.update(part_stamps=row["part_stamps"][:1]), "2 parts and 1 stamps"),
+    (lambda row: row.update(parts=["_staging/format=arena/s1-run_0.parquet", *row["parts"]],
+                            part_stamps=None), "is not a part of a table"),
+    (lambda row: row.update(parts=["decisions/format=arena/c-?.parquet", *row["parts"]], part_stamps=None),
+     "is not a part of a table"),
+])
+def test_a_manifest_an_ingest_would_not_write_is_refused_before_anything_is_removed(tmp_path, capsys, spoil, said):
+    root = _tree(tmp_path / "lake")
+    listed = manifest.read_manifest(root)
+    spoil(listed["/logs/1.decisions.jsonl"])
+    manifest.write_manifest(root, listed)
+    on_disk = sorted(root.rglob("*.parquet"))
+    assert cli.main(["compact", "--parquet", str(root)]) == 2
+    assert said in capsys.readouterr().err
+    assert sorted(root.rglob("*.parquet")) == on_disk
+
+
+def test_files_named_as_parts_outside_the_tables_folders_are_not_removed(tmp_path):
+    root = _tree(tmp_path / "lake")
+    kept = [root / "backup-1" / "decisions" / "format=arena" / "s1-run_0.parquet",
+            root / ".snapshots" / "daily" / "c-notes.parquet"]
+    for path in kept:
+        path.parent.mkdir(parents=True)
+        path.write_text("mine")
+    compact.compact(root)
+    assert all(path.read_text() == "mine" for path in kept)

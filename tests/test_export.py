@@ -122,3 +122,14 @@ def test_the_docs_example_runs_on_an_exported_sample(tmp_path, db):
     assert namespace["events"].select(pl.len()).collect().item() == table_counts(db)["damage_events"]
     tilt = namespace["tilt"]
     assert tilt.height == 8 and tilt["tilt"].max() <= 1.0
+
+
+def test_an_export_over_the_folder_that_holds_its_database_is_refused(tmp_path, db, capsys):
+    """`export --parquet data --overwrite` with the database in data/ would remove it."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    inside = folder / "w.duckdb"
+    inside.write_bytes(db.read_bytes())
+    assert main(["export", "--parquet", str(folder), "--db", str(inside), "--overwrite"]) == 2
+    assert "holds the database" in capsys.readouterr().err
+    assert inside.read_bytes() == db.read_bytes()

@@ -48,6 +48,10 @@ def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[st
         raise WorkbenchError(f"cannot export to {out}: it is a file, not a folder")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise WorkbenchError(f"{out} is not empty; choose an empty folder or pass --overwrite")
+    source = Path(db if db is not None else catalog.default_db())
+    if out.is_dir() and source.resolve().is_relative_to(out.resolve()):
+        raise WorkbenchError(f"cannot export to {out}: it holds the database {source} being exported, which "
+                             f"--overwrite would remove; choose another folder")
     con = catalog.connect(db, read_only=True)
     partial = out.parent / f".{out.name}.partial-{os.getpid()}"
     try:

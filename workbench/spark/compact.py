@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError, first_line
@@ -38,6 +40,8 @@ from workbench.spark.manifest import (MANIFEST, STAGING, locked, part_path, read
 
 SMALL_BYTES = 32 * 2 ** 20
 TARGET_BYTES = 128 * 2 ** 20
+# Parts merged at once, at most: thousands in one query ran DuckDB out of memory.
+BATCH_PARTS = 256
 AUTOMATIC = 8
 # The driver's DuckDB merging parts: what an ingest's task gives its own, and a folder of
 # its own to sort in beyond it (10M events in memory took 4 GB more than the ingest).
@@ -97,6 +101,8 @@ def merged(root: Path, manifest: dict[str, dict], present: set[str], run: str,
     (`present`) merge."""
     folders: dict[str, list[tuple[str, int]]] = {}
     for part in sorted({part for row in manifest.values() for part in row["parts"]} & present):
+        if not _declared_columns(part.split("/", 1)[0]):
+            continue  # a table no format declares (a plugin's, since removed): its columns are unknown
         size = (root / part).stat().st_size
         if size < SMALL_BYTES or of_layout_before(part):
             folders.setdefault(_format_folder(part), []).append((part, size))
@@ -113,11 +119,11 @@ def merged(root: Path, manifest: dict[str, dict], present: set[str], run: str,
 
 
 def _batches(parts: list[tuple[str, int]]) -> list[list[str]]:
-    """The parts in order, cut into runs of up to TARGET_BYTES."""
+    """The parts in order, cut into runs of up to TARGET_BYTES and BATCH_PARTS parts."""
     batches: list[list[str]] = [[]]
     size = 0
     for part, bytes_ in parts:
-        if batches[-1] and size + bytes_ > TARGET_BYTES:
+        if batches[-1] and (size + bytes_ > TARGET_BYTES or len(batches[-1]) == BATCH_PARTS):
             batches.append([])
             size = 0
         batches[-1].append(part)
@@ -148,8 +154,11 @@ class Leaving:
             elif part_path(root, part) is not None and (root / part).is_file():
                 try:
                     replaced[part] = _rewrite(root, [part], f"{run}-w{number}", without=ids)
-                except (duckdb.Error, OSError):  # not a part as written: its files are read again
-                    continue
+                except (duckdb.Error, OSError, pa.ArrowException) as exc:
+                    # The part would keep rows of a file the manifest no longer lists: nothing
+                    # is switched, and the tree stays as it was.
+                    raise WorkbenchError(f"cannot write {text_of(root / part)} again without the rows of a file "
+                                         f"that leaves it: {first_line(exc)}; the tree is as it was") from None
         return replaced
 
 
@@ -174,12 +183,20 @@ def _rewrite(root: Path, parts: list[str], name: str, without: set[int] | None =
     staging = root / STAGING / "rewritten" / name
     shutil.rmtree(staging, ignore_errors=True)
     staging.parent.mkdir(parents=True, exist_ok=True)
-    select = " UNION ALL ".join(_rows_of(root / part, table, of_layout_before(part)) for part in parts)
     where = f" WHERE source_id NOT IN ({', '.join(str(int(i)) for i in sorted(without))})" if without else ""
     games = [c for c in GAME_FOLDERS if c in _declared_columns(table)]
     order = f" ORDER BY {games[0]} NULLS LAST" if games else ""
     with duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
                                 "temp_directory": str(root / STAGING / "rewritten" / "spill")}) as con:
+        # Each part read by pyarrow as the one file it is: DuckDB's read_parquet takes a
+        # path as a glob (`lake[1]` would read `lake1`, a part named `c-?.parquet` others).
+        for number, part in enumerate(parts):
+            if not (root / part).is_file():  # a FIFO or a device would be waited on
+                raise OSError(f"{root / part} is not a file")
+        select = " UNION ALL ".join(_rows_of(root / part, f"part_{number}", table, of_layout_before(part))
+                                    for number, part in enumerate(parts))
+        for number, part in enumerate(parts):
+            con.register(f"part_{number}", ds.dataset(str(root / part), format="parquet"))
         con.execute(f"COPY (SELECT * FROM ({select}){where}{order}) TO {_quoted(staging)} (FORMAT parquet, "
                     f"FILENAME_PATTERN 'c-{name}_{{i}}', FILE_SIZE_BYTES '{TARGET_BYTES}b')")
     folder = _format_folder(parts[0])
@@ -194,7 +211,7 @@ def _rewrite(root: Path, parts: list[str], name: str, without: set[int] | None =
     return written
 
 
-def _rows_of(path: Path, table: str, games_in_folders: bool) -> str:
+def _rows_of(path: Path, view: str, table: str, games_in_folders: bool) -> str:
     """A part's rows with the table's declared columns in order (one written before a
     column was added has it NULL); of the layout before, a game's id from its whole
     `<column>_full`."""
@@ -207,7 +224,7 @@ def _rows_of(path: Path, table: str, games_in_folders: bool) -> str:
         stored = f"{name}_full" if games_in_folders and name in GAME_FOLDERS else name
         columns.append(f'"{stored}" AS "{name}"' if stored in names else f'CAST(NULL AS {type_}) AS "{name}"')
     listed = ", ".join(columns) if columns else "*"
-    return f"SELECT {listed} FROM read_parquet({_quoted(path)}, hive_partitioning = false)"
+    return f"SELECT {listed} FROM {view}"
 
 
 def _declared_columns(table: str) -> dict[str, str]:

@@ -209,7 +209,7 @@ def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
     leaving = compact.Leaving()
     for key in keys:
         leaving.add(manifest.pop(key))
-    compact.switch(root, manifest, leaving.parts_rewritten(root, manifest, "forget"))
+    compact.switch(root, manifest, leaving.parts_rewritten(root, manifest, f"forget-{uuid.uuid4().hex[:12]}"))
 
 
 def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | None,

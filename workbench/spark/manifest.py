@@ -45,9 +45,9 @@ MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
 # What a part is named: `s<source id>-<run>_<i>.parquet`, a file's rows as a task wrote
 # them, or `c-<run>_<i>.parquet`, rows of several files merged (`compact`) or a part
 # written again without a file's rows.
-PART_NAME = re.compile(r"(s[0-9]+|c)-[^/]+\.parquet")
+PART_NAME = re.compile(r"(s[0-9]+|c)-[^/*?\[\]{}\\]+\.parquet")
 # What a part listed in a manifest is named: under a table's folder, in the tree.
-PART = re.compile(r"[a-z_][a-z0-9_]*(/[^/]+=[^/]*)+/" + PART_NAME.pattern)
+PART = re.compile(r"[a-z][a-z0-9_]*(/[^/]+=[^/]*)+/" + PART_NAME.pattern)
 @contextmanager
 def locked(root: Path) -> Iterator[None]:
     """One ingest at a time per tree."""
@@ -99,6 +99,8 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
             raise refused(f"it lists {outside[0]!r} as a part, which is not a part of a table of the tree")
         if row["format"] is not None and not any(part.startswith("sources/") for part in parts):
             raise refused(f"{row['path']} is listed with no part of `sources`; every file read has one")
+        if row.get("part_stamps") is not None and len(row["part_stamps"]) != len(parts):
+            raise refused(f"{row['path']} is listed with {len(parts)} parts and {len(row['part_stamps'])} stamps")
         manifest[row["path"]] = {name: row.get(name) for name in MANIFEST_SCHEMA.names} | {"parts": parts}
     return manifest
 
@@ -158,12 +160,16 @@ def remove_unlisted(root: Path, manifest: dict[str, dict]) -> set[str]:
     tree): one written over since (garbage, say) is not, and its file is read again."""
     stamps = {part: stamp for row in manifest.values()
               for part, stamp in zip(row["parts"], row["part_stamps"] or [None] * len(row["parts"]))}
+    if (root / STAGING).is_symlink():  # removed as a link: nothing is written through it
+        (root / STAGING).unlink()
     shutil.rmtree(root / STAGING, ignore_errors=True)
+    for partial in root.glob(f".{MANIFEST}.*"):  # a manifest written, not yet renamed into place
+        partial.unlink(missing_ok=True)
     present = set()
     for part in root.glob("*/**/*.parquet"):
         name = part.relative_to(root).as_posix()
-        if not PART_NAME.fullmatch(part.name):
-            continue
+        if not PART.fullmatch(name):
+            continue  # not a part of a table's folder (a backup, a snapshot kept in the tree)
         if part_path(root, name) is None:
             continue  # reached through a link out of the tree
         if name not in stamps:
