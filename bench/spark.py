@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from unittest import mock
 
 import psutil
 
@@ -127,16 +128,10 @@ def _on_a_cluster(places: dict) -> dict:
     from tests import spark_cluster
 
     results = {}
-    with spark_cluster.standalone() as master:
-        environment = {"PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": spark_cluster.HOST}
-        saved = {key: os.environ.get(key) for key in environment}
-        os.environ.update(environment)
-        try:
-            for name, command in (("cluster ingest", CLUSTER_INGEST), ("cluster scorecard", CLUSTER_CARD)):
-                results[name] = _timed(name, command.format(master=master, **places))
-        finally:
-            for key, value in saved.items():
-                os.environ.pop(key) if value is None else os.environ.update({key: value})
+    driver = {"PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": spark_cluster.HOST}  # the commands' environment
+    with spark_cluster.standalone() as master, mock.patch.dict(os.environ, driver):
+        for name, command in (("cluster ingest", CLUSTER_INGEST), ("cluster scorecard", CLUSTER_CARD)):
+            results[name] = _timed(name, command.format(master=master, **places))
     return results
 
 

@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -27,6 +28,14 @@ def pytest_configure(config) -> None:  # warns when xdist spreads a group over i
 # tests share the cores). spark-submit gives SPARK_SUBMIT_OPTS to the driver's JVM (the
 # executors' too in local mode), beside the workbench's own options.
 SPARK_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def skip_without_spark() -> None:
+    """Skip the calling test module where Spark cannot run: no pyspark, or no Java."""
+    pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless",
+                    allow_module_level=True)
 
 
 def quick_spark_jvm(patch: pytest.MonkeyPatch) -> None:

@@ -99,12 +99,12 @@ def same_everywhere(con, tree) -> None:
         assert in_db.height == in_tree.height, table
         differing = in_db.join(in_tree, on=in_db.columns, how="anti", nulls_equal=True)
         assert differing.is_empty(), f"{table}: {differing.head(3).to_dicts()}"
-    _equal(comparison.scorecard(con), comparison.scorecard(tree))
-    _equal(comparison.scorecard(con, cluster="file"), comparison.scorecard(tree, cluster="file"))
-    _equal(comparison.compare_models(con), comparison.compare_models(tree))
+    equal(comparison.scorecard(con), comparison.scorecard(tree))
+    equal(comparison.scorecard(con, cluster="file"), comparison.scorecard(tree, cluster="file"))
+    equal(comparison.compare_models(con), comparison.compare_models(tree))
     assert comparison.plan(con) == comparison.plan(tree)
-    _equal(analysis.ratings(con, bootstrap=50), analysis.ratings(tree, bootstrap=50))
-    _equal(ratings.placements(con), ratings.placements(tree))
+    equal(analysis.ratings(con, bootstrap=50), analysis.ratings(tree, bootstrap=50))
+    equal(ratings.placements(con), ratings.placements(tree))
     for kind in ("scorecard", "decisions"):
         assert _figure_data(plots.FIGURES[kind](con)) == _figure_data(plots.FIGURES[kind](tree)), kind
 
@@ -128,5 +128,6 @@ def _figure_data(spec: dict) -> list:
     return sorted(json.dumps(rows, sort_keys=True, default=str) for rows in spec.get("datasets", {}).values())
 
 
-def _equal(a: pl.DataFrame, b: pl.DataFrame) -> None:
+def equal(a: pl.DataFrame, b: pl.DataFrame) -> None:
+    """Equal frames, floats to the last digits two engines may sum differently."""
     assert_frame_equal(a, b, check_exact=False, rel_tol=1e-9, abs_tol=1e-12)

@@ -8,7 +8,6 @@ line; `real`): Spark costs seconds a query and tens of seconds a start."""
 
 import contextlib
 import io
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +17,9 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True)
+from tests.conftest import skip_without_spark
+
+skip_without_spark()
 
 import workbench  # noqa: E402
 from workbench import analysis, catalog, cli, comparison, registry
@@ -31,13 +30,11 @@ from workbench.paths import text_of  # noqa: E402
 from workbench.spark import lake, load, manifest, sql  # noqa: E402
 
 from tests.conftest import quick_spark_jvm  # noqa: E402
+from tests.spark_differential import CORPUS, OTEL, equal  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-# OpenTelemetry traces: an instrumented poker agent and the conventions' own examples.
-OTEL = Path(__file__).resolve().parent / "otel" / "data"
 
 
 @pytest.fixture(scope="module")
@@ -116,10 +113,6 @@ def _tables() -> list[str]:
     return [t.name for t in lake._declared_tables()]
 
 
-def _equal(a: pl.DataFrame, b: pl.DataFrame) -> None:
-    assert_frame_equal(a, b, check_exact=False, rel_tol=1e-9, abs_tol=1e-12)
-
-
 # --- the proof ------------------------------------------------------------------------
 
 
@@ -144,30 +137,30 @@ def test_the_rows_themselves_are_the_same_but_for_the_file_ids(both):
         query = (f"SELECT s.path AS file, {', '.join('t.' + c for c in sorted(columns))} FROM {table} t "
                  f"JOIN sources s USING (source_id)")
         order = ["file", *sorted(c for c in columns if c not in ("locators", "lines", "fields", "resume"))]
-        _equal(catalog.query_frame(con, query).sort(order), tree.frame(query).sort(order))
+        equal(catalog.query_frame(con, query).sort(order), tree.frame(query).sort(order))
 
 
 def test_the_scorecard_and_the_comparisons_are_the_same_interval_for_interval(both):
     con, tree, _, _ = both
     card = comparison.scorecard(con)
     assert card.height >= 1
-    _equal(card, comparison.scorecard(tree))
-    _equal(comparison.scorecard(con, by=("format", "game_id")), comparison.scorecard(tree, by=("format", "game_id")))
-    _equal(comparison.scorecard(con, cluster="file"), comparison.scorecard(tree, cluster="file"))
+    equal(card, comparison.scorecard(tree))
+    equal(comparison.scorecard(con, by=("format", "game_id")), comparison.scorecard(tree, by=("format", "game_id")))
+    equal(comparison.scorecard(con, cluster="file"), comparison.scorecard(tree, cluster="file"))
     if card.group_by("format").len()["len"].max() >= 2:
         pairs = comparison.compare_models(con)
-        _equal(pairs, comparison.compare_models(tree))
+        equal(pairs, comparison.compare_models(tree))
         assert pairs["verdict"].to_list() == comparison.compare_models(tree)["verdict"].to_list()
 
 
 def test_ratings_summaries_and_violations_are_the_same(both):
     con, tree, _, _ = both
-    _equal(ratings.placements(con), ratings.placements(tree))
-    _equal(analysis.ratings(con, bootstrap=50), analysis.ratings(tree, bootstrap=50))
-    _equal(analysis.format_summary(con), analysis.format_summary(tree))
-    _equal(analysis.top_violation_rules(con, examples=3), analysis.top_violation_rules(tree, examples=3))
-    _equal(analysis.quality_gates(con), analysis.quality_gates(tree))
-    _equal(analysis.provenance(con).drop("ingested_at"), analysis.provenance(tree).drop("ingested_at"))
+    equal(ratings.placements(con), ratings.placements(tree))
+    equal(analysis.ratings(con, bootstrap=50), analysis.ratings(tree, bootstrap=50))
+    equal(analysis.format_summary(con), analysis.format_summary(tree))
+    equal(analysis.top_violation_rules(con, examples=3), analysis.top_violation_rules(tree, examples=3))
+    equal(analysis.quality_gates(con), analysis.quality_gates(tree))
+    equal(analysis.provenance(con).drop("ingested_at"), analysis.provenance(tree).drop("ingested_at"))
 
 
 def test_the_plan_is_the_same(both):
@@ -268,7 +261,7 @@ def test_one_bad_file_does_not_stop_the_run(logs, tmp_path, spark):
 
 def test_a_tree_that_export_wrote_reads_as_the_database(synthetic, tmp_path, spark):
     export_parquet(tmp_path / "exported", db=synthetic.db)
-    _equal(comparison.scorecard(synthetic.con),
+    equal(comparison.scorecard(synthetic.con),
            comparison.scorecard(on_spark.open(tmp_path / "exported", spark=spark)))
 
 
@@ -382,7 +375,7 @@ def test_every_view_of_the_schema_is_made_on_spark(both):
     for view in views:
         query = f"SELECT * FROM {view}"
         in_db = catalog.query_frame(con, query).drop("source_id", strict=False)  # ids are each engine's own
-        _equal(in_db.sort(in_db.columns), tree.frame(query).drop("source_id", strict=False).sort(in_db.columns))
+        equal(in_db.sort(in_db.columns), tree.frame(query).drop("source_id", strict=False).sort(in_db.columns))
 
 
 def test_every_table_of_the_registry_is_in_the_tree_views():

@@ -9,16 +9,13 @@ DuckDB database of the same files. The executors run this Python, as the docs te
 cluster's user to set it up (`PYSPARK_PYTHON` where the driver runs), and the logs
 and the tree are in one folder every process sees at the same path."""
 
-import os
-import shutil
-
 import pytest
 
 from workbench import cli
 
-pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True)
+from tests.conftest import skip_without_spark
+
+skip_without_spark()
 
 from workbench import spark as on_spark  # noqa: E402
 from workbench.spark.session import connected  # noqa: E402

@@ -3,7 +3,6 @@ ingest past a threshold), a merged part written again without a file that left i
 and a tree of the layout before (a folder per game) read and rewritten; each time the
 tree gives what a one-shot ingest of its files into a database gives."""
 
-import os
 import shutil
 from pathlib import Path
 
@@ -15,9 +14,9 @@ import workbench
 from workbench import cli
 from workbench.spark import compact, manifest
 
-pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True)
+from tests.conftest import skip_without_spark
+
+skip_without_spark()
 
 from workbench import spark as on_spark  # noqa: E402
 

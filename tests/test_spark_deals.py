@@ -9,17 +9,15 @@ files on every table and every answer: on the synthetic corpus at seed 18 (where
 draft and its game's trace in two tasks once gave drafts without a model, shown as
 `house 2`), at seeds 1-5 dealt one file a task, and on the real corpus."""
 
-import os
-import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import workbench
-pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True)
+from tests.conftest import skip_without_spark
+
+skip_without_spark()
 
 from workbench import comparison  # noqa: E402
 from workbench.paths import text_of  # noqa: E402

@@ -97,7 +97,7 @@ def _export_table(con, table: str, target: Path) -> int:
     if rows == 0:
         # An empty table still gets its folder and schema, so readers find every table.
         target.mkdir(parents=True, exist_ok=True)
-        con.execute(f"COPY ({select}) TO {_quoted(target / 'empty.parquet')} (FORMAT parquet)")
+        con.execute(f"COPY ({select}) TO {quoted(target / 'empty.parquet')} (FORMAT parquet)")
         return 0
     write_partitioned(con, select, partitions, target)
     return rows
@@ -122,20 +122,25 @@ def partitioned_select(con, table: str, source_id: str | None = None,
         select += f" WHERE t.source_id = {int(of_source)}"
     if source_id is not None and "source_id" in columns:
         select = f"SELECT * REPLACE ({source_id} AS source_id) FROM ({select})"
+    return f"SELECT * FROM ({select}){by_game(columns)}", ["format"]
+
+
+def by_game(columns) -> str:
+    """The ORDER BY that puts each game's rows together (those of no game last), for a
+    table of `columns`; "" for a table without a game column."""
     games = [c for c in GAME_COLUMNS if c in columns]
-    if games:
-        select = f"SELECT * FROM ({select}) ORDER BY {games[0]} NULLS LAST"
-    return select, ["format"]
+    return f" ORDER BY {games[0]} NULLS LAST" if games else ""
 
 
 def write_partitioned(con, select: str, partitions: list[str], target: Path, file_names: str | None = None) -> None:
     """COPY `select` under `target`, one folder per partition value, in files of up to
     FILE_BYTES; `file_names`: the files' name pattern (DuckDB's FILENAME_PATTERN, `{i}`
     numbering them)."""
-    pattern = f", FILENAME_PATTERN {_quoted(Path(file_names))}" if file_names else ""
-    con.execute(f"COPY ({select}) TO {_quoted(target)} (FORMAT parquet, PARTITION_BY ({', '.join(partitions)}), "
+    pattern = f", FILENAME_PATTERN {quoted(Path(file_names))}" if file_names else ""
+    con.execute(f"COPY ({select}) TO {quoted(target)} (FORMAT parquet, PARTITION_BY ({', '.join(partitions)}), "
                 f"OVERWRITE_OR_IGNORE true, FILE_SIZE_BYTES '{FILE_BYTES}', ROW_GROUP_SIZE {ROW_GROUP_ROWS}{pattern})")
 
 
-def _quoted(path: Path) -> str:
+def quoted(path: Path) -> str:
+    """A path as a DuckDB string literal."""
     return "'" + str(path).replace("'", "''") + "'"

@@ -24,9 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs a Java runtime", allow_module_level=True)
+from tests.conftest import skip_without_spark
+
+skip_without_spark()
 
 import workbench  # noqa: E402
 from tests.conftest import ROOT, quick_spark_jvm  # noqa: E402

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,9 +35,10 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError, first_line
+from workbench.export import GAME_COLUMNS, by_game, quoted
 from workbench.paths import text_of
-from workbench.spark.manifest import (MANIFEST, STAGING, locked, part_path, read_manifest, remove_unlisted,
-                                      stamp, unlink_part, write_manifest)
+from workbench.spark.manifest import (MANIFEST, STAGING, listed_parts, locked, part_path, read_manifest,
+                                      remove_unlisted, stamp, unlink_part, write_manifest)
 
 SMALL_BYTES = 32 * 2 ** 20
 TARGET_BYTES = 128 * 2 ** 20
@@ -46,8 +48,6 @@ AUTOMATIC = 8
 # The driver's DuckDB merging parts: what an ingest's task gives its own, and a folder of
 # its own to sort in beyond it (10M events in memory took 4 GB more than the ingest).
 MEMORY_LIMIT = "1GB"
-# The folders a tree of the layout before split a table's format folder by.
-GAME_FOLDERS = ("game_id", "save_name")
 
 
 @dataclass
@@ -85,22 +85,18 @@ def compact(root: str | Path) -> Compacted:
 
 
 def _parts_per_table(manifest: dict[str, dict]) -> dict[str, int]:
-    parts = {part for row in manifest.values() for part in row["parts"]}
-    counts: dict[str, int] = {}
-    for part in parts:
-        counts[part.split("/", 1)[0]] = counts.get(part.split("/", 1)[0], 0) + 1
-    return counts
+    return dict(Counter(part.split("/", 1)[0] for part in listed_parts(manifest)))
 
 
 def merged(root: Path, manifest: dict[str, dict], present: set[str], run: str,
-           more_than: int | None = None) -> dict[str, list[str]]:
+           more_than: float | None = None) -> dict[str, list[str]]:
     """Per table and format, its parts under SMALL_BYTES where there are more than
     `more_than` of them (default AUTOMATIC), and its parts of the layout before, merged
     into parts of up to TARGET_BYTES (written in place, unlisted until `switch`). Each
     part merged, and the parts that hold its rows now. Only parts as they were written
     (`present`) merge."""
     folders: dict[str, list[tuple[str, int]]] = {}
-    for part in sorted({part for row in manifest.values() for part in row["parts"]} & present):
+    for part in sorted(listed_parts(manifest) & present):
         if not _declared_columns(part.split("/", 1)[0]):
             continue  # a table no format declares (a plugin's, since removed): its columns are unknown
         size = (root / part).stat().st_size
@@ -146,7 +142,7 @@ class Leaving:
         """Each part left: by no file the manifest still lists (then nothing replaces
         it), or written again without the rows that left it (in place, unlisted until
         `switch`). A part not there as written stays listed: its files are read again."""
-        holders = {part for row in manifest.values() for part in row["parts"]}
+        holders = listed_parts(manifest)
         replaced: dict[str, list[str]] = {}
         for number, (part, ids) in enumerate(sorted(self.ids.items())):
             if part not in holders:
@@ -184,8 +180,7 @@ def _rewrite(root: Path, parts: list[str], name: str, without: set[int] | None =
     shutil.rmtree(staging, ignore_errors=True)
     staging.parent.mkdir(parents=True, exist_ok=True)
     where = f" WHERE source_id NOT IN ({', '.join(str(int(i)) for i in sorted(without))})" if without else ""
-    games = [c for c in GAME_FOLDERS if c in _declared_columns(table)]
-    order = f" ORDER BY {games[0]} NULLS LAST" if games else ""
+    order = by_game(_declared_columns(table))
     with duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
                                 "temp_directory": str(root / STAGING / "rewritten" / "spill")}) as con:
         # Each part read by pyarrow as the one file it is: DuckDB's read_parquet takes a
@@ -197,7 +192,7 @@ def _rewrite(root: Path, parts: list[str], name: str, without: set[int] | None =
                                     for number, part in enumerate(parts))
         for number, part in enumerate(parts):
             con.register(f"part_{number}", ds.dataset(str(root / part), format="parquet"))
-        con.execute(f"COPY (SELECT * FROM ({select}){where}{order}) TO {_quoted(staging)} (FORMAT parquet, "
+        con.execute(f"COPY (SELECT * FROM ({select}){where}{order}) TO {quoted(staging)} (FORMAT parquet, "
                     f"FILENAME_PATTERN 'c-{name}_{{i}}', FILE_SIZE_BYTES '{TARGET_BYTES}b')")
     folder = _format_folder(parts[0])
     written = []
@@ -221,7 +216,7 @@ def _rows_of(path: Path, view: str, table: str, games_in_folders: bool) -> str:
         raise OSError(f"{path}: {first_line(exc)}") from None
     columns = []
     for name, type_ in _declared_columns(table).items():
-        stored = f"{name}_full" if games_in_folders and name in GAME_FOLDERS else name
+        stored = f"{name}_full" if games_in_folders and name in GAME_COLUMNS else name
         columns.append(f'"{stored}" AS "{name}"' if stored in names else f'CAST(NULL AS {type_}) AS "{name}"')
     listed = ", ".join(columns) if columns else "*"
     return f"SELECT {listed} FROM {view}"
@@ -245,8 +240,4 @@ def _format_folder(part: str) -> str:
 
 def of_layout_before(part: str) -> bool:
     """A part of the layout before: in a folder per game under its format's."""
-    return any(folder.split("=", 1)[0] in GAME_FOLDERS for folder in part.split("/")[2:-1])
-
-
-def _quoted(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
+    return any(folder.split("=", 1)[0] in GAME_COLUMNS for folder in part.split("/")[2:-1])

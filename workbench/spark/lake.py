@@ -29,6 +29,8 @@ from urllib.parse import unquote
 import polars as pl
 
 from workbench.errors import WorkbenchError
+from workbench.export import GAME_COLUMNS
+from workbench.spark.compact import of_layout_before
 from workbench.spark.manifest import read_manifest
 from workbench.spark.session import cancelled, said, session
 from workbench.spark.sql import spark_type, statements, tables_read, to_spark
@@ -42,10 +44,6 @@ from workbench.spark.sql import spark_type, statements, tables_read, to_spark
 # per-game rows) are kept, the latest REMEMBERED of them.
 REMEMBERED = 64
 REMEMBERED_BYTES = 4 * 1024 * 1024
-
-# The columns a tree of the layout before kept as partition folders, a game's whole id in
-# `<column>_full`.
-GAME_FOLDERS = ("game_id", "save_name")
 
 # Per Spark session (by id), the Lake whose views it holds: the views are named as the
 # database's tables, so two trees open on one session take turns holding the names.
@@ -145,11 +143,21 @@ class Lake:
         else:
             return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
                                                         for c in table.columns) + " WHERE false")
-        games = _game_folders(folder, found if files == [folder] else files)
+        games = self._game_folders(folder, found if files == [folder] else files)
         rows = self.spark.read.schema(_file_schema(table, games)).option("basePath", str(folder)).parquet(
             *(_literal_path(path) for path in files))
         formats = _format_names(folder)
         return rows.selectExpr(*(_column(column, formats, games) for column in table.columns))
+
+
+    def _game_folders(self, folder: Path, files: list[Path]) -> bool:
+        """Are the table's files in the layout before, a folder per game? (A tree holds one
+        layout: an ingest rewrites the parts of the one before first.)"""
+        layouts = {of_layout_before(path.relative_to(self.where).as_posix()) for path in files}
+        if len(layouts) > 1:
+            raise WorkbenchError(f"{folder} holds parts of two layouts, a folder per game and one per format: run "
+                                 f"`workbench compact --parquet {self.root}` to write them in one")
+        return layouts == {True}
 
 
 def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # noqa: A001  (the API's name)
@@ -191,7 +199,7 @@ def _column(column, formats: dict[str, str] | None = None, games: bool = False) 
     game's whole id from `<column>_full`; a format whose name its folder writes in
     escapes (`odd%20name%2F%C3%A4`) as it is named (Spark reads each escaped byte as a
     character: `odd name/Ã¤`)."""
-    stored = f"{column.name}_full" if games and column.name in GAME_FOLDERS else column.name
+    stored = f"{column.name}_full" if games and column.name in GAME_COLUMNS else column.name
     value = f"CAST({stored} AS {spark_type(column.type)})"
     if column.name == "format" and formats:
         value = "CASE " + " ".join(f"WHEN {value} = {_text(read)} THEN {_text(name)}" for read, name in
@@ -228,21 +236,10 @@ def _file_schema(table, games: bool = False) -> str:
     """The columns of the table's files, then its partition folders' (`format`; in a tree
     of the layout before, `games`, a game column's folder name, the column whole as
     `<column>_full` in the files), as text."""
-    folders = [c.name for c in table.columns if games and c.name in GAME_FOLDERS]
+    folders = [c.name for c in table.columns if games and c.name in GAME_COLUMNS]
     stored = [f"{c.name}_full {spark_type(c.type)}" if c.name in folders else f"{c.name} {spark_type(c.type)}"
               for c in table.columns if c.name != "format"]
     return ", ".join(stored + ["format STRING", *(f"{name} STRING" for name in folders)])
-
-
-def _game_folders(folder: Path, files: list[Path]) -> bool:
-    """Are the table's files in the layout before, a folder per game? (A tree holds one
-    layout: an ingest rewrites the parts of the one before first.)"""
-    layouts = {any(part.startswith(tuple(f"{name}=" for name in GAME_FOLDERS))
-                   for part in path.relative_to(folder).parts[:-1]) for path in files}
-    if len(layouts) > 1:
-        raise WorkbenchError(f"{folder} holds parts of two layouts, a folder per game and one per format: run "
-                             f"`workbench compact --parquet {folder.parent}` to write them in one")
-    return layouts == {True}
 
 
 def _listed_parts(root: Path) -> dict[str, list[str]] | None:

@@ -25,6 +25,7 @@ tasks changes no answer.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -133,7 +134,7 @@ def _in_this_layout(root: Path, manifest: dict[str, dict], present: set[str]) ->
     before any part of this run is written beside them; the parts there as written."""
     if not any(compact.of_layout_before(part) for part in present):
         return present
-    replaced = compact.merged(root, manifest, present, f"layout-{uuid.uuid4().hex[:12]}", more_than=2 ** 62)
+    replaced = compact.merged(root, manifest, present, f"layout-{uuid.uuid4().hex[:12]}", more_than=math.inf)
     compact.switch(root, manifest, replaced)
     return (present - set(replaced)) | {part for parts in replaced.values() for part in parts}
 

@@ -148,6 +148,11 @@ def write_manifest(root: Path, manifest: dict[str, dict]) -> None:
     os.replace(partial, root / MANIFEST)
 
 
+def listed_parts(manifest: dict[str, dict]) -> set[str]:
+    """Every part some file of the manifest lists."""
+    return {part for row in manifest.values() for part in row["parts"]}
+
+
 def stamp(path: Path) -> str:
     """A part as it is on disk: its size, modification and change times."""
     status = path.stat()

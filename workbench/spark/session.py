@@ -10,7 +10,9 @@ import socket
 import sys
 import tempfile
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from workbench.errors import WorkbenchError, first_line
 
@@ -182,19 +184,16 @@ def _server(url: str) -> str:
     return f"sc://{found['host']}:{found['port'] or CONNECT_PORT}"
 
 
-class _without_remote:
+@contextmanager
+def _without_remote(hide: bool) -> Iterator[None]:
     """`$SPARK_REMOTE` out of the environment while a session on a master given is made:
     pyspark refuses a master beside it, and spark-submit would take it over the master."""
-
-    def __init__(self, hide: bool):
-        self.hide = hide
-
-    def __enter__(self):
-        self.remote = os.environ.pop("SPARK_REMOTE", None) if self.hide else None
-
-    def __exit__(self, *exc) -> None:
-        if self.remote is not None:
-            os.environ["SPARK_REMOTE"] = self.remote
+    remote = os.environ.pop("SPARK_REMOTE", None) if hide else None
+    try:
+        yield
+    finally:
+        if remote is not None:
+            os.environ["SPARK_REMOTE"] = remote
 
 
 def _java() -> bool:
