@@ -4,8 +4,9 @@ fresh id) through `workbench ingest --engine spark` (local mode, every core; the
 standalone cluster of a master and two workers of one core each, started here) and
 through the DuckDB ingest, each in a fresh process tree; wall time, and peak memory of
 the whole tree (the JVM and its Python workers included; the cluster's own JVMs are
-not in it), sampled every 0.2 s. Then the scorecard from each, timed the same way, and
-the tree's files: how many, and their sizes.
+not in it), sampled every 0.2 s. Then the scorecard from each, timed the same way (and
+through a Spark Connect server started here, as a lab keeps one running), and the
+tree's files: how many, and their sizes.
 
     python -m bench.spark [--events 10000000] [--files 10] [--no-cluster]
 """
@@ -34,6 +35,7 @@ DUCKDB_INGEST = "workbench ingest {logs} --db {db} --quiet"
 SPARK_CARD = "workbench scorecard --parquet {tree} --engine spark"
 CLUSTER_INGEST = "workbench ingest {logs} --engine spark --parquet {cluster_tree} --master {master} --quiet"
 CLUSTER_CARD = "workbench scorecard --parquet {cluster_tree} --engine spark --master {master}"
+CONNECT_CARD = "workbench scorecard --parquet {tree} --engine spark --master {server}"
 DUCKDB_CARD = "workbench scorecard --db {db}"
 
 
@@ -99,12 +101,13 @@ def main(argv=None) -> dict:
             results[name] = _timed(name, command.format(**places))
         if not args.no_cluster:
             results.update(_on_a_cluster(places))
+            results.update(_on_a_connect_server(places))
         sizes = sorted(p.stat().st_size for p in places["tree"].rglob("*.parquet"))
         print(f"  the tree: {sum(sizes) / 1e6:.0f} MB of Parquet in {len(sizes)} files (median "
               f"{statistics.median(sizes) / 1e6:.1f} MB, largest {sizes[-1] / 1e6:.0f} MB); the database: "
               f"{places['db'].stat().st_size / 1e6:.0f} MB")
         _same_rows(places)
-    for engine in ("spark", "cluster"):
+    for engine in ("spark", "cluster", "connect"):
         for step in ("ingest", "scorecard"):
             if f"{engine} {step}" not in results:
                 continue
@@ -117,7 +120,7 @@ def main(argv=None) -> dict:
 
 def _timed(name: str, command: str) -> tuple[float, float]:
     seconds, peak = run(command)
-    print(f"  {name:<17} {seconds:7.1f} s, peak memory {peak:7.0f} MB")
+    print(f"  {name:<25} {seconds:7.1f} s, peak memory {peak:7.0f} MB")
     return seconds, peak
 
 
@@ -133,6 +136,18 @@ def _on_a_cluster(places: dict) -> dict:
         for name, command in (("cluster ingest", CLUSTER_INGEST), ("cluster scorecard", CLUSTER_CARD)):
             results[name] = _timed(name, command.format(master=master, **places))
     return results
+
+
+def _on_a_connect_server(places: dict) -> dict:
+    """The scorecard through a Spark Connect server started here (`local[*]`), as a lab
+    keeps one running: the command is a thin client, Spark's start and its first
+    queries' warming are the server's. Its first scorecard, then the next (timed)."""
+    sys.path.insert(0, str(ROOT))
+    from tests import spark_cluster
+
+    with spark_cluster.connect_server(master="local[*]", memory="4g") as server:
+        _timed("connect scorecard, first", CONNECT_CARD.format(server=server, **places))
+        return {"connect scorecard": _timed("connect scorecard", CONNECT_CARD.format(server=server, **places))}
 
 
 def _same_rows(places: dict) -> None:

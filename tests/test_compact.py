@@ -2,6 +2,8 @@
 small parts merged per table and format, a merged part written again without a file's
 rows, each file listing the parts that hold its rows, and bad trees refused in one line."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -61,7 +63,7 @@ def test_small_parts_of_a_format_merge_into_one_that_every_file_lists(tmp_path, 
     assert merged.startswith("decisions/format=arena/c-") and manifest.PART.fullmatch(merged)
     assert _rows(root) == _expected()
     games = pq.read_table(root / merged, columns=["game_id"])["game_id"].to_pylist()
-    assert games == ["g1", "g1", "g1", "g2", "g3", "g3", None]  # by game; no game last
+    assert games == ["g2", "g1", "g3", "g1", "g1", "g3", None]  # the parts' rows, part after part
     assert sorted(p.name for p in (root / "decisions" / "format=arena").iterdir()) == [Path(merged).name]
 
 
@@ -204,6 +206,42 @@ def test_a_tree_whose_path_has_glob_characters_merges_only_its_own_parts(tmp_pat
     root = _tree(tmp_path / "lake[1]")
     compact.compact(root)
     assert _rows(root) == _expected()
+
+
+def test_parts_larger_than_memory_would_hold_merge_a_row_group_at_a_time(tmp_path):
+    """10M real events (ten parts of about 8 MB) ran a merge sorting them all at once out
+    of its memory. Here 3 parts of 600,000 rows of 131 characters each (some 240 MB of
+    rows): the merge, in a process of its own, takes less than 100 MB beyond what the
+    same process takes to open the tree, and keeps each part's rows in their order."""
+    root = _tree(tmp_path / "lake", {1: ["g1"], 2: ["g2"], 3: ["g3"]})
+    for part in sorted(root.glob("decisions/format=arena/*.parquet")):
+        source_id = int(part.name[1])
+        duckdb.sql(f"COPY (SELECT {source_id} AS source_id, 'g' || lpad((i // 1000)::TEXT, 4, '0') AS game_id, "
+                   f"repeat(md5((i + {source_id})::TEXT), 4) || i AS locator FROM range(600000) r(i) ORDER BY i) "
+                   f"TO '{part}' (FORMAT parquet)")
+    rows = manifest.read_manifest(root)
+    for row in rows.values():
+        row["part_stamps"] = [manifest.stamp(root / part) for part in row["parts"]]
+    manifest.write_manifest(root, rows)
+    before = duckdb.sql(f"SELECT count(*), sum(hash(source_id, game_id, locator)) FROM "
+                        f"read_parquet('{root}/decisions/*/*.parquet')").fetchall()
+
+    def peak(step: str) -> int:
+        run = (f"import resource; from workbench.spark import compact, manifest; from pathlib import Path; "
+               f"root = Path({str(root)!r}); manifest.read_manifest(root); {step}; "
+               f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return int(done.stdout)
+
+    opened, merged = peak("None"), peak("compact.compact(root)")
+    assert merged - opened < 100_000, f"{(merged - opened) / 1000:.0f} MB"  # ru_maxrss is in KB
+    [part] = {p for parts in _listed(root).values() for p in parts}
+    table = duckdb.sql(f"SELECT source_id, game_id FROM read_parquet('{root / part}')")
+    assert duckdb.sql(f"SELECT count(*), sum(hash(source_id, game_id, locator)) FROM "
+                      f"read_parquet('{root / part}')").fetchall() == before
+    order = table.fetchall()
+    assert order == sorted(order)  # part after part, each by game
 
 
 def test_thousands_of_parts_merge_a_batch_at_a_time(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@ ingest past a threshold), a merged part written again without a file that left i
 and a tree of the layout before (a folder per game) read and rewritten; each time the
 tree gives what a one-shot ingest of its files into a database gives."""
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -68,9 +69,14 @@ def test_compact_merges_each_formats_small_parts_into_one(logs, tmp_path, spark_
     assert f"damage_events: {files} parts -> 1" in capsys.readouterr().out
     [merged] = [p for p in _listed(tree) if p.startswith("damage_events/")]
     assert merged.startswith("damage_events/format=damage/c-")
-    games = pq.read_table(tree / merged, columns=["game_id"])["game_id"].to_pylist()
-    # each game's rows together (those of no game last): row groups skip other games'
-    assert games == sorted(games, key=lambda game: (game is None, game or ""))
+    rows = pq.read_table(tree / merged, columns=["source_id", "game_id"]).to_pylist()
+    # each file's rows by game (those of no game last), file after file: row groups skip
+    # other games', and no game's rows are scattered
+    for _, of_a_file in itertools.groupby(rows, key=lambda row: row["source_id"]):
+        games = [row["game_id"] for row in of_a_file]
+        assert games == sorted(games, key=lambda game: (game is None, game or ""))
+    runs = [game for game, _ in itertools.groupby(row["game_id"] for row in rows) if game is not None]
+    assert len(runs) == len(set(runs))
     _as_one_shot(tree, logs, tmp_path)
     assert cli.main(["compact", "--parquet", str(tree)]) == 0
     assert capsys.readouterr().out.startswith("nothing to merge")

@@ -88,13 +88,20 @@ def scorecard(con, by=("format", "model"), prices=None, aliases=None, cluster: s
     keys = _group_keys(by)
     aliases = read_aliases(aliases)
     source = decided(aliases, cluster, failures)
-    frame = _with_intervals(query_frame(con, _scorecard_sql(keys, source)), _pools(con, keys, source, "valid", cluster))
-    every_call = decided(aliases, cluster, None)
-    calls = _failure_rates(query_frame(con, _failures_sql(keys, every_call)),
-                           _pools(con, keys, every_call, "outcome = 'failed'", cluster))
+    # Every count comes from one row per group and cluster (`_per_cluster_sql`), read
+    # once: the spread over the games and the pools' ICCs are computed here from it.
+    games = query_frame(con, _per_cluster_sql(keys, decided(aliases, cluster, None), failures))
+    answered_games = games.filter(pl.col("n") > 0)
+    frame = _with_intervals(_spread(answered_games, keys, "n", "hits", model_from="model_from").with_columns(
+        validity=pl.col("valid") / pl.col("decisions")).join(
+        query_frame(con, _scorecard_sql(keys, source)), on=keys, how="left", nulls_equal=True),
+        _pools_of(answered_games, keys, "n", "hits", cluster))
+    calls = _failure_rates(_spread(games, keys, "calls", "failed", model_from="calls_from"),
+                           _pools_of(games, keys, "calls", "failed", cluster))
     # A group whose every call failed has no answered decision: a row all the same.
-    frame = calls.join(frame, on=keys, how="left", nulls_equal=True).with_columns(
-        pl.col("decisions", "valid", "games").fill_null(0), model_from=pl.coalesce("model_from", "calls_from"))
+    frame = calls.join(frame, on=keys, how="left", nulls_equal=True
+                       ).with_columns(pl.col("decisions", "valid", "games").fill_null(0),
+                                      model_from=pl.coalesce("model_from", "calls_from")).sort(keys, nulls_last=True)
     columns = [*by, *(["model_from"] if "model" in by else []), "decisions", "valid", "validity", "ci_low",
                "ci_high", "games", "design_effect", "ci_method", "failed", "failure_rate", "failure_low",
                "failure_high", "p50_ms", "p95_ms", "p50_tokens", "retries", "top_rule", "top_rule_count"]
@@ -116,10 +123,37 @@ def _group_keys(by: list[str]) -> list[str]:
     return [GROUPS[key] for key in by]
 
 
+def _per_cluster_sql(keys: list[str], every_call: str, failures: str) -> str:
+    """Per group and cluster (its `pool`: the format, where the rows are per format):
+    every call, the failed ones, the decisions compared (`n`: the answered ones, or every
+    one where `failures` counts a failed call as invalid) and the valid ones among them,
+    and where the group's names come from."""
+    kept = answered(failures)
+    pool = "format" if "format" in keys else "'all'"
+    return f"""
+    SELECT {pool} AS pool, {", ".join(keys)}, cluster, count(*) AS calls,
+           count(*) FILTER (WHERE outcome = 'failed') AS failed, count(*) FILTER (WHERE {kept}) AS n,
+           count(*) FILTER (WHERE {kept} AND valid) AS hits, min(model_from) FILTER (WHERE {kept}) AS model_from,
+           min(model_from) AS calls_from
+    FROM ({every_call}) GROUP BY ALL ORDER BY ALL
+    """
+
+
+def _spread(games: pl.DataFrame, keys: list[str], n: str, hits: str, model_from: str) -> pl.DataFrame:
+    """Per group, from its rows per cluster: `decisions` (or `calls`) and `valid` (or
+    `failed`) summed, its clusters (`games`, or `failed_games`) and the sum of their
+    squared sizes (`sizes`, or `failed_sizes`), which give the design effect."""
+    counts, hit, clusters, sizes = (("decisions", "valid", "games", "sizes") if n == "n" else
+                                    ("calls", "failed", "failed_games", "failed_sizes"))
+    return games.group_by(["pool", *keys], maintain_order=True).agg(
+        pl.col(model_from).min(), pl.col(n).sum().alias(counts), pl.col(hits).sum().alias(hit),
+        pl.len().cast(pl.Int64).alias(clusters), (pl.col(n).cast(pl.Float64) ** 2).sum().alias(sizes))
+
+
 def _scorecard_sql(keys: list[str], source: str) -> str:
+    """Per group of the decisions compared: latency, tokens, retries and the rule broken most."""
     group = ", ".join(keys)
-    pool = "any_value(d.format)" if "format" in keys else "'all'"
-    joined = lambda other: " AND ".join(f"{other}.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)  # noqa: E731
+    joined = " AND ".join(f"t.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)
     return f"""
     WITH d AS ({source}),
     retried AS (SELECT source_id, 'line ' || seq AS locator, greatest(coalesce(attempts, 1) - 1, 0) AS retries
@@ -132,36 +166,14 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
     top AS (
         SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {group} ORDER BY n DESC, rule) AS rank FROM rules)
         WHERE rank = 1
-    ),
-    {_SPREAD.format(keys=group, source="d", hit="valid")}
-    SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS model_from,
-           count(*) AS decisions, count(*) FILTER (WHERE d.valid) AS valid, avg(d.valid::INT) AS validity,
-           any_value(s.games) AS games, any_value(s.squares) AS squares, any_value(s.sizes) AS sizes,
-           {pool} AS pool,
+    )
+    SELECT {", ".join(f"d.{k}" for k in keys)},
            quantile_cont(d.latency_ms, 0.5) AS p50_ms, quantile_cont(d.latency_ms, 0.95) AS p95_ms,
            quantile_cont(d.tokens, 0.5) AS p50_tokens, sum(r.retries)::BIGINT AS retries,
            any_value(t.rule) AS top_rule, coalesce(any_value(t.n), 0) AS top_rule_count
     FROM d LEFT JOIN retried r USING (source_id, locator)
-    LEFT JOIN top t ON {joined("t")}
-    LEFT JOIN spread s ON {joined("s")}
+    LEFT JOIN top t ON {joined}
     GROUP BY {", ".join(f"d.{k}" for k in keys)}
-    ORDER BY {", ".join(f"d.{k}" for k in keys)}
-    """
-
-
-def _failures_sql(keys: list[str], source: str) -> str:
-    """Per group: every call, the failed ones, and their spread over the games."""
-    group = ", ".join(keys)
-    pool = "any_value(d.format)" if "format" in keys else "'all'"
-    return f"""
-    WITH d AS ({source}),
-    {_SPREAD.format(keys=group, source="d", hit="outcome = 'failed'")}
-    SELECT {", ".join(f"d.{k}" for k in keys)}, min(d.model_from) AS calls_from, count(*) AS calls,
-           count(*) FILTER (WHERE d.outcome = 'failed') AS failed, any_value(s.games) AS failed_games,
-           any_value(s.sizes) AS failed_sizes, {pool} AS pool
-    FROM d LEFT JOIN spread s ON {" AND ".join(f"s.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)}
-    GROUP BY {", ".join(f"d.{k}" for k in keys)}
-    ORDER BY {", ".join(f"d.{k}" for k in keys)}
     """
 
 
@@ -220,14 +232,22 @@ def _pools(con, keys: list[str], source: str, hit: str, cluster: str | None = "g
         return _Independent()
     pool = "format" if "format" in keys else "'all'"
     frame = query_frame(con, f"""
-        SELECT {pool} AS pool, {", ".join(f"coalesce(CAST({k} AS VARCHAR), '') AS k_{k}" for k in keys)}, cluster,
-               count(*) AS n, count(*) FILTER (WHERE {hit}) AS hits
-        FROM ({source}) GROUP BY ALL ORDER BY ALL
+        SELECT {pool} AS pool, {", ".join(keys)}, cluster, count(*) AS n, count(*) FILTER (WHERE {hit}) AS hits
+        FROM ({source}) GROUP BY ALL
     """)
+    return _pools_of(frame, keys, "n", "hits", cluster)
+
+
+def _pools_of(games: pl.DataFrame, keys: list[str], n: str, hits: str, cluster: str | None = "game") -> dict:
+    """`_pools` from rows per pool, group and cluster, with `n` decisions and `hits`."""
+    if cluster is None:
+        return _Independent()
+    named = [pl.col(k).cast(pl.String).fill_null("").alias(f"k_{k}") for k in keys]
+    games = games.with_columns(named).sort(["pool", *(f"k_{k}" for k in keys), "cluster"])  # the rows in one order
     pools = {}
-    for (name,), part in frame.group_by("pool", maintain_order=True):
+    for (name,), part in games.group_by("pool", maintain_order=True):
         group = part.select(pl.concat_str([f"k_{k}" for k in keys], separator="\x00")).to_series().to_numpy()
-        pools[name] = stats.between_games(part["hits"].to_numpy(), part["n"].to_numpy(), group)
+        pools[name] = stats.between_games(part[hits].to_numpy(), part[n].to_numpy(), group)
     return pools
 
 
@@ -241,7 +261,7 @@ def _with_intervals(frame: pl.DataFrame, pools: dict) -> pl.DataFrame:
     method = np.where(one & np.isinf(freedom) & (effect > 1), "one game: the game is one observation",
                       np.where(one & (effect > 1), "one game: wilson-clustered, ICC from the format's other games",
                                np.where(effect > 1, "wilson-clustered", "wilson")))
-    return frame.drop("squares", "sizes", "pool").with_columns(
+    return frame.drop("sizes", "pool").with_columns(
         ci_low=pl.Series(np.atleast_1d(low), dtype=pl.Float64), ci_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64),
         design_effect=pl.Series(effect, dtype=pl.Float64).fill_nan(None),
         ci_method=pl.Series(method, dtype=pl.String),

@@ -5,8 +5,9 @@ its own.
 A task writes each file's rows as parts of their own, so that a file read again
 replaces only its parts. Many small files make many small parts, which a cluster
 reads slowly (each is listed, opened and planned). Parts under SMALL_BYTES of one
-table and format are merged into parts of up to TARGET_BYTES, their rows ordered by
-game, so each row group's statistics of `game_id` let a reader skip other games'. An
+table and format are merged into parts of up to TARGET_BYTES, one after another: each
+part holds its rows by game, so each row group's statistics of `game_id` still let a
+reader skip other games'. An
 ingest merges a folder's small parts on its own once it holds more than AUTOMATIC of
 them, and rewrites the parts of a tree of the layout before (a folder per game) in
 this one before it writes any.
@@ -31,23 +32,20 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.dataset as ds
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError, first_line
-from workbench.export import GAME_COLUMNS, by_game, quoted
+from workbench.export import GAME_COLUMNS, ROW_GROUP_ROWS
 from workbench.paths import text_of
 from workbench.spark.manifest import (MANIFEST, STAGING, listed_parts, locked, part_path, read_manifest,
                                       remove_unlisted, stamp, unlink_part, write_manifest)
 
 SMALL_BYTES = 32 * 2 ** 20
 TARGET_BYTES = 128 * 2 ** 20
-# Parts merged at once, at most: thousands in one query ran DuckDB out of memory.
+# Parts merged at once, at most (each is opened to be read).
 BATCH_PARTS = 256
 AUTOMATIC = 8
-# The driver's DuckDB merging parts: what an ingest's task gives its own, and a folder of
-# its own to sort in beyond it (10M events in memory took 4 GB more than the ingest).
-MEMORY_LIMIT = "1GB"
 
 
 @dataclass
@@ -174,31 +172,31 @@ def switch(root: Path, manifest: dict[str, dict], replaced: dict[str, list[str]]
 
 def _rewrite(root: Path, parts: list[str], name: str, without: set[int] | None = None) -> list[str]:
     """The rows of `parts` (of one table and format), but those of the files `without`,
-    ordered by game, as parts named `c-<name>_<i>.parquet` in their format's folder."""
+    as parts named `c-<name>_<i>.parquet` in their format's folder. The parts are read a
+    row group at a time and written one after another, so the memory a merge takes is
+    that of a few row groups, whatever its size; each part holds its rows by game (as an
+    ingest writes them), and so does each row group of the merged one."""
     table = parts[0].split("/", 1)[0]
     staging = root / STAGING / "rewritten" / name
     shutil.rmtree(staging, ignore_errors=True)
-    staging.parent.mkdir(parents=True, exist_ok=True)
-    where = f" WHERE source_id NOT IN ({', '.join(str(int(i)) for i in sorted(without))})" if without else ""
-    order = by_game(_declared_columns(table))
-    with duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
-                                "temp_directory": str(root / STAGING / "rewritten" / "spill")}) as con:
-        # Each part read by pyarrow as the one file it is: DuckDB's read_parquet takes a
-        # path as a glob (`lake[1]` would read `lake1`, a part named `c-?.parquet` others).
-        for number, part in enumerate(parts):
-            if not (root / part).is_file():  # a FIFO or a device would be waited on
-                raise OSError(f"{root / part} is not a file")
-        select = " UNION ALL ".join(_rows_of(root / part, f"part_{number}", table, of_layout_before(part))
-                                    for number, part in enumerate(parts))
-        for number, part in enumerate(parts):
-            con.register(f"part_{number}", ds.dataset(str(root / part), format="parquet"))
-        con.execute(f"COPY (SELECT * FROM ({select}){where}{order}) TO {quoted(staging)} (FORMAT parquet, "
-                    f"FILENAME_PATTERN 'c-{name}_{{i}}', FILE_SIZE_BYTES '{TARGET_BYTES}b')")
+    staging.mkdir(parents=True, exist_ok=True)
+    for part in parts:
+        if not (root / part).is_file():  # a FIFO or a device would be waited on
+            raise OSError(f"{root / part} is not a file")
+    schema = _arrow_schema(_declared_columns(table))
+    leaving = pa.array(sorted(int(i) for i in without), pa.int64()) if without else None
+    with _Parts(staging, name, schema) as out:
+        for part in parts:
+            file = _parquet(root / part)
+            stored = _stored_names(file.schema_arrow.names, schema, of_layout_before(part))
+            for batch in file.iter_batches(batch_size=ROW_GROUP_ROWS, columns=sorted(set(stored.values()))):
+                rows = _conformed(batch, schema, stored)
+                if leaving is not None:
+                    rows = rows.filter(pc.invert(pc.fill_null(pc.is_in(rows["source_id"], value_set=leaving), False)))
+                out.add(rows)
     folder = _format_folder(parts[0])
     written = []
     for path in sorted(staging.glob("*.parquet")):
-        if pq.ParquetFile(path).metadata.num_rows == 0:
-            continue
         (root / folder).mkdir(parents=True, exist_ok=True)
         os.replace(path, root / folder / path.name)
         written.append(f"{folder}/{path.name}")
@@ -206,20 +204,75 @@ def _rewrite(root: Path, parts: list[str], name: str, without: set[int] | None =
     return written
 
 
-def _rows_of(path: Path, view: str, table: str, games_in_folders: bool) -> str:
-    """A part's rows with the table's declared columns in order (one written before a
-    column was added has it NULL); of the layout before, a game's id from its whole
-    `<column>_full`."""
+class _Parts:
+    """Parquet files `c-<name>_<i>.parquet` in `folder`, written in row groups of
+    ROW_GROUP_ROWS, a new file begun once one reaches TARGET_BYTES."""
+
+    def __init__(self, folder: Path, name: str, schema: pa.Schema):
+        self.folder, self.name, self.schema = folder, name, schema
+        self.pending: list[pa.RecordBatch] = []
+        self.writer, self.path, self.count = None, None, 0
+
+    def __enter__(self):
+        return self
+
+    def add(self, rows: pa.RecordBatch) -> None:
+        self.pending.append(rows)
+        if sum(batch.num_rows for batch in self.pending) >= ROW_GROUP_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        table = pa.Table.from_batches(self.pending, schema=self.schema)
+        self.pending = []
+        if not table.num_rows:
+            return
+        if self.writer is None:
+            self.path = self.folder / f"c-{self.name}_{self.count}.parquet"
+            self.writer = pq.ParquetWriter(self.path, self.schema)
+            self.count += 1
+        self.writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        if self.path.stat().st_size >= TARGET_BYTES:
+            self.writer.close()
+            self.writer = None
+
+    def __exit__(self, kind, *_):
+        if kind is None:
+            self._flush()
+        if self.writer is not None:
+            self.writer.close()
+
+
+def _parquet(path: Path) -> pq.ParquetFile:
     try:
-        names = set(pq.read_schema(path).names)
+        return pq.ParquetFile(path)
     except Exception as exc:  # pyarrow's errors: not a Parquet file
         raise OSError(f"{path}: {first_line(exc)}") from None
-    columns = []
-    for name, type_ in _declared_columns(table).items():
-        stored = f"{name}_full" if games_in_folders and name in GAME_COLUMNS else name
-        columns.append(f'"{stored}" AS "{name}"' if stored in names else f'CAST(NULL AS {type_}) AS "{name}"')
-    listed = ", ".join(columns) if columns else "*"
-    return f"SELECT {listed} FROM {view}"
+
+
+def _stored_names(names: list[str], schema: pa.Schema, games_in_folders: bool) -> dict[str, str]:
+    """Per declared column a part holds, the name it holds it under: of the layout
+    before, a game's whole id is `<column>_full`. (A column added after the part was
+    written is not there: NULL.)"""
+    stored = {}
+    for field in schema:
+        name = f"{field.name}_full" if games_in_folders and field.name in GAME_COLUMNS else field.name
+        if name in names:
+            stored[field.name] = name
+    return stored
+
+
+def _conformed(batch: pa.RecordBatch, schema: pa.Schema, stored: dict[str, str]) -> pa.RecordBatch:
+    """A part's rows with the table's declared columns, in order and of their types."""
+    return pa.RecordBatch.from_arrays(
+        [batch.column(stored[field.name]).cast(field.type) if field.name in stored else
+         pa.nulls(batch.num_rows, field.type) for field in schema], schema=schema)
+
+
+def _arrow_schema(columns: dict[str, str]) -> pa.Schema:
+    """The Arrow types DuckDB gives the declared columns."""
+    listed = ", ".join(f'CAST(NULL AS {type_}) AS "{name}"' for name, type_ in columns.items())
+    with duckdb.connect() as con:
+        return con.sql(f"SELECT {listed} LIMIT 0").to_arrow_table().schema
 
 
 def _declared_columns(table: str) -> dict[str, str]:
