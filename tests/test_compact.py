@@ -2,6 +2,7 @@
 small parts merged per table and format, a merged part written again without a file's
 rows, each file listing the parts that hold its rows, and bad trees refused in one line."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -148,7 +149,7 @@ def test_a_tree_another_ingest_is_writing_is_left_alone(tmp_path, capsys):
     root = _tree(tmp_path / "lake")
     with manifest.locked(root):
         assert cli.main(["compact", "--parquet", str(root)]) == 2
-    assert "another ingest is writing" in capsys.readouterr().err
+    assert "another ingest or compact is writing" in capsys.readouterr().err
 
 
 def test_a_part_removed_takes_the_game_folder_it_leaves_empty_not_its_tables(tmp_path):
@@ -279,3 +280,48 @@ def test_files_named_as_parts_outside_the_tables_folders_are_not_removed(tmp_pat
         path.write_text("mine")
     compact.compact(root)
     assert all(path.read_text() == "mine" for path in kept)
+
+
+def test_a_lone_part_of_the_layout_before_rewritten_is_said_not_nothing_to_merge(tmp_path, capsys):
+    root = _tree(tmp_path / "lake", {1: ["g1"]})
+    [(path, [flat])] = _listed(root).items()
+    part = "decisions/format=arena/game_id=g1/s1-run_0.parquet"
+    (root / part).parent.mkdir(parents=True)
+    duckdb.sql(f"COPY (SELECT 1 AS source_id, 'g1' AS game_id_full, 'line 1' AS locator) TO '{root / part}' "
+               f"(FORMAT parquet)")
+    (root / flat).unlink()
+    rows = manifest.read_manifest(root)
+    rows[path]["parts"] = [part if p == flat else p for p in rows[path]["parts"]]
+    rows[path]["part_stamps"] = [manifest.stamp(root / p) for p in rows[path]["parts"]]
+    manifest.write_manifest(root, rows)
+    assert cli.main(["compact", "--parquet", str(root)]) == 0
+    assert capsys.readouterr().out == "decisions: 1 parts -> 1 (in this layout)\n"
+    [merged] = _listed(root)[path]
+    assert "game_id=" not in merged and _rows(root) == [(1, "g1", "line 1")]
+
+
+def test_parts_changed_since_they_were_written_are_left_and_said(tmp_path, capsys):
+    """A tree copied without its files' times (`cp -r`), or a part written over: its parts
+    are not merged, and compact says why rather than that there was nothing to merge."""
+    root = _tree(tmp_path / "lake")
+    for part in sorted(root.glob("decisions/format=arena/*.parquet"))[:2]:
+        os.utime(part, ns=(1, 1))
+    assert cli.main(["compact", "--parquet", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out == ("sources: 3 parts -> 1\n2 parts are not as the ingest wrote them (copied or changed since) and "
+                   "were left: the next `workbench ingest --engine spark` into the tree reads their files again\n")
+
+
+def test_a_part_whose_columns_cannot_be_read_as_declared_stops_the_merge_in_one_line(tmp_path, capsys):
+    root = _tree(tmp_path / "lake")
+    part = sorted(root.glob("decisions/format=arena/*.parquet"))[0]
+    duckdb.sql(f"COPY (SELECT 'one' AS source_id, 'g1' AS game_id, 'line 1' AS locator) TO '{part}' (FORMAT parquet)")
+    rows = manifest.read_manifest(root)
+    for row in rows.values():
+        row["part_stamps"] = [manifest.stamp(root / p) for p in row["parts"]]
+    manifest.write_manifest(root, rows)
+    before = _listed(root)
+    assert cli.main(["compact", "--parquet", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot merge the parts of" in err and "the tree is as it was" in err and err.count("\n") == 1
+    assert _listed(root) == before

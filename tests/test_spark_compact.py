@@ -147,6 +147,26 @@ def test_a_tree_of_the_layout_before_is_read_and_rewritten_in_this_one(logs, tmp
     _as_one_shot(tree, logs, tmp_path)
 
 
+def test_an_export_of_the_first_layout_reads_each_games_id_from_its_folder(logs, tmp_path, spark_session):
+    """The first exports wrote a folder per game and no `game_id_full`: the game's id is
+    the folder's name."""
+    db, tree = tmp_path / "w.duckdb", tmp_path / "exported"
+    workbench.ingest([logs], db=db)
+    assert cli.main(["export", "--parquet", str(tree), "--db", str(db)]) == 0
+    for path in sorted((tree / "decisions").rglob("*.parquet")):
+        for (game,) in duckdb.sql(f"SELECT DISTINCT game_id FROM read_parquet('{path}')").fetchall():
+            target = path.parent / f"game_id={game}" / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            duckdb.sql(f"COPY (SELECT * EXCLUDE (game_id) FROM read_parquet('{path}') WHERE game_id = $game) "
+                       f"TO '{target}' (FORMAT parquet)", params={"game": game})
+        path.unlink()
+    with workbench.connect(db, read_only=True) as con:
+        expected = con.execute("SELECT game_id, count(*) FROM decisions GROUP BY ALL ORDER BY ALL").fetchall()
+    opened = on_spark.open(tree, spark=spark_session)
+    read = opened.frame("SELECT game_id, count(*) AS n FROM decisions GROUP BY ALL ORDER BY ALL")
+    assert read.rows() == expected and all(game is not None for game, _ in expected)
+
+
 def _to_layout_before(tree: Path) -> None:
     """Each part of a table with a game column moved to a folder per game, its game id in
     `game_id_full` and folder (as the ingest wrote them before), the manifest with them."""

@@ -291,6 +291,20 @@ def test_a_table_folder_that_leads_out_of_the_tree_is_never_written_or_read_thro
     assert code == 2 and "its folder decisions is a link that leads out of the tree" in err
 
 
+def test_a_format_folder_that_leads_out_of_an_exported_tree_is_not_read_through(sample, tmp_path, spark):
+    """A tree `export --parquet` wrote has no manifest: Spark lists its table folders, and
+    would read another tree's rows through a format folder that is a link."""
+    db, tree = tmp_path / "w.duckdb", tmp_path / "exported"
+    workbench.ingest([sample / "gm"], db=db)
+    assert said(["export", "--parquet", str(tree), "--db", str(db)])[0] == 0
+    outside = tmp_path / "outside"
+    shutil.move(tree / "decisions" / "format=gm", outside)
+    (tree / "decisions" / "format=gm").symlink_to(outside, target_is_directory=True)
+    code, _, err = on_tree(tree, "scorecard")
+    assert code == 2 and "its folder decisions/format=gm is a link that leads out of the tree" in err
+    assert len(err.splitlines()) == 1
+
+
 def test_a_lock_that_is_a_link_is_not_followed(logs, tmp_path, spark):
     tree = tmp_path / "lake"
     on_spark.ingest([logs], tree, spark=spark)

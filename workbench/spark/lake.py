@@ -20,6 +20,7 @@ knew, and the view is what the whole tree says.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import weakref
 from collections import OrderedDict
@@ -132,6 +133,7 @@ class Lake:
         if folder.is_symlink() or (folder.exists() and not folder.resolve().is_relative_to(self.where)):
             raise WorkbenchError(f"{self.root}: its folder {table.name} is a link that leads out of the tree; "
                                  f"nothing read from a tree is read from outside it")
+        _refuse_links_out(folder, self.where, self.root)
         found = sorted(folder.rglob("*.parquet"))
         if listed is not None:
             wanted = {self.where / part for part in listed.get(table.name, [])}
@@ -196,10 +198,11 @@ def _temporary_view(ddl: str) -> str:
 
 def _column(column, formats: dict[str, str] | None = None, games: bool = False) -> str:
     """The column as the database has it: in a tree of the layout before (`games`), a
-    game's whole id from `<column>_full`; a format whose name its folder writes in
+    game's whole id from `<column>_full` (else its folder's name); a format whose name its folder writes in
     escapes (`odd%20name%2F%C3%A4`) as it is named (Spark reads each escaped byte as a
     character: `odd name/Ã¤`)."""
-    stored = f"{column.name}_full" if games and column.name in GAME_COLUMNS else column.name
+    # (a tree of the first layout has the game's id in its folder's name only)
+    stored = f"coalesce({column.name}_full, {column.name})" if games and column.name in GAME_COLUMNS else column.name
     value = f"CAST({stored} AS {spark_type(column.type)})"
     if column.name == "format" and formats:
         value = "CASE " + " ".join(f"WHEN {value} = {_text(read)} THEN {_text(name)}" for read, name in
@@ -224,6 +227,17 @@ def _format_names(folder: Path) -> dict[str, str]:
         if read != name:
             names[read] = name
     return names
+
+
+def _refuse_links_out(folder: Path, where: Path, root: Path) -> None:
+    """A folder under a table's (a format's, a game's) that is a link leading out of the
+    tree is refused: Spark would list the files it leads to as the table's."""
+    for parent, folders, _ in os.walk(folder):
+        for name in folders:
+            path = Path(parent) / name
+            if path.is_symlink() and not path.resolve().is_relative_to(where):
+                raise WorkbenchError(f"{root}: its folder {path.relative_to(where).as_posix()} is a link that leads "
+                                     f"out of the tree; nothing read from a tree is read from outside it")
 
 
 def _literal_path(path: Path) -> str:

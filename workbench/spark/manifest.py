@@ -56,7 +56,7 @@ def locked(root: Path) -> Iterator[None]:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise WorkbenchError(f"another ingest is writing {root}; try again when it is done") from None
+            raise WorkbenchError(f"another ingest or compact is writing {root}; try again when it is done") from None
         yield
 
 
