@@ -133,3 +133,32 @@ def test_an_export_over_the_folder_that_holds_its_database_is_refused(tmp_path, 
     assert main(["export", "--parquet", str(folder), "--db", str(inside), "--overwrite"]) == 2
     assert "holds the database" in capsys.readouterr().err
     assert inside.read_bytes() == db.read_bytes()
+
+
+def test_an_export_to_a_folder_of_the_longest_name_is_written(tmp_path, db):
+    """The hidden folders it is written in beside it had names longer than the name."""
+    out = tmp_path / ("e" * 255)
+    assert main(["export", "--parquet", str(out), "--db", str(db)]) == 0
+    assert main(["export", "--parquet", str(out), "--db", str(db), "--overwrite"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+def test_an_overwrite_cut_between_its_renames_leaves_the_tree_as_it_was(tmp_path, db, monkeypatch):
+    """Ctrl-C after the old tree was moved aside, before the new one took its place."""
+    from pathlib import Path
+
+    out = tmp_path / "pq"
+    export_parquet(out, db=db)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    rename = Path.rename
+
+    def cut(self, target):
+        if self.name.endswith(".partial"):
+            raise KeyboardInterrupt
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", cut)
+    with pytest.raises(KeyboardInterrupt):
+        export_parquet(out, db=db, overwrite=True)
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pq"]  # nothing hidden left beside it

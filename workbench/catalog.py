@@ -741,6 +741,12 @@ def is_database(con) -> bool:
     return isinstance(con, duckdb.DuckDBPyConnection)
 
 
+def holder(con) -> str:
+    """What `con` is, for a message: "this database", or "this tree" (a Parquet tree open
+    on Spark), whose rows come from `workbench ingest --engine spark`."""
+    return "this database" if is_database(con) else "this tree"
+
+
 def _decisions_as_now(con: duckdb.DuckDBPyConnection) -> None:
     present = column_names(con, DECISIONS.name)
     if not present or set(DECISIONS.names) <= present:

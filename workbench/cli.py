@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 
 from workbench.errors import PluginWarning, WorkbenchError, first_line, is_interrupt
+from workbench.paths import check_tree
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
@@ -390,6 +391,7 @@ def _engine(args) -> str:
     if args.engine == "spark":
         if not args.parquet:
             raise WorkbenchError("--engine spark works on a Parquet tree: add --parquet DIR")
+        check_tree(args.parquet)
         if args.db:
             raise WorkbenchError("--engine spark reads and writes the Parquet tree (--parquet), not a database: "
                                  "drop --db")
@@ -613,13 +615,14 @@ def _plot(args) -> int:
 
 
 def _scorecard(args) -> int:
+    from workbench.catalog import holder
     from workbench.comparison import scorecard
 
     with _source(args) as con:
         card = scorecard(con, by=[key.strip() for key in args.by.split(",") if key.strip()], prices=args.prices,
                          aliases=args.aliases, cluster=_cluster(args), failures=args.failures)
     if card.is_empty():
-        raise WorkbenchError("no decisions in this database to score; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)} to score; ingest a damage, ec4x, arena or gm log first")
     if args.csv:
         print(spreadsheet_safe(card).write_csv(), end="")
         return 0
@@ -1006,6 +1009,8 @@ def _export(args) -> int:
         print(f"wrote {export_otlp(args.otlp, db=args.db, overwrite=args.overwrite)} decisions as spans to {args.otlp}")
         return 0
     from workbench.export import export_parquet
+
+    check_tree(args.parquet)
 
     written = export_parquet(args.parquet, db=args.db, overwrite=args.overwrite)
     for table, rows in written.items():

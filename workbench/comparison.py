@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from workbench import stats
-from workbench.catalog import DECISIONS, query_frame
+from workbench.catalog import DECISIONS, holder, query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
 from workbench.outcomes import FAILURES_SAID, answered
@@ -331,7 +331,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     plans = _planned(con, source, format)
     wanted = _pairs(shares, a, b, all_pairs)
     if not shares:
-        raise WorkbenchError("no decisions in this database to compare; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)} to compare; ingest a damage, ec4x, arena or gm log first")
     if not wanted:
         raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
     cells = _shared_turns(con, source, wanted)
@@ -554,7 +554,7 @@ def plan(con, format: str | None = None, aliases=None, cluster: str | None = "ga
     invalid)."""
     plans = _planned(con, decided(read_aliases(aliases), cluster, failures), format, pooled=format is None)
     if not plans:
-        raise WorkbenchError(f"no decisions{f' in format {format!r}' if format else ''} in this database to plan from")
+        raise WorkbenchError(f"no decisions{f' in format {format!r}' if format else ''} in {holder(con)} to plan from")
     return next(iter(plans.values()))
 
 
@@ -676,7 +676,7 @@ def sequential(con, a: str | None = None, b: str | None = None, format: str | No
     source = decided(aliases, cluster, failures)
     shares = _shares(con, source, format, cluster)
     if not shares:
-        raise WorkbenchError("no decisions in this database to compare; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)} to compare; ingest a damage, ec4x, arena or gm log first")
     if a is not None:
         a, b = two_models(a, b, aliases, "a comparison")
         _known(shares, (a, b), format)

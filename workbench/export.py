@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from pathlib import Path
 
 import duckdb
@@ -53,7 +54,8 @@ def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[st
         raise WorkbenchError(f"cannot export to {out}: it holds the database {source} being exported, which "
                              f"--overwrite would remove; choose another folder")
     con = catalog.connect(db, read_only=True)
-    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
+    # hidden names of a fixed length: `out`'s own name may be as long as a name can be
+    partial = out.parent / f".workbench-export-{os.getpid()}-{uuid.uuid4().hex[:8]}.partial"
     try:
         shutil.rmtree(partial, ignore_errors=True)
         _make_folder(partial)
@@ -76,11 +78,17 @@ def _make_folder(folder: Path) -> None:
 
 def _replace(partial: Path, out: Path) -> None:
     """`out` becomes the tree written in `partial`; what it held before (an empty folder,
-    or an export --overwrite replaces) is removed once the new tree is in place."""
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    if out.exists():
-        out.rename(old)
-    partial.rename(out)
+    or an export --overwrite replaces) is removed once the new tree is in place. Cut
+    short between the two renames (Ctrl-C, a failure), `out` is put back as it was."""
+    old = partial.with_suffix(".old")
+    try:
+        if out.exists():
+            out.rename(old)
+        partial.rename(out)
+    except BaseException:
+        if old.exists() and not out.exists():
+            old.rename(out)
+        raise
     shutil.rmtree(old, ignore_errors=True)
 
 

@@ -49,6 +49,19 @@ def is_text(text: str) -> bool:
     return True
 
 
+def check_tree(path: str | os.PathLike) -> None:
+    """A Parquet tree's path as DuckDB and Spark both take it, or one line saying why not:
+    UTF-8 (both name files in it) and without a backslash (DuckDB takes one for a folder
+    separator: `la\\ke` would be written as `la/ke`)."""
+    text = os.fspath(path)
+    if not is_text(text):
+        raise WorkbenchError(f"the tree's path {text_of(path)} is not UTF-8 text, which Spark and DuckDB name "
+                             f"files in: choose another folder")
+    if "\\" in text:
+        raise WorkbenchError(f"the tree's path {text_of(path)} holds a backslash, which DuckDB takes for a folder "
+                             f"separator: choose another folder")
+
+
 def path_of(text: str) -> bytes:
     """The file name `text_of` wrote as `text`, as bytes (its inverse)."""
     if "\\" not in text:

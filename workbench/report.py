@@ -110,7 +110,7 @@ def _summary(con) -> Section:
 def _scorecard(con, prices, aliases) -> Section:
     card = comparison.scorecard(con, prices=prices, aliases=aliases)
     if card.is_empty():
-        raise WorkbenchError("no decisions in this database: nothing to score")
+        raise WorkbenchError(f"no decisions in {catalog.holder(con)}: nothing to score")
     return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
                    "how many valid, with the 95% interval clustered by game (games: how many; design effect: how "
                    "much more the games differ than independent decisions would, 1 where they do not and the "

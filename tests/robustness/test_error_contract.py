@@ -5,6 +5,7 @@ commands run as a user runs them, as `python -m workbench.cli` in a process of i
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import subprocess
@@ -134,6 +135,13 @@ CASES = [
     *(Case(f"--interval {value}", lambda d, value=value: ["ingest", str(d), "--watch", "--interval", value], 2,
            r"--interval must be a number of seconds more than 0 and at most 86,400 \(a day\), got ")
       for value in ("nan", "inf", "0", "-1", "1e308")),
+    *(Case(f"a tree's path with {what}", lambda d, argv=argv, name=name: [*argv, str(d / name)], 2,
+           rf"the tree's path .* {said}: choose another folder")
+      for what, name, said in (
+          ("a backslash", "la\\ke", "holds a backslash, which DuckDB takes for a folder separator"),
+          ("a byte not UTF-8", os.fsdecode(b"lake\xff"), "is not UTF-8 text, which Spark and DuckDB name files in"))
+      for argv in (["ingest", "--engine", "spark", "--quiet", str(Path(__file__)), "--parquet"],
+                   ["export", "--parquet"])),
     Case("scorecard of no decisions", lambda d: ["scorecard", "--db", str(empty_database(d))], 2,
          r"no decisions in this database to score"),
     Case("compare of no decisions", lambda d: ["compare", "--db", str(empty_database(d))], 2,

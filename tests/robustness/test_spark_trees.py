@@ -305,6 +305,16 @@ def test_a_format_folder_that_leads_out_of_an_exported_tree_is_not_read_through(
     assert len(err.splitlines()) == 1
 
 
+def test_a_tree_with_no_decisions_is_called_a_tree(tmp_path, spark):
+    tree = tmp_path / "empty"
+    tree.mkdir()
+    for argv, said_here in ((["scorecard"], "no decisions in this tree to score"),
+                            (["compare"], "no decisions in this tree to compare"),
+                            (["plan", "--difference", "0.1"], "no decisions in this tree to plan from")):
+        code, _, err = on_tree(tree, *argv)
+        assert code == 2 and said_here in err and len(err.splitlines()) == 1, err
+
+
 def test_a_lock_that_is_a_link_is_not_followed(logs, tmp_path, spark):
     tree = tmp_path / "lake"
     on_spark.ingest([logs], tree, spark=spark)

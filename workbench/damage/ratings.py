@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 from scipy.special import stdtrit
 
-from workbench.catalog import query_frame
+from workbench.catalog import holder, query_frame
 from workbench.damage import plackett_luce
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
@@ -139,7 +139,7 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     _check_seats(con)
     placed = placements(con, failures)
     if placed.is_empty():
-        raise WorkbenchError("no finished Damage game in this database (none has a game_ended event)")
+        raise WorkbenchError(f"no finished Damage game in {holder(con)} (none has a game_ended event)")
     names = read_aliases(aliases)
     if names:
         placed = placed.with_columns(model=pl.col("model").replace(names))

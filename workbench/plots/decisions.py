@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.catalog import query_frame
+from workbench.catalog import holder, query_frame
 from workbench.comparison import decided, scorecard
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
@@ -47,7 +47,7 @@ def decision_quality(con, formats: list[str] | None = None, aliases=None):
     per_format = _query(con, VALIDITY_BY_FORMAT, params)
     if per_format.is_empty():
         scope = f" for {', '.join(formats)}" if formats else ""
-        raise WorkbenchError(f"no decisions{scope} in this database; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions{scope} in {holder(con)}; ingest a damage, ec4x, arena or gm log first")
     datasets = Datasets()
     color = field("format:N", title="format", scale={"domain": per_format["format"].to_list()})
     top = {"hconcat": [_validity_by_format(datasets, per_format, color), _top_rules(con, datasets, params, color)]}

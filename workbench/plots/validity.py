@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from workbench.catalog import holder
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import displayed, picking
@@ -39,7 +40,7 @@ def scorecard(con, formats: list[str] | None = None, aliases=None):
     if formats:
         frame = frame.filter(pl.col("format").is_in(list(formats)))
     if frame.is_empty():
-        raise WorkbenchError("no decisions in this database; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)}; ingest a damage, ec4x, arena or gm log first")
     return scorecard_spec(frame)
 
 
