@@ -74,7 +74,9 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
                               f"ingest into a new tree (or remove this one to start it again)")
 
     try:
-        with open(path, "rb") as handle:  # a file, whatever its name holds (`lake:1` is no URI)
+        # Arrow's own file, whatever its name holds (`lake:1` is no URI); read through a
+        # Python file object, Arrow's threads aborted the process at exit, 1 run in 3.
+        with pa.OSFile(str(path)) as handle:
             table = pq.read_table(handle)
     except (OSError, pa.ArrowException) as exc:
         raise refused(first_line(exc)) from None
