@@ -6,7 +6,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import workbench
+# No declared formats but those a test declares: not the tester's own (~/.config/workbench/formats).
+os.environ["WORKBENCH_FORMATS"] = ""
+
+import workbench  # noqa: E402
 
 from workbench.synth import synthesize
 

@@ -68,6 +68,25 @@ def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
     assert out.startswith("about ") and "estimated from every format's 5 games of 3 models in" in out
 
 
+def test_plan_as_json_and_csv_carries_every_number_the_words_say(db, capsys):
+    given = ["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "20", "--icc", "0.05"]
+    assert main([*given, "--json"]) == 0
+    numbers = json.loads(capsys.readouterr().out)
+    assert numbers["games_per_model"] == games_needed(0.1, 0.9, 20, 0.05)
+    assert (numbers["validity"], numbers["decisions_per_game"], numbers["icc_planning"]) == (0.9, 20, 0.05)
+    assert numbers["design_effect"] == pytest.approx(1.95) and numbers["icc_given"] and numbers["games"] is None
+    assert main(["plan", "--difference", "0.05", "--db", str(db), "--json"]) == 0
+    estimated = json.loads(capsys.readouterr().out)
+    assert (estimated["games"], estimated["models"]) == (5, 3) and not estimated["icc_given"]
+    assert main(["plan", "--difference", "0.05", "--db", str(db)]) == 0
+    words = capsys.readouterr().out
+    assert words.startswith(f"about {estimated['games_per_model']} games per model")
+    assert f"planning at {estimated['icc_planning']:.3f}" in words
+    assert main(["plan", "--difference", "0.05", "--db", str(db), "--csv"]) == 0
+    header, row, *_ = capsys.readouterr().out.splitlines()
+    assert dict(zip(header.split(","), row.split(",")))["games_per_model"] == str(estimated["games_per_model"])
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["plan", "--difference", "nan", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
     (["plan", "--difference", "-2", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),

@@ -191,7 +191,9 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(newcombe_paired(0.3, 0.7, 0, 0)[1:])
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (1.0, 0.3)
     assert row["p_value"] > 0.05 and not row["shown_in_the_games"] and not row["significant"]
-    assert row["verdict"].startswith("no evidence of a difference (on 10 shared turns in 1 game")
+    low, high = row["ci_low"] * 100, row["ci_high"] * 100
+    assert row["verdict"].startswith(f"no evidence of a difference: m-a ahead of m-b by +70.0 points (95% CI "
+                                     f"{low:+.1f} to {high:+.1f}; on 10 shared turns in 1 game")
     (tmp_path / "nine").mkdir()
     unpaired = compare_models(database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl",
                                                  {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b")
@@ -414,7 +416,10 @@ def test_one_game_each_shows_a_difference_but_claims_none(tmp_path, database):
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     # one game each, nothing else in the format: each game is one observation
     assert (row["games_compared"], row["shown_in_the_games"], row["significant"]) == (1, False, False)
-    assert row["verdict"].startswith("no evidence of a difference (m-a 40 decisions in 1 game, m-b 40 in 1 game")
+    # m-b is ahead: 36 of 40 against 10 of 40, 65 points, its interval told from its side
+    low, high = -row["ci_high"] * 100, -row["ci_low"] * 100
+    assert row["verdict"].startswith(f"no evidence of a difference: m-b ahead of m-a by +65.0 points (95% CI "
+                                     f"{low:+.1f} to {high:+.1f}; m-a 40 decisions in 1 game, m-b 40 in 1 game")
     assert "games per model would show a 65.0-point difference" in row["verdict"] and row["games_needed"] >= 2
 
 

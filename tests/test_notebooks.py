@@ -406,7 +406,7 @@ def test_the_scorecard_leads_notebook_03_and_the_picker_gives_a_verdict(executed
     headings = [cell.source.splitlines()[0] for cell in nb.cells if cell.cell_type == "markdown"]
     assert headings[1].startswith("## Scorecard")
     printed = "".join(out.get("text", "") for out in section_outputs(nb, "## Scorecard"))
-    assert "no evidence of a difference (" in printed or "is more often valid than" in printed
+    assert "no evidence of a difference: " in printed or "is more often valid than" in printed
     assert "[paired on " in printed or "[unpaired: " in printed
     # every pair at once says what it compared
     assert "every pair of 4 models: 6 comparisons" in printed and "p-values Holm-corrected over all" in printed

@@ -215,6 +215,7 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     ingest.add_argument("--format", help="read every file as this format (listed below); default: detect per file")
+    ingest.add_argument("--spec", action="append", metavar="FILE.toml", help="a game of your own: the TOML file that declares its format (docs: Your own game); may be repeated")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
     ingest.add_argument("--prune", action="store_true",
                         help="remove the rows of files ingested from under the paths that are gone "
@@ -230,6 +231,7 @@ def _parser() -> argparse.ArgumentParser:
                                    lists_formats=True)
     validate.add_argument("paths", nargs="+", metavar="PATH")
     validate.add_argument("--format", help="read every file as this format (listed below)")
+    validate.add_argument("--spec", action="append", metavar="FILE.toml", help="a game of your own: the TOML file that declares its format (docs: Your own game); may be repeated")
     validate.add_argument("--json", action="store_true", help="print the report as JSON")
     validate.set_defaults(run=_validate)
 
@@ -279,6 +281,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--power", type=float, default=0.8, help="the chance of detecting it (default: 0.8)")
     plan.add_argument("--db", help="database file (default: $WORKBENCH_DB or data/workbench.duckdb)")
     plan.add_argument("--format", help="estimate from this format's decisions only")
+    _add_output(plan)
     _add_failures(plan)
     _add_aliases(plan)
     _add_engine(plan, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
@@ -369,6 +372,11 @@ def _parser() -> argparse.ArgumentParser:
                                                    "keeps into files of about 128 MB")
     compact.add_argument("--parquet", metavar="DIR", required=True, help="the tree")
     compact.set_defaults(run=_compact)
+
+    formats = commands.add_parser("formats", help="list the formats: built in, from plugins, and declared in TOML "
+                                                  "files")
+    formats.add_argument("--spec", action="append", metavar="FILE.toml", help="a game of your own: the TOML file that declares its format (docs: Your own game); may be repeated")
+    formats.set_defaults(run=_formats)
 
     lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database",
                               description="Other options (--no-browser, --port N, ...) go to JupyterLab.")
@@ -476,11 +484,39 @@ def _demo(args) -> int:
     return 0
 
 
+def _declared(args) -> None:
+    """The formats `--spec` declares, registered for this run."""
+    if args.spec:
+        from workbench.registry import declare
+
+        for path in args.spec:
+            declare(path)
+
+
+def _formats(args) -> int:
+    from workbench.declared import declared_folders
+    from workbench.registry import BUILT_IN, DECLARED, FORMATS
+
+    _declared(args)
+    built_in = {fmt.name for fmt in BUILT_IN}
+    for name, fmt in FORMATS.items():
+        kind = "built in" if name in built_in else f"declared in {DECLARED[name]}" if name in DECLARED else "plugin"
+        print(f"{name:<12} {kind}: {fmt.describe}")
+    print(f"declared formats are read from: {os.pathsep.join(str(f) for f in declared_folders())} "
+          f"($WORKBENCH_FORMATS)")
+    return 0
+
+
 def _ingest(args) -> int:
     from workbench.ingestion import ingest
 
     if _engine(args) == "spark":
+        if args.spec:
+            raise WorkbenchError("--spec declares a format in this process only; with --engine spark, put the TOML "
+                                 "file in a declared-formats folder ($WORKBENCH_FORMATS), where Spark's tasks find "
+                                 "it too")
         return _ingest_on_spark(args)
+    _declared(args)
     if args.watch:
         return _watch(args)
     report = ingest(args.paths, db=args.db, format=args.format, progress=not args.quiet, prune=args.prune)
@@ -561,6 +597,7 @@ def _watch(args) -> int:
 def _validate(args) -> int:
     from workbench.ingestion import validate
 
+    _declared(args)
     report = validate(args.paths, format=args.format)
     if args.json:
         print(json.dumps({"files": [_validate_json(f) for f in report.files]}, indent=1))
@@ -870,8 +907,6 @@ MOST_PER_GAME = 1_000_000_000
 
 
 def _plan(args) -> int:
-    from workbench.comparison import plan_in_words
-
     if not args.difference > 0:  # a difference is one size; -0.1 is not taken for 0.1
         raise WorkbenchError(f"--difference must be more than 0 and less than 1 (0.05 for 5 points), "
                              f"not {args.difference:g}")
@@ -880,11 +915,28 @@ def _plan(args) -> int:
 
     given = {"validity": args.validity, "decisions_per_game": args.per_game, "icc": args.icc}
     if all(value is not None for value in given.values()) and args.db is None and args.parquet is None:
-        print(plan_in_words(None, args.difference, power=args.power, **given))
-        return 0
+        return _planned(args, None, given)
     with _source(args) as con:
-        print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
-                            db_label=_source_label(args), failures=args.failures, **given))
+        return _planned(args, con, given)
+
+
+def _planned(args, con, given: dict) -> int:
+    """The plan in words, or its numbers (--json, --csv)."""
+    from workbench.comparison import plan_in_words, plan_numbers
+
+    if args.json or args.csv:
+        numbers = plan_numbers(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
+                               failures=args.failures, **given)
+        if args.json:
+            print(json.dumps(numbers, indent=1))
+        else:
+            import polars as pl
+
+            print(spreadsheet_safe(pl.DataFrame([numbers])).write_csv(), end="")
+        return 0
+    print(plan_in_words(con, args.difference, power=args.power, format=args.format, aliases=args.aliases,
+                        db_label=_source_label(args) if con is not None else "the database",
+                        failures=args.failures, **given))
     return 0
 
 

@@ -497,6 +497,11 @@ def verdict(row: dict) -> str:
         lead, low, high = -lead, -high, -low
     named = (f"{row[first]} is more often valid than {row[second]}: {lead * 100:+.1f} points "
              f"(95% CI {low * 100:+.1f} to {high * 100:+.1f}")
+    # Without evidence the difference is told all the same: which model is ahead here, by
+    # how much, and the interval, which spans no difference.
+    ahead = (f"{row[first]} ahead of {row[second]} by {lead * 100:+.1f} points" if lead else
+             f"{row['a']} and {row['b']} level")
+    ahead += f" (95% CI {low * 100:+.1f} to {high * 100:+.1f}"
     if not row["significant"] and not row.get("shown_in_the_games"):
         first, second = "a", "b"
     if row["shared_turns"] >= MIN_PAIRS and row["validity_a_shared"] is not None:
@@ -511,7 +516,7 @@ def verdict(row: dict) -> str:
         text = (f"no evidence of a difference beyond one game: in it, {named}; {where}), but one game cannot "
                 f"tell a model from the game it played")
     else:
-        text = f"no evidence of a difference ({where})"
+        text = f"no evidence of a difference: {ahead}; {where})"
     if row.get("games_needed"):
         text += (f"; about {row['games_needed']} games per model would show a {abs(row['difference']) * 100:.1f}"
                  f"-point difference at {POWER:.0%} power")
@@ -617,27 +622,43 @@ def sample_size(difference: float | None = None, validity: float | None = None,
     return stats.games_needed(difference, validity, decisions_per_game, icc, power, level)
 
 
-def plan_in_words(con, difference: float, power: float = POWER, format: str | None = None, aliases=None,
-                  db_label: str = "the database", validity=None, decisions_per_game=None, icc=None,
-                  failures: str = "exclude") -> str:
-    """`workbench plan`: games per model to detect `difference`, and what that rests on.
+def plan_numbers(con, difference: float, power: float = POWER, format: str | None = None, aliases=None,
+                 validity=None, decisions_per_game=None, icc=None, failures: str = "exclude") -> dict:
+    """`workbench plan --json`: games per model to detect `difference` and each number it
+    rests on (`icc` and `games`, `models` as estimated from the database, None without
+    one; `icc_planning` the one planned with: given, else the estimate's upper bound).
     Without a connection every input must be given."""
     estimated = plan(con, format, aliases, failures=failures) if con is not None else None
     validity = estimated.validity if validity is None else validity
     decisions_per_game = estimated.decisions_per_game if decisions_per_game is None else decisions_per_game
     planning = estimated.planning_icc if icc is None and estimated is not None else icc
-    games = sample_size(difference, validity, decisions_per_game, planning, power)
-    effect = 1 + (decisions_per_game - 1) * planning
-    text = (f"about {games} games per model to detect {abs(difference) * 100:g} points at {power:.0%} power "
-            f"(95% level): validity {validity:.1%}, {decisions_per_game:.3g} decisions per game, ")
-    if icc is None and estimated is not None:
-        text += (f"ICC {estimated.icc:.3f} from {_games(estimated.games)}; planning at {planning:.3f}, its "
-                 f"{stats.PLAN_ICC_LEVEL:.0%} upper bound (design effect {effect:.2f})")
+    return {"games_per_model": sample_size(difference, validity, decisions_per_game, planning, power),
+            "difference": abs(difference), "power": power, "level": stats.LEVEL, "validity": validity,
+            "decisions_per_game": decisions_per_game, "icc_planning": planning,
+            "icc_given": icc is not None, "design_effect": 1 + (decisions_per_game - 1) * planning,
+            "icc": estimated.icc if estimated is not None else None,
+            "games": estimated.games if estimated is not None else None,
+            "models": estimated.models if estimated is not None else None,
+            "format": format, "failures": failures}
+
+
+def plan_in_words(con, difference: float, power: float = POWER, format: str | None = None, aliases=None,
+                  db_label: str = "the database", validity=None, decisions_per_game=None, icc=None,
+                  failures: str = "exclude") -> str:
+    """`workbench plan`: games per model to detect `difference`, and what that rests on
+    (`plan_numbers`). Without a connection every input must be given."""
+    numbers = plan_numbers(con, difference, power, format, aliases, validity, decisions_per_game, icc, failures)
+    text = (f"about {numbers['games_per_model']} games per model to detect {numbers['difference'] * 100:g} points "
+            f"at {power:.0%} power (95% level): validity {numbers['validity']:.1%}, "
+            f"{numbers['decisions_per_game']:.3g} decisions per game, ")
+    if not numbers["icc_given"] and numbers["icc"] is not None:
+        text += (f"ICC {numbers['icc']:.3f} from {_games(numbers['games'])}; planning at {numbers['icc_planning']:.3f}, "
+                 f"its {stats.PLAN_ICC_LEVEL:.0%} upper bound (design effect {numbers['design_effect']:.2f})")
     else:
-        text += f"ICC {planning:.3f} (design effect {effect:.2f})"
-    if estimated is not None:
+        text += f"ICC {numbers['icc_planning']:.3f} (design effect {numbers['design_effect']:.2f})"
+    if numbers["games"] is not None:
         scope = f"{format}'s" if format else "every format's"
-        text += (f"; estimated from {scope} {estimated.games} games of {estimated.models} models in {db_label}"
+        text += (f"; estimated from {scope} {numbers['games']} games of {numbers['models']} models in {db_label}"
                  f"{FAILURES_SAID[failures]} (a value given on the command line replaces its estimate)")
     return text
 

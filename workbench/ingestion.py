@@ -395,7 +395,9 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
     if file.content is None:
         if not file.named:
             return None  # a stray file inside a folder (a README, a manifest) is not data
-        raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)})")
+        raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)}), "
+                             f"declare your game's in a TOML file (--spec FILE.toml; docs: Your own game), or "
+                             f"write OpenTelemetry GenAI traces (*.otlp.jsonl)")
     content = file.current_content()
     key = text_of(path.resolve())
     known = _known_source(con, key, fmt.name)

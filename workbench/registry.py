@@ -30,6 +30,7 @@ from typing import Callable, Iterable
 import duckdb
 
 from workbench import arena, catalog, damage, ec4x, gm, otel, stellaris
+from workbench.declared import declared_folders, declared_format, read_spec
 from workbench.errors import PluginWarning, UnreadableFile, WorkbenchError, first_line
 from workbench.paths import text_of
 from workbench.formats import Counts, Format
@@ -270,7 +271,50 @@ def _guarded(fmt: Format) -> Format:
                                summary=guarded_summary if summary is not None else None)
 
 
-FORMATS: dict[str, Format] = with_plugins(BUILT_IN)
+# The declared formats (`workbench.declared`) by name: the TOML file each is declared in.
+DECLARED: dict[str, str] = {}
+
+
+def with_declared(formats: dict[str, Format]) -> dict[str, Format]:
+    """`formats`, then each format a TOML file in a declared-formats folder declares, in
+    the order of their paths; a warning for each one left out."""
+    for folder in declared_folders():
+        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
+            try:
+                _declared_into(formats, path)
+            except WorkbenchError as why:
+                warnings.warn(f"declared format {text_of(path)} left out: {why}", PluginWarning, stacklevel=2)
+    return formats
+
+
+def declare(path) -> Format:
+    """The format the TOML file at `path` declares, registered in this process (one a
+    declared-formats folder holds already is kept)."""
+    return _declared_into(FORMATS, path)
+
+
+def _declared_into(formats: dict[str, Format], path) -> Format:
+    spec = read_spec(path)
+    where = str(spec.path.resolve())
+    if spec.name in formats:
+        if DECLARED.get(spec.name) == where:
+            return formats[spec.name]
+        told = f"declared in {DECLARED[spec.name]}" if spec.name in DECLARED else "registered"
+        raise WorkbenchError(f"{text_of(spec.path)}: a format named {spec.name!r} is {told} already; name yours "
+                             f"otherwise")
+    fmt = declared_format(spec)
+    table = fmt.tables[0].name
+    taken = {t.name.lower() for f in formats.values() for t in f.tables} | {t.name.lower() for t in
+                                                                            catalog.SHARED_TABLES}
+    if table in taken or table in BOUND_NAMES:
+        raise WorkbenchError(f"{text_of(spec.path)}: its table {table} has the name of one the workbench has; name "
+                             f"the format otherwise")
+    formats[spec.name] = fmt
+    DECLARED[spec.name] = where
+    return fmt
+
+
+FORMATS: dict[str, Format] = with_declared(with_plugins(BUILT_IN))
 
 
 def schema_ddl() -> str:

@@ -118,7 +118,9 @@ def test_a_named_stray_file_is_reported_in_one_line(tmp_path, capsys):
     stray.write_text("[" * 1000 + "]" * 1000 + "\n")
     assert main(["ingest", str(stray), "--db", str(tmp_path / "w.duckdb"), "--quiet"]) == 2
     assert capsys.readouterr().out.strip() == (
-        f"{stray}: failed: unknown format; pass --format (stellaris, ec4x, arena, gm, otel, damage)")
+        f"{stray}: failed: unknown format; pass --format (stellaris, ec4x, arena, gm, otel, damage), declare your "
+        f"game's in a TOML file (--spec FILE.toml; docs: Your own game), or write OpenTelemetry GenAI traces "
+        f"(*.otlp.jsonl)")
 
 
 # --- long lines: a documented limit, on both sides --------------------------------------------

@@ -1,0 +1,118 @@
+"""A declared format's TOML file, read and checked: every mistake said in one line that
+names the file and the key."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+from workbench.paths import text_of
+
+# A format's name, written into its table's name (`<name>_records`).
+NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
+FIELDS = ("game", "turn", "player", "model", "action")
+# A dotted path's key: any text but a dot; a key of digits is a list's index.
+KEY = re.compile(r"[^.]+")
+KEYS = {"name", "files", "schema", "fields", "description"}
+# Where declared formats are found, when $WORKBENCH_FORMATS does not say.
+DEFAULT_FOLDER = Path("~/.config/workbench/formats")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a TOML file declares: the format's `name`, its files' glob, its record
+    schema (a JSON Schema, as a dict), and per field the dotted path to it."""
+
+    name: str
+    files: str
+    schema: dict
+    fields: dict[str, str]
+    path: Path
+    description: str = ""
+
+
+def read_spec(path: str | os.PathLike) -> Spec:
+    """The declaration in the TOML file at `path`, or one line saying what is wrong."""
+    path = Path(path)
+    where = text_of(path)
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise WorkbenchError(f"cannot read {where}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise WorkbenchError(f"{where} is not a TOML file: {exc}") from None
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise WorkbenchError(f"{where}: unknown key {unknown[0]!r}; a declared format has {', '.join(sorted(KEYS))}")
+    name = _text(table, "name", where)
+    if not NAME.fullmatch(name):
+        raise WorkbenchError(f"{where}: name {name!r} must be lower-case letters, digits and _, starting with a "
+                             f"letter (at most 41), as it names the table <name>_records")
+    files = _text(table, "files", where)
+    if "/" in files or os.sep in files:
+        raise WorkbenchError(f"{where}: files {files!r} is a pattern of file names (`*.mygame.jsonl`), not a path")
+    fields = table.get("fields", {})
+    if not isinstance(fields, dict):
+        raise WorkbenchError(f"{where}: [fields] must be a table of dotted paths ({', '.join(FIELDS)})")
+    for key, dotted in fields.items():
+        if key not in FIELDS:
+            raise WorkbenchError(f"{where}: unknown field {key!r}; fields are {', '.join(FIELDS)}")
+        if not isinstance(dotted, str) or not all(KEY.fullmatch(part) for part in dotted.split(".")):
+            raise WorkbenchError(f"{where}: fields.{key} must be a dotted path such as \"agent.model\", "
+                                 f"got {dotted!r}")
+    description = table.get("description", "")
+    if not isinstance(description, str):
+        raise WorkbenchError(f"{where}: description must be text")
+    return Spec(name, files, _schema(table, path), dict(fields), path, description)
+
+
+def _text(table: dict, key: str, where: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value:
+        raise WorkbenchError(f"{where}: {key} must be given, as text")
+    return value
+
+
+def _schema(table: dict, path: Path) -> dict:
+    """The JSON Schema: an inline table, or a file beside the TOML (checked against its
+    draft's metaschema)."""
+    from jsonschema import exceptions, validators
+
+    where, given = text_of(path), table.get("schema")
+    if isinstance(given, dict):
+        schema = given
+    elif isinstance(given, str) and given:
+        file = path.parent / given
+        try:
+            schema = json.loads(file.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise WorkbenchError(f"{where}: cannot read its schema {text_of(file)}: {exc.strerror or exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise WorkbenchError(f"{where}: its schema {text_of(file)} is not JSON: {exc}") from None
+    else:
+        raise WorkbenchError(f"{where}: schema must be given: the path of a JSON Schema file beside it, or a [schema] "
+                             f"table")
+    if not isinstance(schema, dict):
+        raise WorkbenchError(f"{where}: its schema must be a JSON object")
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except exceptions.SchemaError as exc:
+        at = "/".join(map(str, exc.path)) or "(schema)"
+        raise WorkbenchError(f"{where}: its schema is not a valid JSON Schema at {at}: {exc.message}") from None
+    except (RecursionError, ValueError, TypeError) as exc:
+        raise WorkbenchError(f"{where}: its schema cannot be read as a JSON Schema: {exc}") from None
+    return schema
+
+
+def declared_folders() -> list[Path]:
+    """The folders whose `*.toml` files declare formats: `$WORKBENCH_FORMATS` (folders
+    separated by `os.pathsep`), else ~/.config/workbench/formats."""
+    given = os.environ.get("WORKBENCH_FORMATS")
+    if given is not None:
+        return [Path(folder).expanduser() for folder in given.split(os.pathsep) if folder]
+    return [DEFAULT_FOLDER.expanduser()]
