@@ -70,13 +70,17 @@ def test_records_json_gives_every_record_and_its_whole_text(capsys, arena):
 def test_records_says_when_it_shows_only_the_first_and_when_nothing_matches(capsys, arena):
     db, _, _ = arena
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "2")
-    assert code == 0 and len(out.splitlines()) == 4 and err == "(the first 2 records of more; --limit 0 shows all)\n"
+    assert code == 0 and len(out.splitlines()) == 4 and err == "(the first 2 of 12 records; --limit 0 shows all)\n"
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "11")  # one short of the 12
-    assert code == 0 and len(out.splitlines()) == 22 and err == "(the first 11 records of more; --limit 0 shows all)\n"
+    assert code == 0 and len(out.splitlines()) == 22 and err == "(the first 11 of 12 records; --limit 0 shows all)\n"
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "12")  # all 12: nothing more to tell
     assert code == 0 and len(out.splitlines()) == 24 and err == ""
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "1", "--json")
-    assert code == 0 and len(json.loads(out)) == 1 and err == "(the first 1 record of more; --limit 0 shows all)\n"
+    assert code == 0 and len(json.loads(out)) == 1 and err == "(the first 1 of 12 records; --limit 0 shows all)\n"
+    code, out, err = run(capsys, "records", "--db", str(db), "--invalid", "--limit", "1")  # filtered: its total
+    invalid = len([row for row in json.loads(run(capsys, "records", "--db", str(db), "--invalid", "--json", "--limit",
+                                                   "0")[1])])
+    assert code == 0 and err == f"(the first 1 of {invalid} records; --limit 0 shows all)\n" and invalid > 1
     code, out, err = run(capsys, "records", "--db", str(db), "--model", "model-b", "--rule", "no_such_rule")
     assert code == 0 and out == "" and err == "workbench: no record matches; no rule 'no_such_rule' here (known: " \
         "not_a_json_object, unknown_tool)\n"

@@ -10,7 +10,6 @@ connection open. A question about one format's tables is that format's
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import polars as pl
@@ -36,7 +35,7 @@ def notebook_database() -> Path:
         WorkbenchError: the database is missing and the demo does not write it (the path
             is not named `workbench.duckdb`).
     """
-    db = Path(os.environ.get("WORKBENCH_DB") or catalog.DEFAULT_DB)
+    db = catalog.default_db()
     if not db.is_absolute() and Path.cwd().name == "notebooks" and not db.exists():
         db = Path.cwd().parent / db
     if not db.exists():

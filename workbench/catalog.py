@@ -338,7 +338,9 @@ def rollback(con) -> None:
 
 
 def default_db() -> Path:
-    return Path(os.environ.get("WORKBENCH_DB", DEFAULT_DB))
+    """`$WORKBENCH_DB`, else `data/workbench.duckdb`: an empty `WORKBENCH_DB=` is taken as
+    not set (it named `.`, a folder, not a database)."""
+    return Path(os.environ.get("WORKBENCH_DB") or DEFAULT_DB)
 
 
 def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:

@@ -734,20 +734,22 @@ SHOWN_CHARS = 300
 
 
 def _records(args) -> int:
-    from workbench.records import records
+    from workbench.records import count_records, records
 
     limit = _row_limit(args.limit)
+    filters = {"format": args.format, "model": args.model, "game_id": args.game, "rule": args.rule,
+               "severity": args.severity, "valid": args.valid, "outcome": args.outcome, "text": args.text,
+               "aliases": args.aliases}
     with _database(args) as con:
         # one more than shown: whether there are more to tell of
-        found = records(con, format=args.format, model=args.model, game_id=args.game, rule=args.rule,
-                        severity=args.severity, valid=args.valid, outcome=args.outcome, text=args.text,
-                        limit=None if limit is None else limit + 1, aliases=args.aliases)
+        found = records(con, limit=None if limit is None else limit + 1, **filters)
         if found.is_empty():
             print(f"workbench: no record matches{_unknown_name(con, args)}", file=sys.stderr)
         if args.text is not None:
             _say_unsearched(con, args.format)
-    if limit is not None and found.height > limit:  # on stderr, so that JSON and CSV on stdout stay whole
-        print(f"(the first {limit} record{'s' if limit != 1 else ''} of more; --limit 0 shows all)", file=sys.stderr)
+        total = count_records(con, **filters) if limit is not None and found.height > limit else None
+    if total is not None:  # on stderr, so that JSON and CSV on stdout stay whole
+        print(f"(the first {limit:,} of {total:,} records; --limit 0 shows all)", file=sys.stderr)
         found = found.head(limit)
     if _printed_as_data(found.drop("source_id"), args):
         return 0

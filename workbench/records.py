@@ -79,13 +79,33 @@ def records(con, format: str | None = None, model: str | None = None, game_id: s
         raise WorkbenchError(f"no outcome {outcome!r}; one of {', '.join(OUTCOMES)}")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise WorkbenchError(f"limit must be a whole number of rows, 0 or more (not {limit!r})")
+    given, aliases = _given(format, model, game_id, rule, severity, valid, outcome, aliases)
+    frame = _found(con, given, limit, aliases, _kept(con, text, format, at))
+    return frame.with_columns(raw=pl.Series(raw_texts(frame), dtype=pl.String)).select(RECORD_COLUMNS)
+
+
+def count_records(con, format: str | None = None, model: str | None = None, game_id: str | None = None,
+                  rule: str | None = None, severity: str | None = None, valid: bool | None = None,
+                  text: str | None = None, aliases=None, outcome: str | None = None) -> int:
+    """How many records `records` finds with these filters, all of them."""
+    given, aliases = _given(format, model, game_id, rule, severity, valid, outcome, aliases)
+    lines = _kept(con, text, format, None)
+    sql = "SELECT count(*) AS n FROM (" + _records_sql(con, given, aliases, searched=lines is not None,
+                                                       limited=False) + ")"
+    if lines is None:
+        return int(query_frame(con, sql, given)["n"][0])
+    with _registered(con, lines) as name:
+        return int(query_frame(con, sql.replace("$matched", name), given)["n"][0])
+
+
+def _given(format, model, game_id, rule, severity, valid, outcome, aliases) -> tuple[dict, dict]:
+    """The filters given (a model named by an alias as its model), and the aliases read."""
     aliases = read_aliases(aliases)  # once: a file is read here, not again for the query
     if model is not None:  # a name the aliases map is its model's, as in a comparison
         model = aliases.get(model, model)
     given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
              "rule": rule, "severity": severity, "valid": valid, "outcome": outcome}
-    frame = _found(con, {k: v for k, v in given.items() if v is not None}, limit, aliases, _kept(con, text, format, at))
-    return frame.with_columns(raw=pl.Series(raw_texts(frame), dtype=pl.String)).select(RECORD_COLUMNS)
+    return {k: v for k, v in given.items() if v is not None}, aliases
 
 
 def _kept(con, text: str | None, format: str | None, at) -> pa.Table | None:

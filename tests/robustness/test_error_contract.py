@@ -334,3 +334,13 @@ def test_duckdb_never_installs_or_loads_an_extension_on_its_own(tmp_path):
 
     with catalog.bulk_connection(tmp_path / "w.duckdb") as con:  # an ingest's, on its kept instance
         assert con.execute("SELECT current_setting('autoload_known_extensions')").fetchall() == [(False,)]
+
+
+def test_an_empty_workbench_db_is_taken_as_not_set(tmp_path):
+    """`WORKBENCH_DB= workbench ingest ...` named `.`, a folder ("Is a directory")."""
+    log = tmp_path / "a.decisions.jsonl"
+    decisions(log)
+    run = subprocess.run([sys.executable, "-m", "workbench.cli", "ingest", str(log), "--quiet"], capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path, env={**os.environ, "WORKBENCH_DB": ""})
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "data" / "workbench.duckdb").is_file()

@@ -454,3 +454,31 @@ def test_a_scorecard_by_a_list_with_a_trailing_comma_groups_by_what_it_names(tmp
     assert main(["scorecard", "--db", str(db), "--by", "model,"]) == 0
     [line] = capsys.readouterr().out.splitlines()
     assert line.startswith("m: 100.0% valid")
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
+    """The installed `workbench` command, interrupted at several moments of its start-up,
+    from as soon as the interpreter has started itself (before that, a Ctrl-C is
+    Python's own: "Fatal Python error: init_import_site"), through the command line's
+    imports, to the command's work: one line, exit 130, or done."""
+    command = Path(sys.executable).with_name("workbench")
+    subprocess.run([str(command), "--help"], check=True, capture_output=True)  # its files read once: in the cache
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    python = max(time.monotonic() - started, 0.02)  # the interpreter's own start, on this machine now
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([write_lines(tmp_path / "a.decisions.jsonl", [
+        {"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "model": "m"}])], db=db)
+    seen = []
+    for delay in [2 * python + 0.01 * step for step in range(0, 30, 3)]:
+        proc = subprocess.Popen([str(command), "scorecard", "--db", str(db)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        if proc.returncode == 0:
+            continue  # done first
+        seen.append(delay)
+        assert proc.returncode == 130 and err.count("\n") == 1 and err.startswith("workbench: interrupted"), (
+            delay, proc.returncode, err[-2000:])
+    assert seen  # some were interrupted
