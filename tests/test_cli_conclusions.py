@@ -12,6 +12,7 @@ import workbench
 from tests.test_comparison import arena_log
 from tests.intervals import clustered_by_hand
 from workbench.cli import main
+from workbench.naming import look_alike
 from workbench.stats import games_needed
 
 
@@ -176,3 +177,38 @@ def test_compare_as_json_and_csv_gives_every_column(db, capsys):
     assert main(["compare", "--db", str(db), "--csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("format,a,b,compared,") and len(lines) == 4
+
+
+@pytest.mark.parametrize("names, aliases, pairs", [
+    (["claude-3-5-haiku", "claude-3-5-haiku-20241022", "gpt-4o"], {}, [("claude-3-5-haiku-20241022",
+                                                                        "claude-3-5-haiku")]),
+    (["gpt-4o", "gpt-4o-2024-08-06", "gpt-4o@20240806"], {}, [("gpt-4o-2024-08-06", "gpt-4o"),
+                                                               ("gpt-4o@20240806", "gpt-4o")]),
+    (["claude-3-5-haiku", "claude-3-5-haiku-20241022"], {"claude-3-5-haiku-20241022": "claude-3-5-haiku"}, []),
+    (["gpt-4o-20241022"], {}, []),  # a dated name alone: nothing to merge it with
+    (["model-2024", "model"], {}, []),  # a year is not a date
+    (["llama3.1:8b", "llama3.1:70b", "qwen2.5:14b"], {}, []),
+])
+def test_names_that_look_like_one_model_are_found_and_never_merged_unasked(names, aliases, pairs):
+    assert look_alike(names, aliases) == pairs
+
+
+def test_scorecard_and_compare_say_once_which_names_look_like_one_model(tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    workbench.ingest([arena_log(tmp_path / "ep1.decisions.jsonl", {"claude-3-5-haiku": [True, False],
+                                                                   "gpt-4o-mini": [True, True]}),
+                      arena_log(tmp_path / "ep2.decisions.jsonl", {"claude-3-5-haiku-20241022": [True, True],
+                                                                   "gpt-4o-mini": [False, True]})], db=db)
+    said = ('workbench: claude-3-5-haiku-20241022 looks like a dated snapshot of claude-3-5-haiku, counted apart\n'
+            'workbench: to count them as one model: write {"claude-3-5-haiku-20241022": "claude-3-5-haiku"} to '
+            'aliases.json and pass --aliases aliases.json\n')
+    for argv in (["scorecard"], ["compare", "gpt-4o-mini", "claude-3-5-haiku"]):
+        assert main([*argv, "--db", str(db)]) == 0
+        captured = capsys.readouterr()
+        assert captured.err == said
+    (tmp_path / "aliases.json").write_text('{"claude-3-5-haiku-20241022": "claude-3-5-haiku"}')
+    assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.json")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and "arena claude-3-5-haiku: 75.0% valid" in captured.out  # 3 of 4, one model now
+    assert main(["scorecard", "--db", str(db), "--csv"]) == 0
+    assert capsys.readouterr().err == ""  # data on stdout only: nothing said beside it

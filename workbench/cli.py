@@ -678,6 +678,8 @@ def _scorecard(args) -> int:
             if row["cost_per_valid"] is not None:
                 line += f", ${row['cost_per_valid']:.5f} per valid one"
         print(line)
+    if "model" in card.columns:  # its names are the models the aliases left
+        _say_look_alikes(card["model"].unique().to_list(), None)
     return 0
 
 
@@ -711,6 +713,7 @@ def _compare(args) -> int:
         run = sequential if args.sequential else compare_models
         found = run(con, *(args.models or (None, None)), format=args.format, aliases=args.aliases,
                     all_pairs=args.all_pairs, cluster=_cluster(args), failures=args.failures)
+        names = _model_names(con)
     if args.json:
         print(json.dumps(found.to_dicts(), ensure_ascii=False, default=str))
         return 0
@@ -726,7 +729,25 @@ def _compare(args) -> int:
     for row in found.iter_rows(named=True):
         print(f"{row['format']}: {row['a']} vs {row['b']}: {row['verdict']} "
               f"[{row['method']}; p={row['p_value']:.3g}, Holm {row['p_holm']:.3g}]")
+    _say_look_alikes(names, args.aliases)
     return 0
+
+
+def _model_names(con) -> list[str]:
+    """Every name a decision gives its model (or agent), as written."""
+    from workbench.catalog import query_frame
+
+    return query_frame(con, "SELECT DISTINCT coalesce(model, agent_id) AS name FROM decisions "
+                            "WHERE coalesce(model, agent_id) IS NOT NULL")["name"].to_list()
+
+
+def _say_look_alikes(names: list[str], aliases) -> None:
+    """Names that look like one model (a dated snapshot and its base name), said once on
+    stderr with the aliases that would merge them; nothing is merged unasked."""
+    from workbench.naming import look_alike, look_alike_lines, read_aliases
+
+    for line in look_alike_lines(look_alike(names, read_aliases(aliases))):
+        print(f"workbench: {line}", file=sys.stderr)
 
 
 # In a terminal a record's raw text is cut here; --json and --csv give it whole.

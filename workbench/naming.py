@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 
 from workbench.errors import WorkbenchError
 from workbench.paths import is_text, settings_text, text_of
@@ -59,6 +60,33 @@ def two_models(a: str, b: str, aliases: dict[str, str], needs: str) -> tuple[str
         one = f"{a!r} and {b!r} are one model under the aliases" if a != b else f"not {a!r} twice"
         raise WorkbenchError(f"{needs} needs two different models, {one}")
     return model_a, model_b
+
+
+# A dated snapshot of a model: its base name and a date (`-20241022`, `-2024-10-22`, `@20241022`).
+SNAPSHOT = re.compile(r"(?P<base>.+?)[-@](?P<date>(19|20)\d{2}-?[01]\d-?[0-3]\d)")
+
+
+def look_alike(names, aliases: dict[str, str]) -> list[tuple[str, str]]:
+    """The pairs (dated, base) of `names` where one is the other's dated snapshot
+    (`claude-3-5-haiku-20241022`, `claude-3-5-haiku`) and `aliases` (read) do not make
+    them one model already: probably one model, never merged unless asked."""
+    names = set(names)
+    pairs = []
+    for name in sorted(names):
+        found = SNAPSHOT.fullmatch(name)
+        if found and found["base"] in names and aliases.get(name, name) != aliases.get(found["base"], found["base"]):
+            pairs.append((name, found["base"]))
+    return pairs
+
+
+def look_alike_lines(pairs: list[tuple[str, str]]) -> list[str]:
+    """What to say of the pairs `look_alike` finds, once each, with the aliases that
+    would merge them."""
+    if not pairs:
+        return []
+    mapping = json.dumps(dict(pairs))
+    return [f"{dated} looks like a dated snapshot of {base}, counted apart" for dated, base in pairs] + [
+        f"to count them as one model: write {mapping} to aliases.json and pass --aliases aliases.json"]
 
 
 def alias_sql(aliases: dict[str, str], name: str) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 FAULT_RATE = 0.03
 TICKS = 30
-MODELS = ("gpt-4o-mini", "llama3.1:8b", "qwen2.5:14b", "claude-3-5-haiku-20241022")
+MODELS = ("gpt-4o-mini", "llama3.1:8b", "qwen2.5:14b", "claude-3-5-haiku")
 SCENARIOS = {
     "foraging": {"move_to": 45, "collect": 30, "query_world": 10, "query_inventory": 5, "idle": 10},
     "crafting": {"move_to": 35, "collect": 20, "craft": 20, "query_world": 8, "query_inventory": 12, "idle": 5},
@@ -59,7 +59,7 @@ assert set(MESSAGES) == set(ERROR_CODES)
 TRACE_FAULT_RATE = 0.03
 # An LLM call's duration by model: median ms and the spread of its logarithm.
 LLM_MS = {"gpt-4o-mini": (650, 0.35), "llama3.1:8b": (1400, 0.4), "qwen2.5:14b": (2600, 0.45),
-          "claude-3-5-haiku-20241022": (900, 0.3)}
+          "claude-3-5-haiku": (900, 0.3)}
 EPISODE_START = datetime(2026, 3, 6, 18, 30)
 SYSTEM_PROMPT = "You are an autonomous agent in Agent Arena. Answer with one JSON tool call: {\"tool\", \"params\"}."
 

@@ -103,7 +103,7 @@ class Plan:
 
 
 PLANS = (
-    Plan("claude-3-5-haiku-20241022", 0.93, 0.15, 2600, FAMILIES, streak=True),
+    Plan("claude-3-5-haiku", 0.93, 0.15, 2600, FAMILIES, streak=True),
     Plan("gpt-4o-mini", 0.62, 0.45, 1300, ("fleet", "build", "research", "investment", "zero_turn"),
          restart_model="gemini-2.0-flash"),
     Plan("gemini-2.0-flash", 0.84, 0.25, 1800, FAMILIES[:10], crash=True),
