@@ -4,8 +4,8 @@ Every ```python block of README.md and docs/ runs, page by page in one namespace
 reader would type them one after another), in a folder that holds what the examples
 name: `data/workbench.duckdb` (the demo database), `logs/` and `corpus/` (the demo's
 sample corpus), `game.events.jsonl` (one of its Damage logs) and `traces/agent.otlp.jsonl`.
-The names the prose gives a reader (`db`, `con`, `game_id`, `frame`) are defined first.
-A block that runs elsewhere is preceded by `<!-- not run here: where it runs -->`,
+Nothing else is defined: a page that needs a connection or a game id shows how it gets
+them, so that a reader can paste its blocks as printed. A block that runs elsewhere is preceded by `<!-- not run here: where it runs -->`,
 naming a test file that reads that page.
 """
 
@@ -59,24 +59,6 @@ def reader_folder(tmp_path, notebook_db, sample, monkeypatch):
     return tmp_path
 
 
-def _reader_names(folder: Path, page: Path) -> dict:
-    """What the prose gives a reader. `con` is a read-only connection, as a notebook's,
-    unless the page opens its own."""
-    import altair as alt
-
-    import workbench
-    from workbench import analysis, plots
-    from workbench.damage import queries
-
-    db = folder / "data" / "workbench.duckdb"
-    with workbench.connect(db, read_only=True) as con:
-        names = {"db": db, "alt": alt, "workbench": workbench, "analysis": analysis, "plots": plots,
-                 "game_id": queries.largest_game(con), "frame": analysis.scorecard(con)}
-    if not re.search(r"^con = |\bas con:", page.read_text(encoding="utf-8"), re.M):
-        names["con"] = workbench.connect(db, read_only=True)
-    return names
-
-
 def run_examples(page: Path, namespace: dict) -> None:
     """The page's blocks that run here, one after another in `namespace`."""
     for number, (code, reason) in enumerate(blocks(page), 1):
@@ -86,11 +68,11 @@ def run_examples(page: Path, namespace: dict) -> None:
 
 @pytest.mark.parametrize("page", [p for p in RUN if _name(p) not in NEEDS_SPARK], ids=_name)
 def test_the_examples_of_a_page_run(page, reader_folder):
-    namespace = _reader_names(reader_folder, page)
+    namespace = {"__name__": "__main__"}
     try:
         run_examples(page, namespace)
     finally:
-        if "con" in namespace:
+        if hasattr(namespace.get("con"), "close"):
             namespace["con"].close()
 
 
@@ -101,9 +83,7 @@ def test_the_spark_examples_run(page, reader_folder, monkeypatch):
     if shutil.which("java") is None:
         pytest.skip("Spark needs a Java runtime (Debian: apt-get install openjdk-17-jre-headless)")
     quick_spark_jvm(monkeypatch)  # for the JVM an example starts (the first Spark test of a run)
-    namespace = _reader_names(reader_folder, page)
-    if "con" in namespace:  # the examples open their own, and Spark writes the files
-        namespace.pop("con").close()
+    namespace = {"__name__": "__main__"}
     # The corpus is one game's logs: tests/test_spark.py runs the whole sample on Spark
     # and checks every number; here the examples only need to run, each query on Spark
     # costs seconds, and its Python workers read the files one by one.
@@ -141,3 +121,16 @@ def test_the_site_builds_strict_and_offline(tmp_path):
     home = (tmp_path / "site" / "index.html").read_text()
     assert 'id="a-tour"' in home and 'href="getting-started.html"' in home
     assert (tmp_path / "site" / "reference" / "api.html").exists()  # offline: plain .html pages
+
+
+def test_the_record_browser_example_shows_what_its_comment_says(reader_folder):
+    """docs/notebooks.md: the browser opened on invalid records, then searched again for a
+    model's: its invalid records only (a search with `model=` alone dropped `valid=False`)."""
+    namespace = {"__name__": "__main__"}
+    code, _ = blocks(ROOT / "docs" / "notebooks.md")[0]
+    try:
+        exec(compile(code, "docs/notebooks.md, example 1", "exec"), namespace)  # noqa: S102 - our own docs
+        shown = namespace["browser"].records
+        assert shown.height > 0 and set(shown["model"]) == {"gpt-4o-mini"} and set(shown["valid"]) == {False}
+    finally:
+        namespace["con"].close()
