@@ -134,3 +134,16 @@ def test_the_record_browser_example_shows_what_its_comment_says(reader_folder):
         assert shown.height > 0 and set(shown["model"]) == {"gpt-4o-mini"} and set(shown["valid"]) == {False}
     finally:
         namespace["con"].close()
+
+
+def test_the_worked_comparison_prints_what_the_page_shows(notebook_db, capsys):
+    """docs/comparing-models.md's worked example, run on the demo's database: the line the
+    page explains part by part is the command's own."""
+    from workbench.cli import main
+
+    page = (ROOT / "docs" / "comparing-models.md").read_text(encoding="utf-8")
+    shown = re.search(r"<!-- compare-example:start -->\n```console\n\$ (.+?)\n(.+?)```", page, re.S)
+    command, printed = shown.group(1), shown.group(2)
+    argv = command.split()[1:]
+    assert main([*argv, "--db", str(notebook_db)]) == 0
+    assert capsys.readouterr().out == printed

@@ -163,6 +163,9 @@ def test_scorecard_and_compare_take_a_declared_game(game, tmp_path, capsys):
     (lambda t: t.replace('turn = "turn"', 'round = "r"'), "unknown field 'round'"),
     (lambda t: t.replace('files = "*.rps.jsonl"', 'files = "logs/*.jsonl"'), "is a pattern of file names"),
     (lambda t: t.replace("[fields]", "[fields"), "is not a TOML file"),
+    (lambda t: "file = '(?P<model>['\n" + t, "is not a regular expression"),
+    (lambda t: "file = '(?P<colour>x)'\n" + t, "file's named groups must be fields"),
+    (lambda t: "file = 'x'\n" + t, "file's named groups must be fields"),
 ])
 def test_a_declaration_that_is_wrong_is_refused_in_one_line_naming_the_file(game, tmp_path, capsys, change, said):
     spec = game / "rps.toml"

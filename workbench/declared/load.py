@@ -38,6 +38,7 @@ def declared_format(spec: Spec) -> Format:
         """Each line checked against the schema and stored with its findings; then the
         decisions of the lines read (those of earlier lines stay when the file grew)."""
         records = rejected = 0
+        named = _named_by_the_path(spec, ctx.path)
         for batch in context_batches(ctx):
             violations, reject_at = [], dict(batch.unreadable)
             for index, text in enumerate(batch.texts):
@@ -48,7 +49,7 @@ def declared_format(spec: Spec) -> Format:
                     reject_at[index] = why
 
             def stored(lines) -> int:
-                return run_on(ctx.con, lines, insert, "lines", {"source_id": ctx.source_id})[0][0]
+                return run_on(ctx.con, lines, insert, "lines", {"source_id": ctx.source_id, **named})[0][0]
 
             counts = store_batch(ctx, batch, violations, reject_at, stored)
             records, rejected = records + counts.records, rejected + counts.rejected
@@ -64,29 +65,44 @@ def _table(spec: Spec) -> Table:
     return Table(f"{spec.name}_records", (
         Column("source_id", "BIGINT", required=True),
         Column("seq", "BIGINT", "1-based line number", required=True),
-        Column("game_id", "VARCHAR", f"fields.game: {spec.fields.get('game', 'not declared')}"),
-        Column("turn", "BIGINT", f"fields.turn: {spec.fields.get('turn', 'not declared')}"),
-        Column("player", "VARCHAR", f"fields.player: {spec.fields.get('player', 'not declared')}"),
-        Column("model", "VARCHAR", f"fields.model: {spec.fields.get('model', 'not declared')}"),
-        Column("action", "VARCHAR", f"fields.action: {spec.fields.get('action', 'not declared')} (JSON text "
-                                    f"where it is not text)"),
+        Column("game_id", "VARCHAR", _said(spec, "game")),
+        Column("turn", "BIGINT", _said(spec, "turn")),
+        Column("player", "VARCHAR", _said(spec, "player")),
+        Column("model", "VARCHAR", _said(spec, "model")),
+        Column("action", "VARCHAR", _said(spec, "action") + " (JSON text where it is not text)"),
         Column("valid", "BOOLEAN", "the line meets the schema", required=True),
         Column("record", "JSON", "the line as written"),
     ), doc=f"One row per line of a {spec.name} file (declared in {spec.path.name}).")
 
 
+COLUMNS = {"game": "game_id", "turn": "turn", "player": "player", "model": "model", "action": "action"}
+
+
+def _said(spec: Spec, field: str) -> str:
+    """Where a column's value comes from, for the table's documentation."""
+    where = [f"fields.{field}: {spec.fields[field]}"] if field in spec.fields else []
+    if spec.file is not None and field in spec.file.groupindex:
+        where.append("the file's path")
+    return ", else ".join(where) or "not declared"
+
+
 def _fields(spec: Spec) -> str:
-    """Each declared field read out of the record `j`; NULL where not declared."""
-    columns = {"game": "game_id", "turn": "turn", "player": "player", "model": "model", "action": "action"}
+    """Each declared field read out of the record `j`, else from the file's path
+    (`$file_<field>`, `_named_by_the_path`); NULL where neither gives it."""
     read = []
-    for field, column in columns.items():
+    for field, column in COLUMNS.items():
         dotted = spec.fields.get(field)
-        if dotted is None:
-            read.append(f"NULL AS {column}")
-            continue
-        value = f"json_extract_string(j, {_literal(_json_path(dotted))})"
+        value = f"${'file_' + field}"
+        if dotted is not None:
+            value = f"coalesce(json_extract_string(j, {_literal(_json_path(dotted))}), {value})"
         read.append(f"TRY_CAST({value} AS BIGINT) AS {column}" if column == "turn" else f"{value} AS {column}")
     return ", ".join(read)
+
+
+def _named_by_the_path(spec: Spec, path) -> dict[str, str | None]:
+    """The fields the spec's `file` expression finds in the file's path (`$file_<field>`)."""
+    found = spec.file.search(path.as_posix()) if spec.file is not None else None
+    return {f"file_{field}": (found.groupdict().get(field) if found else None) for field in COLUMNS}
 
 
 def _json_path(dotted: str) -> str:

@@ -18,7 +18,7 @@ NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
 FIELDS = ("game", "turn", "player", "model", "action")
 # A dotted path's key: any text but a dot; a key of digits is a list's index.
 KEY = re.compile(r"[^.]+")
-KEYS = {"name", "files", "schema", "fields", "description"}
+KEYS = {"name", "files", "file", "schema", "fields", "description"}
 # Where declared formats are found, when $WORKBENCH_FORMATS does not say.
 DEFAULT_FOLDER = Path("~/.config/workbench/formats")
 
@@ -34,6 +34,9 @@ class Spec:
     fields: dict[str, str]
     path: Path
     description: str = ""
+    # Fields a file's path gives (a regular expression whose named groups are fields),
+    # where its lines do not: a log that names its model only in its file or folder name.
+    file: re.Pattern | None = None
 
 
 def read_spec(path: str | os.PathLike) -> Spec:
@@ -68,7 +71,25 @@ def read_spec(path: str | os.PathLike) -> Spec:
     description = table.get("description", "")
     if not isinstance(description, str):
         raise WorkbenchError(f"{where}: description must be text")
-    return Spec(name, files, _schema(table, path), dict(fields), path, description)
+    return Spec(name, files, _schema(table, path), dict(fields), path, description, _file(table, where))
+
+
+def _file(table: dict, where: str) -> re.Pattern | None:
+    """`file`: a regular expression searched in each file's path, its named groups fields."""
+    given = table.get("file")
+    if given is None:
+        return None
+    if not isinstance(given, str) or not given:
+        raise WorkbenchError(f"{where}: file must be a regular expression with named groups ({', '.join(FIELDS)})")
+    try:
+        pattern = re.compile(given)
+    except re.error as exc:
+        raise WorkbenchError(f"{where}: file {given!r} is not a regular expression: {exc}") from None
+    unknown = sorted(set(pattern.groupindex) - set(FIELDS))
+    if unknown or not pattern.groupindex:
+        raise WorkbenchError(f"{where}: file's named groups must be fields ({', '.join(FIELDS)}), "
+                             f"got {', '.join(unknown) or 'none'}")
+    return pattern
 
 
 def _text(table: dict, key: str, where: str) -> str:
