@@ -121,6 +121,30 @@ def test_the_site_builds_strict_and_offline(tmp_path):
     home = (tmp_path / "site" / "index.html").read_text()
     assert 'id="a-tour"' in home and 'href="getting-started.html"' in home
     assert (tmp_path / "site" / "reference" / "api.html").exists()  # offline: plain .html pages
+    # Nothing loaded from the network: the search's worker shim was unpkg.com's.
+    for page in (tmp_path / "site").rglob("*.html"):
+        assert not re.search(r'<script[^>]*src="https?://', page.read_text()), page
+    _search_works_from_disk(tmp_path / "site")
+
+
+def _search_works_from_disk(site: Path) -> None:
+    """The site opened from disk (file://) in headless Chromium, with no network: a search
+    finds the page that holds the words."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return  # tests/test_browser.py says Chromium is missing; the build is checked above
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_context(offline=True, viewport={"width": 1280, "height": 900}).new_page()
+            page.goto((site / "index.html").as_uri())
+            page.fill("input.md-search__input", "declared formats")
+            page.wait_for_selector(".md-search-result__item", timeout=30_000)
+            assert "your-own-game.html" in page.inner_html(".md-search-result__list")
+        finally:
+            browser.close()
 
 
 def test_the_record_browser_example_shows_what_its_comment_says(reader_folder):
