@@ -250,6 +250,7 @@ READS = {
     "test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser": "04_replay_scrubber",
     "test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side":
         "03_decision_quality",
+    "test_notebook_03_leads_from_a_validity_bar_and_a_rule_bar_to_their_records": "03_decision_quality",
 }
 
 
@@ -423,6 +424,39 @@ def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the
         wait_until(lambda: mistaken.locator(".dt-scroll-body tbody tr").count() > 0, "the decisions named fold_free")
         assert set(table_column(mistaken, "action")) == {"fold"} and set(table_column(mistaken, "to_call")) == {"0"}
         page.screenshot(path=str(SHOTS / "03_play_quality.png"), full_page=False)
+        assert cell_errors(page) == []
+    finally:
+        tabs.done("03_decision_quality", keep=False)
+
+
+def test_notebook_03_leads_from_a_validity_bar_and_a_rule_bar_to_their_records(tabs):
+    """The decision-quality chart: a click on a format's validity bar shows that format's
+    invalid records below it, a click on a violation rule's bar the records that break it."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = tabs.get("03_decision_quality").page
+    try:
+        output = page.locator(".jp-OutputArea-output").filter(
+            has=page.locator(".vega-embed", has_text="Decision quality across games")).first
+        wait_until(lambda: output.count() > 0, "the decision-quality chart")
+        output.scroll_into_view_if_needed()
+        bars = output.locator(".vega-embed .mark-rect.role-mark path")
+        wait_until(lambda: bars.count() > 0, "the chart's bars")
+        labels = bars.evaluate_all("ps => ps.map(p => p.getAttribute('aria-label') || '')")
+        records = output.locator(".dt-container").first
+        # a format's validity bar: its tooltip names the format and its valid_rate
+        at = next(i for i, label in enumerate(labels) if "valid_rate" in label and "format: gm" in label)
+        bars.nth(at).click()
+        wait_until(lambda: records.locator(".dt-scroll-body tbody tr").count() > 0
+                   and set(table_column(records, "format")) == {"gm"}, "the records of gm's validity bar")
+        assert set(table_column(records, "valid")) == {"invalid"}
+        page.screenshot(path=str(SHOTS / "03_validity_bar_to_records.png"), full_page=False)
+        # a rule's bar: the records that break it
+        at, rule = next((i, re.search(r"rule: ([^;]+)", label).group(1).strip()) for i, label in enumerate(labels)
+                        if "severity" in label and "rule: " in label)
+        bars.nth(at).click()
+        wait_until(lambda: all(rule in cell for cell in table_column(records, "rules"))
+                   and table_column(records, "rules"), f"the records that break {rule}")
+        page.screenshot(path=str(SHOTS / "03_rule_bar_to_records.png"), full_page=False)
         assert cell_errors(page) == []
     finally:
         tabs.done("03_decision_quality", keep=False)

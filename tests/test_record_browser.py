@@ -88,6 +88,36 @@ def test_clicking_a_scorecard_bar_fills_the_browser_with_that_models_failures(no
     assert drill.chart.selections.trait_names() and "pick" in drill.chart.selections.trait_names()
 
 
+def test_clicking_a_validity_bar_or_a_rule_bar_of_the_decisions_chart_leads_to_its_records(notebook_db):
+    from workbench.plots.decisions import PICKS
+    from workbench.widgets import decision_filters
+
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    chart = plots.decision_quality(con)
+    con.close()
+    drill = DrillDown(chart, RecordBrowser(notebook_db, limit=10_000), param=list(PICKS), to_filters=decision_filters)
+    assert set(PICKS) <= set(drill.chart.selections.trait_names())
+    # a format's bar: its invalid records, the invalid decisions and the lines not read
+    invalid = expected_lines(notebook_db, "SELECT count(*) FROM decisions WHERE format = 'gm' AND NOT valid")[0][0]
+    invalid += expected_lines(notebook_db, "SELECT count(*) FROM rejects JOIN sources USING (source_id) "
+                                           "WHERE format = 'gm'")[0][0]
+    found = drill.picked({"format": "gm"})
+    assert found.height == invalid > 0 and set(found["format"]) == {"gm"} and not found["valid"].any()
+    # a model's bar: that model's invalid decisions in that format
+    model = expected_lines(notebook_db, "SELECT model FROM decisions WHERE format = 'arena' AND NOT valid LIMIT 1")[0][0]
+    failures = expected_lines(notebook_db, "SELECT count(*) FROM decisions WHERE format = 'arena' AND model = ? "
+                                           "AND NOT valid", (model,))[0][0]
+    found = drill.picked({"format": "arena", "model_name": model})
+    assert found.height == failures > 0 and set(found["model"]) == {model}
+    # a rule's bar: the format's records that break it, one per line the rule names (those
+    # a count stands for too: `violation_lines`)
+    rule, lines = expected_lines(notebook_db, """
+        SELECT v.rule, count(DISTINCT (v.source_id, v.locator)) FROM violation_lines v JOIN sources s USING (source_id)
+        WHERE s.format = 'gm' AND v.severity = 'error' GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1""")[0]
+    found = drill.picked({"format": "gm", "rule_name": rule})
+    assert found.height == lines and all(rule in rules for rules in found["rules"])
+
+
 def test_unknown_filters_are_one_clear_error(notebook_db):
     with pytest.raises(WorkbenchError, match="no filter colour"):
         RecordBrowser(notebook_db, colour="red")

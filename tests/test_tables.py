@@ -119,12 +119,13 @@ def test_an_html_table_sorts_by_raw_values_and_filters_its_own_rows():
     assert table.tables == [{"class": "sortable", "id": "score"}]
     assert table.inputs == [{"type": "search", "class": "filter", "data-table": "score", "placeholder": "filter rows",
                              "aria-label": "filter the rows of this table"}]
-    assert [text for text, _ in table.headers] == ["model", "valid", "validity", "p50_ms", "retries"]
+    # headings in words: a reader's, not the column names of code
+    assert [text for text, _ in table.headers] == ["model", "valid", "validity", "latency p50 (ms)", "retries"]
     first, second = table.rows
     assert first[2] == ("94.2% (31.3–99.8%, n=120, 2 games)", {"class": "number", "data-key": repr(113 / 120)})
     assert second[3] == ("—", {"class": "number", "data-key": ""})  # a missing value: sorted last
     assert first[0] == ("gpt-4o-mini", {})  # text sorts by itself
-    assert "<th scope='col' title='sort by p50_ms'>p50_<wbr>ms</th>" in tables.html_table(scorecard_rows(), "s")
+    assert "<th scope='col' title='sort by latency p50 (ms)'>latency p50 (ms)</th>" in tables.html_table(scorecard_rows(), "s")
 
 
 def test_long_text_and_unbreakable_names_wrap_where_short_text_does_not():

@@ -314,7 +314,7 @@ def _md_table(table: pl.DataFrame) -> str:
     if table.is_empty():
         return "_nothing to show_"
     shown = tables.readable(_with_values(table))
-    rows = [shown.columns, ["---"] * shown.width, *shown.iter_rows()]
+    rows = [[tables.heading(name) for name in shown.columns], ["---"] * shown.width, *shown.iter_rows()]
     return "\n".join("| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in rows)
 
 

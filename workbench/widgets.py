@@ -947,6 +947,27 @@ def scorecard_filters(values: dict) -> dict:
     return {"format": values["format"], "model": values["model_name"], "valid": False}
 
 
+def decision_filters(values: dict) -> dict:
+    """The records behind a bar of the decision-quality chart (`plots.decision_quality`,
+    its selections `plots.decisions.PICKS`): a format's invalid records (its invalid
+    decisions and the lines that could not be read), a model's invalid decisions in that
+    format, or the format's records that break that rule.
+
+    A `to_filters` for `DrillDown(chart, browser, param=PICKS, to_filters=decision_filters)`.
+
+    Args:
+        values: the selected bar's `format`, and `model_name` or `rule_name`.
+
+    Returns:
+        The filters `format` and `valid=False`, with `model`; or `format` and `rule`.
+    """
+    if "rule_name" in values:
+        return {"format": values["format"], "rule": values["rule_name"]}
+    if "model_name" in values:
+        return {"format": values["format"], "model": values["model_name"], "valid": False}
+    return {"format": values["format"], "valid": False}
+
+
 # What a mark of each workbench chart stands for, as the records behind it. Each takes
 # the database (and the game) and gives the `to_filters` of a DrillDown.
 

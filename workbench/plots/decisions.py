@@ -13,11 +13,18 @@ from workbench.catalog import holder, query_frame
 from workbench.comparison import decided, scorecard
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
-from workbench.plots.labels import displayed, note_view
+from workbench.plots.labels import displayed, note_view, picking
 from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
 TOP_RULES = 15
+# A click on a bar selects what its records are (widgets.decision_filters): a format's
+# invalid decisions, a model's in a format, or a format's lines that break a rule.
+PICKS = ("pick_format", "pick_model", "pick_rule")
+# The bars' views, named as Altair names a view layered in a concatenation (by its place:
+# `_0` in the first row's first panel, `_1` in the second row), so that a notebook's live
+# chart and the spec name them alike.
+FORMAT_BARS, MODEL_BARS = "format-bars_0", "model-bars_1"
 
 SCOPE = "($formats::VARCHAR[] IS NULL OR list_contains($formats::VARCHAR[], format))"
 
@@ -57,7 +64,12 @@ def decision_quality(con, formats: list[str] | None = None, aliases=None):
         _distribution(con, datasets, source, params, "latency_ms", "latency (ms)", color),
         _distribution(con, datasets, source, params, "tokens", "tokens per decision", color),
     ]}
-    return top_level({"vconcat": [top, middle, bottom], "title": "Decision quality across games",
+    picks = [picking(FORMAT_BARS, "format", name="pick_format"),
+             picking(MODEL_BARS, "format", "model_name", name="pick_model")]
+    if top["hconcat"][1].get("name") == "rule-bars":  # not the note that there are no rules
+        picks.append(picking("rule-bars", "format", "rule_name", name="pick_rule"))
+    title = {"text": "Decision quality across games", "anchor": "middle"}  # at the start, the axis labels cut it
+    return top_level({"vconcat": [top, middle, bottom], "title": title, "params": picks,
                       "resolve": {"scale": {"color": "shared"}}}, datasets)
 
 
@@ -124,8 +136,8 @@ def _validity_by_format(datasets: Datasets, frame: pl.DataFrame, color: dict) ->
         pl.format(" · {} failed", "failed")).otherwise(pl.lit("")))
     axes = {"y": field("format:N", title=None),
             "x": field("valid_rate:Q", title="valid decisions", axis={"format": "%"}, scale={"domain": [0, 1]})}
-    bars = {"mark": mark("bar"), "encoding": {**axes, "color": color, "tooltip": [
-        field("format:N"), field("decisions:Q"), field("valid:Q"), field("valid_rate:Q", format=".1%")]}}
+    bars = {"mark": mark("bar", cursor="pointer"), "name": FORMAT_BARS, "encoding": {**axes, "color": color, "tooltip": [
+            field("format:N"), field("decisions:Q"), field("valid:Q"), field("valid_rate:Q", format=".1%")]}}
     counts = {"mark": mark("text", align="left", dx=4), "encoding": {**axes, "text": field("label:N")}}
     return {"data": datasets.add("per-format", frame), "layer": [bars, counts], "title": "Validity per format",
             "width": 300, "height": _height(frame)}
@@ -133,10 +145,10 @@ def _validity_by_format(datasets: Datasets, frame: pl.DataFrame, color: dict) ->
 
 def _validity_by_model(datasets: Datasets, frame: pl.DataFrame, color: dict) -> dict:
     frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games").with_columns(
-        model=displayed("model"))
+        model_name=pl.col("model"), model=displayed("model"))
     frame = frame.with_columns(row=pl.format("{} · {}", "format", "model"), label=pl.format("n={}", "decisions"))
     y = field("row:N", title=None, sort=None)
-    bars = {"mark": mark("bar"), "encoding": {
+    bars = {"mark": mark("bar", cursor="pointer"), "name": MODEL_BARS, "encoding": {
         "y": y, "x": field("validity:Q", title="valid decisions", axis={"format": "%"}, scale={"domain": [0, 1]}),
         "color": color,
         "tooltip": [field("format:N"), field("model:N", title="model or agent"), field("decisions:Q"),
@@ -156,10 +168,12 @@ def _top_rules(con, datasets: Datasets, params: dict, color: dict) -> dict:
     frame = _query(con, TOP_RULES_QUERY, params)
     if frame.is_empty():
         return note_view(datasets, "rules", "No error or warning violations", "Most frequent violation rules")
-    frame = frame.with_columns(displayed("rule"))
-    return {"data": datasets.add("rules", frame), "mark": mark("bar"), "encoding": {
+    frame = frame.with_columns(rule_name=pl.col("rule"), rule=displayed("rule"))
+    return {"data": datasets.add("rules", frame), "mark": mark("bar", cursor="pointer"), "name": "rule-bars",
+            "encoding": {
         "y": field("rule:N", title=None, sort={"field": "violations", "op": "sum", "order": "descending"}),
         "x": field("violations:Q", aggregate="sum", title="violations"), "color": color,
+        "detail": field("rule_name:N"),  # kept through the sum: the selection's field
         "tooltip": [field("format:N"), field("rule:N", title="rule"), field("severity:N"), field("violations:Q")],
     }, "title": "Most frequent violation rules", "width": 300, "height": _height(frame, by="rule")}
 
