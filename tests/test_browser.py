@@ -460,3 +460,32 @@ def test_notebook_03_leads_from_a_validity_bar_and_a_rule_bar_to_their_records(t
         assert cell_errors(page) == []
     finally:
         tabs.done("03_decision_quality", keep=False)
+
+
+def test_the_report_reads_at_1280_pixels_with_every_chart_drawn_and_a_quiet_console(browser, notebook_db, tmp_path):
+    """The HTML report as a reader opens it: every chart drawn, none wider than a 1280-pixel
+    window, and no error or warning of Vega's in the console (an empty layer's "Infinite
+    extent" said nothing to a reader). Vega-Lite's compiler notes that a faceted chart's
+    independent scales join two datasets' domains: that one stays (vega-embed gives its
+    compiler no logger)."""
+    from workbench.cli import main
+
+    report = tmp_path / "report.html"
+    assert main(["report", "--db", str(notebook_db), "-o", str(report)]) == 0
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    said = []
+    page.on("console", lambda message: said.append(f"{message.type}: {message.text}"))
+    try:
+        page.goto(report.as_uri())
+        charts = page.locator(".chart")
+        wait_until(lambda: charts.count() > 0 and page.locator(".chart .marks").count() == charts.count(),
+                   "every chart of the report drawn")
+        wider = page.evaluate("() => [...document.querySelectorAll('.chart')].filter(c => "
+                              "c.getBoundingClientRect().right > window.innerWidth).map(c => c.id)")
+        assert wider == []
+        compiler = "warning: WARN Detected faceted independent scales that union domain"
+        assert [line for line in said if not line.startswith(compiler)] == []
+        assert 'resources="all"' not in report.read_text()  # no Python advice to its readers
+    finally:
+        context.close()

@@ -262,3 +262,18 @@ def test_a_database_with_no_decisions_still_gets_a_report_saying_so(tmp_path, ca
     assert str(kept) not in text and str(save) not in text and f"Paths are relative to {kept.parent}." in text
     assert "<td>autosave_<wbr>2312.01.01.sav</td>" in text  # may break after its underscore
     assert "[10/10] provenance" in capsys.readouterr().err  # progress, one line per section
+
+
+def test_the_economy_figure_s_subtitle_is_lines_a_reader_can_read_whole(notebook_db):
+    """The resources left out of the economy figure were named in one line cut off at the
+    figure's edge, with advice for Python ('resources="all" shows them')."""
+    from workbench import plots
+    from workbench.plots.economy import SUBTITLE_CHARACTERS
+
+    with workbench.connect(notebook_db, read_only=True) as con:
+        spec = plots.economy_nets.spec(con)
+    subtitle = spec["title"]["subtitle"]
+    lines = subtitle if isinstance(subtitle, list) else [subtitle]
+    assert all(len(line) <= SUBTITLE_CHARACTERS for line in lines)
+    assert any("never in deficit, are not drawn" in line for line in lines)
+    assert not any("resources=" in line for line in lines)

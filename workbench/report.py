@@ -270,7 +270,10 @@ def as_html(title: str, made: str, sections: list[Section]) -> str:
 <script type="text/javascript">{tables.SCRIPT}</script>
 <script type="text/javascript">
 const specs = {specs};
-specs.forEach((spec, i) => vegaEmbed('#chart-' + i, spec, {{"actions": false}}).catch(console.error));
+// Vega's warnings (an empty layer's "Infinite extent") say nothing to a reader; an error
+// still shows (log level 1: vega.Error).
+specs.forEach((spec, i) => vegaEmbed('#chart-' + i, spec, {{"actions": false, "logLevel": 1}})
+  .catch(console.error));
 </script></body></html>
 """
 

@@ -143,8 +143,8 @@ def _spec(frame, order: list[str], hidden: list[str] = ()) -> dict:
     }
     tooltip = [field("series:N"), field("origin:N"), field("resource:N"), field("game_date:N", title="date"),
                field("net:Q", format=",.2f", title="net / month")]
-    subtitle = [DEFICIT_NOTE] + ([f"{len(hidden)} more resources, never in deficit, not shown "
-                                  f"(resources=\"all\" shows them): {', '.join(hidden)}"] if hidden else [])
+    subtitle = [DEFICIT_NOTE] + (_wrapped(f"{len(hidden)} more resources, never in deficit, are not drawn: "
+                                          f"{', '.join(hidden)}") if hidden else [])
     return _panels(frame, order, "series", encoding, tooltip, "Monthly net per resource", subtitle)
 
 
@@ -161,6 +161,15 @@ def _country_spec(frame, order: list[str]) -> dict:
 
 
 DEFICIT_NOTE = "▼ red: deficit (net below zero); dashed: zero"
+SUBTITLE_CHARACTERS = 100  # a line of the subtitle, at most: narrower than the figure
+
+
+def _wrapped(text: str, width: int = SUBTITLE_CHARACTERS) -> list[str]:
+    """`text` as subtitle lines of at most `width` characters, broken between words: one
+    long line was cut off at the figure's edge."""
+    import textwrap
+
+    return textwrap.wrap(text, width) or [""]
 
 
 def panel_columns(panels: int) -> int:
