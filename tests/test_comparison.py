@@ -193,7 +193,8 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     assert row["p_value"] > 0.05 and not row["shown_in_the_games"] and not row["significant"]
     low, high = row["ci_low"] * 100, row["ci_high"] * 100
     assert row["verdict"].startswith(f"no evidence of a difference: m-a ahead of m-b by +70.0 points (95% CI "
-                                     f"{low:+.1f} to {high:+.1f}; on 10 shared turns in 1 game")
+                                     f"{low:+.1f} to {high:+.1f}; on 10 shared turns in 1 game: m-a 100.0% valid "
+                                     f"there, m-b 30.0%")  # the validities the paired difference is made of
     (tmp_path / "nine").mkdir()
     unpaired = compare_models(database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl",
                                                  {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b")

@@ -505,7 +505,10 @@ def verdict(row: dict) -> str:
     if not row["significant"] and not row.get("shown_in_the_games"):
         first, second = "a", "b"
     if row["shared_turns"] >= MIN_PAIRS and row["validity_a_shared"] is not None:
-        where = f"on {row['shared_turns']} shared turns in {_games(row['shared_games'])}"
+        # each model's validity on those turns, beside the difference made of them (the
+        # whole samples' validities may differ by another amount)
+        where = (f"on {row['shared_turns']} shared turns in {_games(row['shared_games'])}: {row['a']} "
+                 f"{row['validity_a_shared']:.1%} valid there, {row['b']} {row['validity_b_shared']:.1%}")
     else:
         where = (f"{row[first]} {row['n_' + first]} decisions in {_games(row['games_' + first])}, "
                  f"{row[second]} {row['n_' + second]} in {_games(row['games_' + second])}")
