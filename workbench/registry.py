@@ -223,7 +223,7 @@ def _calling(function: Callable, *args):
             signal.signal(signal.SIGINT, previous)
 
 
-def _guarded(fmt: Format) -> Format:
+def _guarded(fmt: Format, kind: str = "format plugin") -> Format:
     """A plugin whose code fails never stops a run: a file its `load` (or `line_based`)
     fails on is `failed` with one line, its transaction rolled back; a file its `claims`
     fails on is not its (said once per plugin); a summary it fails to give is said in
@@ -232,7 +232,7 @@ def _guarded(fmt: Format) -> Format:
     load, claims, lines, summary, told = fmt.load, fmt.claims, fmt.line_based, fmt.summary, []
 
     def failed(exc: BaseException, path) -> UnreadableFile:
-        return UnreadableFile(f"{text_of(path)}: format plugin {fmt.name} failed: {_fault(exc)}")
+        return UnreadableFile(f"{text_of(path)}: {kind} {fmt.name} failed: {_fault(exc)}")
 
     def guarded_load(ctx) -> Counts:
         try:
@@ -255,7 +255,7 @@ def _guarded(fmt: Format) -> Format:
         except (_PluginFault, WorkbenchError, duckdb.Error) as exc:
             if not told:
                 told.append(path)
-                warnings.warn(f"format plugin {fmt.name} could not tell whether {text_of(path)} is its "
+                warnings.warn(f"{kind} {fmt.name} could not tell whether {text_of(path)} is its "
                               f"({_fault(getattr(exc, 'fault', exc))}); such files are not read as {fmt.name}",
                               PluginWarning, stacklevel=2)
             return False
@@ -309,9 +309,9 @@ def _declared_into(formats: dict[str, Format], path) -> Format:
     if table in taken or table in BOUND_NAMES:
         raise WorkbenchError(f"{text_of(spec.path)}: its table {table} has the name of one the workbench has; name "
                              f"the format otherwise")
-    formats[spec.name] = fmt
+    formats[spec.name] = _guarded(fmt, "declared format")  # whatever fails fails its file only
     DECLARED[spec.name] = where
-    return fmt
+    return formats[spec.name]
 
 
 FORMATS: dict[str, Format] = with_declared(with_plugins(BUILT_IN))

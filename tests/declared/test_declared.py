@@ -180,6 +180,7 @@ def test_a_declaration_that_is_wrong_is_refused_in_one_line_naming_the_file(game
     ("[1, 2]", "its schema must be a JSON object"),
     ("{not json", "is not JSON"),
     ('{"type": "nothing"}', "is not a valid JSON Schema at type"),
+    ('{"properties": {"move": {"pattern": "(["}}}', "is not a valid JSON Schema at properties/move/pattern"),
 ])
 def test_a_schema_that_is_not_one_is_refused_in_one_line(game, tmp_path, capsys, schema, said):
     (game / "rps.schema.json").write_text(schema)
@@ -233,3 +234,18 @@ def test_a_declared_format_is_registered_once_per_file(game):
     other.write_text(TOML)
     with pytest.raises(Exception, match="a format named 'rps' is declared in .*rps.toml already"):
         registry.declare(other)
+
+
+@pytest.mark.parametrize("schema, said", [
+    ({"$ref": "https://example.com/nothing.json"}, "Unresolvable"),  # no schema is fetched from the network
+    ({"$ref": "#/definitions/missing"}, "does not exist"),
+])
+def test_a_schema_that_cannot_check_a_line_says_so_on_each_line_and_the_run_goes_on(game, tmp_path, schema, said):
+    """A reference nothing resolves stopped the whole run with an internal error."""
+    (game / "rps.schema.json").write_text(json.dumps(schema))
+    db = tmp_path / "w.duckdb"
+    assert ingest(game, db) == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        found = con.execute("SELECT DISTINCT rule, message FROM violations").fetchall()
+        assert [rule for rule, _ in found] == ["schema"] and said in found[0][1]
+        assert con.execute("SELECT count(*), count(*) FILTER (WHERE valid) FROM decisions").fetchall() == [(12, 0)]
