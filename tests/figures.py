@@ -203,7 +203,8 @@ def check_economy(spec: dict, con, series=None, resources=None) -> list[dict]:
             "SELECT DISTINCT resource FROM stellaris_resources WHERE coalesce(net, income - expenses) < 0").fetchall()}
         resources = sorted(r for r in known if r in KEY_RESOURCES or r in in_deficit)
         hidden = sorted(known - set(resources))
-        assert not hidden or spec["title"]["subtitle"][1].endswith(": " + ", ".join(hidden))
+        # the subtitle's lines after the first name them, wrapped to the figure's width
+        assert not hidden or " ".join(spec["title"]["subtitle"][1:]).endswith(": " + ", ".join(hidden))
     panels = len(resources)
     # The grid leaves no more empty cells than 3, 4 or 5 columns could (one row up to 4).
     columns = spec["columns"]
