@@ -37,4 +37,17 @@ def is_interrupt(exc: BaseException) -> bool:
     went on."""
     return type(exc).__name__ == "InterruptException" or (
         isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")) or (
-        type(exc).__name__ == "InvalidInputException" and "failed: KeyboardInterrupt:" in str(exc))
+        type(exc).__name__ == "InvalidInputException" and "failed: KeyboardInterrupt:" in str(exc)) or (
+        isinstance(exc, ImportError) and _caused_by_an_interrupt(exc))
+
+
+def _caused_by_an_interrupt(exc: BaseException) -> bool:
+    """A Ctrl-C while a compiled module loads (a command's DuckDB or Polars) comes back as
+    an ImportError ("Encountered an error while initializing the extension") caused by it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False

@@ -482,3 +482,19 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
         assert proc.returncode == 130 and err.count("\n") == 1 and err.startswith("workbench: interrupted"), (
             delay, proc.returncode, err[-2000:])
     assert seen  # some were interrupted
+
+
+def test_a_ctrl_c_while_a_compiled_module_loads_is_an_interrupt(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C that lands while DuckDB's or Polars' compiled module initialises comes back
+    as an ImportError caused by it: it said "internal error", exit 3."""
+    import workbench.cli as cli
+
+    def loading(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise ImportError("Encountered an error while initializing the extension.") from interrupt
+
+    monkeypatch.setattr(cli, "_scorecard", loading)
+    assert main(["scorecard", "--db", str(tmp_path / "w.duckdb")]) == 130
+    assert capsys.readouterr().err == INTERRUPTED + "\n"
