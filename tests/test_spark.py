@@ -281,8 +281,9 @@ def test_a_lake_asks_spark_once_per_query_keeps_the_latest_and_gives_copies(synt
     opened = on_spark.open(synthetic.tree, spark=spark)
     asked = []
     monkeypatch.setattr(lake, "REMEMBERED", 2)
-    monkeypatch.setattr(opened, "spark", type("Counting", (), {
-        "sql": lambda _, query: asked.append(query) or spark.sql(query)})())
+    monkeypatch.setattr(opened, "spark", type("Counting", (), {  # the queries asked, not the views named
+        "sql": lambda _, query: (query.startswith("SELECT") and asked.append(query)) or spark.sql(query),
+        "__getattr__": lambda _, name: getattr(spark, name)})())
     lake._SHOWING[id(opened.spark)] = opened  # the counting stand-in holds this Lake's views
     count = "SELECT count(*) AS n FROM decisions WHERE valid = {}"
     first = opened.frame(count.format("true"))

@@ -135,18 +135,18 @@ def _per_cluster_sql(keys: list[str], every_call: str, failures: str) -> str:
            count(*) FILTER (WHERE outcome = 'failed') AS failed, count(*) FILTER (WHERE {kept}) AS n,
            count(*) FILTER (WHERE {kept} AND valid) AS hits, min(model_from) FILTER (WHERE {kept}) AS model_from,
            min(model_from) AS calls_from
-    FROM ({every_call}) GROUP BY ALL ORDER BY ALL
+    FROM ({every_call}) GROUP BY ALL
     """
 
 
-def _spread(games: pl.DataFrame, keys: list[str], n: str, hits: str, model_from: str) -> pl.DataFrame:
+def _spread(games: pl.DataFrame, keys: list[str], n: str, hits: str, model_from: str | None = None) -> pl.DataFrame:
     """Per group, from its rows per cluster: `decisions` (or `calls`) and `valid` (or
     `failed`) summed, its clusters (`games`, or `failed_games`) and the sum of their
     squared sizes (`sizes`, or `failed_sizes`), which give the design effect."""
     counts, hit, clusters, sizes = (("decisions", "valid", "games", "sizes") if n == "n" else
                                     ("calls", "failed", "failed_games", "failed_sizes"))
     return games.group_by(["pool", *keys], maintain_order=True).agg(
-        pl.col(model_from).min(), pl.col(n).sum().alias(counts), pl.col(hits).sum().alias(hit),
+        *([pl.col(model_from).min()] if model_from else []), pl.col(n).sum().alias(counts), pl.col(hits).sum().alias(hit),
         pl.len().cast(pl.Int64).alias(clusters), (pl.col(n).cast(pl.Float64) ** 2).sum().alias(sizes))
 
 
@@ -191,18 +191,6 @@ def _failure_rates(frame: pl.DataFrame, pools: dict) -> pl.DataFrame:
 # Per group: its clusters (games) and the sum over them of (hit_g - p n_g)^2, the
 # numerator of the cluster-robust variance (`stats.design_effects`); a hit is a valid
 # decision, unless `hit` says otherwise.
-_SPREAD = """
-per_cluster AS (
-    SELECT {keys}, cluster, count(*) AS n_g, count(*) FILTER (WHERE {hit}) AS valid_g FROM {source} GROUP BY ALL
-),
-weighted AS (
-    SELECT *, sum(valid_g) OVER w / sum(n_g) OVER w AS p FROM per_cluster WINDOW w AS (PARTITION BY {keys})
-),
-spread AS (SELECT {keys}, count(*) AS games, sum((valid_g - p * n_g) ^ 2) AS squares,
-                  sum(n_g * n_g) AS sizes FROM weighted GROUP BY ALL)
-"""
-
-
 def _effects(frame: pl.DataFrame, games: str, sizes: str, n: np.ndarray, pools: dict):
     """Per row: the design effect and degrees of freedom from its pool's ICC."""
     pooled = [pools.get(key, stats.NOTHING) for key in frame["pool"].to_list()]
@@ -224,22 +212,11 @@ class _Independent(dict):
         return INDEPENDENT
 
 
-def _pools(con, keys: list[str], source: str, hit: str, cluster: str | None = "game") -> dict:
-    """Per pool (a format, where the rows are per format; else one for all): how its games
-    differ (`stats.Between`), from every game of every group in it, games nested in their
-    group. Decisions not clustered (`cluster=None`) are independent: ICC 0."""
-    if cluster is None:
-        return _Independent()
-    pool = "format" if "format" in keys else "'all'"
-    frame = query_frame(con, f"""
-        SELECT {pool} AS pool, {", ".join(keys)}, cluster, count(*) AS n, count(*) FILTER (WHERE {hit}) AS hits
-        FROM ({source}) GROUP BY ALL
-    """)
-    return _pools_of(frame, keys, "n", "hits", cluster)
-
-
 def _pools_of(games: pl.DataFrame, keys: list[str], n: str, hits: str, cluster: str | None = "game") -> dict:
-    """`_pools` from rows per pool, group and cluster, with `n` decisions and `hits`."""
+    """Per pool (a format, where the rows are per format; else one for all): how its
+    games differ (`stats.Between`), from every game of every group in it, games nested
+    in their group, given rows per pool, group and cluster with `n` decisions and
+    `hits`. Decisions not clustered (`cluster=None`) are independent: ICC 0."""
     if cluster is None:
         return _Independent()
     named = [pl.col(k).cast(pl.String).fill_null("").alias(f"k_{k}") for k in keys]
@@ -358,22 +335,23 @@ class Share:
 
 
 def _shares(con, source: str, format: str | None, cluster: str | None = "game") -> dict[tuple[str, str], Share]:
-    frame = query_frame(con, f"""
-        WITH d AS (SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format),
-        {_SPREAD.format(keys="format, who", source="d", hit="valid")},
-        medians AS (SELECT format, who, count(*) AS n, count(*) FILTER (WHERE valid) AS valid,
-                           quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(tokens, 0.5) AS p50_tokens
-                    FROM d GROUP BY ALL)
-        SELECT * FROM medians JOIN spread USING (format, who) ORDER BY format, who
+    """Per format and model: its validity, clustered by game, and its medians."""
+    kept = f"SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format"
+    games = query_frame(con, f"""
+        SELECT format AS pool, format, who, cluster, count(*) AS n, count(*) FILTER (WHERE valid) AS hits
+        FROM ({kept}) GROUP BY ALL
     """, {"format": format})
-    if format is not None and frame.is_empty():
+    if format is not None and games.is_empty():
         raise WorkbenchError(f"no decisions in format {format!r}")
-    pools = _pools(con, ["format", "who"], f"SELECT * FROM ({source}) WHERE $format IS NULL OR format = $format"
-                   .replace("$format", "NULL" if format is None else "'" + format.replace("'", "''") + "'"), "valid",
-                   cluster)
-    n = frame["n"].to_numpy().astype(float)
-    effect, freedom = _effects(frame.with_columns(pool=pl.col("format")), "games", "sizes", n, pools)
-    return {(row["format"], row["who"]): Share(row["who"], stats.Clustered(row["valid"], row["n"], row["games"],
+    medians = query_frame(con, f"""
+        SELECT format, who, quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(tokens, 0.5) AS p50_tokens
+        FROM ({kept}) GROUP BY ALL
+    """, {"format": format})
+    frame = _spread(games, ["format", "who"], "n", "hits").join(medians, on=["format", "who"]).sort("format", "who")
+    pools = _pools_of(games, ["format", "who"], "n", "hits", cluster)
+    n = frame["decisions"].to_numpy().astype(float)
+    effect, freedom = _effects(frame, "games", "sizes", n, pools)
+    return {(row["format"], row["who"]): Share(row["who"], stats.Clustered(row["valid"], row["decisions"], row["games"],
                                                                           float(effect[i]), float(freedom[i])),
                                                row["p50_ms"], row["p50_tokens"], pools[row["format"]])
             for i, row in enumerate(frame.iter_rows(named=True))}
@@ -424,8 +402,9 @@ def _shared_turns(con, source: str, wanted: list[tuple[str, str, str, str]]) -> 
         FROM wanted w
         JOIN turns t1 ON t1.format = w.format AND t1.who = w.x
         JOIN turns t2 ON t2.format = w.format AND t2.who = w.y AND t2.game_id = t1.game_id AND t2.turn = t1.turn
-        GROUP BY ALL ORDER BY ALL
+        GROUP BY ALL
     """, {"formats": [w[0] for w in wanted], "xs": [w[1] for w in wanted], "ys": [w[2] for w in wanted]})
+    frame = frame.sort(frame.columns, nulls_last=True)  # here: a sort in Spark is a job of its own
     found = {}
     for (fmt, x, y), games in frame.group_by("format", "x", "y", maintain_order=True):
         games = games.group_by("cluster", maintain_order=True).agg(pl.col("both", "only_a", "only_b", "neither").sum())
@@ -570,8 +549,9 @@ def _planned(con, source: str, format: str | None, pooled: bool = False) -> dict
     """Per format (or one for all, `pooled`): the Plan its decisions give."""
     frame = query_frame(con, f"""
         SELECT format, who, cluster, count(*) AS n, count(*) FILTER (WHERE valid) AS valid
-        FROM ({source}) WHERE $format IS NULL OR format = $format GROUP BY ALL ORDER BY ALL
+        FROM ({source}) WHERE $format IS NULL OR format = $format GROUP BY ALL
     """, {"format": format})
+    frame = frame.sort(frame.columns, nulls_last=True)  # here: a sort in Spark is a job of its own
     plans = {}
     groups = [("all", frame)] if pooled else [(key[0], part) for key, part in frame.group_by("format", maintain_order=True)]
     for name, part in groups:

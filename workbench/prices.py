@@ -183,8 +183,9 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
                sum(cached_tokens)::DOUBLE AS cached, sum(tokens) FILTER (WHERE input_tokens IS NULL)::DOUBLE AS totals_only,
                count(*) FILTER (WHERE input_tokens IS NOT NULL OR tokens IS NOT NULL) AS priced,
                count(*) FILTER (WHERE valid AND (input_tokens IS NOT NULL OR tokens IS NOT NULL)) AS priced_valid
-        FROM sized GROUP BY ALL ORDER BY ALL
+        FROM sized GROUP BY ALL
     """, {"names": list(thresholds), "starts": list(thresholds.values())})
+    frame = frame.sort(frame.columns, nulls_last=True)  # here: a sort in Spark is a job of its own
     out = []
     for group_keys, part in frame.group_by(keys, maintain_order=True):
         price = prices.get(group_keys[keys.index("who")])

@@ -164,3 +164,29 @@ def test_mistakes_are_named_exactly_past_their_bounds(corpus):
     assert inside.height > 0
     assert inside["mistake"].is_null().all()
     assert inside.filter(p > odds).height > 0  # folds between the odds and the bound too
+
+
+def test_a_game_cut_into_two_files_is_judged_as_the_whole_log(corpus, tmp_path):
+    """The hold'em log cut at line 100, inside turn 1 (between P2's call at line 89 and
+    P1's fold at line 138), its second part named to be ingested first: every decision is
+    judged as in the whole log, at its line of its part."""
+    _, frame = corpus
+    lines = (CORPUS / f"{HOLDEM}.events.jsonl").read_text().splitlines(keepends=True)
+    cut = 100
+    assert json.loads(lines[cut - 1])["payload"]["turn"] == json.loads(lines[cut])["payload"]["turn"] == 1
+    folder = tmp_path / "cut"
+    folder.mkdir()
+    (folder / "b-start.events.jsonl").write_text("".join(lines[:cut]))
+    (folder / "a-rest.events.jsonl").write_text("".join(lines[cut:]))
+    db = tmp_path / "cut.duckdb"
+    assert not workbench.ingest([folder], db=db).failed
+    with workbench.connect(db, read_only=True) as con:
+        parts = play.judged(con)
+    whole = frame.filter(pl.col("game_id") == HOLDEM)
+    assert parts.height == whole.height > 0
+    in_parts = parts.with_columns(line=pl.when(pl.col("path").str.ends_with("a-rest.events.jsonl"))
+                                  .then(pl.col("line") + cut).otherwise(pl.col("line")))
+    kept = [c for c in play.COLUMNS if c not in ("path", "source_id")]
+    assert in_parts.select(kept).sort("line").to_dicts() == whole.select(kept).sort("line").to_dicts()
+    assert parts.filter(pl.col("path").str.ends_with("a-rest.events.jsonl") & (pl.col("line") == 138 - cut)
+                        ).select("player_id", "action", "to_call").row(0) == ("P1", "fold", 30)

@@ -38,7 +38,10 @@ MISTAKES = ("fold_free", "fold_ahead", "continue_behind", "showdown_long_shot")
 BETTING = ("fold", "check", "call", "raise")
 
 # The events a hand's state is rebuilt from, in the order they were written, with the
-# answered decisions their action lines are (a failed call is no choice).
+# answered decisions their action lines are (a failed call is no choice). A game's log
+# may be in more than one file (cut where it was rotated or resumed): its files are read
+# in the order they were written (by their first event's time), whatever order they
+# were ingested in, so a hand that one file starts and the next ends is whole.
 EVENTS = """
 SELECT e.source_id, s.path, e.game_id, e.seq, e.type, e.turn, e.payload::VARCHAR AS payload,
        d.model, d.outcome
@@ -47,14 +50,15 @@ LEFT JOIN decisions d ON d.format = 'damage' AND d.source_id = e.source_id AND d
      AND e.type = 'action_submitted'
 WHERE e.type IN ('hand_started', 'community_revealed', 'action_submitted', 'action_resolved', 'showdown')
   AND ($game_id IS NULL OR e.game_id = $game_id)
-ORDER BY e.source_id, e.seq
+ORDER BY min(e.ts) OVER (PARTITION BY e.source_id) NULLS LAST, s.path, e.source_id, e.seq
 """
 
 COLUMNS = {
     "path": pl.String, "line": pl.Int64, "source_id": pl.Int64, "game_id": pl.String, "turn": pl.Int64,
     "street": pl.String, "player_id": pl.String, "model": pl.String, "valid": pl.Boolean, "action": pl.String,
     "card_style": pl.String, "hand": pl.List(pl.String), "board": pl.List(pl.String),
-    "opponents": pl.List(pl.String), "to_call": pl.Int64, "pot": pl.Int64, "pot_odds": pl.Float64,
+    "opponents": pl.List(pl.String), "to_call": pl.Int64, "raised_before": pl.Boolean, "pot": pl.Int64,
+    "pot_odds": pl.Float64,
     "win_probability": pl.Float64, "win_probability_se": pl.Float64, "won_at_showdown": pl.Boolean,
     "last_choice": pl.Boolean, "showdown": pl.Boolean, "hand_won": pl.Boolean, "life_lost": pl.Boolean,
     "hand_chips": pl.Int64, "final_pot": pl.Int64, "hand_contribution": pl.Int64, "mistake": pl.String,
@@ -87,7 +91,7 @@ def judged(con, game_id: str | None = None, samples: int = cards.SAMPLES, seed: 
     pending: dict[tuple, dict] = {}
     for source_id, path, game, seq, kind, turn, payload, model, outcome in events:
         data = _payload(payload)
-        key = (source_id, game, turn)
+        key = (game, turn) if game is not None else (source_id, turn)  # a game's hand, in whichever file
         if kind == "hand_started":
             hands[key] = _started(turn, data)
         elif key not in hands:
@@ -173,12 +177,15 @@ def _choice(hand: Hand, data: dict, path, seq, source_id, game, turn, model, val
     if kind not in BETTING or player not in hand.cards:
         return None
     to_call = max(0, hand.high_bet - hand.bets.get(player, 0))
+    street = hand.street if hand.style == "holdem" else "draw"  # a draw hand bets in one round
     return {"path": path, "line": seq, "source_id": source_id, "game_id": game, "turn": turn,
-            "street": hand.street if hand.style == "holdem" else "draw", "player_id": player, "model": model,
+            "street": street, "player_id": player, "model": model,
             "valid": valid, "action": kind, "card_style": hand.style, "hand": hand.cards[player],
             "board": list(hand.board),
             "opponents": [pid for pid, still in hand.still_in.items() if still and pid != player],
             "to_call": to_call, "pot": hand.pot,
+            # an answered raise earlier in this betting round (a choice is kept once resolved)
+            "raised_before": any(c["action"] == "raise" and c["street"] == street for c in hand.choices),
             # no odds where the log's pot and bet make none (a pot of chips taken out)
             "pot_odds": (to_call / (hand.pot + to_call) if hand.pot + to_call > 0 else None) if to_call else 0.0}
 

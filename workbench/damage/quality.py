@@ -144,24 +144,19 @@ def play_summary(con, aliases=None, model: str | None = None, game_id: str | Non
 
 
 def _play_statistics(frame: pl.DataFrame) -> list[pl.DataFrame]:
-    hands = frame.group_by(["model", "game_id", "source_id", "turn", "player_id"], maintain_order=True).agg(
+    # a hand is its game's (which may be in more than one file), or its file's
+    hand_of = pl.coalesce(pl.col("game_id"), pl.lit("file ") + pl.col("source_id").cast(pl.String)).alias("hand_of")
+    hands = frame.group_by(["model", "game_id", hand_of, "turn", "player_id"], maintain_order=True).agg(
         voluntary=pl.col("action").is_in(["call", "raise"]).any(),
         first_raise=(pl.col("action").eq("raise") & pl.col("street").is_in(["preflop", "draw"])).any())
     acted = pl.col("action").is_in(["call", "raise"])
     faced_raise = (pl.col("to_call") > 0) & pl.col("raised_before")
-    raised = frame.with_columns(raised_before=_raise_before_in_round())
     showdowns = frame.filter(pl.col("last_choice") & pl.col("showdown"))
     return [_shares(hands, ["model"], "vpip", pl.col("voluntary"), pl.lit(True)),
             _shares(hands, ["model"], "pfr", pl.col("first_raise"), pl.lit(True)),
             _shares(frame, ["model"], "aggression", pl.col("action") == "raise", acted),
-            _shares(raised, ["model"], "fold_to_raise", pl.col("action") == "fold", faced_raise),
+            _shares(frame, ["model"], "fold_to_raise", pl.col("action") == "fold", faced_raise),
             _shares(showdowns, ["model"], "showdown_win_rate", pl.col("hand_won"), pl.lit(True))]
-
-
-def _raise_before_in_round() -> pl.Expr:
-    """Whether someone raised earlier in the decision's betting round (its hand and street)."""
-    return ((pl.col("action") == "raise").cast(pl.Int64).cum_sum().over(
-        ["source_id", "turn", "street"], order_by="line") - (pl.col("action") == "raise").cast(pl.Int64)) > 0
 
 
 def _luck(frame: pl.DataFrame) -> pl.DataFrame:

@@ -65,35 +65,48 @@ class Lake:
         listed = _listed_parts(self.root)  # a manifest refused before Spark starts
         self.spark = session(spark, master)
         self.where = self.root.resolve()  # Spark's own working folder may be another
-        self.tables = _declared_tables()
+        self.tables = {table.name: table for table in _declared_tables()}
         self._answers: OrderedDict[str, pl.DataFrame] = OrderedDict()  # by Spark SQL text
-        self._filled: set[str] = set()  # the tables with files
-        try:
-            self._rows = {table.name: self._read(table, listed) for table in self.tables}
-            self._show()
-        except WorkbenchError:
-            raise
-        except Exception as exc:
-            if cancelled(exc):
-                raise KeyboardInterrupt from None
-            raise WorkbenchError(f"Spark could not read the tables of {self.root}: {said(exc)}") from None
-
-    def _show(self) -> None:
-        """Name this tree's tables and the database's views in the session, in place of
-        another Lake's on the same session."""
-        _SHOWING.pop(id(self.spark), None)  # until all are named: a failure part-way names no Lake
+        # Each table's files, found now: the parts the tree holds as it is opened.
+        self._files = {name: self._parts(table, listed) for name, table in self.tables.items()}
+        filled = {name for name, (files, _) in self._files.items() if files}
         # A derivation from tables with no rows here derives nothing: the rows as written.
-        derived = {table: values for table, values in (
-            (table, [value for value in values if tables_read(value.query) & self._filled])
+        self._derived = {table: values for table, values in (
+            (table, [value for value in values if tables_read(value.query) & filled])
             for table, values in _across_files().items()) if values}
-        for name, rows in self._rows.items():
-            rows.createOrReplaceTempView(f"{name}{AS_WRITTEN}" if name in derived else name)
-        for table in self.tables:
-            if table.name in derived:
-                self.spark.sql(_temporary_view(_derived_view(table, derived[table.name])))
-        for ddl in (statement for script in _views() for statement in statements(script)):
-            self.spark.sql(_temporary_view(ddl))
+        self._views = {_view_name(ddl): ddl for script in _views() for ddl in statements(script)}
+        self._named: set[str] = set()  # what this Lake has named in the session
+
+    def _name(self, names) -> None:
+        """Name in the session the tables and views `names` (and what each view reads):
+        this tree's, in place of another Lake's on the same session. Each is named when
+        a query first reads it: Spark reads a table's files list as it is named, a round
+        trip to a Spark Connect server each, and a query reads a few of the twenty."""
+        if _SHOWING.get(id(self.spark)) is not self:
+            _SHOWING.pop(id(self.spark), None)  # until named: a failure part-way names no Lake
+            self._named.clear()
+        for name in sorted(names):
+            self._name_one(name)
         _SHOWING[id(self.spark)] = self
+
+    def _name_one(self, name: str) -> None:
+        """Name `name`, after what it reads."""
+        if name in self._named:
+            return
+        if name in self._views:
+            for read in sorted(tables_read(self._views[name]) - {name}):
+                self._name_one(read)
+            self.spark.sql(_temporary_view(self._views[name]))
+        elif name in self._derived:
+            for read in sorted(set().union(*(tables_read(value.query) for value in self._derived[name])) - {name}):
+                self._name_one(read)
+            self._rows(name).createOrReplaceTempView(f"{name}{AS_WRITTEN}")
+            self.spark.sql(_temporary_view(_derived_view(self.tables[name], self._derived[name])))
+        elif name in self.tables:
+            self._rows(name).createOrReplaceTempView(name)
+        else:
+            return  # a query's own name (Spark's functions' tables), or one Spark says it does not know
+        self._named.add(name)
 
     def frame(self, sql: str, params: dict | None = None) -> pl.DataFrame:
         try:
@@ -101,8 +114,7 @@ class Lake:
             if query in self._answers:
                 self._answers.move_to_end(query)
                 return self._answers[query].clone()
-            if _SHOWING.get(id(self.spark)) is not self:
-                self._show()
+            self._name(tables_read(sql))
             table = self.spark.sql(query).toArrow()
         except Exception as exc:
             if isinstance(exc, WorkbenchError):
@@ -118,17 +130,17 @@ class Lake:
         return frame.clone()
 
     def columns(self, table: str) -> set[str]:
-        return {column.name for t in self.tables if t.name == table for column in t.columns}
+        return {column.name for column in self.tables[table].columns} if table in self.tables else set()
 
     def close(self) -> None:
         """The views stay in the session (which may be the caller's); the answers kept go."""
         self._answers.clear()
 
-    def _read(self, table, listed: dict[str, list[str]] | None):
-        """`table`'s rows as the database holds them (a Spark DataFrame), read with the
-        table's declared schema (a column its files lack, written before it was added,
-        is NULL). A tree written by `ingest --engine spark` is read as its manifest lists
-        it: parts an ingest under way has not listed yet, or has unlisted, are left out."""
+    def _parts(self, table, listed: dict[str, list[str]] | None) -> tuple[list[Path], bool]:
+        """`table`'s files (its folder, where that holds them all), and whether they are of
+        the layout before. A tree written by `ingest --engine spark` is read as its
+        manifest lists it: parts an ingest under way has not listed yet, or has
+        unlisted, are left out."""
         folder = self.where / table.name
         if folder.is_symlink() or (folder.exists() and not folder.resolve().is_relative_to(self.where)):
             raise WorkbenchError(f"{self.root}: its folder {table.name} is a link that leads out of the tree; "
@@ -140,17 +152,20 @@ class Lake:
             files = [folder] if found and set(found) == wanted else sorted(wanted)
         else:
             files = [folder] if found else []
-        if files:
-            self._filled.add(table.name)
-        else:
+        return files, bool(files) and self._game_folders(folder, found if files == [folder] else files)
+
+    def _rows(self, name: str):
+        """The table's rows as the database holds them (a Spark DataFrame), read with the
+        table's declared schema (a column its files lack, written before it was added,
+        is NULL). A table with no files is an empty one."""
+        table, (files, games) = self.tables[name], self._files[name]
+        if not files:
             return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
                                                         for c in table.columns) + " WHERE false")
-        games = self._game_folders(folder, found if files == [folder] else files)
+        folder = self.where / name
         rows = self.spark.read.schema(_file_schema(table, games)).option("basePath", str(folder)).parquet(
             *(_literal_path(path) for path in files))
-        formats = _format_names(folder)
-        return rows.selectExpr(*(_column(column, formats, games) for column in table.columns))
-
+        return rows.selectExpr(*(_column(column, _format_names(folder), games) for column in table.columns))
 
     def _game_folders(self, folder: Path, files: list[Path]) -> bool:
         """Are the table's files in the layout before, a folder per game? (A tree holds one
@@ -171,6 +186,11 @@ def open(root: str | Path, spark=None, master: str | None = None) -> Lake:  # no
 
 # A table with values derived across files: its rows as the tree's files hold them.
 AS_WRITTEN = "_as_written"
+
+
+def _view_name(ddl: str) -> str:
+    """The name a view's DDL (`CREATE OR REPLACE VIEW name AS ...`) gives it."""
+    return re.match(r"CREATE (?:OR REPLACE )?VIEW ([A-Za-z_][A-Za-z0-9_]*)", ddl)[1]
 
 
 def _derived_view(table, derivations) -> str:

@@ -86,8 +86,10 @@ def _parsed(sql: str) -> exp.Expression:
 # DuckDB's quantile_cont, as DuckDB computes it: the values as doubles, sorted; the place
 # (n - 1) q; the value below it, or where the place falls between two, the two weighed
 # by how near it is to each (`INTERPOLATED`). Spark's own percentile weighs them in
-# another order of operations, and differed from DuckDB's in the last digit.
-QUANTILE_CONT = """transform(array(array_sort(collect_list(CAST({value} AS DOUBLE)))), v ->
+# another order of operations, and differed from DuckDB's in the last digit. (`sort_array`,
+# not `array_sort`: the same order here, where collect_list leaves no NULL, and Spark
+# sorts it natively where `array_sort` calls a comparator per pair, several times slower.)
+QUANTILE_CONT = """transform(array(sort_array(collect_list(CAST({value} AS DOUBLE)), true)), v ->
   CASE WHEN size(v) = 0 THEN NULL
        WHEN floor({place}) = ceil({place}) THEN v[CAST(floor({place}) AS INT)]
        ELSE {interpolated}
