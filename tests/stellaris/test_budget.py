@@ -9,6 +9,7 @@ import re
 import zipfile
 
 import duckdb
+import polars as pl
 import pytest
 
 import workbench
@@ -18,7 +19,7 @@ from tests.stellaris.conftest import CORPUS_PLAYER
 from workbench.errors import WorkbenchError
 from workbench.plots import save as save_chart
 from workbench.plots.budget import TOP_CATEGORIES, budget_breakdown
-from workbench.plots.economy import economy_nets
+from workbench.plots.economy import KEY_RESOURCES, economy_nets
 from workbench.stellaris import queries
 from workbench.synth import stellaris as synth
 
@@ -386,9 +387,10 @@ def test_budget_breakdown_of_the_player_at_the_latest_save(con, campaign, tmp_pa
         assert sum(row["amount"] for row in mine if row["side"] == "income") == pytest.approx(income, abs=1e-6)
         assert sum(row["amount"] for row in mine if row["side"] == "expenses") == pytest.approx(-expenses, abs=1e-6)
         assert [row["net"] for row in mine] == [pytest.approx(income - expenses, abs=1e-6)] * len(mine)
-    # the generator spreads a resource over at most 3 categories per side: all named
-    assert "other" not in {row["category"] for row in drawn}
-    assert {(row["category"], row["resource"]) for row in drawn} <= set(expected)
+    # the generator spreads a resource over at most 3 categories per side: all named in
+    # their panels, and the 12 largest of all in the legend
+    assert {(row["category"], row["resource"]) for row in drawn if row["category"] != "other"} <= set(expected)
+    assert len({row["category"] for row in drawn} - {"other"}) == 12
     assert_rendered(save_chart(chart, tmp_path / "breakdown.svg"))
 
 
@@ -527,23 +529,45 @@ def category_colours(spec: dict) -> tuple[list[str], list[str]]:
     return scale["domain"], scale["range"]
 
 
+def legend_by_hand(bars, most: int) -> set[str]:
+    """The categories a legend of `most` names: those the panels name, largest first by
+    their amounts summed over the panels (income and expenses alike), ties by name."""
+    sizes = {}
+    for row in bars.iter_rows(named=True):
+        if row["category"] != "other":
+            sizes[row["category"]] = sizes.get(row["category"], 0.0) + abs(row["amount"])
+    return set(sorted(sizes, key=lambda name: (-sizes[name], name))[:most])
+
+
 @pytest.mark.parametrize("resources", [None, "all"])
-def test_every_category_drawn_has_a_colour_of_its_own(sample_con, resources):
+def test_a_legend_names_the_12_largest_categories_and_the_rest_join_other(sample_con, resources):
+    """The demo's budget names 19 and more categories in its panels: the legend names 12,
+    each in a colour of its own, and every panel's sides still sum to the budget's."""
+    from workbench.plots.budget import LEGEND_MOST, OTHER_COLOR
+
+    assert LEGEND_MOST == 12
+    _, panels = queries.breakdown_bars(sample_con, resources=list(KEY_RESOURCES) if resources is None else None)
+    assert panels.filter(pl.col("category") != "other")["category"].n_unique() > 12
     spec, drawn = breakdown_rows(budget_breakdown(sample_con, resources=resources))
     domain, colours = category_colours(spec)
-    categories = {row["category"] for row in drawn}
-    # more than tableau20's 18 colours without its greys, where one colour once served two categories
-    assert len(categories) > 18
-    assert sorted(domain) == sorted(categories)
-    assert len(set(colours)) == len(colours) == len(categories)
+    assert set(domain) == legend_by_hand(panels, 12) | {"other"} == {row["category"] for row in drawn}
+    assert len(domain) == 13 and domain[-1] == "other"
+    assert len(set(colours[:-1])) == 12 and colours[-1] == OTHER_COLOR and OTHER_COLOR not in colours[:-1]
+    for (resource, side), group in panels.group_by(["resource", "side"]):
+        mine = [row for row in drawn if row["resource"] == resource and row["side"] == side]
+        assert sum(row["amount"] for row in mine) == pytest.approx(group["amount"].sum(), abs=1e-6)
+        assert sum(row["lines"] for row in mine) == group["lines"].sum()
+        others = [row for row in mine if row["category"] == "other"]
+        assert len(others) <= 1 and all(row["rank"] == max(r["rank"] for r in drawn) for row in others)
     again = category_colours(budget_breakdown(sample_con, resources=resources).to_dict())
     assert dict(zip(*again)) == dict(zip(domain, colours))  # the same colour for a category every time
 
 
-@pytest.mark.parametrize("named", [1, 18, 19, 50, 600])
-def test_the_palette_has_as_many_colours_as_categories_none_grey(named):
-    from workbench.plots.budget import OTHER_COLOR, _colors
-
-    colours = _colors(named)
-    assert len(colours) == len(set(colours)) == named
-    assert OTHER_COLOR not in colours and all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours)
+def test_a_legend_of_12_or_fewer_categories_is_drawn_as_the_panels_name_them(con):
+    """The generated campaign's player names at most 12 categories for energy and
+    minerals: nothing joins `other`."""
+    _, panels = queries.breakdown_bars(con, resources=["energy", "minerals"])
+    assert 1 < panels["category"].n_unique() <= 12 and "other" not in set(panels["category"])
+    spec, drawn = breakdown_rows(budget_breakdown(con, resources=["energy", "minerals"]))
+    assert sorted(category_colours(spec)[0]) == sorted(set(panels["category"]))
+    assert len(drawn) == panels.height

@@ -1,13 +1,13 @@
 """Stellaris budget: where one country's resources come from and where they go, at one
 snapshot. One panel per resource; in each, an income bar stacked up by category and an
 expenses bar stacked down, the largest categories by name and the rest as `other`, and
-a line at the resource's net."""
+a line at the resource's net. The legend names at most LEGEND_MOST categories, the
+largest over all the panels; the others join `other`."""
 
 from __future__ import annotations
 
-import colorsys
-
 import duckdb
+import polars as pl
 
 from workbench.errors import WorkbenchError
 from workbench.plots.economy import ALL, KEY_RESOURCES, panel_columns, resource_order
@@ -16,6 +16,8 @@ from workbench.stellaris import queries
 
 # Categories named per resource and side; a budget has 40+ categories, most small.
 TOP_CATEGORIES = 5
+# Categories named in the whole chart: more colours than this are not told apart at a glance.
+LEGEND_MOST = 12
 OTHER_COLOR = "#bbbbbb"
 NET_COLOR = "#222222"
 
@@ -26,7 +28,8 @@ def budget_breakdown(con, country=None, resources=None, date=None):
     for one country at one snapshot, with a black line at each resource's net.
 
     In each panel the 5 largest categories per side are named and the rest stacked as
-    `other`. Budget lines come from saves only.
+    `other`; of those, the 12 largest over all the panels keep their names (and
+    colours) and the others join `other`. Budget lines come from saves only.
 
     Args:
         con: a connection to a workbench database holding Stellaris saves.
@@ -55,14 +58,30 @@ def budget_breakdown(con, country=None, resources=None, date=None):
         raise WorkbenchError(f"nothing to plot: {snapshot['country_name']} has no budget line for "
                              f"{', '.join(resources or [])} on {snapshot['game_date']}")
     order = sorted(bars["resource"].unique().to_list(), key=resource_order)
-    return _spec(bars, order, snapshot)
+    return _spec(_within_legend(bars), order, snapshot)
+
+
+def _within_legend(bars: pl.DataFrame) -> pl.DataFrame:
+    """The bars with at most LEGEND_MOST categories named: the largest by their amounts
+    (income and expenses alike) summed over every panel, ties by name; the others are
+    summed into their panel's `other`, stacked last."""
+    totals = (bars.filter(pl.col("category") != "other").group_by("category")
+              .agg(size=pl.col("amount").abs().sum()).sort(["size", "category"], descending=[True, False]))
+    if totals.height <= LEGEND_MOST:
+        return bars
+    kept = totals["category"].head(LEGEND_MOST)
+    category = pl.when(pl.col("category").is_in(kept.implode())).then(pl.col("category")).otherwise(pl.lit("other"))
+    last = bars["rank"].max() + 1
+    return (bars.with_columns(category=category).group_by(["resource", "side", "category"], maintain_order=True)
+            .agg(pl.col("amount").sum(), pl.col("lines").sum(), pl.col("rank").min(), pl.col("net").first())
+            .with_columns(rank=pl.when(pl.col("category") == "other").then(pl.lit(last)).otherwise(pl.col("rank"))))
 
 
 def _spec(bars, order: list[str], snapshot: dict) -> dict:
     datasets = Datasets()
     named = sorted(set(bars["category"].to_list()) - {"other"})
     categories = named + (["other"] if "other" in set(bars["category"].to_list()) else [])
-    palette = {"domain": categories, "range": _colors(len(named)) + [OTHER_COLOR] * (len(categories) - len(named))}
+    palette = {"domain": categories, "range": TABLEAU_WITHOUT_GREYS[:len(named)] + [OTHER_COLOR] * (len(categories) - len(named))}
     stacked = {"mark": mark("bar"), "encoding": {
         "x": field("side:N", title=None, sort=["income", "expenses"], axis={"labelAngle": 0}),
         "y": field("amount:Q", title="per month"),
@@ -83,26 +102,13 @@ def _spec(bars, order: list[str], snapshot: dict) -> dict:
         "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
         "columns": panel_columns(len(order)), "resolve": {"scale": {"y": "independent"}},
         "title": {"text": f"Where {snapshot['country_name']}'s resources come from and go, {snapshot['game_date']}",
-                  "subtitle": f"the {TOP_CATEGORIES} largest categories per side, the rest as `other`; "
-                              f"black line: net; series {snapshot['series']}"},
+                  "subtitle": f"the {TOP_CATEGORIES} largest categories per side (the {LEGEND_MOST} largest of all), the "
+                              f"rest as `other`; black line: net; series {snapshot['series']}"},
     }, datasets)
 
 
-def _colors(count: int) -> list[str]:
-    """`count` distinct colours for the named categories, in the legend's order:
-    tableau20 without its greys (which `other` has) up to 18; beyond, hues a golden
-    angle apart, darker and lighter in turn. No two of up to 600 categories share a
-    colour (a Stellaris budget has about 50), and colours of near hues differ in lightness."""
-    if count <= len(TABLEAU_WITHOUT_GREYS):
-        return TABLEAU_WITHOUT_GREYS[:count]
-    return [_hex(colorsys.hls_to_rgb(i * GOLDEN_TURN % 1, 0.42 if i % 2 else 0.62, 0.65)) for i in range(count)]
-
-
-GOLDEN_TURN = (5 ** 0.5 - 1) / 2  # of a full turn: each next hue lands in the widest gap left
+# The named categories' colours, in the legend's order: tableau20 without its greys
+# (which `other` has), 18 of them, more than LEGEND_MOST.
 TABLEAU_WITHOUT_GREYS = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63",
                          "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#d37295", "#fabfd2", "#b07aa1", "#d4a6c8",
                          "#9d7660", "#d7b5a6"]
-
-
-def _hex(rgb: tuple[float, float, float]) -> str:
-    return "#" + "".join(f"{round(channel * 255):02x}" for channel in rgb)
