@@ -131,17 +131,20 @@ def _main(argv: list[str] | None) -> int:
 # The arguments that name files: a file name may hold bytes that are not UTF-8. Every
 # other argument is a name or value the database holds as text.
 FILE_ARGUMENTS = frozenset({"paths", "db", "output", "aliases", "prices", "parquet", "out", "data", "otlp",
-                            "jupyter_args"})
+                            "spec", "jupyter_args"})
 POSITIONAL = {"models": "MODEL", "kind": "KIND"}
 
 
 def _names_are_text(args) -> None:
     """A name given on the command line that is not UTF-8 (`$'g\\xff'`, which Python
-    holds as a lone surrogate) names nothing the database holds: refused in one line."""
+    holds as a lone surrogate) names nothing the database holds: refused in one line. A
+    path given empty names no file (the system would read it as the folder here)."""
     from workbench.paths import is_text, text_of
 
     for dest, value in vars(args).items():
         if dest in FILE_ARGUMENTS:
+            if dest != "jupyter_args" and "" in (value if isinstance(value, list) else [value]):
+                raise WorkbenchError(f"{'a path' if dest == 'paths' else '--' + dest} is given empty; give a path")
             continue
         for given in value if isinstance(value, list) else [value]:
             if isinstance(given, str) and not is_text(given):
@@ -624,7 +627,8 @@ def summary_lines(report) -> list[str]:
             lines.append(f"{file.path}: {file.status}: {file.message.removeprefix(f'{file.path}: ')}")
             continue
         counts = file.severity_counts()
-        change = {"appended": f"{file.message}, ", "replaced": "replaced, "}.get(file.status, "")
+        change = {"appended": f"{file.message}, ",
+                  "replaced": f"replaced ({file.message}), " if file.message else "replaced, "}.get(file.status, "")
         lines.append(
             f"{file.path}: {file.format}: {change}{file.records} records, {file.rejected} rejected, "
             f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"

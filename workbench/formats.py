@@ -129,6 +129,9 @@ class Format:
     decisions_by_line: bool = False
     # Values derived from other files' rows.
     across_files: tuple[AcrossFiles, ...] = ()
+    # How the format reads a file, where that can change without the workbench changing
+    # (a declared format's declaration, as a digest): a file read otherwise is read again.
+    reading: str | None = None
 
     def reads_lines(self, path: Path) -> bool:
         """Is `path` read line by line (see `line_based`)?"""

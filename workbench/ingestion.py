@@ -258,7 +258,11 @@ def _format_named(name: str | None) -> Format | None:
 
 
 def detect(path: Path, head: bytes) -> Format | None:
-    for fmt in _registry().FORMATS.values():
+    """The format that reads a file: a declared format whose `files` name it (the user
+    said these files are its), else the first registered format that claims it."""
+    registry = _registry()
+    declared = [fmt for name, fmt in registry.FORMATS.items() if name in registry.DECLARED]
+    for fmt in [*declared, *(fmt for fmt in registry.FORMATS.values() if fmt not in declared)]:
         if fmt.claims(path, head):
             return fmt
     return None
@@ -413,6 +417,11 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
         # Its rows changed behind the workbench's back (a table emptied, rows deleted):
         # read whole again, as if the file had changed.
         return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
+    if fmt.reading is not None and (known.resume or {}).get("reading") != fmt.reading:
+        # read under another declaration of its format: read whole again, as it is declared now
+        report = _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
+        report.message = "read again: its format's declaration changed since"
+        return report
     if fmt.reads_lines(path) and content.size > known.size:
         return _load_grown(con, key, path, fmt, known, content, advance)
     if content.result().sha256 == known.sha256:
@@ -538,7 +547,8 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts
     ctx.end_byte = content.complete_bytes
     counts = _plus(before, fmt.load(ctx))
     ctx.count_violations()
-    resume = {"records": counts.records, "rejected": counts.rejected, "format": ctx.state}
+    resume = {"records": counts.records, "rejected": counts.rejected, "format": ctx.state,
+              **({"reading": fmt.reading} if fmt.reading is not None else {})}
     if content.size > content.complete_bytes:
         tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
                            end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,

@@ -1,7 +1,9 @@
 """The one place that knows every source format: the built-in ones, then the installed
-plugins'. Order matters: the first format whose `claims` accepts a file reads it, so
-formats recognised by file name come before Damage, which also recognises
-envelope-shaped JSONL by content, and a plugin never takes a built-in format's file.
+plugins', then the declared ones (`workbench.declared`). Order matters: the first format
+whose `claims` accepts a file reads it, so formats recognised by file name come before
+Damage, which also recognises envelope-shaped JSONL by content, and a plugin never
+takes a built-in format's file. A declared format's files are the ones its `files`
+names, whatever they hold: detection asks the declared formats first.
 
 A plugin is a package that declares its format under the entry-point group
 `workbench.formats`, named as the format,
@@ -289,16 +291,19 @@ def with_declared(formats: dict[str, Format]) -> dict[str, Format]:
 
 def declare(path) -> Format:
     """The format the TOML file at `path` declares, registered in this process (one a
-    declared-formats folder holds already is kept)."""
+    declared-formats folder holds already is kept, unless the file now declares
+    otherwise)."""
     return _declared_into(FORMATS, path)
 
 
 def _declared_into(formats: dict[str, Format], path) -> Format:
     spec = read_spec(path)
     where = str(spec.path.resolve())
-    if spec.name in formats:
-        if DECLARED.get(spec.name) == where:
+    if spec.name in formats and DECLARED.get(spec.name) == where:
+        if formats[spec.name].reading == spec.reading:
             return formats[spec.name]
+        del formats[spec.name]  # the file declares otherwise now: registered as it is
+    if spec.name in formats:
         told = f"declared in {DECLARED[spec.name]}" if spec.name in DECLARED else "registered"
         raise WorkbenchError(f"{text_of(spec.path)}: a format named {spec.name!r} is {told} already; name yours "
                              f"otherwise")

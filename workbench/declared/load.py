@@ -6,18 +6,27 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import signal
+import threading
+from contextlib import contextmanager
 
 from workbench.catalog import DECISIONS
-from workbench.declared.spec import Spec
-from workbench.errors import first_line
+from workbench.declared.spec import Spec, registry_of
+from workbench.errors import UnreadableFile, first_line
 from workbench.formats import Counts, Format, LoadContext
 from workbench.jsonl import context_batches, store_batch
+from workbench.paths import text_of
 from workbench.schema import Column, Table, run_on
 from workbench.validation import field_path
 from workbench.violation import Violation
 
 # A schema error's message quotes the value it is about, which may be a whole record.
 MESSAGE_CHARACTERS = 300
+# A line checked for longer is left unchecked, said on it: a schema's `pattern` (or the
+# `file` expression) that backtracks without end must not stop the run.
+CHECK_SECONDS = 2.0
+# What a turn may be: a whole number a BIGINT holds.
+LOWEST, HIGHEST = -2 ** 63, 2 ** 63 - 1
 REQUIRED = re.compile(r"^'(.+)' is a required property$")
 
 
@@ -33,7 +42,7 @@ def declared_format(spec: Spec) -> Format:
                'line ' || seq AS locator
         FROM {table.name} WHERE source_id = $source_id AND seq >= $first
     """)
-    check = _checker(spec.schema)
+    check = _checker(spec)
 
     def load(ctx: LoadContext) -> Counts:
         """Each line checked against the schema and stored with its findings; then the
@@ -58,8 +67,8 @@ def declared_format(spec: Spec) -> Format:
         return Counts(records, rejected)
 
     return Format(name=spec.name, tables=(table,), claims=lambda path, head: fnmatch.fnmatchcase(path.name, spec.files),
-                  load=load, line_based=True, decisions_by_line=True,
-                  describe=spec.description or f"declared in {spec.path.name} ({spec.files})")
+                  load=load, line_based=True, decisions_by_line=True, reading=spec.reading,
+                  describe=spec.description or f"declared in {text_of(spec.path.name)} ({spec.files})")
 
 
 def _table(spec: Spec) -> Table:
@@ -73,7 +82,7 @@ def _table(spec: Spec) -> Table:
         Column("action", "VARCHAR", _said(spec, "action") + " (JSON text where it is not text)"),
         Column("valid", "BOOLEAN", "the line meets the schema", required=True),
         Column("record", "JSON", "the line as written"),
-    ), doc=f"One row per line of a {spec.name} file (declared in {spec.path.name}).")
+    ), doc=f"One row per line of a {spec.name} file (declared in {text_of(spec.path.name)}).")
 
 
 COLUMNS = {"game": "game_id", "turn": "turn", "player": "player", "model": "model", "action": "action"}
@@ -94,16 +103,37 @@ def _fields(spec: Spec) -> str:
     for field, column in COLUMNS.items():
         dotted = spec.fields.get(field)
         value = f"${'file_' + field}"
-        if dotted is not None:
+        if column == "turn":  # a whole number as written (a line's other turn is a finding: `_turn_finding`)
+            value = f"TRY_CAST({value} AS BIGINT)"
+            if dotted is not None:
+                at = _literal(_json_path(dotted))
+                value = (f"CASE WHEN json_type(j, {at}) IN ('BIGINT', 'UBIGINT') THEN TRY_CAST(json_extract_string("
+                         f"j, {at}) AS BIGINT) WHEN json_type(j, {at}) IS NULL OR json_type(j, {at}) = 'NULL' "
+                         f"THEN {value} END")
+        elif dotted is not None:
             value = f"coalesce(json_extract_string(j, {_literal(_json_path(dotted))}), {value})"
-        read.append(f"TRY_CAST({value} AS BIGINT) AS {column}" if column == "turn" else f"{value} AS {column}")
+        read.append(f"{value} AS {column}")
     return ", ".join(read)
 
 
 def _named_by_the_path(spec: Spec, path) -> dict[str, str | None]:
-    """The fields the spec's `file` expression finds in the file's path (`$file_<field>`)."""
-    found = spec.file.search(path.as_posix()) if spec.file is not None else None
-    return {f"file_{field}": (found.groupdict().get(field) if found else None) for field in COLUMNS}
+    """The fields the spec's `file` expression finds in the file's path as `sources.path`
+    holds it, absolute with links followed, wherever the command ran from
+    (`$file_<field>`); a byte of a name that is not UTF-8 as `\\xNN`."""
+    if spec.file is None:
+        return dict.fromkeys((f"file_{field}" for field in COLUMNS), None)
+    try:
+        with _within(CHECK_SECONDS):
+            found = spec.file.search(path.resolve().as_posix())
+    except _TooLong:
+        raise UnreadableFile(f"{spec.path.name}: its file expression took more than {CHECK_SECONDS:g} s on this "
+                             f"file's path (it backtracks without end)") from None
+    return {f"file_{field}": (_text(found.groupdict().get(field)) if found else None) for field in COLUMNS}
+
+
+def _text(value: str | None) -> str | None:
+    """Text a database holds: a name's bytes that are not UTF-8 (held as surrogates) as `\\xNN`."""
+    return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _json_path(dotted: str) -> str:
@@ -118,12 +148,14 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _checker(schema: dict):
-    """`check(text, locator, violations)`: the line's schema errors added to
-    `violations`; why it is rejected (not a JSON object), or None."""
+def _checker(spec: Spec):
+    """`check(text, locator, violations)`: the line's schema errors (and a turn that is
+    not a whole number) added to `violations`; why it is rejected (not a JSON object),
+    or None."""
     from jsonschema import validators
 
-    validator = validators.validator_for(schema)(schema)
+    validator = validators.validator_for(spec.schema)(spec.schema, registry=registry_of(spec.schema)[0])
+    turn = spec.fields.get("turn")
 
     def check(text: str, locator: str, violations: list[Violation]) -> str | None:
         try:
@@ -132,9 +164,17 @@ def _checker(schema: dict):
             return f"not JSON: {exc}"
         if not isinstance(record, dict):
             return "not a JSON object"
+        if turn is not None:
+            violations.extend(_turn_finding(record, turn, locator))
         try:
-            errors = list(validator.iter_errors(record))
-        except Exception as exc:  # the schema's own fault (a $ref nothing resolves, a bad pattern): said per line
+            with _within(CHECK_SECONDS):
+                errors = list(validator.iter_errors(record))
+        except _TooLong:
+            violations.append(Violation(locator, "error", "schema", "(record)", (
+                f"the schema could not be checked on this line within {CHECK_SECONDS:g} s (a pattern that "
+                f"backtracks without end?)")))
+            return None
+        except Exception as exc:  # the schema's own fault, which reading it did not show: said per line
             violations.append(Violation(locator, "error", "schema", "(record)",
                                         _short(f"the schema could not be checked on this line: {first_line(exc)}")))
             return None
@@ -148,6 +188,58 @@ def _checker(schema: dict):
         return None
 
     return check
+
+
+def _turn_finding(record: dict, dotted: str, locator: str) -> list[Violation]:
+    """A finding where the line's turn is there but not a whole number a BIGINT holds
+    (stored as NULL, never rounded or cut)."""
+    value, parts = record, []
+    for key in dotted.split("."):
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+            parts.append(key)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+            parts.append(int(key))
+        else:
+            return []
+    where = field_path(parts)
+    if value is None:
+        return []
+    if isinstance(value, bool) or not isinstance(value, int):
+        return [Violation(locator, "error", "int_type", where, _short(f"a whole number was expected, got {value!r}"))]
+    if value > HIGHEST:
+        return [Violation(locator, "error", "less_than_equal", where, f"a turn of at most {HIGHEST} was expected")]
+    if value < LOWEST:
+        return [Violation(locator, "error", "greater_than_equal", where, f"a turn of at least {LOWEST} was expected")]
+    return []
+
+
+class _TooLong(Exception):
+    """A check ran past its time."""
+
+
+@contextmanager
+def _within(seconds: float):
+    """What runs within raises _TooLong past `seconds`, where a signal can land (the
+    main thread); elsewhere it runs unbounded."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    armed = True
+
+    def late(signum, frame):
+        if armed:  # not a signal that came as the check ended
+            raise _TooLong
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _short(message: str) -> str:

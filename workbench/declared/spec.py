@@ -3,7 +3,10 @@ names the file and the key."""
 
 from __future__ import annotations
 
+import datetime
+import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
-from workbench.paths import text_of
+from workbench.paths import settings_text, text_of
 
 # A format's name, written into its table's name (`<name>_records`).
 NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
@@ -38,16 +41,24 @@ class Spec:
     # where its lines do not: a log that names its model only in its file or folder name.
     file: re.Pattern | None = None
 
+    @property
+    def reading(self) -> str:
+        """What the declaration says of how its files are read, as a digest: a file read
+        under another declaration is read again."""
+        said = {"files": self.files, "schema": self.schema, "fields": self.fields,
+                "file": self.file.pattern if self.file is not None else None}
+        return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
+
 
 def read_spec(path: str | os.PathLike) -> Spec:
     """The declaration in the TOML file at `path`, or one line saying what is wrong."""
     path = Path(path)
     where = text_of(path)
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise WorkbenchError(f"cannot read {where}: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    if not os.fspath(path):
+        raise WorkbenchError("a declared format's path is empty; give the TOML file's")
+    try:  # a regular file of a settings file's size (a FIFO never blocks), a byte order mark skipped
+        table = tomllib.loads(settings_text(path, "a declared format"))
+    except tomllib.TOMLDecodeError as exc:
         raise WorkbenchError(f"{where} is not a TOML file: {exc}") from None
     unknown = sorted(set(table) - KEYS)
     if unknown:
@@ -107,17 +118,18 @@ def _schema(table: dict, path: Path) -> dict:
     where, given = text_of(path), table.get("schema")
     if isinstance(given, dict):
         schema = given
+        _json_only(schema, where, "[schema]")
     elif isinstance(given, str) and given:
         file = path.parent / given
         try:
-            schema = json.loads(file.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise WorkbenchError(f"{where}: cannot read its schema {text_of(file)}: {exc.strerror or exc}") from None
+            schema = json.loads(settings_text(file, "a schema"))
+        except WorkbenchError as exc:
+            raise WorkbenchError(f"{where}: {exc}") from None
         except (ValueError, RecursionError) as exc:
             raise WorkbenchError(f"{where}: its schema {text_of(file)} is not JSON: {exc}") from None
     else:
-        raise WorkbenchError(f"{where}: schema must be given: the path of a JSON Schema file beside it, or a [schema] "
-                             f"table")
+        raise WorkbenchError(f"{where}: schema must be given: the path of a JSON Schema file (relative to its "
+                             f"folder), or a [schema] table")
     if not isinstance(schema, dict):
         raise WorkbenchError(f"{where}: its schema must be a JSON object")
     try:
@@ -127,7 +139,91 @@ def _schema(table: dict, path: Path) -> dict:
         raise WorkbenchError(f"{where}: its schema is not a valid JSON Schema at {at}: {exc.message}") from None
     except (RecursionError, ValueError, TypeError) as exc:
         raise WorkbenchError(f"{where}: its schema cannot be read as a JSON Schema: {exc}") from None
+    _checkable(schema, where)
     return schema
+
+
+def _json_only(value, where: str, at: str) -> None:
+    """An inline schema holds only what JSON can say: a TOML date or time, or a number
+    that is not finite (`nan`, `inf`), would be compared with no line's value."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _json_only(inner, where, f"{at}.{key}")
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            _json_only(inner, where, f"{at}[{index}]")
+    elif isinstance(value, (datetime.date, datetime.time)) or (isinstance(value, float) and not math.isfinite(value)):
+        raise WorkbenchError(f"{where}: {at} is {value!r}, which JSON has no form of: a JSON Schema holds JSON values "
+                             f"(write a date as text)")
+
+
+# Keywords whose values are data, not schemas: a `$ref` inside one is a value.
+DATA_KEYWORDS = {"enum", "const", "default", "examples"}
+
+
+def registry_of(schema: dict):
+    """The registry a declared schema is checked with: the schema alone. A `$ref` to
+    anything outside it is never fetched (no network, no file): it is refused up front."""
+    from referencing import Registry
+    from referencing.exceptions import NoSuchResource
+
+    def never(uri: str):
+        raise NoSuchResource(ref=uri)
+
+    resource = _specification(schema).create_resource(schema)
+    return Registry(retrieve=never).with_resource(resource.id() or "", resource), resource
+
+
+def _specification(schema: dict):
+    import referencing.jsonschema
+    from jsonschema import validators
+
+    dialect = validators.validator_for(schema).META_SCHEMA.get("$schema", "")
+    return referencing.jsonschema.specification_with(dialect, default=referencing.jsonschema.DRAFT202012)
+
+
+def _checkable(schema: dict, where: str) -> None:
+    """A schema that can check a line: each `$ref` resolves within it, and it does not
+    refer to itself without end (`{"$ref": "#"}`). Either fault would fail every line,
+    counted against the models though the declaration's."""
+    from jsonschema import validators
+    from referencing.exceptions import Unresolvable
+
+    registry, resource = registry_of(schema)
+    specification = _specification(schema)
+
+    def visit(node, resolver, at: str) -> None:
+        if isinstance(node, list):
+            for index, inner in enumerate(node):
+                visit(inner, resolver, f"{at}/{index}")
+            return
+        if not isinstance(node, dict):
+            return
+        if node is not schema and specification.create_resource(node).id() is not None:
+            resolver = resolver.in_subresource(specification.create_resource(node))
+        if isinstance(node.get("$ref"), str):
+            try:
+                resolver.lookup(node["$ref"])
+            except Unresolvable:
+                raise WorkbenchError(f"{where}: its schema's $ref {node['$ref']!r} at {at or '/'} does not lead to a "
+                                     f"part of the schema; a declared schema is checked alone (nothing is fetched)"
+                                     ) from None
+        for key, inner in node.items():
+            if key not in DATA_KEYWORDS:
+                visit(inner, resolver, f"{at}/{key}")
+
+    visit(schema, registry.resolver(base_uri=resource.id() or ""), "")
+    validator = validators.validator_for(schema)(schema, registry=registry)
+    for probe in ({}, [], "", 0, None):
+        try:
+            for _ in validator.iter_errors(probe):
+                pass
+        except RecursionError:
+            raise WorkbenchError(f"{where}: its schema refers to itself without end (a $ref that leads back to "
+                                 f"where it is, checking nothing on the way)") from None
+        except Unresolvable as exc:
+            raise WorkbenchError(f"{where}: its schema's $ref {str(exc)!r} does not lead to a part of the schema"
+                                 ) from None
 
 
 def declared_folders() -> list[Path]:

@@ -201,7 +201,16 @@ def _unchanged(present: set[str], known: dict | None, stat: os.stat_result, name
         return False
     if known["format"] is None:  # skipped: still so unless now named, or a format is given
         return not named and format is None
-    return format in (None, known["format"]) and present.issuperset(known["parts"])
+    return (format in (None, known["format"]) and present.issuperset(known["parts"])
+            and known.get("reading") == _reading(known["format"]))
+
+
+def _reading(format_name: str | None) -> str | None:
+    """How the format reads a file now (`Format.reading`), where that can change."""
+    from workbench import registry
+
+    fmt = registry.FORMATS.get(format_name) if format_name is not None else None
+    return fmt.reading if fmt is not None else None
 
 
 def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
@@ -258,7 +267,8 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
 
     def listed(row: dict) -> dict:
         return {**{key: row[key] for key in RESULT_SCHEMA.names if key in MANIFEST_SCHEMA.names},
-                "ctime_ns": ctimes.get(row["path"]), "part_stamps": [stamp(root / part) for part in row["parts"]]}
+                "ctime_ns": ctimes.get(row["path"]), "part_stamps": [stamp(root / part) for part in row["parts"]],
+                "reading": _reading(row["format"])}
 
     for row in results:
         counts = {"error": row["errors"], "warning": row["warnings"], "info": row["infos"]}

@@ -41,7 +41,10 @@ MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
     # changes it), and each part's size, mtime and ctime as written ("size:mtime:ctime";
     # a part written over since is not the file's rows). A manifest written before them
     # has them NULL: its files are read again once.
-    ("ctime_ns", pa.int64()), ("part_stamps", pa.list_(pa.string()))])
+    ("ctime_ns", pa.int64()), ("part_stamps", pa.list_(pa.string())),
+    # and how the file's format read it, where that can change (`Format.reading`: a
+    # declared format's declaration): a file read otherwise is read again.
+    ("reading", pa.string())])
 # What a part is named: `s<source id>-<run>_<i>.parquet`, a file's rows as a task wrote
 # them, or `c-<run>_<i>.parquet`, rows of several files merged (`compact`) or a part
 # written again without a file's rows.
@@ -73,6 +76,8 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
         return WorkbenchError(f"{text_of(path)} is not a manifest `workbench ingest --engine spark` wrote: {why}; "
                               f"ingest into a new tree (or remove this one to start it again)")
 
+    if path.is_symlink() or not path.is_file():  # a FIFO would block the read, a device never end it
+        raise refused("it is not a file")
     try:
         # Arrow's own file, whatever its name holds (`lake:1` is no URI); read through a
         # Python file object, Arrow's threads aborted the process at exit, 1 run in 3.
