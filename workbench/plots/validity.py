@@ -10,8 +10,8 @@ import polars as pl
 from workbench.catalog import holder
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
-from workbench.plots.labels import displayed, picking
-from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
+from workbench.plots.labels import PICK, displayed
+from workbench.plots.vega import Datasets, altair_figure, field, mark, point_selection, top_level
 
 TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 
@@ -31,7 +31,7 @@ def scorecard(con, formats: list[str] | None = None, aliases=None):
         aliases: a dict, or a JSON or CSV file, mapping names to one model.
 
     Returns:
-        An Altair chart faceted by format (rows).
+        An Altair chart of one panel per format, one above the next.
 
     Raises:
         WorkbenchError: no decisions (in `formats`) in the database.
@@ -46,15 +46,31 @@ def scorecard(con, formats: list[str] | None = None, aliases=None):
 
 def scorecard_spec(frame: pl.DataFrame) -> dict:
     """The spec of the chart of a `comparison.scorecard` frame (format, model, decisions,
-    valid, validity, ci_low, ci_high, games, ci_method)."""
+    valid, validity, ci_low, ci_high, games, ci_method): a panel per format, one above
+    the next (a concatenation, not a facet: a facet's rows of independent scales joined
+    the domains of its layers' data, with a warning in the reader's console)."""
     datasets = Datasets()
-    frame = frame.select("format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games",
-                         "ci_method").with_columns(
+    frame = frame.filter(pl.col("validity").is_not_null()).select(  # a group whose every call failed: nothing to draw
+        "format", "model", "decisions", "valid", "validity", "ci_low", "ci_high", "games", "ci_method").with_columns(
         model_name=pl.col("model"),  # as the log wrote it: what a click on the model's bar selects
         model=displayed("model"),
         label=pl.format("n={}, {} game", "decisions", "games") + pl.when(pl.col("games") == 1).then(pl.lit(""))
         .otherwise(pl.lit("s")),
     )
+    formats = sorted(frame["format"].unique().to_list())
+    # each panel's points named as Altair names them (`<name>_<i>` for the i-th panel),
+    # so that Altair writes the chart back as it is
+    panels = [_panel(fmt, f"points_{number}", last=number == len(formats) - 1) for number, fmt in enumerate(formats)]
+    # A click on a model's point selects it (`PICK`: its format and name), for a notebook
+    # to show the records behind it (widgets.DrillDown).
+    pick = point_selection(PICK, ["format", "model_name"], [panel["layer"][1]["name"] for panel in panels],
+                           on="click", clear="dblclick")
+    return top_level({"data": datasets.add("scorecard", frame), "vconcat": panels, "params": [pick],
+                      "title": TITLE}, datasets)
+
+
+def _panel(fmt: str, points: str, last: bool) -> dict:
+    """One format's rows: the interval as a bar, the validity as a point, `n=` beside."""
     whole = {"domain": [0, 1]}
     shared = {
         "y": field("model:N", title=None, sort={"field": "validity", "order": "descending"}),
@@ -65,16 +81,10 @@ def scorecard_spec(frame: pl.DataFrame) -> dict:
     interval = {"mark": mark("bar", height=8, opacity=0.35), "encoding": {
         **shared, "x": field("ci_low:Q", scale=whole), "x2": {"field": "ci_high"},
         "color": field("format:N", legend=None)}}
-    # A click on a model's point selects it (`PICK`: its format and name), for a notebook
-    # to show the records behind it (widgets.DrillDown).
-    point = {"mark": mark("point", filled=True, size=50, color="black"), "name": "points", "encoding": {
-        **shared, "x": field("validity:Q", title="valid decisions", axis={"format": "%"}, scale=whole)}}
+    axis = {"format": "%", "tickCount": 5}
+    point = {"mark": mark("point", filled=True, size=50, color="black"), "name": points, "encoding": {
+        **shared, "x": field("validity:Q", title="valid decisions" if last else None, axis=axis, scale=whole)}}
     label = {"mark": mark("text", align="left", dx=6, fontSize=10, color="#555"), "encoding": {
         **shared, "x": field("ci_high:Q"), "text": field("label:N")}}
-    return top_level({
-        "data": datasets.add("scorecard", frame), "spec": {"layer": [interval, point, label], "width": 360},
-        "facet": {"row": field("format:N", title=None, header={"labelFontWeight": "bold", "labelAngle": 0,
-                                                                "labelAlign": "left"})},
-        "params": [picking("points", "format", "model_name")], "resolve": {"scale": {"y": "independent"}},
-        "title": TITLE,
-    }, datasets)
+    return {"transform": [{"filter": {"field": "format", "equal": fmt}}], "layer": [interval, point, label],
+            "width": 360, "title": {"text": fmt, "anchor": "start", "fontSize": 11, "fontWeight": "bold"}}
