@@ -2,6 +2,8 @@
 them (the widgets' values), on the synthetic corpus: what each search shows is checked
 against a query of the database written here, and the detail pane against the file."""
 
+import json
+
 import duckdb
 import polars as pl
 import pytest
@@ -116,6 +118,27 @@ def test_clicking_a_validity_bar_or_a_rule_bar_of_the_decisions_chart_leads_to_i
         WHERE s.format = 'gm' AND v.severity = 'error' GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1""")[0]
     found = drill.picked({"format": "gm", "rule_name": rule})
     assert found.height == lines and all(rule in rules for rules in found["rules"])
+
+
+def test_clicking_a_mistake_of_the_play_quality_chart_leads_to_the_decisions_named_with_it(notebook_db):
+    from workbench.damage import play
+    from workbench.widgets import mistake_filters
+
+    con = duckdb.connect(str(notebook_db), read_only=True)
+    chart = plots.play_quality_chart(con)
+    judged = play.judged(con)
+    con.close()
+    assert selections(chart.to_dict())["pick"] == ["model_name", "mistake"]
+    drill = DrillDown(chart, RecordBrowser(notebook_db, limit=10_000), to_filters=mistake_filters(notebook_db))
+    named = judged.filter(pl.col("mistake").is_not_null() & pl.col("model").is_not_null())
+    model, mistake = named.group_by("model", "mistake").len().sort("len", "model", "mistake", descending=True).row(0)[:2]
+    mine = named.filter((pl.col("model") == model) & (pl.col("mistake") == mistake))
+    found = drill.picked({"model_name": model, "mistake": mistake})
+    assert sorted(found.select("source_id", "line").rows()) == sorted(mine.select("source_id", "line").rows())
+    assert found.height > 0 and set(found["model"]) == {model} and set(found["format"]) == {"damage"}
+    for raw, player in zip(found.sort("source_id", "line")["raw"], mine.sort("source_id", "line")["player_id"]):
+        event = json.loads(raw)  # each an action its player submitted
+        assert event["type"] == "action_submitted" and event["payload"]["player_id"] == player
 
 
 def test_unknown_filters_are_one_clear_error(notebook_db):

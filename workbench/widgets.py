@@ -893,8 +893,8 @@ class DrillDown:
         browser: the RecordBrowser a click fills.
         param: the selection's name, or a list of names (a chart of panels may name one each).
         to_filters: a function from the selected mark's fields (a dict) to the browser's
-            filters; None: the fields as they are. See `scorecard_filters`, `attack_filters`,
-            `emotion_filters`, `family_filters`, `economy_filters`.
+            filters; None: the fields as they are. See `scorecard_filters`, `decision_filters`,
+            `attack_filters`, `emotion_filters`, `mistake_filters`, `family_filters`, `economy_filters`.
     """
 
     def __init__(self, chart, browser: RecordBrowser, param="pick", to_filters=None):
@@ -988,6 +988,27 @@ def attack_filters(db, game_id: str):
             effects = queries.attack_effects(con, game_id)
             seqs = effects.filter((pl.col("attacker") == values["attacker"]) & (pl.col("target") == values["target"]))
             return {"format": "damage", "at": _event_lines(con, game_id, seqs["seq"].to_list())}
+    return to_filters
+
+
+def mistake_filters(db, aliases=None):
+    """A point of the play-quality chart's mistakes (`model_name`, `mistake`): that
+    model's decisions named with that mistake.
+
+    Args:
+        db: a database path or a connection (only read).
+        aliases: the aliases the chart was drawn with (a dict, or a JSON or CSV file).
+
+    Returns:
+        A `to_filters` for `DrillDown(chart, browser, to_filters=...)` over
+        `plots.play_quality_chart`: the Damage records at those lines.
+    """
+    from workbench.damage.quality import mistaken
+
+    def to_filters(values: dict) -> dict:
+        with reading(db) as con:
+            found = mistaken(con, values["mistake"], model=values["model_name"], aliases=aliases)
+        return {"format": "damage", "at": found.select("source_id", "line")}
     return to_filters
 
 

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.plots.labels import displayed
-from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
+from workbench.plots.labels import PICK, displayed
+from workbench.plots.vega import Datasets, altair_figure, field, mark, point_selection, top_level
 
 TITLE = "How each model plays its Damage hands: mistakes, with 95% intervals clustered by game"
+# The points a click leads from to the decisions behind them (widgets.mistake_filters):
+# a layer of the first panel of a concatenation, named as Altair names it (`<name>_<i>`
+# for the i-th panel), so that Altair writes the chart back as it is.
+MISTAKE_POINTS = "mistake_points_0"
 
 
 @altair_figure
@@ -39,14 +43,17 @@ def play_quality_chart(con, aliases=None):
         {"mistake_rate": "rate", "mistake_rate_low": "low", "mistake_rate_high": "high", "mistake_rate_n": "n"})
     datasets = Datasets()
     return top_level({"hconcat": [
-        _panel(datasets.add("mistakes", rates.with_columns(model=displayed("model"))), "mistake:N",
-               list(MISTAKES), "Mistakes per model"),
+        _panel(datasets.add("mistakes", rates.with_columns(model_name=pl.col("model"), model=displayed("model"))),
+               "mistake:N", list(MISTAKES), "Mistakes per model (click: the decisions)", picked=True),
         _panel(datasets.add("by-tilt", by_tilt.with_columns(model=displayed("model"))), "state:N",
                ["low", "moderate", "high"], "Any mistake, by tilt at the decision"),
-    ], "title": TITLE}, datasets)
+    ], "params": [point_selection(PICK, ["model_name", "mistake"], [MISTAKE_POINTS], on="click", clear="dblclick")],
+        "title": TITLE}, datasets)
 
 
-def _panel(data: dict, row: str, order: list[str], title: str) -> dict:
+def _panel(data: dict, row: str, order: list[str], title: str, picked: bool = False) -> dict:
+    """A panel of rates on their intervals; `picked`: a click on a point selects its
+    model and mistake (`pick`, on the points themselves)."""
     shared = {"y": field(row, title=None, sort=order), "yOffset": field("model:N"),
               "color": field("model:N", title="model"),
               "tooltip": [field("model:N"), field(row), field("n:Q", title="decisions"),
@@ -56,6 +63,7 @@ def _panel(data: dict, row: str, order: list[str], title: str) -> dict:
     return {"data": data, "title": title, "width": 260, "layer": [
         {"mark": mark("rule", opacity=0.5), "encoding": {**shared, "x": field("low:Q", scale=whole), "x2": {
             "field": "high"}}},
-        {"mark": mark("point", filled=True, size=45), "encoding": {
-            **shared, "x": field("rate:Q", title="share of decisions", axis={"format": "%"}, scale=whole)}},
+        {"mark": mark("point", filled=True, size=45, **({"cursor": "pointer"} if picked else {})),
+         **({"name": MISTAKE_POINTS} if picked else {}),
+         "encoding": {**shared, "x": field("rate:Q", title="share of decisions", axis={"format": "%"}, scale=whole)}},
     ]}
