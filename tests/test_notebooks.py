@@ -453,3 +453,15 @@ def test_notebook_03_leads_from_the_scorecard_to_the_records_and_the_turns_side_
     assert any(t.startswith(f"<b>{shown:,}</b> records") for t in texts), texts[:5]
     # the picked pair's shared turns, disagreements first
     assert any("turns both decided" in t and "listed first" in t for t in texts)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_table_is_shown_as_a_raw_frame(name, executed):
+    """A polars frame displayed as it is shows its shape and a row of dtypes: every table
+    goes through `widgets.table` (or its own HTML). The callbacks' outputs count too."""
+    nb = executed(name)
+    raw = [out for out in all_outputs(nb)
+           if "<small>shape: (" in "".join(out.get("data", {}).get("text/html", ""))
+           or "".join(out.get("data", {}).get("text/plain", "")).startswith("shape: (")
+           or "".join(out.get("text", "")).startswith("shape: (")]
+    assert raw == []
