@@ -39,6 +39,11 @@ def test_the_scorecard_prints_intervals_n_and_games(db, capsys):
     assert lines[0].startswith("model,model_from,decisions,valid,validity,ci_low,ci_high,games,design_effect,ci_method")
     # a name a spreadsheet would run as a formula is written as text
     assert any(line.startswith("'=HYPERLINK(1),model,2,1,") for line in lines)
+    assert main(["scorecard", "--db", str(db), "--json", "--by", "model"]) == 0
+    rows = {row["model"]: row for row in json.loads(capsys.readouterr().out)}
+    assert (rows["m-b"]["decisions"], rows["m-b"]["valid"], rows["m-b"]["games"]) == (20, 7, 2)
+    assert (rows["m-b"]["ci_low"], rows["m-b"]["ci_high"]) == pytest.approx((low, high))
+    assert rows["=HYPERLINK(1)"]["decisions"] == 2  # JSON is data: no apostrophe
 
 
 def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):

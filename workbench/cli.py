@@ -254,7 +254,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_failures(card)
     _add_prices(card)
     _add_aliases(card)
-    card.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    _add_output(card)
     _add_engine(card, "ask the Parquet tree DIR (--parquet) on Spark, not a database")
     card.set_defaults(run=_scorecard)
 
@@ -664,8 +664,7 @@ def _scorecard(args) -> int:
                          aliases=args.aliases, cluster=_cluster(args), failures=args.failures)
     if card.is_empty():
         raise WorkbenchError(f"no decisions in {holder(con)} to score; ingest a damage, ec4x, arena or gm log first")
-    if args.csv:
-        print(spreadsheet_safe(card).write_csv(), end="")
+    if _printed_as_data(card, args):
         return 0
     for row in card.iter_rows(named=True):
         who = " ".join(str(row[key]) for key in card.columns[:card.columns.index("decisions")] if key != "model_from")

@@ -298,7 +298,7 @@ def declare(path) -> Format:
 
 def _declared_into(formats: dict[str, Format], path) -> Format:
     spec = read_spec(path)
-    where = str(spec.path.resolve())
+    where = text_of(spec.path.resolve())
     if spec.name in formats and DECLARED.get(spec.name) == where:
         if formats[spec.name].reading == spec.reading:
             return formats[spec.name]
