@@ -379,6 +379,7 @@ def _parser() -> argparse.ArgumentParser:
     formats = commands.add_parser("formats", help="list the formats: built in, from plugins, and declared in TOML "
                                                   "files")
     formats.add_argument("--spec", action="append", metavar="FILE.toml", help="a game of your own: the TOML file that declares its format (docs: Your own game); may be repeated")
+    _add_output(formats)
     formats.set_defaults(run=_formats)
 
     lab = commands.add_parser("lab", help="open JupyterLab on the notebooks, pointed at the database",
@@ -497,15 +498,25 @@ def _declared(args) -> None:
 
 
 def _formats(args) -> int:
+    import polars as pl
+
     from workbench.declared import declared_folders
+    from workbench.paths import text_of
     from workbench.registry import BUILT_IN, DECLARED, FORMATS
 
     _declared(args)
     built_in = {fmt.name for fmt in BUILT_IN}
-    for name, fmt in FORMATS.items():
-        kind = "built in" if name in built_in else f"declared in {DECLARED[name]}" if name in DECLARED else "plugin"
-        print(f"{name:<12} {kind}: {fmt.describe}")
-    print(f"declared formats are read from: {os.pathsep.join(str(f) for f in declared_folders())} "
+    listed = pl.DataFrame([{
+        "name": name, "kind": "built in" if name in built_in else "declared" if name in DECLARED else "plugin",
+        "declared_in": DECLARED.get(name), "description": fmt.describe, "tables": [t.name for t in fmt.tables],
+    } for name, fmt in FORMATS.items()], schema={"name": pl.String, "kind": pl.String, "declared_in": pl.String,
+                                                 "description": pl.String, "tables": pl.List(pl.String)})
+    if _printed_as_data(listed, args):
+        return 0
+    for row in listed.iter_rows(named=True):
+        kind = f"declared in {row['declared_in']}" if row["declared_in"] else row["kind"]
+        print(f"{row['name']:<12} {kind}: {row['description']}")
+    print(f"declared formats are read from: {os.pathsep.join(text_of(f) for f in declared_folders())} "
           f"($WORKBENCH_FORMATS)")
     return 0
 

@@ -217,6 +217,10 @@ def test_a_folder_of_declared_formats_is_found_by_every_command(game, tmp_path):
     assert f"rps          declared in {game / 'rps.toml'}: rock, paper, scissors" in listed.stdout
     assert "declared format" in listed.stderr and "broken.toml left out" in listed.stderr
     assert "files must be given" in listed.stderr
+    as_json = {row["name"]: row for row in json.loads(run("formats", "--json").stdout)}
+    assert as_json["rps"] == {"name": "rps", "kind": "declared", "declared_in": str(game / "rps.toml"),
+                              "description": "rock, paper, scissors", "tables": ["rps_records"]}
+    assert as_json["damage"]["kind"] == "built in" and "damage_events" in as_json["damage"]["tables"]
     ingested = run("ingest", str(game), "--db", str(tmp_path / "w.duckdb"), "--quiet")
     assert ingested.returncode == 0 and "g1.rps.jsonl: rps: 4 records" in ingested.stdout
 
