@@ -8,7 +8,6 @@ import json
 import re
 import signal
 import threading
-from contextlib import contextmanager
 
 from workbench.catalog import DECISIONS
 from workbench.declared.spec import Spec, registry_of
@@ -51,12 +50,13 @@ def declared_format(spec: Spec) -> Format:
         named = _named_by_the_path(spec, ctx.path)
         for batch in context_batches(ctx):
             violations, reject_at = [], dict(batch.unreadable)
-            for index, text in enumerate(batch.texts):
-                if index in reject_at:
-                    continue
-                why = check(text, batch.locator(index), violations)
-                if why is not None:
-                    reject_at[index] = why
+            with _Bound(CHECK_SECONDS) as bound:
+                for index, text in enumerate(batch.texts):
+                    if index in reject_at:
+                        continue
+                    why = check(text, batch.locator(index), violations, bound)
+                    if why is not None:
+                        reject_at[index] = why
 
             def stored(lines) -> int:
                 return run_on(ctx.con, lines, insert, "lines", {"source_id": ctx.source_id, **named})[0][0]
@@ -123,8 +123,8 @@ def _named_by_the_path(spec: Spec, path) -> dict[str, str | None]:
     if spec.file is None:
         return dict.fromkeys((f"file_{field}" for field in COLUMNS), None)
     try:
-        with _within(CHECK_SECONDS):
-            found = spec.file.search(path.resolve().as_posix())
+        with _Bound(CHECK_SECONDS) as bound:
+            found = bound.run(lambda: spec.file.search(path.resolve().as_posix()))
     except _TooLong:
         raise UnreadableFile(f"{spec.path.name}: its file expression took more than {CHECK_SECONDS:g} s on this "
                              f"file's path (it backtracks without end)") from None
@@ -149,7 +149,7 @@ def _literal(text: str) -> str:
 
 
 def _checker(spec: Spec):
-    """`check(text, locator, violations)`: the line's schema errors (and a turn that is
+    """`check(text, locator, violations, bound)`: the line's schema errors (and a turn that is
     not a whole number) added to `violations`; why it is rejected (not a JSON object),
     or None."""
     from jsonschema import validators
@@ -157,7 +157,7 @@ def _checker(spec: Spec):
     validator = validators.validator_for(spec.schema)(spec.schema, registry=registry_of(spec.schema)[0])
     turn = spec.fields.get("turn")
 
-    def check(text: str, locator: str, violations: list[Violation]) -> str | None:
+    def check(text: str, locator: str, violations: list[Violation], bound: _Bound) -> str | None:
         try:
             record = json.loads(text)
         except (ValueError, RecursionError) as exc:
@@ -167,8 +167,7 @@ def _checker(spec: Spec):
         if turn is not None:
             violations.extend(_turn_finding(record, turn, locator))
         try:
-            with _within(CHECK_SECONDS):
-                errors = list(validator.iter_errors(record))
+            errors = bound.run(lambda: list(validator.iter_errors(record)))
         except _TooLong:
             violations.append(Violation(locator, "error", "schema", "(record)", (
                 f"the schema could not be checked on this line within {CHECK_SECONDS:g} s (a pattern that "
@@ -219,27 +218,39 @@ class _TooLong(Exception):
     """A check ran past its time."""
 
 
-@contextmanager
-def _within(seconds: float):
-    """What runs within raises _TooLong past `seconds`, where a signal can land (the
-    main thread); elsewhere it runs unbounded."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    armed = True
+class _Bound:
+    """Work each run within `seconds` (`run`), else _TooLong: the alarm's handler is set
+    once, as the bound is entered (a file's load), and only the timer per run (a line).
+    Where no signal can land (not the main thread), the work runs unbounded."""
 
-    def late(signum, frame):
-        if armed:  # not a signal that came as the check ended
+    def __init__(self, seconds: float):
+        self.seconds, self.running = seconds, False
+
+    def __enter__(self) -> "_Bound":
+        self.active = threading.current_thread() is threading.main_thread()
+        if self.active:
+            self.previous = signal.signal(signal.SIGALRM, self._late)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+    def _late(self, signum, frame) -> None:
+        if self.running:  # not a signal that came as the work ended
             raise _TooLong
 
-    previous = signal.signal(signal.SIGALRM, late)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def run(self, work):
+        if not self.active:
+            return work()
+        self.running = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            return work()
+        finally:
+            self.running = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _short(message: str) -> str:
