@@ -790,6 +790,14 @@ def query_frame(con, sql: str, params=None):
     return con.sql(sql, params=params or {}).pl()
 
 
+def ordered_frame(con, sql: str, params=None):
+    """`query_frame`, its rows ordered by every column in turn, nulls last: the order
+    `ORDER BY ALL` gives, given here, where on Spark a sort is a job of its own (a query
+    whose rows are summed in order must have the same order on both engines)."""
+    frame = query_frame(con, sql, params)
+    return frame.sort(frame.columns, nulls_last=True)
+
+
 def format_summary(con):
     """Per format: files, records kept, lines rejected, findings by severity.
 

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from workbench import stats
-from workbench.catalog import DECISIONS, holder, query_frame
+from workbench.catalog import DECISIONS, holder, ordered_frame, query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
 from workbench.outcomes import FAILURES_SAID, answered
@@ -188,9 +188,6 @@ def _failure_rates(frame: pl.DataFrame, pools: dict) -> pl.DataFrame:
         failure_high=pl.Series(np.atleast_1d(high), dtype=pl.Float64))
 
 
-# Per group: its clusters (games) and the sum over them of (hit_g - p n_g)^2, the
-# numerator of the cluster-robust variance (`stats.design_effects`); a hit is a valid
-# decision, unless `hit` says otherwise.
 def _effects(frame: pl.DataFrame, games: str, sizes: str, n: np.ndarray, pools: dict):
     """Per row: the design effect and degrees of freedom from its pool's ICC."""
     pooled = [pools.get(key, stats.NOTHING) for key in frame["pool"].to_list()]
@@ -386,7 +383,7 @@ def _shared_turns(con, source: str, wanted: list[tuple[str, str, str, str]]) -> 
     """Per pair: the shared turns (same format, game and turn) per game, as the four
     cells of the paired table. A model that decided a turn more than once is valid
     there if every decision was."""
-    frame = query_frame(con, f"""
+    frame = ordered_frame(con, f"""
         WITH d AS ({source}),
         wanted AS (SELECT unnest($formats) AS format, unnest($xs) AS x, unnest($ys) AS y),
         turns AS (SELECT format, game_id, turn, who, any_value(cluster) AS cluster, bool_and(valid) AS valid FROM d
@@ -404,7 +401,6 @@ def _shared_turns(con, source: str, wanted: list[tuple[str, str, str, str]]) -> 
         JOIN turns t2 ON t2.format = w.format AND t2.who = w.y AND t2.game_id = t1.game_id AND t2.turn = t1.turn
         GROUP BY ALL
     """, {"formats": [w[0] for w in wanted], "xs": [w[1] for w in wanted], "ys": [w[2] for w in wanted]})
-    frame = frame.sort(frame.columns, nulls_last=True)  # here: a sort in Spark is a job of its own
     found = {}
     for (fmt, x, y), games in frame.group_by("format", "x", "y", maintain_order=True):
         games = games.group_by("cluster", maintain_order=True).agg(pl.col("both", "only_a", "only_b", "neither").sum())
@@ -547,11 +543,10 @@ def plan(con, format: str | None = None, aliases=None, cluster: str | None = "ga
 
 def _planned(con, source: str, format: str | None, pooled: bool = False) -> dict[str, Plan]:
     """Per format (or one for all, `pooled`): the Plan its decisions give."""
-    frame = query_frame(con, f"""
+    frame = ordered_frame(con, f"""
         SELECT format, who, cluster, count(*) AS n, count(*) FILTER (WHERE valid) AS valid
         FROM ({source}) WHERE $format IS NULL OR format = $format GROUP BY ALL
     """, {"format": format})
-    frame = frame.sort(frame.columns, nulls_last=True)  # here: a sort in Spark is a job of its own
     plans = {}
     groups = [("all", frame)] if pooled else [(key[0], part) for key, part in frame.group_by("format", maintain_order=True)]
     for name, part in groups:

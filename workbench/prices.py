@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from workbench import catalog
-from workbench.catalog import query_frame
+from workbench.catalog import ordered_frame
 from workbench.errors import WorkbenchError
 from workbench.paths import settings_text, text_of
 
@@ -174,7 +174,7 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
     columns = _token_columns(con)
     thresholds = {who: price.thresholds() for who, price in prices.items() if price is not None and price.thresholds()}
     group = ", ".join(keys)
-    frame = query_frame(con, f"""
+    frame = ordered_frame(con, f"""
         WITH d AS (SELECT *{columns} FROM ({source})),
         sized AS (SELECT *, array_length(list_filter(coalesce(map($names::VARCHAR[], $starts::BIGINT[][])[who], []),
                                             lambda s: coalesce(input_tokens, 0) > s)) AS tier FROM d)
@@ -185,7 +185,6 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
                count(*) FILTER (WHERE valid AND (input_tokens IS NOT NULL OR tokens IS NOT NULL)) AS priced_valid
         FROM sized GROUP BY ALL
     """, {"names": list(thresholds), "starts": list(thresholds.values())})
-    frame = frame.sort(frame.columns, nulls_last=True)  # here: a sort in Spark is a job of its own
     out = []
     for group_keys, part in frame.group_by(keys, maintain_order=True):
         price = prices.get(group_keys[keys.index("who")])

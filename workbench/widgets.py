@@ -964,7 +964,7 @@ def decision_filters(values: dict) -> dict:
     if "rule_name" in values:
         return {"format": values["format"], "rule": values["rule_name"]}
     if "model_name" in values:
-        return {"format": values["format"], "model": values["model_name"], "valid": False}
+        return scorecard_filters(values)
     return {"format": values["format"], "valid": False}
 
 
@@ -1003,11 +1003,11 @@ def mistake_filters(db, aliases=None):
         A `to_filters` for `DrillDown(chart, browser, to_filters=...)` over
         `plots.play_quality_chart`: the Damage records at those lines.
     """
-    from workbench.damage.quality import mistaken
+    from workbench.damage.quality import named_with
 
-    def to_filters(values: dict) -> dict:
+    def to_filters(values: dict) -> dict:  # the browser reads the lines' raw text
         with reading(db) as con:
-            found = mistaken(con, values["mistake"], model=values["model_name"], aliases=aliases)
+            found = named_with(con, values["mistake"], model=values["model_name"], aliases=aliases)
         return {"format": "damage", "at": found.select("source_id", "line")}
     return to_filters
 

@@ -309,18 +309,21 @@ def _rate(share: stats.Clustered) -> float | None:
     return share.validity if share.n else None
 
 
-def mistaken(con, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
-    """The decisions named `mistake` (of `model`, as `aliases` name it and as
-    `play_summary` counts it: a log that names no model, its player), each with its
-    line's raw text as written in its file (read back while the file holds what was
-    ingested)."""
-    from workbench.records import raw_texts
-
+def named_with(con, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
+    """The judged decisions named `mistake` (of `model`, as `aliases` name it and as
+    `play_summary` counts it: a log that names no model, its player)."""
     if mistake not in MISTAKES:
         raise WorkbenchError(f"unknown mistake {mistake!r}: one of {', '.join(MISTAKES)}")
     frame = _by_model(play_quality(con), aliases).filter(pl.col("mistake") == mistake)
-    if model is not None:
-        frame = frame.filter(pl.col("model") == model)
+    return frame if model is None else frame.filter(pl.col("model") == model)
+
+
+def mistaken(con, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
+    """`named_with`, each decision with its line's raw text as written in its file (read
+    back while the file holds what was ingested)."""
+    from workbench.records import raw_texts
+
+    frame = named_with(con, mistake, model, aliases)
     files = query_frame(con, "SELECT source_id, sha256, size FROM sources")
     located = frame.join(files, on="source_id", how="left").with_columns(raw=pl.lit(None, dtype=pl.String))
     return frame.with_columns(raw=pl.Series(raw_texts(located), dtype=pl.String))

@@ -199,8 +199,9 @@ def _checkable(schema: dict, where: str) -> None:
             return
         if not isinstance(node, dict):
             return
-        if node is not schema and specification.create_resource(node).id() is not None:
-            resolver = resolver.in_subresource(specification.create_resource(node))
+        here = specification.create_resource(node)
+        if node is not schema and here.id() is not None:  # a subschema with an `$id` of its own: its refs' base
+            resolver = resolver.in_subresource(here)
         if isinstance(node.get("$ref"), str):
             try:
                 resolver.lookup(node["$ref"])

@@ -39,7 +39,8 @@ def note_view(datasets: Datasets, name: str, text: str, title: str, width: int =
 PICK = "pick"  # the name of a chart's selection that leads to its records (widgets.DrillDown)
 
 
-def picking(view: str, *fields: str, name: str = PICK) -> dict:
-    """The top-level selection by which a click on a mark of `view` selects it by
-    `fields`, which say which records are behind it; a double click clears it."""
-    return point_selection(name, fields, [view], on="click", clear="dblclick")
+def picking(view: str | list[str], *fields: str, name: str = PICK) -> dict:
+    """The top-level selection by which a click on a mark of `view` (or of any of the
+    views listed) selects it by `fields`, which say which records are behind it; a
+    double click clears it."""
+    return point_selection(name, fields, [view] if isinstance(view, str) else view, on="click", clear="dblclick")

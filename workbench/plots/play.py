@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.plots.labels import PICK, displayed
-from workbench.plots.vega import Datasets, altair_figure, field, mark, point_selection, top_level
+from workbench.plots.labels import displayed, picking
+from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
 TITLE = "How each model plays its Damage hands: mistakes, with 95% intervals clustered by game"
 # The points a click leads from to the decisions behind them (widgets.mistake_filters):
@@ -47,8 +47,7 @@ def play_quality_chart(con, aliases=None):
                "mistake:N", list(MISTAKES), "Mistakes per model (click: the decisions)", picked=True),
         _panel(datasets.add("by-tilt", by_tilt.with_columns(model=displayed("model"))), "state:N",
                ["low", "moderate", "high"], "Any mistake, by tilt at the decision"),
-    ], "params": [point_selection(PICK, ["model_name", "mistake"], [MISTAKE_POINTS], on="click", clear="dblclick")],
-        "title": TITLE}, datasets)
+    ], "params": [picking(MISTAKE_POINTS, "model_name", "mistake")], "title": TITLE}, datasets)
 
 
 def _panel(data: dict, row: str, order: list[str], title: str, picked: bool = False) -> dict:

@@ -10,8 +10,8 @@ import polars as pl
 from workbench.catalog import holder
 from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
-from workbench.plots.labels import PICK, displayed
-from workbench.plots.vega import Datasets, altair_figure, field, mark, point_selection, top_level
+from workbench.plots.labels import displayed, picking
+from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
 TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 
@@ -63,8 +63,7 @@ def scorecard_spec(frame: pl.DataFrame) -> dict:
     panels = [_panel(fmt, f"points_{number}", last=number == len(formats) - 1) for number, fmt in enumerate(formats)]
     # A click on a model's point selects it (`PICK`: its format and name), for a notebook
     # to show the records behind it (widgets.DrillDown).
-    pick = point_selection(PICK, ["format", "model_name"], [panel["layer"][1]["name"] for panel in panels],
-                           on="click", clear="dblclick")
+    pick = picking([panel["layer"][1]["name"] for panel in panels], "format", "model_name")
     return top_level({"data": datasets.add("scorecard", frame), "vconcat": panels, "params": [pick],
                       "title": TITLE}, datasets)
 
