@@ -29,11 +29,11 @@ assert [f.status for f in report.files] == ["ingested"], report.files[0].message
 assert report.files[0].rejected == 0, report.files[0].rejected
 """
 EXPORT_OTLP = """
-from workbench.otel.export import export_otlp
+from workbench.otel.writer import export_otlp
 export_otlp({out!r}, db={db!r}, overwrite=True)
 """
 EXPORT_PARQUET = """
-from workbench.export import export_parquet
+from workbench.parquet_tree import export_parquet
 export_parquet({out!r}, db={db!r}, overwrite=True)
 """
 # Bytes of OTLP/JSON a decision of the Arena log comes to, about: to size the export.

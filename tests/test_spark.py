@@ -25,7 +25,7 @@ import workbench  # noqa: E402
 from workbench import analysis, catalog, cli, comparison, registry
 from workbench import spark as on_spark  # noqa: E402
 from workbench.damage import ratings  # noqa: E402
-from workbench.export import export_parquet  # noqa: E402
+from workbench.parquet_tree import export_parquet  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
 from workbench.spark import lake, load, manifest, sql  # noqa: E402
 

@@ -1093,11 +1093,11 @@ def _synth(args) -> int:
 
 def _export(args) -> int:
     if args.otlp:
-        from workbench.otel.export import export_otlp
+        from workbench.otel.writer import export_otlp
 
         print(f"wrote {export_otlp(args.otlp, db=args.db, overwrite=args.overwrite)} decisions as spans to {args.otlp}")
         return 0
-    from workbench.export import export_parquet
+    from workbench.parquet_tree import export_parquet
 
     check_tree(args.parquet)
 

@@ -274,3 +274,19 @@ def writable_folder(path: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WorkbenchError(f"cannot write {text_of(path)}: {exc.strerror or exc}") from None
+
+
+def relative_to_common(paths: list[str | None]) -> tuple[list[str | None], str | None]:
+    """`paths` relative to the folder they have in common, and that folder (a single
+    file's: its folder); `paths` as they are and None where they have none (no paths,
+    relative and absolute ones mixed, or different drives)."""
+    given = [path for path in paths if path is not None]
+    try:
+        root = os.path.commonpath(given) if given else None
+    except ValueError:
+        root = None
+    if root is None:
+        return paths, None
+    if root in given:
+        root = os.path.dirname(root)
+    return [None if path is None else os.path.relpath(path, root) for path in paths], root

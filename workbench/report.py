@@ -2,10 +2,10 @@
 
 The content is built once, as a list of sections (text, tables and charts), then written
 as a self-contained HTML page (a table of contents; tables that sort and filter, drawn by
-`workbench.tables` with its script inline; Vega's scripts inline; nothing loaded from the
+`workbench.display` with its script inline; Vega's scripts inline; nothing loaded from the
 network; every chart interactive with its tooltips) or as Markdown with the charts as PNG
 files in a folder beside it. The charts are the figures' Vega-Lite specs: the report
-loads no Altair. Both show the tables as `tables.readable` puts them: a
+loads no Altair. Both show the tables as `display.readable` puts them: a
 validity with its interval, n and games in one cell, numbers rounded. Text from logs is
 escaped for the format it is written in: HTML entities in the page, and `ScriptSafeJSON`
 for the chart specs inside its <script>."""
@@ -23,12 +23,12 @@ from urllib.parse import quote
 
 import polars as pl
 
-from workbench import analysis, catalog, comparison, plots, tables
+from workbench import analysis, catalog, comparison, display, plots
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.paths import text_of, writable_folder
 from workbench.prices import read_prices
-from workbench.plots.export import ScriptSafeJSON, vega_script
+from workbench.plots.files import ScriptSafeJSON, vega_script
 
 SUFFIXES = (".html", ".md")
 TOP_VIOLATIONS = 15
@@ -216,7 +216,7 @@ def _gates(con) -> Section:
 
 def _violations(con) -> Section:
     rules = analysis.top_violation_rules(con, limit=TOP_VIOLATIONS, examples=EXAMPLES_PER_RULE)
-    _, root = tables.relative_paths(analysis.provenance(con))
+    _, root = display.relative_paths(analysis.provenance(con))
     where = "path and locator"
     if root is not None and "examples" in rules.columns:  # as the provenance shows paths
         folder = os.path.join(root, "")
@@ -228,7 +228,7 @@ def _violations(con) -> Section:
 
 
 def _provenance(con) -> Section:
-    files, root = tables.relative_paths(analysis.provenance(con))
+    files, root = display.relative_paths(analysis.provenance(con))
     where = f" Paths are relative to {root}." if root else ""
     return Section("Provenance", f"Every file the database holds, its sha256 and when it was read.{where}",
                    tables=[files])
@@ -252,7 +252,7 @@ def as_html(title: str, made: str, sections: list[Section]) -> str:
         if section.text:
             body.append(f"<p>{html.escape(section.text)}</p>")
         body += [f"<p class='note'>{html.escape(note)}</p>" for note in section.notes]
-        body += [tables.html_table(_with_values(table), f"{anchor}-table-{number}")
+        body += [display.html_table(_with_values(table), f"{anchor}-table-{number}")
                  for number, table in enumerate(section.tables, 1)]
         for name, spec in section.charts:
             body.append(f"<h3>{html.escape(name)}</h3><div class='chart' id='chart-{len(charts)}'></div>")
@@ -262,12 +262,12 @@ def as_html(title: str, made: str, sections: list[Section]) -> str:
     specs = json.dumps(charts, cls=ScriptSafeJSON)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>{PAGE_STYLE}{tables.STYLE}</style>
+<style>{PAGE_STYLE}{display.STYLE}</style>
 <script type="text/javascript">{vega_script()}</script></head>
 <body><h1>{html.escape(title)}</h1><p class="note">made {made}</p>
 <nav class="contents" aria-label="Contents"><strong>Contents</strong><ol>{contents}</ol></nav>
 {''.join(body)}
-<script type="text/javascript">{tables.SCRIPT}</script>
+<script type="text/javascript">{display.SCRIPT}</script>
 <script type="text/javascript">
 const specs = {specs};
 // Vega's warnings (an empty layer's "Infinite extent") say nothing to a reader; an error
@@ -316,8 +316,8 @@ def as_markdown(title: str, made: str, sections: list[Section], path: Path) -> s
 def _md_table(table: pl.DataFrame) -> str:
     if table.is_empty():
         return "_nothing to show_"
-    shown = tables.readable(_with_values(table))
-    rows = [[tables.heading(name) for name in shown.columns], ["---"] * shown.width, *shown.iter_rows()]
+    shown = display.readable(_with_values(table))
+    rows = [[display.heading(name) for name in shown.columns], ["---"] * shown.width, *shown.iter_rows()]
     return "\n".join("| " + " | ".join(_md_text(cell) for cell in row) + " |" for row in rows)
 
 

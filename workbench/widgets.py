@@ -1074,7 +1074,7 @@ def _event_lines(con, game_id: str, seqs: list[int]) -> pl.DataFrame:
 
 
 def table(frame: pl.DataFrame, page: int = 10):
-    """A frame as people read it (`tables.readable`: intervals with their n, rounded
+    """A frame as people read it (`display.readable`: intervals with their n, rounded
     numbers, no dtype row) in a sortable, paged, searchable table that scrolls within
     its cell when wide.
 
@@ -1087,7 +1087,7 @@ def table(frame: pl.DataFrame, page: int = 10):
     """
     from itables.widget import ITable
 
-    from workbench.tables import readable
+    from workbench.display import readable
 
     return ITable(readable(frame), pageLength=page, scrollX=True, classes="display compact", showIndex=False,
                   show_dtypes=False)

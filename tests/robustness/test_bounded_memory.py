@@ -18,7 +18,7 @@ import workbench
 from bench.common import PRINT_PEAK_KB
 from tests.conftest import ROOT
 from workbench.jsonl import MAX_LINE_BYTES
-from workbench.otel import export, otlp, reader
+from workbench.otel import otlp, reader, writer
 
 OTEL = ROOT / "tests" / "otel" / "data"
 # What ingesting an OTLP file leaves, table by table, but for the file's own id.
@@ -87,9 +87,9 @@ def test_a_json_lines_otlp_json_is_read_line_by_line_as_the_jsonl_formats_are(tm
 def test_an_export_of_a_source_of_many_decisions_is_cut_into_exports_the_ingest_reads_again(tmp_path, monkeypatch):
     db = tmp_path / "w.duckdb"
     workbench.ingest([decisions_log(tmp_path / "long.decisions.jsonl", 600)], db=db)
-    monkeypatch.setattr(export, "EXPORT_BYTES", 64 << 10)
+    monkeypatch.setattr(writer, "EXPORT_BYTES", 64 << 10)
     for name in ("out.otlp.jsonl", "out.otlp.json"):
-        assert export.export_otlp(tmp_path / name, db=db) == 600
+        assert writer.export_otlp(tmp_path / name, db=db) == 600
         (back,) = workbench.ingest([tmp_path / name], db=tmp_path / f"{name}.duckdb").files
         assert (back.records, back.rejected) == (600, 0)
     lines = (tmp_path / "out.otlp.jsonl").read_bytes().splitlines()
@@ -105,7 +105,7 @@ def test_an_export_of_12000_decisions_of_one_source_round_trips(tmp_path):
     db = tmp_path / "h.duckdb"
     workbench.ingest([decisions_log(tmp_path / "e.decisions.jsonl", 12_000)], db=db)
     out = tmp_path / "h.otlp.jsonl"
-    assert export.export_otlp(out, db=db) == 12_000
+    assert writer.export_otlp(out, db=db) == 12_000
     assert max(len(line) for line in out.read_bytes().splitlines()) <= MAX_LINE_BYTES
     (back,) = workbench.ingest([out], db=tmp_path / "rt.duckdb").files
     assert (back.records, back.rejected) == (12_000, 0)
@@ -125,7 +125,7 @@ def test_the_export_s_peak_memory_grows_only_with_duckdb_s_sort_of_the_decisions
     small, large = tmp_path / "small.duckdb", tmp_path / "large.duckdb"
     workbench.ingest([decisions_log(tmp_path / "s.decisions.jsonl", 20_000)], db=small)
     workbench.ingest([decisions_log(tmp_path / "l.decisions.jsonl", 100_000)], db=large)
-    code = "from workbench.otel.export import export_otlp; export_otlp({out!r}, db={db!r})"
+    code = "from workbench.otel.writer import export_otlp; export_otlp({out!r}, db={db!r})"
     small_mb = peak_mb(code.format(out=str(tmp_path / "s.otlp.jsonl"), db=str(small)))
     large_mb = peak_mb(code.format(out=str(tmp_path / "l.otlp.jsonl"), db=str(large)))
     # Everything held: about 6.5 kB a decision (520 MB more for the larger). Streamed, the
@@ -138,7 +138,7 @@ def test_ingesting_an_otlp_json_takes_the_memory_its_spans_as_jsonl_take(tmp_pat
     db = tmp_path / "w.duckdb"
     workbench.ingest([decisions_log(tmp_path / "e.decisions.jsonl", 60_000)], db=db)
     lines = tmp_path / "t.otlp.jsonl"
-    export.export_otlp(lines, db=db)
+    writer.export_otlp(lines, db=db)
     one = as_one_export([lines], tmp_path / "t.otlp.json")
     code = "import workbench; assert workbench.ingest([{path!r}], db={db!r}).files[0].rejected == 0"
     as_lines = peak_mb(code.format(path=str(lines), db=str(tmp_path / "lines.duckdb")))

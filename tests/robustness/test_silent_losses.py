@@ -166,15 +166,15 @@ def test_a_game_id_of_any_length_is_kept_whole_in_the_export(tmp_path, game):
 
 
 def test_an_export_cut_short_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
-    from workbench import export
+    from workbench import parquet_tree
 
     log = write_lines(tmp_path / "ep.decisions.jsonl", [decision(0)])
     db = tmp_path / "w.duckdb"
     workbench.ingest([log], db=db)
     out = tmp_path / "pq"
-    export.export_parquet(out, db=db)
+    parquet_tree.export_parquet(out, db=db)
     before = sorted(p.relative_to(out) for p in out.rglob("*"))
-    real, done = export._export_table, []
+    real, done = parquet_tree._export_table, []
 
     def interrupted(con, table, target):
         done.append(table)
@@ -182,9 +182,9 @@ def test_an_export_cut_short_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(con, table, target)
 
-    monkeypatch.setattr(export, "_export_table", interrupted)
+    monkeypatch.setattr(parquet_tree, "_export_table", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        export.export_parquet(out, db=db, overwrite=True)
+        parquet_tree.export_parquet(out, db=db, overwrite=True)
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # nothing half-written left
 

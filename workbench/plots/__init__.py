@@ -18,7 +18,7 @@ HOMES = {
     "attack_heatmap": "attacks", "event_study_chart": "attacks", "scorecard": "validity",
     "decision_quality": "decisions", "family_matrix_chart": "families", "step_times_chart": "traces",
     "play_quality_chart": "play",
-    "save": "export",
+    "save": "files",
 }
 
 __all__ = [*HOMES, "FIGURES", "figure", "figure_spec"]

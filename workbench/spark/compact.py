@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from workbench.errors import WorkbenchError, first_line
-from workbench.export import GAME_COLUMNS, ROW_GROUP_ROWS
+from workbench.parquet_tree import GAME_COLUMNS, ROW_GROUP_ROWS
 from workbench.paths import text_of
 from workbench.spark.manifest import (MANIFEST, STAGING, listed_parts, locked, part_path, read_manifest,
                                       remove_unlisted, stamp, unlink_part, write_manifest)

@@ -30,7 +30,7 @@ from urllib.parse import unquote
 import polars as pl
 
 from workbench.errors import WorkbenchError
-from workbench.export import GAME_COLUMNS
+from workbench.parquet_tree import GAME_COLUMNS
 from workbench.spark.compact import of_layout_before
 from workbench.spark.manifest import read_manifest
 from workbench.spark.session import cancelled, said, session

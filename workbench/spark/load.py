@@ -5,7 +5,7 @@ The driver lists the files and leaves out those the tree's manifest holds unchan
 (same size and modification time). Each Spark task loads its files with `ingest`
 into a DuckDB file of its own, in its own temporary folder: the same readers and
 rules, and each file still one transaction. It then writes each file's rows, table by
-table, as the export does (`export.partitioned_select`), under the tree's
+table, as the export does (`parquet_tree.partitioned_select`), under the tree's
 `_staging/<run>/` folder, and tells the driver what it wrote. The driver moves a
 file's new parts into place, records them in the manifest, and only then removes the
 parts of the file's earlier content, so a reader never sees a file's rows doubled by a
@@ -375,9 +375,9 @@ def _tables_holding(con) -> dict[str, set[int]]:
     """Per table of files' rows, the (task's own) source ids it holds rows of: asked once
     for the task's files, in one query, so that a file's parts are written only for the
     few tables it has rows in (a COPY of no rows writes no part, but costs a query)."""
-    from workbench import catalog, export
+    from workbench import catalog, parquet_tree
 
-    tables = [table for table in export.data_tables(con) if "source_id" in catalog.column_names(con, table)]
+    tables = [table for table in parquet_tree.data_tables(con) if "source_id" in catalog.column_names(con, table)]
     if not tables:
         return {}
     found = con.execute(" UNION ALL ".join(f"SELECT DISTINCT '{table}' AS t, source_id FROM {table}"
@@ -391,13 +391,13 @@ def _tables_holding(con) -> dict[str, set[int]]:
 def _write_parts(con, local_id: int, source_id: int, folder: Path, run: str, tables: list[str]) -> list[str]:
     """The file's rows in `tables` (those that hold any), as the tree holds them, under
     `folder`; the parts written, relative to the tree."""
-    from workbench import export
+    from workbench import parquet_tree
 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for table in tables:
-        select, partitions = export.partitioned_select(con, table, source_id=f"CAST({source_id} AS BIGINT)",
+        select, partitions = parquet_tree.partitioned_select(con, table, source_id=f"CAST({source_id} AS BIGINT)",
                                                        of_source=local_id)
         # A file with no rows in the table writes no part.
-        export.write_partitioned(con, select, partitions, folder / table, file_names=f"s{source_id}-{run}_{{i}}")
+        parquet_tree.write_partitioned(con, select, partitions, folder / table, file_names=f"s{source_id}-{run}_{{i}}")
     return sorted(part.relative_to(folder).as_posix() for part in folder.rglob("*.parquet"))

@@ -9,9 +9,9 @@ import pytest
 import pyarrow.parquet as pq
 
 import workbench
-from workbench import export
+from workbench import parquet_tree
 from workbench.cli import main
-from workbench.export import export_parquet
+from workbench.parquet_tree import export_parquet
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,8 @@ def test_partitions_by_format_only_with_each_games_rows_together(tmp_path, db, s
 
 
 def test_a_large_table_is_cut_into_files_of_the_size_aimed_at(tmp_path, db, monkeypatch):
-    monkeypatch.setattr(export, "FILE_BYTES", "64KB")
-    monkeypatch.setattr(export, "ROW_GROUP_ROWS", 2048)  # a file grows a row group at a time
+    monkeypatch.setattr(parquet_tree, "FILE_BYTES", "64KB")
+    monkeypatch.setattr(parquet_tree, "ROW_GROUP_ROWS", 2048)  # a file grows a row group at a time
     export_parquet(tmp_path / "pq", db=db)
     files = sorted((tmp_path / "pq" / "damage_events" / "format=damage").glob("*.parquet"))
     assert len(files) > 1

@@ -29,6 +29,8 @@ from datetime import date, datetime, time, timedelta
 
 import polars as pl
 
+from workbench.paths import relative_to_common
+
 MISSING = "—"
 LONG_TEXT = 40  # characters past which a column's text is wrapped in a wide cell
 LONGEST_WORD = 24  # characters past which a run that has no break is broken anywhere
@@ -353,16 +355,8 @@ document.querySelectorAll("input.filter").forEach(input => {
 
 def relative_paths(frame: pl.DataFrame, column: str = "path") -> tuple[pl.DataFrame, str | None]:
     """`frame` with the paths of `column` relative to the folder they have in common, and
-    that folder; the frame as it was and None where they have none (no paths, or paths
-    on different drives)."""
-    paths = frame[column].drop_nulls().to_list()
-    try:
-        root = os.path.commonpath(paths) if paths else None
-    except ValueError:  # relative and absolute paths mixed, or different drives
-        root = None
+    that folder; the frame as it was and None where they have none (`paths.relative_to_common`)."""
+    relative, root = relative_to_common(frame[column].to_list())
     if root is None:
         return frame, None
-    if root in paths:  # a single file: its folder
-        root = os.path.dirname(root)
-    relative = [None if path is None else os.path.relpath(path, root) for path in frame[column]]
     return frame.with_columns(pl.Series(column, relative, dtype=pl.String)), root

@@ -101,13 +101,11 @@ def _write(con, file, lines: bool) -> int:
     one of EXPORT_BYTES (`lines`: one a line; else all in one export's `resourceSpans`);
     the file named relative to the folder the files have in common (a trace shared
     elsewhere says nothing of the folders of the machine it came from). Returns how many."""
-    import polars as pl
-
-    from workbench.tables import relative_paths
+    from workbench.paths import relative_to_common
 
     paths = [path for (path,) in con.execute(PATHS).fetchall()]
     con.execute("SET enable_progress_bar = false")  # this connection's own: the command says what it wrote
-    shown = dict(zip(paths, relative_paths(pl.DataFrame({"path": paths}, schema={"path": pl.String}))[0]["path"]))
+    shown = dict(zip(paths, relative_to_common(paths)[0]))
     clock: dict[tuple, int] = {}  # (format, game) -> where its next span starts
     exports = _Exports(file, lines)
     written = 0
