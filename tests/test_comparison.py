@@ -586,8 +586,8 @@ def test_aliases_name_either_model_of_a_pair_and_errors_say_what_is_missing(tmp_
     with pytest.raises(WorkbenchError, match="^no two models to compare$"):
         compare_models(lonely)
     empty = database()
-    with pytest.raises(WorkbenchError, match="^no decisions in this database to compare; ingest a damage, ec4x, "
-                                             "arena or gm log first$"):
+    with pytest.raises(WorkbenchError, match="^no decisions in this database to compare; ingest the logs of a "
+                                             r"game or an agent \(`workbench formats` lists what reads them\) first$"):
         compare_models(empty)
 
 

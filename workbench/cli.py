@@ -17,6 +17,7 @@ from pathlib import Path
 
 from workbench.errors import PluginWarning, WorkbenchError, first_line, is_interrupt
 from workbench.paths import check_tree
+from workbench.outcomes import INGEST_DECISIONS
 
 # The kinds of `workbench plot`: the keys of `plots.FIGURES`, named here so that the
 # help is built without loading Altair (a test keeps the two lists equal).
@@ -674,7 +675,7 @@ def _scorecard(args) -> int:
         card = scorecard(con, by=[key.strip() for key in args.by.split(",") if key.strip()], prices=args.prices,
                          aliases=args.aliases, cluster=_cluster(args), failures=args.failures)
     if card.is_empty():
-        raise WorkbenchError(f"no decisions in {holder(con)} to score; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)} to score; {INGEST_DECISIONS}")
     if _printed_as_data(card, args):
         return 0
     for row in card.iter_rows(named=True):

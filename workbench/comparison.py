@@ -26,7 +26,7 @@ from workbench import stats
 from workbench.catalog import DECISIONS, holder, ordered_frame, query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
-from workbench.outcomes import FAILURES_SAID, answered
+from workbench.outcomes import FAILURES_SAID, INGEST_DECISIONS, answered
 from workbench.prices import costs, known_prices
 
 # Below this many aligned turns a paired test says little; the unpaired comparison is used.
@@ -305,7 +305,7 @@ def compare_models(con, a: str | None = None, b: str | None = None, format: str 
     plans = _planned(con, source, format)
     wanted = _pairs(shares, a, b, all_pairs)
     if not shares:
-        raise WorkbenchError(f"no decisions in {holder(con)} to compare; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)} to compare; {INGEST_DECISIONS}")
     if not wanted:
         raise WorkbenchError(f"{a!r} and {b!r} share no format" if a is not None else "no two models to compare")
     cells = _shared_turns(con, source, wanted)
@@ -675,7 +675,7 @@ def sequential(con, a: str | None = None, b: str | None = None, format: str | No
     source = decided(aliases, cluster, failures)
     shares = _shares(con, source, format, cluster)
     if not shares:
-        raise WorkbenchError(f"no decisions in {holder(con)} to compare; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)} to compare; {INGEST_DECISIONS}")
     if a is not None:
         a, b = two_models(a, b, aliases, "a comparison")
         _known(shares, (a, b), format)

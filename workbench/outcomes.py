@@ -12,6 +12,9 @@ OUTCOMES = ("valid", "invalid", "failed")
 FAILURES = ("exclude", "invalid")
 # What a verdict says of the failed calls, after where its numbers come from.
 FAILURES_SAID = {"exclude": ", failed calls left out", "invalid": ", failed calls counted as invalid"}
+# What a command that needs decisions says to do where there are none. Which formats
+# record decisions is the registry's to say (`workbench formats`), not a list kept here.
+INGEST_DECISIONS = "ingest the logs of a game or an agent (`workbench formats` lists what reads them) first"
 
 
 def failures_used(failures: str) -> str:

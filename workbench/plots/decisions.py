@@ -15,6 +15,7 @@ from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.plots.labels import displayed, note_view, picking
 from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
+from workbench.outcomes import INGEST_DECISIONS
 
 MODELS_PER_FORMAT = 12  # the most active models or agents of each format
 TOP_RULES = 15
@@ -54,7 +55,7 @@ def decision_quality(con, formats: list[str] | None = None, aliases=None):
     per_format = _query(con, VALIDITY_BY_FORMAT, params)
     if per_format.is_empty():
         scope = f" for {', '.join(formats)}" if formats else ""
-        raise WorkbenchError(f"no decisions{scope} in {holder(con)}; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions{scope} in {holder(con)}; {INGEST_DECISIONS}")
     datasets = Datasets()
     color = field("format:N", title="format", scale={"domain": per_format["format"].to_list()})
     top = {"hconcat": [_validity_by_format(datasets, per_format, color), _top_rules(con, datasets, params, color)]}

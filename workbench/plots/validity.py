@@ -12,6 +12,7 @@ from workbench.comparison import scorecard as scorecard_frame
 from workbench.errors import WorkbenchError
 from workbench.plots.labels import displayed, picking
 from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
+from workbench.outcomes import INGEST_DECISIONS
 
 TITLE = "Valid decisions per model, with 95% intervals clustered by game"
 
@@ -40,7 +41,7 @@ def scorecard(con, formats: list[str] | None = None, aliases=None):
     if formats:
         frame = frame.filter(pl.col("format").is_in(list(formats)))
     if frame.is_empty():
-        raise WorkbenchError(f"no decisions in {holder(con)}; ingest a damage, ec4x, arena or gm log first")
+        raise WorkbenchError(f"no decisions in {holder(con)}; {INGEST_DECISIONS}")
     return scorecard_spec(frame)
 
 
