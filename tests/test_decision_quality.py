@@ -10,7 +10,7 @@ from tests.figures import assert_rendered, check_decisions, panel, spec_of
 from workbench.cli import main
 from workbench.errors import WorkbenchError
 from workbench.plots import decision_quality, save
-from workbench.synth import gm
+from workbench.gm import synth as gm
 
 HOSTILE = "</script><script>alert(1)</script>"
 

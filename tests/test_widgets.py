@@ -16,7 +16,7 @@ import workbench
 from tests.conftest import write_lines
 from workbench import catalog
 from workbench.damage.replay import GameReplay
-from workbench.synth.damage import play_game
+from workbench.damage.synth import play_game
 from workbench.widgets import ReplayScrubber
 
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")

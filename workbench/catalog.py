@@ -131,9 +131,12 @@ DECISIONS = Table("decisions", (
                                "(`preflop`, then the street last revealed: `flop`, `turn`, `river`; draw5: `betting`)"),
     Column("response_model", "VARCHAR", "the model the reply named (a dated snapshot of the one asked for), where "
                                         "the log records it"),
+    Column("retries", "BIGINT", "the calls the decision was asked again after (an EC4X bot turn: its attempts "
+                                "less one), where the log records them"),
 ), doc="One row per agent decision in every format, so decision quality compares across games: one inference call "
        "of one model and its outcome.",
-    added=("input_tokens", "output_tokens", "cached_tokens", "outcome", "failure", "round", "response_model"))
+    added=("input_tokens", "output_tokens", "cached_tokens", "outcome", "failure", "round", "response_model",
+           "retries"))
 
 # A database made before a failed call was a decision of its own kept `valid` NOT NULL.
 DECISIONS_VALID_NULLABLE = "ALTER TABLE decisions ALTER COLUMN valid DROP NOT NULL;\n"

@@ -156,8 +156,6 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
     joined = " AND ".join(f"t.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)
     return f"""
     WITH d AS ({source}),
-    retried AS (SELECT source_id, 'line ' || seq AS locator, greatest(coalesce(attempts, 1) - 1, 0) AS retries
-                FROM ec4x_turns),
     rules AS (
         SELECT {", ".join(f"d.{k}" for k in keys)}, v.rule, count(*) AS n
         FROM d JOIN violation_lines v ON v.source_id = d.source_id AND v.locator = d.locator AND v.severity = 'error'
@@ -169,10 +167,9 @@ def _scorecard_sql(keys: list[str], source: str) -> str:
     )
     SELECT {", ".join(f"d.{k}" for k in keys)},
            quantile_cont(d.latency_ms, 0.5) AS p50_ms, quantile_cont(d.latency_ms, 0.95) AS p95_ms,
-           quantile_cont(d.tokens, 0.5) AS p50_tokens, sum(r.retries)::BIGINT AS retries,
+           quantile_cont(d.tokens, 0.5) AS p50_tokens, sum(d.retries)::BIGINT AS retries,
            any_value(t.rule) AS top_rule, coalesce(any_value(t.n), 0) AS top_rule_count
-    FROM d LEFT JOIN retried r USING (source_id, locator)
-    LEFT JOIN top t ON {joined}
+    FROM d LEFT JOIN top t ON {joined}
     GROUP BY {", ".join(f"d.{k}" for k in keys)}
     """
 

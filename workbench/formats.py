@@ -8,6 +8,8 @@ a `LoadContext`; the format writes its own tables, `violations`, `rejects` and
 
 from __future__ import annotations
 
+import importlib
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -15,7 +17,7 @@ from typing import Callable
 import duckdb
 
 from workbench import catalog
-from workbench.schema import Table
+from workbench.schema import Table, bind_names
 from workbench.violation import Violation, line_of
 
 
@@ -132,6 +134,18 @@ class Format:
     # How the format reads a file, where that can change without the workbench changing
     # (a declared format's declaration, as a digest): a file read otherwise is read again.
     reading: str | None = None
+    # The names its loader binds batches under (`schema.run_on`) besides the core's
+    # `schema.BOUND_NAMES`: a database holding a table of one of them is refused.
+    bound_names: tuple[str, ...] = ()
+    # Tables whose records findings and decisions locate otherwise than `line N`: each
+    # with the SQL of a row's locator (`'response ' || response_id`).
+    locators: tuple[tuple[str, str], ...] = ()
+    # Writes a synthetic corpus of the format (`workbench synth`, the demo):
+    # `generate(folder, scale, rng)` returns a manifest entry per file (`workbench.synth`).
+    generate: Callable[[Path, int, random.Random], list[dict]] | None = None
+
+    def __post_init__(self) -> None:
+        bind_names(self.bound_names)
 
     def reads_lines(self, path: Path) -> bool:
         """Is `path` read line by line (see `line_based`)?"""
@@ -174,3 +188,13 @@ def jsonl_claims(suffix: str, signature: set[str]) -> Callable[[Path, bytes], bo
         return first is not None and signature <= first.keys()
 
     return claims
+
+
+def generated_by(module: str) -> Callable[[Path, int, random.Random], list[dict]]:
+    """A format's generator: `generate` of `module`, imported when first called, so that
+    reading a format's files never loads the code that writes its synthetic ones."""
+
+    def generate(folder: Path, scale: int, rng: random.Random) -> list[dict]:
+        return importlib.import_module(module).generate(folder, scale, rng)
+
+    return generate

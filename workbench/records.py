@@ -43,8 +43,6 @@ OUTCOMES = ("valid", "invalid", "failed")
 SEVERITIES = ("error", "warning", "info")
 # Tables read here for what they are, not as records of a file.
 _NOT_RECORDS = ("sources", "violations", "rejects", "decisions", "workbench_schema")
-# A record of these tables is named by another locator in findings and decisions.
-_NAMED_LINES = {"gm_responses": "'response ' || response_id", "otel_spans": "'span ' || span_id"}
 _LINE_OF_LOCATOR = "TRY_CAST(regexp_extract({0}, '^line (\\d+)$', 1) AS BIGINT)"
 
 
@@ -267,14 +265,17 @@ def _record_tables(con) -> list[tuple[str, set[str]]]:
 
 def _named_lines(tables: list[tuple[str, set[str]]]) -> str:
     """(source_id, locator, line) for records named otherwise than `line N` in findings
-    and decisions: from findings that give the line, and from the tables of _NAMED_LINES."""
+    and decisions: from findings that give the line, and from the tables whose format
+    locates its records otherwise (`Format.locators`)."""
+    from workbench.registry import record_locators
+
     parts = ["SELECT source_id, locator, min(line) AS line FROM violation_lines WHERE line IS NOT NULL "
              "AND NOT starts_with(locator, 'line ') GROUP BY ALL",
              "SELECT source_id, locator, min(line) FROM rejects WHERE line IS NOT NULL "
              "AND NOT starts_with(locator, 'line ') GROUP BY ALL"]
     present = {table for table, _ in tables}
     parts += [f"SELECT source_id, {name} AS locator, min(seq) FROM {table} GROUP BY ALL"
-              for table, name in _NAMED_LINES.items() if table in present]
+              for table, name in record_locators().items() if table in present]
     return "SELECT source_id, locator, min(line) AS line FROM (" + " UNION ALL ".join(parts) + ") GROUP BY ALL"
 
 

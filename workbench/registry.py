@@ -36,7 +36,7 @@ from workbench.declared import declared_folders, declared_format, read_spec
 from workbench.errors import PluginWarning, UnreadableFile, WorkbenchError, first_line
 from workbench.paths import text_of
 from workbench.formats import Counts, Format
-from workbench.schema import BOUND_NAMES, Table
+from workbench.schema import Table, bound_names
 
 GROUP = "workbench.formats"
 
@@ -62,7 +62,7 @@ def with_plugins(built_in: Iterable[Format], found: Iterable[EntryPoint] | None 
     # plugin's are run over them, and what they make must take no name made before.
     scratch = duckdb.connect(":memory:", config=catalog.NO_EXTENSIONS)
     try:
-        taken = set(BOUND_NAMES) | _made(scratch, catalog.SHARED_DDL, catalog.SHARED_TABLES)
+        taken = set(bound_names()) | _made(scratch, catalog.SHARED_DDL, catalog.SHARED_TABLES)
         for fmt in formats.values():
             taken |= _made(scratch, fmt.ddl(), fmt.tables)
         for point in points:
@@ -311,7 +311,7 @@ def _declared_into(formats: dict[str, Format], path) -> Format:
     table = fmt.tables[0].name
     taken = {t.name.lower() for f in formats.values() for t in f.tables} | {t.name.lower() for t in
                                                                             catalog.SHARED_TABLES}
-    if table in taken or table in BOUND_NAMES:
+    if table in taken or table in bound_names():
         raise WorkbenchError(f"{text_of(spec.path)}: its table {table} has the name of one the workbench has; name "
                              f"the format otherwise")
     formats[spec.name] = _guarded(fmt, "declared format")  # whatever fails fails its file only
@@ -331,7 +331,7 @@ def schema_ddl() -> str:
 def create_tables(con: duckdb.DuckDBPyConnection, loading: bool = False) -> None:
     """Every table and view in place (see `catalog.create_schema`); `loading`: for an
     ingest, which refuses a database holding a table or view named as a batch it binds."""
-    catalog.create_schema(con, schema_ddl(), _read_again_into, BOUND_NAMES if loading else frozenset())
+    catalog.create_schema(con, schema_ddl(), _read_again_into, bound_names() if loading else frozenset())
 
 
 def data_tables(fmt: Format | None = None) -> list[Table]:
@@ -340,6 +340,12 @@ def data_tables(fmt: Format | None = None) -> list[Table]:
     formats = FORMATS.values() if fmt is None else [fmt]
     tables = [*catalog.SHARED_TABLES, *(table for f in formats for table in f.tables)]
     return [t for t in tables if t is not catalog.SCHEMA and not t.temporary]
+
+
+def record_locators() -> dict[str, str]:
+    """The tables whose records are located otherwise than `line N`, with the SQL of a
+    row's locator (`Format.locators`)."""
+    return {table: locator for fmt in FORMATS.values() for table, locator in fmt.locators}
 
 
 def views_ddl() -> list[str]:

@@ -261,20 +261,35 @@ def relation_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name:
     return _bound(_RELATION, con, table, sql, name, params)
 
 
-# Every name a statement reads a bound table under (`run_on`). DuckDB looks in Python
+# Every name a statement of the core reads a bound table under (`run_on`); a format
+# adds its loader's own (`Format.bound_names`, `bound_names()`). DuckDB looks in Python
 # only for a name its catalog does not hold: a table or view of the database by one of
 # these names would be read instead, so an ingest refuses a database that holds one
 # (`catalog.create_schema`). None starts with `_`, the namespace's own names.
-BOUND_NAMES = frozenset({"rows", "lines", "refused", "marked", "invalid", "draft_lines", "event_lines",
-                         "emotion_docs", "ec4x_lines", "arena_lines"})
+BOUND_NAMES = frozenset({"rows", "lines", "refused", "marked", "invalid"})
+_BOUND_BY_FORMATS: set[str] = set()
+
+
+def bind_names(names: Iterable[str]) -> None:
+    """Let statements bind batches under `names` (a format's, as its `Format` is made)."""
+    for name in names:
+        if name.startswith("_") or not name.isidentifier():
+            raise ValueError(f"a batch is bound under a plain name not starting with _, not {name!r}")
+        _BOUND_BY_FORMATS.add(name)
+
+
+def bound_names() -> frozenset[str]:
+    """Every name a batch may be bound under: the core's and the formats' made so far."""
+    return BOUND_NAMES | _BOUND_BY_FORMATS
 
 
 def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
            params: Mapping[str, Any] | None):
     """Run `code` (`_ROWS` or `_RELATION`) in a namespace of its own holding
     only `table`, under `name` (see `run_on`)."""
-    if name not in BOUND_NAMES:
-        raise ValueError(f"a table is bound under a name of schema.BOUND_NAMES, not {name!r}")
+    if name not in BOUND_NAMES and name not in _BOUND_BY_FORMATS:
+        raise ValueError(f"a table is bound under a name of schema.BOUND_NAMES or a Format's bound_names, "
+                         f"not {name!r}")
     # DuckDB may import a module while it runs the statement, which needs builtins there.
     namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
     try:

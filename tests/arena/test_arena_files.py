@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 
 import workbench
-from workbench.synth import arena as synth_arena
+from workbench.arena import synth as synth_arena
 
 
 def decision(agent, tick, tool, params, **values):

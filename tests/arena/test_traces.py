@@ -51,7 +51,7 @@ from workbench.arena.models import TRACE_STEP_NAMES
 from workbench.jsonl import LineBatch
 from workbench.plots import save
 from workbench.plots.traces import step_times_chart
-from workbench.synth import arena as synth_arena
+from workbench.arena import synth as synth_arena
 
 EPISODE = "ep_20260306_183000"  # the runtime's generated form
 

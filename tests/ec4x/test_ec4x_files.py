@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 import workbench
-from workbench.synth import ec4x as synth_ec4x
+from workbench.ec4x import synth as synth_ec4x
 
 GOOD = {"turn": 1, "houseId": 3, "fleetCommands": [{"fleetId": 7, "commandType": "move", "targetSystemId": 4}]}
 

@@ -5,7 +5,7 @@ import random
 import pytest
 
 import workbench
-from workbench.synth import gm
+from workbench.gm import synth as gm
 
 
 @pytest.fixture(scope="module")

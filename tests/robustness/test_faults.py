@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from tests.conftest import ROOT
-from workbench.synth.damage import play_game
+from workbench.damage.synth import play_game
 
 
 def big_log(path: Path, events: int) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.synth import stellaris as synth
+from workbench.stellaris import synth
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_SAVE = REPO / ".." / "shared" / "corpus" / "stellaris" / "autosave_2312.01.01.sav"

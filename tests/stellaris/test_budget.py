@@ -21,7 +21,8 @@ from workbench.plots import save as save_chart
 from workbench.plots.budget import TOP_CATEGORIES, budget_breakdown
 from workbench.plots.economy import KEY_RESOURCES, economy_nets
 from workbench.stellaris import queries
-from workbench.synth import stellaris as synth
+from workbench.stellaris import synth
+from workbench.stellaris.synth_campaign import SAVES_PER_CAMPAIGN
 
 # --- an independent reading of the corpus save ------------------------------------------------
 
@@ -239,7 +240,7 @@ def campaign_db(campaign_dir, campaign, tmp_path_factory):
     out, _ = campaign_dir
     db = tmp_path_factory.mktemp("budget") / "w.duckdb"
     report = workbench.ingest([out / campaign.slug], db=db)
-    assert [f.status for f in report.files] == ["ingested"] * synth.SAVES_PER_CAMPAIGN
+    assert [f.status for f in report.files] == ["ingested"] * SAVES_PER_CAMPAIGN
     return db
 
 
@@ -260,7 +261,7 @@ def test_countries_are_the_empires_with_budget_lines(con, campaign):
     types = dict(zip(found["country_id"], found["country_type"]))
     assert types[synth.FALLEN_EMPIRE] == "fallen_empire"
     assert {types[cid] for cid in found["country_id"] if cid != synth.FALLEN_EMPIRE} == {"default"}
-    assert set(found["snapshots"]) == {synth.SAVES_PER_CAMPAIGN}
+    assert set(found["snapshots"]) == {SAVES_PER_CAMPAIGN}
     assert set(found["first_date"]) == {campaign.states[0].date}
     assert set(found["last_date"]) == {campaign.states[-1].date}
 
@@ -281,7 +282,7 @@ def test_budget_lines_filters(con, campaign):
     rival = next(iter(rival_names(campaign).items()))
     by_name = queries.budget_lines(con, country=rival[1].upper(), resources="energy")  # names match case aside
     assert set(by_name["country_id"]) == {rival[0]} and set(by_name["resource"]) == {"energy"}
-    assert by_name["game_date"].n_unique() == synth.SAVES_PER_CAMPAIGN
+    assert by_name["game_date"].n_unique() == SAVES_PER_CAMPAIGN
     everyone = queries.budget_lines(con, date=campaign.states[3].date)
     assert set(everyone["country_id"]) == {campaign.player_id, *campaign.rivals}
     assert queries.budget_lines(con, date="1999.01.01").is_empty()
@@ -293,7 +294,7 @@ def test_country_nets_sum_the_lines_of_each_country(con, campaign):
     nets = queries.country_nets(con, chosen, ["energy", "alloys"])
     ids = [cid for cid, name in rival_names(campaign).items() if name in chosen]
     assert set(nets["country_id"]) == set(ids)  # the player only when asked for
-    assert len(nets) == len(ids) * 2 * synth.SAVES_PER_CAMPAIGN
+    assert len(nets) == len(ids) * 2 * SAVES_PER_CAMPAIGN
     states = {state.date: state for state in campaign.states}
     for row in nets.iter_rows(named=True):
         expected = generated_net(campaign, states[row["game_date"]], row["country_id"], row["resource"])
@@ -312,10 +313,10 @@ def test_country_nets_points_per_line_are_bounded_both_ways(con, campaign):
     width = -(-(11 * 360 + 1) // 4)
     first_bucket = few.row(0, named=True)
     held = [s for s in campaign.states if int(s.date[:4]) * 360 // width == first_bucket["day"] // width]
-    assert 1 <= len(held) < synth.SAVES_PER_CAMPAIGN
+    assert 1 <= len(held) < SAVES_PER_CAMPAIGN
     assert first_bucket["net"] == pytest.approx(
         sum(generated_net(campaign, s, 0, "energy") for s in held) / len(held), abs=1e-6)
-    assert len(queries.country_nets(con, [0], "energy", max_points=400)) == synth.SAVES_PER_CAMPAIGN
+    assert len(queries.country_nets(con, [0], "energy", max_points=400)) == SAVES_PER_CAMPAIGN
 
 
 def test_an_unknown_country_is_a_one_line_error(con):
@@ -349,14 +350,14 @@ def test_economy_nets_compares_the_player_with_chosen_countries(con, campaign, t
     for row in drawn:
         expected = generated_net(campaign, states[row["game_date"]], row["country_id"], row["resource"])
         assert row["net"] == pytest.approx(expected, abs=1e-6)
-    assert len(drawn) == 3 * 2 * synth.SAVES_PER_CAMPAIGN
+    assert len(drawn) == 3 * 2 * SAVES_PER_CAMPAIGN
     assert_rendered(save_chart(chart, tmp_path / "nets.svg"))
 
 
 def test_economy_nets_without_countries_is_one_line_per_series(con):
     drawn, line = line_rows(economy_nets(con, "energy").to_dict())
     assert (line.fields["color"], line.fields["strokeDash"]) == ("series", "origin")
-    assert "country" not in drawn[0] and len(drawn) == synth.SAVES_PER_CAMPAIGN
+    assert "country" not in drawn[0] and len(drawn) == SAVES_PER_CAMPAIGN
 
 
 def test_economy_nets_unknown_country(con):

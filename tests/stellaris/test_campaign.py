@@ -15,7 +15,7 @@ from workbench.errors import WorkbenchError
 from workbench.plots import economy_nets, save
 from workbench.stellaris import clausewitz
 from workbench.stellaris.summary import summary
-from workbench.synth import stellaris as synth
+from workbench.stellaris import synth
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from tests.conftest import rows
 from tests.stellaris.conftest import CORPUS_PLAYER, write_zip
 from workbench.stellaris import save
 from workbench.stellaris.names import raw_key, render, template_json
-from workbench.synth.stellaris import Bare, clausewitz
+from workbench.stellaris.synth_campaign import Bare, clausewitz
 
 
 def literal(text):

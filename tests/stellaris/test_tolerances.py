@@ -33,7 +33,7 @@ from tests.stellaris.conftest import write_zip
 from tests.stellaris.examples import bundle, example
 from workbench.stellaris import save
 from workbench.stellaris.invariants import check_bundle
-from workbench.synth import stellaris as synth
+from workbench.stellaris import synth
 
 INSIDE, OUTSIDE = 0.009, 0.011
 

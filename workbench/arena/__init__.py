@@ -4,7 +4,7 @@ and the runtime's reasoning traces (`traces/<episode_id>.jsonl`)."""
 from pathlib import Path
 
 from workbench.arena import queries, reader, tables, traces
-from workbench.formats import Counts, Format, LoadContext, jsonl_claims
+from workbench.formats import Counts, Format, LoadContext, generated_by, jsonl_claims
 
 _decision_claims = jsonl_claims(reader.SUFFIX, reader.DECISION_SIGNATURE)
 
@@ -27,4 +27,6 @@ FORMAT = Format(
     decisions_by_line=True,  # a decision is its own line's
     describe="Agent Arena decision logs (*.decisions.jsonl) and reasoning traces (traces/<episode_id>.jsonl)",
     summary=queries.summary,
+    bound_names=(tables.LINES,),
+    generate=generated_by("workbench.arena.synth"),
 )

@@ -1,7 +1,7 @@
 """Damage: LLM-vs-LLM poker replays (`<game_id>.events.jsonl`, tournament logs)."""
 
 from workbench.damage import reader, tables
-from workbench.formats import Format, jsonl_claims
+from workbench.formats import Format, generated_by, jsonl_claims
 
 ENVELOPE_SIGNATURE = {"type", "payload", "game_id"}
 
@@ -13,6 +13,8 @@ FORMAT = Format(
     line_based=True,
     decisions_by_line=True,  # an action's decision: its line and the call before it
     describe="Damage replay and tournament logs (*.events.jsonl)",
+    bound_names=("event_lines", "emotion_docs"),
+    generate=generated_by("workbench.damage.synth"),
 )
 
 

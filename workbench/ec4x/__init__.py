@@ -4,7 +4,7 @@ and its per-turn traces (`bot_trace_<gameId>.jsonl`), with the bot's quality gat
 from pathlib import Path
 
 from workbench.ec4x import queries, reader, tables
-from workbench.formats import AcrossFiles, Format
+from workbench.formats import AcrossFiles, Format, generated_by
 
 
 def claims(path: Path, head: bytes) -> bool:
@@ -25,4 +25,6 @@ FORMAT = Format(
     summary=queries.summary,
     # A draft names no model: it takes its game's bot trace's, from another file.
     across_files=(AcrossFiles("decisions", "model", ("format", "source_id", "locator"), tables.draft_models()),),
+    bound_names=(tables.LINES, "draft_lines"),
+    generate=generated_by("workbench.ec4x.synth"),
 )

@@ -241,6 +241,7 @@ SELECT source_id, 'ec4x' AS format, game_id, turn, model,
        coalesce(error_class, '?') || ' (attempts ' || coalesce(CAST(attempts AS VARCHAR), '?') || ')'
          || CASE WHEN len(feature_tags) > 0 THEN ': ' || array_to_string(feature_tags, ' ') ELSE '' END AS action,
        coalesce(ok, false) AS valid, llm_ms AS latency_ms, 'line ' || seq AS locator,
+       greatest(coalesce(attempts, 1) - 1, 0) AS retries,
        CASE WHEN NOT coalesce(ok, false) AND error_class IN ({_NO_ANSWER})
             THEN error_class || ': ' || coalesce(nullif(array_to_string(errors, '; '), ''), 'no error written') END
          AS failure

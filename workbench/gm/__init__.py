@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.formats import Format
+from workbench.formats import Format, generated_by
 from workbench.gm import reader, tables
 
 
@@ -36,4 +36,6 @@ FORMAT = Format(
     line_based=True,
     describe="AI game-master responses (*.gm.jsonl)",
     summary=summary,
+    locators=(("gm_responses", "'response ' || response_id"),),
+    generate=generated_by("workbench.gm.synth"),
 )

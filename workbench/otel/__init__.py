@@ -12,4 +12,5 @@ FORMAT = Format(
     load=reader.load,
     line_based=reader.reads_lines,
     describe="OpenTelemetry GenAI traces, OTLP/JSON (*.otlp.jsonl, *.otlp.json)",
+    locators=(("otel_spans", "'span ' || span_id"),),
 )

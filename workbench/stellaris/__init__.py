@@ -4,7 +4,7 @@ checked against seed 000 and loaded into one economy over time."""
 
 from pathlib import Path
 
-from workbench.formats import Format
+from workbench.formats import Format, generated_by
 from workbench.stellaris import extractor, history, reader, tables
 from workbench.stellaris.summary import summary
 
@@ -27,4 +27,5 @@ FORMAT = Format(
     load=reader.load,
     describe="Stellaris saves (*.sav), extractor outputs (get_<tool>.json, *.briefing.json), history (*.db)",
     summary=summary,
+    generate=generated_by("workbench.stellaris.synth"),
 )
