@@ -1,6 +1,7 @@
-"""The package's shape, checked from its source: no import cycles, a core that imports
-no format, formats that do not import each other, and inserts into the shared tables
-that name their columns."""
+"""The package's shape, checked from its source against ARCHITECTURE.md: every module
+in the layer the diagram puts it in, arrows that point down only, no import cycles, a
+core that imports no format, formats that do not import each other, and inserts into
+the shared tables that name their columns."""
 
 from __future__ import annotations
 
@@ -12,9 +13,17 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
-FORMATS = ("damage", "stellaris", "ec4x", "arena", "gm")
-CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors", "screen", "outcomes")
+from workbench.registry import BUILT_IN_FOLDERS
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "workbench"
+# Every format folder: the built-in ones, and the one that reads a game declared in TOML.
+FORMATS = (*BUILT_IN_FOLDERS, "declared")
+CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors", "screen",
+        "outcomes", "content", "bulk")
+# The diagram's layers, top to bottom; Spark is a second engine beside loading.
+RANKS = {"commands": 6, "view": 5, "charts": 4, "questions": 3, "loading": 2, "on Spark": 2, "formats": 1,
+         "core": 0}
 
 
 def module_name(path: Path) -> str:
@@ -39,7 +48,117 @@ def imports_of(path: Path) -> set[str]:
     return {name for name in found if name in MODULES}
 
 
-GRAPH = {name: imports_of(path) - {name} for name, path in MODULES.items()}
+def graph() -> dict[str, set[str]]:
+    """Who imports whom. The registry imports each built-in format by its folder's name."""
+    found = {name: imports_of(path) - {name} for name, path in MODULES.items()}
+    found["workbench.registry"] |= {f"workbench.{folder}" for folder in BUILT_IN_FOLDERS}
+    return found
+
+
+GRAPH = graph()
+
+
+# --- the layers, as ARCHITECTURE.md draws them ---------------------------------------------
+
+DIAGRAM_ROW = re.compile(r"^ (commands|view|charts|questions|loading|on Spark|formats|core)?\s{2,}(.*)$")
+# `cli.py`, `plots/`, `<format>/queries.py`, `damage/ratings.py`, and `plugin.py`
+DIAGRAM_NAME = re.compile(r"(?<![\w.`])((?:<format>/|[a-z_]+/)?[a-z_]+\.py|[a-z_]+/)(?![\w])")
+
+
+def diagram(text: str) -> dict[str, str]:
+    """The layer of each name the diagram of ARCHITECTURE.md lists: `x.py` (a module),
+    `x/` (a folder: every module in it), `f/x.py` (a module of a folder), `<format>/x.py`
+    (that module in every format folder)."""
+    block = text.split("```")[1]
+    layers, layer = {}, None
+    for row in block.splitlines():
+        match = DIAGRAM_ROW.match(row)
+        if not match:
+            continue
+        layer = match.group(1) or layer
+        # what a row says in parentheses describes; it names nothing
+        for name in DIAGRAM_NAME.findall(re.sub(r"\([^()]*\)", "", match.group(2))):
+            layers.setdefault(name, layer)
+    return layers
+
+
+def layer_of(module: str, layers: dict[str, str]) -> str | None:
+    """The layer of a module: its own entry, else its format's `<format>/x.py`, else its
+    folder's (the nearest one)."""
+    parts = module.split(".")[1:] or ["__init__"]
+    path = "/".join(parts)
+    candidates = [f"{path}.py", f"{path}/"]
+    if len(parts) > 1 and parts[0] in FORMATS:
+        candidates.append(f"<format>/{parts[-1]}.py")
+    candidates += [f"{'/'.join(parts[:i])}/" for i in range(len(parts) - 1, 0, -1)]
+    return next((layers[c] for c in candidates if c in layers), None)
+
+
+def wrong_way(graph: dict[str, set[str]], layers: dict[str, str]) -> list[str]:
+    """Every import from a module to one of a higher layer. A format's folder is its own
+    slice through the layers: its modules may import one another (its FORMAT names its
+    summary query)."""
+    found = []
+    for source, targets in graph.items():
+        for target in targets:
+            if format_of(source) and format_of(source) == format_of(target):
+                continue
+            upward = RANKS[layers_of(target, layers)] > RANKS[layers_of(source, layers)]
+            if upward:
+                found.append(f"{source} ({layers_of(source, layers)}) imports {target} "
+                             f"({layers_of(target, layers)})")
+    return sorted(found)
+
+
+def layers_of(module: str, layers: dict[str, str]) -> str:
+    return "commands" if module == "workbench" else layer_of(module, layers) or "unlisted"
+
+
+LAYERS = diagram((ROOT / "ARCHITECTURE.md").read_text())
+
+
+def test_the_diagram_gives_every_module_a_layer():
+    unlisted = sorted(m for m in MODULES if m != "workbench" and layer_of(m, LAYERS) is None)
+    assert unlisted == [], f"ARCHITECTURE.md's diagram names no layer for {unlisted}"
+
+
+def test_every_name_the_diagram_lists_is_a_module_or_folder():
+    def exists(name: str) -> bool:
+        if name.startswith("<format>/"):
+            return any((PACKAGE / f / name.removeprefix("<format>/")).exists() for f in FORMATS)
+        return (PACKAGE / name).exists()
+
+    assert [name for name in LAYERS if not exists(name)] == []
+
+
+def test_arrows_point_down_only():
+    assert wrong_way(GRAPH, LAYERS) == []
+
+
+@pytest.mark.parametrize("upper, lower", [(u, l) for u in RANKS for l in RANKS if RANKS[u] > RANKS[l]])
+def test_an_arrow_up_between_any_two_layers_is_found(upper, lower):
+    low = next(m for m in sorted(MODULES) if layers_of(m, LAYERS) == lower and not format_of(m))
+    high = next(m for m in sorted(MODULES) if layers_of(m, LAYERS) == upper)
+    assert wrong_way({low: {high}, high: set()}, LAYERS) == [f"{low} ({lower}) imports {high} ({upper})"]
+    assert wrong_way({high: {low}, low: set()}, LAYERS) == []
+
+
+def test_the_diagram_is_read_as_written():
+    text = """```
+ commands     cli.py (thin: parse, call) · demo.py
+              report.py
+ charts       plots/  — vega.py
+ questions    <format>/queries.py · damage/ratings.py
+ core         schema.py
+```"""
+    assert diagram(text) == {"cli.py": "commands", "demo.py": "commands", "report.py": "commands",
+                             "plots/": "charts", "vega.py": "charts", "<format>/queries.py": "questions",
+                             "damage/ratings.py": "questions", "schema.py": "core"}
+    layers = diagram(text)
+    assert layer_of("workbench.ec4x.queries", layers) == "questions"
+    assert layer_of("workbench.plots.budget", layers) == "charts"
+    assert layer_of("workbench.damage.ratings", layers) == "questions"
+    assert layer_of("workbench.damage.reader", layers) is None
 
 
 def format_of(module: str) -> str | None:
@@ -113,7 +232,7 @@ def test_no_format_imports_another():
 
 def test_only_the_registry_imports_every_format():
     importers = {source for source, targets in GRAPH.items()
-                 if {f"workbench.{f}" for f in FORMATS} <= targets}
+                 if {f"workbench.{f}" for f in BUILT_IN_FOLDERS} <= targets}
     assert importers == {"workbench.registry"}
 
 
@@ -144,7 +263,7 @@ def test_import_and_a_read_only_connection_load_no_format(tmp_path):
         f"con = workbench.connect({str(db)!r}, read_only=True)\n"
         "con.sql('SELECT count(*) FROM sources').fetchall()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[:2][-1] in "
-        "{'damage', 'stellaris', 'ec4x', 'arena', 'gm', 'registry'}))\n"
+        f"{{*{FORMATS!r}, 'registry'}}))\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

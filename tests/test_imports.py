@@ -11,10 +11,11 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
+from workbench.registry import BUILT_IN_FOLDERS
 
 DRAWING = ("altair", "vl_convert")
 SPARK = ("pyspark", "py4j", "sqlglot")
-FORMATS = ("damage", "stellaris", "ec4x", "arena", "gm")
+FORMATS = BUILT_IN_FOLDERS
 
 # Runs `workbench ARGS...` (JSON in argv[1]) and prints its exit code and the top-level
 # packages and workbench modules it loaded.

@@ -22,6 +22,7 @@ file (SystemExit and a KeyboardInterrupt of its own too) fails that file only.""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 import signal
 import threading
@@ -31,7 +32,7 @@ from typing import Callable, Iterable
 
 import duckdb
 
-from workbench import arena, catalog, damage, ec4x, gm, otel, stellaris
+from workbench import catalog
 from workbench.declared import declared_folders, declared_format, read_spec
 from workbench.errors import PluginWarning, UnreadableFile, WorkbenchError, first_line
 from workbench.paths import text_of
@@ -40,7 +41,19 @@ from workbench.schema import Table, bound_names
 
 GROUP = "workbench.formats"
 
-BUILT_IN = (stellaris.FORMAT, ec4x.FORMAT, arena.FORMAT, gm.FORMAT, otel.FORMAT, damage.FORMAT)
+# The built-in formats, one line each, in the order they are asked whether a file is
+# theirs: each is the folder `workbench/<name>/`, whose `FORMAT` is its Format. A new
+# one needs its folder and its line here, and nothing else.
+BUILT_IN_FOLDERS = (
+    "stellaris",
+    "ec4x",
+    "arena",
+    "gm",
+    "otel",
+    "damage",
+)
+BUILT_IN: tuple[Format, ...] = tuple(importlib.import_module(f"workbench.{folder}").FORMAT
+                                     for folder in BUILT_IN_FOLDERS)
 
 # A plugin whose import has not returned after this many seconds is left out (its
 # import goes on in a thread of its own, which nothing waits for).
