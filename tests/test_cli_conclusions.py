@@ -9,11 +9,9 @@ import sys
 import pytest
 
 import workbench
-from tests.test_comparison import arena_log
 from tests.intervals import clustered_by_hand
+from tests.test_comparison import arena_log, games_needed_by_hand
 from workbench.cli import main
-from workbench.naming import look_alike
-from workbench.stats import games_needed
 
 
 @pytest.fixture
@@ -67,7 +65,10 @@ def test_compare_with_aliases_from_a_file(db, tmp_path, capsys):
 def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
     assert main(["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "20", "--icc", "0.05"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"about {games_needed(0.1, 0.9, 20, 0.05)} games per model to detect 10 points at 80% "
+    # the games counted up by hand (tests/test_comparison.py); design effect 1 + (20 - 1) * 0.05
+    games = games_needed_by_hand(0.1, 0.9, 20, 0.05)
+    assert games == 22
+    assert out.startswith(f"about {games} games per model to detect 10 points at 80% "
                           "power (95% level): validity 90.0%, 20 decisions per game, ICC 0.050 (design effect 1.95)")
     assert main(["plan", "--difference", "0.05", "--db", str(db)]) == 0
     out = capsys.readouterr().out
@@ -78,7 +79,7 @@ def test_plan_as_json_and_csv_carries_every_number_the_words_say(db, capsys):
     given = ["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "20", "--icc", "0.05"]
     assert main([*given, "--json"]) == 0
     numbers = json.loads(capsys.readouterr().out)
-    assert numbers["games_per_model"] == games_needed(0.1, 0.9, 20, 0.05)
+    assert numbers["games_per_model"] == games_needed_by_hand(0.1, 0.9, 20, 0.05) == 22
     assert (numbers["validity"], numbers["decisions_per_game"], numbers["icc_planning"]) == (0.9, 20, 0.05)
     assert numbers["design_effect"] == pytest.approx(1.95) and numbers["icc_given"] and numbers["games"] is None
     assert main(["plan", "--difference", "0.05", "--db", str(db), "--json"]) == 0
@@ -148,7 +149,7 @@ def test_an_alias_file_with_a_conflict_is_one_line(db, tmp_path, capsys):
 
 
 def test_compare_sequential_decides_after_enough_games_and_says_it_once_while_watching(tmp_path, capsys):
-    from workbench.cli import _newly_decided
+    from workbench.cli_files import _newly_decided
 
     db = tmp_path / "seq.duckdb"
     paths = [arena_log(tmp_path / f"ep{g:02d}.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})
@@ -182,20 +183,6 @@ def test_compare_as_json_and_csv_gives_every_column(db, capsys):
     assert main(["compare", "--db", str(db), "--csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("format,a,b,compared,") and len(lines) == 4
-
-
-@pytest.mark.parametrize("names, aliases, pairs", [
-    (["claude-3-5-haiku", "claude-3-5-haiku-20241022", "gpt-4o"], {}, [("claude-3-5-haiku-20241022",
-                                                                        "claude-3-5-haiku")]),
-    (["gpt-4o", "gpt-4o-2024-08-06", "gpt-4o@20240806"], {}, [("gpt-4o-2024-08-06", "gpt-4o"),
-                                                               ("gpt-4o@20240806", "gpt-4o")]),
-    (["claude-3-5-haiku", "claude-3-5-haiku-20241022"], {"claude-3-5-haiku-20241022": "claude-3-5-haiku"}, []),
-    (["gpt-4o-20241022"], {}, []),  # a dated name alone: nothing to merge it with
-    (["model-2024", "model"], {}, []),  # a year is not a date
-    (["llama3.1:8b", "llama3.1:70b", "qwen2.5:14b"], {}, []),
-])
-def test_names_that_look_like_one_model_are_found_and_never_merged_unasked(names, aliases, pairs):
-    assert look_alike(names, aliases) == pairs
 
 
 def test_scorecard_and_compare_say_once_which_names_look_like_one_model(tmp_path, capsys):

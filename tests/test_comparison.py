@@ -1,21 +1,28 @@
 """Scorecards and model comparisons over logs ingested for real: counts, intervals
 clustered by game, pairs matched by game and turn, Holm over every comparison, verdicts
-whose sign and interval agree, aliases, costs and plans; expected values by hand."""
+whose sign and interval agree, aliases and plans; expected values by hand (the costs a
+scorecard shows: tests/test_prices.py)."""
 
 import json
+import math
+import re
+from itertools import count
 
 import numpy as np
 import polars as pl
 import pytest
+from scipy.stats import f as f_dist
+from scipy.stats import t as student_t
 
 import workbench
 from tests.conftest import write_lines
 from tests.damage.events import PAYLOADS, event
-from tests.intervals import wilson_by_hand
+from tests.intervals import Z, clustered_by_hand, wilson_by_hand
+from tests.test_stats import holds_by_hand, newcombe_p_by_hand, newcombe_paired_by_hand, paired_p_by_hand
 from workbench import catalog, stats
 from workbench.comparison import compare_models, plan, sample_size, scorecard
 from workbench.errors import WorkbenchError
-from workbench.stats import Paired, newcombe_paired
+from workbench.stats import Paired
 
 
 def decision(agent: str, tick: int, model: str, valid: bool) -> str:
@@ -44,6 +51,42 @@ def bot_trace(path, model: str, attempts: list[int]):
 
 def outcomes(valid: int, n: int) -> list[bool]:
     return [True] * valid + [False] * (n - valid)
+
+
+def searle_by_hand(msb: float, msw: float, n0: float, d1: int, d2: int, level: float) -> float:
+    """Searle's one-sided upper bound of the ANOVA ICC at `level` (Searle 1971, 9.8), with
+    scipy's F quantile: r = MSB / MSW / F(1 - level; d1, d2), (r - 1) / (r + n0 - 1),
+    never below the estimate (MSB - MSW) / (MSB + (n0 - 1) MSW), nor outside [0, 1]."""
+    icc = max((msb - msw) / (msb + (n0 - 1) * msw), 0.0)
+    ratio = msb / msw / f_dist.ppf(1 - level, d1, d2)
+    return min(max((ratio - 1) / (ratio + n0 - 1), icc), 1.0)
+
+
+def paired_effect_by_hand(msb: float, msw: float, n0: float, d1: int, d2: int, size: float) -> tuple[float, float]:
+    """The design effect 1 + (m - 1) ICC_70 of pairs in games of mean size m, and half
+    Satterthwaite's degrees of freedom d1 (D / (D - 1))^2 at D = 1 + (m - 1) ICC_90."""
+    effect = 1 + (size - 1) * searle_by_hand(msb, msw, n0, d1, d2, 0.7)
+    high = 1 + (size - 1) * searle_by_hand(msb, msw, n0, d1, d2, 0.9)
+    return effect, 0.5 * d1 * (high / (high - 1)) ** 2
+
+
+def games_needed_by_hand(difference: float, validity: float, per_game: float, icc: float) -> int:
+    """The fewest games per model, at least 2, for which the interval the comparison will
+    draw at the expected counts keeps its margin to 0 at 80% power (`holds_by_hand` in
+    tests/test_stats.py: Wilson and Newcombe written out, scipy's t and F quantiles),
+    counted up one game at a time."""
+    return next(games for games in count(2) if holds_by_hand(games, difference, validity, per_game, icc))
+
+
+def holm_by_hand(p: list[float]) -> list[float]:
+    """Holm's step-down: the i-th smallest of k p-values times k - i + 1 (i from 1), never
+    below the one before it in that order, at most 1; given back in the order given."""
+    order = sorted(range(len(p)), key=p.__getitem__)
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
 
 
 @pytest.fixture
@@ -95,11 +138,12 @@ def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, databas
              for i in range(16)]
     con = database(*paths)
     [row] = scorecard(con).iter_rows(named=True)
-    share = stats.clustered([30] * 8 + [21] * 8, [30] * 16)  # held to its hand computation in test_stats
-    effect, (low, high) = share.design_effect, share.interval
+    # the design effect and the interval written out (tests/intervals.py): the ANOVA ICC of
+    # these games, Searle's bounds, Wilson at n / design effect with Student's t
+    effect, (low, high) = clustered_by_hand([30] * 8 + [21] * 8, [30] * 16)
     assert (row["decisions"], row["valid"], row["games"], row["ci_method"]) == (480, 408, 16, "wilson-clustered")
-    assert row["design_effect"] == pytest.approx(effect)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
+    assert row["design_effect"] == pytest.approx(effect, rel=1e-9)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), rel=1e-9)
     # the same decisions counted as independent ones: Wilson, over twice as narrow
     [plain] = scorecard(con, cluster=None).iter_rows(named=True)
     assert (plain["ci_low"], plain["ci_high"]) == pytest.approx(wilson_by_hand(408, 480))
@@ -171,11 +215,19 @@ def test_pairs_are_matched_by_episode_and_tick(tmp_path, database):
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (0.75, 0.75)
     assert row["difference"] == 0 and row["method"].startswith("paired on 20 shared turns in 2 games")
     # per game: ep1 has 5 turns valid for b only, ep2 5 for a only; the format's games:
-    # m-a 5 and 10 of 10, m-b 10 and 5 of 10
-    between = stats.between_games([5, 10, 10, 5], [10] * 4, ["m-a", "m-a", "m-b", "m-b"])
-    pairs = Paired(*(pl.Series(x).to_numpy() for x in ([5, 5], [0, 5], [5, 0], [0, 0])), between)
-    assert row["p_value"] == 1.0 == stats.paired_test(pairs)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.paired_interval(pairs)[1:])
+    # m-a 5 and 10 of 10, m-b 10 and 5 of 10. A difference of 0 lies inside the interval at
+    # every level: the p-value, the level at which the interval reaches 0, is 1.
+    assert row["p_value"] == 1.0
+    # The interval by hand. The ICC, one-way ANOVA with games nested in models: each model's
+    # share is 0.75 and each game 0.25 from it, so MSB = 4 * 10 * 0.25^2 / (4 games - 2 models)
+    # = 1.25; only the games at 5 of 10 vary within, MSW = 2 * 10 * 0.5 * 0.5 / (40 - 4) = 5 / 36;
+    # n0 = (40 - 4 * 10^2 / 20) / 2 = 10. The pairs' games hold 10 turns each (m = 10).
+    effect, dof = paired_effect_by_hand(4 * 10 * 0.25 ** 2 / 2, 2 * 10 * 0.5 * 0.5 / 36,
+                                        (40 - 4 * 10 ** 2 / 20) / 2, 2, 36, size=10)
+    # Newcombe's paired interval at the effective counts of both, only a, only b, neither
+    expected = newcombe_paired_by_hand(10 / effect, 5 / effect, 5 / effect, 0, student_t.ppf(0.975, dof))
+    assert expected[0] == 0 and expected[1] == pytest.approx(-expected[2])
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected[1:], rel=1e-9)
     assert "on 20 shared turns in 2 games" in row["verdict"]
 
 
@@ -186,9 +238,17 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     assert row["shared_turns"] == 10 and row["method"].startswith(
         "paired on 10 shared turns in 1 game: Newcombe paired interval")
     # one game, and nothing in the format to tell how games differ: the game is one
-    # observation (design effect 10): Newcombe's paired interval at 0.3, 0.7, 0, 0
+    # observation (design effect 10), its 3 turns valid for both and 7 for a alone count as
+    # 0.3 and 0.7 of one turn, and no variance is estimated (the normal quantile).
+    # Newcombe's paired interval (1998, method 10) by hand: a is 1 of 1, b 0.3 of 1; with no
+    # turn valid for b alone nor for neither, a margin is 0 and so is the correlation term:
+    # 0.7 - sqrt((1 - low_a)^2 + (high_b - 0.3)^2) to 0.7 + sqrt((0.3 - low_b)^2 + (high_a - 1)^2),
+    # Wilson's 1 of 1 being 1 / (1 + z^2) to 1.
+    (low_a, high_a), (low_b, high_b) = wilson_by_hand(1, 1), wilson_by_hand(0.3, 1)
+    assert (low_a, high_a) == pytest.approx((1 / (1 + Z ** 2), 1.0), rel=1e-12)
+    expected = (0.7 - math.hypot(1 - low_a, high_b - 0.3), 0.7 + math.hypot(0.3 - low_b, high_a - 1))
     assert row["difference"] == pytest.approx(0.7)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(newcombe_paired(0.3, 0.7, 0, 0)[1:])
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, rel=1e-9)
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (1.0, 0.3)
     assert row["p_value"] > 0.05 and not row["shown_in_the_games"] and not row["significant"]
     low, high = row["ci_low"] * 100, row["ci_high"] * 100
@@ -216,18 +276,21 @@ def test_holm_decides_what_is_significant_among_three_pairs(tmp_path, database):
     every = compare_models(con)
     assert every.select("a", "b").rows() == [("m-a", "m-b"), ("m-a", "m-c"), ("m-b", "m-c")]
 
-    # the format's games: ICC by the ANOVA estimator (held to its hand computation in test_stats)
-    between = stats.between_games([40, 40, 34, 33, 33, 33], [50] * 6, ["a", "a", "b", "b", "c", "c"])
-    shares = {m: stats.share(k, [50, 50], between) for m, k in (("a", [40, 40]), ("b", [34, 33]), ("c", [33, 33]))}
-    raw = [stats.unpaired_test(shares[x], shares[y])[0] for x, y in (("a", "b"), ("a", "c"), ("b", "c"))]
-    assert every["p_value"].to_list() == pytest.approx(raw)
+    # The format's games, one-way ANOVA with games nested in models: only m-b's (0.68 and
+    # 0.66) leave their model's share, MSB = 50 * (0.01^2 + 0.01^2) / (6 games - 3 models);
+    # MSW = 50 * (2 * .8 * .2 + .68 * .32 + .66 * .34 + 2 * .66 * .34) / (300 - 6); n0 = 50.
+    # Searle's upper bounds of the ICC at 70% and 90% are 0 (F ratios far below 1): design
+    # effect 1, no variance estimated (the normal quantile), and each p-value the level at
+    # which Newcombe's interval of the plain counts touches 0 (`newcombe_p_by_hand`).
+    msb = 50 * (0.01 ** 2 + 0.01 ** 2) / 3
+    msw = 50 * (2 * 0.8 * 0.2 + 0.68 * 0.32 + 0.66 * 0.34 + 2 * 0.66 * 0.34) / 294
+    assert searle_by_hand(msb, msw, 50, 3, 294, 0.7) == searle_by_hand(msb, msw, 50, 3, 294, 0.9) == 0
+    raw = [newcombe_p_by_hand(80, 100, 67, 100), newcombe_p_by_hand(80, 100, 66, 100),
+           newcombe_p_by_hand(67, 100, 66, 100)]
+    assert every["p_value"].to_list() == pytest.approx(raw, rel=1e-9)
     # Holm by hand: sorted p times 3, 2, 1, kept monotone
-    order = sorted(range(3), key=raw.__getitem__)
-    stepped, running = [0.0] * 3, 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (3 - rank) * raw[i]))
-        stepped[i] = running
-    assert every["p_holm"].to_list() == pytest.approx(stepped)
+    stepped = holm_by_hand(raw)
+    assert every["p_holm"].to_list() == pytest.approx(stepped, rel=1e-9)
     assert every["significant"].to_list() == [p < 0.05 and low > 0 for p, low in zip(stepped, every["ci_low"])]
     # the p-value and the interval agree, row by row
     assert [p < 0.05 for p in raw] == [low > 0 or high < 0 for low, high in zip(every["ci_low"], every["ci_high"])]
@@ -243,8 +306,7 @@ def test_many_models_are_compared_with_the_best_unless_every_pair_is_asked_for(t
     against = compare_models(con)
     assert against.height == 31 and set(against["a"]) == {"m-00"} and set(against["compared"]) == {
         "each against the best"}
-    assert against["p_holm"].to_list() == pytest.approx(
-        __import__("workbench").stats.holm(against["p_value"].to_list()))
+    assert against["p_holm"].to_list() == pytest.approx(holm_by_hand(against["p_value"].to_list()), rel=1e-12)
     every = compare_models(con, all_pairs=True)
     assert every.height == 32 * 31 // 2 and set(every["compared"]) == {"every pair"}
     from workbench.comparison import how_compared
@@ -262,9 +324,13 @@ def test_a_model_named_with_markdown_characters_is_escaped_in_the_report(tmp_pat
     path = write_report(con, tmp_path / "r.md", db_label="w")
     text = path.read_text()
     assert "gpt\\|4\\*o\\_\\[x\\]" in text and "gpt|4" not in text
-    # every table row of the comparisons keeps its column count
-    rows = [line for line in text.splitlines() if line.startswith("| comparisons") or "m-b" in line]
-    assert rows
+    # every table row of the comparisons keeps its column count: as many cells (split at a
+    # `|` no backslash escapes) as the header's 9, the one pair's row with the name in it too
+    section = text.split("## Model comparisons", 1)[1].split("\n## ", 1)[0]
+    table = [line for line in section.splitlines() if line.startswith("|")]
+    cells = [len(re.split(r"(?<!\\)\|", line)) - 2 for line in table]
+    assert table[0].startswith("| format | a | b | verdict |") and len(table) == 3  # header, rule, one pair
+    assert cells == [9, 9, 9] and "gpt\\|4\\*o\\_\\[x\\]" in table[2]
 
 
 def test_errors_for_unknown_models_and_formats(tmp_path, database):
@@ -310,67 +376,6 @@ def test_aliases_make_two_names_one_model_and_keep_the_raw_names(tmp_path, datab
         scorecard(con, aliases={"x": 3})
 
 
-# --- costs ---------------------------------------------------------------------------------------
-
-
-def damage_game(path, model: str, calls: list[tuple[int, int, bool]]):
-    """A Damage game in which P1 (played by `model`) makes one betting call and one action
-    per turn: (prompt tokens, completion tokens, valid action)."""
-    lines = [event("game_started")]
-    for turn, (prompt, completion, valid) in enumerate(calls, 1):
-        lines.append(event("provider_call", {**PAYLOADS["provider_call"], "turn": turn, "requested_model": model,
-                                             "resolved_model": model,
-                                             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                                                       "total_tokens": prompt + completion}}))
-        action = {**PAYLOADS["action_submitted"]["action"]}
-        if not valid:  # a raise without its attack plan breaks the specification
-            action = {key: value for key, value in action.items() if key != "attack_plan"}
-        lines.append(event("action_submitted", {"turn": turn, "player_id": "P1", "action": action}))
-    return write_lines(path, lines)
-
-
-def test_costs_per_decision_and_per_valid_one_from_input_and_output_prices(tmp_path, database):
-    con = database(damage_game(tmp_path / "g.events.jsonl", "gpt-4o-mini",
-                               [(1000, 200, True), (3000, 400, True), (2000, 0, False)]))
-    [row] = scorecard(con).iter_rows(named=True)
-    assert (row["decisions"], row["valid"]) == (3, 2)
-    # genai-prices' gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output
-    dollars = (6000 * 0.15 + 600 * 0.60) / 1e6
-    assert row["cost_per_decision"] == pytest.approx(dollars / 3)
-    assert row["cost_per_valid"] == pytest.approx(dollars / 2)
-    assert row["price_source"] == "genai-prices: openai gpt-4o-mini"
-    # a price file overrides: input, output (cached input at the input rate)
-    (tmp_path / "prices.json").write_text(json.dumps({"gpt-4o-mini": {"input": 1.0, "output": 10.0}}))
-    [priced] = scorecard(con, prices=tmp_path / "prices.json").iter_rows(named=True)
-    assert priced["cost_per_valid"] == pytest.approx((6000 * 1.0 + 600 * 10.0) / 1e6 / 2)
-    # one rate for every token
-    (tmp_path / "prices.csv").write_text("model,usd_per_mtok\ngpt-4o-mini,2\n")
-    [blended] = scorecard(con, prices=tmp_path / "prices.csv").iter_rows(named=True)
-    assert blended["cost_per_decision"] == pytest.approx(6600 * 2 / 1e6 / 3)
-
-
-def test_a_model_no_table_knows_and_a_log_without_tokens_have_no_cost(tmp_path, database):
-    con = database(damage_game(tmp_path / "g.events.jsonl", "llama-3.1-70b", [(100, 10, True)]),
-                   bot_trace(tmp_path / "bot_trace_g1.jsonl", "gpt-4o-mini", [1, 1]))
-    card = {row["model"]: row for row in scorecard(con).iter_rows(named=True)}
-    assert card["llama-3.1-70b"]["cost_per_decision"] is None and card["llama-3.1-70b"]["price_source"] is None
-    # EC4X traces record no tokens: nothing to price, whatever the price
-    assert card["gpt-4o-mini"]["cost_per_decision"] is None
-    [row] = scorecard(con, prices={"llama-3.1-70b": 5}).filter(pl.col("model") == "llama-3.1-70b").iter_rows(
-        named=True)
-    assert row["cost_per_decision"] == pytest.approx(110 * 5 / 1e6)
-
-
-@pytest.mark.parametrize("bad", ["NaN", "-1", "1e400", '"cheap"', "true", "null"])
-def test_a_price_must_be_finite_and_not_negative(tmp_path, database, bad):
-    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m": [True]}))
-    (tmp_path / "p.json").write_text(f'{{"m": {bad}}}')
-    with pytest.raises(WorkbenchError, match="the price of 'm' must be a finite number of US dollars per million"):
-        scorecard(con, prices=tmp_path / "p.json")
-    with pytest.raises(WorkbenchError, match="needs input and output rates"):
-        scorecard(con, prices={"m": {"input": 1}})
-
-
 # --- planning ------------------------------------------------------------------------------------
 
 
@@ -387,20 +392,17 @@ def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, 
     # / (160 - 8); size (160 - (4 * 400 / 80 + 4 * 400 / 80)) / 6 = 20.
     between, within = 20 * 4 * 0.0625 / 6, (2 * 20 * 0.25 + 4 * 20 * 0.1875) / 152
     assert planned.icc == pytest.approx((between - within) / (between + 19 * within))
-    from workbench.stats import games_needed
-
     # planned at the ICC's 90% upper bound (Searle's, by hand with scipy's F quantile)
-    from scipy.stats import f as f_dist
-
     ratio = between / within / f_dist.ppf(0.1, 6, 152)
-    assert planned.icc_high == pytest.approx((ratio - 1) / (ratio + 19))
-    assert sample_size(0.1, con=con) == games_needed(0.1, 0.75, 20, planned.icc_high)
-    assert sample_size(0.1, con=con, icc=0) == games_needed(0.1, 0.75, 20, 0)
+    icc_high = (ratio - 1) / (ratio + 19)
+    assert planned.icc_high == pytest.approx(icc_high, rel=1e-9)
+    # the games the plan needs, counted up by hand (`games_needed_by_hand`)
+    assert sample_size(0.1, con=con) == games_needed_by_hand(0.1, 0.75, 20, icc_high) == 144
+    assert sample_size(0.1, con=con, icc=0) == games_needed_by_hand(0.1, 0.75, 20, 0) == 19
     # the keywords the docs write, and the same positionally
     assert (sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2)
-            == sample_size(0.1, 0.85, 40, 0.2) == games_needed(0.1, 0.85, 40, 0.2))
-    assert workbench.analysis.sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2) == \
-        games_needed(0.1, 0.85, 40, 0.2)
+            == sample_size(0.1, 0.85, 40, 0.2) == games_needed_by_hand(0.1, 0.85, 40, 0.2) == 59)
+    assert workbench.analysis.sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2) == 59
     with pytest.raises(WorkbenchError, match="difference must be between 0 and 1"):
         sample_size(float("nan"), con=con)
     with pytest.raises(WorkbenchError, match="needs the difference"):
@@ -432,33 +434,20 @@ def test_paired_turns_of_games_that_differ_are_tested_at_their_effective_counts(
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     # The format's games: m-a 10 and 8 of 10, m-b 4 and 10 of 10; per shared game the
     # cells (both, only a, only b, neither): ep1 4, 6, 0, 0; ep2 8, 0, 2, 0.
-    between = stats.between_games([10, 8, 4, 10], [10] * 4, ["m-a", "m-a", "m-b", "m-b"])
-    pairs = Paired(*(pl.Series(x).to_numpy() for x in ([4, 8], [6, 0], [0, 2], [0, 0])), between)
     assert row["difference"] == pytest.approx(0.2) and row["shared_games"] == 2
-    assert row["p_value"] == pytest.approx(stats.paired_test(pairs))
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.paired_interval(pairs)[1:])
-    assert f"design effect {pairs.design_effect:.2g}" in row["method"]
-
-
-def test_costs_take_each_decisions_tier_and_cached_tokens_as_genai_prices_does(tmp_path):
-    # genai-prices itself is the oracle: its price of each decision, summed. gemini-2.5-pro
-    # bills every token of a request whose prompt is past 200,000 at its higher tier.
-    from genai_prices import Usage, calc_price
-
-    calls = [(100_000, 2_000, 0), (200_000, 1_000, 50_000), (200_001, 500, 10_000), (250_000, 3_000, 0)]
-    con = workbench.connect(tmp_path / "w.duckdb")
-    [(source,)] = con.execute("INSERT INTO sources (path, sha256, format) VALUES ('x', 'y', 'gm') "
-                              "RETURNING source_id").fetchall()
-    con.executemany("INSERT INTO decisions (source_id, format, game_id, turn, model, valid, tokens, input_tokens, "
-                    "output_tokens, cached_tokens, locator) VALUES (?, 'gm', 'g', ?, 'gemini-2.5-pro', ?, ?, ?, ?, ?, ?)",
-                    [[source, turn, turn != 2, inp + out, inp, out, cached, f"line {turn}"]
-                     for turn, (inp, out, cached) in enumerate(calls)])
-    expected = sum(float(calc_price(Usage(input_tokens=inp, output_tokens=out, cache_read_tokens=cached),
-                                    model_ref="gemini-2.5-pro").total_price) for inp, out, cached in calls)
-    [row] = scorecard(con).iter_rows(named=True)
-    con.close()
-    assert row["cost_per_decision"] == pytest.approx(expected / 4)
-    assert row["cost_per_valid"] == pytest.approx(expected / 3)
+    # By hand. The ICC, one-way ANOVA with games nested in models: m-a's share 0.9, its
+    # games 0.1 from it; m-b's 0.7, its games 0.3 from it: MSB = 10 * (2 * 0.1^2 + 2 * 0.3^2)
+    # / (4 - 2) = 1; MSW = 10 * (0.8 * 0.2 + 0.4 * 0.6) / (40 - 4) = 4 / 36; n0 = (40 - 4 * 10^2
+    # / 20) / 2 = 10. The pairs' games hold 10 turns each (m = 10).
+    effect, dof = paired_effect_by_hand(10 * (2 * 0.1 ** 2 + 2 * 0.3 ** 2) / 2, 10 * (0.8 * 0.2 + 0.4 * 0.6) / 36,
+                                        (40 - 4 * 10 ** 2 / 20) / 2, 2, 36, size=10)
+    # Newcombe's paired interval at the effective counts 12, 6, 2, 0 / effect, and its p-value:
+    # the level at which its lower end reaches 0 (scipy's root finder, `paired_p_by_hand`)
+    cells = [x / effect for x in (12, 6, 2, 0)]
+    expected = newcombe_paired_by_hand(*cells, student_t.ppf(0.975, dof))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected[1:], rel=1e-9)
+    assert row["p_value"] == pytest.approx(paired_p_by_hand(*cells, dof), rel=1e-9)
+    assert f"design effect {effect:.2g}" in row["method"]
 
 
 # --- planning: each input's range, on both sides of its bounds ----------------------------------
@@ -497,7 +486,6 @@ def test_a_difference_fits_up_to_the_ends_of_the_scale():
 
 def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, database):
     from workbench.comparison import plan_in_words
-    from workbench.stats import games_needed
 
     paths = [arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 10), "m-a-2024": outcomes(k, 10)})
              for i, k in enumerate((10, 5, 8))]
@@ -518,8 +506,16 @@ def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, 
     assert str(raised.value) == "no decisions in this database to plan from"
     # planned at the ICC's upper bound, which is never below the estimate
     assert merged.icc_high >= merged.icc and merged.planning_icc == merged.icc_high
-    assert merged.games_needed(0.1) == games_needed(0.1, merged.validity, 20, merged.icc_high)
-    assert merged.games_needed(0.1, validity=0.5) == games_needed(0.1, 0.5, 20, merged.icc_high)
+    # By hand: one model, games of 20 at 20, 10 and 16 valid (1, 0.5, 0.8), its share 46 / 60;
+    # MSB = 20 * ((1 - 46/60)^2 + (0.5 - 46/60)^2 + (0.8 - 46/60)^2) / (3 - 1);
+    # MSW = 20 * (1 * 0 + 0.5 * 0.5 + 0.8 * 0.2) / (60 - 3); n0 = (60 - 3 * 20^2 / 60) / 2 = 20;
+    # planned at Searle's 90% bound on F(2, 57)
+    share = 46 / 60
+    msb = 20 * ((1 - share) ** 2 + (0.5 - share) ** 2 + (0.8 - share) ** 2) / 2
+    high = searle_by_hand(msb, 20 * (0.5 * 0.5 + 0.8 * 0.2) / 57, 20, 2, 57, 0.9)
+    assert (merged.validity, merged.icc_high) == pytest.approx((share, high), rel=1e-9)
+    assert merged.games_needed(0.1) == games_needed_by_hand(0.1, share, 20, high)
+    assert merged.games_needed(0.1, validity=0.5) == games_needed_by_hand(0.1, 0.5, 20, high)
     assert f"ICC {merged.icc:.3f} from 3 games; planning at {merged.icc_high:.3f}" in plan_in_words(
         con, 0.1, aliases={"m-a-2024": "m-a"})
 
@@ -612,7 +608,7 @@ def share_of(who, valid_g, n_g, between):
 def test_a_comparison_rests_on_the_fewer_games_of_either_side():
     # 1 game of 1,000 decisions against 30 games of 30: the verdict rests on 1 game, and
     # one game claims nothing (with max(), "A is more often valid: +15.0 points").
-    from workbench.comparison import _compare
+    from workbench.comparison.pairs import _compare
 
     between = stats.between_games([950] + [24] * 15 + [25] * 15, [1000] + [30] * 30, ["a"] + ["b"] * 30)
     a, b = share_of("a", [950], [1000], between), share_of("b", [24] * 15 + [25] * 15, [30] * 30, between)
@@ -621,7 +617,7 @@ def test_a_comparison_rests_on_the_fewer_games_of_either_side():
 
 
 def test_a_paired_comparison_rests_on_the_shared_games_not_each_models_own():
-    from workbench.comparison import _compare
+    from workbench.comparison.pairs import _compare
 
     between = stats.between_games([30, 31, 29, 30, 10, 12, 11, 9], [40] * 8, ["a"] * 4 + ["b"] * 4)
     a, b = share_of("a", [30, 31, 29, 30], [40] * 4, between), share_of("b", [10, 12, 11, 9], [40] * 4, between)
@@ -631,12 +627,12 @@ def test_a_paired_comparison_rests_on_the_shared_games_not_each_models_own():
 
 
 def test_games_needed_plans_from_the_better_models_validity():
-    from workbench.comparison import Plan, _games_needed
+    from workbench.comparison.plans import Plan, _games_needed
 
     planned = Plan(0.8, 40.0, 0.1, 10, 2, 0.1)
     row = {"significant": False, "difference": -0.03, "validity_a": 0.90, "validity_b": 0.93}
-    assert _games_needed(row, planned) == stats.games_needed(0.03, 0.93, 40.0, 0.1)
-    assert _games_needed(row, planned) != stats.games_needed(0.03, 0.90, 40.0, 0.1)
+    assert _games_needed(row, planned) == games_needed_by_hand(0.03, 0.93, 40, 0.1) == 172
+    assert games_needed_by_hand(0.03, 0.90, 40, 0.1) == 224  # from the worse model's: more
 
 
 def test_a_turn_decided_twice_is_valid_only_if_every_decision_was(tmp_path, database):

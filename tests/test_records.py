@@ -1,7 +1,9 @@
 """From the number to the record: `records` finds every record by what it is, and its
 raw text is the line as written in its file (read here with plain Python, byte for
 byte); `side_by_side` puts two models' decisions on the same turn in one row, with the
-disagreements first. Expected values come from the files' own lines."""
+disagreements first; `count_records`, `findings_of` and `unsearched` say how many, what a
+record breaks and which files a search passes over. Expected values come from the files'
+own lines and the seed's text."""
 
 import json
 import os
@@ -14,6 +16,7 @@ import workbench
 from tests.conftest import SHARED, write_lines
 from workbench import analysis
 from workbench.errors import WorkbenchError
+from workbench.records import count_records, findings_of, known_severities, records, unsearched
 
 REAL_DAMAGE = SHARED / "corpus" / "damage"
 
@@ -258,3 +261,53 @@ def test_the_rules_broken_most_name_their_places_by_path_and_check_their_severit
     for wrong in ("Info", ("error", "fatal")):
         with pytest.raises(WorkbenchError, match="no severity"):
             analysis.top_violation_rules(con, severities=wrong)
+
+
+# --- the module's own functions, called directly -------------------------------------------------
+
+# The tools of Agent Arena, as seed 002 names them: the headings of its tool specifications.
+SEED_002 = (SHARED / "seeds" / "002_1957e62afd48e707.txt").read_text()
+SEED_TOOLS = [line.removeprefix("### ") for line in
+              SEED_002.split("## Tool Specifications", 1)[1].split("\n## ", 1)[0].splitlines()
+              if line.startswith("### ")]
+
+
+def test_every_record_is_counted_as_its_lines_are_and_a_limit_cuts_only_what_is_shown(arena_db):
+    con, episode_1, episode_2 = arena_db
+    texts = [text for path in (episode_1, episode_2) for text in path.read_text().splitlines() if text.strip()]
+    assert count_records(con) == len(texts) == 12  # a record a line that is not blank
+    assert count_records(con, model="model-b", valid=False) == sum('"fly"' in text for text in texts) == 3
+    assert count_records(con, text="AGENT_C") == sum("agent_c" in text for text in texts) == 1
+    assert count_records(con, format="gm") == 0
+    shown = records(con, limit=5)
+    assert shown.height == 5 and shown["raw"].to_list() == [line_of(episode_1, n) for n in (1, 2, 3, 5, 6)]
+
+
+def test_the_findings_of_a_record_say_which_rule_of_the_seed_it_breaks(arena_db):
+    con, episode_1, _ = arena_db
+    [(source,)] = con.execute("SELECT source_id FROM sources WHERE path = ?", [str(episode_1)]).fetchall()
+    flight = next(n for n, text in enumerate(episode_1.read_text().splitlines(), 1) if '"fly"' in text)
+    [(severity, rule, field, message)] = findings_of(con, source, f"line {flight}", flight).rows()
+    assert (severity, rule, field) == ("error", "unknown_tool", "tool")
+    assert SEED_TOOLS == ["move_to", "collect", "craft", "query_world", "query_inventory", "send_message", "idle"]
+    assert message == f"tool 'fly' is not one of the seed's tools ({', '.join(SEED_TOOLS)})"
+    [(severity, rule, field, _)] = findings_of(con, source, "line 6", 6).rows()  # `{not json`
+    assert (severity, rule, field) == ("error", "not_a_json_object", "(record)")
+    assert findings_of(con, source, "line 1", 1).is_empty()  # agent_a idles: a tool of the seed
+
+
+def test_the_files_a_search_passes_over_are_those_no_longer_as_ingested(arena_db):
+    con, episode_1, episode_2 = arena_db
+    assert unsearched(con) == []
+    episode_1.write_text(episode_1.read_text().replace("agent_a", "agent_z"))  # same size, other bytes
+    assert unsearched(con) == [str(episode_1)] and unsearched(con, format="gm") == []
+    episode_2.unlink()
+    assert unsearched(con) == [str(episode_1), str(episode_2)]
+
+
+def test_a_severity_is_one_of_error_warning_and_info():
+    assert known_severities("error") == ("error",)
+    assert known_severities(["info", "warning"]) == ("info", "warning")
+    with pytest.raises(WorkbenchError) as raised:
+        known_severities(("error", "fatal"))
+    assert str(raised.value) == "no severity 'fatal'; one of error, warning, info"

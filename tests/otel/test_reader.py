@@ -1,15 +1,16 @@
-"""The `otel` format: OTLP/JSON traces checked against the GenAI semantic conventions
-1.41.0. `data/conventions_examples.otlp.jsonl` writes the conventions' own examples
-(docs/gen-ai/non-normative/examples-llm-calls.md: a simple chat completion, and a tool
-call between two chat calls) as spans; `data/holdem_agents.otlp.jsonl` is a poker
-agent instrumented as agent frameworks write it (per turn: invoke_agent, its chat call,
-its move as execute_tool). `data/openai_v2_instrumented.otlp.jsonl` is real
-instrumentation output: eight chat calls of a two-model game bot made with the OpenAI
-Python client, traced by opentelemetry-instrumentation-openai-v2 2.3b0 (SDK 1.45.2) in
-its default conventions, against a local stub of the API that refused one call (HTTP
-400), the spans encoded by the SDK's OTLP encoder and written as OTLP/JSON, as a
-Collector's file exporter writes them. Expected values come from those texts, or from
-reading the files here with the json module."""
+"""The `otel` format's reader (`workbench.otel.reader`): OTLP/JSON traces checked against
+the GenAI semantic conventions 1.41.0. `data/conventions_examples.otlp.jsonl` writes the
+conventions' own examples (docs/gen-ai/non-normative/examples-llm-calls.md: a simple
+chat completion, and a tool call between two chat calls) as spans;
+`data/holdem_agents.otlp.jsonl` is a poker agent instrumented as agent frameworks write
+it (per turn: invoke_agent, its chat call, its move as execute_tool).
+`data/openai_v2_instrumented.otlp.jsonl` is real instrumentation output: eight chat
+calls of a two-model game bot made with the OpenAI Python client, traced by
+opentelemetry-instrumentation-openai-v2 2.3b0 (SDK 1.45.2) in its default conventions,
+against a local stub of the API that refused one call (HTTP 400), the spans encoded by
+the SDK's OTLP encoder and written as OTLP/JSON, as a Collector's file exporter writes
+them. Expected values come from those texts, or from reading the files here with the
+json module."""
 
 from __future__ import annotations
 
@@ -415,3 +416,12 @@ def test_what_the_openai_instrumentation_writes_is_read(tmp_path):
     assert con.sql("SELECT DISTINCT provider FROM otel_spans").fetchall() == [("openai",)]
     assert con.sql("SELECT error_type, status_message FROM otel_spans WHERE failed").fetchall() == [
         ("BadRequestError", "Error code: 400 - Invalid 'tools': tool name too long")]
+
+
+def test_the_reader_claims_both_otlp_forms_by_name_and_follows_only_the_lines_as_they_grow():
+    from workbench.otel import reader
+
+    # a Collector's file exporter writes an export a line (*.otlp.jsonl); *.otlp.json is one export
+    assert reader.claims(Path("traces/run.otlp.jsonl"), b"") and reader.claims(Path("run.otlp.json"), b"")
+    assert not reader.claims(Path("run.jsonl"), a_line(a_span()).encode())  # its name claims it, not its text
+    assert reader.reads_lines(Path("run.otlp.jsonl")) and not reader.reads_lines(Path("run.otlp.json"))
