@@ -6,16 +6,18 @@ first line it appears on, with how many lines carry it.
 
 from __future__ import annotations
 
+import duckdb
+
 from workbench.arena import tables
 from workbench.arena.models import ERROR_CODES, RUNTIME_TARGET
 from workbench.violation import Violation
 from workbench.validation import line_count
 
 
-def findings(con, source_id: int) -> list[Violation]:
+def findings(con: duckdb.DuckDBPyConnection, source_id: int) -> list[Violation]:
     params = {"source_id": source_id}
     found = []
-    count, first = con.execute(tables.RUNTIME_TARGETS, params).fetchone()
+    [(count, first)] = con.execute(tables.RUNTIME_TARGETS, params).fetchall()
     if count:
         found.append(Violation(
             f"line {first}", "info", "param_spelling", f"params.{RUNTIME_TARGET}",
@@ -38,14 +40,14 @@ def findings(con, source_id: int) -> list[Violation]:
     return found
 
 
-def trace_findings(con, params: dict) -> list[Violation]:
+def trace_findings(con: duckdb.DuckDBPyConnection, params: dict) -> list[Violation]:
     """What a trace file holds beyond the runtime's own trace records: keys it does not
     write, steps without their stamps (the SDK's debug-trace shape), and records of
     another episode than the file is named after. `params`: source_id and the episode
     of the file's name."""
     source = {"source_id": params["source_id"]}
     found = []
-    count, first, episode = con.execute(tables.EPISODE_MISMATCH, params).fetchone()
+    [(count, first, episode)] = con.execute(tables.EPISODE_MISMATCH, params).fetchall()
     if count:
         found.append(Violation(
             f"line {first}", "info", "episode_mismatch", "episode_id",
@@ -53,7 +55,7 @@ def trace_findings(con, params: dict) -> list[Violation]:
             f"after the episode; the record's episode_id is the one joined to decisions "
             f"({line_count(count)}, first line {first})",
         ))
-    count, first, step, keys = con.execute(tables.DEFAULTED_STAMPS, source).fetchone()
+    [(count, first, step, keys)] = con.execute(tables.DEFAULTED_STAMPS, source).fetchall()
     if count:
         found.append(Violation(
             f"line {first}", "warning", "step_stamp_missing", f"steps[{step}].{keys[0]}",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 from datetime import datetime
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import (
     AfterValidator,
@@ -38,7 +38,8 @@ from workbench.validation import found, tag_by
 # A tick: 0 or more, and within the BIGINT it is stored as.
 Tick = Annotated[int, Field(ge=0, le=INT64[1])]
 
-FILTER_TYPES = ("resource", "hazard", "agent", "station")
+FilterType = Literal["resource", "hazard", "agent", "station"]
+FILTER_TYPES: tuple[str, ...] = get_args(FilterType)
 ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
 # The real runtime's spelling of move_to's shorthand target (formats.md).
 RUNTIME_TARGET = "target_position"
@@ -139,7 +140,7 @@ class Craft(Params):
 
 class QueryWorld(Params):
     radius: Positive | None = None  # default 20.0
-    filter_type: Literal[FILTER_TYPES] | None = None
+    filter_type: FilterType | None = None
 
 
 class QueryInventory(Params):
@@ -210,7 +211,8 @@ def _decision_model(tool: str, params: type[Params]) -> type[Decision]:
     return create_model(f"{tool}_decision", __base__=Decision, params=(params, ...))
 
 
-DecisionLine = Annotated[
+# A union of models made at run time, one per tool: `Any` to the type checker.
+DecisionLine: Any = Annotated[
     Union[
         tuple(Annotated[_decision_model(tool, params), Tag(tool)] for tool, params in TOOLS.items())
         + (Annotated[UnknownToolDecision, Tag(UNKNOWN_TOOL)],)

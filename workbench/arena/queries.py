@@ -36,12 +36,12 @@ FROM arena_decisions d
 """
 
 
-def summary(con) -> list[str]:
+def summary(con: duckdb.DuckDBPyConnection) -> list[str]:
     return _decision_lines(con) + _trace_lines(con)
 
 
-def _decision_lines(con) -> list[str]:
-    decisions, valid, agents, models = con.execute(DECISION_COUNTS).fetchone()
+def _decision_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
+    [(decisions, valid, agents, models)] = con.execute(DECISION_COUNTS).fetchall()
     if not decisions:
         return []
     lines = [f"arena decisions: {decisions} from {agents} agents, {models} models "
@@ -53,8 +53,8 @@ def _decision_lines(con) -> list[str]:
     return lines
 
 
-def _trace_lines(con) -> list[str]:
-    records, steps, traced, decisions = con.execute(TRACE_COVERAGE).fetchone()
+def _trace_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
+    [(records, steps, traced, decisions)] = con.execute(TRACE_COVERAGE).fetchall()
     if not records:
         return []
     share = f"; {traced} of {decisions} decisions have one ({traced / decisions:.1%})" if decisions else ""
@@ -160,7 +160,7 @@ ORDER BY t.episode_id, t.tick, t.agent_id
 """
 
 
-def decision_drilldown(con, agent_id: str | None = None, episode_id: str | None = None,
+def decision_drilldown(con: duckdb.DuckDBPyConnection, agent_id: str | None = None, episode_id: str | None = None,
                        tick: int | None = None) -> pl.DataFrame:
     """Each Agent Arena decision (of `agent_id`, `episode_id`, `tick` when given): valid or
     not, its tool, params and violations, and, when its tick was traced, the data of each
@@ -170,7 +170,7 @@ def decision_drilldown(con, agent_id: str | None = None, episode_id: str | None 
     return _frame(con, DRILLDOWN, {"agent_id": agent_id, "episode_id": episode_id, "tick": tick})
 
 
-def step_times(con) -> pl.DataFrame:
+def step_times(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per step name and model: how many steps, how many timed (`duration_ms` is
     optional), and the median and 95th percentile of their duration_ms. Percentiles
     interpolate linearly between the two nearest ranks (DuckDB's quantile_cont: the
@@ -180,14 +180,15 @@ def step_times(con) -> pl.DataFrame:
     return _frame(con, STEP_TIMES, {})
 
 
-def traced_ticks(con, agent_id: str | None = None, episode_id: str | None = None) -> pl.DataFrame:
+def traced_ticks(con: duckdb.DuckDBPyConnection, agent_id: str | None = None,
+                 episode_id: str | None = None) -> pl.DataFrame:
     """The (agent, episode, tick) that have a trace, to jump to one: its step names in
     order, total time, whether it reached a decision step (a tick whose LLM call failed
     has none), and the decision logged for that tick (`decision_line`, NULL if none)."""
     return _frame(con, TRACED_TICKS, {"agent_id": agent_id, "episode_id": episode_id})
 
 
-def _frame(con, sql: str, params: dict) -> pl.DataFrame:
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFrame:
     try:
         return query_frame(con, sql, params)
     except duckdb.CatalogException:

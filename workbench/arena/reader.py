@@ -47,7 +47,9 @@ def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:
 
 def _found_at(locator: str, error: dict, loc: tuple) -> Violation:
     # A tool's own tag leads the location; an unknown parameter's message names the tool's.
-    tool, loc = (loc[0], loc[1:]) if loc[0] in LINE_TAGS else (None, loc)
+    if loc[0] not in LINE_TAGS:
+        return violation(locator, error, tuple(loc))
+    tool, loc = loc[0], loc[1:]
     found = violation(locator, error, tuple(loc))
     if error["type"] == "extra_forbidden" and loc[:1] == ("params",):
         found = dataclasses.replace(found, message=unknown_param_message(tool, str(loc[-1])))

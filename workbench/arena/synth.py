@@ -24,6 +24,7 @@ import json
 import random
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 FAULT_RATE = 0.03
 TICKS = 30
@@ -95,7 +96,9 @@ def _episode(episode_id: str, scenario: str, crashed: bool,
     models = {agent: rng.choice(MODELS) for agent in agents}
     own_results = rng.random() < 0.5  # this logger writes each decision's own `result`
     pending: dict[str, dict] = {}  # an agent's last outcome, reported on its next line
-    lines, faults, decided = [], [], []
+    lines: list[str] = []
+    faults: list[dict] = []
+    decided: list[tuple[str, int, dict]] = []
     for tick in range(TICKS):
         for agent in agents:
             line = _decision(agent, tick, scenario, models[agent], rng)
@@ -123,7 +126,7 @@ def _decision(agent: str, tick: int, scenario: str, model: str, rng: random.Rand
     mix = SCENARIOS[scenario]
     tool = rng.choices(list(mix), weights=list(mix.values()))[0]
     params, reasoning = _params(tool, rng)
-    line = {"agent_id": agent, "tick": tick, "tool": tool, "params": params}
+    line: dict[str, Any] = {"agent_id": agent, "tick": tick, "tool": tool, "params": params}
     if rng.random() < 0.8:
         line["reasoning"] = reasoning
     line["model"] = model
@@ -137,6 +140,7 @@ def _position(rng: random.Random) -> list[float | int]:
 
 
 def _params(tool: str, rng: random.Random) -> tuple[dict, str]:
+    params: dict[str, Any]
     if tool == "move_to":
         x, y, z = _position(rng)
         form = rng.random()
@@ -226,7 +230,8 @@ def _trace_file(episode: str, number: int, decided: list[tuple[str, int, dict]],
     agents = sorted({agent for agent, _, _ in decided})
     untraced = rng.choice(agents)  # this agent's behaviour ran with tracing off
     with_memory = {agent for agent in agents if rng.random() < 0.5}
-    lines, faults = [], []
+    lines: list[str] = []
+    faults: list[dict] = []
     for agent, tick, decision in decided:
         if agent == untraced:
             continue
@@ -248,16 +253,18 @@ def _trace_file(episode: str, number: int, decided: list[tuple[str, int, dict]],
 def _trace(episode: str, agent: str, tick: int, decision: dict, start: datetime, with_memory: bool,
            rng: random.Random) -> dict:
     """One traced tick: the runtime's steps, each stamped with its agent and tick, timed."""
-    record = {"agent_id": agent, "tick": tick, "episode_id": episode, "start_time": _iso(start), "steps": []}
+    steps: list[dict] = []
+    record = {"agent_id": agent, "tick": tick, "episode_id": episode, "start_time": _iso(start), "steps": steps}
     clock = start
 
     def step(name: str, data: dict, duration_ms: float | None) -> None:
         nonlocal clock
         clock += timedelta(milliseconds=(duration_ms or 0.0) + rng.uniform(0.01, 0.2))
-        entry = {"timestamp": _iso(clock), "agent_id": agent, "tick": tick, "name": name, "data": data}
+        entry: dict[str, Any] = {"timestamp": _iso(clock), "agent_id": agent, "tick": tick, "name": name,
+                                 "data": data}
         if duration_ms is not None:
             entry["duration_ms"] = duration_ms
-        record["steps"].append(entry)
+        steps.append(entry)
 
     position = [round(rng.uniform(-20, 20), 2), 0.0, round(rng.uniform(-20, 20), 2)]
     step("observation", {"position": position, "health": rng.choice([100, 100, 90, 75]),
@@ -272,7 +279,7 @@ def _trace(episode: str, agent: str, tick: int, decision: dict, start: datetime,
     user_prompt = f"Tick {tick}. Position {position}. What is your next action?"
     step("prompt", {"system_prompt": SYSTEM_PROMPT, "user_prompt": user_prompt,
                     "length": len(SYSTEM_PROMPT) + len(user_prompt)}, _ms(rng, 0.8, 0.4))
-    model = decision.get("model")
+    model = decision["model"]  # every decision names its model (`_decision`)
     median, spread = LLM_MS.get(model, (1000, 0.4))
     step("llm_request", {"model": model, "prompt": user_prompt, "temperature": 0.7, "max_tokens": 256},
          _ms(rng, median, spread))

@@ -288,7 +288,7 @@ def insert(con: duckdb.DuckDBPyConnection, lines: pa.Table, params: dict) -> int
     return run_on(con, lines, INSERT_DECISIONS, LINES, params)[0][0]
 
 
-def derive(con, source_id: int, first: int, whole: bool, game_id: str) -> None:
+def derive(con: duckdb.DuckDBPyConnection, source_id: int, first: int, whole: bool, game_id: str) -> None:
     """The outcomes of the file's rows and the decisions of its lines from `first` on, of
     the game `game_id`.
     `whole`: the outcomes are derived over every row of the file again, as they must be

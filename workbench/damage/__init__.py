@@ -1,7 +1,15 @@
 """Damage: LLM-vs-LLM poker replays (`<game_id>.events.jsonl`, tournament logs)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from workbench.damage import reader, tables
 from workbench.formats import Format, generated_by, jsonl_claims
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
 
 ENVELOPE_SIGNATURE = {"type", "payload", "game_id"}
 
@@ -18,7 +26,7 @@ FORMAT = Format(
 )
 
 
-def attack_matrix(con, game_id: str):
+def attack_matrix(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """Who attacks whom in a game, and what it does: a polars frame per attacker and
     target (see `queries.attack_matrix`). Imported on call, so loading the format for
     ingestion does not load the read side."""

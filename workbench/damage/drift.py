@@ -13,6 +13,7 @@ import functools
 import json
 import typing
 
+import duckdb
 from pydantic import BaseModel
 
 from workbench.violation import Violation
@@ -108,8 +109,8 @@ GROUP BY ALL
 # The keys drift needs: rows that agree on their type, the keys of their payload at the
 # paths of its model's objects (`KEYS_READ`) and their undocumented envelope keys
 # collapse into one row, and Python reads each distinct list once. (The keys at every
-# depth, `json_structure`, cost twice as much, and lose the keys of an object in an
-# array whose other elements are not objects.)
+# depth, `json_structure`, cost more, and lose the keys of an object in an array whose
+# other elements are not objects.)
 KEYS = f"""
 SELECT type, CASE {' '.join(f'WHEN type IN ({_sql_list(types)}) THEN {sql}' for sql, types in _TYPES_READING.items())} END,
        CASE WHEN extra IS NOT NULL THEN json_keys(extra) END, count(*), min(seq)
@@ -126,13 +127,13 @@ class DriftTally:
     """Drift of one file, gathered batch by batch: for each kind of drift, how many
     lines carry it and the first of them."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.types: dict[str, tuple[int, int]] = {}
         self.envelope_keys: dict[str, tuple[int, int]] = {}
         self.payload_keys: dict[tuple[int, str], tuple[int, int]] = {}
         self.values: dict[tuple[str, str, str], tuple[int, int]] = {}
 
-    def add_chunk(self, con, params: dict) -> None:
+    def add_chunk(self, con: duckdb.DuckDBPyConnection, params: dict) -> None:
         """Tally a chunk's rows (`params`: source_id, first, last)."""
         for event_type, values, lines, first in con.execute(OTHERS, params).fetchall():
             if event_type is not None:

@@ -48,9 +48,8 @@ _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")  # written unquoted in a JSO
 
 
 def _contains_all(column: str) -> str:
-    # Each name with its closing quote: a needle that starts with a quote is three times
-    # slower to find in JSON text, which is full of them (0.084 -> 0.032 s over the
-    # payloads of a 300k-event log); what it lets through, the rounds sort out.
+    # Each name with its closing quote: a needle that starts with a quote is slower to
+    # find in JSON text, which is full of them; what it lets through, the rounds sort out.
     return " AND ".join(f"contains({column}::VARCHAR, '{k}\"')" for k in EMOTIONS)
 
 
@@ -153,7 +152,8 @@ def _add(spec: dict, steps: tuple, apply: bool) -> bool:
         if inner is None:
             if not apply:
                 return True  # the rest is new
-            inner = wrapped = {"player_id": "JSON"}
+            inner = {"player_id": "JSON"}
+            wrapped: dict | list = inner
             for _ in range(depth):
                 wrapped = [wrapped]
             node[step] = wrapped
@@ -233,7 +233,9 @@ def _round(patterns: dict) -> str:
     sharing: dict[tuple[bool, tuple], list[str]] = {}
     for (event_type, envelope), paths in patterns.items():
         sharing.setdefault((envelope, tuple(paths)), []).append(event_type)
-    parsed, found, roots = [], [], []
+    parsed: list[str] = []
+    found: list[str] = []
+    roots: list[str] = []
     for (envelope, paths), types in sharing.items():
         these = f"type IN ({', '.join(map(_quote, types))}) AND envelope = {str(envelope).lower()}"
         items = []
@@ -353,8 +355,8 @@ def insert_vectors(con: duckdb.DuckDBPyConnection, source_id: int, first: int, l
             continue
         found = _round({k: v for k, v in patterns.items() if v})
         # The round's outcome stays in DuckDB, its statement planned once: a relation's
-        # statement is bound when it is made and again when it runs (5.6 ms of a 1%
-        # append's 24 ms here). An error rolls the table back with the file.
+        # statement is bound when it is made and again when it runs. An error rolls the
+        # table back with the file.
         run_on(con, docs, f"CREATE OR REPLACE TEMP TABLE emotion_round AS {found}", "emotion_docs")
         con.execute(INSERT_FOUND, {"source_id": source_id}).fetchall()
         docs = con.sql(PENDING).to_arrow_table()

@@ -3,7 +3,7 @@ defaults of the `openskill` package, computed over many orders of the same games
 
 A rating bootstrap rates hundreds of resamples of the games, each game after game. The
 `openskill` package rates one game per call and copies every rating it touches (and
-draws a fresh id for each): over 750 games, 500 resamples took 30 s. Here the resamples
+draws a fresh id for each), which is slow over hundreds of resamples. Here the resamples
 advance together, one game each per step, as numpy arrays: every step gathers the
 ratings of the teams of each resample's game, updates them, and writes them back.
 `tests/damage/test_plackett_luce.py` holds the results equal to openskill's, game by

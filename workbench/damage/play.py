@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import duckdb
 import msgspec
 import numpy as np
 import polars as pl
@@ -53,7 +54,7 @@ WHERE e.type IN ('hand_started', 'community_revealed', 'action_submitted', 'acti
 ORDER BY min(e.ts) OVER (PARTITION BY e.source_id) NULLS LAST, s.path, e.source_id, e.seq
 """
 
-COLUMNS = {
+COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     "path": pl.String, "line": pl.Int64, "source_id": pl.Int64, "game_id": pl.String, "turn": pl.Int64,
     "street": pl.String, "player_id": pl.String, "model": pl.String, "valid": pl.Boolean, "action": pl.String,
     "card_style": pl.String, "hand": pl.List(pl.String), "board": pl.List(pl.String),
@@ -82,7 +83,8 @@ class Hand:
     choices: list = field(default_factory=list)  # the judged decisions, in order
 
 
-def judged(con, game_id: str | None = None, samples: int = cards.SAMPLES, seed: int = 0) -> pl.DataFrame:
+def judged(con: duckdb.DuckDBPyConnection, game_id: str | None = None, samples: int = cards.SAMPLES,
+           seed: int = 0) -> pl.DataFrame:
     """One row per answered Damage betting decision (`COLUMNS`), judged on what its player
     could know; the same database, seed and samples give the same rows."""
     rows: list[dict] = []
@@ -147,9 +149,15 @@ def _named(value) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _object(value) -> dict:
+    """A JSON object as written, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def _started(turn: int, data: dict) -> Hand:
     hand = Hand(turn=turn, style=str(data.get("card_style") or "draw5"), pot=_number(data.get("pot")))
-    for player in data.get("players") if isinstance(data.get("players"), list) else []:
+    players = data.get("players")
+    for player in players if isinstance(players, list) else []:
         pid = _named(player.get("player_id")) if isinstance(player, dict) else None
         if not pid:
             continue
@@ -171,7 +179,7 @@ def _revealed(hand: Hand, data: dict) -> None:
 
 
 def _choice(hand: Hand, data: dict, path, seq, source_id, game, turn, model, valid) -> dict | None:
-    action = data.get("action") if isinstance(data.get("action"), dict) else {}
+    action = _object(data.get("action"))
     player = _named(data.get("player_id")) or _named(action.get("player_id"))
     kind = action.get("kind")
     if kind not in BETTING or player not in hand.cards:
@@ -192,7 +200,7 @@ def _choice(hand: Hand, data: dict, path, seq, source_id, game, turn, model, val
 
 def _resolved(hand: Hand, data: dict) -> None:
     player = _named(data.get("player_id"))
-    state = data.get("player_state") if isinstance(data.get("player_state"), dict) else {}
+    state = _object(data.get("player_state"))
     hand.pot = _number(data.get("pot"), hand.pot)
     hand.high_bet = _number(data.get("current_high_bet"), hand.high_bet)
     if player in hand.cards:
@@ -204,8 +212,8 @@ def _resolved(hand: Hand, data: dict) -> None:
 def _ended(hand: Hand, data: dict) -> list[dict]:
     """The hand's choices with what came of them: hindsight against the hands still in at
     each choice (on the final board), the showdown, the chips and the Life."""
-    rankings = data.get("rankings") if isinstance(data.get("rankings"), dict) else {}
-    payouts = data.get("payouts") if isinstance(data.get("payouts"), dict) else {}
+    rankings = _object(data.get("rankings"))
+    payouts = _object(data.get("payouts"))
     showed = len(rankings) > 1  # one hand left: a walk, no showdown
     board = _cards(data.get("community_cards")) or hand.board
     last = {choice["player_id"]: index for index, choice in enumerate(hand.choices)}

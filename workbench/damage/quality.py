@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+import duckdb
 import numpy as np
 import polars as pl
 
@@ -41,7 +42,7 @@ _CACHE: OrderedDict = OrderedDict()
 _CACHED = 8
 
 
-def decisions(con, samples: int = cards.SAMPLES, seed: int = 0) -> pl.DataFrame:
+def decisions(con: duckdb.DuckDBPyConnection, samples: int = cards.SAMPLES, seed: int = 0) -> pl.DataFrame:
     """Every judged decision (`play.judged`) with its player's emotions just before it;
     computed once per database content (the Damage sources' checksums) and kept."""
     database = _database(con)
@@ -58,16 +59,17 @@ def decisions(con, samples: int = cards.SAMPLES, seed: int = 0) -> pl.DataFrame:
     return frame
 
 
-def _database(con) -> str:
-    return con.execute("SELECT file FROM pragma_database_list WHERE name = current_database()").fetchone()[0] or ""
+def _database(con: duckdb.DuckDBPyConnection) -> str:
+    [(file,)] = con.execute("SELECT file FROM pragma_database_list WHERE name = current_database()").fetchall()
+    return file or ""
 
 
-def _content(con) -> tuple:
+def _content(con: duckdb.DuckDBPyConnection) -> tuple:
     return tuple(con.execute("SELECT source_id, sha256, path FROM sources WHERE format = 'damage' "
                              "ORDER BY source_id").fetchall())
 
 
-def _with_emotions(con, frame: pl.DataFrame) -> pl.DataFrame:
+def _with_emotions(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
     """Each decision with the last emotion vector its player had before its line."""
     vectors = query_frame(con, f"SELECT source_id, player_id, seq, {', '.join(EMOTIONS)} FROM damage_emotions "
                                "WHERE player_id IS NOT NULL ORDER BY seq")
@@ -79,7 +81,7 @@ def _with_emotions(con, frame: pl.DataFrame) -> pl.DataFrame:
         allow_exact_matches=False, check_sortedness=False).drop("seq").sort(["source_id", "line"])
 
 
-def play_quality(con, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
+def play_quality(con: duckdb.DuckDBPyConnection, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
     """The judged decisions of `model` in `game_id` (None: all)."""
     frame = decisions(con)
     if model is not None:
@@ -105,8 +107,9 @@ def _shares(frame: pl.DataFrame, by: list[str], name: str, hit: pl.Expr, of: pl.
         low, high = share.interval if share.n else (math.nan, math.nan)
         rows.append({**dict(zip(by, keys)), name: share.validity if share.n else None,
                      f"{name}_low": _finite(low), f"{name}_high": _finite(high), f"{name}_n": share.n})
-    schema = {**{key: frame.schema[key] for key in by}, name: pl.Float64, f"{name}_low": pl.Float64,
-              f"{name}_high": pl.Float64, f"{name}_n": pl.Int64}
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
+        **{key: frame.schema[key] for key in by}, name: pl.Float64, f"{name}_low": pl.Float64,
+        f"{name}_high": pl.Float64, f"{name}_n": pl.Int64}
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -122,7 +125,8 @@ def _finite(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
 
-def play_summary(con, aliases=None, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
+def play_summary(con: duckdb.DuckDBPyConnection, aliases=None, model: str | None = None,
+                 game_id: str | None = None) -> pl.DataFrame:
     """Per model (`model` only, where given; over `game_id`'s decisions, where given):
     decisions, games, each mistake's rate and the play statistics, each with its 95%
     interval clustered by game, and the chips and Lives won beside those expected."""
@@ -171,7 +175,7 @@ def _luck(frame: pl.DataFrame) -> pl.DataFrame:
         lives_expected=(1 - pl.col("win_probability")).sum())
 
 
-def mistakes_by_emotion(con, emotion: str = "tilt", aliases=None) -> pl.DataFrame:
+def mistakes_by_emotion(con: duckdb.DuckDBPyConnection, emotion: str = "tilt", aliases=None) -> pl.DataFrame:
     """Per model and bin of `emotion` at the decision: the share of decisions that were
     mistakes, with its 95% interval clustered by game."""
     if emotion not in EMOTIONS:
@@ -212,7 +216,7 @@ ORDER BY a.source_id, a.seq
 """
 
 
-def attack_outcomes(con, game_id: str | None = None, k: int = AFTER_ATTACK) -> pl.DataFrame:
+def attack_outcomes(con: duckdb.DuckDBPyConnection, game_id: str | None = None, k: int = AFTER_ATTACK) -> pl.DataFrame:
     """Per attack: attacker, target, plan, intent and the shift the attacker expected,
     beside the target's fold rate, aggression (raises of its calls and raises) and
     mistake rate in its `k` judged decisions before the attack and the `k` after."""
@@ -256,7 +260,7 @@ MEASURES = {
 }
 
 
-def attack_effects(con, by: str = "plan", k: int = AFTER_ATTACK) -> pl.DataFrame:
+def attack_effects(con: duckdb.DuckDBPyConnection, by: str = "plan", k: int = AFTER_ATTACK) -> pl.DataFrame:
     """The event study of play: per `by` (`plan`, `intent` or `all`) and measure, the
     targets' decisions in the `k` after an attack against the same players' decisions
     out of any attack's reach, each share with its interval clustered by game, their
@@ -309,7 +313,7 @@ def _rate(share: stats.Clustered) -> float | None:
     return share.validity if share.n else None
 
 
-def named_with(con, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
+def named_with(con: duckdb.DuckDBPyConnection, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
     """The judged decisions named `mistake` (of `model`, as `aliases` name it and as
     `play_summary` counts it: a log that names no model, its player)."""
     if mistake not in MISTAKES:
@@ -318,7 +322,7 @@ def named_with(con, mistake: str, model: str | None = None, aliases=None) -> pl.
     return frame if model is None else frame.filter(pl.col("model") == model)
 
 
-def mistaken(con, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
+def mistaken(con: duckdb.DuckDBPyConnection, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
     """`named_with`, each decision with its line's raw text as written in its file (read
     back while the file holds what was ingested)."""
     from workbench.records import raw_texts

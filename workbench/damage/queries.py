@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import duckdb
 import polars as pl
 
 from workbench.catalog import query_frame
@@ -95,7 +96,7 @@ def _attacker(record: str = "payload") -> str:
 # --- games ---------------------------------------------------------------------------
 
 
-def games(con) -> pl.DataFrame:
+def games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every Damage game (files with hands, not tournament logs), largest first."""
     return query_frame(con, """
         SELECT game_id, count(*) AS events, max(turn) AS turns,
@@ -107,7 +108,7 @@ def games(con) -> pl.DataFrame:
     """)
 
 
-def existing_games(con) -> pl.DataFrame:
+def existing_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """`games`, or a clear error when the database holds none."""
     found = games(con)
     if found.is_empty():
@@ -115,12 +116,12 @@ def existing_games(con) -> pl.DataFrame:
     return found
 
 
-def largest_game(con) -> str:
+def largest_game(con: duckdb.DuckDBPyConnection) -> str:
     """The game with most events: what a chart or a replay shows when given no game."""
     return existing_games(con)["game_id"][0]
 
 
-def game_players(con, game_id: str) -> list[str]:
+def game_players(con: duckdb.DuckDBPyConnection, game_id: str) -> list[str]:
     """The game's players in seat order (first appearance)."""
     frame = query_frame(con, f"""
         SELECT player_id FROM damage_emotions WHERE {GAME_FILTER}
@@ -158,7 +159,7 @@ def _attack_ctes() -> str:
         attacks AS (SELECT *, CASE intent {measured} ELSE intent END AS measured_on FROM raw_attacks)"""
 
 
-def attack_effects(con, game_id: str) -> pl.DataFrame:
+def attack_effects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """One row per attack on a player: affect-phase team attacks (`emotion`, intended
     `raw_delta`, `applied_delta`, the `assistants` who joined the lead) and raises with
     an attack plan (`emotional_intent`; `assistants` NULL). `actual` is the target's
@@ -192,7 +193,7 @@ def attack_summary(effects: pl.DataFrame) -> pl.DataFrame:
     ).sort("kind", "attacks", descending=[False, True])
 
 
-def attacks_of(con, game_id: str) -> pl.DataFrame:
+def attacks_of(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """`attack_effects` of a game the database holds, or a clear error when the game
     is unknown or carries no attack."""
     known = existing_games(con)["game_id"]
@@ -207,7 +208,7 @@ def attacks_of(con, game_id: str) -> pl.DataFrame:
     return effects
 
 
-def attack_matrix(con, game_id: str) -> pl.DataFrame:
+def attack_matrix(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """Who attacks whom, and what it does: one row per (attacker, target).
 
     `attacks` counts the attacks the attacker aimed at the target: affect-phase team
@@ -258,7 +259,7 @@ def _total(column: str) -> pl.Expr:
 # --- event study: what follows an attack, against the player's own drift ------------------
 
 
-def event_windows(con, game_id: str, k: int = 5) -> pl.DataFrame:
+def event_windows(con: duckdb.DuckDBPyConnection, game_id: str, k: int = 5) -> pl.DataFrame:
     """One row per attack: the target's change in the aimed-at emotion over the next `k`
     of its emotion vectors, against that player's baseline drift.
 
@@ -314,7 +315,7 @@ def event_windows(con, game_id: str, k: int = 5) -> pl.DataFrame:
     return frame.with_columns(ci_low=pl.col("difference") - half, ci_high=pl.col("difference") + half)
 
 
-def event_study(con, game_id: str, k: int = 5, by=("kind", "emotion")) -> pl.DataFrame:
+def event_study(con: duckdb.DuckDBPyConnection, game_id: str, k: int = 5, by=("kind", "emotion")) -> pl.DataFrame:
     """Per group of attacks (`by`: columns of `event_windows`, e.g. ("kind", "emotion")
     or ("attacker", "target")): `attacks`, `n` of them with a measured change and a
     baseline, `mean_change` after them, `baseline_mean` (the mean of each attack's own
@@ -357,8 +358,8 @@ def _t975_column(n: str) -> pl.Expr:
 # --- emotions over a game, for charts -------------------------------------------------
 
 
-def emotion_series(con, game_id: str, players=None, emotions=EMOTIONS, x: str = "seq",
-                   max_points: int | None = None) -> pl.DataFrame:
+def emotion_series(con: duckdb.DuckDBPyConnection, game_id: str, players=None, emotions=EMOTIONS,
+                   x: str = "seq", max_points: int | None = None) -> pl.DataFrame:
     """(player_id, emotion, `x`, value): each player's emotions over the game's lines
     (`x="seq"`) or turns (`x="turn"`), in the order of the log, averaged over buckets of
     lines so that a player has at most `max_points` points. A player's vectors end at
@@ -378,14 +379,15 @@ def emotion_series(con, game_id: str, players=None, emotions=EMOTIONS, x: str = 
     """, {"game": game_id, "bucket": bucket, "players": _listed(players), "emotions": list(emotions)})
 
 
-def _seq_span(con, game_id: str) -> int:
+def _seq_span(con: duckdb.DuckDBPyConnection, game_id: str) -> int:
     """How many lines the game's vectors spread over."""
     return con.execute(
         "SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM damage_emotions WHERE game_id = ?", [game_id]
     ).fetchall()[0][0]
 
 
-def attacks_received(con, game_id: str, players=None, emotions=EMOTIONS, x: str = "seq") -> pl.DataFrame:
+def attacks_received(con: duckdb.DuckDBPyConnection, game_id: str, players=None, emotions=EMOTIONS,
+                     x: str = "seq") -> pl.DataFrame:
     """(player_id, emotion, attacker, `x`, intended_delta, applied_delta, value): every
     team attack on one of a player's emotions, and the value that emotion had after it."""
     emotion, target = _team("emotion", "e.payload"), _team("target", "e.payload")
@@ -413,7 +415,7 @@ ELIMINATIONS = f"""
 """
 
 
-def eliminations(con, game_id: str, players=None) -> pl.DataFrame:
+def eliminations(con: duckdb.DuckDBPyConnection, game_id: str, players=None) -> pl.DataFrame:
     """(player_id, seq, turn): where each player taken out of the game left it."""
     return query_frame(con, f"""
         SELECT * FROM ({ELIMINATIONS}) WHERE $players IS NULL OR list_contains($players, player_id)
@@ -428,7 +430,7 @@ def _listed(values) -> list | None:
 # --- a game's events and the players' states, for the replay ----------------------------
 
 
-def replay_events(con, game_id: str) -> pl.DataFrame:
+def replay_events(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """(seq, type, turn, ts, payload, pot, phase) of each of the game's lines, in order:
     `pot` where a line states it, `phase` where one starts ('' where a hand starts)."""
     pot, phase = _read(TABLE_STATE, "pot"), _read(TABLE_STATE, "phase")
@@ -444,7 +446,7 @@ def replay_events(con, game_id: str) -> pl.DataFrame:
     """, {"game": game_id})
 
 
-def state_statements(con, game_id: str) -> pl.DataFrame:
+def state_statements(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """(seq, player_id, lives, bankroll, in_hand, eliminated): every place the game's log
     states a player's lives, bankroll or being in the hand, or takes the player out of
     the game (`eliminated` true). A field a line does not state is NULL there: the
@@ -477,7 +479,7 @@ def state_statements(con, game_id: str) -> pl.DataFrame:
     """, {"game": game_id}).filter(pl.col("player_id").is_not_null())
 
 
-def emotion_vectors(con, game_id: str) -> pl.DataFrame:
+def emotion_vectors(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """(seq, player_id, the five emotions): the game's vectors in the order of its log."""
     return query_frame(con, f"""
         SELECT seq, player_id, {', '.join(EMOTIONS)} FROM damage_emotions

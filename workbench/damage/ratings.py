@@ -133,7 +133,8 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     hold (rank_low, rank_high), `tied` (the rank of the best model it cannot be told
     apart from), and `note` ("too few games" below MIN_RATED_GAMES rated games,
     which get no interval). `aliases` maps names to one model (by="model"); a player's
-    model is read from its answered decisions (`failures="invalid"`: from all its calls)."""
+    model is read from its answered decisions (`failures="invalid"`: from all its calls).
+    `con`: a DuckDB connection, or a Parquet tree open on Spark (`catalog.query_frame`)."""
     if by not in BY:
         raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
     _check_seats(con)
@@ -259,7 +260,7 @@ def ratings_in_words(table: pl.DataFrame, by: str = "model") -> list[str]:
              "a group cannot be told apart):"]
     for group in table.partition_by("tied", maintain_order=True):
         if group.height > 1:
-            lines.append(f"  tied, ranks {group['rank'].min()}-{group['rank'].max()}: cannot be told apart")
+            lines.append(f"  tied, ranks {group['rank'].min()!s}-{group['rank'].max()!s}: cannot be told apart")
         indent = "    " if group.height > 1 else "  "
         lines.extend(indent + _rating_in_words(row, by) for row in group.iter_rows(named=True))
     return lines

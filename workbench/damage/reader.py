@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import threading
 
+import duckdb
+
 from workbench import bulk
 from workbench.damage import drift, emotions, tables
 from workbench.damage.models import LINES, PAYLOADS, SCREEN, UNDOCUMENTED
@@ -87,7 +89,7 @@ def load_chunk(ctx: LoadContext, chunk: LineChunk, tally: drift.DriftTally, stop
     return counts
 
 
-def _derive(con, params: dict, tally: drift.DriftTally, stop: threading.Event) -> None:
+def _derive(con: duckdb.DuckDBPyConnection, params: dict, tally: drift.DriftTally, stop: threading.Event) -> None:
     """Drift, emotions and calls of a chunk's rows."""
     bulk.go_on(stop)
     tally.add_chunk(con, params)

@@ -10,7 +10,9 @@ everything is read in the constructor, so a notebook does not hold the database 
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import duckdb
 import numpy as np
 import polars as pl
 
@@ -34,7 +36,7 @@ class GameReplay:
     at or before the position.
     """
 
-    def __init__(self, con, game_id: str | None = None):
+    def __init__(self, con: duckdb.DuckDBPyConnection, game_id: str | None = None) -> None:
         with reading(con) as con:
             self.game_id = game_id or queries.largest_game(con)
             events = queries.replay_events(con, self.game_id)
@@ -185,7 +187,7 @@ def _parsed(payload: str | None):
 MEASURES = ("lives", "bankroll", "in_hand", *EMOTIONS)
 
 
-def compare_positions(con, game_id: str, seq_a: int, seq_b: int) -> pl.DataFrame:
+def compare_positions(con: duckdb.DuckDBPyConnection, game_id: str, seq_a: int, seq_b: int) -> pl.DataFrame:
     """Every player's state at two lines of the game's log (the state after the last
     event at or before each line) and the change from the first to the second: one row
     per player; for each measure (`lives`, `bankroll`, `in_hand` as 0/1, the five
@@ -195,7 +197,7 @@ def compare_positions(con, game_id: str, seq_a: int, seq_b: int) -> pl.DataFrame
     state_b = replay.state_at(replay.position_of_seq(seq_b))
     rows = []
     for player in replay.players:
-        row = {"player_id": player}
+        row: dict[str, Any] = {"player_id": player}
         for measure, a, b in zip(MEASURES, _measures(state_a[player]), _measures(state_b[player])):
             row |= {f"{measure}_a": a, f"{measure}_b": b,
                     f"{measure}_change": None if a is None or b is None else b - a}

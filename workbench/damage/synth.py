@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 EMOTIONS = ("fear", "anger", "shame", "confidence", "tilt")
 INTENTS = ("fear", "anger", "shame", "tilt")
@@ -60,14 +61,14 @@ class GameLog:
         # Whether a betting call fails at the provider: a stream of its own, so a game's
         # other draws are those it would have without failures.
         self.provider = random.Random(f"{game_id}:provider")
-        self.lines: list[str] = []
-        self.faults: list[dict] = []
+        self.lines: list[dict[str, Any] | str] = []  # events, and a crash's cut last line as written
+        self.faults: list[dict[str, str]] = []
 
     def emit(self, kind: str, payload: dict) -> dict:
         self.clock += timedelta(microseconds=self.rng.choice([0, self.rng.randint(1, 999_999)]),
                                 milliseconds=self.rng.randint(5, 900))
-        event = {"schema_version": "0.1", "type": kind, "game_id": self.game_id,
-                 "ts": self.clock.isoformat(), "payload": payload}
+        event: dict[str, Any] = {"schema_version": "0.1", "type": kind, "game_id": self.game_id,
+                                 "ts": self.clock.isoformat(), "payload": payload}
         self.lines.append(event)
         return event
 
@@ -344,7 +345,10 @@ def _drop_envelope_key(log: GameLog, rng: random.Random) -> None:
     """One event that lost an envelope key (an old writer's bug)."""
     index = rng.randrange(2, len(log.lines) - 2)
     key = rng.choice(["ts", "game_id", "schema_version"])
-    del log.lines[index][key]
+    event = log.lines[index]
+    if not isinstance(event, dict):
+        raise ValueError(f"line {index + 1} of {log.game_id} is no event: only a crashed game's last line is cut")
+    del event[key]
     log.faults.append({"locator": f"line {index + 1}", "field": key, "rule": "required_key"})
 
 
@@ -368,7 +372,7 @@ def generate(out: Path, scale: int, rng: random.Random) -> list[dict]:
     (one crashed, one with the older game id style) and a tournament log over them."""
     out.mkdir(parents=True, exist_ok=True)
     start = datetime(2026, 2, 6, 9, 38, 54, tzinfo=timezone.utc)
-    entries = []
+    entries: list[dict[str, Any]] = []
     for unit in range(scale):
         base = start + timedelta(days=unit)
         games = [play_game(rng, base, 8, 32)]

@@ -49,7 +49,8 @@ def declared_format(spec: Spec) -> Format:
         records = rejected = 0
         named = _named_by_the_path(spec, ctx.path)
         for batch in context_batches(ctx):
-            violations, reject_at = [], dict(batch.unreadable)
+            violations: list[Violation] = []
+            reject_at = dict(batch.unreadable)
             with _Bound(CHECK_SECONDS) as bound:
                 for index, text in enumerate(batch.texts):
                     if index in reject_at:

@@ -168,10 +168,13 @@ def registry_of(schema: dict):
     from referencing.exceptions import NoSuchResource
 
     def never(uri: str):
-        raise NoSuchResource(ref=uri)
+        raise NoSuchResource(uri)
 
     resource = _specification(schema).create_resource(schema)
-    return Registry(retrieve=never).with_resource(resource.id() or "", resource), resource
+    # referencing's attrs classes take their fields as keywords, which its stub's
+    # `__dataclass_transform__` (not the standard `dataclass_transform`) hides from mypy.
+    registry = Registry(retrieve=never)  # type: ignore[call-arg]
+    return registry.with_resource(resource.id() or "", resource), resource
 
 
 def _specification(schema: dict):
@@ -215,7 +218,8 @@ def _checkable(schema: dict, where: str) -> None:
 
     visit(schema, registry.resolver(base_uri=resource.id() or ""), "")
     validator = validators.validator_for(schema)(schema, registry=registry)
-    for probe in ({}, [], "", 0, None):
+    probes: tuple[object, ...] = ({}, [], "", 0, None)
+    for probe in probes:
         try:
             for _ in validator.iter_errors(probe):
                 pass

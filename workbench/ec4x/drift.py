@@ -28,13 +28,14 @@ import re
 import threading
 import typing
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable
 
 import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from pydantic import BaseModel
 
 from workbench.ec4x import seed
 from workbench.ec4x.orders import EspionageAction, FleetCommand, OrderDraft, model_at
@@ -60,7 +61,8 @@ def _espionage_target_message(operation: str, name: str) -> str:
 # What the real compiler requires beyond the seed: for a command model and its enum
 # field, the fields each seed value must not leave null (only where the seed does not),
 # and what the finding says.
-COMPILER_REQUIRES = {
+COMPILER_REQUIRES: dict[tuple[type[BaseModel], str],
+                        tuple[dict[str, tuple[str, ...]], Callable[[str, str], str]]] = {
     (FleetCommand, "commandType"): (
         dict.fromkeys(seed.COMPILER_SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), _system_target_message),
     (EspionageAction, "operation"): ({
@@ -74,13 +76,14 @@ COMPILER_REQUIRES = {
 class Place:
     """Where a draft may hold drift: `key` is a top-level key, holding a list of commands
     (`listed`), one command, or (no `field`) a list only the compiler reads. `requires`
-    and `says` are the place's entry in COMPILER_REQUIRES, if any."""
+    and `says` are the place's entry in COMPILER_REQUIRES, if any. A place with a
+    `field` has its `enum`."""
 
     key: str
     listed: bool = False
     field: str | None = None
     enum: SeedEnum | None = None
-    requires: dict = dataclasses.field(default_factory=dict)
+    requires: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     says: Callable[[str, str], str] | None = None
 
     @functools.cached_property  # read per command by `walked`
@@ -91,6 +94,18 @@ class Place:
     def path(self, index: int | None, name: str | None) -> str:
         where = f"{self.key}[{index}]" if self.listed else self.key
         return f"{where}.{name}" if name else where
+
+    def field_enum(self) -> SeedEnum:
+        """The enum of the place's field (a list only the compiler reads has none)."""
+        if self.enum is None:
+            raise TypeError(f"`{self.key}` holds no seed enum: it is a list only the compiler reads")
+        return self.enum
+
+    def requirement(self, value: str, name: str) -> str:
+        """What the finding says of `value` leaving out a field `name` it `requires`."""
+        if self.says is None:
+            raise TypeError(f"`{self.path(None, self.field)}` has no field the compiler requires")
+        return self.says(value, name)
 
 
 def _field_enum(model, name: str) -> SeedEnum | None:
@@ -121,10 +136,10 @@ def findings_of(place: Place, value: str, lacks: list[str]) -> list[tuple[str, s
                  f"`{place.key}` is not a field of the seed's v1 JSON contract, but the seed's prompt lists "
                  f"Repair & Scrap among the draft's categories and the real compiler reads this list, so it is "
                  f"reported as drift rather than rejected; kept, entries not checked")]
-    canonical = place.enum.canonical(value)
+    canonical = place.field_enum().canonical(value)
     if canonical is None:
         return []
-    found = []
+    found: list[tuple[str, str | None, str]] = []
     if canonical != value:
         found.append(("enum_spelling", place.field,
                       f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises enum "
@@ -132,25 +147,26 @@ def findings_of(place: Place, value: str, lacks: list[str]) -> list[tuple[str, s
                       f"accepted as `{canonical}` (drift, not an error)"))
     for name in place.requires.get(canonical, ()):
         if name in lacks:
-            found.append(("compiler_requires_field", name, place.says(canonical, name)))
+            found.append(("compiler_requires_field", name, place.requirement(canonical, name)))
     return found
 
 
 PLACES = _places()
 # The drift occurrences of lines: one row per value that may be drift (`findings_of`
 # says which kinds it is), at its line (`seq`) and its command's index in a list.
-# (`Schema.empty_table` would import pandas, 0.4 s of every command that reads EC4X.)
+# (`Schema.empty_table` would import pandas in every command that reads EC4X.)
 NO_OCCURRENCES = pa.Table.from_batches([], schema=pa.schema([
     ("seq", pa.int64()), ("idx", pa.int64()), ("place", pa.int64()), ("value", pa.string()), ("lacks", pa.string())]))
 
 
 @dataclass(frozen=True)
 class _Watched:
-    """A place in a command, as drift is looked for there: `number` in PLACES, the seed's
-    spellings of its values, the values the compiler wants more of."""
+    """A place in a command, as drift is looked for there: `number` in PLACES, its
+    field, the seed's spellings of its values, the values the compiler wants more of."""
 
     number: int
     place: Place
+    field: str
     seed_spelled: frozenset[str]
     wanting: frozenset[str]
 
@@ -160,7 +176,7 @@ class _Watched:
         return value not in self.seed_spelled or bool(lacks and value in self.wanting)
 
 
-_WATCHED = [_Watched(number, place, frozenset(place.enum.values),
+_WATCHED = [_Watched(number, place, place.field, frozenset(place.field_enum().values),
                      frozenset(value for value, needs in place.requires.items() if needs))
             for number, place in enumerate(PLACES) if place.field is not None]
 _ONLY_LISTS = [(number, place.key) for number, place in enumerate(PLACES) if place.field is None]
@@ -176,13 +192,13 @@ def walked(numbers: list[int], texts: list[str]) -> pa.Table:
         draft = _json(text)
         if isinstance(draft, dict):
             rows += [(number, *found) for found in _walk(draft)]
-    return pa.table(list(zip(*rows)) if rows else [[]] * 5, schema=NO_OCCURRENCES.schema)
+    columns: list[Sequence] = list(zip(*rows)) if rows else [[]] * 5
+    return pa.table(columns, schema=NO_OCCURRENCES.schema)
 
 
 def _json(text: str):
-    """A text read by msgspec (in a third of the time Python's parser takes, or less),
-    or by Python's parser where msgspec cannot read it (a number beyond 64 bits, say);
-    None where neither can."""
+    """A text read by msgspec (faster than Python's parser), or by Python's parser
+    where msgspec cannot read it (a number beyond 64 bits, say); None where neither can."""
     try:
         return _READ_JSON(text)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -200,16 +216,20 @@ def _walk(draft: dict) -> list[tuple]:
     """(idx, place, value, lacks) of the drift of a draft read as JSON: a list only the
     compiler reads, there even as null; a value that `_Watched.drifts`, where a value is
     a JSON string, a command a JSON object and a list a JSON array."""
-    found = [(None, number, "", "") for number, key in _ONLY_LISTS if key in draft]
+    found: list[tuple[int | None, int, str, str]] = [
+        (None, number, "", "") for number, key in _ONLY_LISTS if key in draft]
     for watched in _WATCHED:
         place = watched.place
         held = draft.get(place.key)
+        items: Iterable[tuple[int | None, typing.Any]]
         if not place.listed:
             items = [(None, held)]
         else:
             items = enumerate(held) if isinstance(held, list) else ()
         for index, item in items:
-            value = item.get(place.field) if isinstance(item, dict) else None
+            if not isinstance(item, dict):
+                continue
+            value = item.get(watched.field)
             if not isinstance(value, str):
                 continue
             lacks = ",".join([name for name in place.watched if item.get(name) is None])
@@ -228,14 +248,14 @@ class DriftWatch:
     (`bulk.Watcher`). Nothing decoded is kept: kept objects make the garbage collector
     walk them again and again."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.notes: list[tuple] = []  # (place, value, lacks, command) until their draft is decoded
         self.drafts = 0  # decoded since the last run
         self._found: list[tuple[int, list[tuple]]] = []  # (draft, its occurrences) since the last run
-        # Columns, not rows: kept rows made the watch take 0.28 s over 100k drafts, not 0.16.
+        # Columns, not rows: kept rows made the watch slower.
         self._seen: list[list] = [[], [], [], [], []]  # line position, idx, place, value, lacks
         self._unsure: list[int] = []  # line positions to walk (`accepted`)
-        self._outer = None
+        self._outer: DriftWatch | None = None
 
     def __enter__(self) -> "DriftWatch":
         self._outer = _WATCHING.watch
@@ -335,8 +355,8 @@ def _command_watch(checks: list[tuple[_Watched, str | None]]) -> Callable[[typin
     value there when it is the struct's tag), it notes a value that `_Watched.drifts`.
     It runs for every such command, so the usual case, one place whose value is the
     struct's tag, takes a shorter path."""
-    if len(checks) == 1 and checks[0][1] is not None:
-        (watched, tagged), = checks
+    if len(checks) == 1 and (tagged := checks[0][1]) is not None:
+        watched = checks[0][0]
         number, lacking = watched.number, _lacking(watched.place.watched)
         always = watched.drifts(tagged, "")  # else the tag drifts only where fields are left out
 
@@ -349,9 +369,9 @@ def _command_watch(checks: list[tuple[_Watched, str | None]]) -> Callable[[typin
         return seen_tagged
     # A place the compiler wants nothing more of drifts by its value alone (as the
     # build's classes): read without the fields-left-out test.
-    plain = [(watched.number, watched.place.field, watched.seed_spelled) for watched, tagged in checks
+    plain = [(watched.number, watched.field, watched.seed_spelled) for watched, tagged in checks
              if tagged is None and not watched.place.watched]
-    reads = [(watched, tagged, watched.place.field, _lacking(watched.place.watched)) for watched, tagged in checks
+    reads = [(watched, tagged, watched.field, _lacking(watched.place.watched)) for watched, tagged in checks
              if tagged is not None or watched.place.watched]
 
     def seen(command) -> None:
@@ -402,9 +422,12 @@ def _watch(model, tag: str | None) -> Callable[[typing.Any], None] | None:
 
 def _one_place_per_model() -> None:
     """A watcher knows a command's place by its model: no model may sit under two keys."""
-    keys: dict[type, set[str]] = defaultdict(set)
+    keys: dict[type[BaseModel], set[str]] = defaultdict(set)
     for watched in _WATCHED:
-        keys[model_at((watched.place.key,))].add(watched.place.key)
+        model = model_at((watched.place.key,))
+        if model is None:
+            raise TypeError(f"`{watched.place.key}` holds no command model: it cannot be watched for drift")
+        keys[model].add(watched.place.key)
     shared = {model.__name__: sorted(names) for model, names in keys.items() if len(names) > 1}
     if shared:
         raise TypeError(f"a command model under two keys cannot be watched for drift: {shared}")
@@ -420,7 +443,7 @@ class DriftTally:
     """Drift reported once per file and kind (rule, path with indexes generalised,
     message): at the first line and path it appears on, with how many lines carry it."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._first: dict[tuple, Violation] = {}
         self._lines: dict[tuple, int] = defaultdict(int)
 
@@ -479,7 +502,7 @@ def _kinds(found: pa.Table) -> list[tuple[int, int, int | None, int]]:
     """(kind, line, index, lines) per kind of drift among the occurrences `found`: its
     first occurrence (by line, then index, a place with no index first) and how many
     lines carry it, kinds in the order of their first occurrences. (In Arrow: a DuckDB
-    statement over a few hundred occurrences cost 2.5 ms, most of it fixed.)"""
+    statement over a few hundred occurrences costs more, most of it fixed.)"""
     ordered = found.append_column("at", pc.coalesce(found["idx"], -1)).sort_by(
         [("seq", "ascending"), ("at", "ascending"), ("kind", "ascending")])
     # Without threads, groups come in the order they are first met and `first` is the first row's.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import typing
 from operator import attrgetter
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -30,20 +30,34 @@ from pydantic import (
 )
 
 from workbench.ec4x import seed
-from workbench.ec4x.rules import SeedEnum, enum_of, fail, hint, missing, rule_error, seed_enum, with_errors
+from workbench.ec4x.rules import SeedEnum, fail, hint, missing, rule_error, seed_enum, seed_enum_of, with_errors
 from workbench.schema import Int64
 from workbench.screen import ScreenVariants
 
-FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
-BuildType = seed_enum("buildType", seed.BUILD_TYPES, seed.COMPILER_ONLY["buildType"])
-ShipClass = seed_enum("shipClass", seed.SHIP_CLASSES, seed.COMPILER_ONLY["shipClass"])
-FacilityClass = seed_enum("facilityClass", seed.FACILITY_CLASSES)
-GroundClass = seed_enum("groundClass", seed.GROUND_CLASSES)
-ZeroTurnCommandType = seed_enum("commandType", seed.ZERO_TURN_COMMANDS)
-CargoType = seed_enum("cargoType", seed.CARGO_TYPES, seed.COMPILER_ONLY["cargoType"])
-EspionageOperation = seed_enum("operation", seed.ESPIONAGE_OPERATIONS, aliases=seed.ALIASES["operation"])
-DiplomaticAction = seed_enum("action", seed.DIPLOMATIC_ACTIONS)
-ProposedState = seed_enum("proposedState", seed.PROPOSED_STATES)
+if typing.TYPE_CHECKING:
+    # Each is made at run time by `seed_enum` (a str carrying its seed's values); what a
+    # validated field holds is the seed's spelling, a str.
+    FleetCommandType: TypeAlias = str
+    BuildType: TypeAlias = str
+    ShipClass: TypeAlias = str
+    FacilityClass: TypeAlias = str
+    GroundClass: TypeAlias = str
+    ZeroTurnCommandType: TypeAlias = str
+    CargoType: TypeAlias = str
+    EspionageOperation: TypeAlias = str
+    DiplomaticAction: TypeAlias = str
+    ProposedState: TypeAlias = str
+else:
+    FleetCommandType = seed_enum("commandType", seed.FLEET_COMMANDS)
+    BuildType = seed_enum("buildType", seed.BUILD_TYPES, seed.COMPILER_ONLY["buildType"])
+    ShipClass = seed_enum("shipClass", seed.SHIP_CLASSES, seed.COMPILER_ONLY["shipClass"])
+    FacilityClass = seed_enum("facilityClass", seed.FACILITY_CLASSES)
+    GroundClass = seed_enum("groundClass", seed.GROUND_CLASSES)
+    ZeroTurnCommandType = seed_enum("commandType", seed.ZERO_TURN_COMMANDS)
+    CargoType = seed_enum("cargoType", seed.CARGO_TYPES, seed.COMPILER_ONLY["cargoType"])
+    EspionageOperation = seed_enum("operation", seed.ESPIONAGE_OPERATIONS, aliases=seed.ALIASES["operation"])
+    DiplomaticAction = seed_enum("action", seed.DIPLOMATIC_ACTIONS)
+    ProposedState = seed_enum("proposedState", seed.PROPOSED_STATES)
 
 Roe = Annotated[int, Field(ge=seed.ROE_RANGE[0], le=seed.ROE_RANGE[1])]
 TaxRate = Annotated[int, Field(ge=seed.TAX_RATE_RANGE[0], le=seed.TAX_RATE_RANGE[1])]
@@ -68,8 +82,9 @@ def variants(requires: dict[str, tuple[str, ...]], enum: SeedEnum, key: str,
              narrowed: dict[str, dict] | None = None) -> ScreenVariants:
     """How the screen checks the fields a command's `key` value requires (see
     `screen.ScreenVariants`): a struct per spelling of the value the screen lets through."""
-    return ScreenVariants(key, {spelling: enum.canonical(spelling) for spelling in enum.spellings()},
-                          requires, narrowed or {})
+    # Every spelling stands for a value (`SeedEnum.spellings`): none is left out.
+    canonical = {spelling: value for spelling in enum.spellings() if (value := enum.canonical(spelling)) is not None}
+    return ScreenVariants(key, canonical, requires, narrowed or {})
 
 
 # What the real compiler says when a build leaves `quantity` out (seed 004 requires it).
@@ -89,7 +104,7 @@ class FleetCommand(Contract):
 
     __screen_variants__ = variants(
         {**dict.fromkeys(seed.SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), "join-fleet": ("targetFleetId",)},
-        enum_of(FleetCommandType), "commandType")
+        seed_enum_of(FleetCommandType), "commandType")
 
     @model_validator(mode="after")
     def targets_present(self):
@@ -112,7 +127,7 @@ class BuildCommand(Contract):
     groundClass: GroundClass | None = None
     quantity: Int64 | None = None  # defaults to 1 for a facility
 
-    __screen_variants__ = variants(seed.BUILD_REQUIRES, enum_of(BuildType), "buildType")
+    __screen_variants__ = variants(seed.BUILD_REQUIRES, seed_enum_of(BuildType), "buildType")
 
     @model_validator(mode="after")
     def class_and_quantity_present(self):
@@ -127,7 +142,7 @@ class BuildCommand(Contract):
         return self
 
 
-_CARGO = enum_of(CargoType)
+_CARGO = seed_enum_of(CargoType)
 
 
 class ZeroTurnCommand(Contract):
@@ -143,7 +158,7 @@ class ZeroTurnCommand(Contract):
     quantity: Int64 | None = None
 
     # `load-cargo` loads marines only: its struct takes their spellings alone.
-    __screen_variants__ = variants(seed.ZERO_TURN_REQUIRES, enum_of(ZeroTurnCommandType), "commandType", {
+    __screen_variants__ = variants(seed.ZERO_TURN_REQUIRES, seed_enum_of(ZeroTurnCommandType), "commandType", {
         "load-cargo": {"cargoType": Literal[tuple(spelling for spelling in _CARGO.spellings()
                                                   if _CARGO.canonical(spelling) in seed.LOAD_CARGO_TYPES)]},
     })
@@ -187,7 +202,7 @@ class DiplomaticCommand(Contract):
     proposalId: Int64 | None = None
     proposedState: ProposedState | None = None
 
-    __screen_variants__ = variants(seed.DIPLOMATIC_REQUIRES, enum_of(DiplomaticAction), "action")
+    __screen_variants__ = variants(seed.DIPLOMATIC_REQUIRES, seed_enum_of(DiplomaticAction), "action")
 
     @model_validator(mode="after")
     def action_fields_present(self):
@@ -202,7 +217,7 @@ class EspionageAction(Contract):
     targetHouseId: Int64 | None = None
     targetSystemId: Int64 | None = None
 
-    __screen_variants__ = variants(seed.ESPIONAGE_REQUIRES, enum_of(EspionageOperation), "operation")
+    __screen_variants__ = variants(seed.ESPIONAGE_REQUIRES, seed_enum_of(EspionageOperation), "operation")
 
     @model_validator(mode="after")
     def operation_targets_present(self):
@@ -215,7 +230,12 @@ class EspionageAction(Contract):
 # PP per tech field, keyed by the seed's abbreviations (cst, wep, ter, ...); any other key is
 # unknown. A field may be left out, but one that is present holds an int: null is a type
 # mismatch (the real parser refuses it too).
-ResearchFields = create_model("ResearchFields", __base__=Contract, **{f: (Int64, None) for f in seed.TECH_FIELDS})
+_TECH_FIELDS: dict[str, Any] = {f: (Int64, None) for f in seed.TECH_FIELDS}
+if typing.TYPE_CHECKING:
+    class ResearchFields(Contract):
+        """Made at run time: an optional Int64 per field of `seed.TECH_FIELDS`."""
+else:
+    ResearchFields = create_model("ResearchFields", __base__=Contract, **_TECH_FIELDS)
 
 
 class ResearchAllocation(Contract):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+import duckdb
 import polars as pl
 
 from workbench.catalog import query_frame
@@ -16,14 +17,14 @@ GATES_QUERY = "SELECT * FROM ec4x_quality_gates ORDER BY game_id, model, gate"
 GATE_ORDER = {name: number for number, (name, _, _) in enumerate(GATES)}
 
 
-def summary(con) -> list[str]:
+def summary(con: duckdb.DuckDBPyConnection) -> list[str]:
     lines = []
-    drafts, valid = con.execute("SELECT count(*), count(*) FILTER (valid) FROM ec4x_orders").fetchone()
+    [(drafts, valid)] = con.execute("SELECT count(*), count(*) FILTER (valid) FROM ec4x_orders").fetchall()
     if drafts:
         lines.append(f"ec4x order drafts: {drafts} ({valid} valid, {valid / drafts:.1%})")
     rows = con.execute(GATES_QUERY).fetchall()
-    for (game_id, model, turns), gates in groupby(rows, key=lambda row: row[:3]):
-        gates = sorted(gates, key=lambda row: GATE_ORDER[row[3]])
+    for (game_id, model, turns), grouped in groupby(rows, key=lambda row: row[:3]):
+        gates = sorted(grouped, key=lambda row: GATE_ORDER[row[3]])
         verdict = "PASS" if all(g[7] for g in gates) else "FAIL"
         shown = "; ".join(
             f"{gate} {_number(value)} {comparison} {_number(threshold)} {'pass' if passed else 'fail'}"
@@ -156,7 +157,7 @@ ORDER BY g.source, g.model, f.position
 """
 
 
-def family_lines(con, family: str, model: str, source: str = DRAFTS) -> pl.DataFrame:
+def family_lines(con: duckdb.DuckDBPyConnection, family: str, model: str, source: str = DRAFTS) -> pl.DataFrame:
     """The lines (source_id, line) behind one cell of the family matrix: the drafts (or
     bot-trace turns) of `model` that used `family`."""
     return query_frame(con, FAMILY_USES + """
@@ -165,7 +166,7 @@ def family_lines(con, family: str, model: str, source: str = DRAFTS) -> pl.DataF
     """, {"family": family, "model": model, "source": source})
 
 
-def family_matrix(con) -> pl.DataFrame:
+def family_matrix(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per command family, model and source (drafts, trace): how often the family was
     tried, how often validly, the validity, and the rule its invalid uses broke most.
     Every family is listed for every model and source with data, tried = 0 if unused."""

@@ -16,6 +16,7 @@ import functools
 import threading
 from pathlib import Path
 
+import duckdb
 import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -38,8 +39,8 @@ ORDERS_SUFFIX = ".orders.jsonl"
 @functools.cache
 def order_screen() -> msgspec.json.Decoder:
     """The order screen, watching for the drift of the drafts it accepts. Built when a
-    log is first read, not as the format loads: a third of a second that a command
-    reading a database (a report, a figure) does without."""
+    log is first read, not as the format loads: a command reading a database (a report,
+    a figure) does without the time it takes."""
     return model_screen(orders.OrderDraft, WATCHING)
 
 
@@ -86,8 +87,10 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     if forgotten:
         bulk.forget_rows(con, tables.ORDERS.name, source_id, forgotten)
     # The drafts with an error that have a row: not those that are no record, nor those
-    # DuckDB could not parse (pydantic may read one, a lone surrogate, say).
-    invalid = {line_of(v.locator) for v in checked.violations if v.severity == "error"}
+    # DuckDB could not parse (pydantic may read one, a lone surrogate, say). Each error
+    # of a chunk is located at its line (`line N`).
+    invalid = {line for v in checked.violations
+               if v.severity == "error" and (line := line_of(v.locator)) is not None}
     invalid -= {int(chunk.numbers[i]) for i in (*checked.reject_at, *missing)}
     if forgotten or invalid != presumed:
         tables.mark(con, source_id, sorted(presumed - invalid), valid=True)
@@ -99,16 +102,17 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     return counts
 
 
-def _parsed_and_checked(con, chunk: LineChunk, params: dict, rows: dict, tally: DriftTally,
-                        stop: threading.Event) -> tuple[list[int], bulk.Checked, list[int], set[int]]:
+def _parsed_and_checked(con: duckdb.DuckDBPyConnection, chunk: LineChunk, params: dict, rows: dict,
+                        tally: DriftTally, stop: threading.Event
+                        ) -> tuple[list[int], bulk.Checked, list[int], set[int]]:
     """DuckDB parses the chunk's lines (`_parsed`) while, in a thread, the order screen
     reads them, its watchers noting the drift of the drafts it accepts
     (`drift.DriftWatch`). Then that thread checks the lines the screen refused and
     tallies the chunk's drift (`_checked`), while DuckDB stores the drafts the screen
     refused as invalid, presumed so, and derives the chunk's decisions (pydantic nearly
-    always agrees; they were derived after it, on a core left idle: 0.06 s more per 100k
-    drafts). Returns the lines DuckDB could not parse, the checks, the line numbers of
-    rows whose lines are no record, and the lines presumed invalid."""
+    always agrees; derived after it, they left a core idle). Returns the lines DuckDB
+    could not parse, the checks, the line numbers of rows whose lines are no record, and
+    the lines presumed invalid."""
     lines = bulk.line_table(chunk)
     staged = len(chunk) > 0 and len(chunk) >= BULK_ROW_GROUP_ROWS
     missing: list[int] = []
@@ -148,7 +152,7 @@ def _checked(chunk: LineChunk, missing: list[int], refused: list[int], presumed:
     return checked, forgotten
 
 
-def _parsed(con, params: dict, lines: pa.Table, staged: bool) -> int:
+def _parsed(con: duckdb.DuckDBPyConnection, params: dict, lines: pa.Table, staged: bool) -> int:
     """The drafts parsed on one DuckDB thread: into `ec4x_orders`, or, for a chunk that
     fills a row group (`staged`), into `tables.STAGED`, to be moved into `ec4x_orders`
     with their validity once the screen has read them, so that no row group DuckDB
@@ -157,10 +161,10 @@ def _parsed(con, params: dict, lines: pa.Table, staged: bool) -> int:
     the commit anyway: they are inserted, then marked.
 
     One thread takes no longer: the screen beside it is the longer path, and gets the
-    other core to itself (100k drafts: 0.80 to 0.73 s). And one thread fills each row
-    group before the next, where two leave each short by the lines they could not parse;
-    DuckDB's checkpoint merges short row groups into fewer, rewriting each (a 1% append
-    then rewrote all of `ec4x_orders`: 0.07 to 0.20 s)."""
+    other core to itself. And one thread fills each row group before the next, where
+    two leave each short by the lines they could not parse; DuckDB's checkpoint merges
+    short row groups into fewer, rewriting each (a 1% append then rewrote all of
+    `ec4x_orders`)."""
     with one_thread(con):
         return (tables.stage_drafts if staged else tables.insert_drafts)(con, params, lines)
 
@@ -195,7 +199,7 @@ def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:
     return violation(locator, error, loc[1:] if loc and loc[0] in trace.LINE_TAGS else loc)
 
 
-def refused_turns(con, source_id: int, first: int) -> list[Violation]:
+def refused_turns(con: duckdb.DuckDBPyConnection, source_id: int, first: int) -> list[Violation]:
     """The turns from line `first` on whose orders the bot refused: the model answered,
     and its answer broke the orders' rules (the rule its decision is invalid by)."""
     return [Violation(f"line {seq}", "error", "orders_refused", "errorClass",
@@ -206,7 +210,7 @@ def refused_turns(con, source_id: int, first: int) -> list[Violation]:
                 tables.REFUSED_TURNS, {"source_id": source_id, "first": first}).fetchall()]
 
 
-def trace_findings(con, source_id: int) -> list[Violation]:
+def trace_findings(con: duckdb.DuckDBPyConnection, source_id: int) -> list[Violation]:
     """Drift in a bot trace: line kinds and feature tags the workbench does not know."""
     params = {"source_id": source_id}
     found = [

@@ -61,7 +61,7 @@ def hint(value: str, candidates) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _hint(value: str, candidates: tuple[str, ...]) -> str:
-    # Cached: a model repeats its misspellings, and difflib costs about a millisecond a call.
+    # Cached: a model repeats its misspellings, and difflib is slow.
     close = difflib.get_close_matches(value, candidates, n=1, cutoff=0.6)
     return f"; did you mean `{close[0]}`?" if close else ""
 
@@ -139,4 +139,12 @@ def enum_of(annotation) -> SeedEnum | None:
     found = next((m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, SeedEnum)), None)
     if found is None and typing.get_origin(annotation) in (typing.Union, types.UnionType):
         found = next(filter(None, map(enum_of, typing.get_args(annotation))), None)
+    return found
+
+
+def seed_enum_of(annotation) -> SeedEnum:
+    """The SeedEnum of an annotation made by `seed_enum`; a TypeError for any other."""
+    found = enum_of(annotation)
+    if found is None:
+        raise TypeError(f"{annotation!r} is not a seed_enum annotation")
     return found

@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 # --- what the generator writes, transcribed from seed 004 ---------------------------
 # The generator keeps its own copy of the seed's vocabulary rather than importing the
@@ -358,8 +359,8 @@ def _fleet_commands(fleets: list[int], rng: random.Random) -> list[dict]:
 
 def _build(rng: random.Random) -> dict:
     kind = rng.choice(BUILD_TYPES)
-    command = {"colonyId": rng.randint(1, 30), "buildType": kind, "shipClass": None, "facilityClass": None,
-               "groundClass": None, "quantity": rng.randint(1, 4)}
+    command: dict[str, Any] = {"colonyId": rng.randint(1, 30), "buildType": kind, "shipClass": None,
+                               "facilityClass": None, "groundClass": None, "quantity": rng.randint(1, 4)}
     if kind == "ship":
         command["shipClass"] = rng.choice(SHIP_CLASSES)
     elif kind == "facility":
@@ -372,13 +373,15 @@ def _build(rng: random.Random) -> dict:
 
 def _zero_turn(source: int, target: int, rng: random.Random) -> dict:
     kind = rng.choice(ZERO_TURN_COMMANDS)
-    values = {"sourceFleetId": source, "targetFleetId": target, "shipIndices": [0, 2],
-              "fighterShipIds": [rng.randint(500, 600)], "carrierShipId": rng.randint(300, 400),
-              "sourceCarrierShipId": rng.randint(300, 400), "targetCarrierShipId": rng.randint(300, 400),
-              "cargoType": "marines", "quantity": None}
-    command = {"commandType": kind, "sourceFleetId": None, "targetFleetId": None, "shipIndices": [],
-               "fighterShipIds": [], "carrierShipId": None, "sourceCarrierShipId": None,
-               "targetCarrierShipId": None, "cargoType": None, "quantity": None}
+    values: dict[str, Any] = {
+        "sourceFleetId": source, "targetFleetId": target, "shipIndices": [0, 2],
+        "fighterShipIds": [rng.randint(500, 600)], "carrierShipId": rng.randint(300, 400),
+        "sourceCarrierShipId": rng.randint(300, 400), "targetCarrierShipId": rng.randint(300, 400),
+        "cargoType": "marines", "quantity": None}
+    command: dict[str, Any] = {
+        "commandType": kind, "sourceFleetId": None, "targetFleetId": None, "shipIndices": [],
+        "fighterShipIds": [], "carrierShipId": None, "sourceCarrierShipId": None,
+        "targetCarrierShipId": None, "cargoType": None, "quantity": None}
     command.update({name: values[name] for name in ZERO_TURN_REQUIRES[kind]})
     return command
 
@@ -386,14 +389,15 @@ def _zero_turn(source: int, target: int, rng: random.Random) -> dict:
 def _espionage(house: int, rng: random.Random) -> dict:
     operation = rng.choice(ESPIONAGE_OPERATIONS)
     target = {"targetHouseId": house % 4 + 1, "targetSystemId": rng.randint(1, 60)}
-    action = {"operation": operation, "targetHouseId": None, "targetSystemId": None}
+    action: dict[str, Any] = {"operation": operation, "targetHouseId": None, "targetSystemId": None}
     action.update({name: target[name] for name in ESPIONAGE_REQUIRES[operation]})
     return action
 
 
 def _diplomacy(house: int, rng: random.Random) -> dict:
     action = rng.choice(DIPLOMATIC_ACTIONS)
-    command = {"targetHouseId": house % 4 + 1, "action": action, "proposalId": None, "proposedState": None}
+    command: dict[str, Any] = {"targetHouseId": house % 4 + 1, "action": action, "proposalId": None,
+                               "proposedState": None}
     if action == "propose-deescalate":
         command["proposedState"] = rng.choice(PROPOSED_STATES)
     if action in ("accept-proposal", "reject-proposal"):

@@ -12,15 +12,17 @@ last failed attempt, and feature tags only on a successful turn.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Discriminator, Field, Json, Tag, TypeAdapter, model_validator
 
 from workbench.ec4x.rules import fail, rule_error
 from workbench.schema import INT64
 
-ERROR_CLASSES = ("success", "validation", "llm_request", "transport", "unknown")
-STAGES = ("llm_request", "schema_parse", "compile", "submit")
+ErrorClass = Literal["success", "validation", "llm_request", "transport", "unknown"]
+Stage = Literal["llm_request", "schema_parse", "compile", "submit"]
+ERROR_CLASSES: tuple[str, ...] = get_args(ErrorClass)
+STAGES: tuple[str, ...] = get_args(Stage)
 # How the bot classifies a failed turn: by the stage of its last failed attempt
 # (a failed turn without any trace entry is "unknown").
 ERROR_CLASS_OF_STAGE = {"llm_request": "llm_request", "schema_parse": "validation", "compile": "validation",
@@ -47,7 +49,7 @@ class FailedAttempt(TraceModel):
     """One entry of `trace`: an attempt that did not end in a submitted order."""
 
     attempt: Annotated[int, Field(ge=1, le=INT64[1])]
-    stage: Literal[STAGES]
+    stage: Stage
     details: list[str]
     outcome: str
     llmRequestMs: Annotated[float, Field(ge=0)]
@@ -59,7 +61,7 @@ class TurnRecord(TraceModel):
     gameId: str
     turn: Count
     ok: bool
-    errorClass: Literal[ERROR_CLASSES]
+    errorClass: ErrorClass
     attempts: Annotated[int, Field(ge=1, le=INT64[1])]
     errors: list[str]
     featureTags: list[str]

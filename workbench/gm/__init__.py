@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
+
 from workbench.formats import Format, generated_by
 from workbench.gm import reader, tables
 
@@ -13,7 +15,7 @@ def claims(path: Path, head: bytes) -> bool:
     return path.name.endswith(reader.SUFFIX)
 
 
-def summary(con) -> list[str]:
+def summary(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Per kind: responses, how many offered a decision, and how many needed repaired JSON."""
     rows = con.execute(
         """

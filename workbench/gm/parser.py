@@ -312,7 +312,8 @@ def _blocks(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _tidy(text: str) -> str:
     """Trailing spaces, code fences and runs of blank lines left by the cut markers, removed."""
-    lines, blank = [], False
+    lines: list[str] = []
+    blank = False
     for line in text.split("\n"):
         line = line.rstrip()
         if FENCE_LINE.match(line):

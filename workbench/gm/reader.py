@@ -16,9 +16,10 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
@@ -53,7 +54,7 @@ def load(ctx: LoadContext) -> Counts:
             if outcome.row is None:
                 rejects.append((outcome.locator, raw, number))
             else:
-                outcome.violations += _reused_id(outcome, number, first_line_of)
+                outcome.violations += _reused_id(outcome.locator, outcome.row["response_id"], number, first_line_of)
                 rows.add(outcome.row)
             # Located by response id: the line is said, so a cut last line can be forgotten.
             violations += [dataclasses.replace(v, line=number) for v in outcome.violations]
@@ -89,7 +90,8 @@ def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:
         return _not_an_object(f"line {number}", f"a JSON {type(record).__name__}, not an object")
     locator = _locator(record) or f"line {number}"
     line, envelope_errors = _envelope(record)
-    found = [violation(locator, error, error["loc"]) for error in envelope_errors]
+    # An ErrorDetails is a dict, which `violation` reads.
+    found = [violation(locator, cast(dict, error), error["loc"]) for error in envelope_errors]
     if line is None:
         return Outcome(locator, [_kept_in_rejects(v) for v in found])
     parsed = parse(line.text)
@@ -103,7 +105,7 @@ def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:
     return Outcome(locator, found, row)
 
 
-def _envelope(record: dict) -> tuple[ResponseLine | None, list[dict]]:
+def _envelope(record: dict) -> tuple[ResponseLine | None, list[ErrorDetails]]:
     """The line's envelope, and its errors. Without a usable `id` or `text` there is no
     response (None); a bad `ts` or `model` is reported and left out."""
     try:
@@ -142,11 +144,10 @@ def _kept_in_rejects(found: Violation) -> Violation:
                      f"{found.message}; the line is not a response and is kept in `rejects`")
 
 
-def _reused_id(outcome: Outcome, number: int, first_line_of: dict[str, int]) -> list[Violation]:
-    response_id = outcome.row["response_id"]
+def _reused_id(locator: str, response_id: str, number: int, first_line_of: dict[str, int]) -> list[Violation]:
     first = first_line_of.setdefault(response_id, number)
     if first == number:
         return []
-    return [Violation(outcome.locator, "warning", "duplicate_response_id", "id",
+    return [Violation(locator, "warning", "duplicate_response_id", "id",
                       f"expected a response id used once per file; found {response_id!r} again "
                       f"(first on line {first}, again on line {number})")]

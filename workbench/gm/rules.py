@@ -21,9 +21,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from workbench.violation import Violation
 from workbench.gm.models import (
@@ -39,12 +41,19 @@ from workbench.gm.models import (
 from workbench.gm.parser import JsonProblem, Parsed
 from workbench.validation import field_path, found, violation
 
+
+def _spellings(name: str, info: FieldInfo) -> list[str | AliasPath]:
+    """A field's name and the other spellings it is validated under (`AliasChoices`)."""
+    alias = info.validation_alias
+    if not alias:
+        return [name]
+    if not isinstance(alias, AliasChoices):
+        raise TypeError(f"GmResponse.{name}: its validation alias is not an AliasChoices")
+    return [name, *alias.choices]
+
+
 # A field's spellings in a whole-JSON response -> the field (`suggestedActions` -> ...).
-SPELLINGS = {
-    spelling: name
-    for name, info in GmResponse.model_fields.items()
-    for spelling in ([name, *info.validation_alias.choices] if info.validation_alias else [name])
-}
+SPELLINGS = {spelling: name for name, info in GmResponse.model_fields.items() for spelling in _spellings(name, info)}
 NOT_AN_OBJECT = ("model_type", "model_attributes_type", "dict_type")
 OPTION_ESSENTIALS = ("text", "impact")
 ACTION_TYPE_FIELD = re.compile(r"suggested_actions\[\d+\]\.type")
@@ -105,11 +114,11 @@ def _with_game_note(found_wrong: Violation, kind: str) -> Violation:
     return dataclasses.replace(found_wrong, message=f"{found_wrong.message} (seed 001; {note})")
 
 
-def _violation(locator: str, error: dict, loc: tuple) -> Violation:
+def _violation(locator: str, error: ErrorDetails, loc: tuple) -> Violation:
     if error["type"] in NOT_AN_OBJECT:
         return Violation(locator, "error", "not_an_object", field_path(loc),
                          f"expected a JSON object; found {found(error['input'])}")
-    return violation(locator, error, loc)
+    return violation(locator, cast(dict, error), loc)  # an ErrorDetails is a dict, which `violation` reads
 
 
 # --- recoveries --------------------------------------------------------------------
@@ -231,7 +240,7 @@ def drop_incomplete_options(decision: dict, locator: str) -> list[Violation]:
     return warnings
 
 
-def _incompleteness(option: Any) -> dict | None:
+def _incompleteness(option: Any) -> ErrorDetails | None:
     """The first error that makes `option` incomplete (not an object, no text or impact)."""
     try:
         DecisionOption.model_validate(option)
@@ -300,8 +309,12 @@ def _place(location: Any) -> Any:
 
 
 def _text(value: Any) -> str | None:
-    return value if value is None or isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _as_text(value)
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _texts(value: Any) -> list[str]:
-    return [_text(item) for item in value if item is not None] if isinstance(value, list) else []
+    return [_as_text(item) for item in value if item is not None] if isinstance(value, list) else []

@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 RESPONSES_PER_FILE = 30
 
@@ -109,7 +110,7 @@ class Response:
     """One response being written: its scene, variant, and the faults it carries."""
 
     variant: str
-    narrative: str
+    narrative: str | None
     location: dict
     acquired: list[str]
     removed: list[str]
@@ -238,18 +239,20 @@ def _plant(response: Response, fault: str, rng: random.Random) -> None:
             del response.actions[at]["type"]
             expect((f"suggested_actions[{at}].type", "action_type_defaulted"))
     elif fault == "bad_importance":
-        response.decision["importance"] = rng.choice(["urgent", "high", "low-ish"])
+        _planted_in(response.decision, fault)["importance"] = rng.choice(["urgent", "high", "low-ish"])
         expect(("player_decision.importance", "importance_defaulted"))
     elif fault == "one_option":
-        response.decision["options"] = response.decision["options"][:1]
+        decision = _planted_in(response.decision, fault)
+        decision["options"] = decision["options"][:1]
         expect(("player_decision.options", "too_few_options"))
     elif fault == "option_without_impact":
-        response.decision["options"] = response.decision["options"][:2]
-        del response.decision["options"][1]["impact"]
+        decision = _planted_in(response.decision, fault)
+        decision["options"] = decision["options"][:2]
+        del decision["options"][1]["impact"]
         expect(("player_decision.options[1].impact", "incomplete_option"))
         expect(("player_decision.options", "too_few_options"))
     elif fault == "decision_without_prompt":
-        del response.decision["prompt"]
+        del _planted_in(response.decision, fault)["prompt"]
         expect(("player_decision.prompt", "required_key"))
     elif fault.startswith(("attribute", "missing_attribute")):
         _plant_attribute(response, fault, rng)
@@ -270,9 +273,17 @@ def _plant(response: Response, fault: str, rng: random.Random) -> None:
         expect(("text", "required_key"))
 
 
+def _planted_in(part: dict | None, fault: str) -> dict:
+    """The part of a response (its decision, its character) that `fault` changes: the
+    variant picked for the fault writes it (`_variant_and_fault`)."""
+    if part is None:
+        raise ValueError(f"the response has no part for fault {fault!r} to change: its variant does not fit it")
+    return part
+
+
 def _plant_attribute(response: Response, fault: str, rng: random.Random) -> None:
     name = rng.choice(ATTRIBUTES)
-    attributes = response.character["attributes"]
+    attributes = _planted_in(response.character, fault)["attributes"]
     if fault == "attribute_out_of_range":
         attributes[name] = rng.randint(21, 30)
         rule = "less_than_equal"
@@ -322,8 +333,15 @@ def _location_lines(response: Response) -> list[str]:
     return [f"LOCATION: {place}"] if place else []  # an unknown place is left out
 
 
+def _narrative(response: Response) -> str:
+    """The narrative of a response written with markers (only JSON may leave it out)."""
+    if response.narrative is None:
+        raise ValueError("a response written with markers has no narrative: only a JSON one may leave it out")
+    return response.narrative
+
+
 def _markers_text(response: Response, malformed: bool = False) -> str:
-    lines = [response.narrative, "", *_location_lines(response)]
+    lines = [_narrative(response), "", *_location_lines(response)]
     if response.opponent:
         lines.append(f"COMBAT: {response.opponent}")
     lines += _item_lines("ACQUIRED_ITEMS", response.acquired, response)
@@ -331,7 +349,7 @@ def _markers_text(response: Response, malformed: bool = False) -> str:
     actions = "[\n" + ",\n".join("  " + json.dumps(a) for a in response.actions) + "\n]"
     if malformed:
         # Two ways models break JSON: a trailing comma, or output cut before `]`.
-        actions = actions[:-2] + ",\n]" if len(response.narrative) % 2 else actions[:-2]
+        actions = actions[:-2] + ",\n]" if len(_narrative(response)) % 2 else actions[:-2]
         response.expected.append(("suggested_actions", "json_repaired"))
     lines.append(f"SUGGESTED_ACTIONS: {actions}")
     return "\n".join(lines)
@@ -339,7 +357,7 @@ def _markers_text(response: Response, malformed: bool = False) -> str:
 
 def _item_lines(marker: str, items: list[str], response: Response) -> list[str]:
     """Items in one of the spellings models use; an empty list is often left out."""
-    style = (len(response.narrative) + len(marker)) % 4
+    style = (len(_narrative(response)) + len(marker)) % 4
     if not items:
         return [] if style < 2 else [f"{marker}: []"]
     if style == 0:
@@ -372,7 +390,7 @@ def _json_items(response: Response) -> list:
 
 
 def _json_text(response: Response, malformed: bool) -> str:
-    body = {}
+    body: dict[str, Any] = {}
     if response.narrative is not None:
         body["narrative"] = response.narrative
     body.update({

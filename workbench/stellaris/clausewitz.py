@@ -76,7 +76,7 @@ def _scalar(token: str):
 class _Block:
     __slots__ = ("pairs", "items", "key")
 
-    def __init__(self, key):
+    def __init__(self, key: str | None) -> None:
         self.key = key  # the key this block is the value of in its parent (None: bare)
         self.pairs: dict = {}
         self.items: list = []
@@ -231,7 +231,8 @@ class Locator:
         """Every top-level key and the span of its (first) value, in one pass that jumps
         over blocks: a top-level block ends at a `}` written at column 0 where the brace
         balance since its `{` returns to zero. None if the text is not laid out so."""
-        data, spans, position = self.data, {}, 0
+        data, position = self.data, 0
+        spans: dict[str, Span] = {}
         while True:
             match = self.TOP_KEY.match(data, position)
             if match is None:

@@ -18,9 +18,10 @@ import re
 import types
 import typing
 from collections import defaultdict
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from workbench.violation import Violation
 from workbench.stellaris.models import TOOLS, GameDate
@@ -67,13 +68,13 @@ def _schema_errors(model: type[BaseModel], payload: Any, locator: str) -> list[V
     return [_explain(model, payload, locator, error) for error in errors]
 
 
-def _explain(model, payload, locator: str, error: dict) -> Violation:
+def _explain(model, payload, locator: str, error: ErrorDetails) -> Violation:
     loc = tuple(error["loc"])
     kind = error["type"]
     if kind == "missing":
         return Violation(locator, "error", "required_key", field_path(loc), _missing_message(model, payload, loc))
     if (error.get("ctx") or {}).get("field") or kind in ("date_format", "required_when_found"):
-        return violation(locator, error, loc)
+        return violation(locator, cast(dict, error), loc)  # an ErrorDetails is a dict, which `violation` reads
     annotation = annotation_at(model, loc)
     expected = describe(annotation) if annotation is not None else error["msg"]
     message = f"expected {expected}; found {_found(error.get('input'))}"
@@ -195,7 +196,7 @@ def _is_model(annotation) -> bool:
 
 def annotation_at(model: type[BaseModel], loc: tuple):
     """The annotation the model expects at `loc` (keys, list indexes, dict keys)."""
-    annotation = model
+    annotation: Any = model  # then a field's annotation: a class, a union, a generic alias, ...
     for part in loc:
         annotation = _strip(annotation)
         if _is_model(annotation):

@@ -74,7 +74,7 @@ def claims(path: Path, head: bytes) -> bool:
         return False
 
 
-def _has_table(con, name: str) -> bool:
+def _has_table(con: sqlite3.Connection, name: str) -> bool:
     return con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).fetchone() is not None
 
 
@@ -139,7 +139,7 @@ def _session_names(con: sqlite3.Connection) -> dict:
 
 def _add_row(extraction: Extraction, locator: str, row: dict, series: str, file_name: str, sessions: dict) -> None:
     game_date = row.get("game_date")
-    if day_number(game_date) is None:
+    if not isinstance(game_date, str) or day_number(game_date) is None:
         extraction.rejects.append((locator, json.dumps(row, default=str)))
         extraction.rejected += 1
         extraction.violations.append(Violation(

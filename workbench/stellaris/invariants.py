@@ -16,7 +16,7 @@ companion history row). Each check reads raw values defensively, so a malformed 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from workbench.violation import Violation
 from workbench.stellaris.findings import tool_locator
@@ -82,7 +82,7 @@ def dig(value, path: str, default=MISSING):
     return value
 
 
-def is_number(value) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from workbench.schema import INT64
@@ -46,7 +47,7 @@ GameDate = Annotated[str, BeforeValidator(_stellaris_date)]
 def key(default: Any = ..., *, seen_as: tuple[str, ...] = (), documented: tuple[str, ...] = (), alias=None):
     """A seed key, with what real outputs are known to write instead (`seen_as`) and the
     values the seed documents for it (`documented`)."""
-    extra = {}
+    extra: JsonDict = {}
     if seen_as:
         extra["seen_as"] = list(seen_as)
     if documented:

@@ -5,6 +5,7 @@ lines)."""
 
 from __future__ import annotations
 
+import duckdb
 import polars as pl
 
 from workbench.catalog import query_frame
@@ -32,21 +33,21 @@ FROM nets WHERE net IS NOT NULL
 """
 
 
-def series_names(con) -> list[str]:
+def series_names(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [s for (s,) in con.execute("SELECT DISTINCT series FROM stellaris_snapshots ORDER BY 1").fetchall()]
 
 
-def resource_names(con) -> list[str]:
+def resource_names(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_resources ORDER BY 1").fetchall()]
 
 
-def resources_in_deficit(con, series=None) -> list[str]:
+def resources_in_deficit(con: duckdb.DuckDBPyConnection, series=None) -> list[str]:
     """Resources that were in deficit at some snapshot (of `series`), by name."""
     deficits = months_in_deficit(con, series)
     return sorted(deficits.filter(pl.col("snapshots_in_deficit") > 0)["resource"].unique().to_list())
 
 
-def months_in_deficit(con, series=None, resources=None) -> pl.DataFrame:
+def months_in_deficit(con: duckdb.DuckDBPyConnection, series=None, resources=None) -> pl.DataFrame:
     """Per series and resource: snapshots, how many show a deficit (net below zero),
     the months those deficits cover, and the first and last date in deficit."""
     return query_frame(con, f"""
@@ -61,7 +62,7 @@ def months_in_deficit(con, series=None, resources=None) -> pl.DataFrame:
     """, _economy_params(series, resources))
 
 
-def compare_series(con, series_a: str, series_b: str, resources=None) -> pl.DataFrame:
+def compare_series(con: duckdb.DuckDBPyConnection, series_a: str, series_b: str, resources=None) -> pl.DataFrame:
     """Two series side by side on the game dates both have: net per resource in each
     and the difference (b minus a)."""
     nets = query_frame(con, SERIES_NETS, _economy_params([series_a, series_b], resources))
@@ -102,8 +103,8 @@ ORDER BY series, resource, day
 """
 
 
-def nets_over_time(con, resources: list[str] | None = None, source: str | None = None,
-                   max_points: int | None = None) -> pl.DataFrame:
+def nets_over_time(con: duckdb.DuckDBPyConnection, resources: list[str] | None = None,
+                   source: str | None = None, max_points: int | None = None) -> pl.DataFrame:
     """Net per resource over game time, one row per series, resource and date (`year`
     on the 360-day calendar, `deficit`: net below zero); `resources` picks names,
     `source` a series, source id or ingested path. Beyond `max_points` dates in a
@@ -113,7 +114,7 @@ def nets_over_time(con, resources: list[str] | None = None, source: str | None =
     return query_frame(con, BUCKETED_NETS, {"resources": resources, "source": source, "bucket": bucket})
 
 
-def _bucket_days(con, max_points: int) -> int:
+def _bucket_days(con: duckdb.DuckDBPyConnection, max_points: int) -> int:
     dates, span = con.execute("""
         SELECT (SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT day) AS n FROM stellaris_snapshots
                                                  GROUP BY series)),
@@ -134,14 +135,14 @@ ORDER BY series, is_player DESC, country_name, country_id
 """
 
 
-def countries(con) -> pl.DataFrame:
+def countries(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every country with a budget, per series: its id, its latest name and type
     (`default` for an empire, `fallen_empire`, `enclave`, ...), whether it is the
     player's, and the snapshots (first and last date) that hold its budget."""
     return query_frame(con, COUNTRIES)
 
 
-def country_ids(con, chosen) -> list[int]:
+def country_ids(con: duckdb.DuckDBPyConnection, chosen) -> list[int]:
     """The ids of countries given by id or by name (one, or a list of them). A name
     picks every country so named (case aside), digits an id; an unknown one is an
     error that lists the names there are."""
@@ -181,7 +182,7 @@ ORDER BY series, day, source_id, country_id, resource, category
 """
 
 
-def budget_lines(con, country=None, resources=None, date=None) -> pl.DataFrame:
+def budget_lines(con: duckdb.DuckDBPyConnection, country=None, resources=None, date=None) -> pl.DataFrame:
     """Budget lines by category: per snapshot, country, category and resource, the
     income, expenses and their balance (income - expenses). `country`: names or ids
     (default: every country); `resources`: names; `date`: a game date "YYYY.MM.DD"."""
@@ -218,8 +219,8 @@ ORDER BY series, is_player DESC, country_name, country_id, resource, day
 """
 
 
-def country_nets(con, countries=None, resources=None, source: str | None = None, with_player: bool = False,
-                 max_points: int | None = None) -> pl.DataFrame:
+def country_nets(con: duckdb.DuckDBPyConnection, countries=None, resources=None, source: str | None = None,
+                 with_player: bool = False, max_points: int | None = None) -> pl.DataFrame:
     """Net per resource per country over game time (summed over budget categories in
     DuckDB): `series`, `country_id`, `country_name`, `is_player`, `resource`, `day`,
     `game_date`, `year`, `income`, `expenses`, `net`, `deficit`, and `country`, a
@@ -272,7 +273,8 @@ ORDER BY resource, side DESC, rank
 """
 
 
-def breakdown_bars(con, country=None, resources=None, date=None, top: int = 5) -> tuple[dict, pl.DataFrame]:
+def breakdown_bars(con: duckdb.DuckDBPyConnection, country=None, resources=None, date=None,
+                   top: int = 5) -> tuple[dict, pl.DataFrame]:
     """Where one country's resources come from and go at one snapshot: (the snapshot:
     `series`, `source_id`, `locator`, `game_date`, `country_id`, `country_name`; and per
     resource and side (`income`, `expenses`) the `top` largest categories, the rest
@@ -294,7 +296,7 @@ def breakdown_bars(con, country=None, resources=None, date=None, top: int = 5) -
     return snapshot, bars
 
 
-def _no_breakdown(con, country, date) -> str:
+def _no_breakdown(con: duckdb.DuckDBPyConnection, country, date) -> str:
     who = "the player" if country is None else f"country {country!r}"
     ids = country_ids(con, country) if country is not None else None
     dates = [d for d, _ in con.execute(
@@ -337,7 +339,7 @@ ORDER BY p.series
 """
 
 
-def series_overview(con) -> list[tuple]:
+def series_overview(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """Per series: (series, snapshots, first date, last date, and at its latest snapshot
     with an economy: its date, the energy net and how many resources are in deficit)."""
     return con.execute(SERIES_OVERVIEW).fetchall()

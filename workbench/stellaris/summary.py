@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import duckdb
+
 from workbench.stellaris.queries import series_overview
 
 
-def summary(con) -> list[str]:
+def summary(con: duckdb.DuckDBPyConnection) -> list[str]:
     lines = []
     for series, snapshots, first, last, economy_date, energy, deficits in series_overview(con):
         line = f"stellaris {series}: {snapshots} snapshot(s) {first} to {last}"

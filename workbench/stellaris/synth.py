@@ -22,6 +22,7 @@ import json
 import random
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from workbench.stellaris.synth_campaign import (
     GOVERNMENTS,
@@ -154,7 +155,7 @@ FALLEN_EMPIRE = 43  # one of the rivals' ids
 
 
 def _countries(campaign: Campaign, state: State, rng: random.Random, faults: list[dict]) -> dict:
-    countries = {}
+    countries: dict[str, Any] = {}
     for number, (country_id, species) in enumerate(campaign.rivals.items()):
         countries[str(country_id)] = _rival(campaign, number, country_id, species, state, rng)
         if country_id == 0:
@@ -270,7 +271,7 @@ def _balance(income: dict, expenses: dict) -> dict:
 
 
 def _fleets(state: State, rng: random.Random) -> dict:
-    fleets = {}
+    fleets: dict[str, Any] = {}
     for number, fleet_id in enumerate(state.fleet_ids):
         fleets[str(fleet_id)] = {
             "name": templated("%SEQ%", [("fmt", name_key("HUMAN1_FLEET_FORMAT")), ("num", {"key": str(number + 1)})]),
@@ -283,7 +284,7 @@ def _fleets(state: State, rng: random.Random) -> dict:
 
 
 def _wars(campaign: Campaign, state: State) -> dict:
-    wars = {"1": Bare("none")}
+    wars: dict[str, Any] = {"1": Bare("none")}
     rival_ids = [cid for cid in campaign.rivals if cid not in (0,)]
     # A war between two other empires, always going on: not the player's.
     wars["2"] = _war(templated("war_vs_names", [("1", name_key("NAME_Rivals")), ("2", name_key("NAME_Others"))]),

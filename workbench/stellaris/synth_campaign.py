@@ -125,7 +125,10 @@ def new_campaign(rng: random.Random, unit: int) -> Campaign:
 
 
 def _story(campaign: Campaign, rng: random.Random) -> list[State]:
-    states, stockpiles, colonies, wars = [], {r: rng.uniform(100, 400) for r in ECONOMY}, [], []
+    states: list[State] = []
+    stockpiles = {r: rng.uniform(100, 400) for r in ECONOMY}
+    colonies: list[Colony] = []
+    wars: list[dict] = []
     next_planet = rng.randrange(90, 140)
     fleets = [rng.randrange(20, 400) for _ in range(3)]
     enemy = next(cid for cid in campaign.rivals if cid not in (0,))

@@ -8,6 +8,7 @@ import json
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from workbench.stellaris.synth_campaign import (
     LEADER_CLASSES,
@@ -68,9 +69,10 @@ def situation(state: State, wars: dict) -> dict:
 
 
 def planets_output(campaign: Campaign, state: State) -> dict:
-    planets = [{"id": str(c.planet_id), "name": c.name, "type": c.planet_class.removeprefix("pc_"),
-                "population": c.population, "stability": round(c.stability, 1),
-                "is_habitat": c.planet_class == "pc_habitat"} for c in state.colonies]
+    planets: list[dict[str, Any]] = [
+        {"id": str(c.planet_id), "name": c.name, "type": c.planet_class.removeprefix("pc_"),
+         "population": c.population, "stability": round(c.stability, 1),
+         "is_habitat": c.planet_class == "pc_habitat"} for c in state.colonies]
     by_type: dict[str, int] = {}
     for planet in planets:
         by_type[planet["type"]] = by_type.get(planet["type"], 0) + 1
@@ -147,8 +149,9 @@ def extractor_files(campaign: Campaign, rng: random.Random) -> list[tuple[str, o
     files.append(("get_diplomacy.json", treaties, [
         {"locator": tool("get_diplomacy"), "field": "treaties[0]", "rule": "wrong_type"}]))
 
-    leaders = [{"name": f"Leader {k}", "class": rng.choice(LEADER_CLASSES), "level": rng.randint(1, 8),
-                "age": rng.randint(30, 90), "traits": ["leader_trait_resilient"]} for k in range(6)]
+    leaders: list[dict[str, Any]] = [
+        {"name": f"Leader {k}", "class": rng.choice(LEADER_CLASSES), "level": rng.randint(1, 8),
+         "age": rng.randint(30, 90), "traits": ["leader_trait_resilient"]} for k in range(6)]
     leaders[3].pop("name")  # real outputs have leaders without a name
     leaders[4]["class"] = "envoy"
     by_class: dict[str, int] = {}
@@ -236,7 +239,8 @@ CREATE TABLE snapshots (
 
 
 def history_rows(campaign: Campaign, rng: random.Random) -> tuple[list[tuple], list[dict]]:
-    rows, faults = [], []
+    rows: list[tuple] = []
+    faults: list[dict] = []
     session = f"{campaign.slug}-session"
     for number, state in enumerate(campaign.states, start=1):
         briefing = full_briefing(campaign, state)
