@@ -5,15 +5,15 @@ odd ticks and on ep_2's tick 0; model-a is always valid)."""
 
 import csv
 import io
-from pathlib import Path
 import json
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import write_lines
-from tests.test_records import REAL_DAMAGE
-from tests.test_records import arena_line, line_of, write_arena_logs
-from workbench.cli import SHOWN_CHARS, main
+from tests.test_records import REAL_DAMAGE, arena_line, line_of, write_arena_logs
+from workbench.cli import main
+from workbench.cli_records import SHOWN_CHARS
 
 
 def run(capsys, *args):

@@ -69,6 +69,25 @@ def test_ingest_and_validate_are_the_package_s_own_names():
     assert {"connect", "ingest", "validate", "plots", "analysis", "widgets"} <= set(dir(workbench))
 
 
+def test_the_command_line_loads_no_figure_before_one_is_drawn():
+    # `workbench plot` starts its renderer before polars and the figures' modules load
+    probe = ("import json, sys; from workbench import cli; cli._parser().parse_args(['plot', 'emotions', '-o', 'x.png']);"
+             " print(json.dumps(sorted(sys.modules)))")
+    modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                                            check=True).stdout))
+    assert not {m for m in modules if m.startswith("workbench.plots")}
+    assert not {"duckdb", "polars", "pyarrow"} & {m.split(".")[0] for m in modules}
+
+
+def test_finding_the_figures_loads_no_format_no_analysis_and_no_altair():
+    probe = ("import json, sys; from workbench.plots.kinds import figures; assert figures();"
+             " print(json.dumps(sorted(sys.modules)))")
+    modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                                            check=True).stdout))
+    assert formats(modules) == [] and drawing(modules) == []
+    assert not {"workbench.registry", "workbench.comparison", "scipy"} & modules
+
+
 @pytest.fixture(scope="module")
 def db(sample, tmp_path_factory):
     """The sample corpus, ingested by `workbench ingest` in a child: what it loaded is checked here too."""

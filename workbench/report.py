@@ -189,16 +189,10 @@ RATED_FORMATS = ("Only Damage logs record placements. EC4X traces, Arena decisio
                  "placement or outcome per model, and a Stellaris save has one player: they have no ratings.")
 
 
-# The figures drawn from a Parquet tree on Spark too: the comparisons across games. The
-# others look into single games or one format's own tables, and are drawn from a
-# database of the games wanted.
-ACROSS_GAMES = ("scorecard", "decisions")
-
-
 def _figures(con, aliases) -> Section:
     section = Section("Figures", "Every standard figure (hover for the values behind a mark).")
-    for kind in plots.FIGURES:
-        if not catalog.is_database(con) and kind not in ACROSS_GAMES:
+    for kind, figure in plots.FIGURES.items():  # on Spark, only those that compare across games
+        if not catalog.is_database(con) and not figure.across_games:
             section.notes.append(f"{kind}: drawn from a database, not from a Parquet tree; pull the games wanted "
                                  f"into one (docs/beyond-one-machine.md, \"Per game, on DuckDB\")")
             continue

@@ -487,7 +487,7 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
 def test_a_ctrl_c_while_a_compiled_module_loads_is_an_interrupt(tmp_path, monkeypatch, capsys):
     """A Ctrl-C that lands while DuckDB's or Polars' compiled module initialises comes back
     as an ImportError caused by it: it said "internal error", exit 3."""
-    import workbench.cli as cli
+    from workbench import cli_conclusions
 
     def loading(args):
         try:
@@ -495,6 +495,6 @@ def test_a_ctrl_c_while_a_compiled_module_loads_is_an_interrupt(tmp_path, monkey
         except KeyboardInterrupt as interrupt:
             raise ImportError("Encountered an error while initializing the extension.") from interrupt
 
-    monkeypatch.setattr(cli, "_scorecard", loading)
+    monkeypatch.setattr(cli_conclusions, "scorecard_command", loading)
     assert main(["scorecard", "--db", str(tmp_path / "w.duckdb")]) == 130
     assert capsys.readouterr().err == INTERRUPTED + "\n"

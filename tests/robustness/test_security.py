@@ -17,7 +17,7 @@ SCRIPT = "</script><script>alert('pwned')</script>"
 
 def test_no_eval_exec_or_pickle_in_the_package():
     # `exec("")` runs nothing: the CLI's way to clear the interpreter's mark of an
-    # interrupted `exec` (`cli.run`).
+    # interrupted `exec` (`exiting.end`).
     pattern = re.compile(r'\b(eval|exec)\s*\((?!""\))|\bpickle\b|\bmarshal\b|yaml\.load\(|shell=True')
     offenders = [f"{p.relative_to(ROOT)}:{n}" for p in SOURCES
                  for n, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
@@ -125,7 +125,7 @@ def test_what_is_not_a_terminal_gets_the_text_as_it_is(tmp_path, capsys):
 
 
 def test_escaped_keeps_line_ends_tabs_and_a_progress_bar_s_carriage_returns():
-    from workbench.cli import escaped
+    from workbench.terminal import escaped
 
     assert escaped("\ra\tb\n") == "\ra\tb\n"
     assert escaped("x\ry\u202ez\x9b") == "x\\x0dy\\u202ez\\x9b"

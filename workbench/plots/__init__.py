@@ -4,51 +4,35 @@ writes it by file suffix.
 
 Each figure is written as a Vega-Lite spec (`workbench.plots.vega`): its function's
 `.spec` returns that spec, which `save` writes with no Altair, and the function itself
-the Altair chart of it. A figure's module is imported when the figure is first asked
-for, so `workbench plot emotions` loads no other figure's format, and neither it nor
-`workbench report` nor a command that draws nothing loads Altair."""
+the Altair chart of it. Each figure's module marks its function with its kind
+(`workbench.plots.kinds`); the modules are imported when a figure is first asked for,
+and import their formats only as they draw, so `workbench plot emotions` loads no other
+figure's format, and neither it nor `workbench report` nor a command that draws nothing
+loads Altair."""
 
 from __future__ import annotations
 
-import importlib
-
-# The module of `workbench.plots` each public function lives in.
-HOMES = {
-    "emotion_trajectories": "emotions", "economy_nets": "economy", "budget_breakdown": "budget",
-    "attack_heatmap": "attacks", "event_study_chart": "attacks", "scorecard": "validity",
-    "decision_quality": "decisions", "family_matrix_chart": "families", "step_times_chart": "traces",
-    "play_quality_chart": "play",
-    "save": "files",
-}
-
-__all__ = [*HOMES, "FIGURES", "figure", "figure_spec"]
-
 
 def __getattr__(name: str):
-    if name not in HOMES:
+    """`save`, `FIGURES` (every figure by its kind, in order: `kinds.figures`), each
+    figure's function by its name (`emotion_trajectories`, `scorecard`, ...), and
+    `__all__`, which names them."""
+    if name == "save":
+        from workbench.plots.files import save
+
+        return save
+    if name.startswith("__") and name != "__all__":  # asked of any module (`__wrapped__`): none here
         raise AttributeError(f"module 'workbench.plots' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"workbench.plots.{HOMES[name]}"), name)
+    from workbench.plots.kinds import figures
 
-
-def _spec(name: str):
-    return __getattr__(name).spec
-
-
-# The figures `workbench plot KIND`, the demo and the report draw, by kind: each writes
-# its spec from the connection, an optional game id and aliases (each ignored where it
-# does not apply: aliases name models in the charts that compare them).
-FIGURES = {
-    "emotions": lambda con, game_id=None, aliases=None: _spec("emotion_trajectories")(con, game_id),
-    "economy": lambda con, game_id=None, aliases=None: _spec("economy_nets")(con),
-    "budget": lambda con, game_id=None, aliases=None: _spec("budget_breakdown")(con),
-    "scorecard": lambda con, game_id=None, aliases=None: _spec("scorecard")(con, aliases=aliases),
-    "decisions": lambda con, game_id=None, aliases=None: _spec("decision_quality")(con, aliases=aliases),
-    "attacks": lambda con, game_id=None, aliases=None: _spec("attack_heatmap")(con, game_id),
-    "attack-study": lambda con, game_id=None, aliases=None: _spec("event_study_chart")(con, game_id),
-    "families": lambda con, game_id=None, aliases=None: _spec("family_matrix_chart")(con, strict=True),
-    "trace-steps": lambda con, game_id=None, aliases=None: _spec("step_times_chart")(con, strict=True),
-    "play": lambda con, game_id=None, aliases=None: _spec("play_quality_chart")(con, aliases=aliases),
-}
+    if name == "FIGURES":
+        return figures()
+    functions = {figure.function.__name__: figure.function for figure in figures().values()}
+    if name == "__all__":
+        return [*functions, "save", "FIGURES", "figure", "figure_spec"]
+    if name not in functions:
+        raise AttributeError(f"module 'workbench.plots' has no attribute {name!r}")
+    return functions[name]
 
 
 def figure(kind: str, con, game_id: str | None = None, aliases=None):
@@ -87,7 +71,9 @@ def figure_spec(kind: str, con, game_id: str | None = None, aliases=None) -> dic
         WorkbenchError: an unknown `kind`, or what that figure's function raises.
     """
     from workbench.errors import WorkbenchError
+    from workbench.plots.kinds import figures
 
-    if kind not in FIGURES:
-        raise WorkbenchError(f"unknown figure {kind!r}; choose one of: {', '.join(FIGURES)}")
-    return FIGURES[kind](con, game_id, aliases)
+    found = figures()
+    if kind not in found:
+        raise WorkbenchError(f"unknown figure {kind!r}; choose one of: {', '.join(found)}")
+    return found[kind](con, game_id, aliases)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.damage import queries
 from workbench.errors import WorkbenchError
+from workbench.plots.kinds import figure_kind
 from workbench.plots.labels import picking
 from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
@@ -19,6 +19,7 @@ COLOR_BY = {
 }
 
 
+@figure_kind("attacks", order=6, takes_game=True)
 @altair_figure
 def attack_heatmap(con, game_id: str | None = None, color: str = "actual_mean"):
     """Attacker (rows) x target (columns): one cell per pair that attacked or assisted,
@@ -40,6 +41,8 @@ def attack_heatmap(con, game_id: str | None = None, color: str = "actual_mean"):
     Raises:
         WorkbenchError: an unknown `color`, or no Damage game in the database.
     """
+    from workbench.damage import queries
+
     if color not in COLOR_BY:
         raise WorkbenchError(f"cannot colour the attack heatmap by {color!r}; choose one of: {', '.join(COLOR_BY)}")
     game_id = game_id or queries.largest_game(con)
@@ -52,28 +55,44 @@ def attack_heatmap_spec(game_id: str, matrix: pl.DataFrame, color: str = "actual
     datasets = Datasets()
     title, scale = COLOR_BY[color]
     players = sorted(set(matrix["attacker"].drop_nulls()) | set(matrix["target"].drop_nulls()))
-    axes = {"x": field("target:N", title="target", scale={"domain": players}),
-            "y": field("attacker:N", title="attacker", scale={"domain": players})}
+    axes = {
+        "x": field("target:N", title="target", scale={"domain": players}),
+        "y": field("attacker:N", title="attacker", scale={"domain": players}),
+    }
     # a click on a cell selects its attacker and target: the attacks behind it (widgets.attack_filters)
-    cells = {"mark": mark("rect", stroke="white"), "name": "cells", "encoding": {
-        **axes, "color": field(f"{color}:Q", title=title, scale=scale),
-        "tooltip": [*(field(f"{name}:N") for name in ("attacker", "target")),
-                    *(field(f"{name}:Q") for name in ("attacks", "team_attacks", "raises", "assisted", "assists")),
-                    field("intended_mean:Q", format=".3f", title="mean intended"),
-                    field("applied_mean:Q", format=".3f", title="mean applied"),
-                    field("applied_total:Q", format=".3f", title="total applied"),
-                    field("actual_mean:Q", format=".3f", title="mean actual"),
-                    field("actual_total:Q", format=".3f", title="total actual")],
-    }}
+    cells = {
+        "mark": mark("rect", stroke="white"),
+        "name": "cells",
+        "encoding": {
+            **axes,
+            "color": field(f"{color}:Q", title=title, scale=scale),
+            "tooltip": [
+                *(field(f"{name}:N") for name in ("attacker", "target")),
+                *(field(f"{name}:Q") for name in ("attacks", "team_attacks", "raises", "assisted", "assists")),
+                field("intended_mean:Q", format=".3f", title="mean intended"),
+                field("applied_mean:Q", format=".3f", title="mean applied"),
+                field("applied_total:Q", format=".3f", title="total applied"),
+                field("actual_mean:Q", format=".3f", title="mean actual"),
+                field("actual_total:Q", format=".3f", title="total actual"),
+            ],
+        },
+    }
     labels = {"mark": mark("text", fontSize=11), "encoding": {**axes, "text": field("attacks:Q")}}
     side = max(160, 36 * len(players))
-    return top_level({
-        "data": datasets.add("attacks", matrix), "layer": [cells, labels],
-        "params": [picking("cells", "attacker", "target")],
-        "width": side, "height": side, "title": f"Who attacks whom in {game_id} (number: attacks; colour: {title})",
-    }, datasets)
+    return top_level(
+        {
+            "data": datasets.add("attacks", matrix),
+            "layer": [cells, labels],
+            "params": [picking("cells", "attacker", "target")],
+            "width": side,
+            "height": side,
+            "title": f"Who attacks whom in {game_id} (number: attacks; colour: {title})",
+        },
+        datasets,
+    )
 
 
+@figure_kind("attack-study", order=7, takes_game=True)
 @altair_figure
 def event_study_chart(con, game_id: str | None = None, k: int = 5):
     """Per kind of attack and aimed-at emotion: the mean change over the `k` emotion
@@ -95,6 +114,8 @@ def event_study_chart(con, game_id: str | None = None, k: int = 5):
         WorkbenchError: no Damage game in the database, or no attack in the game followed
             by `k` emotion vectors of its target.
     """
+    from workbench.damage import queries
+
     game_id = game_id or queries.largest_game(con)
     study = queries.event_study(con, game_id, k).filter(pl.col("n") > 0)
     if study.is_empty():
@@ -108,24 +129,57 @@ def event_study_spec(game_id: str, study: pl.DataFrame, k: int) -> dict:
     study = study.with_columns(attack=pl.concat_str("kind", "emotion", separator=" · "))
     data = datasets.add("study", study)
     y = field("attack:N", title="attack · aimed-at emotion", sort=study["attack"].to_list())
-    tooltip = [field("attack:N"), field("n:Q"), *(field(f"{name}:Q", format=".3f") for name in (
-        "mean_change", "baseline_mean", "difference", "ci_low", "ci_high"))]
+    tooltip = [
+        field("attack:N"),
+        field("n:Q"),
+        *(
+            field(f"{name}:Q", format=".3f")
+            for name in ("mean_change", "baseline_mean", "difference", "ci_low", "ci_high")
+        ),
+    ]
     means = {
-        "data": data, "transform": [{"fold": ["mean_change", "baseline_mean"], "as": ["series", "change"]}],
-        "mark": mark("point", filled=True, size=70), "width": 300, "title": "after attacks vs baseline",
-        "encoding": {"x": field("change:Q", title=f"change over {k} vectors"), "y": y, "tooltip": tooltip,
-                     "color": field("series:N", title="", scale={"domain": ["mean_change", "baseline_mean"],
-                                                                   "range": ["#d62728", "#7f7f7f"]},
-                                    legend={"labelExpr": "datum.label == 'mean_change' ? 'after attacks' : "
-                                                         "'baseline drift'"})},
+        "data": data,
+        "transform": [{"fold": ["mean_change", "baseline_mean"], "as": ["series", "change"]}],
+        "mark": mark("point", filled=True, size=70),
+        "width": 300,
+        "title": "after attacks vs baseline",
+        "encoding": {
+            "x": field("change:Q", title=f"change over {k} vectors"),
+            "y": y,
+            "tooltip": tooltip,
+            "color": field(
+                "series:N",
+                title="",
+                scale={"domain": ["mean_change", "baseline_mean"], "range": ["#d62728", "#7f7f7f"]},
+                legend={"labelExpr": "datum.label == 'mean_change' ? 'after attacks' : 'baseline drift'"},
+            ),
+        },
     }
-    zero = {"data": datasets.add("zero", [{}]), "mark": mark("rule", strokeDash=[4, 3], color="gray"),
-            "encoding": {"x": {"datum": 0, "type": "quantitative"}}}
-    bars = {"data": data, "mark": mark("errorbar", ticks=True), "encoding": {
-        "x": field("ci_low:Q", title="difference (95% t interval)"), "x2": {"field": "ci_high"}, "y": y,
-        "tooltip": tooltip}}
-    points = {"data": data, "mark": mark("point", filled=True, size=70, color="black"),
-              "encoding": {"x": field("difference:Q"), "y": y, "tooltip": tooltip}}
+    zero = {
+        "data": datasets.add("zero", [{}]),
+        "mark": mark("rule", strokeDash=[4, 3], color="gray"),
+        "encoding": {"x": {"datum": 0, "type": "quantitative"}},
+    }
+    bars = {
+        "data": data,
+        "mark": mark("errorbar", ticks=True),
+        "encoding": {
+            "x": field("ci_low:Q", title="difference (95% t interval)"),
+            "x2": {"field": "ci_high"},
+            "y": y,
+            "tooltip": tooltip,
+        },
+    }
+    points = {
+        "data": data,
+        "mark": mark("point", filled=True, size=70, color="black"),
+        "encoding": {"x": field("difference:Q"), "y": y, "tooltip": tooltip},
+    }
     difference = {"layer": [zero, bars, points], "width": 300, "title": "difference from baseline"}
-    return top_level({"hconcat": [means, difference],
-                      "title": f"Change in the aimed-at emotion after attacks in {game_id} ({k} vectors)"}, datasets)
+    return top_level(
+        {
+            "hconcat": [means, difference],
+            "title": f"Change in the aimed-at emotion after attacks in {game_id} ({k} vectors)",
+        },
+        datasets,
+    )

@@ -6,13 +6,15 @@ largest over all the panels; the others join `other`."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import duckdb
 import polars as pl
 
 from workbench.errors import WorkbenchError
 from workbench.plots.economy import ALL, KEY_RESOURCES, panel_columns, resource_order
+from workbench.plots.kinds import figure_kind
 from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
-from workbench.stellaris import queries
 
 # Categories named per resource and side; a budget has 40+ categories, most small.
 TOP_CATEGORIES = 5
@@ -22,6 +24,7 @@ OTHER_COLOR = "#bbbbbb"
 NET_COLOR = "#222222"
 
 
+@figure_kind("budget", order=3)
 @altair_figure
 def budget_breakdown(con, country=None, resources=None, date=None):
     """Income (up) and expenses (down) per budget category, one panel per resource,
@@ -44,6 +47,8 @@ def budget_breakdown(con, country=None, resources=None, date=None):
         WorkbenchError: no Stellaris tables, no snapshot of the country (on `date`), a name
             several countries share on that date, or no budget line for the resources.
     """
+    from workbench.stellaris import queries
+
     if resources is None:  # a first look: the resources the player watches first
         resources = list(KEY_RESOURCES)
     elif resources == ALL:
@@ -55,8 +60,10 @@ def budget_breakdown(con, country=None, resources=None, date=None):
     except duckdb.CatalogException:
         raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
     if bars.is_empty():
-        raise WorkbenchError(f"nothing to plot: {snapshot['country_name']} has no budget line for "
-                             f"{', '.join(resources or [])} on {snapshot['game_date']}")
+        raise WorkbenchError(
+            f"nothing to plot: {snapshot['country_name']} has no budget line for "
+            f"{', '.join(resources or [])} on {snapshot['game_date']}"
+        )
     order = sorted(bars["resource"].unique().to_list(), key=resource_order)
     return _spec(_within_legend(bars), order, snapshot)
 
@@ -65,50 +72,98 @@ def _within_legend(bars: pl.DataFrame) -> pl.DataFrame:
     """The bars with at most LEGEND_MOST categories named: the largest by their amounts
     (income and expenses alike) summed over every panel, ties by name; the others are
     summed into their panel's `other`, stacked last."""
-    totals = (bars.filter(pl.col("category") != "other").group_by("category")
-              .agg(size=pl.col("amount").abs().sum()).sort(["size", "category"], descending=[True, False]))
+    totals = (
+        bars.filter(pl.col("category") != "other")
+        .group_by("category")
+        .agg(size=pl.col("amount").abs().sum())
+        .sort(["size", "category"], descending=[True, False])
+    )
     if totals.height <= LEGEND_MOST:
         return bars
     kept = totals["category"].head(LEGEND_MOST)
     category = pl.when(pl.col("category").is_in(kept.implode())).then(pl.col("category")).otherwise(pl.lit("other"))
-    last = bars["rank"].max() + 1
-    return (bars.with_columns(category=category).group_by(["resource", "side", "category"], maintain_order=True)
-            .agg(pl.col("amount").sum(), pl.col("lines").sum(), pl.col("rank").min(), pl.col("net").first())
-            .with_columns(rank=pl.when(pl.col("category") == "other").then(pl.lit(last)).otherwise(pl.col("rank"))))
+    last = cast("int", bars["rank"].max()) + 1
+    return (
+        bars.with_columns(category=category)
+        .group_by(["resource", "side", "category"], maintain_order=True)
+        .agg(pl.col("amount").sum(), pl.col("lines").sum(), pl.col("rank").min(), pl.col("net").first())
+        .with_columns(rank=pl.when(pl.col("category") == "other").then(pl.lit(last)).otherwise(pl.col("rank")))
+    )
 
 
 def _spec(bars, order: list[str], snapshot: dict) -> dict:
     datasets = Datasets()
     named = sorted(set(bars["category"].to_list()) - {"other"})
     categories = named + (["other"] if "other" in set(bars["category"].to_list()) else [])
-    palette = {"domain": categories, "range": TABLEAU_WITHOUT_GREYS[:len(named)] + [OTHER_COLOR] * (len(categories) - len(named))}
-    stacked = {"mark": mark("bar"), "encoding": {
-        "x": field("side:N", title=None, sort=["income", "expenses"], axis={"labelAngle": 0}),
-        "y": field("amount:Q", title="per month"),
-        "color": field("category:N", title="category", scale=palette,
-                       legend={"orient": "top", "columns": 5, "symbolLimit": 80}),
-        "order": field("rank:Q"),
-        "tooltip": [*(field(f"{name}:N") for name in ("resource", "side", "category")),
-                    field("amount:Q", format=",.2f"), field("lines:Q", title="categories summed")],
-    }}
-    net = {"transform": [{"aggregate": [{"op": "max", "field": "net", "as": "net"}], "groupby": ["resource"]}],
-           "mark": mark("rule", color=NET_COLOR, strokeWidth=2), "encoding": {
-               "y": field("net:Q"),
-               "tooltip": [field("resource:N"), field("net:Q", format=",.2f", title="net / month")]}}
-    zero = {"mark": mark("rule", color="#555", strokeDash=[4, 3]), "encoding": {"y": {"datum": 0}},
-            "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}]}
-    return top_level({
-        "data": datasets.add("budget", bars), "spec": {"layer": [stacked, zero, net], "width": 110, "height": 150},
-        "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
-        "columns": panel_columns(len(order)), "resolve": {"scale": {"y": "independent"}},
-        "title": {"text": f"Where {snapshot['country_name']}'s resources come from and go, {snapshot['game_date']}",
-                  "subtitle": f"the {TOP_CATEGORIES} largest categories per side (the {LEGEND_MOST} largest of all), the "
-                              f"rest as `other`; black line: net; series {snapshot['series']}"},
-    }, datasets)
+    palette = {
+        "domain": categories,
+        "range": TABLEAU_WITHOUT_GREYS[: len(named)] + [OTHER_COLOR] * (len(categories) - len(named)),
+    }
+    stacked = {
+        "mark": mark("bar"),
+        "encoding": {
+            "x": field("side:N", title=None, sort=["income", "expenses"], axis={"labelAngle": 0}),
+            "y": field("amount:Q", title="per month"),
+            "color": field(
+                "category:N", title="category", scale=palette, legend={"orient": "top", "columns": 5, "symbolLimit": 80}
+            ),
+            "order": field("rank:Q"),
+            "tooltip": [
+                *(field(f"{name}:N") for name in ("resource", "side", "category")),
+                field("amount:Q", format=",.2f"),
+                field("lines:Q", title="categories summed"),
+            ],
+        },
+    }
+    net = {
+        "transform": [{"aggregate": [{"op": "max", "field": "net", "as": "net"}], "groupby": ["resource"]}],
+        "mark": mark("rule", color=NET_COLOR, strokeWidth=2),
+        "encoding": {
+            "y": field("net:Q"),
+            "tooltip": [field("resource:N"), field("net:Q", format=",.2f", title="net / month")],
+        },
+    }
+    zero = {
+        "mark": mark("rule", color="#555", strokeDash=[4, 3]),
+        "encoding": {"y": {"datum": 0}},
+        "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}],
+    }
+    return top_level(
+        {
+            "data": datasets.add("budget", bars),
+            "spec": {"layer": [stacked, zero, net], "width": 110, "height": 150},
+            "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
+            "columns": panel_columns(len(order)),
+            "resolve": {"scale": {"y": "independent"}},
+            "title": {
+                "text": f"Where {snapshot['country_name']}'s resources come from and go, {snapshot['game_date']}",
+                "subtitle": f"the {TOP_CATEGORIES} largest categories per side (the {LEGEND_MOST} largest of all), the "
+                f"rest as `other`; black line: net; series {snapshot['series']}",
+            },
+        },
+        datasets,
+    )
 
 
 # The named categories' colours, in the legend's order: tableau20 without its greys
 # (which `other` has), 18 of them, more than LEGEND_MOST.
-TABLEAU_WITHOUT_GREYS = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63",
-                         "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#d37295", "#fabfd2", "#b07aa1", "#d4a6c8",
-                         "#9d7660", "#d7b5a6"]
+TABLEAU_WITHOUT_GREYS = [
+    "#4e79a7",
+    "#a0cbe8",
+    "#f28e2b",
+    "#ffbe7d",
+    "#59a14f",
+    "#8cd17d",
+    "#b6992d",
+    "#f1ce63",
+    "#499894",
+    "#86bcb6",
+    "#e15759",
+    "#ff9d9a",
+    "#d37295",
+    "#fabfd2",
+    "#b07aa1",
+    "#d4a6c8",
+    "#9d7660",
+    "#d7b5a6",
+]

@@ -6,12 +6,14 @@ country instead: the player's beside the chosen ones, from every country's budge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import duckdb
 
 from workbench.errors import WorkbenchError
+from workbench.plots.kinds import figure_kind
 from workbench.plots.labels import picking
 from workbench.plots.vega import Datasets, altair_figure, field, mark, point_selection, top_level
-from workbench.stellaris import queries
 
 # Resources the player watches first; the others follow alphabetically.
 KEY_RESOURCES = ("energy", "minerals", "food", "alloys", "consumer_goods", "unity", "influence", "trade")
@@ -30,6 +32,7 @@ LEGEND = {"orient": "top", "direction": "horizontal", "columns": 4}
 LEGEND_PICK = "legend_pick"  # the selection a click on a legend entry makes: the lines it names
 
 
+@figure_kind("economy", order=2)
 @altair_figure
 def economy_nets(con, resources=None, source=None, countries=None):
     """Monthly net per resource over game time (x: game year on the 360-day calendar,
@@ -79,6 +82,8 @@ def _first_look(con) -> tuple[list[str] | None, list[str]]:
     """The resources a first look shows (the key ones and every one that ran a deficit)
     and the ones it leaves out: a save holds 18 or more, most of them small and steady.
     None: every resource (there is nothing to choose from)."""
+    from workbench.stellaris import queries
+
     try:
         known, in_deficit = queries.resource_names(con), set(queries.resources_in_deficit(con))
     except duckdb.CatalogException:
@@ -88,9 +93,12 @@ def _first_look(con) -> tuple[list[str] | None, list[str]]:
 
 
 def _countries(con, resources, source, countries):
+    from workbench.stellaris import queries
+
     try:
-        frame = queries.country_nets(con, countries, resources, source, with_player=True,
-                                     max_points=MAX_POINTS_PER_LINE)
+        frame = queries.country_nets(
+            con, countries, resources, source, with_player=True, max_points=MAX_POINTS_PER_LINE
+        )
     except duckdb.CatalogException:
         raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
     if frame.is_empty():
@@ -102,8 +110,10 @@ def _countries(con, resources, source, countries):
 def _no_country_nets(con, resources, source) -> str:
     known = [r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_budget ORDER BY 1").fetchall()]
     if not known:
-        return ("no country budgets in this database; ingest Stellaris saves (*.sav): extractor outputs and "
-                "histories hold the player's totals only")
+        return (
+            "no country budgets in this database; ingest Stellaris saves (*.sav): extractor outputs and "
+            "histories hold the player's totals only"
+        )
     unknown = sorted(set(resources or []) - set(known))
     if unknown:
         return f"no resource named {', '.join(unknown)} in the countries' budgets; known: {', '.join(known)}"
@@ -111,6 +121,8 @@ def _no_country_nets(con, resources, source) -> str:
 
 
 def _nets(con, resources, source):
+    from workbench.stellaris import queries
+
     try:
         return queries.nets_over_time(con, resources, source, max_points=MAX_POINTS_PER_LINE)
     except duckdb.CatalogException:
@@ -118,10 +130,14 @@ def _nets(con, resources, source):
 
 
 def _nothing_to_plot(con, resources, source) -> str:
+    from workbench.stellaris import queries
+
     known = queries.resource_names(con)
     if not known:
-        return ("no Stellaris economy in this database; ingest autosaves (*.sav), extractor bundles "
-                "(*.briefing.json) or a companion history (*.db) first")
+        return (
+            "no Stellaris economy in this database; ingest autosaves (*.sav), extractor bundles "
+            "(*.briefing.json) or a companion history (*.db) first"
+        )
     unknown = sorted(set(resources or []) - set(known))
     if unknown:
         return f"no resource named {', '.join(unknown)}; known: {', '.join(known)}"
@@ -133,29 +149,47 @@ def resource_order(resource: str):
     return (KEY_RESOURCES.index(resource), "") if resource in KEY_RESOURCES else (len(KEY_RESOURCES), resource)
 
 
-def _spec(frame, order: list[str], hidden: list[str] = ()) -> dict:
+def _spec(frame, order: list[str], hidden: Sequence[str] = ()) -> dict:
     present = set(frame["origin"].unique().to_list())
     origins = [o for o in ORIGIN_DASHES if o in present] + sorted(present - set(ORIGIN_DASHES))
     encoding = {
         "color": field("series:N", title="series (click to pick)", legend=LEGEND),
-        "strokeDash": field("origin:N", title="read from", legend=LEGEND, scale={
-            "domain": origins, "range": [ORIGIN_DASHES.get(o, [1, 0]) for o in origins]}),
+        "strokeDash": field(
+            "origin:N",
+            title="read from",
+            legend=LEGEND,
+            scale={"domain": origins, "range": [ORIGIN_DASHES.get(o, [1, 0]) for o in origins]},
+        ),
     }
-    tooltip = [field("series:N"), field("origin:N"), field("resource:N"), field("game_date:N", title="date"),
-               field("net:Q", format=",.2f", title="net / month")]
-    subtitle = [DEFICIT_NOTE] + (_wrapped(f"{len(hidden)} more resources, never in deficit, are not drawn: "
-                                          f"{', '.join(hidden)}") if hidden else [])
+    tooltip = [
+        field("series:N"),
+        field("origin:N"),
+        field("resource:N"),
+        field("game_date:N", title="date"),
+        field("net:Q", format=",.2f", title="net / month"),
+    ]
+    subtitle = [DEFICIT_NOTE] + (
+        _wrapped(f"{len(hidden)} more resources, never in deficit, are not drawn: {', '.join(hidden)}")
+        if hidden
+        else []
+    )
     return _panels(frame, order, "series", encoding, tooltip, "Monthly net per resource", subtitle)
 
 
 def _country_spec(frame, order: list[str]) -> dict:
     """One line per country (the player's first in the legend) and series."""
     labels = frame["country"].unique(maintain_order=True).to_list()
-    encoding = {"color": field("country:N", title="country (click to pick)", sort=labels, legend=LEGEND),
-                "detail": field("series:N")}
-    tooltip = [*(field(f"{name}:N") for name in ("country", "country_id", "series", "resource")),
-               field("game_date:N", title="date"), field("income:Q", format=",.2f"),
-               field("expenses:Q", format=",.2f"), field("net:Q", format=",.2f", title="net / month")]
+    encoding = {
+        "color": field("country:N", title="country (click to pick)", sort=labels, legend=LEGEND),
+        "detail": field("series:N"),
+    }
+    tooltip = [
+        *(field(f"{name}:N") for name in ("country", "country_id", "series", "resource")),
+        field("game_date:N", title="date"),
+        field("income:Q", format=",.2f"),
+        field("expenses:Q", format=",.2f"),
+        field("net:Q", format=",.2f", title="net / month"),
+    ]
     title = "Monthly net per resource, the player beside other countries"
     return _panels(frame, order, "country", encoding, tooltip, title)
 
@@ -180,27 +214,49 @@ def panel_columns(panels: int) -> int:
     return min((PANEL_COLUMNS, PANEL_COLUMNS - 1, PANEL_COLUMNS + 1), key=lambda columns: -panels % columns)
 
 
-def _panels(frame, order: list[str], picked_by: str, encoding: dict, tooltip: list, title: str,
-            subtitle=DEFICIT_NOTE) -> dict:
+def _panels(
+    frame, order: list[str], picked_by: str, encoding: dict, tooltip: list, title: str, subtitle=DEFICIT_NOTE
+) -> dict:
     datasets = Datasets()
-    axes = {"x": field("year:Q", title="game year (360-day calendar)", axis={"format": "d", "tickMinStep": 1},
-                       scale={"zero": False}),
-            "y": field("net:Q", title="net / month")}
+    axes = {
+        "x": field(
+            "year:Q",
+            title="game year (360-day calendar)",
+            axis={"format": "d", "tickMinStep": 1},
+            scale={"zero": False},
+        ),
+        "y": field("net:Q", title="net / month"),
+    }
     opacity = {"condition": {"param": LEGEND_PICK, "value": 1.0}, "value": 0.15}  # faint unless picked
-    lines = {"mark": mark("line", point={"size": 18}), "name": "lines",
-             "encoding": {**axes, **encoding, "opacity": opacity, "tooltip": tooltip}}
+    lines = {
+        "mark": mark("line", point={"size": 18}),
+        "name": "lines",
+        "encoding": {**axes, **encoding, "opacity": opacity, "tooltip": tooltip},
+    }
     # a click on a month in deficit selects its date: the saves of that date (widgets.economy_filters)
-    deficits = {"mark": mark("point", shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR),
-                "name": "deficits", "transform": [{"filter": "datum.deficit"}],
-                "encoding": {**axes, "opacity": opacity, "tooltip": tooltip}}
-    zero = {"mark": mark("rule", color="#555", strokeDash=[4, 3]), "encoding": {"y": {"datum": 0}},
-            "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}]}
-    return top_level({
-        "data": datasets.add("nets", frame),
-        "spec": {"layer": [zero, lines, deficits], "width": PANEL_WIDTH, "height": 120},
-        "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
-        "columns": panel_columns(len(order)),
-        "params": [point_selection(LEGEND_PICK, [picked_by], ["lines"], bind="legend"),
-                   picking("deficits", "game_date")],
-        "title": {"text": title, "subtitle": subtitle}, "resolve": {"scale": {"y": "independent"}},
-    }, datasets)
+    deficits = {
+        "mark": mark("point", shape="triangle-down", filled=True, size=55, color=DEFICIT_COLOR),
+        "name": "deficits",
+        "transform": [{"filter": "datum.deficit"}],
+        "encoding": {**axes, "opacity": opacity, "tooltip": tooltip},
+    }
+    zero = {
+        "mark": mark("rule", color="#555", strokeDash=[4, 3]),
+        "encoding": {"y": {"datum": 0}},
+        "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}],
+    }
+    return top_level(
+        {
+            "data": datasets.add("nets", frame),
+            "spec": {"layer": [zero, lines, deficits], "width": PANEL_WIDTH, "height": 120},
+            "facet": field("resource:N", sort=order, title=None, header={"labelFontWeight": "bold"}),
+            "columns": panel_columns(len(order)),
+            "params": [
+                point_selection(LEGEND_PICK, [picked_by], ["lines"], bind="legend"),
+                picking("deficits", "game_date"),
+            ],
+            "title": {"text": title, "subtitle": subtitle},
+            "resolve": {"scale": {"y": "independent"}},
+        },
+        datasets,
+    )

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.damage import queries
-from workbench.damage.models import EMOTIONS
 from workbench.errors import WorkbenchError
+from workbench.plots.kinds import figure_kind
 from workbench.plots.labels import PICK, picking
 from workbench.plots.vega import Datasets, altair_figure, field, mark, spec_of, top_level
 
@@ -19,9 +18,9 @@ UNLABELLED = {"labels": False, "ticks": False, "title": None}
 CURSOR_DATA = "cursor"  # the one empty row an overlay without data of its own is drawn from
 
 
+@figure_kind("emotions", order=1, takes_game=True)
 @altair_figure
-def emotion_trajectories(con, game_id: str | None = None, players=None, emotions=None, x: str = "seq",
-                         overlay=None):
+def emotion_trajectories(con, game_id: str | None = None, players=None, emotions=None, x: str = "seq", overlay=None):
     """One line per player for each emotion over the event sequence (`x="seq"`) or
     turn (`x="turn"`), one panel per emotion, with a marker where a player was attacked
     on that emotion (tooltip: attacker, intended and applied change). The line of a
@@ -47,6 +46,9 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
         WorkbenchError: an unknown emotion or axis, no Damage game in the database, or no
             emotion vectors for the game.
     """
+    from workbench.damage import queries
+    from workbench.damage.models import EMOTIONS
+
     game_id = game_id or queries.largest_game(con)
     emotions = list(emotions or EMOTIONS)
     unknown = set(emotions) - set(EMOTIONS)
@@ -60,8 +62,15 @@ def emotion_trajectories(con, game_id: str | None = None, players=None, emotions
     return emotion_spec(game_id, vectors, attacks, emotions, x, overlay, eliminated)
 
 
-def emotion_spec(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emotions, x: str = "seq",
-                  overlay=None, eliminated: pl.DataFrame | None = None) -> dict:
+def emotion_spec(
+    game_id: str,
+    vectors: pl.DataFrame,
+    attacks: pl.DataFrame,
+    emotions,
+    x: str = "seq",
+    overlay=None,
+    eliminated: pl.DataFrame | None = None,
+) -> dict:
     """The spec of the trajectories of `queries.emotion_series`, the markers of
     `queries.attacks_received` and, for the players of `queries.eliminations`, a cross
     ending their lines; one panel per emotion."""
@@ -81,35 +90,62 @@ def emotion_spec(game_id: str, vectors: pl.DataFrame, attacks: pl.DataFrame, emo
         lines = {
             "data": datasets.add(f"lines-{emotion}", vectors.filter(vectors["emotion"] == emotion)),
             "mark": mark("line", interpolate="step-after"),
-            "encoding": {"x": x_channel, "y": field("value:Q", title=emotion, scale={"domain": [-1, 1]}),
-                         "color": color,
-                         "tooltip": [field("player_id:N"), field(f"{x}:Q"), field("value:Q", format=".3f")]},
+            "encoding": {
+                "x": x_channel,
+                "y": field("value:Q", title=emotion, scale={"domain": [-1, 1]}),
+                "color": color,
+                "tooltip": [field("player_id:N"), field(f"{x}:Q"), field("value:Q", format=".3f")],
+            },
         }
         # a click on an attack received selects its line: the attack (widgets.emotion_filters);
         # one selection per panel, each named for its emotion
         hits = {
             "data": datasets.add(f"attacks-{emotion}", attacks.filter(attacks["emotion"] == emotion)),
-            "mark": mark("point", shape="triangle-down", filled=True, size=70), "name": view,
-            "encoding": {"x": x_channel, "y": field("value:Q"), "color": color,
-                         "tooltip": [field("player_id:N"), field("attacker:N"), field(f"{x}:Q"),
-                                     field("intended_delta:Q", format=".3f", title="intended"),
-                                     field("applied_delta:Q", format=".3f", title="applied")]},
+            "mark": mark("point", shape="triangle-down", filled=True, size=70),
+            "name": view,
+            "encoding": {
+                "x": x_channel,
+                "y": field("value:Q"),
+                "color": color,
+                "tooltip": [
+                    field("player_id:N"),
+                    field("attacker:N"),
+                    field(f"{x}:Q"),
+                    field("intended_delta:Q", format=".3f", title="intended"),
+                    field("applied_delta:Q", format=".3f", title="applied"),
+                ],
+            },
         }
         params.append(picking(view, "seq", name=f"{PICK}_{emotion}"))
         # A cross (a plus turned 45 degrees) in the player's colour, outlined to stand out on the line.
         out = {
             "data": datasets.add(f"ends-{emotion}", ends.filter(ends["emotion"] == emotion)),
-            "mark": mark("point", shape="cross", angle=45, filled=True, size=140, stroke="black", strokeWidth=0.6,
-                         opacity=1),
-            "encoding": {"x": x_channel, "y": field("value:Q"), "color": color,
-                         "tooltip": [field("player_id:N"),
-                                     field("eliminated_at:Q", title=f"eliminated at {axis}"),
-                                     field("value:Q", format=".3f", title="last value")]},
+            "mark": mark(
+                "point", shape="cross", angle=45, filled=True, size=140, stroke="black", strokeWidth=0.6, opacity=1
+            ),
+            "encoding": {
+                "x": x_channel,
+                "y": field("value:Q"),
+                "color": color,
+                "tooltip": [
+                    field("player_id:N"),
+                    field("eliminated_at:Q", title=f"eliminated at {axis}"),
+                    field("value:Q", format=".3f", title="last value"),
+                ],
+            },
         }
         panels.append({"layer": [lines, hits, out] + ([over] if over else []), "width": 720, "height": 110})
     title = f"Emotions in {game_id} (▼ attack received, ✕ eliminated: the line ends)"
-    return top_level({"vconcat": panels, "params": params, "title": title, "spacing": 10,
-                      "resolve": {"scale": {"color": "shared", "x": "shared"}}}, datasets)
+    return top_level(
+        {
+            "vconcat": panels,
+            "params": params,
+            "title": title,
+            "spacing": 10,
+            "resolve": {"scale": {"color": "shared", "x": "shared"}},
+        },
+        datasets,
+    )
 
 
 def _overlay(overlay, datasets: Datasets) -> tuple[dict, list[dict]]:
@@ -128,23 +164,28 @@ def _overlay(overlay, datasets: Datasets) -> tuple[dict, list[dict]]:
     return view, [param for param in params if "select" not in param]
 
 
-def ended_lines(vectors: pl.DataFrame, eliminated: pl.DataFrame | None,
-                x: str = "seq") -> tuple[pl.DataFrame, pl.DataFrame]:
+def ended_lines(
+    vectors: pl.DataFrame, eliminated: pl.DataFrame | None, x: str = "seq"
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The vectors with each eliminated player's lines held at their last value up to
     the line or turn it left the game at, and the ends of those lines: (player_id,
     emotion, `x`, value, eliminated_at)."""
     if eliminated is None:
         eliminated = pl.DataFrame(schema={"player_id": pl.String, x: pl.Int64})
     last = vectors.group_by("player_id", "emotion", maintain_order=True).last()  # vectors come in the log's order
-    ends = last.drop(x).join(eliminated.select("player_id", pl.col(x).alias("eliminated_at")), on="player_id",
-                             maintain_order="left")
+    ends = last.drop(x).join(
+        eliminated.select("player_id", pl.col(x).alias("eliminated_at")), on="player_id", maintain_order="left"
+    )
     ends = ends.with_columns(pl.col("eliminated_at").cast(vectors.schema[x]).alias(x))
-    return pl.concat([vectors, ends.select(vectors.columns)]), ends.select("player_id", "emotion", x, "value",
-                                                                          "eliminated_at")
+    return pl.concat([vectors, ends.select(vectors.columns)]), ends.select(
+        "player_id", "emotion", x, "value", "eliminated_at"
+    )
 
 
 def cursor_rule(param: str) -> dict:
     """A vertical rule at the line (`seq`) the Vega parameter `param` holds: an overlay
     for `emotion_trajectories`; the chart that shows it adds the parameter."""
-    return {"mark": mark("rule", color="black", strokeWidth=1.5, clip=True),
-            "encoding": {"x": {"datum": {"expr": param}, "type": "quantitative"}}}
+    return {
+        "mark": mark("rule", color="black", strokeWidth=1.5, clip=True),
+        "encoding": {"x": {"datum": {"expr": param}, "type": "quantitative"}},
+    }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from workbench.errors import WorkbenchError
 from workbench.paths import text_of, writable_folder
-from workbench.plots.render import IMAGES, Renderer, render
+from workbench.plots.render import Renderer, render
 from workbench.plots.vega import VL_CONVERT_VERSION, spec_of
 
 SUFFIXES = (".png", ".svg", ".pdf", ".html", ".json")
@@ -47,7 +47,9 @@ def save(chart, path: str | Path, scale: float = 2.0, renderer: Renderer | None 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise WorkbenchError(f"cannot write {path}: unknown suffix {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}")
+        raise WorkbenchError(
+            f"cannot write {path}: unknown suffix {suffix or '(none)'}; use one of {', '.join(SUFFIXES)}"
+        )
     writable_folder(path)
     spec = spec_of(chart)
     try:
@@ -104,12 +106,13 @@ def vega_script() -> str:
     import vl_convert
 
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "workbench"
-    path = cache / f"vega-embed-vl-convert-{vl_convert.__version__}-vega-lite-{VL_CONVERT_VERSION}.js"
+    version = vl_convert.__version__  # type: ignore[attr-defined]
+    path = cache / f"vega-embed-vl-convert-{version}-vega-lite-{VL_CONVERT_VERSION}.js"
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    bundle = vl_convert.javascript_bundle(vl_version=VL_CONVERT_VERSION)
+    bundle = vl_convert.javascript_bundle(vl_version=VL_CONVERT_VERSION)  # type: ignore[call-arg]
     try:  # whole or not at all: written aside, then renamed
         cache.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.part")

@@ -32,8 +32,14 @@ def displayed(column: str) -> pl.Expr:
 def note_view(datasets: Datasets, name: str, text: str, title: str, width: int = 300) -> dict:
     """A view that only says `text`, under its figure's usual title; its one row is the
     dataset `name`."""
-    return {"data": datasets.add(name, [{"note": text}]), "mark": mark("text", size=13, color="gray"),
-            "encoding": {"text": field("note:N")}, "title": title, "width": width, "height": 60}
+    return {
+        "data": datasets.add(name, [{"note": text}]),
+        "mark": mark("text", size=13, color="gray"),
+        "encoding": {"text": field("note:N")},
+        "title": title,
+        "width": width,
+        "height": 60,
+    }
 
 
 PICK = "pick"  # the name of a chart's selection that leads to its records (widgets.DrillDown)

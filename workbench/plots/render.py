@@ -19,8 +19,12 @@ import sys
 
 IMAGES = (".png", ".svg", ".pdf")
 # A chart with what every figure has: axes, a legend and a title.
-WARM_UP = {"title": "warm-up", "data": {"values": [{"x": 0, "y": "a"}]}, "mark": "point",
-           "encoding": {"x": {"field": "x", "type": "quantitative"}, "color": {"field": "y", "type": "nominal"}}}
+WARM_UP = {
+    "title": "warm-up",
+    "data": {"values": [{"x": 0, "y": "a"}]},
+    "mark": "point",
+    "encoding": {"x": {"field": "x", "type": "quantitative"}, "color": {"field": "y", "type": "nominal"}},
+}
 
 
 def render(spec: dict, suffix: str, vl_version: str, scale: float) -> bytes:
@@ -88,8 +92,11 @@ class Renderer:
     def __init__(self) -> None:
         try:
             self.child: subprocess.Popen | None = subprocess.Popen(
-                [sys.executable, "-I", __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL)
+                [sys.executable, "-I", __file__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
         except OSError:
             self.child = None
 

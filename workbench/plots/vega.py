@@ -12,7 +12,8 @@ specs; the Python API and the notebooks get an Altair chart of the same spec
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, cast
 
 import polars as pl
 
@@ -41,7 +42,9 @@ def mark(kind: str, **props: Any) -> dict:
     return {"type": kind, **props}
 
 
-def point_selection(name: str, fields: list[str], views: list[str], bind: str | None = None, **select: Any) -> dict:
+def point_selection(
+    name: str, fields: Sequence[str], views: Sequence[str], bind: str | None = None, **select: Any
+) -> dict:
     """A top-level point selection on `fields`, made by the marks of `views` (or through
     `bind`, such as the legend); `select` adds to how (`on="click"`)."""
     param = {"name": name, "select": {"type": "point", "fields": list(fields), **select}, "views": list(views)}
@@ -85,7 +88,18 @@ def top_level(spec: dict, datasets: Datasets) -> dict:
 # --- Altair -------------------------------------------------------------------------------
 
 
-def altair_figure(build: Callable[..., dict]) -> Callable:
+class FigureFunction(Protocol):
+    """A figure's public function, as `altair_figure` makes it: it returns the figure as
+    an Altair chart, and its `.spec` as a Vega-Lite spec."""
+
+    __name__: str
+    __qualname__: str
+    spec: Callable[..., dict]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+def altair_figure(build: Callable[..., dict]) -> FigureFunction:
     """The figure function `build`, which returns a Vega-Lite spec, as the public function
     that returns the figure as an Altair chart; `build` stays reachable as its `.spec`."""
 
@@ -93,9 +107,9 @@ def altair_figure(build: Callable[..., dict]) -> Callable:
     def chart(*args, **kwargs):
         return as_altair(build(*args, **kwargs))
 
-    chart.spec = build
+    chart.spec = build  # type: ignore[attr-defined]
     build.__qualname__ += ".spec"  # the name it is found by again, as in a process pool
-    return chart
+    return cast(FigureFunction, chart)
 
 
 def as_altair(spec: dict):
@@ -128,8 +142,12 @@ def _view(props: dict, datasets: dict):
         props["encoding"] = alt.FacetedEncoding(**props["encoding"])
     if "params" in props:
         props["params"] = [_parameter(param) for param in props["params"]]
-    for key, cls in (("layer", alt.LayerChart), ("vconcat", alt.VConcatChart), ("hconcat", alt.HConcatChart),
-                     ("concat", alt.ConcatChart)):
+    for key, cls in (
+        ("layer", alt.LayerChart),
+        ("vconcat", alt.VConcatChart),
+        ("hconcat", alt.HConcatChart),
+        ("concat", alt.ConcatChart),
+    ):
         if key in props:
             props[key] = [_view(child, datasets) for child in props[key]]
             return cls(**props)
