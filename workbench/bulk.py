@@ -38,8 +38,7 @@ SCAN_BATCH_LINES = 8192
 # How soon a thread waiting for the GIL gets it while a load runs (CPython's default is
 # 5 ms). The screen holds the GIL for a run of lines at a time, and the thread running
 # DuckDB needs it between statements and for each Arrow batch it scans: with the
-# default, it waits up to 5 ms each time. 1 ms took a 300k-event Damage log from 2.07 s
-# to 1.82 s (`python -m bench.damage_ingest`); EC4X drafts were unchanged.
+# default, it waits up to 5 ms each time (what 1 ms gains: docs/performance.md).
 SWITCH_INTERVAL = 0.001
 
 

@@ -51,8 +51,8 @@ SOURCES = Table("sources", (
 ), doc="One row per file and format: the database mirrors the file's current content.",
     unique=("path", "format"), added=("table_rows", "found_at"))
 
-# A file holds at most this many rows of findings of one rule: 600 KB of `{}` lines made
-# a million rows (28 s, 1.6 GB). The rest are counted, with where each one is, in one row.
+# A file holds at most this many rows of findings of one rule: 600 KB of `{}` lines
+# would make a million rows. The rest are counted, with where each one is, in one row.
 VIOLATIONS_PER_RULE = 1000
 
 VIOLATIONS = Table("violations", (
@@ -458,7 +458,8 @@ def _target(db, read_only: bool) -> str | Path:
 
 # Every connection the workbench opens: DuckDB never downloads or loads an extension
 # behind the user's back (a SQLite file named as --db made it fetch `sqlite_scanner`).
-NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+NO_EXTENSIONS: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False,
+                                                                  "autoload_known_extensions": False}
 
 # A DuckDB database file begins with an 8-byte checksum, then these bytes.
 DUCKDB_MAGIC = (8, b"DUCK")
@@ -513,8 +514,7 @@ def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
 # Row groups of an ingest's writes, a quarter of DuckDB's 122,880 rows. A file's rows
 # then fill row groups while they are inserted, which DuckDB compresses and writes at
 # once, on a core the Python checks leave idle, and the rest are compressed in parallel
-# at commit (100k order drafts, all written at their commit: 0.06 s, not 0.18 s with
-# DuckDB's row groups, on one core).
+# at commit (docs/performance.md).
 BULK_ROW_GROUP_ROWS = 32_768
 # The settings an ingest may change on its instance: DuckDB's own again before the next
 # ingest uses it.

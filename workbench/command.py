@@ -6,7 +6,6 @@ Python's.)"""
 
 import os
 import signal
-import sys
 
 
 def run() -> None:

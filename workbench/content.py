@@ -100,7 +100,7 @@ class FileHash:
         sha256, size = self._pending.result()
         known = self._known
         prefix = self._digest_at(known.size) if known is not None and known.size <= size else None
-        if prefix is not None and prefix == known.sha256:  # it grew, or is the same: count what is new
+        if known is not None and prefix == known.sha256:  # it grew, or is the same: count what is new
             newlines, last_newline = self._newlines_from(known.size)
             if last_newline < 0:
                 return Content(sha256, size, known.complete_bytes, known.complete_lines, prefix)
@@ -131,7 +131,9 @@ class FileHash:
         """Count the blocks hashed before it was known where counting starts, from that
         point on (the rest are counted when `result` needs them)."""
         count_from = self._count_from
-        for block in self._blocks if count_from is not None else ():
+        if count_from is None:
+            return
+        for block in self._blocks:
             if block.newlines is None and block.end > count_from and not self._stop.is_set():
                 handle.seek(block.start)
                 _count(block, handle.read(block.end - block.start))
@@ -156,8 +158,9 @@ class FileHash:
                 continue
             if block.start < offset or block.newlines is None:
                 block = _Block(max(block.start, offset), block.end, block.digest_before)
-                _count(block, self._read(block.start, block.end))
-            newlines += block.newlines
+                newlines += _count(block, self._read(block.start, block.end))
+            else:
+                newlines += block.newlines
             last_newline = max(last_newline, block.last_newline)
         return newlines, last_newline
 
@@ -167,12 +170,14 @@ class FileHash:
             return handle.read(end - start)
 
 
-def _count(block: _Block, data: bytes) -> None:
-    # NumPy compares the bytes without the GIL, in 0.25 ms a MiB; `bytes.count` took
-    # 0.45-0.65 ms holding it, from the threads that screen and load beside the hash.
-    block.newlines = int(np.count_nonzero(np.frombuffer(data, np.uint8) == ord("\n")))
-    if block.newlines:
+def _count(block: _Block, data: bytes) -> int:
+    """The newlines of `block`, whose bytes are `data`, counted into it."""
+    # NumPy compares the bytes without the GIL, which `bytes.count` holds, and the
+    # threads that screen and load run beside the hash (docs/performance.md).
+    block.newlines = newlines = int(np.count_nonzero(np.frombuffer(data, np.uint8) == ord("\n")))
+    if newlines:
         block.last_newline = block.start + data.rindex(b"\n")
+    return newlines
 
 
 def last_line_end(path: Path, size: int) -> int:

@@ -41,7 +41,7 @@ def is_interrupt(exc: BaseException) -> bool:
         isinstance(exc, ImportError) and _caused_by_an_interrupt(exc))
 
 
-def _caused_by_an_interrupt(exc: BaseException) -> bool:
+def _caused_by_an_interrupt(exc: BaseException | None) -> bool:
     """A Ctrl-C while a compiled module loads (a command's DuckDB or Polars) comes back as
     an ImportError ("Encountered an error while initializing the extension") caused by it."""
     seen = set()

@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -239,13 +239,14 @@ def line_spans(data, size: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
     most: the line ends
     are found a few MiB at a time, so the comparison's temporary array stays small."""
     view = np.frombuffer(data, np.uint8, count=size)
-    ends, found = [], 0
+    parts: list[np.ndarray] = []
+    found = 0
     for at in range(0, size, SPLIT_BYTES):
-        ends.append(np.flatnonzero(view[at:at + SPLIT_BYTES] == ord("\n")) + at)
-        found += len(ends[-1])
+        parts.append(np.flatnonzero(view[at:at + SPLIT_BYTES] == ord("\n")) + at)
+        found += len(parts[-1])
         if found >= limit:
             break
-    ends = np.concatenate(ends)[:limit].astype(np.int64) if ends else np.zeros(0, np.int64)
+    ends = np.concatenate(parts)[:limit].astype(np.int64) if parts else np.zeros(0, np.int64)
     if size and len(ends) < limit and (not len(ends) or ends[-1] != size - 1):
         ends = np.append(ends, size)  # the last line has no line end
     starts = np.zeros(len(ends), np.int64)
@@ -262,7 +263,7 @@ def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
     batch_lines = batch_lines or BATCH_LINES
     batch = LineBatch()
     for chunk in read_chunks(path, start, end, first_line):
-        lines = {number: (text, why) for number, text, why in chunk.unreadable}
+        lines: dict[int, tuple[str, str | None]] = {number: (text, why) for number, text, why in chunk.unreadable}
         for i, number in enumerate(chunk.numbers.tolist()):
             lines[number] = text_of_line(chunk.line(i))  # a lone surrogate is found here
         reported = 0  # bytes of the chunk reported to `advance`, in step with the lines handed out
@@ -330,7 +331,7 @@ def lone_surrogate(text: str) -> str | None:
     return None
 
 
-def check_lines(batch: LineBatch, lines, found_at: Callable[[str, dict, tuple], Violation | None]
+def check_lines(batch: LineBatch, lines, found_at: Callable[[str, Any, tuple], Violation]
                 ) -> tuple[list[Violation], dict[int, str]]:
     """Validate every line of the batch in one pydantic-core call of `lines` (a
     TypeAdapter over a list of JSON texts).
@@ -351,8 +352,8 @@ def check_lines(batch: LineBatch, lines, found_at: Callable[[str, dict, tuple], 
         except ValidationError as exc:
             errors = exc.errors(include_url=False)
         for error in errors:
-            index, *loc = error["loc"]
-            index += start
+            position, *loc = error["loc"]
+            index = int(position) + start  # the list's index: the line in the batch
             if index in reject_at:
                 continue
             if not loc:  # the line as a whole: invalid JSON, or JSON that is not an object

@@ -134,7 +134,7 @@ def roots_of(paths) -> list[str]:
     links followed; a glob is a `Pattern` (it covers what it matches)."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    roots = []
+    roots: list[str] = []  # a Pattern is a str that also covers what it matches
     for raw in paths:
         text = os.fsdecode(raw)
         if not os.path.lexists(text) and glob.has_magic(text):

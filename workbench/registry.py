@@ -183,7 +183,7 @@ def _statements_of(fmt: Format) -> str:
         raise _LeftOut(f"its tables cannot be made: {first_line(exc)}") from None
     for statement in statements:
         if not MAKES.match(statement.query):
-            raise _LeftOut(f"its statement {first_line(statement.query.strip())[:80]!r} does not make a table or "
+            raise _LeftOut(f"its statement {statement.query.strip().splitlines()[0][:80]!r} does not make a table or "
                            f"view; a plugin's statements only make its own")
     return ddl
 
@@ -244,7 +244,8 @@ def _guarded(fmt: Format, kind: str = "format plugin") -> Format:
     fails on is not its (said once per plugin); a summary it fails to give is said in
     its place. SystemExit and a KeyboardInterrupt the plugin raises itself are failures
     like any other (`_calling`)."""
-    load, claims, lines, summary, told = fmt.load, fmt.claims, fmt.line_based, fmt.summary, []
+    load, claims, lines, summary = fmt.load, fmt.claims, fmt.line_based, fmt.summary
+    told: list[object] = []  # the file a claim failed on, once said
 
     def failed(exc: BaseException, path) -> UnreadableFile:
         return UnreadableFile(f"{text_of(path)}: {kind} {fmt.name} failed: {_fault(exc)}")
@@ -259,6 +260,7 @@ def _guarded(fmt: Format, kind: str = "format plugin") -> Format:
         return counts
 
     def guarded_lines(path) -> bool:
+        assert callable(lines)  # made only for a format whose line_based is a function
         try:
             return bool(_calling(lines, path))
         except _PluginFault as exc:
@@ -276,6 +278,7 @@ def _guarded(fmt: Format, kind: str = "format plugin") -> Format:
             return False
 
     def guarded_summary(con) -> list[str]:
+        assert summary is not None  # made only for a format that gives a summary
         try:
             return [str(line) for line in _calling(summary, con)]
         except (_PluginFault, WorkbenchError, duckdb.Error) as exc:
@@ -401,3 +404,16 @@ def connect(db=None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
             con.close()  # a database refused (older, foreign) is not held open
             raise
     return con
+
+
+def format_named(name: str | None) -> Format | None:
+    """The registered format called `name` (None for None: each file's own is detected).
+
+    Raises:
+        WorkbenchError: no format has that name; the message names those there are.
+    """
+    if name is None:
+        return None
+    if name not in FORMATS:
+        raise WorkbenchError(f"unknown format {name!r}; choose one of: {', '.join(FORMATS)}")
+    return FORMATS[name]

@@ -74,8 +74,8 @@ class Column:
         text = f"{self.name} {self.type}"
         if self.type == "JSON":
             # A JSON column holds records as written, the bulk of a database: zstd writes
-            # them at a commit in about half the time DuckDB's default string compression
-            # takes, into half the space (`python -m bench.run`).
+            # them at a commit faster than DuckDB's default string compression, and
+            # smaller (docs/performance.md).
             text += " USING COMPRESSION zstd"
         if self.primary_key:
             text += " PRIMARY KEY"

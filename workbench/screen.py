@@ -17,7 +17,7 @@ import typing
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from operator import attrgetter
-from typing import Annotated, Any, Callable, Literal, Union
+from typing import Annotated, Any, Callable, Literal, Union, cast
 
 import annotated_types
 import msgspec
@@ -90,9 +90,9 @@ def screen_type(annotation, cache: _Cache | None = None):
     if origin is Literal or annotation in (str, int, float, bool, Any, type(None)):
         return annotation
     if origin is list:
-        return list[screen_type(args[0], cache)]
+        return types.GenericAlias(list, (screen_type(args[0], cache),))
     if origin is dict:
-        return dict[screen_type(args[0], cache), screen_type(args[1], cache)]
+        return types.GenericAlias(dict, (screen_type(args[0], cache), screen_type(args[1], cache)))
     if origin in (Union, types.UnionType):
         members = set(args)
         if {int, float} <= members:  # msgspec's float takes JSON ints, as strict pydantic does
@@ -147,14 +147,15 @@ def _fields_struct(model: type[BaseModel], cache: _Cache, check, closed: bool, t
                    tag_field: str | None, required: tuple[str, ...] = (), narrowed: dict | None = None):
     """The struct of a model's fields (but the tag's); those in `required` must be
     present, not null and not empty, and those in `narrowed` take the annotation given."""
-    fields, tests = [], []
+    fields: list[tuple[Any, ...]] = []  # (name, type) or (name, type, default)
+    tests: list[tuple[str, Callable[[Any], bool]]] = []
     unset = cache.watching.unset(model)
     for name, info in model.model_fields.items():
         if name == tag_field:
             continue
         # A check of the field's own value runs in the struct's __post_init__.
         checked = [item for item in info.metadata if isinstance(item, ScreenAs) and item.check is not None]
-        tests += [(name, item.check) for item in checked]
+        tests += [(name, item.check) for item in checked if item.check is not None]
         metadata = [replace(item, check=None) if item in checked else item for item in info.metadata]
         annotation = Annotated[(info.annotation, *metadata)] if metadata else info.annotation
         kind = screen_type((narrowed or {}).get(name, annotation), cache)
@@ -165,10 +166,12 @@ def _fields_struct(model: type[BaseModel], cache: _Cache, check, closed: bool, t
         elif name in unset:
             fields.append((name, kind, msgspec.UNSET))
         else:
-            default = msgspec.field(default_factory=info.default_factory) if info.default_factory else info.default
+            # pydantic's factories here take no argument (none of the models' takes the data)
+            factory = cast(Callable[[], Any] | None, info.default_factory)
+            default = msgspec.field(default_factory=factory) if factory is not None else info.default
             fields.append((name, kind, default))
     # Decoded structs hold no cycles: the garbage collector need not track them.
-    options = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
+    options: dict[str, Any] = {"tag": tag, "tag_field": tag_field, "gc": False} if tag is not None else {"gc": False}
     options["kw_only"] = True  # required fields may follow optional ones
     if closed or model.model_config.get("extra") == "forbid":
         options["forbid_unknown_fields"] = True
@@ -226,7 +229,7 @@ def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndar
     for low in range(0, len(view), _COUNT_BYTES):
         part = view[low:low + _COUNT_BYTES]
         # `[` (0x5B) and `{` (0x7B) are the only bytes that read `{` with bit 5 set: one
-        # comparison instead of two and an OR (0.10 s to 0.075 s over 124 MB).
+        # comparison instead of two and an OR (docs/performance.md).
         opening = np.flatnonzero((part | 0x20) == ord("{")) + low
         first, last = np.searchsorted(ends, low, "right"), np.searchsorted(starts, low + len(part))
         counts[first:last] += (np.searchsorted(opening, ends[first:last])
@@ -262,7 +265,8 @@ class Screen:
         self.fallback = msgspec.json.Decoder(_struct(fallback, cache)) if fallback else None
         self.fallback_accepts = fallback_accepts
         self._models = {tag: model for tag, model in models.items() if tag not in self.unscreened}
-        self._fallback_model, self._tag_field, self._cache, self._arrays = fallback, tag_field, cache, {}
+        self._fallback_model, self._tag_field, self._cache = fallback, tag_field, cache
+        self._arrays: dict[tuple[frozenset[str], bool], msgspec.json.Decoder] = {}
 
     def lines(self, other_tags: frozenset[str], closed: bool = False) -> msgspec.json.Decoder:
         """The screen of many records in one call (`decode_lines`), whose tags are the
@@ -275,7 +279,11 @@ class Screen:
                 self._arrays.clear()
                 for cached in [k for k in self._cache if k[0] is self._fallback_model and k[1] is not None]:
                     del self._cache[cached]
-            tagged = {**self._models, **dict.fromkeys(other_tags, self._fallback_model)}
+            fallback = self._fallback_model
+            if other_tags and fallback is None:
+                raise ValueError("tags other than the models' are screened as the fallback model, and there is none")
+            tagged: dict[str, type[BaseModel]] = {**self._models,
+                                                  **(dict.fromkeys(other_tags, fallback) if fallback else {})}
             structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
             self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])
         return self._arrays[key]
@@ -285,8 +293,8 @@ class Screen:
         return [self.accepts(text) for text in texts]
 
     def accepts(self, text: str | bytes) -> bool:
-        brackets = (b"[", b"{") if isinstance(text, bytes) else ("[", "{")
-        if text.count(brackets[0]) + text.count(brackets[1]) >= DEPTH_BOUND:
+        opened = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
+        if opened >= DEPTH_BOUND:
             return False
         return self._decodes(text)
 

@@ -53,8 +53,9 @@ class StoredViolations:
         return np.repeat(self._columns["severity"], np.maximum(counts, 1)).tolist()
 
     def to_list(self) -> list[Violation]:
-        return [Violation(*row, count=int(count) or None)
-                for *row, count in zip(*(self._columns[name].tolist() for name in FIELDS), self._counts())]
+        listed = zip(*(self._columns[name].tolist() for name in FIELDS), self._counts())
+        return [Violation(locator, severity, rule, field, message, count=int(count) or None)
+                for locator, severity, rule, field, message, count in listed]
 
 
 def line_of(locator: str, line: int | None = None) -> int | None:

@@ -19,8 +19,8 @@ from queue import SimpleQueue
 from typing import Callable
 
 # How often a wait for a task looks for Ctrl-C. A wait with no timeout is not woken by a
-# Ctrl-C that the system hands to another thread, so the interrupt waited for the task to
-# end (3.6 s on a 120 MiB order log).
+# Ctrl-C that the system hands to another thread, so the interrupt would wait for the
+# task to end.
 WAIT_STEP = 0.05
 
 
