@@ -41,7 +41,7 @@ from workbench import analysis, catalog
 from workbench.cli import main
 from workbench.damage import queries as damage_queries
 from workbench.damage.replay import compare_positions
-from workbench.notebook import needs, unmark
+from workbench.notebook import figures_dir, needs, notebook_database, unmark
 from workbench.stellaris import queries as stellaris_queries
 from workbench.widgets import GameReplay
 
@@ -55,9 +55,11 @@ def db(notebook_db) -> Path:
 
 def largest_game_by_events(con) -> str:
     """The game with the most events among those with hands (what the notebooks open first)."""
-    return con.execute("SELECT game_id FROM damage_events WHERE game_id IS NOT NULL GROUP BY game_id "
-                       "HAVING count(*) FILTER (WHERE type = 'hand_started') > 0 "
-                       "ORDER BY count(*) DESC, game_id LIMIT 1").fetchall()[0][0]
+    return con.execute(
+        "SELECT game_id FROM damage_events WHERE game_id IS NOT NULL GROUP BY game_id "
+        "HAVING count(*) FILTER (WHERE type = 'hand_started') > 0 "
+        "ORDER BY count(*) DESC, game_id LIMIT 1"
+    ).fetchall()[0][0]
 
 
 def check_emotions_figure(spec, con):
@@ -68,15 +70,24 @@ def check_emotions_figure(spec, con):
 def check_economy_figure(spec, con):
     # the first series, and the resources in deficit somewhere (else the first four)
     series = con.execute("SELECT min(series) FROM stellaris_snapshots").fetchall()[0][0]
-    in_deficit = [r for (r,) in con.execute(
-        "SELECT DISTINCT r.resource FROM stellaris_resources r JOIN stellaris_snapshots s "
-        "USING (source_id, locator) WHERE r.net < 0 ORDER BY 1").fetchall()]
+    in_deficit = [
+        r
+        for (r,) in con.execute(
+            "SELECT DISTINCT r.resource FROM stellaris_resources r JOIN stellaris_snapshots s "
+            "USING (source_id, locator) WHERE r.net < 0 ORDER BY 1"
+        ).fetchall()
+    ]
     assert in_deficit, "the sample campaign runs deficits"
     drawn = check_economy(spec, con, series=series, resources=in_deficit)
     assert {r["series"] for r in drawn} == {series}
-    present = {r for (r,) in con.execute(
-        "SELECT DISTINCT r.resource FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
-        "WHERE s.series = ? AND coalesce(r.net, r.income - r.expenses) IS NOT NULL", [series]).fetchall()}
+    present = {
+        r
+        for (r,) in con.execute(
+            "SELECT DISTINCT r.resource FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
+            "WHERE s.series = ? AND coalesce(r.net, r.income - r.expenses) IS NOT NULL",
+            [series],
+        ).fetchall()
+    }
     assert {r["resource"] for r in drawn} == set(in_deficit) & present
 
 
@@ -133,8 +144,8 @@ def test_notebooks_are_stored_without_outputs(name):
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
     assert code and all(cell.outputs == [] and cell.execution_count is None for cell in code)
     assert "widgets" not in nb.metadata
-    # The notebooks call the package; the database comes from one helper.
-    assert "analysis.notebook_database()" in code[0].source
+    # The notebooks call the package; the database comes from one function.
+    assert "db = notebook_database()" in code[0].source
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -174,13 +185,13 @@ def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
 
     monkeypatch.setattr("workbench.demo.run_demo", fake_demo)
     monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "data" / "workbench.duckdb"))
-    assert analysis.notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
+    assert notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
     assert built == [tmp_path / "data"]
     # From notebooks/, the default path is the repository's data/ folder.
     monkeypatch.delenv("WORKBENCH_DB")
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")
-    assert analysis.notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
+    assert notebook_database() == (tmp_path / "data" / "workbench.duckdb").resolve()
     assert len(built) == 1
 
 
@@ -188,11 +199,17 @@ def test_notebook_database_builds_the_demo_when_missing(tmp_path, monkeypatch):
 
 # What each notebook is about; where the database lacks it, the notebook says what to
 # ingest and its other cells stay quiet.
-NEEDED = {"01_emotion_trajectories": "damage", "02_economy_nets": "stellaris",
-          "03_decision_quality": "decisions", "04_replay_scrubber": "damage"}
-HINT_STARTS = {"damage": "no Damage game in this database: ingest ",
-               "stellaris": "no Stellaris save series in this database: ingest ",
-               "decisions": "no decisions in this database: ingest "}
+NEEDED = {
+    "01_emotion_trajectories": "damage",
+    "02_economy_nets": "stellaris",
+    "03_decision_quality": "decisions",
+    "04_replay_scrubber": "damage",
+}
+HINT_STARTS = {
+    "damage": "no Damage game in this database: ingest ",
+    "stellaris": "no Stellaris save series in this database: ingest ",
+    "decisions": "no decisions in this database: ingest ",
+}
 CORPUS = SHARED / "corpus"
 # Databases of one game's data each, or none: what is ingested (a folder of the synthetic
 # corpus or of the real one beside the repository) and what the notebooks find in it.
@@ -245,9 +262,13 @@ def one_game_runs(one_game_db, request, tmp_path_factory):
     """Each notebook run headless on the database of a key of ONE_GAME, once; the runs the
     selected tests read start with the first of them, a few kernels at a time."""
     bundles = bundle_folder(tmp_path_factory)
-    with started_ahead(request, "one_game_runs", ("data", "name"),
-                       lambda data, name: run_notebook(name, one_game_db(data), bundles),
-                       wanted=lambda data, name: not corpus_missing(data)) as run:
+    with started_ahead(
+        request,
+        "one_game_runs",
+        ("data", "name"),
+        lambda data, name: run_notebook(name, one_game_db(data), bundles),
+        wanted=lambda data, name: not corpus_missing(data),
+    ) as run:
         yield run
 
 
@@ -321,7 +342,8 @@ def test_attack_effects_measure_the_targets_change(con):
     first = affect.row(0, named=True)
     vectors = con.execute(
         f"SELECT seq, {first['intent']} FROM damage_emotions WHERE game_id = ? AND player_id = ? ORDER BY seq",
-        [game, first["target"]]).fetchall()
+        [game, first["target"]],
+    ).fetchall()
     before = [v for seq, v in vectors if seq < first["seq"]][-1]
     after = [v for seq, v in vectors if seq >= first["seq"]][0]
     assert first["actual"] == pytest.approx(after - before)
@@ -346,7 +368,9 @@ def test_months_in_deficit_counts_negative_nets(con):
     row = deficits.row(0, named=True)
     nets = con.execute(
         "SELECT r.net FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
-        "WHERE s.series = ? AND r.resource = ?", [row["series"], row["resource"]]).fetchall()
+        "WHERE s.series = ? AND r.resource = ?",
+        [row["series"], row["resource"]],
+    ).fetchall()
     assert row["snapshots"] == len(nets)
     assert row["snapshots_in_deficit"] == sum(net < 0 for (net,) in nets) > 0
     assert row["snapshots_in_deficit"] <= row["months_in_deficit"] <= row["months_observed"]
@@ -373,28 +397,32 @@ def test_validity_tables_add_up(con):
     by_format = analysis.scorecard(con, by="format")
     by_agent = analysis.scorecard(con, by=("format", "agent_id"))
     # the answered decisions, and the calls that got no answer beside them: every call once
-    answered, failed = con.execute("SELECT count(*) FILTER (WHERE outcome <> 'failed'), "
-                                   "count(*) FILTER (WHERE outcome = 'failed') FROM decisions").fetchall()[0]
+    answered, failed = con.execute(
+        "SELECT count(*) FILTER (WHERE outcome <> 'failed'), count(*) FILTER (WHERE outcome = 'failed') FROM decisions"
+    ).fetchall()[0]
     assert by_format["decisions"].sum() == by_agent["decisions"].sum() == answered
     assert by_format["failed"].sum() == by_agent["failed"].sum() == failed > 0
 
 
 def test_notebooks_point_at_the_database_given(db, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(db))
-    assert analysis.notebook_database() == db.resolve()
-    assert analysis.figures_dir(db) == db.parent / "figures"
+    assert notebook_database() == db.resolve()
+    assert figures_dir(db) == db.parent / "figures"
 
 
 def test_the_arena_section_jumps_to_a_traced_decision_and_shows_its_steps(executed, db):
-    shown = "".join(out.get("data", {}).get("text/html", "") for out in
-                    section_outputs(executed("03_decision_quality"), "### Jump to a decision"))
+    shown = "".join(
+        out.get("data", {}).get("text/html", "")
+        for out in section_outputs(executed("03_decision_quality"), "### Jump to a decision")
+    )
     con = catalog.connect(db, read_only=True)
     try:  # the first pick: an invalid traced decision, by episode, agent and tick
         [(agent, episode, tick)] = con.execute(
             "SELECT d.agent_id, d.episode, d.tick FROM arena_decisions d "
             "JOIN (SELECT DISTINCT agent_id, episode_id, tick FROM arena_trace_steps) t "
             "ON t.agent_id = d.agent_id AND t.episode_id = d.episode AND t.tick = d.tick "
-            "WHERE NOT d.valid ORDER BY d.episode, d.agent_id, d.tick LIMIT 1").fetchall()
+            "WHERE NOT d.valid ORDER BY d.episode, d.agent_id, d.tick LIMIT 1"
+        ).fetchall()
     finally:
         con.close()
     assert f"<b>{agent}</b> · {episode} · tick {tick}" in shown and "invalid" in shown
@@ -460,8 +488,11 @@ def test_no_table_is_shown_as_a_raw_frame(name, executed):
     """A polars frame displayed as it is shows its shape and a row of dtypes: every table
     goes through `widgets.table` (or its own HTML). The callbacks' outputs count too."""
     nb = executed(name)
-    raw = [out for out in all_outputs(nb)
-           if "<small>shape: (" in "".join(out.get("data", {}).get("text/html", ""))
-           or "".join(out.get("data", {}).get("text/plain", "")).startswith("shape: (")
-           or "".join(out.get("text", "")).startswith("shape: (")]
+    raw = [
+        out
+        for out in all_outputs(nb)
+        if "<small>shape: (" in "".join(out.get("data", {}).get("text/html", ""))
+        or "".join(out.get("data", {}).get("text/plain", "")).startswith("shape: (")
+        or "".join(out.get("text", "")).startswith("shape: (")
+    ]
     assert raw == []

@@ -45,8 +45,16 @@ def write_arena_logs(tmp_path):
     lines.insert(5, "{not json")
     write_lines(episode_1, lines)
     episode_2 = tmp_path / "logs" / "ep_2.decisions.jsonl"
-    episode_2.write_bytes((arena_line("agent_a", 0, "model-a") + "\r\n" + arena_line("agent_b", 0, "model-b", "fly")
-                           + "\r\n" + arena_line("agent_c", 0, "model-c") + "\n").encode())
+    episode_2.write_bytes(
+        (
+            arena_line("agent_a", 0, "model-a")
+            + "\r\n"
+            + arena_line("agent_b", 0, "model-b", "fly")
+            + "\r\n"
+            + arena_line("agent_c", 0, "model-c")
+            + "\n"
+        ).encode()
+    )
     db = tmp_path / "w.duckdb"
     report = workbench.ingest([tmp_path / "logs"], db=db)
     assert not report.failed
@@ -71,8 +79,17 @@ def test_every_line_is_one_record_and_its_raw_text_is_the_line_as_written(arena_
         path = episode_1 if row["path"].endswith("ep_1.decisions.jsonl") else episode_2
         assert row["raw"] == line_of(path, row["line"]), row
         assert row["locator"] == f"line {row['line']}"
-    assert found.filter(found["path"].str.ends_with("ep_1.decisions.jsonl"))["line"].to_list() == \
-        [1, 2, 3, 5, 6, 7, 8, 9, 10]
+    assert found.filter(found["path"].str.ends_with("ep_1.decisions.jsonl"))["line"].to_list() == [
+        1,
+        2,
+        3,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+    ]
     reject = found.filter(found["line"] == 6).row(0, named=True)
     assert reject["raw"] == "{not json" and reject["valid"] is False and reject["model"] is None
 
@@ -142,7 +159,12 @@ def test_side_by_side_pairs_the_same_episode_and_tick_disagreements_first(arena_
     pairs = analysis.side_by_side(con, "model-a", "model-b")
     # shared turns: ep_1 ticks 0-3 and ep_2 tick 0; b is invalid on ep_1 1, 3 and ep_2 0
     assert pairs.select("game_id", "turn", "disagree").rows() == [
-        ("logs/ep_1", 1, True), ("logs/ep_1", 3, True), ("logs/ep_2", 0, True), ("logs/ep_1", 0, False), ("logs/ep_1", 2, False)]
+        ("logs/ep_1", 1, True),
+        ("logs/ep_1", 3, True),
+        ("logs/ep_2", 0, True),
+        ("logs/ep_1", 0, False),
+        ("logs/ep_1", 2, False),
+    ]
     first = pairs.row(0, named=True)
     assert first["valid_a"] is True and first["valid_b"] is False
     assert first["action_a"] == "idle" and first["action_b"] == "fly"
@@ -159,14 +181,18 @@ def test_side_by_side_pairs_the_same_episode_and_tick_disagreements_first(arena_
 
 def test_game_master_responses_named_by_id_are_records_of_their_lines(tmp_path):
     """A response is `response r-N` in its decision and findings; it is still its line."""
+
     def response(rid, text, model):
         return json.dumps({"id": rid, "ts": "2026-02-06T09:38:54+00:00", "model": model, "text": text})
 
-    path = write_lines(tmp_path / "session_1.jsonl", [
-        response("r-1", "You enter the saloon.\nLOCATION: Silver Gulch Saloon", "gm-a"),
-        "",
-        response("r-2", 'A shadow.\nSUGGESTED_ACTIONS: [{"text": "Vanish", "type": "magic"}]', "gm-a"),
-    ])
+    path = write_lines(
+        tmp_path / "session_1.jsonl",
+        [
+            response("r-1", "You enter the saloon.\nLOCATION: Silver Gulch Saloon", "gm-a"),
+            "",
+            response("r-2", 'A shadow.\nSUGGESTED_ACTIONS: [{"text": "Vanish", "type": "magic"}]', "gm-a"),
+        ],
+    )
     (file,) = workbench.ingest([path], db=tmp_path / "w.duckdb", format="gm").files
     assert file.status == "ingested", file.message
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
@@ -211,18 +237,28 @@ def test_at_keeps_the_records_a_chart_names(arena_db):
 
 def test_a_turn_decided_twice_gives_each_decision_a_row_at_its_own_line(tmp_path):
     # model-b decides tick 0 twice: first a valid idle (line 2), then a flight (line 3)
-    log = write_lines(tmp_path / "ep_1.decisions.jsonl", [
-        arena_line("agent_a", 0, "model-a"), arena_line("agent_b", 0, "model-b"),
-        arena_line("agent_b", 0, "model-b", "fly"), arena_line("agent_a", 1, "model-a"),
-        arena_line("agent_b", 1, "model-b", "fly"), arena_line("agent_b", 1, "model-b")])
+    log = write_lines(
+        tmp_path / "ep_1.decisions.jsonl",
+        [
+            arena_line("agent_a", 0, "model-a"),
+            arena_line("agent_b", 0, "model-b"),
+            arena_line("agent_b", 0, "model-b", "fly"),
+            arena_line("agent_a", 1, "model-a"),
+            arena_line("agent_b", 1, "model-b", "fly"),
+            arena_line("agent_b", 1, "model-b"),
+        ],
+    )
     workbench.ingest([log], db=tmp_path / "w.duckdb")
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     pairs = analysis.side_by_side(con, "model-a", "model-b")
     con.close()
     # each of b's decisions on a row of its own, in file order; a's one decision beside b's first
     assert pairs.select("turn", "valid_b", "locator_b", "locator_a", "disagree").rows() == [
-        (0, True, "line 2", "line 1", True), (0, False, "line 3", None, True),
-        (1, False, "line 5", "line 4", True), (1, True, "line 6", None, True)]
+        (0, True, "line 2", "line 1", True),
+        (0, False, "line 3", None, True),
+        (1, False, "line 5", "line 4", True),
+        (1, True, "line 6", None, True),
+    ]
     assert pairs["raw_b"].to_list() == [line_of(log, n) for n in (2, 3, 5, 6)]
     assert pairs["raw_a"].to_list() == [line_of(log, 1), None, line_of(log, 4), None]
 
@@ -231,8 +267,9 @@ def test_two_runs_episodes_of_one_name_are_two_games_and_never_pair(tmp_path):
     # run1/ep1 is model A's, run2/ep1 model B's: the same file name in two runs
     for run, model in (("run1", "model-a"), ("run2", "model-b")):
         (tmp_path / "runs" / run).mkdir(parents=True)
-        write_lines(tmp_path / "runs" / run / "ep1.decisions.jsonl",
-                    [arena_line("agent_x", tick, model) for tick in range(20)])
+        write_lines(
+            tmp_path / "runs" / run / "ep1.decisions.jsonl", [arena_line("agent_x", tick, model) for tick in range(20)]
+        )
     workbench.ingest([tmp_path / "runs"], db=tmp_path / "w.duckdb")
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     try:
@@ -267,9 +304,11 @@ def test_the_rules_broken_most_name_their_places_by_path_and_check_their_severit
 
 # The tools of Agent Arena, as seed 002 names them: the headings of its tool specifications.
 SEED_002 = (SHARED / "seeds" / "002_1957e62afd48e707.txt").read_text()
-SEED_TOOLS = [line.removeprefix("### ") for line in
-              SEED_002.split("## Tool Specifications", 1)[1].split("\n## ", 1)[0].splitlines()
-              if line.startswith("### ")]
+SEED_TOOLS = [
+    line.removeprefix("### ")
+    for line in SEED_002.split("## Tool Specifications", 1)[1].split("\n## ", 1)[0].splitlines()
+    if line.startswith("### ")
+]
 
 
 def test_every_record_is_counted_as_its_lines_are_and_a_limit_cuts_only_what_is_shown(arena_db):

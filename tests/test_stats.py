@@ -7,16 +7,28 @@ from math import comb
 
 import numpy as np
 import pytest
+from scipy.stats import f as f_dist
 from scipy.stats import t as student_t
 
-from workbench import stats
-from scipy.stats import f as f_dist
-
-from workbench.stats import (Clustered, Paired, clustered, fisher, games_needed, holm, icc_anova, mcnemar_exact,
-                             newcombe, newcombe_paired, paired_interval, paired_test, two_proportion_p, unpaired_test,
-                             wilson)
-
 from tests.intervals import Z, wilson_by_hand
+from workbench import stats
+from workbench.stats import (
+    Clustered,
+    Paired,
+    clustered,
+    fisher,
+    games_needed,
+    holm,
+    icc_anova,
+    mcnemar_exact,
+    newcombe,
+    newcombe_paired,
+    paired_interval,
+    paired_test,
+    two_proportion_p,
+    unpaired_test,
+    wilson,
+)
 
 
 def independent(valid: int, n: int) -> Clustered:
@@ -150,16 +162,22 @@ def test_intervals_take_arrays_and_edges_give_no_warnings():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        effect, dof = stats.effects(np.array([1.0, 40.0, 40.0]), np.array([1, 1, 5]), np.array([np.nan, 0.0, 0.2]),
-                                    np.array([0.0, 0.0, 8.0]), np.array([np.nan, 0.0, 0.3]))
+        effect, dof = stats.effects(
+            np.array([1.0, 40.0, 40.0]),
+            np.array([1, 1, 5]),
+            np.array([np.nan, 0.0, 0.2]),
+            np.array([0.0, 0.0, 8.0]),
+            np.array([np.nan, 0.0, 0.3]),
+        )
         low, high = stats.intervals(np.array([1.0, 30, 150]), np.array([1.0, 40, 200]), effect, dof)
     # one game, nothing to borrow (the ICC unknown, or the format without freedom): one observation
     assert effect[0] == 1 and effect[1] == 40 and dof[0] == dof[1] == np.inf
     assert (low[1], high[1]) == pytest.approx(wilson_by_hand(30 / 40, 1.0))
     assert effect[2] == pytest.approx(1 + 39 * 0.2)
     assert dof[2] == pytest.approx(0.5 * 8 * ((1 + 39 * 0.3) / (39 * 0.3)) ** 2)
-    assert (low[2], high[2]) == pytest.approx(wilson_by_hand(150 / effect[2], 200 / effect[2],
-                                                             student_t.ppf(0.975, dof[2])))
+    assert (low[2], high[2]) == pytest.approx(
+        wilson_by_hand(150 / effect[2], 200 / effect[2], student_t.ppf(0.975, dof[2]))
+    )
     assert stats.quantile(np.inf) == pytest.approx(Z) and np.isnan(stats.quantile(0.0))
     assert stats.quantile(0.5) == pytest.approx(student_t.ppf(0.975, 1))
 
@@ -194,8 +212,10 @@ def hypergeometric_fisher(a: int, n_a: int, b: int, n_b: int) -> float:
     return sum(chance(k) for k in range(max(0, valid - n_b), min(valid, n_a) + 1) if chance(k) <= seen * (1 + 1e-7))
 
 
-@pytest.mark.parametrize(("a", "n_a", "b", "n_b", "expected"), [(2, 2, 0, 2, 1 / 3), (3, 3, 0, 3, 0.1),
-                                                                  (9, 10, 3, 10, None), (1, 8, 6, 9, None)])
+@pytest.mark.parametrize(
+    ("a", "n_a", "b", "n_b", "expected"),
+    [(2, 2, 0, 2, 1 / 3), (3, 3, 0, 3, 0.1), (9, 10, 3, 10, None), (1, 8, 6, 9, None)],
+)
 def test_fisher_is_the_hypergeometric_sum(a, n_a, b, n_b, expected):
     p = fisher([[a, n_a - a], [b, n_b - b]])
     assert p == pytest.approx(hypergeometric_fisher(a, n_a, b, n_b))
@@ -274,10 +294,15 @@ def newcombe_paired_by_hand(both, only_a, only_b, neither, z):
     (la, ha), (lb, hb) = wilson_by_hand(both + only_a, n, z), wilson_by_hand(both + only_b, n, z)
     cross = both * neither - only_a * only_b
     margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    phi = 0.0 if margins == 0 or 0 <= cross <= n / 2 else (cross - n / 2 if cross > n / 2 else cross) / math.sqrt(margins)
+    phi = (
+        0.0 if margins == 0 or 0 <= cross <= n / 2 else (cross - n / 2 if cross > n / 2 else cross) / math.sqrt(margins)
+    )
     d = p_a - p_b
-    return (d, d - math.sqrt((p_a - la) ** 2 + (hb - p_b) ** 2 - 2 * phi * (p_a - la) * (hb - p_b)),
-            d + math.sqrt((p_b - lb) ** 2 + (ha - p_a) ** 2 - 2 * phi * (p_b - lb) * (ha - p_a)))
+    return (
+        d,
+        d - math.sqrt((p_a - la) ** 2 + (hb - p_b) ** 2 - 2 * phi * (p_a - la) * (hb - p_b)),
+        d + math.sqrt((p_b - lb) ** 2 + (ha - p_a) ** 2 - 2 * phi * (p_b - lb) * (ha - p_a)),
+    )
 
 
 def test_two_identical_paired_games_are_judged_on_the_formats_icc():
@@ -292,8 +317,9 @@ def test_two_identical_paired_games_are_judged_on_the_formats_icc():
     assert pairs.design_effect == pytest.approx(effect) and pairs.freedom == pytest.approx(dof)
     expected = newcombe_paired_by_hand(36 / effect, 24 / effect, 8 / effect, 12 / effect, student_t.ppf(0.975, dof))
     assert paired_interval(pairs) == pytest.approx(expected)
-    assert paired_test(pairs) == pytest.approx(paired_p_by_hand(36 / effect, 24 / effect, 8 / effect, 12 / effect,
-                                                                dof), rel=1e-6)
+    assert paired_test(pairs) == pytest.approx(
+        paired_p_by_hand(36 / effect, 24 / effect, 8 / effect, 12 / effect, dof), rel=1e-6
+    )
     assert paired_interval(pairs)[1] < 0.063  # wider than the floor's +6.3
     assert (paired_test(pairs) < 0.05) == (paired_interval(pairs)[1] > 0)
 
@@ -309,7 +335,7 @@ def test_pairs_in_one_game_with_nothing_to_borrow_are_one_observation():
 def test_the_paired_design_effect_uses_the_shared_games_sizes():
     between = stats.Between(0.1, 6.0, 0.3, 0.2)
     pairs = Paired(np.array([5, 40]), np.array([3, 10]), np.array([2, 0]), np.array([0, 0]), between)
-    size = (10 ** 2 + 50 ** 2) / 60
+    size = (10**2 + 50**2) / 60
     assert pairs.design_effect == pytest.approx(1 + (size - 1) * 0.2)
     high = 1 + (size - 1) * 0.3
     assert pairs.freedom == pytest.approx(0.5 * 6 * (high / (high - 1)) ** 2)
@@ -357,8 +383,10 @@ def holds_by_hand(games, difference, p, m, icc, power=0.8):
     return difference - width(drawn, q) >= q_power * width(actual, 1.0)
 
 
-@pytest.mark.parametrize(("difference", "p", "m", "icc"), [(0.1, 0.97, 40, 0.0), (0.1, 0.9, 40, 0.1),
-                                                           (0.05, 0.95, 40, 0.02), (0.1, 0.85, 40, 0.2)])
+@pytest.mark.parametrize(
+    ("difference", "p", "m", "icc"),
+    [(0.1, 0.97, 40, 0.0), (0.1, 0.9, 40, 0.1), (0.05, 0.95, 40, 0.02), (0.1, 0.85, 40, 0.2)],
+)
 def test_games_needed_is_the_fewest_games_the_test_keeps_its_power_with(difference, p, m, icc):
     games = games_needed(difference, p, m, icc)
     assert holds_by_hand(games, difference, p, m, icc)
@@ -380,8 +408,7 @@ def test_icc_by_the_anova_estimator_by_hand():
     # One model, three games of 10: 10, 5 and 0 valid. p = 0.5.
     # MSB = 10 * (0.25 + 0 + 0.25) / 2 = 2.5; MSW = 10 * (0 + 0.25 + 0) / 27 = 2.5/27; size = 10.
     between, within = 2.5, 2.5 / 27
-    assert icc_anova([10, 5, 0], [10, 10, 10], ["m"] * 3) == pytest.approx((between - within) /
-                                                                            (between + 9 * within))
+    assert icc_anova([10, 5, 0], [10, 10, 10], ["m"] * 3) == pytest.approx((between - within) / (between + 9 * within))
     # games alike: no correlation (truncated at 0); each game all or nothing: 1
     assert icc_anova([5, 5, 5], [10, 10, 10], ["m"] * 3) == 0
     assert icc_anova([10, 0, 10, 0], [10, 10, 10, 10], ["m"] * 4) == pytest.approx(1)
@@ -433,9 +460,7 @@ def test_games_that_differ_only_between_have_every_bound_at_one():
 def test_between_arrays_gives_each_formats_anova_by_hand():
     # three formats at once, each two models of three games: one measured, one with games
     # that differ only between (ICC 1), one where every game is at its model's share (unknown)
-    valid = np.array([[[30, 21, 27], [12, 20, 18]],
-                      [[10, 0, 10], [0, 10, 10]],
-                      [[5, 5, 5], [8, 8, 8]]], dtype=float)
+    valid = np.array([[[30, 21, 27], [12, 20, 18]], [[10, 0, 10], [0, 10, 10]], [[5, 5, 5], [8, 8, 8]]], dtype=float)
     n = np.array([[[30, 30, 30], [20, 25, 25]], [[10] * 3] * 2, [[10] * 3] * 2])  # whole counts
     icc, freedom, high, cautious = stats.between_arrays(valid, n)
     assert freedom.tolist() == [4.0, 4.0, 4.0]
@@ -476,7 +501,7 @@ def test_paired_effects_take_many_pairs_along_the_leading_axis():
     both, only_a = np.array([[5, 40], [10, 10]]), np.array([[3, 10], [0, 0]])
     only_b, neither = np.array([[2, 0], [0, 0]]), np.array([[0, 0], [0, 0]])
     effect, freedom = stats.paired_effects(both, only_a, only_b, neither, 0.2, 6.0, 0.3)
-    for row, size in enumerate([(10 ** 2 + 50 ** 2) / 60, (10 ** 2 + 10 ** 2) / 20]):
+    for row, size in enumerate([(10**2 + 50**2) / 60, (10**2 + 10**2) / 20]):
         assert effect[row] == pytest.approx(1 + (size - 1) * 0.2)
         high = 1 + (size - 1) * 0.3
         assert freedom[row] == pytest.approx(0.5 * 6 * (high / (high - 1)) ** 2)
@@ -489,14 +514,16 @@ def expected_bound_by_hand(games, m, icc, level, models=2):
     return min(max((ratio - 1) / (ratio + m - 1), icc), 1.0)
 
 
-@pytest.mark.parametrize(("games", "m", "icc", "level", "models"), [(5, 10, 0.1, 0.9, 2), (3, 4, 0.05, 0.7, 3),
-                                                                     (2, 1.25, 0.1, 0.9, 2)])
+@pytest.mark.parametrize(
+    ("games", "m", "icc", "level", "models"), [(5, 10, 0.1, 0.9, 2), (3, 4, 0.05, 0.7, 3), (2, 1.25, 0.1, 0.9, 2)]
+)
 def test_the_planners_expected_bound_and_freedom_by_hand(games, m, icc, level, models):
     bound = expected_bound_by_hand(games, m, icc, level, models)
     assert stats.expected_bound(games, m, icc, level, models) == pytest.approx(bound)
     high = 1 + (m - 1) * expected_bound_by_hand(games, m, icc, 0.9, models)
     assert stats.expected_freedom(games, m, icc, models) == pytest.approx(
-        0.5 * models * (games - 1) * (high / (high - 1)) ** 2)
+        0.5 * models * (games - 1) * (high / (high - 1)) ** 2
+    )
 
 
 def test_the_planners_bound_with_nothing_to_measure_is_one():

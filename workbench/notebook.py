@@ -1,5 +1,7 @@
-"""What a notebook needs from the database, and one line saying what to ingest when the
-database does not hold it.
+"""What a notebook needs: the database it works on (`notebook_database`, built from the
+demo when missing), where it exports its figures (`figures_dir`), short-lived read-only
+connections (`read_only`), and one line saying what to ingest when the database does not
+hold what the notebook is about (`needs`).
 
 A notebook's first cell calls `needs(db, "damage")`. When the database holds no Damage
 game, that prints the `workbench ingest` command that adds one, and every later cell that
@@ -11,12 +13,66 @@ notebook again. A cell without that line runs as always.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
 
 from workbench import catalog
 
+# A short-lived read-only connection on a database path (`with read_only(db) as con:`),
+# so a notebook never holds the database while `workbench ingest` wants to write to it.
+from workbench.catalog import reading as read_only
+from workbench.errors import WorkbenchError
+
+__all__ = ["notebook_database", "figures_dir", "read_only", "needs", "unmark", "NEEDS", "MARK", "Need"]
+
 MARK = "%%needs"
+
+
+# --- the database a notebook works on ----------------------------------------------
+
+
+def notebook_database() -> Path:
+    """The database a notebook works on, built from the demo when missing.
+
+    `$WORKBENCH_DB`, else `data/workbench.duckdb` of the repository (also when the
+    notebook runs from `notebooks/`); builds the demo database there when missing.
+
+    Returns:
+        The database's absolute path.
+
+    Raises:
+        WorkbenchError: the database is missing and the demo does not write it (the path
+            is not named `workbench.duckdb`).
+    """
+    db = catalog.default_db()
+    if not db.is_absolute() and Path.cwd().name == "notebooks" and not db.exists():
+        db = Path.cwd().parent / db
+    if not db.exists():
+        from workbench.demo import run_demo
+
+        run_demo(db.parent, progress=False)
+        if not db.exists():
+            raise WorkbenchError(
+                f"{db} is missing and the demo writes {db.parent / 'workbench.duckdb'}; "
+                "point WORKBENCH_DB at an existing database or at a workbench.duckdb"
+            )
+    return db.resolve()
+
+
+def figures_dir(db: Path) -> Path:
+    """Where a notebook exports its figures: `figures/` beside the database.
+
+    Args:
+        db: the database's path.
+
+    Returns:
+        The `figures` folder beside the database (not created here).
+    """
+    return Path(db).parent / "figures"
+
+
+# --- what a notebook is about, and the cells that need it ----------------------------
 
 
 @dataclass(frozen=True)
@@ -45,8 +101,12 @@ def _has_decisions(con) -> bool:
 
 NEEDS = {
     "damage": Need("no Damage game", "Damage replay logs (*.events.jsonl)", "LOGS/", _has_damage_game),
-    "stellaris": Need("no Stellaris save series", "Stellaris saves (*.sav), companion histories or extractor "
-                      "folders", "SAVES/", _has_save_series),
+    "stellaris": Need(
+        "no Stellaris save series",
+        "Stellaris saves (*.sav), companion histories or extractor folders",
+        "SAVES/",
+        _has_save_series,
+    ),
     "decisions": Need("no decisions", "Damage, EC4X, Agent Arena or GM logs", "LOGS/", _has_decisions),
 }
 
@@ -67,8 +127,10 @@ def needs(db, what: str) -> bool:
         _lacking.discard(what)
     else:
         _lacking.add(what)
-        print(f"{need.missing} in this database: ingest {need.files} with "
-              f"`workbench ingest {need.path} --db {shlex.quote(str(db))}`, then run this notebook again")
+        print(
+            f"{need.missing} in this database: ingest {need.files} with "
+            f"`workbench ingest {need.path} --db {shlex.quote(str(db))}`, then run this notebook again"
+        )
     return present
 
 

@@ -10,40 +10,45 @@ named `response r-12` in its findings and decisions; it is the line its response
 read from.
 
 Raw text: a reject's is kept in the database; any other record's is read back from its
-file, but only while the file still holds what was ingested (the SHA-256 of the bytes the
-database read is checked once per version of the file); otherwise `raw` is NULL.
+file, but only while the file still holds what was ingested (`raw_text`); otherwise `raw`
+is NULL.
 """
 
 from __future__ import annotations
 
-import hashlib
-import mmap
-import os
-import threading
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from stat import S_ISREG
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 
 from workbench.catalog import query_frame
 from workbench.errors import WorkbenchError
-from workbench.formats import BOM
-from workbench.jsonl import line_spans, read_line
 from workbench.naming import alias_sql, read_aliases, two_models
-from workbench.paths import open_regular
+from workbench.raw_text import LINE_OF_LOCATOR, file_lines, raw_texts, text_matches
 
-RECORD_COLUMNS = ("path", "locator", "line", "format", "game_id", "turn", "model", "agent_id", "action",
-                  "valid", "outcome", "failure", "rules", "severities", "raw", "source_id")
+RECORD_COLUMNS = (
+    "path",
+    "locator",
+    "line",
+    "format",
+    "game_id",
+    "turn",
+    "model",
+    "agent_id",
+    "action",
+    "valid",
+    "outcome",
+    "failure",
+    "rules",
+    "severities",
+    "raw",
+    "source_id",
+)
 OUTCOMES = ("valid", "invalid", "failed")
 SEVERITIES = ("error", "warning", "info")
 # Tables read here for what they are, not as records of a file.
 _NOT_RECORDS = ("sources", "violations", "rejects", "decisions", "workbench_schema")
-_LINE_OF_LOCATOR = "TRY_CAST(regexp_extract({0}, '^line (\\d+)$', 1) AS BIGINT)"
 
 
 def known_severities(severities) -> tuple[str, ...]:
@@ -58,19 +63,54 @@ def known_severities(severities) -> tuple[str, ...]:
 # --- which records -----------------------------------------------------------------------
 
 
-def records(con, format: str | None = None, model: str | None = None, game_id: str | None = None,
-            rule: str | None = None, severity: str | None = None, valid: bool | None = None,
-            text: str | None = None, limit: int | None = 200, aliases=None, at=None,
-            outcome: str | None = None) -> pl.DataFrame:
-    """One row per record, in file and line order: `path`, `locator` (`line N` or where
-    in a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`,
-    `agent_id`, `action`, `valid` (NULL for a failed call: no answer to judge),
-    `outcome` and `failure` of its decision (NULL for a record no decision is read
-    from), `rules` and `severities` it breaks, and `raw` (its text as written in its
-    file). Every filter given must hold (`outcome`: valid, invalid or failed); `model` may be an alias
-    (`aliases=`); `text` is found in the raw text, in any case; `at` (a frame of
-    `source_id` and `line`, a null line for the records of a file without lines) keeps
-    the records named there, as a chart's drill-down finds them; `limit=None` gives all."""
+def records(
+    con,
+    format: str | None = None,
+    model: str | None = None,
+    game_id: str | None = None,
+    rule: str | None = None,
+    severity: str | None = None,
+    valid: bool | None = None,
+    text: str | None = None,
+    limit: int | None = 200,
+    aliases=None,
+    at=None,
+    outcome: str | None = None,
+) -> pl.DataFrame:
+    """One row per record (a line, or a located part of a file that has none), filtered:
+    where it is, its format, game, turn, model, validity, the rules it breaks and its raw
+    text as written in its file.
+
+    Every filter given must hold; None means any.
+
+    Args:
+        con: a connection to a workbench database.
+        format: a format's name.
+        model: a model (or an alias of one, with `aliases`).
+        game_id: a game (Arena: an episode).
+        rule: a rule the record breaks.
+        severity: a severity of a finding about it: `error`, `warning` or `info`.
+        valid: True or False: the validity of its decision (a failed call has none).
+        text: words found in its raw text, in any case.
+        limit: at most this many rows; None: all.
+        aliases: a dict, or a JSON or CSV (`name,model`) file, mapping names to one model.
+        at: a frame (or a dict of columns) of `source_id` and `line` keeping only the
+            records named there, as a chart's drill-down finds them; a null line names the
+            records of a file without lines.
+        outcome: `valid`, `invalid` or `failed` (a call that got no answer): its decision's.
+
+    Returns:
+        A polars DataFrame in file and line order: `path`, `locator` (`line N`, or where in
+        a file that has no lines), `line`, `format`, `game_id`, `turn`, `model`, `agent_id`,
+        `action`, `valid` (NULL for a failed call: no answer to judge), `outcome`, `failure`
+        (a failed call's reason, in the provider's words), `rules` and `severities`
+        (lists), `raw` (NULL when the file no longer holds what was ingested) and
+        `source_id`.
+
+    Raises:
+        WorkbenchError: an unknown `severity` or `outcome`, a `limit` that is not a whole
+            number of 0 or more, or `aliases` that cannot be read.
+    """
     if severity is not None:
         known_severities(severity)
     if outcome is not None and outcome not in OUTCOMES:
@@ -82,14 +122,26 @@ def records(con, format: str | None = None, model: str | None = None, game_id: s
     return frame.with_columns(raw=pl.Series(raw_texts(frame), dtype=pl.String)).select(RECORD_COLUMNS)
 
 
-def count_records(con, format: str | None = None, model: str | None = None, game_id: str | None = None,
-                  rule: str | None = None, severity: str | None = None, valid: bool | None = None,
-                  text: str | None = None, aliases=None, outcome: str | None = None) -> int:
+def count_records(
+    con,
+    format: str | None = None,
+    model: str | None = None,
+    game_id: str | None = None,
+    rule: str | None = None,
+    severity: str | None = None,
+    valid: bool | None = None,
+    text: str | None = None,
+    aliases=None,
+    outcome: str | None = None,
+) -> int:
     """How many records `records` finds with these filters, all of them."""
     given, aliases = _given(format, model, game_id, rule, severity, valid, outcome, aliases)
     lines = _kept(con, text, format, None)
-    sql = "SELECT count(*) AS n FROM (" + _records_sql(con, given, aliases, searched=lines is not None,
-                                                       limited=False) + ")"
+    sql = (
+        "SELECT count(*) AS n FROM ("
+        + _records_sql(con, given, aliases, searched=lines is not None, limited=False)
+        + ")"
+    )
     if lines is None:
         return int(query_frame(con, sql, given)["n"][0])
     with _registered(con, lines) as name:
@@ -101,8 +153,15 @@ def _given(format, model, game_id, rule, severity, valid, outcome, aliases) -> t
     aliases = read_aliases(aliases)  # once: a file is read here, not again for the query
     if model is not None:  # a name the aliases map is its model's, as in a comparison
         model = aliases.get(model, model)
-    given = {"format": format, "model": model, "game_id": None if game_id is None else str(game_id),
-             "rule": rule, "severity": severity, "valid": valid, "outcome": outcome}
+    given = {
+        "format": format,
+        "model": model,
+        "game_id": None if game_id is None else str(game_id),
+        "rule": rule,
+        "severity": severity,
+        "valid": valid,
+        "outcome": outcome,
+    }
     return {k: v for k, v in given.items() if v is not None}, aliases
 
 
@@ -113,8 +172,8 @@ def _kept(con, text: str | None, format: str | None, at) -> pa.Table | None:
         at = pl.DataFrame(at).select(pl.col("source_id").cast(pl.Int64), pl.col("line").cast(pl.Int64))
     if not text:
         return None if at is None else at.to_arrow()
-    lines = _text_matches(con, text, format)
-    return lines if at is None else pl.from_arrow(lines).join(at, on=["source_id", "line"]).to_arrow()
+    lines = text_matches(con, text, format)
+    return lines if at is None else pl.DataFrame(lines).join(at, on=["source_id", "line"]).to_arrow()
 
 
 def _found(con, given: dict, limit: int | None, aliases, lines: pa.Table | None) -> pl.DataFrame:
@@ -152,14 +211,19 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
     tables = _record_tables(con)
 
     def located(table: str, has_line: bool) -> str:
-        line = f"coalesce({'x.line, ' if has_line else ''}{_LINE_OF_LOCATOR.format('x.locator')}, n.line)"
-        return (f"SELECT x.*{' EXCLUDE (line)' if has_line else ''}, coalesce({line}, {NO_LINE}) AS line, "
-                f"CASE WHEN {line} IS NULL THEN x.locator ELSE '' END AS other "
-                f"FROM {table} x SEMI JOIN src USING (source_id) LEFT JOIN named n USING (source_id, locator)")
+        line = f"coalesce({'x.line, ' if has_line else ''}{LINE_OF_LOCATOR.format('x.locator')}, n.line)"
+        return (
+            f"SELECT x.*{' EXCLUDE (line)' if has_line else ''}, coalesce({line}, {NO_LINE}) AS line, "
+            f"CASE WHEN {line} IS NULL THEN x.locator ELSE '' END AS other "
+            f"FROM {table} x SEMI JOIN src USING (source_id) LEFT JOIN named n USING (source_id, locator)"
+        )
 
     # a null line of $matched: a record of a file without lines
-    matched = (f"SEMI JOIN $matched m ON m.source_id = k.source_id AND coalesce(m.line, {NO_LINE}) = k.line"
-               if searched else "")
+    matched = (
+        f"SEMI JOIN $matched m ON m.source_id = k.source_id AND coalesce(m.line, {NO_LINE}) = k.line"
+        if searched
+        else ""
+    )
     early = limited and not conditions
     return f"""
     WITH src AS (SELECT source_id, path, format, sha256, size FROM sources
@@ -208,6 +272,7 @@ def _records_sql(con, given: dict, aliases, searched: bool, limited: bool) -> st
 def _candidates(given: dict, who: str) -> str:
     """The keys of the rows a match must have one of: of the kind a filter names, or of
     every kind (the final WHERE checks every filter on what the record is)."""
+
     def keys(table: str, condition: str = "true") -> str:
         return f"SELECT DISTINCT {_KEY} FROM {table} WHERE {condition}"
 
@@ -218,19 +283,33 @@ def _candidates(given: dict, who: str) -> str:
     if "rule" in given or "severity" in given:
         return keys("findings_at", " AND ".join(f"{name} = ${name}" for name in ("rule", "severity") if name in given))
     if given.get("valid") is False:
-        return " UNION ".join([keys("decisions_at", "NOT valid"), keys("rows_at", "NOT valid"),
-                               keys("findings_at", "severity = 'error'"), keys("rejects_at")])
+        return " UNION ".join(
+            [
+                keys("decisions_at", "NOT valid"),
+                keys("rows_at", "NOT valid"),
+                keys("findings_at", "severity = 'error'"),
+                keys("rejects_at"),
+            ]
+        )
     if "game_id" in given:
         in_game = "source_id IN (SELECT source_id FROM file_games WHERE game_id = $game_id)"
-        return " UNION ".join([keys("decisions_at", "game_id = $game_id"), keys("rows_at", "game_id = $game_id"),
-                               keys("findings_at", in_game), keys("rejects_at", in_game)])
+        return " UNION ".join(
+            [
+                keys("decisions_at", "game_id = $game_id"),
+                keys("rows_at", "game_id = $game_id"),
+                keys("findings_at", in_game),
+                keys("rejects_at", in_game),
+            ]
+        )
     return " UNION ".join(keys(table) for table in ("decisions_at", "findings_at", "rejects_at", "rows_at"))
 
 
 # A decision's own validity (none for a failed call: no answer to judge); else its table
 # row's; else: not rejected and no error found.
-VALIDITY = ("CASE WHEN d.outcome = 'failed' THEN NULL ELSE coalesce(d.valid, t.valid, r.source_id IS NULL AND NOT "
-            "coalesce(list_contains(f.severities, 'error'), false)) END")
+VALIDITY = (
+    "CASE WHEN d.outcome = 'failed' THEN NULL ELSE coalesce(d.valid, t.valid, r.source_id IS NULL AND NOT "
+    "coalesce(list_contains(f.severities, 'error'), false)) END"
+)
 
 
 def _table_rows(tables: list[tuple[str, set[str]]]) -> str:
@@ -243,10 +322,14 @@ def _table_rows(tables: list[tuple[str, set[str]]]) -> str:
         turn = next((f"{c}::BIGINT" for c in ("turn", "tick") if c in columns), "NULL::BIGINT")
         valid = "valid" if "valid" in columns else "NULL::BOOLEAN"
         key = "seq AS line, '' AS other" if "seq" in columns else f"{NO_LINE}::BIGINT AS line, locator AS other"
-        parts.append(f"SELECT source_id, {key}, {game} AS game_id, {turn} AS turn, {valid} AS valid "
-                     f"FROM {table} SEMI JOIN src USING (source_id)")
-    none = "SELECT NULL::BIGINT AS source_id, NULL::BIGINT AS line, '' AS other, NULL::VARCHAR AS game_id, " \
-           "NULL::BIGINT AS turn, NULL::BOOLEAN AS valid WHERE false"
+        parts.append(
+            f"SELECT source_id, {key}, {game} AS game_id, {turn} AS turn, {valid} AS valid "
+            f"FROM {table} SEMI JOIN src USING (source_id)"
+        )
+    none = (
+        "SELECT NULL::BIGINT AS source_id, NULL::BIGINT AS line, '' AS other, NULL::VARCHAR AS game_id, "
+        "NULL::BIGINT AS turn, NULL::BOOLEAN AS valid WHERE false"
+    )
     return " UNION ALL ".join(parts) or none
 
 
@@ -259,8 +342,11 @@ def _record_tables(con) -> list[tuple[str, set[str]]]:
                              AND database_name = current_database())
         GROUP BY table_name ORDER BY table_name
     """).fetchall()
-    return [(table, set(columns)) for table, columns in rows
-            if table not in _NOT_RECORDS and "source_id" in columns and ({"seq", "locator"} & set(columns))]
+    return [
+        (table, set(columns))
+        for table, columns in rows
+        if table not in _NOT_RECORDS and "source_id" in columns and ({"seq", "locator"} & set(columns))
+    ]
 
 
 def _named_lines(tables: list[tuple[str, set[str]]]) -> str:
@@ -269,13 +355,18 @@ def _named_lines(tables: list[tuple[str, set[str]]]) -> str:
     locates its records otherwise (`Format.locators`)."""
     from workbench.registry import record_locators
 
-    parts = ["SELECT source_id, locator, min(line) AS line FROM violation_lines WHERE line IS NOT NULL "
-             "AND NOT starts_with(locator, 'line ') GROUP BY ALL",
-             "SELECT source_id, locator, min(line) FROM rejects WHERE line IS NOT NULL "
-             "AND NOT starts_with(locator, 'line ') GROUP BY ALL"]
+    parts = [
+        "SELECT source_id, locator, min(line) AS line FROM violation_lines WHERE line IS NOT NULL "
+        "AND NOT starts_with(locator, 'line ') GROUP BY ALL",
+        "SELECT source_id, locator, min(line) FROM rejects WHERE line IS NOT NULL "
+        "AND NOT starts_with(locator, 'line ') GROUP BY ALL",
+    ]
     present = {table for table, _ in tables}
-    parts += [f"SELECT source_id, {name} AS locator, min(seq) FROM {table} GROUP BY ALL"
-              for table, name in record_locators().items() if table in present]
+    parts += [
+        f"SELECT source_id, {name} AS locator, min(seq) FROM {table} GROUP BY ALL"
+        for table, name in record_locators().items()
+        if table in present
+    ]
     return "SELECT source_id, locator, min(line) AS line FROM (" + " UNION ALL ".join(parts) + ") GROUP BY ALL"
 
 
@@ -288,48 +379,80 @@ _BLOCK = ["format", "game_id", "turn"]
 
 
 def side_by_side(con, a: str, b: str, format: str | None = None, aliases=None) -> pl.DataFrame:
-    """Both models' decisions on each turn they both decided in the same game (Arena:
-    episode and tick; Damage: hand), one decision a side per row: within a turn, each
-    round (Damage: betting round) pairs the models' decisions in the order they came,
-    so a model that played several seats has a row for each, and a side left with no
-    decision of its own in a row is empty. The turns where one model's decisions were
-    answered ones all valid and the other's not come first (`disagree`), then by format,
-    game, turn.
-    Each side: its seat (`agent_id`), action, validity (NULL for a failed call),
-    outcome, the rules its decision breaks, its raw text and where it is (`_a`, `_b`)."""
-    from workbench.comparison import decided
+    """Both models' decisions on each turn they shared (same game and turn; Arena:
+    episode and tick; Damage: hand), disagreements first, with their raw texts.
+
+    One decision a side per row: within a turn, each round (Damage: betting round) pairs
+    the two models' decisions in the order they came, so a model playing several seats
+    has a row for each, and a side with no decision of its own in a row is empty.
+
+    Args:
+        con: a connection to a workbench database.
+        a: the first model (or agent, where a log names no model).
+        b: the second model, another than `a`.
+        format: only this format's decisions; None: every format.
+        aliases: a dict, or a JSON or CSV file, mapping names to one model.
+
+    Returns:
+        A polars DataFrame, the turns where one model's answered decisions were all valid
+        and the other's not (`disagree`) first, then by format, game, turn and round:
+        `format`, `game_id`, `turn`, `round`, `a`, `b`, `disagree`, then for each model
+        (`_a`, `_b`) `agent_id` (the seat), `action`, `valid` (NULL for a failed call),
+        `outcome`, `rules`, `raw`, `path` and `locator`.
+
+    Raises:
+        WorkbenchError: `a` and `b` are the same model, or `aliases` that cannot be read.
+    """
+    from workbench.comparison import decisions_sql
 
     aliases = read_aliases(aliases)
     a, b = two_models(a, b, aliases, "side by side")
-    decisions = query_frame(con, f"""
-        WITH d AS ({decided(aliases, failures=None)}),
+    decisions = query_frame(
+        con,
+        f"""
+        WITH d AS ({decisions_sql(aliases, failures=None)}),
         named AS ({_named_lines(_record_tables(con))}),
         mine AS (
             SELECT d.format, d.game_id, d.turn, d.round, d.who, d.agent_id, d.action, d.valid, d.outcome,
-                   d.source_id, d.locator, coalesce({_LINE_OF_LOCATOR.format('d.locator')}, n.line) AS line
+                   d.source_id, d.locator, coalesce({LINE_OF_LOCATOR.format("d.locator")}, n.line) AS line
             FROM d LEFT JOIN named n USING (source_id, locator)
             WHERE d.who IN ($a, $b) AND d.game_id IS NOT NULL AND d.turn IS NOT NULL
               AND ($format IS NULL OR d.format = $format)
         ),
         turns AS (SELECT format, game_id, turn FROM mine GROUP BY ALL HAVING count(DISTINCT who) = 2)
         SELECT mine.* FROM mine SEMI JOIN turns USING (format, game_id, turn)
-    """, {"a": a, "b": b, "format": format})
+    """,
+        {"a": a, "b": b, "format": format},
+    )
     texts = _texts_of(con, decisions)
     joined = decisions.join(texts, on=["source_id", "line"], how="left").sort("source_id", "line", "locator")
     # a round's place in its turn: where it was first reached
-    joined = joined.with_columns(round_at=pl.col("line").min().over([*_BLOCK, "round"]),
-                                 place=pl.int_range(pl.len()).over([*_BLOCK, "round", "who"]))
-    sides = [joined.filter(pl.col("who") == who).drop("who", "source_id", "line").rename(
-        {c: f"{c}{suffix}" for c in SIDE_COLUMNS}) for who, suffix in ((a, "_a"), (b, "_b"))]
+    joined = joined.with_columns(
+        round_at=pl.col("line").min().over([*_BLOCK, "round"]),
+        place=pl.int_range(pl.len()).over([*_BLOCK, "round", "who"]),
+    )
+    sides = [
+        joined.filter(pl.col("who") == who)
+        .drop("who", "source_id", "line")
+        .rename({c: f"{c}{suffix}" for c in SIDE_COLUMNS})
+        for who, suffix in ((a, "_a"), (b, "_b"))
+    ]
     keys = [*_BLOCK, "round", "place"]
-    pairs = sides[0].join(sides[1], on=keys, how="full", coalesce=True, nulls_equal=True).with_columns(
-        round_at=pl.min_horizontal("round_at", "round_at_right")).drop("round_at_right")
+    pairs = (
+        sides[0]
+        .join(sides[1], on=keys, how="full", coalesce=True, nulls_equal=True)
+        .with_columns(round_at=pl.min_horizontal("round_at", "round_at_right"))
+        .drop("round_at_right")
+    )
     # over the answered decisions: a failed call (no validity) or an empty side is no disagreement
     disagree = pl.col("valid_a").all().over(_BLOCK) != pl.col("valid_b").all().over(_BLOCK)
     pairs = pairs.with_columns(a=pl.lit(a), b=pl.lit(b), disagree=disagree)
     order = [*_BLOCK, "round", "a", "b", "disagree", *(f"{c}{s}" for s in ("_a", "_b") for c in SIDE_COLUMNS)]
-    return pairs.sort(["disagree", *_BLOCK, "round_at", "place"], descending=[True, False, False, False, False, False],
-                      nulls_last=True).select(order)
+    return pairs.sort(
+        ["disagree", *_BLOCK, "round_at", "place"],
+        descending=[True, False, False, False, False, False],
+        nulls_last=True,
+    ).select(order)
 
 
 def _texts_of(con, decisions: pl.DataFrame) -> pl.DataFrame:
@@ -338,106 +461,6 @@ def _texts_of(con, decisions: pl.DataFrame) -> pl.DataFrame:
     found = _found(con, {}, None, None, lines.to_arrow())
     found = found.with_columns(raw=pl.Series(raw_texts(found), dtype=pl.String))
     return found.select("source_id", "line", "path", "rules", "raw")
-
-
-# --- the text of a record -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Lines:
-    """Where each line of a file's ingested bytes ends (the byte of its LF, or the end)."""
-
-    size: int
-    ends: np.ndarray
-
-    def text(self, data, line: int) -> str | None:
-        """Line `line` as the ingest reads it (`jsonl.read_line`: no CR, UTF-8 or escapes)."""
-        if not 1 <= line <= len(self.ends):
-            return None
-        start = 0 if line == 1 else int(self.ends[line - 2]) + 1
-        raw = bytes(data[start:int(self.ends[line - 1])])
-        if line == 1 and raw.startswith(BOM):
-            raw = raw[len(BOM):]
-        return read_line(raw)[0]
-
-
-_INDEXED: dict[tuple, _Lines | None] = {}
-_INDEX_LOCK = threading.Lock()
-
-
-def _file_lines(path: str, sha256: str, size: int) -> _Lines | None:
-    """The line ends of `path`'s first `size` bytes while they are what was ingested
-    (`sha256`), else None. Kept per version of the file (inode, size, mtime)."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    if not S_ISREG(stat.st_mode):  # a FIFO in its place would never give its text
-        return None
-    key = (path, sha256, size, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    with _INDEX_LOCK:
-        if key in _INDEXED:
-            return _INDEXED[key]
-    lines = _index(Path(path), sha256, size) if stat.st_size >= size else None
-    with _INDEX_LOCK:
-        if len(_INDEXED) > 256:
-            _INDEXED.clear()
-        _INDEXED[key] = lines
-    return lines
-
-
-def _index(path: Path, sha256: str, size: int) -> _Lines | None:
-    try:
-        with open_regular(path) as handle:
-            if size == 0:
-                return _Lines(0, np.zeros(0, np.int64))
-            with mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
-                digest = hashlib.sha256()
-                digest.update(data)  # hashlib reads the mapping outside the GIL
-                if digest.hexdigest() != sha256:
-                    return None
-                _, ends = line_spans(data, size, size + 1)
-    except (OSError, ValueError):
-        return None
-    return _Lines(size, ends)
-
-
-def raw_texts(frame: pl.DataFrame) -> list[str | None]:
-    """For each row (`source_id`, `path`, `sha256`, `size`, `line`, `raw`): the raw text
-    kept, else the line read back from its file while the file holds what was ingested."""
-    rows = frame.select("source_id", "path", "sha256", "size", "line", "raw").rows()
-    wanted: dict[tuple, list[int]] = {}
-    for source_id, path, sha256, size, line, raw in rows:
-        if raw is None and line is not None:
-            wanted.setdefault((source_id, path, sha256, size), []).append(line)
-    texts: dict[tuple[int, int], str | None] = {}
-    for (source_id, path, sha256, size), lines in wanted.items():
-        index = _file_lines(path, sha256, size)
-        if index is not None:
-            with _mapped(path, index.size) as data:
-                texts.update(((source_id, line), index.text(data, line)) for line in lines)
-    return [raw if raw is not None else texts.get((source_id, line))
-            for source_id, _, _, _, line, raw in rows]
-
-
-class _mapped:
-    """The first `size` bytes of a file, mapped (an empty file: no bytes)."""
-
-    def __init__(self, path: str, size: int) -> None:
-        self.path, self.size = path, size
-
-    def __enter__(self):
-        if not self.size:
-            self.handle, self.data = None, b""
-            return self.data
-        self.handle = open_regular(self.path)
-        self.data = mmap.mmap(self.handle.fileno(), self.size, access=mmap.ACCESS_READ)
-        return self.data
-
-    def __exit__(self, *exc) -> None:
-        if self.handle is not None:
-            self.data.close()
-            self.handle.close()
 
 
 @contextmanager
@@ -451,67 +474,29 @@ def _registered(con, table: pa.Table):
         con.unregister(name)
 
 
-# --- searching the text ---------------------------------------------------------------------
-
-
-def _text_matches(con, text: str, format: str | None) -> pa.Table:
-    """(source_id, line) of every line whose text holds `text`, ASCII letters in any case:
-    searched in each file that still holds what was ingested, and in the rejects kept."""
-    needle = text.encode("utf-8").lower()
-    sources = con.execute("SELECT source_id, path, sha256, size FROM sources WHERE $format IS NULL OR format = $format",
-                          {"format": format}).fetchall()
-    ids, lines = [], []
-    for source_id, path, sha256, size in sources:
-        index = _file_lines(path, sha256, size)
-        if index is None:
-            continue
-        with _mapped(path, index.size) as data:
-            found = _matching_lines(needle, data, index.ends)
-        ids.append(np.full(len(found), source_id, np.int64))
-        lines.append(found)
-    kept = con.execute(f"""
-        SELECT source_id, coalesce(line, {_LINE_OF_LOCATOR.format('locator')}) FROM rejects
-        WHERE contains(lower(raw), lower($text)) AND coalesce(line, {_LINE_OF_LOCATOR.format('locator')}) IS NOT NULL
-    """, {"text": text}).fetchall()
-    ids.append(np.array([row[0] for row in kept], np.int64))
-    lines.append(np.array([row[1] for row in kept], np.int64))
-    return pa.table({"source_id": np.concatenate(ids), "line": np.concatenate(lines)})
+# --- what a text search passes over ------------------------------------------------------------
 
 
 def unsearched(con, format: str | None = None) -> list[str]:
     """The files a `text` search passes over: they no longer hold what was ingested
     (changed, gone, or something other than a regular file in their place)."""
-    sources = con.execute("SELECT path, sha256, size FROM sources WHERE $format IS NULL OR format = $format "
-                          "ORDER BY path", {"format": format}).fetchall()
-    return [path for path, sha256, size in sources if _file_lines(path, sha256, size) is None]
-
-
-# A file is searched this many bytes at a time, lower-cased (a copy of this size at most).
-SEARCH_BLOCK = 64 << 20
-
-
-def _matching_lines(needle: bytes, data, ends: np.ndarray) -> np.ndarray:
-    """The 1-based numbers of the lines of `data` (ending at `ends`) that hold `needle`
-    (lower case) in any ASCII case: each block is lower-cased and searched by
-    `bytes.find`; a line found in is searched on from its end."""
-    found, size, start = [], len(data), 0
-    while start < size:
-        block = data[start:min(size, start + SEARCH_BLOCK + len(needle) - 1)].lower()
-        at = block.find(needle)
-        while at != -1 and at < SEARCH_BLOCK:
-            index = int(np.searchsorted(ends, start + at))
-            found.append(index + 1)
-            at = block.find(needle, int(ends[index]) + 1 - start) if index < len(ends) else -1
-        start += SEARCH_BLOCK
-    return np.unique(np.array(found, np.int64))
+    sources = con.execute(
+        "SELECT path, sha256, size FROM sources WHERE $format IS NULL OR format = $format ORDER BY path",
+        {"format": format},
+    ).fetchall()
+    return [path for path, sha256, size in sources if file_lines(path, sha256, size) is None]
 
 
 def findings_of(con, source_id: int, locator: str, line: int | None) -> pl.DataFrame:
     """The findings about one record (by its line, or its locator): severity, rule,
     field and message, most severe first."""
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         SELECT severity, rule, field, message FROM violation_lines
         WHERE source_id = $source_id
-          AND (locator = $locator OR coalesce(line, {_LINE_OF_LOCATOR.format('locator')}) = $line)
+          AND (locator = $locator OR coalesce(line, {LINE_OF_LOCATOR.format("locator")}) = $line)
         ORDER BY list_position(['error', 'warning', 'info'], severity), rule, field
-    """, {"source_id": source_id, "locator": locator, "line": line})
+    """,
+        {"source_id": source_id, "locator": locator, "line": line},
+    )
