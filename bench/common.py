@@ -9,7 +9,6 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "data" / "bench"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import workbench
 from bench.common import CORPUS, machine
-from workbench import catalog, plots
+from workbench import connection, plots
 from workbench.errors import WorkbenchError
 from workbench.plots.vega import SCHEMA_URL
 
@@ -40,7 +40,7 @@ def main(argv=None) -> dict[str, float]:
         db = Path(tmp) / "real.duckdb"
         workbench.ingest([CORPUS / "damage", CORPUS / "stellaris"], db=db)
         base = floor(Path(tmp))
-        con = catalog.connect(db, read_only=True)
+        con = connection.connect(db, read_only=True)
         try:
             results = {}
             print(f"figure export on {machine()} (real corpus); floor = a one-point chart")

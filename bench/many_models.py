@@ -38,7 +38,7 @@ def many_models_log(models: int, games: int) -> Path:
         for copy in range(games):
             text = re.sub(r'"game_(\w+?)_([0-9a-f]{6})"', rf'"game_\1_\2m{copy}"', texts[copy % len(texts)])
             out.write(re.sub(r'"player_id": "[A-Z]?(\d+)", "requested_model": "[^"]*", "resolved_model": "[^"]*"',
-                             lambda m: _renamed(m, copy, models), text))
+                             lambda m, copy=copy: _renamed(m, copy, models), text))
     path.with_suffix(".tmp").rename(path)
     return path
 

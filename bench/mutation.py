@@ -35,10 +35,10 @@ import contextlib
 import fnmatch
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
-import random
 import time
 from pathlib import Path
 
@@ -80,8 +80,15 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
         "workbench.stellaris.save.x__stockpiles__mutmut_*",
     ), ("tests/stellaris",)),
     # The conclusions: intervals, tests, verdicts, costs, ratings.
-    "stats": ("workbench/stats.py", ("workbench.stats.*",), CONCLUSIONS),
-    "comparison": ("workbench/comparison.py", ("workbench.comparison.*",), CONCLUSIONS),
+    "stats.shares": ("workbench/stats/shares.py", ("workbench.stats.shares.*",), CONCLUSIONS),
+    "stats.clustering": ("workbench/stats/clustering.py", ("workbench.stats.clustering.*",), CONCLUSIONS),
+    "stats.differences": ("workbench/stats/differences.py", ("workbench.stats.differences.*",), CONCLUSIONS),
+    "stats.planning": ("workbench/stats/planning.py", ("workbench.stats.planning.*",), CONCLUSIONS),
+    "stats.anytime": ("workbench/stats/anytime.py", ("workbench.stats.anytime.*",), CONCLUSIONS),
+    "comparison.clusters": ("workbench/comparison/clusters.py", ("workbench.comparison.clusters.*",), CONCLUSIONS),
+    "comparison.scorecards": ("workbench/comparison/scorecards.py", ("workbench.comparison.scorecards.*",), CONCLUSIONS),
+    "comparison.pairs": ("workbench/comparison/pairs.py", ("workbench.comparison.pairs.*",), CONCLUSIONS),
+    "comparison.plans": ("workbench/comparison/plans.py", ("workbench.comparison.plans.*",), CONCLUSIONS),
     "prices": ("workbench/prices.py", ("workbench.prices.*",), CONCLUSIONS),
     "damage.ratings": ("workbench/damage/ratings.py", ("workbench.damage.ratings.*",), RATINGS),
     "damage.plackett_luce": ("workbench/damage/plackett_luce.py", ("workbench.damage.plackett_luce.*",), RATINGS),

@@ -54,7 +54,7 @@ def workload(decisions: int) -> Path:
             dealt = dict(zip(cards.DECK, rng.sample(cards.DECK, len(cards.DECK))))
             for game in games:
                 for line in game:
-                    out.write(CARD.sub(lambda m: f'"{dealt[m.group(1)]}"', fresh_ids(line, copy)) + "\n")
+                    out.write(CARD.sub(lambda m, dealt=dealt: f'"{dealt[m.group(1)]}"', fresh_ids(line, copy)) + "\n")
     path.with_suffix(".tmp").rename(path)
     return path
 

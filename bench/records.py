@@ -18,7 +18,7 @@ from pathlib import Path
 
 import workbench
 from bench.common import WORK, best_of, damage_log, machine
-from workbench import analysis, catalog
+from workbench import analysis, connection
 
 
 def database(events: int) -> tuple[Path, Path]:
@@ -38,7 +38,7 @@ def main(argv=None) -> dict[str, float]:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     log, db = database(args.events)
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     model, game, rule = con.execute("""
         SELECT (SELECT model FROM decisions WHERE model IS NOT NULL LIMIT 1),
                (SELECT game_id FROM damage_events LIMIT 1), (SELECT min(rule) FROM violations)
@@ -62,7 +62,7 @@ def main(argv=None) -> dict[str, float]:
     analysis.records(con, text="warm the file's index")  # the file is hashed and indexed once per version
     ratios = {}
     for name, (filters, baseline) in searches.items():
-        mine = best_of(args.runs, lambda: analysis.records(con, **filters))
+        mine = best_of(args.runs, lambda filters=filters: analysis.records(con, **filters))
         base = best_of(args.runs, baseline)
         ratios[name] = mine / base
         print(f"  {name:26} records {mine:6.3f} s   baseline {base:6.3f} s   ratio {mine / base:6.2f}")

@@ -28,8 +28,19 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench import (append, commands, damage_ingest, ec4x_drafts, figures, otlp, play, records, scale, scrubber,
-                   stellaris_save)
+from bench import (
+    append,
+    commands,
+    damage_ingest,
+    ec4x_drafts,
+    figures,
+    otlp,
+    play,
+    records,
+    scale,
+    scrubber,
+    stellaris_save,
+)
 from bench.common import machine
 
 

@@ -17,9 +17,9 @@ import functools
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterator
 from unittest import mock
 
 import pyarrow as pa

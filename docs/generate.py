@@ -23,10 +23,10 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS.parent))  # this checkout's package, whatever is installed
 
-import duckdb
+import duckdb  # noqa: E402  (after the path above: this checkout's package)
 
-from workbench import catalog, registry
-from workbench.schema import Table
+from workbench import catalog, registry  # noqa: E402
+from workbench.schema import Table  # noqa: E402
 
 REGENERATE = "python docs/generate.py"
 WIDTH = 100  # columns the help is formatted to

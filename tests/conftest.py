@@ -10,13 +10,11 @@ import pytest
 os.environ["WORKBENCH_FORMATS"] = ""
 
 import workbench  # noqa: E402
-
-from workbench.synth import synthesize
+from tests import xdist_groups
 
 # Tests that took SLOW_SECONDS or more are marked slow (tests/timing.py).
-from tests.timing import (  # noqa: F401 - hooks, found by their names
-    pytest_addoption, pytest_collection_modifyitems, pytest_runtest_logreport, pytest_sessionfinish)
-from tests import xdist_groups
+from tests.timing import pytest_addoption, pytest_collection_modifyitems, pytest_runtest_logreport, pytest_sessionfinish  # noqa: F401 - hooks, found by their names
+from workbench.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

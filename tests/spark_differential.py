@@ -12,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import workbench
-from workbench import analysis, catalog, comparison, plots, registry
+from workbench import analysis, comparison, connection, plots, registry
 from workbench.damage import ratings
 from workbench.spark.load import TASK_FIELDS
 from workbench.synth import synthesize
@@ -26,9 +26,8 @@ OTEL = Path(__file__).resolve().parent / "otel" / "data"
 def spark_session():
     """A Spark session on `local[2]`."""
     pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
-    from workbench import spark as on_spark
-
     from tests.conftest import quick_spark_jvm
+    from workbench import spark as on_spark
 
     with pytest.MonkeyPatch.context() as patch:  # only for a JVM started here, now
         quick_spark_jvm(patch)
@@ -43,7 +42,7 @@ def seed_18(tmp_path_factory):
     folder = tmp_path_factory.mktemp("seed-18")
     synthesize(folder / "logs", scale=1, seed=18)
     workbench.ingest([folder / "logs", OTEL], db=folder / "w.duckdb")
-    con = catalog.connect(folder / "w.duckdb", read_only=True)
+    con = connection.connect(folder / "w.duckdb", read_only=True)
     yield folder, con
     con.close()
 
@@ -91,11 +90,11 @@ DEALS = {"each alone": each_alone, "games apart": games_apart, "the default": No
 def same_everywhere(con, tree) -> None:
     """Every table row for row (a file's rows by its path, not its id), and every answer."""
     for table in [t.name for t in registry.data_tables()]:
-        columns = [c for c in catalog.column_names(con, table) if c not in ("source_id", "ingested_at")]
-        joined = "source_id" in catalog.column_names(con, table)
+        columns = [c for c in connection.column_names(con, table) if c not in ("source_id", "ingested_at")]
+        joined = "source_id" in connection.column_names(con, table)
         query = (f"SELECT s.path AS file, {', '.join('t.' + c for c in columns)} FROM {table} t "
                  f"JOIN sources s USING (source_id)") if joined else f"SELECT {', '.join(columns)} FROM {table}"
-        in_db, in_tree = _canonical(catalog.query_frame(con, query)), _canonical(tree.frame(query))
+        in_db, in_tree = _canonical(connection.query_frame(con, query)), _canonical(tree.frame(query))
         assert in_db.height == in_tree.height, table
         differing = in_db.join(in_tree, on=in_db.columns, how="anti", nulls_equal=True)
         assert differing.is_empty(), f"{table}: {differing.head(3).to_dicts()}"

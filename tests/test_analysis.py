@@ -12,7 +12,7 @@ import pytest
 
 import workbench
 from tests.conftest import ROOT
-from workbench import analysis, catalog, comparison, notebook, records, stats
+from workbench import analysis, comparison, connection, notebook, records, stats
 from workbench.errors import WorkbenchError
 
 
@@ -22,7 +22,7 @@ def test_the_questions_are_the_implementations_not_copies():
     assert analysis.sample_size is comparison.sample_size
     assert analysis.records is records.records
     assert analysis.side_by_side is records.side_by_side
-    assert analysis.format_summary is catalog.format_summary
+    assert analysis.format_summary is connection.format_summary
     # every name it lists is there, and the interface's names are among them
     assert all(hasattr(analysis, name) for name in analysis.__all__)
     assert {
@@ -41,7 +41,7 @@ def test_the_questions_are_the_implementations_not_copies():
 def test_the_notebooks_plumbing_is_the_notebook_module_s():
     for name in ("notebook_database", "figures_dir", "read_only"):
         assert not hasattr(analysis, name) and name in notebook.__all__
-    assert notebook.read_only is catalog.reading
+    assert notebook.read_only is connection.reading
 
 
 def test_importing_the_analysis_loads_no_format():
@@ -92,7 +92,7 @@ def con(tmp_path):
         for i, (a, b) in enumerate([(10, 7), (9, 8), (6, 8), (10, 5)])
     ]
     assert not workbench.ingest(paths, db=tmp_path / "w.duckdb").failed
-    opened = catalog.connect(tmp_path / "w.duckdb", read_only=True)
+    opened = connection.connect(tmp_path / "w.duckdb", read_only=True)
     yield opened
     opened.close()
 

@@ -1,4 +1,4 @@
-"""How an ingest stores its rows: row groups of `catalog.BULK_ROW_GROUP_ROWS` rows, an
+"""How an ingest stores its rows: row groups of `connection.BULK_ROW_GROUP_ROWS` rows, an
 append that rewrites no row group before its own, and a database this process holds
 open already shared, not refused. The DuckDB instance ingests attach their file to is
 kept between them: what one ingest leaves in it reaches no other."""
@@ -14,11 +14,10 @@ import duckdb
 import pytest
 
 import workbench
-from workbench import catalog
+from workbench import connection
 from workbench import ingestion as ingest_module
 from workbench.ec4x import tables as ec4x_tables
 from workbench.errors import WorkbenchError
-
 
 DRAFT = json.dumps({"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "Move",
                                                                  "targetSystemId": 1}]})
@@ -50,13 +49,13 @@ def _row_groups(db, table: str) -> dict[int, set[tuple]]:
 
 
 def test_an_ingest_writes_row_groups_of_the_bulk_size(tmp_path):
-    lines = catalog.BULK_ROW_GROUP_ROWS + 1000
+    lines = connection.BULK_ROW_GROUP_ROWS + 1000
     log = tmp_path / "game.orders.jsonl"
     log.write_bytes(_drafts(1, lines, faults=False))
     (file,) = workbench.ingest([log], db=tmp_path / "w.duckdb").files
     assert (file.status, file.records) == ("ingested", lines)
     # DuckDB's own row groups hold 122,880 rows: these lines would be one.
-    assert len(_row_groups(tmp_path / "w.duckdb", "ec4x_orders")) == math.ceil(lines / catalog.BULK_ROW_GROUP_ROWS) == 2
+    assert len(_row_groups(tmp_path / "w.duckdb", "ec4x_orders")) == math.ceil(lines / connection.BULK_ROW_GROUP_ROWS) == 2
 
 
 def _counts(db, table: str) -> list[int]:
@@ -74,7 +73,7 @@ def test_an_append_rewrites_no_full_row_group(tmp_path):
     """The drafts' row groups are full but the last, lines DuckDB cannot parse (cut
     lines) left out: a row group left short by them would be merged with the next at a
     checkpoint once their rows fit in fewer, each of them rewritten."""
-    size = catalog.BULK_ROW_GROUP_ROWS
+    size = connection.BULK_ROW_GROUP_ROWS
     lines = 3 * size + 700
     log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
     log.write_bytes(_drafts(1, lines))
@@ -160,12 +159,12 @@ def test_the_last_file_of_an_ingest_commits_into_the_database_file(tmp_path, mon
 
 def test_a_database_an_ingest_of_this_process_writes_is_refused_in_one_line(tmp_path):
     db = tmp_path / "w.duckdb"
-    with catalog.bulk_connection(db):
+    with connection.bulk_connection(db):
         with pytest.raises(WorkbenchError) as refused:
-            catalog.connect(db)
+            connection.connect(db)
         assert str(refused.value) == (f"database {db} is being written by an ingest in this process; "
                                       f"open it once that ingest is done")
-    catalog.connect(db).close()  # and opened once it is done
+    connection.connect(db).close()  # and opened once it is done
 
 
 @pytest.mark.slow
@@ -190,7 +189,7 @@ def test_an_ingest_spills_where_a_connection_to_its_file_would(tmp_path):
     plain = duckdb.connect(str(db))
     where = plain.execute("SELECT current_setting('temp_directory')").fetchall()
     plain.close()
-    with catalog.bulk_connection(db) as writing:
+    with connection.bulk_connection(db) as writing:
         assert writing.execute("SELECT current_setting('temp_directory')").fetchall() == where == [(f"{db}.tmp",)]
 
 
@@ -201,8 +200,8 @@ def test_one_thread_nested_keeps_one_thread_until_the_outer_block_ends():
     def threads() -> int:
         return int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
 
-    with catalog.one_thread(con):
-        with catalog.one_thread(con):
+    with connection.one_thread(con):
+        with connection.one_thread(con):
             assert threads() == 1
         assert threads() == 1
     assert threads() == 2
@@ -233,16 +232,16 @@ def test_settings_and_temporary_tables_of_an_ingest_reach_no_later_one(tmp_path)
     fresh = duckdb.connect()
     defaults = {name: _setting(fresh, name) for name in SETTINGS_AN_INGEST_CHANGES}
     fresh.close()
-    with catalog.bulk_connection(tmp_path / "a.duckdb") as con:
-        catalog.commits_write_the_file(con)
+    with connection.bulk_connection(tmp_path / "a.duckdb") as con:
+        connection.commits_write_the_file(con)
         assert _setting(con, "checkpoint_threshold") != defaults["checkpoint_threshold"]
         assert _setting(con, "write_buffer_row_group_count") != defaults["write_buffer_row_group_count"]
         con.execute("SET threads = 1")
         con.execute("SET memory_limit = '100MB'")
         con.execute("SET preserve_insertion_order = false")
         con.execute("CREATE TEMP TABLE scratch AS SELECT 1 AS one")
-    with catalog.bulk_connection(tmp_path / "b.duckdb") as con:
-        # DuckDB's own, but the row groups an ingest writes as they fill (`catalog._attached`).
+    with connection.bulk_connection(tmp_path / "b.duckdb") as con:
+        # DuckDB's own, but the row groups an ingest writes as they fill (`connection._attached`).
         assert {name: _setting(con, name) for name in defaults} == {**defaults, "write_buffer_row_group_count": 1}
         assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"
         assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'scratch'").fetchall() == [(0,)]
@@ -250,14 +249,14 @@ def test_settings_and_temporary_tables_of_an_ingest_reach_no_later_one(tmp_path)
 
 def test_a_failed_ingest_writes_nothing_and_the_next_one_works(tmp_path):
     db = tmp_path / "w.duckdb"
-    with catalog.bulk_connection(db) as con:
+    with connection.bulk_connection(db) as con:
         con.execute("CREATE TABLE kept (n INTEGER)")
     with pytest.raises(RuntimeError):
-        with catalog.bulk_connection(db) as con:
+        with connection.bulk_connection(db) as con:
             con.execute("BEGIN")
             con.execute("INSERT INTO kept VALUES (1)")
             raise RuntimeError("a load failed")
-    with catalog.bulk_connection(db) as con:
+    with connection.bulk_connection(db) as con:
         assert con.execute("SELECT count(*) FROM kept").fetchall() == [(0,)]
     duckdb.connect(str(db)).close()  # and the file is free
 
@@ -321,14 +320,14 @@ def test_a_process_forked_after_an_ingest_works_and_ends_cleanly(tmp_path, child
 def test_an_instance_that_spilled_to_disk_is_not_kept(tmp_path):
     """DuckDB cannot move the temporary directory of an instance that used it: kept, it
     would spill the next ingest's work beside this database."""
-    with catalog.bulk_connection(tmp_path / "a.duckdb") as con:
+    with connection.bulk_connection(tmp_path / "a.duckdb") as con:
         con.execute("SET memory_limit = '32MB'")
         con.execute("SET threads = 1")
         con.execute("CREATE TEMP TABLE big AS SELECT range AS i, repeat(md5(range::VARCHAR), 2) AS s "
                     "FROM range(1000000)")
         assert (tmp_path / "a.duckdb.tmp").is_dir()
     assert not (tmp_path / "a.duckdb.tmp").exists()
-    with catalog.bulk_connection(tmp_path / "b.duckdb") as con:
+    with connection.bulk_connection(tmp_path / "b.duckdb") as con:
         assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"
 
 

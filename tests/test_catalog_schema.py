@@ -9,10 +9,10 @@ import pyarrow as pa
 import pytest
 
 import workbench
-from workbench import catalog, registry
-from workbench.schema import run_on
 from tests.conftest import rows
 from tests.test_growing_files import assert_same_tables
+from workbench import catalog, connection, registry
+from workbench.schema import run_on
 
 
 def _bytes_of(db: Path) -> str:
@@ -26,7 +26,7 @@ def test_opening_a_database_made_by_this_schema_writes_nothing(tmp_path):
     registry.connect(db).close()
     assert _bytes_of(db) == before
     # Running the statements again would replace the views, and closing would write them.
-    con = catalog.connect(db)
+    con = connection.connect(db)
     con.execute(registry.schema_ddl())
     con.close()
     assert _bytes_of(db) != before
@@ -102,7 +102,7 @@ def test_a_table_no_file_fills_made_again_reads_nothing_again(tmp_path, sample):
 
 def test_tables_are_made_all_or_none(tmp_path):
     db = tmp_path / "w.duckdb"
-    con = catalog.connect(db)
+    con = connection.connect(db)
     try:
         with pytest.raises(duckdb.Error):
             catalog.create_schema(con, registry.schema_ddl() + "CREATE TABLE broken (x NOT_A_TYPE);")
@@ -266,7 +266,7 @@ def test_files_are_read_again_when_a_newer_workbench_gives_a_table_of_their_rows
              "UPDATE workbench_schema SET fingerprint = 'an older schema', "
              "columns = list_filter(columns, lambda c: c NOT LIKE 'decisions.%_tokens' OR c = 'decisions.tokens')"]
     db = _ingested_then_changed(tmp_path, log, *older)
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         from workbench.comparison import scorecard
 
@@ -297,7 +297,7 @@ def test_a_database_written_before_the_counted_findings_reads_as_it_is(tmp_path,
     from workbench import analysis
     from workbench.cli import main
 
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         assert analysis.format_summary(con)["errors"].to_list() == [rows(db, "SELECT count(*) FROM violations "
                                                                           "WHERE severity = 'error'")[0][0]]

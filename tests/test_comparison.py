@@ -19,7 +19,7 @@ from tests.conftest import write_lines
 from tests.damage.events import PAYLOADS, event
 from tests.intervals import Z, clustered_by_hand, wilson_by_hand
 from tests.test_stats import holds_by_hand, newcombe_p_by_hand, newcombe_paired_by_hand, paired_p_by_hand
-from workbench import catalog, stats
+from workbench import connection, stats
 from workbench.comparison import compare_models, plan, sample_size, scorecard
 from workbench.errors import WorkbenchError
 from workbench.stats import Paired
@@ -96,7 +96,7 @@ def database(tmp_path):
     def build(*paths, **ingest):
         db = tmp_path / f"w{len(opened)}.duckdb"
         assert not workbench.ingest(list(paths), db=db, **ingest).failed
-        con = catalog.connect(db, read_only=True)
+        con = connection.connect(db, read_only=True)
         opened.append(con)
         return con
 

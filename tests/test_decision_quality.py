@@ -9,8 +9,8 @@ import workbench
 from tests.figures import assert_rendered, check_decisions, panel, spec_of
 from workbench.cli import main
 from workbench.errors import WorkbenchError
-from workbench.plots import decision_quality, save
 from workbench.gm import synth as gm
+from workbench.plots import decision_quality, save
 
 HOSTILE = "</script><script>alert(1)</script>"
 

@@ -4,11 +4,11 @@ import os
 import re
 
 import duckdb
+import pytest
 
 from tests.conftest import ROOT
 from tests.figures import assert_rendered, check_decisions, check_economy, check_emotions, spec_of
 from workbench.cli import main
-import pytest
 
 # Every standard figure, named here rather than read from `plots.FIGURES`.
 FIGURES = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps",

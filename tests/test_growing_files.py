@@ -12,10 +12,11 @@ import duckdb
 import pytest
 
 import workbench
-from workbench import ingestion as ingest_module, registry
+from tests.conftest import SHARED, rows
+from workbench import ingestion as ingest_module
+from workbench import registry
 from workbench.errors import OlderDatabase
 from workbench.violation import Violation
-from tests.conftest import SHARED, rows
 
 REAL_HOLDEM = SHARED / "corpus" / "damage" / "game_20261123T135537354772Z_ab3780.events.jsonl"
 VIEWS = ("ec4x_quality_gates", "arena_error_rates")

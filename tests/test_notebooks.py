@@ -37,7 +37,7 @@ from tests.notebook_run import (
     widget_texts,
 )
 from tests.notebook_server import call, running_lab, save_notebook
-from workbench import analysis, catalog
+from workbench import analysis, connection
 from workbench.cli import main
 from workbench.damage import queries as damage_queries
 from workbench.damage.replay import compare_positions
@@ -112,7 +112,7 @@ def test_notebook_runs_top_to_bottom_and_exports_its_figures(name, db, executed)
     nb = executed(name)
     assert errors_in(nb) == []
     assert_rendered(db.parent / "figures" / f"{name}.png")
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         FIGURE_CHECKS[name](spec_of(db.parent / "figures" / f"{name}.html"), con)
     finally:
@@ -326,7 +326,7 @@ def test_a_marked_cell_keeps_its_line_numbers_or_is_skipped(one_game_db, capsys)
 
 @pytest.fixture
 def con(db):
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     yield con
     con.close()
 
@@ -415,7 +415,7 @@ def test_the_arena_section_jumps_to_a_traced_decision_and_shows_its_steps(execut
         out.get("data", {}).get("text/html", "")
         for out in section_outputs(executed("03_decision_quality"), "### Jump to a decision")
     )
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:  # the first pick: an invalid traced decision, by episode, agent and tick
         [(agent, episode, tick)] = con.execute(
             "SELECT d.agent_id, d.episode, d.tick FROM arena_decisions d "

@@ -4,9 +4,8 @@ import json
 
 import duckdb
 import polars as pl
-import pytest
-
 import pyarrow.parquet as pq
+import pytest
 
 import workbench
 from workbench import parquet_tree

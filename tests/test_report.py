@@ -11,10 +11,9 @@ from urllib.parse import unquote
 
 import pytest
 
+import workbench
 from tests.conftest import SHARED, rows, write_lines
 from workbench.cli import main
-
-import workbench
 
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE_MODEL = "m</script><script>alert('model')</script>"

@@ -22,15 +22,14 @@ from tests.conftest import skip_without_spark
 skip_without_spark()
 
 import workbench  # noqa: E402
-from workbench import analysis, catalog, cli, comparison, registry
+from tests.conftest import quick_spark_jvm  # noqa: E402
+from tests.spark_differential import CORPUS, OTEL, equal  # noqa: E402
+from workbench import analysis, cli, comparison, connection, registry
 from workbench import spark as on_spark  # noqa: E402
 from workbench.damage import ratings  # noqa: E402
 from workbench.parquet_tree import export_parquet  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
 from workbench.spark import lake, load, manifest, sql  # noqa: E402
-
-from tests.conftest import quick_spark_jvm  # noqa: E402
-from tests.spark_differential import CORPUS, OTEL, equal  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
@@ -82,7 +81,7 @@ def synthetic(sample, spark, tmp_path_factory):
             with contextlib.redirect_stdout(io.StringIO()) as said:
                 exit_codes[engine] = cli.main(["ingest", *paths, *argv, "--quiet"])
             printed[engine] = said.getvalue()
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     yield Ingested(db, tree, con, on_spark.open(tree, spark=spark), reports["duckdb"], reports["spark"], printed,
                    exit_codes)
     con.close()
@@ -97,7 +96,7 @@ def real(spark, tmp_path_factory):
     out = tmp_path_factory.mktemp("both-real")
     report = workbench.ingest(paths, db=out / "w.duckdb")
     loaded = on_spark.ingest(paths, out / "lake", spark=spark)
-    con = catalog.connect(out / "w.duckdb", read_only=True)
+    con = connection.connect(out / "w.duckdb", read_only=True)
     yield Ingested(out / "w.duckdb", out / "lake", con, on_spark.open(out / "lake", spark=spark), report, loaded, {}, {})
     con.close()
 
@@ -133,11 +132,11 @@ def test_the_rows_themselves_are_the_same_but_for_the_file_ids(both):
     """Decisions and findings column by column: the same loader ran in Spark's tasks."""
     con, tree, _, _ = both
     for table in ("decisions", "violations", "rejects", "sources"):
-        columns = [c for c in catalog.column_names(con, table) if c not in ("source_id", "ingested_at")]
+        columns = [c for c in connection.column_names(con, table) if c not in ("source_id", "ingested_at")]
         query = (f"SELECT s.path AS file, {', '.join('t.' + c for c in sorted(columns))} FROM {table} t "
                  f"JOIN sources s USING (source_id)")
         order = ["file", *sorted(c for c in columns if c not in ("locators", "lines", "fields", "resume"))]
-        equal(catalog.query_frame(con, query).sort(order), tree.frame(query).sort(order))
+        equal(connection.query_frame(con, query).sort(order), tree.frame(query).sort(order))
 
 
 def test_the_scorecard_and_the_comparisons_are_the_same_interval_for_interval(both):
@@ -375,7 +374,7 @@ def test_every_view_of_the_schema_is_made_on_spark(both):
     con = both[0]
     for view in views:
         query = f"SELECT * FROM {view}"
-        in_db = catalog.query_frame(con, query).drop("source_id", strict=False)  # ids are each engine's own
+        in_db = connection.query_frame(con, query).drop("source_id", strict=False)  # ids are each engine's own
         equal(in_db.sort(in_db.columns), tree.frame(query).drop("source_id", strict=False).sort(in_db.columns))
 
 
@@ -479,7 +478,7 @@ def test_unequal_and_null_lists_are_padded_as_duckdb_pads_them(spark):
 def test_the_example_message_is_the_first_finding_on_both_engines(both):
     con, tree, _, _ = both
     rules = analysis.top_violation_rules(con, limit=5)
-    first = catalog.query_frame(con, """
+    first = connection.query_frame(con, """
         SELECT v.rule, v.message FROM violation_lines v JOIN sources s USING (source_id)
         WHERE v.severity IN ('error', 'warning')
         QUALIFY row_number() OVER (PARTITION BY v.rule ORDER BY s.path, coalesce(v.line, 0), v.locator) = 1""")

@@ -11,17 +11,15 @@ and the tree are in one folder every process sees at the same path."""
 
 import pytest
 
-from workbench import cli
-
 from tests.conftest import skip_without_spark
+from workbench import cli
 
 skip_without_spark()
 
-from workbench import spark as on_spark  # noqa: E402
-from workbench.spark.session import connected  # noqa: E402
-
 from tests import spark_cluster  # noqa: E402
 from tests.spark_differential import DEALS, OTEL, lake_of, same_everywhere, seed_18  # noqa: E402, F401  (a fixture)
+from workbench import spark as on_spark  # noqa: E402
+from workbench.spark.session import connected  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-cluster")]
 

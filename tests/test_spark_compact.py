@@ -12,16 +12,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import workbench
+from tests.conftest import skip_without_spark
 from workbench import cli
 from workbench.spark import compact, manifest
 
-from tests.conftest import skip_without_spark
-
 skip_without_spark()
 
-from workbench import spark as on_spark  # noqa: E402
-
 from tests.spark_differential import spark_session  # noqa: E402, F401  (the fixture)
+from workbench import spark as on_spark  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
 

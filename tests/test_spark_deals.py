@@ -19,12 +19,19 @@ from tests.conftest import skip_without_spark
 
 skip_without_spark()
 
+from tests.spark_differential import (  # noqa: E402
+    CORPUS,
+    DEALS,
+    OTEL,
+    each_alone,
+    game_of,
+    games_apart,
+    lake_of,
+    same_everywhere,  # noqa: F401  (fixtures)
+    )
 from workbench import comparison  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
 from workbench.synth import synthesize  # noqa: E402
-
-from tests.spark_differential import (CORPUS, DEALS, OTEL, each_alone, game_of, games_apart, lake_of,  # noqa: E402
-                                     same_everywhere, seed_18, spark_session)  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark-deals")]
 

@@ -18,7 +18,14 @@ import pytest
 from workbench import plots
 from workbench.plots.emotions import cursor_rule
 from workbench.plots.vega import (
-    SCHEMA_URL, VEGA_LITE, VL_CONVERT_VERSION, Datasets, as_altair, field, rows, spec_of,
+    SCHEMA_URL,
+    VEGA_LITE,
+    VL_CONVERT_VERSION,
+    Datasets,
+    as_altair,
+    field,
+    rows,
+    spec_of,
 )
 
 

@@ -14,7 +14,7 @@ from ipywidgets.widgets.widget_link import Link
 
 import workbench
 from tests.conftest import write_lines
-from workbench import catalog
+from workbench import connection
 from workbench.damage.replay import GameReplay
 from workbench.damage.synth import play_game
 from workbench.widgets import ReplayScrubber
@@ -388,7 +388,7 @@ def test_the_database_is_free_after_construction(game_db, expected, tmp_path):
 def test_a_connection_given_is_only_read_in_the_constructor(game_db, expected):
     db, game_id, _ = game_db
     events, states = expected
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     scrubber = ReplayScrubber(con, game_id)
     con.close()
     scrubber.position = len(scrubber) - 1
@@ -450,7 +450,7 @@ def test_the_records_behind_a_rule_show_raw_and_stored_in_full_and_escaped(tmp_p
                                                  "reasoning": long_tail}) + "\n")
     db = tmp_path / "w.duckdb"
     workbench.ingest([log], db=db)
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         [rule] = {r for (r,) in con.execute("SELECT rule FROM violations WHERE field = 'tick'").fetchall()}
         records = analysis.violations_for_rule(con, rule)

@@ -44,9 +44,9 @@ def connect(db=None, read_only: bool = False):
             (opened for writing); read-only: the file does not exist or holds no workbench tables.
     """
     if read_only:
-        from workbench import catalog
+        from workbench import connection
 
-        return catalog.connect(db, read_only=True)
+        return connection.connect(db, read_only=True)
     from workbench import registry
 
     return registry.connect(db)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.catalog import format_summary, query_frame
 from workbench.comparison import compare_models, sample_size, scorecard
+from workbench.connection import format_summary, query_frame
 from workbench.records import records, side_by_side
 
 __all__ = [

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 import duckdb
 import msgspec

@@ -17,8 +17,8 @@ from workbench.terminal import escaped
 
 
 def scorecard_command(args) -> int:
-    from workbench.catalog import holder
     from workbench.comparison import scorecard
+    from workbench.connection import holder
 
     with source(args) as con:
         card = scorecard(
@@ -112,7 +112,7 @@ def compare_command(args) -> int:
 
 def _model_names(con) -> list[str]:
     """Every name a decision gives its model (or agent), as written."""
-    from workbench.catalog import query_frame
+    from workbench.connection import query_frame
 
     return query_frame(
         con,
@@ -298,9 +298,9 @@ def plot_command(args) -> int:
 
     # An image's renderer starts first, in a process of its own, while the chart is built.
     with Renderer() if Path(args.output).suffix.lower() in IMAGES else contextlib.nullcontext() as renderer:
-        from workbench import catalog, plots
+        from workbench import connection, plots
 
-        con = catalog.connect(args.db, read_only=True)
+        con = connection.connect(args.db, read_only=True)
         try:
             spec = plots.figure_spec(args.kind, con, args.game, aliases=args.aliases)
         finally:

@@ -81,11 +81,11 @@ def _newly_decided(db, decided: set) -> list[str]:
     last (`comparison.sequential`, anytime-valid, so looking after every scan is safe)."""
     import polars as pl
 
-    from workbench import catalog
+    from workbench import connection
     from workbench.comparison import sequential
 
     try:
-        con = catalog.connect(db, read_only=True)
+        con = connection.connect(db, read_only=True)
     except Exception as exc:  # the database busy or gone: ask again after the next scan
         if is_interrupt(exc):  # Ctrl-C while connecting: stop watching
             raise
@@ -244,7 +244,7 @@ def demo_command(args) -> int:
 
 
 def lab_command(args) -> int:
-    from workbench.catalog import default_db
+    from workbench.connection import default_db
     from workbench.lab import jupyterlab_command
 
     notebooks = Path(__file__).resolve().parent.parent / "notebooks"

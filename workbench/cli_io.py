@@ -51,9 +51,9 @@ def source(args):
 def database(args):
     """The database, read-only: what commands that read records ask (they read files too,
     so they do not run on Spark)."""
-    from workbench import catalog
+    from workbench import connection
 
-    con = catalog.connect(args.db, read_only=True)
+    con = connection.connect(args.db, read_only=True)
     try:
         yield con
     finally:
@@ -61,9 +61,9 @@ def database(args):
 
 
 def source_label(args) -> str:
-    from workbench import catalog
+    from workbench import connection
 
-    return str(args.parquet) if args.engine == "spark" else str(args.db or catalog.default_db())
+    return str(args.parquet) if args.engine == "spark" else str(args.db or connection.default_db())
 
 
 def printed_as_data(frame, args) -> bool:

@@ -57,7 +57,7 @@ class Content:
 class _Block:
     start: int
     end: int
-    digest_before: "hashlib._Hash"
+    digest_before: hashlib._Hash
     newlines: int | None = None  # None: not counted
     last_newline: int = -1
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from workbench import catalog
+from workbench import connection
 from workbench.errors import OlderDatabase, WorkbenchError
 from workbench.ingestion import ingest
 from workbench.registry import FORMATS
@@ -39,7 +39,7 @@ def run_demo(data: Path = Path("data"), out: TextIO = sys.stdout, progress: bool
     for failed in report.failed:
         print(f"  failed: {failed.message}", file=out)
     written = write_figures(db, figures, out)
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         for line in summary(con):
             print(line, file=out)
@@ -47,7 +47,7 @@ def run_demo(data: Path = Path("data"), out: TextIO = sys.stdout, progress: bool
         con.close()
     print(f"\ndatabase: {db}\nfigures:  {figures}/ ({len(written)} files)", file=out)
     # the commands as typed from here: --db where the demo's database is not the default
-    db_option = "" if Path(db).resolve() == Path(catalog.default_db()).resolve() else f" --db {db}"
+    db_option = "" if Path(db).resolve() == Path(connection.default_db()).resolve() else f" --db {db}"
     print(f"next: `workbench lab{db_option}` to explore the notebooks, `workbench records{db_option} --invalid` to "
           f"read the failing records, `workbench report{db_option} -o report.html` to share it all, or "
           f"`workbench plot emotions{db_option} --game ID -o fig.svg`"
@@ -59,7 +59,7 @@ def write_figures(db: Path, figures: Path, out: TextIO) -> list[Path]:
     from workbench import plots
 
     written = []
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         for kind in plots.FIGURES:
             try:
@@ -78,7 +78,7 @@ def summary(con) -> list[str]:
     decision-quality headline per format, and each format's own extra lines."""
     lines = ["", f"{'format':<10} {'files':>6} {'records':>9} {'rejected':>9} {'errors':>7} {'warnings':>9} {'info':>6}"]
     lines += [f"{r['format']:<10} {r['files']:>6} {r['records']:>9} {r['rejected']:>9} {r['errors']:>7} "
-              f"{r['warnings']:>9} {r['info']:>6}" for r in catalog.format_summary(con).iter_rows(named=True)]
+              f"{r['warnings']:>9} {r['info']:>6}" for r in connection.format_summary(con).iter_rows(named=True)]
     lines += ["", "scorecard (valid decisions, 95% interval clustered by game, n; best and worst model or agent "
                   "by validity):"]
     lines += scorecard_headline(con)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta

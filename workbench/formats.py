@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import importlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import duckdb
 
-from workbench import catalog
+from workbench import catalog, finding_writers
 from workbench.schema import Table, bind_names
 from workbench.violation import Violation, line_of
 
@@ -58,12 +58,12 @@ class LoadContext:
 
     def add_violations(self, violations: list[Violation]) -> None:
         """Findings about single lines (or, for files that are not line-based, anything)."""
-        catalog.add_violations(self.con, self.source_id, self._past_the_cap(violations) if self.cap else violations)
+        finding_writers.add_violations(self.con, self.source_id, self._past_the_cap(violations) if self.cap else violations)
 
     def _past_the_cap(self, violations: list[Violation]) -> list[Violation]:
         """The findings still to list; the others kept aside to be counted."""
         if self._listed is None:
-            self._listed = catalog.listed_per_rule(self.con, self.source_id)
+            self._listed = finding_writers.listed_per_rule(self.con, self.source_id)
         listed, keep = self._listed, []
         for v in violations:
             if listed.get(v.rule, 0) < catalog.VIOLATIONS_PER_RULE:
@@ -77,15 +77,15 @@ class LoadContext:
     def count_violations(self) -> None:
         """Once the load is done: one row per rule for the findings past the cap."""
         for (rule, severity), found in self._counted.items():
-            catalog.add_counted(self.con, self.source_id, rule, severity, found)
+            finding_writers.add_counted(self.con, self.source_id, rule, severity, found)
         self._counted = {}
 
     def add_file_findings(self, violations: list[Violation]) -> None:
         """Findings about the whole file (counted over its lines): recomputed on append."""
-        catalog.add_violations(self.con, self.source_id, violations, whole_file=True)
+        finding_writers.add_violations(self.con, self.source_id, violations, whole_file=True)
 
     def add_rejects(self, rejects: list[tuple]) -> None:
-        catalog.add_rejects(self.con, self.source_id, rejects)
+        finding_writers.add_rejects(self.con, self.source_id, rejects)
 
 
 @dataclass(frozen=True)

@@ -1,109 +1,52 @@
-"""Find files, detect their format, and load each one in its own transaction."""
+"""Find files, detect their format, and load each one in its own transaction.
+
+Each file is chosen (its format found, its hash begun: `file_choice`) before the one
+ahead of it loads; then it is loaded in one transaction: a new or changed file whole,
+a grown one from where its last ingest ended (its `sources` row: `source_rows`). What
+the run says of each file: `ingest_report`."""
 
 from __future__ import annotations
 
 import copy
-import json
 import os
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 
-from workbench import catalog, jsonl
-from workbench.content import Content, FileHash, KnownSource
-from workbench.violation import FIELDS, StoredViolations, Violation
-from workbench.errors import UnreadableFile, WorkbenchError, first_line
+from workbench import catalog, connection
+from workbench.content import FileHash, KnownSource
+from workbench.errors import UnreadableFile, first_line
+from workbench.file_choice import HEAD_BYTES, Chosen, detect, identity, refuse_cr_only
 from workbench.formats import Counts, Format, LoadContext
-from workbench.paths import check_regular, expand_paths, open_regular, path_of, roots_of, text_of, under
+from workbench.ingest_report import FileReport, Report
+from workbench.paths import check_regular, expand_paths, open_regular, roots_of, text_of
+from workbench.source_rows import (
+    forget_file_derivations,
+    forget_lines_from,
+    forget_sources,
+    gone_from,
+    known_source,
+    read_as_other_formats,
+    record,
+    table_rows,
+    violations_of,
+)
 from workbench.validation import line_count
 from workbench.worker import Worker
 
-HEAD_BYTES = 64 * 1024
 # DuckDB keeps a file's uncommitted rows in memory up to its limit (80% of RAM by
 # default) before spilling to disk. Loading is streaming work, but DuckDB's JSON
 # functions need many times a line's size while they work on it: 1 GB lets a line of
 # jsonl.MAX_LINE_BYTES be read by every format (320 MB failed at 4 MB lines). Rows are
 # inserted in order: inserted out of order, a chunk's rows land in part-filled row
-# groups that closing the database merges again (a third of a second per 300,000
-# events), and the file is half as large again.
+# groups that closing the database merges again, and the file is larger
+# (docs/performance.md, Measured where the code chose).
 INGEST_SETTINGS = ("SET memory_limit = '1GB'", "SET preserve_insertion_order = true")
 # An append of fewer new bytes than this runs DuckDB on one thread (_one_thread_if_small).
 SMALL_APPEND_BYTES = 16 << 20
-
-
-@dataclass
-class FileReport:
-    path: str
-    format: str | None
-    status: str  # ingested | appended | replaced | unchanged | failed | missing | pruned
-    records: int = 0
-    rejected: int = 0
-    violations: list[Violation] = field(default_factory=list)
-    source_id: int | None = None
-    message: str = ""
-    lines_added: int = 0  # when appended: lines read after the ones already in
-
-    def stored(self, violations: StoredViolations) -> "FileReport":
-        """This report, its violations those read back from the database: kept as
-        columns until `violations` is first read, then a list like any other."""
-        del self.violations
-        self._stored = violations
-        return self
-
-    def __getattr__(self, name: str):
-        # Only reached for an attribute not set: `violations` while they are stored.
-        stored = self.__dict__.get("_stored")
-        if name != "violations" or stored is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.violations = stored.to_list()
-        del self._stored
-        return self.violations
-
-    def severities(self) -> list[str]:
-        """The severity of each violation, without making stored ones objects."""
-        stored = self.__dict__.get("_stored")
-        if stored is not None and "violations" not in self.__dict__:
-            return stored.severities()
-        return [v.severity for v in self.violations for _ in range(v.count or 1)]
-
-    def severity_counts(self) -> dict[str, int]:
-        counts = dict.fromkeys(catalog.SEVERITIES, 0)
-        for severity in self.severities():
-            counts[severity] += 1
-        return counts
-
-    def to_dict(self) -> dict:
-        return {
-            "path": self.path,
-            "format": self.format,
-            "status": self.status,
-            "records": self.records,
-            "rejected": self.rejected,
-            "message": self.message,
-            # The documented keys (`FIELDS`): `line` is said by the locator already.
-            "violations": [{**{name: getattr(v, name) for name in FIELDS}, "count": v.count or 1}
-                           for v in self.violations],
-            "lines_added": self.lines_added,
-        }
-
-
-@dataclass
-class Report:
-    files: list[FileReport] = field(default_factory=list)
-
-    @property
-    def failed(self) -> list[FileReport]:
-        return [f for f in self.files if f.status == "failed"]
-
-    def has_errors(self) -> bool:
-        return any("error" in f.severities() for f in self.files)
-
-    def to_dict(self) -> dict:
-        return {"files": [f.to_dict() for f in self.files]}
 
 
 def ingest(paths, db=None, format: str | None = None, progress: bool = False, prune: bool = False) -> Report:
@@ -150,7 +93,7 @@ def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = N
     from under them that are not among `present` (default: `files`) and are gone are
     reported `missing`, or removed with `prune`."""
     present = [path for path, _ in files] if present is None else present
-    return _run(files, db, _format_named(format), progress, roots, prune, present)
+    return _run(files, db, _registry().format_named(format), progress, roots, prune, present)
 
 
 def validate(paths, format: str | None = None, progress: bool = False) -> Report:
@@ -172,73 +115,27 @@ def validate(paths, format: str | None = None, progress: bool = False) -> Report
         WorkbenchError: an unknown `format`, a path or glob that matches nothing, or a
             symbolic link that leads back to itself.
     """
-    return _run(expand_paths(paths), ":memory:", _format_named(format), progress)
+    return _run(expand_paths(paths), ":memory:", _registry().format_named(format), progress)
 
 
 def _run(files, db, fmt: Format | None, progress: bool, roots: list[str] | None = None, prune: bool = False,
-         present: list[Path] = ()) -> Report:
+         present: Sequence[Path] = ()) -> Report:
     """Load `files` into `db`. Each file is chosen (its format found, its hash started)
     before the one ahead of it is loaded, the first while the database opens. Then the
-    files gone from under `roots` are told (`_gone_from`)."""
+    files gone from under `roots` are told (`gone_from`)."""
     stop = threading.Event()  # a run that ends early (an error, Ctrl-C) waits for no hash
     with Worker() as hasher:
         try:
             chosen = (_choose(path, named, fmt, hasher, stop) for path, named in files)
             ahead = next(chosen, None)
-            with catalog.bulk_connection(db, INGEST_SETTINGS) as con:
+            with connection.bulk_connection(db, INGEST_SETTINGS) as con:
                 _registry().create_tables(con, loading=True)
                 report = _load_all(con, ahead, chosen, progress, files)
                 if roots:
-                    report.files += _gone_from(con, roots, present, prune)
+                    report.files += gone_from(con, roots, present, prune)
                 return report
         finally:
             stop.set()
-
-
-def _gone_from(con, roots: list[str], present: list[Path], prune: bool) -> list[FileReport]:
-    """The files ingested before from under `roots` that this run did not find and that
-    are gone: deleted, or found through a link that now leads elsewhere. Each is
-    `missing`, or, with `prune`, its rows are removed (one transaction each)."""
-    found = {text_of(path.resolve()) for path in present}
-    reports = []
-    for source_id, key, fmt, found_at, records in con.execute(
-            "SELECT source_id, path, format, found_at, records FROM sources ORDER BY path, format").fetchall():
-        if key in found or not (under(key, roots) or (found_at and under(found_at, roots))) or _still_there(
-                key, found_at):
-            continue
-        if prune:
-            with catalog.transaction(con):
-                _forget_sources(con, [source_id])
-            reports.append(FileReport(key, fmt, "pruned", records, source_id=source_id,
-                                      message="no longer there; its rows were removed"))
-        else:
-            reports.append(FileReport(key, fmt, "missing", records, source_id=source_id,
-                                      message="no longer there (deleted, or a link that leads elsewhere now); its "
-                                              "rows are kept: pass --prune to remove them"))
-    return reports
-
-
-def _still_there(key: str, found_at: str | None) -> bool:
-    """The file a source was read from is where it was, and still reached as it was."""
-    path = path_of(key)
-    if not os.path.isfile(path):
-        return False
-    if found_at is None or found_at == key:
-        return True
-    try:
-        return os.path.realpath(path_of(found_at)) == os.path.realpath(path)
-    except OSError:
-        return False
-
-
-def _forget_sources(con, source_ids: list[int], keep_sources: bool = False) -> None:
-    """Every row of these sources, in every table; then (unless `keep_sources`: a file
-    read again whole keeps its id) the sources themselves."""
-    for table in catalog.tables_with(con, "source_id"):
-        if table != "sources":
-            con.execute(f"DELETE FROM {table} WHERE list_contains(?, source_id)", [source_ids])
-    if not keep_sources:
-        con.execute("DELETE FROM sources WHERE list_contains(?, source_id)", [source_ids])
 
 
 def _registry():
@@ -248,27 +145,7 @@ def _registry():
     return formats
 
 
-def _format_named(name: str | None) -> Format | None:
-    if name is None:
-        return None
-    formats = _registry().FORMATS
-    if name not in formats:
-        raise WorkbenchError(f"unknown format {name!r}; choose one of: {', '.join(formats)}")
-    return formats[name]
-
-
-def detect(path: Path, head: bytes) -> Format | None:
-    """The format that reads a file: a declared format whose `files` name it (the user
-    said these files are its), else the first registered format that claims it."""
-    registry = _registry()
-    declared = [fmt for name, fmt in registry.FORMATS.items() if name in registry.DECLARED]
-    for fmt in [*declared, *(fmt for fmt in registry.FORMATS.values() if fmt not in declared)]:
-        if fmt.claims(path, head):
-            return fmt
-    return None
-
-
-def _load_all(con, ahead: "_Chosen | None", chosen, progress: bool, files) -> Report:
+def _load_all(con, ahead: Chosen | None, chosen, progress: bool, files) -> Report:
     report = Report()
     bar = _Progress(files) if progress else None
     orphans = _Orphans()
@@ -276,7 +153,7 @@ def _load_all(con, ahead: "_Chosen | None", chosen, progress: bool, files) -> Re
         while ahead is not None:
             file, ahead = ahead, next(chosen, None)
             if ahead is None:
-                catalog.commits_write_the_file(con)
+                connection.commits_write_the_file(con)
             file_report = _load_file(con, file, bar, orphans)
             if file_report is not None:
                 report.files.append(file_report)
@@ -312,49 +189,19 @@ class _Progress:
         self._bar.close()
 
 
-@dataclass
-class _Chosen:
-    """A file about to be loaded, as found without the database: its format and its
-    hash under way; or why it cannot be read (said when its turn comes)."""
-
-    path: Path
-    named: bool
-    fmt: Format | None
-    content: FileHash | None = None
-    error: Exception | None = None
-    stat: tuple | None = None  # the file as it was when its hash began
-    stop: threading.Event | None = None
-
-    def current_content(self) -> FileHash:
-        """The hash begun when the file was chosen; or, if the file has changed since
-        (a writer appended to it or rewrote it while the one before loaded), one begun
-        now: the rows loaded and the hash recorded must be of the same bytes."""
-        stat = _identity(self.path.stat())
-        if stat != self.stat:
-            worker = Worker()
-            self.content, self.stat = FileHash(self.path, stat[2], worker, self.stop), stat
-            worker.close(wait=False)  # its thread ends with the hash
-        return self.content
-
-
-def _identity(stat: os.stat_result) -> tuple:
-    """What changes when a file is written to, in any way (ctime cannot be set back)."""
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
-
-
-def _choose(path: Path, named: bool, fmt: Format | None, hasher, stop: threading.Event) -> _Chosen:
+def _choose(path: Path, named: bool, fmt: Format | None, hasher, stop: threading.Event) -> Chosen:
     try:
         check_regular(path)
         head = _read_head(path)
         found = fmt or detect(path, head)
         if found is not None and found.reads_lines(path):
-            _refuse_cr_only(path, head)
+            refuse_cr_only(path, head)
         if found is None:
-            return _Chosen(path, named, fmt)
-        stat = _identity(path.stat())
-        return _Chosen(path, named, found, FileHash(path, stat[2], hasher, stop), stat=stat, stop=stop)
+            return Chosen(path, named, fmt)
+        stat = identity(path.stat())
+        return Chosen(path, named, found, FileHash(path, stat[2], hasher, stop), stat=stat, stop=stop)
     except (UnreadableFile, OSError) as exc:
-        return _Chosen(path, named, fmt, error=exc)
+        return Chosen(path, named, fmt, error=exc)
 
 
 class _Orphans:
@@ -370,7 +217,7 @@ class _Orphans:
             self.gone = True
 
 
-def _load_file(con, file: _Chosen, bar: _Progress | None, orphans: _Orphans) -> FileReport | None:
+def _load_file(con, file: Chosen, bar: _Progress | None, orphans: _Orphans) -> FileReport | None:
     report, path, fmt = None, file.path, file.fmt
     try:
         report = _read_and_load(con, file, bar, orphans)
@@ -392,7 +239,7 @@ def _size_of(path: Path) -> int:
         return 0
 
 
-def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | None:
+def _read_and_load(con, file: Chosen, bar, orphans: _Orphans) -> FileReport | None:
     path, fmt = file.path, file.fmt
     if file.error is not None:
         raise file.error
@@ -402,18 +249,19 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
         raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)}), "
                              f"declare your game's in a TOML file (--spec FILE.toml; docs: Your own game), or "
                              f"write OpenTelemetry GenAI traces (*.otlp.jsonl)")
+    assert fmt is not None  # a file whose hash is begun has its format
     content = file.current_content()
     key = text_of(path.resolve())
-    known = _known_source(con, key, fmt.name)
+    known = known_source(con, key, fmt.name)
     content.expect(known)
     advance = bar.advance if bar else (lambda n: None)
-    before = _read_as_other_formats(con, key, fmt.name)
+    before = read_as_other_formats(con, key, fmt.name)
     if before:  # the same file, read as another format before: its rows under that one go
         return _in_transaction(con, path, lambda: _reformatted(con, key, path, fmt, known, content, advance, before))
     if known is None:
         orphans.forget(con)
         return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, None, content, advance))
-    if known.table_rows is not None and _table_rows(con, known.source_id, fmt) != known.table_rows:
+    if known.table_rows is not None and table_rows(con, known.source_id, fmt) != known.table_rows:
         # Its rows changed behind the workbench's back (a table emptied, rows deleted):
         # read whole again, as if the file had changed.
         return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
@@ -428,17 +276,12 @@ def _read_and_load(con, file: _Chosen, bar, orphans: _Orphans) -> FileReport | N
         return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
                           source_id=known.source_id,
                           message=f"already ingested as source {known.source_id}; nothing added",
-                          ).stored(_violations_of(con, known.source_id))
+                          ).stored(violations_of(con, known.source_id))
     return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
 
 
-def _read_as_other_formats(con, key: str, format_name: str) -> dict[int, str]:
-    return dict(con.execute("SELECT source_id, format FROM sources WHERE path = ? AND format <> ?",
-                            [key, format_name]).fetchall())
-
-
 def _reformatted(con, key, path, fmt, known, content, advance, before: dict[int, str]) -> FileReport:
-    _forget_sources(con, list(before))
+    forget_sources(con, list(before))
     report = _load_whole(con, key, path, fmt, known, content, advance)
     report.status = "replaced"
     report.message = f"read as {fmt.name} now, no longer as {', '.join(sorted(set(before.values())))}"
@@ -460,12 +303,12 @@ def _load_grown(con, key, path, fmt, known: KnownSource, content: FileHash, adva
 def _one_thread_if_small(con, new_bytes: int) -> Iterator[None]:
     """DuckDB on one thread while it reads a few MiB of new lines: a morsel or two of
     work for each statement, so a second thread only wakes to find none, and competes
-    with the hash of the whole file for the other core (a 1% append of the 300k-event
-    bench log: 0.150 to 0.142 s)."""
+    with the hash of the whole file for the other core (docs/performance.md, Measured
+    where the code chose)."""
     if new_bytes >= SMALL_APPEND_BYTES:
         yield
         return
-    with catalog.one_thread(con):
+    with connection.one_thread(con):
         yield
 
 
@@ -473,26 +316,11 @@ class _EarlierContentChanged(Exception):
     """A file that grew also changed before its old end: it is read whole again."""
 
 
-def _table_rows(con, source_id: int, fmt: Format) -> dict[str, int]:
-    """The file's rows in each table its format writes (its own and the shared ones)."""
-    return catalog.table_rows(con, source_id, _registry().file_tables(fmt))
-
-
-def _known_source(con, key: str, format_name: str) -> KnownSource | None:
-    row = con.execute(
-        "SELECT source_id, sha256, size, complete_bytes, complete_lines, resume, records, rejected, table_rows "
-        "FROM sources WHERE path = ? AND format = ?", [key, format_name]).fetchone()
-    if row is None:
-        return None
-    resume, table_rows = (json.loads(text) if text else None for text in (row[5], row[8]))
-    return KnownSource(*row[:5], resume, *row[6:8], table_rows)
-
-
 def _in_transaction(con, path, load) -> FileReport:
     try:
         with catalog.transaction(con):
             report = load()
-            report.stored(_violations_of(con, report.source_id))
+            report.stored(violations_of(con, report.source_id))
     except duckdb.Error as exc:
         raise UnreadableFile(f"{text_of(path)}: could not be loaded ({first_line(exc)})") from None
     return report
@@ -507,14 +335,14 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
             [key, fmt.name, text_of(os.path.abspath(path))]).fetchall()[0][0]
     else:
         source_id = known.source_id
-        _forget_sources(con, [source_id], keep_sources=True)
+        forget_sources(con, [source_id], keep_sources=True)
     ctx = LoadContext(con, source_id, path, advance)
     if fmt.reads_lines(path):
         counts = _load_lines(ctx, fmt, content, Counts(0, 0))
     else:
         counts = fmt.load(ctx)
         ctx.count_violations()
-        _record(con, source_id, fmt, content.result(), counts, None, path)
+        record(con, source_id, fmt, content.result(), counts, None, path)
     status = "replaced" if known else "ingested"
     return FileReport(text_of(path), fmt.name, status, counts.records, counts.rejected, source_id=source_id)
 
@@ -525,8 +353,8 @@ def _append(con, path, fmt, known: KnownSource, content: FileHash, advance) -> F
     source_id = known.source_id
     cut_line = known.size > known.complete_bytes
     if cut_line:
-        _forget_lines_from(con, source_id, fmt, known.complete_lines + 1)
-    _forget_file_derivations(con, source_id, fmt)
+        forget_lines_from(con, source_id, fmt, known.complete_lines + 1)
+    forget_file_derivations(con, source_id, fmt)
     resume = known.resume or {}
     before = Counts(resume.get("records", 0), resume.get("rejected", 0))
     ctx = LoadContext(con, source_id, path, advance, start_byte=known.complete_bytes,
@@ -553,85 +381,14 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts
         tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
                            end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,
                            state=copy.deepcopy(ctx.state), cap=False)
-        _forget_file_derivations(ctx.con, ctx.source_id, fmt)
+        forget_file_derivations(ctx.con, ctx.source_id, fmt)
         counts = _plus(counts, fmt.load(tail))
-    _record(ctx.con, ctx.source_id, fmt, content.result(), counts, resume, ctx.path)
+    record(ctx.con, ctx.source_id, fmt, content.result(), counts, resume, ctx.path)
     return counts
 
 
 def _plus(a: Counts, b: Counts) -> Counts:
     return Counts(a.records + b.records, a.rejected + b.rejected)
-
-
-def _forget_file_derivations(con, source_id: int, fmt: Format) -> None:
-    """Findings about the whole file, and the decisions of a format whose decisions are
-    not by line: the format derives them again over all the file's lines when it reads
-    more of them. (Decisions by line are the rows of their lines: `_forget_lines_from`.)"""
-    con.execute("DELETE FROM violations WHERE source_id = ? AND line IS NULL", [source_id])
-    if not fmt.decisions_by_line:
-        con.execute("DELETE FROM decisions WHERE source_id = ?", [source_id])
-
-
-def _forget_lines_from(con, source_id: int, fmt: Format, line: int) -> None:
-    """Remove every row a file's lines from `line` on gave (records by `seq`, findings
-    and rejects by `line`, decisions by line by their `line N`)."""
-    for table in catalog.tables_with(con, "source_id", "seq"):
-        con.execute(f"DELETE FROM {table} WHERE source_id = ? AND seq >= ?", [source_id, line])
-    for table in ("violations", "rejects"):
-        con.execute(f"DELETE FROM {table} WHERE source_id = ? AND line >= ?", [source_id, line])
-    if fmt.decisions_by_line:
-        catalog.forget_decisions_from(con, source_id, line)
-
-
-def _record(con, source_id: int, fmt: Format, content: Content, counts: Counts, resume: dict | None,
-            path: Path) -> None:
-    """What the file's load left: its content, where an append resumes, its counts, its
-    rows in each table (an ingest that finds them changed reads the file again), and
-    where it was found."""
-    con.execute(catalog.SET_OUTCOMES, {"source_id": source_id})
-    con.execute(
-        "UPDATE sources SET sha256 = ?, size = ?, complete_bytes = ?, complete_lines = ?, resume = ?, "
-        "records = ?, rejected = ?, table_rows = ?, found_at = ?, ingested_at = CAST(now() AS TIMESTAMP) "
-        "WHERE source_id = ?",
-        [content.sha256, content.size, content.complete_bytes, content.complete_lines,
-         json.dumps(resume) if resume is not None else None, counts.records, counts.rejected,
-         json.dumps(_table_rows(con, source_id, fmt)), text_of(os.path.abspath(path)), source_id],
-    )
-
-
-
-def _violations_of(con, source_id: int) -> StoredViolations:
-    return StoredViolations(con.execute(
-        f"SELECT {', '.join(FIELDS)}, count FROM violations WHERE source_id = ? ORDER BY rowid", [source_id]).fetchnumpy())
-
-
-def _refuse_cr_only(path: Path, head: bytes) -> None:
-    """Lines end at LF. A file whose lines end at CR alone (classic Mac) would be one
-    line: it is refused, with the way out. Where the head holds no line end at all (a
-    first line longer than it), the file is read on to its first line end."""
-    if b"\n" in head:
-        return
-    if b"\r" in head.rstrip(b"\r \t") or (len(head) == HEAD_BYTES and _first_line_end(path) == b"\r"):
-        raise UnreadableFile(
-            f"{text_of(path)}: its lines end with CR alone, not LF (or CR LF); convert it first, "
-            f"e.g. `tr '\\r' '\\n' < FILE > FIXED`")
-
-
-def _first_line_end(path: Path) -> bytes | None:
-    """How the file's first line ends, read on from the head: b"\\n" (LF, or CR LF),
-    b"\\r" (CR alone), or None (no line end within the longest line a file may hold)."""
-    with open(path, "rb") as handle:
-        handle.seek(HEAD_BYTES)
-        for _ in range(0, jsonl.MAX_LINE_BYTES, HEAD_BYTES):
-            block = handle.read(HEAD_BYTES + 1)  # a byte more: the LF of a CR at the block's end
-            found = [at for at in (block.find(b"\r", 0, HEAD_BYTES), block.find(b"\n", 0, HEAD_BYTES)) if at >= 0]
-            if found:
-                at = min(found)
-                return b"\r" if block[at:at + 1] == b"\r" and block[at + 1:at + 2] != b"\n" else b"\n"
-            if len(block) <= HEAD_BYTES:
-                return None
-            handle.seek(-1, os.SEEK_CUR)
-    return None
 
 
 def _read_head(path: Path) -> bytes:

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 from pydantic import ValidationError
 
-from workbench.violation import Violation
 from workbench.formats import BOM, Counts, LoadContext
 from workbench.schema import run_on
+from workbench.violation import Violation
 
 BATCH_LINES = 20_000
 # Lines checked by pydantic-core in one call (`check_lines`).

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench import catalog
+from workbench import connection
 
 # A short-lived read-only connection on a database path (`with read_only(db) as con:`),
 # so a notebook never holds the database while `workbench ingest` wants to write to it.
-from workbench.catalog import reading as read_only
+from workbench.connection import reading as read_only
 from workbench.errors import WorkbenchError
 
 __all__ = ["notebook_database", "figures_dir", "read_only", "needs", "unmark", "NEEDS", "MARK", "Need"]
@@ -45,7 +45,7 @@ def notebook_database() -> Path:
         WorkbenchError: the database is missing and the demo does not write it (the path
             is not named `workbench.duckdb`).
     """
-    db = catalog.default_db()
+    db = connection.default_db()
     if not db.is_absolute() and Path.cwd().name == "notebooks" and not db.exists():
         db = Path.cwd().parent / db
     if not db.exists():
@@ -120,7 +120,7 @@ def needs(db, what: str) -> bool:
     if not, prints in one line the command that adds it, and the cells marked
     `%%needs <what>` run empty from now on."""
     need = NEEDS[what]
-    with catalog.reading(db) as con:
+    with connection.reading(db) as con:
         present = need.present(con)
     _skip_marked_cells()
     if present:

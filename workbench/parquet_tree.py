@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from workbench import catalog
+from workbench import catalog, connection
 from workbench.errors import WorkbenchError, first_line
 
 # The column that orders a table's rows, where the table has one: a game's rows, or a
@@ -49,11 +49,11 @@ def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[st
         raise WorkbenchError(f"cannot export to {out}: it is a file, not a folder")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise WorkbenchError(f"{out} is not empty; choose an empty folder or pass --overwrite")
-    source = Path(db if db is not None else catalog.default_db())
+    source = Path(db if db is not None else connection.default_db())
     if out.is_dir() and source.resolve().is_relative_to(out.resolve()):
         raise WorkbenchError(f"cannot export to {out}: it holds the database {source} being exported, which "
                              f"--overwrite would remove; choose another folder")
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     # hidden names of a fixed length: `out`'s own name may be as long as a name can be
     partial = out.parent / f".workbench-export-{os.getpid()}-{uuid.uuid4().hex[:8]}.partial"
     try:
@@ -117,7 +117,7 @@ def partitioned_select(con, table: str, source_id: str | None = None,
     by game), and the columns it is partitioned by. `source_id`: an SQL expression the
     rows' own source_id becomes (one file's rows written under the id the tree knows it
     by); `of_source`: only the rows of that file (a table without files' rows has none)."""
-    columns = catalog.column_names(con, table)
+    columns = connection.column_names(con, table)
     if of_source is not None and "source_id" not in columns:
         select = f"SELECT *, 'none' AS format FROM {table} WHERE false"
     elif "format" in columns:

@@ -213,7 +213,7 @@ def check_regular(path: Path) -> None:
         raise UnreadableFile(f"{text_of(path)}: not a regular file ({kind}); only files are read")
 
 
-def open_regular(path: str | os.PathLike) -> "io.BufferedReader":
+def open_regular(path: str | os.PathLike) -> io.BufferedReader:
     """`path` opened to read, if it is a regular file; an OSError (ENXIO) for anything
     else. The open never waits: a FIFO put where a file was is opened without blocking
     (`O_NONBLOCK`), seen for what it is, and closed."""

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from workbench import catalog
-from workbench.catalog import ordered_frame
+from workbench import connection
+from workbench.connection import ordered_frame
 from workbench.errors import WorkbenchError
 from workbench.paths import settings_text, text_of
 
@@ -220,6 +220,6 @@ def _dollars(part: pl.DataFrame, price: Price | None) -> float | None:
 def _token_columns(con) -> str:
     """`, NULL::BIGINT AS <column>` for each token column a database written before it
     was recorded lacks (its files fill it when they are ingested again)."""
-    present = catalog.column_names(con, "decisions")
+    present = connection.column_names(con, "decisions")
     return "".join(f", NULL::BIGINT AS {name}" for name in ("input_tokens", "output_tokens", "cached_tokens")
                    if name not in present)

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 import polars as pl
 import pyarrow as pa
 
-from workbench.catalog import query_frame
+from workbench.connection import query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
 from workbench.raw_text import LINE_OF_LOCATOR, file_lines, raw_texts, text_matches

@@ -27,16 +27,16 @@ import re
 import signal
 import threading
 import warnings
+from collections.abc import Callable, Iterable
 from importlib.metadata import EntryPoint, entry_points
-from typing import Callable, Iterable
 
 import duckdb
 
-from workbench import catalog
+from workbench import catalog, connection
 from workbench.declared import declared_folders, declared_format, read_spec
 from workbench.errors import PluginWarning, UnreadableFile, WorkbenchError, first_line
-from workbench.paths import text_of
 from workbench.formats import Counts, Format
+from workbench.paths import text_of
 from workbench.schema import Table, bound_names
 
 GROUP = "workbench.formats"
@@ -396,7 +396,7 @@ def _read_again_into(con: duckdb.DuckDBPyConnection, made: set[str]) -> None:
 
 def connect(db=None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A workbench database with every table in place (read-only: opened as it is)."""
-    con = catalog.connect(db, read_only=read_only)
+    con = connection.connect(db, read_only=read_only)
     if not read_only:
         try:
             create_tables(con)

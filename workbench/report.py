@@ -15,20 +15,21 @@ from __future__ import annotations
 import html
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 from urllib.parse import quote
 
 import polars as pl
 
-from workbench import analysis, catalog, comparison, display, plots
+from workbench import analysis, comparison, connection, display, plots
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.paths import text_of, writable_folder
-from workbench.prices import read_prices
 from workbench.plots.files import ScriptSafeJSON, vega_script
+from workbench.prices import read_prices
 
 SUFFIXES = (".html", ".md")
 TOP_VIOLATIONS = 15
@@ -61,7 +62,7 @@ def write_report(con, path: str | Path, db_label: str, prices=None, aliases=None
         print(f"workbench report: reading {db_label}", file=log)
     sections = build(con, prices, log, aliases)
     title = f"workbench report: {db_label}"
-    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     try:
         if path.suffix.lower() == ".html":
             path.write_text(as_html(title, made, sections), encoding="utf-8")
@@ -110,7 +111,7 @@ def _summary(con) -> Section:
 def _scorecard(con, prices, aliases) -> Section:
     card = comparison.scorecard(con, prices=prices, aliases=aliases)
     if card.is_empty():
-        raise WorkbenchError(f"no decisions in {catalog.holder(con)}: nothing to score")
+        raise WorkbenchError(f"no decisions in {connection.holder(con)}: nothing to score")
     return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
                    "how many valid, with the 95% interval clustered by game (games: how many; design effect: how "
                    "much more the games differ than independent decisions would, 1 where they do not and the "
@@ -161,7 +162,7 @@ def _ratings(con, aliases) -> Section:
 
 def _play_quality(con, aliases) -> Section:
     title = "Play quality"
-    if not catalog.is_database(con):
+    if not connection.is_database(con):
         return Section(title, notes=["Play quality is judged from a database (`workbench report --db FILE`): it "
                                      "reads every card of the Damage logs, which a Parquet tree on Spark holds too, "
                                      "but deals them on this machine."])
@@ -192,7 +193,7 @@ RATED_FORMATS = ("Only Damage logs record placements. EC4X traces, Arena decisio
 def _figures(con, aliases) -> Section:
     section = Section("Figures", "Every standard figure (hover for the values behind a mark).")
     for kind, figure in plots.FIGURES.items():  # on Spark, only those that compare across games
-        if not catalog.is_database(con) and not figure.across_games:
+        if not connection.is_database(con) and not figure.across_games:
             section.notes.append(f"{kind}: drawn from a database, not from a Parquet tree; pull the games wanted "
                                  f"into one (docs/beyond-one-machine.md, \"Per game, on DuckDB\")")
             continue

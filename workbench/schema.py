@@ -386,7 +386,7 @@ def unbounded_integer(model: Any, path: str, within: Mapping[str, Any] | None = 
     its own, not a value DuckDB turns into NULL); else the field that is not."""
     keys = path.replace("[]", "").split(".")
     for info in _field_infos([model], keys, within or {}, ""):
-        for annotation, metadata in _integers(info.annotation, list(info.metadata)):
+        for _, metadata in _integers(info.annotation, list(info.metadata)):
             low = max([m.ge for m in metadata if hasattr(m, "ge") and m.ge is not None]
                       + [m.gt + 1 for m in metadata if hasattr(m, "gt") and m.gt is not None], default=None)
             high = min([m.le for m in metadata if hasattr(m, "le") and m.le is not None]

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from operator import attrgetter
-from typing import Annotated, Any, Callable, Literal, Union, cast
+from typing import Annotated, Any, Literal, Union, cast
 
 import annotated_types
 import msgspec
@@ -97,7 +98,7 @@ def screen_type(annotation, cache: _Cache | None = None):
         members = set(args)
         if {int, float} <= members:  # msgspec's float takes JSON ints, as strict pydantic does
             members -= {int}
-        return Union[tuple(screen_type(a, cache) for a in members)]
+        return Union[tuple(screen_type(a, cache) for a in members)]  # noqa: UP007  (a union made at run time)
     raise Unscreenable(f"no screen for {annotation!r}")
 
 
@@ -133,7 +134,7 @@ def _struct(model: type[BaseModel], cache: _Cache, tag: str | None = None, tag_f
     if (decorators.model_validators or decorators.field_validators) and check is None and variants is None:
         raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__ or __screen_variants__")
     if variants is not None:
-        cache[key] = Union[tuple(
+        cache[key] = Union[tuple(  # noqa: UP007  (a union made at run time)
             _fields_struct(model, cache, check, closed, spelling, variants.field, variants.requires.get(value, ()),
                            variants.narrowed.get(value, {}))
             for spelling, value in variants.spellings.items()
@@ -185,7 +186,7 @@ def _present(kind):
     """The screen type of a value that must be there: not null, and not an empty list."""
     if typing.get_origin(kind) in (Union, types.UnionType):
         members = tuple(a for a in typing.get_args(kind) if a is not type(None))
-        kind = Union[members] if len(members) > 1 else members[0]
+        kind = Union[members] if len(members) > 1 else members[0]  # noqa: UP007  (a union made at run time)
     base = typing.get_args(kind)[0] if typing.get_origin(kind) is Annotated else kind
     if typing.get_origin(base) is list:
         return Annotated[kind, msgspec.Meta(min_length=1)]
@@ -261,7 +262,7 @@ class Screen:
                 structs.append(_struct(model, cache, tag=tag, tag_field=tag_field))
             except Unscreenable:
                 self.unscreened.add(tag)
-        self.decoder = msgspec.json.Decoder(Union[tuple(structs)])
+        self.decoder = msgspec.json.Decoder(Union[tuple(structs)])  # noqa: UP007  (a union made at run time)
         self.fallback = msgspec.json.Decoder(_struct(fallback, cache)) if fallback else None
         self.fallback_accepts = fallback_accepts
         self._models = {tag: model for tag, model in models.items() if tag not in self.unscreened}
@@ -285,7 +286,7 @@ class Screen:
             tagged: dict[str, type[BaseModel]] = {**self._models,
                                                   **(dict.fromkeys(other_tags, fallback) if fallback else {})}
             structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
-            self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])
+            self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])  # noqa: UP007  (a union made at run time)
         return self._arrays[key]
 
     def passes(self, texts: list[str]) -> list[bool]:

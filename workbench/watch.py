@@ -10,16 +10,15 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from stat import S_ISREG
-from typing import Iterator
 
 import duckdb
 
 from workbench.errors import WorkbenchError, first_line, is_interrupt
 from workbench.ingestion import Report, ingest_files
 from workbench.paths import expand_paths, open_regular, roots_of, text_of
-
 
 # The longest wait between two scans, in seconds: a day.
 LONGEST_INTERVAL = 86_400

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import _thread
 import weakref
+from collections.abc import Callable
 from queue import SimpleQueue
-from typing import Callable
 
 # How often a wait for a task looks for Ctrl-C. A wait with no timeout is not woken by a
 # Ctrl-C that the system hands to another thread, so the interrupt would wait for the

@@ -47,11 +47,11 @@ import workbench
 from tests.conftest import write_lines
 from tests.figures import assert_rendered, views
 from workbench.arena import FORMAT, queries, traces
+from workbench.arena import synth as synth_arena
 from workbench.arena.models import TRACE_STEP_NAMES
 from workbench.jsonl import LineBatch
 from workbench.plots import save
 from workbench.plots.traces import step_times_chart
-from workbench.arena import synth as synth_arena
 
 EPISODE = "ep_20260306_183000"  # the runtime's generated form
 

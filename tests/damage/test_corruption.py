@@ -2,12 +2,12 @@
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench
 from tests.damage.events import PAYLOADS, event
-import pytest
 
 VALID = [json.dumps(event(kind)).encode() for kind in sorted(PAYLOADS)]
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import workbench
 from tests.conftest import rows, write_lines
-from tests.damage.events import EMOTIONS as VECTOR, PAYLOADS, event
+from tests.damage.events import EMOTIONS as VECTOR
+from tests.damage.events import PAYLOADS, event
 from workbench.damage import emotions, tables
 from workbench.damage.models import EmotionState
 

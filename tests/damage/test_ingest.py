@@ -13,7 +13,6 @@ from workbench import bulk
 from workbench.damage import reader
 
 
-
 def damage_files(manifest):
     return [f for f in manifest["files"] if f["format"] == "damage"]
 

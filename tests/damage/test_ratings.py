@@ -9,7 +9,7 @@ import pytest
 import workbench
 from tests.conftest import SHARED, write_lines
 from tests.damage.events import PAYLOADS, PLAYER, event
-from workbench import catalog
+from workbench import connection
 from workbench.damage.ratings import placements, ratings
 from workbench.errors import WorkbenchError
 
@@ -61,7 +61,7 @@ def connect():
     opened = []
 
     def run(db):
-        con = catalog.connect(db, read_only=True)
+        con = connection.connect(db, read_only=True)
         opened.append(con)
         return con
 

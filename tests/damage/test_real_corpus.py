@@ -191,7 +191,7 @@ def test_holdem_vectors_per_origin(db):
     # affect_resolved (self_regulate, assist_direct, attack_team), chatter_evaluated and
     # offturn_regulation_resolved, before / after in direct_emoter_attack_resolved).
     per_origin = Counter()
-    for (seq, origin), count in expected_vectors(HOLDEM).items():
+    for (_, origin), count in expected_vectors(HOLDEM).items():
         per_origin[origin] += count
     assert set(per_origin) <= {
         "hand_started.players[].emotions", "action_resolved.player_state.emotions", "hand_ended.players[].emotions",

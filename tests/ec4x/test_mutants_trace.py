@@ -4,7 +4,6 @@ never validated as a session start (mutation testing found this unpinned)."""
 import pytest
 
 
-
 @pytest.mark.parametrize("kind", ["heartbeat", "session_end", "Session_Start"])
 def test_an_unknown_kind_is_drift_not_an_error(ingest_lines, kind):
     report, _ = ingest_lines("bot_trace_g1.jsonl", [{"kind": kind, "gameId": "g1"}])

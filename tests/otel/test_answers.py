@@ -6,8 +6,7 @@ hand; the expected values are read off them here."""
 import pytest
 
 from workbench.otel import otlp
-from workbench.otel.answers import (Answer, ToolCall, answer_of, failure_of, finish_reasons, recorded,
-                                    tool_rule)
+from workbench.otel.answers import Answer, ToolCall, answer_of, failure_of, finish_reasons, recorded, tool_rule
 from workbench.otel.dialects import genai_view
 
 PLACE = {"type": "object", "properties": {"square": {"type": "integer", "minimum": 0, "maximum": 8}},

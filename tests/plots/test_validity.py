@@ -9,7 +9,7 @@ import pytest
 import workbench
 from tests.intervals import wilson_by_hand
 from tests.test_comparison import arena_log
-from workbench import catalog
+from workbench import connection
 from workbench.errors import WorkbenchError
 from workbench.plots.validity import TITLE, scorecard, scorecard_spec
 
@@ -75,7 +75,7 @@ def test_a_click_on_a_point_selects_its_format_and_model_as_the_log_wrote_it():
 def test_from_a_database_each_model_s_point_and_interval_as_worked_by_hand(tmp_path):
     log = arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True, True, True, False], "m-b": [True]})
     assert not workbench.ingest([log], db=tmp_path / "w.duckdb").failed
-    con = catalog.connect(tmp_path / "w.duckdb", read_only=True)
+    con = connection.connect(tmp_path / "w.duckdb", read_only=True)
     try:
         rows = {row["model"]: row for row in scorecard.spec(con)["datasets"]["scorecard"]}
         # one game each, nothing to measure how games differ: m-a's game is one

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pytest
 
 import workbench
-from workbench import bulk, catalog, worker
+from workbench import bulk, catalog, connection, worker
 from workbench.content import FileHash
 
 pytestmark = pytest.mark.slow
@@ -160,12 +160,12 @@ def test_a_ctrl_c_anywhere_in_a_quick_gil_handoff_gives_the_interpreter_its_own_
 
 
 def test_a_ctrl_c_anywhere_in_an_ingest_connection_leaves_the_file_free_and_no_connection_its_own(tmp_path):
-    """`catalog.commits_write_the_file` sets only a connection `bulk_connection` attached
+    """`connection.commits_write_the_file` sets only a connection `bulk_connection` attached
     to an instance of its own: none may stay marked as such after a Ctrl-C."""
     db = tmp_path / "w.duckdb"
 
     def opened():
-        with catalog.bulk_connection(db) as con:
+        with connection.bulk_connection(db) as con:
             con.execute("SELECT 1")
 
     def free() -> bool:
@@ -178,10 +178,10 @@ def test_a_ctrl_c_anywhere_in_an_ingest_connection_leaves_the_file_free_and_no_c
     def check(outcome):
         # A collection takes 30-100 ms here: made only where something is left to collect.
         is_free = free()
-        if catalog._HOSTED or not is_free:
+        if connection._HOSTED or not is_free:
             gc.collect()
             is_free = free()
-        assert not catalog._HOSTED, outcome
+        assert not connection._HOSTED, outcome
         assert is_free, outcome  # and the file is free
 
     every_step(opened, check)

@@ -330,9 +330,9 @@ def test_duckdb_never_installs_or_loads_an_extension_on_its_own(tmp_path):
                            "current_setting('autoload_known_extensions')").fetchall() == [(False, False)]
     finally:
         con.close()
-    from workbench import catalog
+    from workbench import connection
 
-    with catalog.bulk_connection(tmp_path / "w.duckdb") as con:  # an ingest's, on its kept instance
+    with connection.bulk_connection(tmp_path / "w.duckdb") as con:  # an ingest's, on its kept instance
         assert con.execute("SELECT current_setting('autoload_known_extensions')").fetchall() == [(False,)]
 
 

@@ -20,8 +20,7 @@ from workbench.errors import WorkbenchError
 from workbench.plots import save as save_chart
 from workbench.plots.budget import TOP_CATEGORIES, budget_breakdown
 from workbench.plots.economy import KEY_RESOURCES, economy_nets
-from workbench.stellaris import queries
-from workbench.stellaris import synth
+from workbench.stellaris import queries, synth
 from workbench.stellaris.synth_campaign import SAVES_PER_CAMPAIGN
 
 # --- an independent reading of the corpus save ------------------------------------------------

@@ -13,9 +13,8 @@ from tests.conftest import rows
 from tests.figures import assert_rendered, check_economy, spec_of
 from workbench.errors import WorkbenchError
 from workbench.plots import economy_nets, save
-from workbench.stellaris import clausewitz
+from workbench.stellaris import clausewitz, synth
 from workbench.stellaris.summary import summary
-from workbench.stellaris import synth
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,14 @@ from pydantic import BaseModel
 
 from tests.stellaris.examples import example
 from workbench.stellaris.findings import (
-    annotation_at, check_output, collapse, describe, model_at, near_key, unknown_tool, value_at,
+    annotation_at,
+    check_output,
+    collapse,
+    describe,
+    model_at,
+    near_key,
+    unknown_tool,
+    value_at,
 )
 from workbench.stellaris.models import GameDate
 from workbench.violation import Violation
@@ -39,7 +46,7 @@ class Outer(BaseModel):
     either: Inner | str = ""
     scores: dict[str, int] = {}
     by_id: dict[int, float] = {}
-    loose: typing.Dict = {}
+    loose: typing.Dict = {}  # noqa: UP006  (the bare typing form)
     items: list[Inner] = []
     tagged: list[Annotated[Inner, "meta"]] = []
     count: int = 0
@@ -71,13 +78,13 @@ def test_describe_nested_list_keeps_the_inner_phrase():
 
 
 def test_describe_bare_list_and_dict_without_parameters():
-    assert describe(typing.List) == "a list"
-    assert describe(typing.Dict) == "an object"
+    assert describe(typing.List) == "a list"  # noqa: UP006  (the bare typing form, as models may write it)
+    assert describe(typing.Dict) == "an object"  # noqa: UP006
 
 
 def test_describe_unions_join_members_with_or_and_null_last():
     assert describe(int | None) == "an integer or null"
-    assert describe(typing.Optional[str]) == "a string or null"
+    assert describe(typing.Optional[str]) == "a string or null"  # noqa: UP045  (the old spelling, as models write it)
     assert describe(int | str) == "an integer or a string"
     assert describe(str | int | None) == "a string or an integer or null"
 

@@ -2,15 +2,15 @@
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench
 from tests.stellaris.examples import EXAMPLES
-from workbench import catalog
+from workbench import finding_writers
 from workbench.stellaris import tables
 from workbench.stellaris.extractor import read
-import pytest
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
@@ -58,6 +58,6 @@ def test_any_mutation_of_a_bundle_is_read_and_loads(tmp_path, tools, replacement
     con = workbench.connect(":memory:")
     try:
         tables.write(con, 1, extraction)
-        catalog.add_violations(con, 1, extraction.violations)
+        finding_writers.add_violations(con, 1, extraction.violations)
     finally:
         con.close()

@@ -31,9 +31,8 @@ import workbench
 from tests.conftest import rows
 from tests.stellaris.conftest import write_zip
 from tests.stellaris.examples import bundle, example
-from workbench.stellaris import save
+from workbench.stellaris import save, synth
 from workbench.stellaris.invariants import check_bundle
-from workbench.stellaris import synth
 
 INSIDE, OUTSIDE = 0.009, 0.011
 

@@ -10,8 +10,8 @@ import duckdb
 
 from workbench.arena import tables
 from workbench.arena.models import ERROR_CODES, RUNTIME_TARGET
-from workbench.violation import Violation
 from workbench.validation import line_count
+from workbench.violation import Violation
 
 
 def findings(con: duckdb.DuckDBPyConnection, source_id: int) -> list[Violation]:

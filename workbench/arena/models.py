@@ -213,7 +213,7 @@ def _decision_model(tool: str, params: type[Params]) -> type[Decision]:
 
 # A union of models made at run time, one per tool: `Any` to the type checker.
 DecisionLine: Any = Annotated[
-    Union[
+    Union[  # noqa: UP007  (a union made at run time)
         tuple(Annotated[_decision_model(tool, params), Tag(tool)] for tool, params in TOOLS.items())
         + (Annotated[UnknownToolDecision, Tag(UNKNOWN_TOOL)],)
     ],

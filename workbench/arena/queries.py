@@ -15,7 +15,7 @@ import duckdb
 import polars as pl
 
 from workbench.arena.models import TRACE_STEP_NAMES
-from workbench.catalog import query_frame
+from workbench.connection import query_frame
 from workbench.errors import WorkbenchError
 
 # --- the demo summary ----------------------------------------------------------------

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 
-
 from workbench.arena import drift, tables
 from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
-from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineBatch, check_lines, context_batches, store_batch
 from workbench.paths import game_of_file, name_without
 from workbench.validation import violation
+from workbench.violation import Violation
 
 SUFFIX = ".decisions.jsonl"
 # The keys that make a JSONL file a decision log whatever its name.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from workbench.arena import drift, reader, tables
 from workbench.arena.models import TRACE_LINES
 from workbench.formats import Counts, LoadContext, first_json_line

@@ -56,5 +56,3 @@ __all__ = [
     "check_plan",
 ]
 
-# The name `decisions_sql` had before; `plots.decisions` still imports it so.
-decided = decisions_sql

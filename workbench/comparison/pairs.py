@@ -14,9 +14,9 @@ import numpy as np
 import polars as pl
 
 from workbench import stats
-from workbench.catalog import holder, ordered_frame, query_frame
 from workbench.comparison.clusters import decisions_sql, effects_of, pools_of, spread
 from workbench.comparison.plans import POWER, _games_needed, games_in_words, plans_by_format
+from workbench.connection import holder, ordered_frame, query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases, two_models
 from workbench.outcomes import FAILURES_SAID, INGEST_DECISIONS

@@ -11,8 +11,8 @@ from numbers import Real
 from typing import TYPE_CHECKING, TypeGuard, overload
 
 from workbench import stats
-from workbench.catalog import holder, is_database, ordered_frame
 from workbench.comparison.clusters import decisions_sql
+from workbench.connection import holder, is_database, ordered_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.outcomes import FAILURES_SAID
@@ -245,7 +245,7 @@ def sample_size(
 
 def _is_source(value: object) -> TypeGuard[Source]:
     """A DuckDB connection, or a Parquet tree open on Spark (which answers `frame`, as
-    `catalog.query_frame` asks it)."""
+    `connection.query_frame` asks it)."""
     return is_database(value) or callable(getattr(value, "frame", None))
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import polars as pl
 
 from workbench import stats
-from workbench.catalog import query_frame
 from workbench.comparison.clusters import decisions_sql, effects_of, pools_of, spread
+from workbench.connection import query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.outcomes import answered

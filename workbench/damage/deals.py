@@ -61,7 +61,7 @@ class Tables:
         low = _multisets(range(LOW_RANKS))
         high = _multisets(range(LOW_RANKS, 13))
         self.low_index = np.zeros(5 ** LOW_RANKS, dtype=np.int64)
-        for size, sets in low.items():
+        for sets in low.values():
             for place, ranks in enumerate(sets):
                 self.low_index[_key(ranks, 0)] = place
         self.index, self.values = {}, {}

@@ -16,11 +16,11 @@ import typing
 import duckdb
 from pydantic import BaseModel
 
-from workbench.violation import Violation
 from workbench.damage.models import DRIFT_VALUES, PAYLOADS
 from workbench.damage.tables import CHUNK, ENVELOPE_KEYS
 from workbench.schema import sql_literal
 from workbench.validation import line_count
+from workbench.violation import Violation
 
 
 def _nested_model(annotation) -> tuple[type[BaseModel] | None, str]:
@@ -158,7 +158,7 @@ class DriftTally:
         return {name: sorted([*_as_list(key), *seen] for key, seen in getattr(self, name).items()) for name in _TALLIES}
 
     @classmethod
-    def from_state(cls, state: dict | None) -> "DriftTally":
+    def from_state(cls, state: dict | None) -> DriftTally:
         tally = cls()
         for name in _TALLIES:
             for *key, lines, first in (state or {}).get(name, []):

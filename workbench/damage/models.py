@@ -8,11 +8,10 @@ real game writes beyond the seed's enums are accepted here and listed in
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
-
 from pydantic import (
     AfterValidator,
     AwareDatetime,
@@ -137,7 +136,7 @@ def _utc(value: datetime) -> datetime:
 # takes, pydantic's parser takes: tests/test_screen.py), and lets only UTC through. A
 # pattern on the string cost more: msgspec calls Python's `re` per line.
 # msgspec reads every zero offset (Z, +00:00, -00:00) as `timezone.utc` itself.
-UTC_TIMESTAMP_SCREEN = ScreenAs(Annotated[datetime, msgspec.Meta(tz=True)], check=lambda ts: ts.tzinfo is timezone.utc)
+UTC_TIMESTAMP_SCREEN = ScreenAs(Annotated[datetime, msgspec.Meta(tz=True)], check=lambda ts: ts.tzinfo is UTC)
 
 
 class Envelope(Model):
@@ -369,11 +368,8 @@ def _event_model(name: str, payload: type[Model]) -> type[Envelope]:
 _EVENT_PAYLOADS: dict[str, type[Model]] = {**PAYLOADS, UNDOCUMENTED: Undocumented}
 # A union of models made at run time, one per event type: `Any` to the type checker.
 Event: Any = Annotated[
-    Union[
-        tuple(
-            Annotated[_event_model(name, payload), Tag(name)]
-            for name, payload in _EVENT_PAYLOADS.items()
-        )
+    Union[  # noqa: UP007  (a union made at run time)
+        tuple(Annotated[_event_model(name, payload), Tag(name)] for name, payload in _EVENT_PAYLOADS.items())
     ],
     Discriminator(tag_by("type", PAYLOADS, UNDOCUMENTED), custom_error_type="not_an_object",
                   custom_error_message="expected a JSON object"),

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from workbench import stats
-from workbench.catalog import query_frame
+from workbench.connection import query_frame
 from workbench.damage import cards
 from workbench.damage.play import MISTAKES, judged
 from workbench.errors import WorkbenchError
@@ -230,7 +230,7 @@ def attack_outcomes(con: duckdb.DuckDBPyConnection, game_id: str | None = None, 
     table = attacks.with_row_index("attack")
     for when in ("before", "after"):
         table = table.join(rates.filter(pl.col("when") == when).drop("when").rename(
-            lambda name: name if name == "attack" else f"{name}_{when}"), on="attack", how="left")
+            lambda name, when=when: name if name == "attack" else f"{name}_{when}"), on="attack", how="left")
     return table.with_columns(pl.col("n_before", "n_after").fill_null(0)).sort("attack").drop("attack")
 
 
@@ -325,7 +325,7 @@ def named_with(con: duckdb.DuckDBPyConnection, mistake: str, model: str | None =
 def mistaken(con: duckdb.DuckDBPyConnection, mistake: str, model: str | None = None, aliases=None) -> pl.DataFrame:
     """`named_with`, each decision with its line's raw text as written in its file (read
     back while the file holds what was ingested)."""
-    from workbench.records import raw_texts
+    from workbench.raw_text import raw_texts
 
     frame = named_with(con, mistake, model, aliases)
     files = query_frame(con, "SELECT source_id, sha256, size FROM sources")

@@ -13,10 +13,18 @@ import math
 import duckdb
 import polars as pl
 
-from workbench.catalog import query_frame
+from workbench.connection import query_frame
 from workbench.damage.models import (
-    EMOTIONS, ActionResolved, AffectResolved, GameEnded, HandEnded, HandStarted, LifeLost, PhaseChanged,
-    PlayerPublicState, Showdown,
+    EMOTIONS,
+    ActionResolved,
+    AffectResolved,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    LifeLost,
+    PhaseChanged,
+    PlayerPublicState,
+    Showdown,
 )
 from workbench.errors import WorkbenchError
 from workbench.schema import Column, Table

@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 from scipy.special import stdtrit
 
-from workbench.catalog import holder, query_frame
+from workbench.connection import holder, query_frame
 from workbench.damage import plackett_luce
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
@@ -134,7 +134,7 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     apart from), and `note` ("too few games" below MIN_RATED_GAMES rated games,
     which get no interval). `aliases` maps names to one model (by="model"); a player's
     model is read from its answered decisions (`failures="invalid"`: from all its calls).
-    `con`: a DuckDB connection, or a Parquet tree open on Spark (`catalog.query_frame`)."""
+    `con`: a DuckDB connection, or a Parquet tree open on Spark (`connection.query_frame`)."""
     if by not in BY:
         raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
     _check_seats(con)

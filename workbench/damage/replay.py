@@ -16,7 +16,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from workbench.catalog import reading
+from workbench.connection import reading
 from workbench.damage import queries
 from workbench.damage.models import EMOTIONS
 from workbench.errors import WorkbenchError

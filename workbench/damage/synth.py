@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -371,7 +371,7 @@ def generate(out: Path, scale: int, rng: random.Random) -> list[dict]:
     """Per unit of scale: one long 8-player game (2,000+ events), three shorter games
     (one crashed, one with the older game id style) and a tournament log over them."""
     out.mkdir(parents=True, exist_ok=True)
-    start = datetime(2026, 2, 6, 9, 38, 54, tzinfo=timezone.utc)
+    start = datetime(2026, 2, 6, 9, 38, 54, tzinfo=UTC)
     entries: list[dict[str, Any]] = []
     for unit in range(scale):
         base = start + timedelta(days=unit)

@@ -227,7 +227,7 @@ class _Bound:
     def __init__(self, seconds: float):
         self.seconds, self.running = seconds, False
 
-    def __enter__(self) -> "_Bound":
+    def __enter__(self) -> _Bound:
         self.active = threading.current_thread() is threading.main_thread()
         if self.active:
             self.previous = signal.signal(signal.SIGALRM, self._late)

@@ -257,7 +257,7 @@ class DriftWatch:
         self._unsure: list[int] = []  # line positions to walk (`accepted`)
         self._outer: DriftWatch | None = None
 
-    def __enter__(self) -> "DriftWatch":
+    def __enter__(self) -> DriftWatch:
         self._outer = _WATCHING.watch
         _WATCHING.watch = self
         return self
@@ -328,7 +328,7 @@ class DriftWatch:
 
 
 class _Watching(threading.local):
-    watch: "DriftWatch | None" = None  # the watch of the screen decoding in this thread
+    watch: DriftWatch | None = None  # the watch of the screen decoding in this thread
 
 
 _WATCHING = _Watching()
@@ -490,7 +490,7 @@ class DriftTally:
         return {"kinds": [[dataclasses.astuple(first)[:5], self._lines[key]] for key, first in self._first.items()]}
 
     @classmethod
-    def from_state(cls, state: dict | None) -> "DriftTally":
+    def from_state(cls, state: dict | None) -> DriftTally:
         tally = cls()
         for first, lines in (state or {}).get("kinds", []):
             v = Violation(*first[:5])

@@ -8,7 +8,7 @@ from itertools import groupby
 import duckdb
 import polars as pl
 
-from workbench.catalog import query_frame
+from workbench.connection import query_frame
 from workbench.ec4x.families import FAMILIES, draft_keys, tag_family_sql
 from workbench.ec4x.tables import GATES
 from workbench.ec4x.trace import ERROR_CLASS_OF_STAGE

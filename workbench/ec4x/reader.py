@@ -22,9 +22,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from workbench import bulk
-from workbench.catalog import BULK_ROW_GROUP_ROWS, forget_decisions_from, one_thread
+from workbench.connection import BULK_ROW_GROUP_ROWS, one_thread
 from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.drift import WATCHING, DriftTally, DriftWatch, walked
+from workbench.finding_writers import forget_decisions_from
 from workbench.formats import Counts, LoadContext
 from workbench.jsonl import LineChunk, check_lines, context_batches, context_chunks, store_batch
 from workbench.paths import name_without

@@ -12,7 +12,7 @@ last failed attempt, and feature tags only on a successful turn.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Discriminator, Field, Json, Tag, TypeAdapter, model_validator
 
@@ -127,11 +127,7 @@ def _line_tag(value: Any) -> str | None:
 
 
 TraceLine = Annotated[
-    Union[
-        Annotated[SessionStart, Tag("session_start")],
-        Annotated[TurnRecord, Tag("turn")],
-        Annotated[OtherKind, Tag("other_kind")],
-    ],
+    Annotated[SessionStart, Tag("session_start")] | Annotated[TurnRecord, Tag("turn")] | Annotated[OtherKind, Tag("other_kind")],
     Discriminator(_line_tag, custom_error_type="not_an_object", custom_error_message="expected a JSON object"),
 ]
 LINE_TAGS = ("session_start", "turn", "other_kind")

@@ -14,7 +14,14 @@ from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    AfterValidator, AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator,
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
 )
 from pydantic_core import PydanticCustomError
 

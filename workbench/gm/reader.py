@@ -14,14 +14,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from workbench.violation import Violation
 from workbench.formats import Counts, LoadContext
 from workbench.gm import rules, tables
 from workbench.gm.models import ResponseLine
@@ -29,6 +28,7 @@ from workbench.gm.parser import parse
 from workbench.jsonl import context_batches
 from workbench.paths import game_of_file
 from workbench.validation import violation
+from workbench.violation import Violation
 
 SUFFIX = ".gm.jsonl"
 ENVELOPE_ESSENTIALS = ("id", "text")
@@ -129,7 +129,7 @@ def _utc(ts: datetime | None) -> datetime | None:
     # A timestamp without an offset is taken as UTC, like the other formats' logs.
     if ts is None or ts.tzinfo is None:
         return ts
-    return ts.astimezone(timezone.utc).replace(tzinfo=None)
+    return ts.astimezone(UTC).replace(tzinfo=None)
 
 
 def _not_an_object(locator: str, what: str) -> Outcome:

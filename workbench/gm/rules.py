@@ -27,7 +27,6 @@ from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
-from workbench.violation import Violation
 from workbench.gm.models import (
     ACTION_TYPES,
     IMPORTANCE_LEVELS,
@@ -40,6 +39,7 @@ from workbench.gm.models import (
 )
 from workbench.gm.parser import JsonProblem, Parsed
 from workbench.validation import field_path, found, violation
+from workbench.violation import Violation
 
 
 def _spellings(name: str, info: FieldInfo) -> list[str | AliasPath]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +139,7 @@ def generate(out_dir: Path, scale: int, rng: random.Random) -> list[dict]:
 def _write_session(path, count, model, fallback, ts_style, planted, truncated, rng) -> list[dict]:
     variants = _variant_plan(count, rng)
     forced = dict(zip(rng.sample(range(count), len(planted)), planted))
-    clock = datetime(2026, 2, 6, 9, 0, tzinfo=timezone.utc) + timedelta(hours=rng.randint(0, 48))
+    clock = datetime(2026, 2, 6, 9, 0, tzinfo=UTC) + timedelta(hours=rng.randint(0, 48))
     lines, faults = [], []
     for index in range(count):
         who = fallback if fallback and rng.random() < 0.3 else model

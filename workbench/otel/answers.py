@@ -47,7 +47,7 @@ class Answer:
         """Why a tool call's arguments cannot be the tool's: not JSON, not an object, or
         breaking its declared parameters; None where every call's are fine."""
         for call in self.tool_calls:
-            problem = _arguments_problem(call, self.tools.get(call.name))
+            problem = _arguments_problem(call, self.tools.get(call.name) if call.name is not None else None)
             if problem:
                 return problem
         return None

@@ -83,7 +83,8 @@ def _fits_a_double(number: int | float) -> bool:
 def attributes_of(key_values: Any) -> tuple[dict[str, Any], dict[str, str]]:
     """A list of KeyValue as {key: value} and {key: kind}; entries that are not
     `{"key": str, "value": ...}` are left out (kind BAD under their position)."""
-    values, kinds = {}, {}
+    values: dict[str, Any] = {}
+    kinds: dict[str, str] = {}
     if not isinstance(key_values, list):
         return values, {"": BAD}
     for position, entry in enumerate(key_values):

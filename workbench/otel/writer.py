@@ -20,7 +20,7 @@ the 8 MiB the ingest reads as a record at most, with room to spare); `FILE.otlp.
 single export of them all (any other `.jsonl` or name likewise, but the ingest
 recognises those two). The decisions are read a batch at a time and their spans written
 as they come: of the export's memory only DuckDB's sort of the decisions grows with the
-database (about 0.3 kB a decision: 370 MB in all at 400,000, `python -m bench.otlp`)."""
+database (docs/performance.md, Measured where the code chose)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from typing import Iterator
 
 import duckdb
 
-from workbench import catalog
+from workbench import connection
 from workbench.errors import WorkbenchError
 from workbench.otel import conventions as sc
 from workbench.otel.otlp import key_values
@@ -83,7 +83,7 @@ def export_otlp(out: str | Path, db=None, overwrite: bool = False) -> int:
         raise WorkbenchError(f"{text_of(out)} exists; choose another file or pass --overwrite")
     writable_folder(out)
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         with partial.open("wb") as file:
             written = _write(con, file, lines=out.suffix == ".jsonl")
@@ -144,7 +144,9 @@ class _Exports:
     EXPORT_BYTES (but for a single span larger)."""
 
     def __init__(self, file, lines: bool):
-        self.file, self.lines, self.source, self.spans, self.size, self.count = file, lines, None, [], 0, 0
+        self.file, self.lines, self.size, self.count = file, lines, 0, 0
+        self.source: str | None = None
+        self.spans: list[bytes] = []
         self.head = self.tail = b""
 
     def add(self, source: str, span: bytes) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.catalog import holder, query_frame
+from workbench.connection import holder, query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import read_aliases
 from workbench.outcomes import INGEST_DECISIONS
@@ -52,7 +52,7 @@ def decision_quality(con, formats: list[str] | None = None, aliases=None):
     Raises:
         WorkbenchError: no decisions (in `formats`) in the database.
     """
-    from workbench.comparison import decided, scorecard
+    from workbench.comparison import decisions_sql, scorecard
 
     params = {"formats": list(formats) if formats else None}
     per_format = _query(con, VALIDITY_BY_FORMAT, params)
@@ -63,7 +63,7 @@ def decision_quality(con, formats: list[str] | None = None, aliases=None):
     color = field("format:N", title="format", scale={"domain": per_format["format"].to_list()})
     top = {"hconcat": [_validity_by_format(datasets, per_format, color), _top_rules(con, datasets, params, color)]}
     middle = _validity_by_model(datasets, _most_active(scorecard(con, aliases=aliases), formats), color)
-    source = decided(read_aliases(aliases))
+    source = decisions_sql(read_aliases(aliases))
     bottom = {
         "hconcat": [
             _distribution(con, datasets, source, params, "latency_ms", "latency (ms)", color),

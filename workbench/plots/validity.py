@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.catalog import holder
+from workbench.connection import holder
 from workbench.errors import WorkbenchError
 from workbench.outcomes import INGEST_DECISIONS
 from workbench.plots.kinds import figure_kind

@@ -36,7 +36,6 @@ from workbench.spark.manifest import read_manifest
 from workbench.spark.session import cancelled, said, session
 from workbench.spark.sql import spark_type, statements, tables_read, to_spark
 
-
 # A Lake reads the parts its tree held when it was opened, so the same query has the same
 # answer for the Lake's life: it is asked of Spark once. (A later ingest, prune or export
 # may remove those parts: the tree is opened again to read what it holds now.)
@@ -54,7 +53,7 @@ _SHOWING: weakref.WeakValueDictionary[int, Lake] = weakref.WeakValueDictionary()
 class Lake:
     """The tables of a Parquet tree, on a Spark session. `frame` asks one of the
     workbench's queries (DuckDB's dialect) and gives a polars frame: what
-    `catalog.query_frame` gives from a database. It reads the parts the tree held when
+    `connection.query_frame` gives from a database. It reads the parts the tree held when
     it was opened: open it again after an ingest, a prune or an export into the tree."""
 
     def __init__(self, root: str | Path, spark=None, master: str | None = None):
@@ -123,6 +122,7 @@ class Lake:
                 raise KeyboardInterrupt from None
             raise WorkbenchError(f"Spark could not run a query over {self.root}: {said(exc)}") from None
         frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)  # of an Arrow table, not an array
         if frame.estimated_size() <= REMEMBERED_BYTES:
             self._answers[query] = frame
             while len(self._answers) > REMEMBERED:
@@ -190,7 +190,9 @@ AS_WRITTEN = "_as_written"
 
 def _view_name(ddl: str) -> str:
     """The name a view's DDL (`CREATE OR REPLACE VIEW name AS ...`) gives it."""
-    return re.match(r"CREATE (?:OR REPLACE )?VIEW ([A-Za-z_][A-Za-z0-9_]*)", ddl)[1]
+    named = re.match(r"CREATE (?:OR REPLACE )?VIEW ([A-Za-z_][A-Za-z0-9_]*)", ddl)
+    assert named is not None, ddl  # the registry's views are made so
+    return named[1]
 
 
 def _derived_view(table, derivations) -> str:

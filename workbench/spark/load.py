@@ -40,9 +40,19 @@ import pyarrow as pa
 from workbench.errors import WorkbenchError, first_line
 from workbench.paths import expand_paths, path_of, roots_of, text_of, under
 from workbench.spark import compact
-from workbench.spark.manifest import (LOCK, MANIFEST, MANIFEST_SCHEMA, RESULT_SCHEMA, STAGING, locked,
-                                      manifest_or_empty, part_path, remove_unlisted, stamp,
-                                      write_manifest)
+from workbench.spark.manifest import (
+    LOCK,
+    MANIFEST,
+    MANIFEST_SCHEMA,
+    RESULT_SCHEMA,
+    STAGING,
+    locked,
+    manifest_or_empty,
+    part_path,
+    remove_unlisted,
+    stamp,
+    write_manifest,
+)
 from workbench.spark.session import cancelled, check_master, said
 
 # A task's file: its key (`sources.path`, links followed) and where it was found (links
@@ -84,10 +94,10 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
     time differ is read again whole (`replaced`); a file ingested before from under
     `paths` that is gone is `missing`, or with `prune` its rows are removed (`pruned`).
     `partitions`: Spark tasks (default: one per file, up to 4 per core Spark has)."""
-    from workbench.ingestion import _format_named
+    from workbench import registry
     from workbench.spark.session import session
 
-    _format_named(format)  # an unknown format is said before Spark starts
+    registry.format_named(format)  # an unknown format is said before Spark starts
     if master is not None:
         check_master(master)
     root = Path(parquet_dir)
@@ -169,7 +179,7 @@ def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str,
             report.files.append(LoadedFile(key, None, "failed", message=f"{key}: {exc.strerror or exc}"))
             continue
         known = manifest.get(key)
-        if _unchanged(present, known, stat, named, format):
+        if known is not None and _unchanged(present, known, stat, named, format):
             if known["format"] is None:  # of no known format, in a folder: skipped, as the ingest does
                 continue
             report.files.append(LoadedFile(key, known["format"], "unchanged", known["records"], known["rejected"],
@@ -313,21 +323,23 @@ def load_task(batches: Iterator[pa.RecordBatch], shares: list[list[dict]], stagi
     todo = [task for batch in batches for number in batch.column("id").to_pylist() for task in shares[number]]
     if not todo:
         return
-    attempt = TaskContext.get().taskAttemptId()
+    context = TaskContext.get()
+    assert context is not None  # run by Spark, in a task
+    attempt = context.taskAttemptId()
     with tempfile.TemporaryDirectory(prefix="workbench-task-") as folder:
         results = _load_files(todo, Path(folder) / "task.duckdb", Path(staging), format, attempt)
     yield pa.RecordBatch.from_pylist(results, schema=RESULT_SCHEMA)
 
 
 def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, attempt: int = 0) -> list[dict]:
-    from workbench import catalog
+    from workbench import connection
     from workbench.ingestion import ingest_files
 
     run = staging.name
     report = ingest_files([(_path_from_key(task["found_at"]), task["named"]) for task in todo], db=db, format=format)
     loaded = {file.path: file for file in report.files}  # by the path each was read by
     results = []
-    con = catalog.connect(db, read_only=True)
+    con = connection.connect(db, read_only=True)
     try:
         holding = _tables_holding(con)
         for task in todo:
@@ -346,8 +358,10 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, a
                 results.append(_result(task, "failed", file, message=f"{task['path']}: cannot write its rows to "
                                                                        f"{staging.parent.parent}: {first_line(exc)}"))
                 continue
-            sha256, size = con.execute("SELECT sha256, size FROM sources WHERE source_id = ?",
-                                       [file.source_id]).fetchone()
+            source = con.execute("SELECT sha256, size FROM sources WHERE source_id = ?",
+                                 [file.source_id]).fetchone()
+            assert source is not None  # the file its report is of
+            sha256, size = source
             results.append(_result(task, "loaded", file, parts=parts, sha256=sha256, size=size, staged=staged))
     finally:
         con.close()
@@ -375,9 +389,9 @@ def _tables_holding(con) -> dict[str, set[int]]:
     """Per table of files' rows, the (task's own) source ids it holds rows of: asked once
     for the task's files, in one query, so that a file's parts are written only for the
     few tables it has rows in (a COPY of no rows writes no part, but costs a query)."""
-    from workbench import catalog, parquet_tree
+    from workbench import connection, parquet_tree
 
-    tables = [table for table in parquet_tree.data_tables(con) if "source_id" in catalog.column_names(con, table)]
+    tables = [table for table in parquet_tree.data_tables(con) if "source_id" in connection.column_names(con, table)]
     if not tables:
         return {}
     found = con.execute(" UNION ALL ".join(f"SELECT DISTINCT '{table}' AS t, source_id FROM {table}"

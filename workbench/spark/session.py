@@ -181,6 +181,7 @@ def _connect(SparkSession, url: str):
 def _server(url: str) -> str:
     """A Spark Connect URL without its parameters (which may hold a token): sc://HOST:PORT."""
     found = REMOTE.fullmatch(url)
+    assert found is not None  # a URL `check_master` or `check_remote` has taken
     return f"sc://{found['host']}:{found['port'] or CONNECT_PORT}"
 
 
@@ -209,6 +210,7 @@ class _JavaErrors:
     def __enter__(self) -> "_JavaErrors":
         self.held: list[bytes] = []
         self.passing = False
+        self.terminal: int | None
         try:
             sys.stderr.flush()
             self.terminal = os.dup(2)
@@ -224,7 +226,7 @@ class _JavaErrors:
     def _pass_on(self, read: int) -> None:
         with os.fdopen(read, "rb") as pipe:
             for line in pipe:
-                if self.passing:
+                if self.passing and self.terminal is not None:
                     os.write(self.terminal, line)
                 else:
                     self.held.append(line)

@@ -23,7 +23,7 @@ try:
     import sqlglot
     from sqlglot import exp
 except ImportError:  # the Spark engine's extra is not installed: said when it is asked for
-    sqlglot = exp = None
+    sqlglot = exp = None  # type: ignore[assignment]
 
 
 def _needs_sqlglot() -> None:
@@ -34,7 +34,7 @@ def _needs_sqlglot() -> None:
 def to_spark(sql: str, params: dict | None = None) -> str:
     """`sql` (DuckDB's dialect, `$name` parameters) as one Spark SQL statement with
     `params` in place."""
-    tree = _parsed(sql).copy()
+    tree: exp.Expr = _parsed(sql).copy()
     if params is not None:
         tree = tree.transform(lambda node: _literal(node, params))
     return tree.sql(dialect="spark")
@@ -110,18 +110,21 @@ _PROBE = (162.07583929394133, 2791.520536404115, 0.6607096119270353)
 @functools.cache
 def duckdb_interpolation() -> str:
     """Which of INTERPOLATED this DuckDB computes (asked once, of DuckDB itself)."""
-    import duckdb
     from fractions import Fraction
 
+    import duckdb
+
     lo, hi, d = _PROBE
-    found = duckdb.sql("SELECT quantile_cont(x, $d) FROM (SELECT unnest([$lo, $hi]::DOUBLE[]) AS x)",
-                       params={"lo": lo, "hi": hi, "d": d}).fetchall()[0][0]
+    relation = duckdb.sql("SELECT quantile_cont(x, $d) FROM (SELECT unnest([$lo, $hi]::DOUBLE[]) AS x)",
+                          params={"lo": lo, "hi": hi, "d": d})
+    assert relation is not None  # a SELECT gives rows
+    found = relation.fetchall()[0][0]
     ways = {"fused": float(Fraction(lo) * Fraction(1 - d) + Fraction(hi * d)), "plain": lo * (1 - d) + hi * d,
             "stepped": lo + (hi - lo) * d}
     return next((way for way, value in ways.items() if value == found), "plain")
 
 
-def _percentile(node: exp.Expression) -> exp.Expression:
+def _percentile(node: exp.Expression) -> exp.Expr:
     if isinstance(node, exp.PercentileCont) and node.expression is not None:
         place = PLACE.format(q=node.expression.sql(dialect="spark"))
         interpolated = INTERPOLATED[duckdb_interpolation()].format(
@@ -160,7 +163,7 @@ def _side_by_side_unnests(node: exp.Expression) -> exp.Expression:
     return zipped
 
 
-def _literal(node: exp.Expression, params: dict) -> exp.Expression:
+def _literal(node: exp.Expression, params: dict) -> exp.Expr:
     if isinstance(node, (exp.Placeholder, exp.Parameter)):
         name = node.name if isinstance(node, exp.Placeholder) else node.this.name
         if name not in params:

@@ -12,16 +12,16 @@ import json
 import re
 from pathlib import Path
 
-from workbench.violation import Violation
 from workbench.jsonl import lone_surrogate
 from workbench.paths import text_of
+from workbench.schema import check_paths
 from workbench.stellaris import invariants
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.findings import check_output, tool_locator
 from workbench.stellaris.invariants import dig
-from workbench.schema import check_paths
 from workbench.stellaris.models import TOOLS
 from workbench.stellaris.tables import SNAPSHOTS, Extraction, resource_rows, snapshot_row, status_figures
+from workbench.violation import Violation
 
 TOOL_FILE = re.compile(r"(?:^|.*[._-])(get_[a-z0-9_]+|search|search_save_file)\.json$", re.IGNORECASE)
 BUNDLE_SUFFIX = ".briefing.json"

@@ -23,9 +23,9 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from workbench.violation import Violation
 from workbench.stellaris.models import TOOLS, GameDate
 from workbench.validation import field_path, found, violation
+from workbench.violation import Violation
 
 TYPO = 0.8  # difflib ratio above which two names are one with a typo (`by_categry`)
 ITEM_INDEX = re.compile(r"\[\d+\]")

@@ -25,7 +25,6 @@ import math
 import sqlite3
 from pathlib import Path
 
-from workbench.violation import Violation
 from workbench.errors import UnreadableFile
 from workbench.paths import text_of
 from workbench.stellaris.dates import day_number
@@ -33,6 +32,7 @@ from workbench.stellaris.extractor import strict_json
 from workbench.stellaris.findings import check_output
 from workbench.stellaris.invariants import dig, is_number, same
 from workbench.stellaris.tables import Extraction, resource_rows, snapshot_row
+from workbench.violation import Violation
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SUFFIXES = (".db", ".sqlite", ".sqlite3")

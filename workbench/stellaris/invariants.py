@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
-from workbench.violation import Violation
 from workbench.stellaris.findings import tool_locator
+from workbench.violation import Violation
 
 TOLERANCE = 0.01
 MISSING = object()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from workbench.catalog import query_frame
+from workbench.connection import query_frame
 from workbench.errors import WorkbenchError
 
 # Every snapshot's net per resource: the net as stored, else income - expenses (NULL

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.violation import Violation
 from workbench.errors import UnreadableFile
 from workbench.formats import Counts, LoadContext
 from workbench.paths import text_of
 from workbench.stellaris import extractor, history, invariants, save
 from workbench.stellaris.findings import check_output, tool_locator
 from workbench.stellaris.tables import Extraction, budget_rows, resource_rows, snapshot_row, status_figures, write
+from workbench.violation import Violation
 
 SAVE_LOCATOR = "save"
 # A rejected save keeps its `meta` and the start of its gamestate, not tens of MB.

@@ -21,17 +21,17 @@ from __future__ import annotations
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from workbench.violation import Violation
 from workbench.errors import UnreadableFile, first_line
 from workbench.paths import text_of
 from workbench.stellaris import clausewitz
 from workbench.stellaris.clausewitz import ClausewitzError, Locator, Span, as_dict, as_list, first, is_id
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.names import raw_key, render, template_json
+from workbench.violation import Violation
 
 MAX_UNPACKED = 512 * 1024 * 1024
 # Clausewitz text packs about 15 to 1 (the real 4.0.1 save: 52.6 MB in 3.6 MB); a member
@@ -297,7 +297,7 @@ class Budget:
     balance: dict[str, float]
 
     @classmethod
-    def of(cls, country: dict) -> "Budget":
+    def of(cls, country: dict) -> Budget:
         month = as_dict(as_dict(country.get("budget")).get("current_month"))
         return cls(*(_sum_categories(month.get(part)) for part in ("income", "expenses", "balance")))
 

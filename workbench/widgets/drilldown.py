@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.catalog import query_frame, reading
+from workbench.connection import query_frame, reading
 from workbench.damage import queries
 from workbench.widgets.charts import offline_chart_scripts
 from workbench.widgets.record_browser import RecordBrowser

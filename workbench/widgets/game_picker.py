@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.catalog import reading
+from workbench.connection import reading
 from workbench.damage import queries
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.catalog import reading
+from workbench.connection import reading
 from workbench.errors import WorkbenchError
 from workbench.widgets.markup import WRAPPED, findings_html, pretty
 from workbench.widgets.scrubber import ReplayScrubber
@@ -208,7 +208,7 @@ class _BrowserView:
                                            style={"button_width": "64px"}),
             "text": widgets.Text(placeholder="words of the record", description="text", continuous_update=False),
         }
-        for name, control in self.inputs.items():
+        for control in self.inputs.values():
             control.observe(lambda _: self._search(), names="value")
         self.count = widgets.HTML()
         self.table = widgets.Box(layout=widgets.Layout(max_width="100%", overflow="auto"))

@@ -13,7 +13,7 @@ import json
 
 import numpy as np
 
-from workbench.catalog import reading
+from workbench.connection import reading
 from workbench.damage.describe import describe_event
 from workbench.damage.models import EMOTIONS
 from workbench.damage.replay import HAND, GameReplay

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.catalog import reading
+from workbench.connection import reading
 from workbench.widgets.markup import WRAPPED, pretty
 
 # How a side's outcome reads in the pane.

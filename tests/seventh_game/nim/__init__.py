@@ -9,8 +9,19 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from workbench.formats import generated_by
-from workbench.plugin import (DECISIONS, Column, Counts, Format, LoadContext, Table, context_batches,
-                              jsonl_claims, run_on, store_batch, violation)
+from workbench.plugin import (
+    DECISIONS,
+    Column,
+    Counts,
+    Format,
+    LoadContext,
+    Table,
+    context_batches,
+    jsonl_claims,
+    run_on,
+    store_batch,
+    violation,
+)
 
 
 class Move(BaseModel):

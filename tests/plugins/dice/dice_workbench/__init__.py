@@ -7,8 +7,19 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from workbench.plugin import (DECISIONS, Column, Counts, Format, LoadContext, Table, context_batches,
-                              jsonl_claims, run_on, store_batch, violation)
+from workbench.plugin import (
+    DECISIONS,
+    Column,
+    Counts,
+    Format,
+    LoadContext,
+    Table,
+    context_batches,
+    jsonl_claims,
+    run_on,
+    store_batch,
+    violation,
+)
 
 
 class Roll(BaseModel):
