@@ -62,7 +62,7 @@ GRAPH = graph()
 
 DIAGRAM_ROW = re.compile(r"^ (commands|view|charts|questions|loading|on Spark|formats|core)?\s{2,}(.*)$")
 # `cli.py`, `plots/`, `<format>/queries.py`, `damage/ratings.py`, and `plugin.py`
-DIAGRAM_NAME = re.compile(r"(?<![\w.`])((?:<format>/|[a-z_]+/)?[a-z_]+\.py|[a-z_]+/)(?![\w])")
+DIAGRAM_NAME = re.compile(r"(?<![\w.`])((?:<format>/|[a-z0-9_]+/)?[a-z0-9_]+\.py|[a-z0-9_]+/)(?![\w])")
 
 
 def diagram(text: str) -> dict[str, str]:
@@ -70,14 +70,18 @@ def diagram(text: str) -> dict[str, str]:
     `x/` (a folder: every module in it), `f/x.py` (a module of a folder), `<format>/x.py`
     (that module in every format folder)."""
     block = text.split("```")[1]
-    layers, layer = {}, None
+    layers, layer, depth = {}, None, 0
     for row in block.splitlines():
         match = DIAGRAM_ROW.match(row)
         if not match:
             continue
         layer = match.group(1) or layer
-        # what a row says in parentheses describes; it names nothing
-        for name in DIAGRAM_NAME.findall(re.sub(r"\([^()]*\)", "", match.group(2))):
+        # what the diagram says in parentheses (over one row or several) describes; it names nothing
+        named = []
+        for char in match.group(2):
+            depth += (char == "(") - (char == ")")
+            named.append(char if depth == 0 and char != ")" else " ")
+        for name in DIAGRAM_NAME.findall("".join(named)):
             layers.setdefault(name, layer)
     return layers
 
@@ -145,7 +149,8 @@ def test_an_arrow_up_between_any_two_layers_is_found(upper, lower):
 
 def test_the_diagram_is_read_as_written():
     text = """```
- commands     cli.py (thin: parse, call) · demo.py
+ commands     cli.py (thin: parse,
+              call) · demo.py
               report.py
  charts       plots/  — vega.py
  questions    <format>/queries.py · damage/ratings.py
