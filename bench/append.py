@@ -30,14 +30,19 @@ def main(argv=None) -> dict[str, float]:
     parser.add_argument("--decisions", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
-    logs = {"Damage replay": damage_log(args.events), "EC4X order drafts": drafts_log(args.drafts),
-            "Arena decisions": decisions_log(args.decisions)}
+    logs = {
+        "Damage replay": damage_log(args.events),
+        "EC4X order drafts": drafts_log(args.drafts),
+        "Arena decisions": decisions_log(args.decisions),
+    }
     print(f"growing logs, 1% appended, on {machine()}; best of {args.runs}")
     ratios = {name: grown(name, log, args.runs) for name, log in logs.items()}
     worst = max(ratios, key=ratios.get)
     print(f"  ratio, the worst of them: {ratios[worst]:.3f} ({worst})  (aim <= 0.1)")
-    print(f"  reproduce: python -m bench.append --events {args.events} --drafts {args.drafts} "
-          f"--decisions {args.decisions} --runs {args.runs}")
+    print(
+        f"  reproduce: python -m bench.append --events {args.events} --drafts {args.drafts} "
+        f"--decisions {args.decisions} --runs {args.runs}"
+    )
     return {"ratio": ratios[worst], **{f"ratio {name}": ratio for name, ratio in ratios.items()}}
 
 
@@ -61,8 +66,10 @@ def grown(name: str, source: Path, runs: int) -> float:
             appended.append(_timed(log, db, "appended"))
     lines, added = content.count(b"\n"), content[cut:].count(b"\n")
     ours, baseline = min(appended), min(whole)
-    print(f"  {name}, {lines:,} lines ({len(content) / 1e6:.0f} MB): whole {baseline:5.2f} s; "
-          f"after {added:,} more lines {ours:5.2f} s; ratio {ours / baseline:.3f}")
+    print(
+        f"  {name}, {lines:,} lines ({len(content) / 1e6:.0f} MB): whole {baseline:5.2f} s; "
+        f"after {added:,} more lines {ours:5.2f} s; ratio {ours / baseline:.3f}"
+    )
     return ours / baseline
 
 

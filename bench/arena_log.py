@@ -16,8 +16,12 @@ from pathlib import Path
 
 from bench.common import WORK
 
-AGENTS = {"agent_001": "llama3.1:8b", "agent_002": "qwen2.5:14b", "agent_003": "claude-3-5-haiku-20241022",
-          "agent_004": "gpt-4o-mini"}
+AGENTS = {
+    "agent_001": "llama3.1:8b",
+    "agent_002": "qwen2.5:14b",
+    "agent_003": "claude-3-5-haiku-20241022",
+    "agent_004": "gpt-4o-mini",
+}
 CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY", "TIMEOUT")  # the last: drift
 
 
@@ -68,10 +72,16 @@ def decisions_log(count: int, folder: Path = WORK) -> Path:
         for number in range(count):
             agent = list(AGENTS)[number % len(AGENTS)]
             tool = rng.choices(tools, weights=(5, 3, 2, 2, 1, 1, 1))[0]
-            record = {"agent_id": agent, "tick": number // len(AGENTS), "tool": tool, "params": _params(rng, tool),
-                      "reasoning": rng.choice(("Resource within collection range", "Checking progress",
-                                               "Heading to the nearest target")),
-                      "model": AGENTS[agent]}
+            record = {
+                "agent_id": agent,
+                "tick": number // len(AGENTS),
+                "tool": tool,
+                "params": _params(rng, tool),
+                "reasoning": rng.choice(
+                    ("Resource within collection range", "Checking progress", "Heading to the nearest target")
+                ),
+                "model": AGENTS[agent],
+            }
             if number >= len(AGENTS):
                 record["last_action_result"] = _outcome(rng)
             out.write((_broken(rng, record) if rng.random() < 0.02 else json.dumps(record)) + "\n")

@@ -71,7 +71,9 @@ def read_json_plain(path: Path, db: Path) -> None:
     con.execute(
         "CREATE TABLE events AS SELECT * FROM read_json(?, format = 'newline_delimited', ignore_errors = true, "
         "columns = {schema_version: 'VARCHAR', type: 'VARCHAR', game_id: 'VARCHAR', ts: 'VARCHAR', "
-        "payload: 'JSON'})", [str(path)])
+        "payload: 'JSON'})",
+        [str(path)],
+    )
     con.close()
 
 
@@ -84,8 +86,9 @@ PRINT_PEAK_KB = "print([l for l in open('/proc/self/status') if l.startswith('Vm
 def peak_rss_mb_of(code: str) -> tuple[float, float]:
     """Run `code` in a fresh Python; return (wall seconds, peak RSS in MB: PRINT_PEAK_KB)."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code + "\n" + PRINT_PEAK_KB], check=True, capture_output=True, text=True,
-                         cwd=ROOT).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\n" + PRINT_PEAK_KB], check=True, capture_output=True, text=True, cwd=ROOT
+    ).stdout
     return time.perf_counter() - start, int(out.split()[-1]) / 1024
 
 
@@ -94,4 +97,3 @@ def machine() -> str:
     import platform
 
     return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-

@@ -99,8 +99,9 @@ def paired_cells(rng, p_a, p_b, icc, replicates, games):
     """Both models in the same games, every turn shared: per game the four cells of the
     paired table (turns independent given each model's game rate)."""
     rate_a, rate_b = game_rates(rng, p_a, icc, (replicates, games)), game_rates(rng, p_b, icc, (replicates, games))
-    probabilities = np.stack([rate_a * rate_b, rate_a * (1 - rate_b), (1 - rate_a) * rate_b,
-                              (1 - rate_a) * (1 - rate_b)], axis=-1)
+    probabilities = np.stack(
+        [rate_a * rate_b, rate_a * (1 - rate_b), (1 - rate_a) * rate_b, (1 - rate_a) * (1 - rate_b)], axis=-1
+    )
     cells = rng.multinomial(M, probabilities).astype(float)
     return [cells[..., i] for i in range(4)]
 
@@ -138,7 +139,10 @@ def planner_cell(rng, difference, p, icc, replicates):
     """Games the planner asks for with the ICC known, and the power they give (unpaired)."""
     games = stats.games_needed(difference, p, M, icc)
     other = p - difference
-    valid_a, valid_b = valid_counts(rng, p, icc, (replicates, games)), valid_counts(rng, other, icc, (replicates, games))
+    valid_a, valid_b = (
+        valid_counts(rng, p, icc, (replicates, games)),
+        valid_counts(rng, other, icc, (replicates, games)),
+    )
     n = np.full(valid_a.shape, float(M))
     return games, float(unpaired_significant(valid_a, valid_b, n, n)[1].mean())
 
@@ -177,7 +181,7 @@ def ratings_cell(rng, strengths, games, replicates, bootstrap=200):
         np.put_along_axis(places, order, np.arange(1, len(teams) + 1)[None, :], axis=1)
         played = [dict(zip(teams, map(float, row))) for row in places]
         mu, _ = rating._rate(played, teams)
-        low, high, rank_low, rank_high = rating._bootstrap(played, teams, bootstrap, int(rng.integers(2 ** 31)))
+        low, high, rank_low, rank_high = rating._bootstrap(played, teams, bootstrap, int(rng.integers(2**31)))
         mus.append(mu)
         lows.append(low)
         highs.append(high)
@@ -201,8 +205,9 @@ def sequential_cell(rng, p_a, p_b, icc, replicates, games=60, paired=True):
         both, only_a, only_b, neither = paired_cells(rng, p_a, p_b, icc, replicates, games)
         differences = (only_a - only_b) / M
     else:
-        differences = (valid_counts(rng, p_a, icc, (replicates, games))
-                       - valid_counts(rng, p_b, icc, (replicates, games))) / M
+        differences = (
+            valid_counts(rng, p_a, icc, (replicates, games)) - valid_counts(rng, p_b, icc, (replicates, games))
+        ) / M
     e = stats.e_process(differences)
     crossed = e >= 1 / stats.ALPHA
     decided = crossed.any(axis=1)
@@ -221,23 +226,33 @@ def tables(replicates: int, quick: bool, seed: int = SEED, ratings: bool = True)
     grid, plans = (QUICK, QUICK_PLANS) if quick else (FULL, PLANS)
     rng = np.random.default_rng(seed)
     out = {}
-    header = "| p | ICC | " + " | ".join(f"G={g}" for g in grid["games"]) + " |\n|---|---|" + "---|" * len(grid["games"])
+    header = (
+        "| p | ICC | " + " | ".join(f"G={g}" for g in grid["games"]) + " |\n|---|---|" + "---|" * len(grid["games"])
+    )
     rows, worst = [], {}
     for p in grid["p"]:
         for icc in grid["icc"]:
             cells = []
             for games in grid["games"]:
                 coverage, given = scorecard_cell(rng, p, icc, games, replicates)
-                cells.append(percent(coverage) if given == 1 else f"{percent(coverage)} ({percent(given, 0)}% given)"
-                             if given else "no interval")
+                cells.append(
+                    percent(coverage)
+                    if given == 1
+                    else f"{percent(coverage)} ({percent(given, 0)}% given)"
+                    if given
+                    else "no interval"
+                )
                 worst[p, icc, games] = coverage
             rows.append(f"| {p:g} | {icc:g} | " + " | ".join(cells) + " |")
     out["scorecard"] = header + "\n" + "\n".join(rows)
     for name, cell in (("unpaired", unpaired_cell), ("paired", paired_cell)):
         games = [g for g in grid["games"] if g >= 2]
         head = "| p | ICC | " + " | ".join(f"G={g}" for g in games) + " |\n|---|---|" + "---|" * len(games)
-        rows = [f"| {p:g} | {icc:g} | " + " | ".join(percent(cell(rng, p, icc, g, replicates)) for g in games) + " |"
-                for p in grid["p"] for icc in grid["icc"]]
+        rows = [
+            f"| {p:g} | {icc:g} | " + " | ".join(percent(cell(rng, p, icc, g, replicates)) for g in games) + " |"
+            for p in grid["p"]
+            for icc in grid["icc"]
+        ]
         out[name] = head + "\n" + "\n".join(rows)
     rows = []
     for difference, p in plans:
@@ -249,10 +264,14 @@ def tables(replicates: int, quick: bool, seed: int = SEED, ratings: bool = True)
     for difference, p in plans[:2] if quick else plans:
         for icc in [x for x in grid["icc"] if x > 0]:
             needed, low_estimate, low_high = pilot_cell(rng, difference, p, icc, min(replicates, 500))
-            rows.append(f"| {difference * 100:g} points below {p:g} | {icc:g} | {needed} | {percent(low_estimate)} | "
-                        f"{percent(low_high)} |")
-    out["pilot"] = ("| difference | ICC | games needed | plans under half, from the estimate | "
-                    "from its upper bound |\n|---|---|---|---|---|\n" + "\n".join(rows))
+            rows.append(
+                f"| {difference * 100:g} points below {p:g} | {icc:g} | {needed} | {percent(low_estimate)} | "
+                f"{percent(low_high)} |"
+            )
+    out["pilot"] = (
+        "| difference | ICC | games needed | plans under half, from the estimate | "
+        "from its upper bound |\n|---|---|---|---|---|\n" + "\n".join(rows)
+    )
     rows = []
     for paired in (True, False):
         for p in grid["p"]:
@@ -260,20 +279,29 @@ def tables(replicates: int, quick: bool, seed: int = SEED, ratings: bool = True)
                 false, _ = sequential_cell(rng, p, p, icc, replicates, paired=paired)
                 other = p - 0.1
                 power, when = sequential_cell(rng, p, other, icc, replicates, paired=paired)
-                rows.append(f"| {'paired' if paired else 'unpaired'} | {p:g} | {icc:g} | {percent(false)} | "
-                            f"{percent(power)} | {'–' if when is None else f'{when:g}'} |")
-    out["sequential"] = ("| comparison | p | ICC | false differences | 10 points found | median games to decide |\n"
-                         "|---|---|---|---|---|---|\n" + "\n".join(rows))
+                rows.append(
+                    f"| {'paired' if paired else 'unpaired'} | {p:g} | {icc:g} | {percent(false)} | "
+                    f"{percent(power)} | {'–' if when is None else f'{when:g}'} |"
+                )
+    out["sequential"] = (
+        "| comparison | p | ICC | false differences | 10 points found | median games to decide |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(rows)
+    )
     if ratings:
         rows = []
         settings = [((1.0, 1.0, 1.0, 1.0), 100), ((1.0, 1.5, 2.2, 3.3), 30), ((1.0, 1.5, 2.2, 3.3), 100)]
         for strengths, games in settings[1:] if quick else settings:
-            coverage, half, apart = ratings_cell(rng, strengths, games, max(replicates // 10, 20) if quick else
-                                                 replicates // 4)
-            rows.append(f"| {', '.join(f'{s:g}' for s in strengths)} | {games} | {percent(coverage)} | {half:.2f} | "
-                        f"{percent(apart)} |")
-        out["ratings"] = ("| strengths | games | coverage | half-width (sd of mu) | strongest and weakest apart |\n"
-                          "|---|---|---|---|---|\n" + "\n".join(rows))
+            coverage, half, apart = ratings_cell(
+                rng, strengths, games, max(replicates // 10, 20) if quick else replicates // 4
+            )
+            rows.append(
+                f"| {', '.join(f'{s:g}' for s in strengths)} | {games} | {percent(coverage)} | {half:.2f} | "
+                f"{percent(apart)} |"
+            )
+        out["ratings"] = (
+            "| strengths | games | coverage | half-width (sd of mu) | strongest and weakest apart |\n"
+            "|---|---|---|---|---|\n" + "\n".join(rows)
+        )
     return out
 
 
@@ -289,8 +317,10 @@ TITLES = {
 
 
 def markdown(out: dict[str, str], replicates: int, quick: bool) -> str:
-    parts = [f"Generated by `python -m bench.coverage{' --quick' if quick else ''} --replicates {replicates}` "
-             f"(seed {SEED}; games of {M} decisions).\n"]
+    parts = [
+        f"Generated by `python -m bench.coverage{' --quick' if quick else ''} --replicates {replicates}` "
+        f"(seed {SEED}; games of {M} decisions).\n"
+    ]
     for key, table in out.items():
         parts.append(f"**{TITLES[key]}.**\n\n{table}\n")
     return "\n".join(parts)

@@ -46,8 +46,10 @@ def per_line_loop(path: Path) -> None:
     columns = ("seq", "game_id", "type", "ts", "turn", "payload", "error")
     with tempfile.TemporaryDirectory() as tmp:
         con = duckdb.connect(str(Path(tmp) / "n.duckdb"))
-        con.execute("CREATE TABLE events (seq BIGINT, game_id VARCHAR, type VARCHAR, ts TIMESTAMP, turn BIGINT, "
-                    "payload JSON, error VARCHAR)")
+        con.execute(
+            "CREATE TABLE events (seq BIGINT, game_id VARCHAR, type VARCHAR, ts TIMESTAMP, turn BIGINT, "
+            "payload JSON, error VARCHAR)"
+        )
         rows: dict[str, list] = {name: [] for name in columns}
 
         def flush() -> None:
@@ -65,8 +67,15 @@ def per_line_loop(path: Path) -> None:
                 else:
                     payload = event.payload
                     turn = getattr(payload, "turn", None)
-                    values = (seq, event.game_id, event.type, event.ts, turn if type(turn) is int else None,
-                              payload.model_dump_json(), None)
+                    values = (
+                        seq,
+                        event.game_id,
+                        event.type,
+                        event.ts,
+                        turn if type(turn) is int else None,
+                        payload.model_dump_json(),
+                        None,
+                    )
                 for name, value in zip(columns, values):
                     rows[name].append(value)
                 if len(rows["seq"]) == LOOP_BATCH:

@@ -24,22 +24,45 @@ import workbench
 from bench.common import WORK, best_of, machine
 
 # Seed 004's top-level keys of a draft, read as JSON by the baseline (no inference).
-DRAFT_KEYS = ("zeroTurnCommands", "fleetCommands", "buildCommands", "repairCommands", "scrapCommands",
-              "diplomaticCommand", "populationTransfers", "terraformCommands", "colonyManagement",
-              "espionageActions", "researchAllocation", "ebpInvestment", "cipInvestment")
+DRAFT_KEYS = (
+    "zeroTurnCommands",
+    "fleetCommands",
+    "buildCommands",
+    "repairCommands",
+    "scrapCommands",
+    "diplomaticCommand",
+    "populationTransfers",
+    "terraformCommands",
+    "colonyManagement",
+    "espionageActions",
+    "researchAllocation",
+    "ebpInvestment",
+    "cipInvestment",
+)
 MOVES = ("move", "Move", "hold", "patrol", "seek-home", "bombard", "join-fleet", "JoinFleet", "join_fleet")
 
 
 def draft(rng: random.Random, turn: int) -> dict:
     commands = rng.choices(MOVES, k=rng.randint(0, 4))
-    fleet = [{"fleetId": fleet_id, "commandType": command,
-              **({"targetSystemId": rng.randint(1, 60)} if command not in ("hold", "seek-home") else {}),
-              **({"targetFleetId": rng.randint(100, 140)} if "join" in command.lower() else {})}
-             for fleet_id, command in zip(rng.sample(range(100, 141), len(commands)), commands)]
+    fleet = [
+        {
+            "fleetId": fleet_id,
+            "commandType": command,
+            **({"targetSystemId": rng.randint(1, 60)} if command not in ("hold", "seek-home") else {}),
+            **({"targetFleetId": rng.randint(100, 140)} if "join" in command.lower() else {}),
+        }
+        for fleet_id, command in zip(rng.sample(range(100, 141), len(commands)), commands)
+    ]
     record = {"turn": turn, "houseId": rng.randint(1, 6), "fleetCommands": fleet}
     if rng.random() < 0.6:
-        record["buildCommands"] = [{"colonyId": rng.randint(1, 30), "buildType": "ship",
-                                    "shipClass": rng.choice(("destroyer", "cruiser", "scout")), "quantity": 1}]
+        record["buildCommands"] = [
+            {
+                "colonyId": rng.randint(1, 30),
+                "buildType": "ship",
+                "shipClass": rng.choice(("destroyer", "cruiser", "scout")),
+                "quantity": 1,
+            }
+        ]
     if rng.random() < 0.5:
         record["researchAllocation"] = {"economic": rng.randint(0, 40), "science": rng.randint(0, 40)}
     if rng.random() < 0.3:
@@ -96,8 +119,11 @@ def duckdb_read_json(path: Path) -> None:
     columns = ", ".join(["turn: 'BIGINT'", "houseId: 'VARCHAR'", *(f"{key}: 'JSON'" for key in DRAFT_KEYS)])
     with tempfile.TemporaryDirectory() as tmp:
         con = duckdb.connect(str(Path(tmp) / "b.duckdb"))
-        con.execute(f"CREATE TABLE drafts AS SELECT * FROM read_json(?, format = 'newline_delimited', "
-                    f"ignore_errors = true, columns = {{{columns}}})", [str(path)])
+        con.execute(
+            f"CREATE TABLE drafts AS SELECT * FROM read_json(?, format = 'newline_delimited', "
+            f"ignore_errors = true, columns = {{{columns}}})",
+            [str(path)],
+        )
         con.close()
 
 
@@ -109,8 +135,10 @@ def main(argv=None) -> dict[str, float]:
     path = drafts_log(args.drafts)
     ours = best_of(args.runs, lambda: workbench_ingest(path))
     baseline = best_of(args.runs, lambda: duckdb_read_json(path))
-    print(f"ec4x order drafts, {args.drafts:,} drafts ({path.stat().st_size / 1e6:.0f} MB) on {machine()}; "
-          f"best of {args.runs}")
+    print(
+        f"ec4x order drafts, {args.drafts:,} drafts ({path.stat().st_size / 1e6:.0f} MB) on {machine()}; "
+        f"best of {args.runs}"
+    )
     print(f"  workbench ingest (all tables, full validation): {ours:6.2f} s")
     print(f"  DuckDB read_json, keys as columns:              {baseline:6.2f} s")
     print(f"  ratio vs read_json: {ours / baseline:.2f}  (aim <= 3.0)")

@@ -24,8 +24,12 @@ SUFFIXES = (".png", ".svg", ".pdf", ".html")
 
 def floor(folder: Path) -> dict[str, float]:
     """Seconds to save a one-point chart, per suffix (after one warm-up)."""
-    chart = {"$schema": SCHEMA_URL, "data": {"values": [{"x": 1}]}, "mark": "point",
-             "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    chart = {
+        "$schema": SCHEMA_URL,
+        "data": {"values": [{"x": 1}]},
+        "mark": "point",
+        "encoding": {"x": {"field": "x", "type": "quantitative"}},
+    }
     times = {}
     for suffix in SUFFIXES:
         plots.save(chart, folder / f"warm{suffix}")
@@ -57,8 +61,12 @@ def main(argv=None) -> dict[str, float]:
                     start = time.perf_counter()
                     plots.save(chart, Path(tmp) / f"{kind}{suffix}")
                     results[f"{kind}{suffix}"] = built + time.perf_counter() - start
-                print(f"  {kind}: " + ", ".join(
-                    f"{s} {results[kind + s]:.2f} s ({results[kind + s] / base[s]:.1f}x floor)" for s in SUFFIXES))
+                print(
+                    f"  {kind}: "
+                    + ", ".join(
+                        f"{s} {results[kind + s]:.2f} s ({results[kind + s] / base[s]:.1f}x floor)" for s in SUFFIXES
+                    )
+                )
         finally:
             con.close()
     print("  reproduce: python -m bench.figures")

@@ -37,8 +37,13 @@ def many_models_log(models: int, games: int) -> Path:
     with open(path.with_suffix(".tmp"), "w") as out:
         for copy in range(games):
             text = re.sub(r'"game_(\w+?)_([0-9a-f]{6})"', rf'"game_\1_\2m{copy}"', texts[copy % len(texts)])
-            out.write(re.sub(r'"player_id": "[A-Z]?(\d+)", "requested_model": "[^"]*", "resolved_model": "[^"]*"',
-                             lambda m, copy=copy: _renamed(m, copy, models), text))
+            out.write(
+                re.sub(
+                    r'"player_id": "[A-Z]?(\d+)", "requested_model": "[^"]*", "resolved_model": "[^"]*"',
+                    lambda m, copy=copy: _renamed(m, copy, models),
+                    text,
+                )
+            )
     path.with_suffix(".tmp").rename(path)
     return path
 
@@ -79,16 +84,19 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     many, few = database(args.models, args.games), database(10, args.games)
     results = {}
-    print(f"compare and report: {args.models} models vs 10 over the same {args.games} real Damage games "
-          f"({machine()})")
-    for name, argv_of in (("compare", lambda db: ["compare", "--db", str(db)]),
-                          ("report", lambda db: ["report", "--db", str(db), "-o", str(WORK / "models_report.html")])):
+    print(f"compare and report: {args.models} models vs 10 over the same {args.games} real Damage games ({machine()})")
+    for name, argv_of in (
+        ("compare", lambda db: ["compare", "--db", str(db)]),
+        ("report", lambda db: ["report", "--db", str(db), "-o", str(WORK / "models_report.html")]),
+    ):
         baseline, measured = command_seconds(argv_of(few), args.runs), command_seconds(argv_of(many), args.runs)
         results[name] = measured
         results[f"ratio {name}"] = measured / baseline
         verdict = "holds" if measured < AIM_SECONDS else "MISSES"
-        print(f"  {name:<8} {args.models} models {measured:6.2f} s, 10 models {baseline:6.2f} s: "
-              f"ratio {measured / baseline:.2f}; aim < {AIM_SECONDS:.0f} s {verdict}")
+        print(
+            f"  {name:<8} {args.models} models {measured:6.2f} s, 10 models {baseline:6.2f} s: "
+            f"ratio {measured / baseline:.2f}; aim < {AIM_SECONDS:.0f} s {verdict}"
+        )
     return results
 
 

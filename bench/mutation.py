@@ -47,15 +47,25 @@ MUTANTS = ROOT / "mutants"
 
 # A test that runs the command line in a child process checks the unmutated code: it only
 # costs time there (25 s a mutant).
-CONCLUSIONS = ("tests/test_stats.py", "tests/test_comparison.py", "tests/test_cli_conclusions.py",
-               "--deselect=tests/test_cli_conclusions.py::"
-               "test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading")
+CONCLUSIONS = (
+    "tests/test_stats.py",
+    "tests/test_comparison.py",
+    "tests/test_cli_conclusions.py",
+    "--deselect=tests/test_cli_conclusions.py::"
+    "test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_reading",
+)
 RATINGS = ("tests/damage/test_ratings.py", "tests/damage/test_plackett_luce.py")
 OUTCOME_TESTS = ("tests/test_outcomes.py",)
 OTEL_ANSWERS = ("tests/otel/test_answers.py",)
-PLAY = ("tests/damage/test_cards.py", "tests/damage/test_deals.py", "tests/damage/test_quality.py",
-        "tests/damage/test_play_state.py", "tests/damage/test_play_real.py", "tests/damage/test_attack_effects.py",
-        "tests/damage/test_play_edges.py")
+PLAY = (
+    "tests/damage/test_cards.py",
+    "tests/damage/test_deals.py",
+    "tests/damage/test_quality.py",
+    "tests/damage/test_play_state.py",
+    "tests/damage/test_play_real.py",
+    "tests/damage/test_attack_effects.py",
+    "tests/damage/test_play_edges.py",
+)
 
 # module -> (file, mutant-name patterns, tests of its format for the fresh-interpreter check)
 # The modules in OWN_TESTS are run with only those tests selected (`--own-tests`): the
@@ -69,16 +79,26 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "ec4x.trace": ("workbench/ec4x/trace.py", ("workbench.ec4x.trace.*",), ("tests/ec4x",)),
     "arena.models": ("workbench/arena/models.py", ("workbench.arena.models.*",), ("tests/arena",)),
     "gm.rules": ("workbench/gm/rules.py", ("workbench.gm.rules.*",), ("tests/gm",)),
-    "stellaris.invariants": ("workbench/stellaris/invariants.py", ("workbench.stellaris.invariants.*",),
-                             ("tests/stellaris",)),
-    "stellaris.findings": ("workbench/stellaris/findings.py", ("workbench.stellaris.findings.*",),
-                           ("tests/stellaris",)),
+    "stellaris.invariants": (
+        "workbench/stellaris/invariants.py",
+        ("workbench.stellaris.invariants.*",),
+        ("tests/stellaris",),
+    ),
+    "stellaris.findings": (
+        "workbench/stellaris/findings.py",
+        ("workbench.stellaris.findings.*",),
+        ("tests/stellaris",),
+    ),
     # save.py reads the save; only its budget/balance check is a rule.
-    "stellaris.save": ("workbench/stellaris/save.py", (
-        "workbench.stellaris.save.xǁBudgetǁ*",
-        "workbench.stellaris.save.x__sum_categories__mutmut_*",
-        "workbench.stellaris.save.x__stockpiles__mutmut_*",
-    ), ("tests/stellaris",)),
+    "stellaris.save": (
+        "workbench/stellaris/save.py",
+        (
+            "workbench.stellaris.save.xǁBudgetǁ*",
+            "workbench.stellaris.save.x__sum_categories__mutmut_*",
+            "workbench.stellaris.save.x__stockpiles__mutmut_*",
+        ),
+        ("tests/stellaris",),
+    ),
     # The conclusions: intervals, tests, verdicts, costs, ratings.
     "stats.shares": ("workbench/stats/shares.py", ("workbench.stats.shares.*",), CONCLUSIONS),
     "stats.clustering": ("workbench/stats/clustering.py", ("workbench.stats.clustering.*",), CONCLUSIONS),
@@ -86,7 +106,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "stats.planning": ("workbench/stats/planning.py", ("workbench.stats.planning.*",), CONCLUSIONS),
     "stats.anytime": ("workbench/stats/anytime.py", ("workbench.stats.anytime.*",), CONCLUSIONS),
     "comparison.clusters": ("workbench/comparison/clusters.py", ("workbench.comparison.clusters.*",), CONCLUSIONS),
-    "comparison.scorecards": ("workbench/comparison/scorecards.py", ("workbench.comparison.scorecards.*",), CONCLUSIONS),
+    "comparison.scorecards": (
+        "workbench/comparison/scorecards.py",
+        ("workbench.comparison.scorecards.*",),
+        CONCLUSIONS,
+    ),
     "comparison.pairs": ("workbench/comparison/pairs.py", ("workbench.comparison.pairs.*",), CONCLUSIONS),
     "comparison.plans": ("workbench/comparison/plans.py", ("workbench.comparison.plans.*",), CONCLUSIONS),
     "prices": ("workbench/prices.py", ("workbench.prices.*",), CONCLUSIONS),
@@ -105,8 +129,20 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "ingest": ("workbench/ingestion.py", ("workbench.ingestion.*",), ()),
 }
 
-OWN_TESTS = {"stats", "comparison", "prices", "damage.ratings", "damage.plackett_luce", "outcomes", "otel.answers",
-             "otel.dialects", "damage.cards", "damage.deals", "damage.play", "damage.quality"}
+OWN_TESTS = {
+    "stats",
+    "comparison",
+    "prices",
+    "damage.ratings",
+    "damage.plackett_luce",
+    "outcomes",
+    "otel.answers",
+    "otel.dialects",
+    "damage.cards",
+    "damage.deals",
+    "damage.play",
+    "damage.quality",
+}
 
 TIMEOUTS = {36, -24, 24, 152, 255}
 KILLED = {1, 3, *TIMEOUTS}  # test failure, pytest internal error, timeouts
@@ -164,8 +200,9 @@ def _draw(module: str, size: int, seed: int) -> list[str]:
     """`size` of the module's mutant names, drawn with `seed`, recorded for the report."""
     names = sorted(_results(module))
     if not names:  # mutmut has not made the mutants yet: a run that matches none makes them
-        subprocess.call([sys.executable, "-m", "mutmut", "run", f"{MODULES[module][1][0]}__none__"],
-                        stdout=subprocess.DEVNULL)
+        subprocess.call(
+            [sys.executable, "-m", "mutmut", "run", f"{MODULES[module][1][0]}__none__"], stdout=subprocess.DEVNULL
+        )
         names = sorted(_results(module))
     drawn = sorted(random.Random(seed).sample(names, min(size, len(names))))
     samples = _samples()
@@ -189,17 +226,25 @@ def _recheck(module: str, jobs: int) -> None:
     done = _rechecked()
     # survivors, and timeouts: a forked worker can hang for reasons of its own (threads
     # started before the fork), so a timeout is only a kill if a fresh run agrees
-    survivors = [name for name, code in _results(module).items()
-                 if (code == 0 or code in TIMEOUTS) and name not in done]
+    survivors = [
+        name for name, code in _results(module).items() if (code == 0 or code in TIMEOUTS) and name not in done
+    ]
     if not survivors:
         return
     args = list(tests) if tests else _selection()
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", *args]
-    clean = subprocess.call(cmd, cwd=MUTANTS, env={**os.environ, "MUTANT_UNDER_TEST": ""},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    clean = subprocess.call(
+        cmd,
+        cwd=MUTANTS,
+        env={**os.environ, "MUTANT_UNDER_TEST": ""},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     if clean != 0:
-        print(f"{module}: the unmutated tests fail in mutants/ (exit {clean}); survivors not checked again",
-              file=sys.stderr)
+        print(
+            f"{module}: the unmutated tests fail in mutants/ (exit {clean}); survivors not checked again",
+            file=sys.stderr,
+        )
         return
     print(f"{module}: checking {len(survivors)} survivors again in a fresh interpreter", flush=True)
     running: list[tuple[str, subprocess.Popen]] = []
@@ -222,8 +267,9 @@ def _recheck(module: str, jobs: int) -> None:
         while len(running) >= jobs:
             reap(block=True)
         env = {**os.environ, "MUTANT_UNDER_TEST": name, "PYTHONDONTWRITEBYTECODE": "1"}
-        running.append((name, subprocess.Popen(cmd, cwd=MUTANTS, env=env, stdout=subprocess.DEVNULL,
-                                               stderr=subprocess.DEVNULL)))
+        running.append(
+            (name, subprocess.Popen(cmd, cwd=MUTANTS, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        )
     while running:
         reap(block=True)
 
@@ -272,8 +318,10 @@ def report(modules: list[str], seconds: dict[str, float] | None = None) -> None:
             from workbench.stats import wilson
 
             low, high = wilson(killed, total)
-            print(f"  a sample of {len(sample)} of its {len(codes)} mutants: "
-                  f"95% interval of the score {100 * low:.1f}-{100 * high:.1f}%")
+            print(
+                f"  a sample of {len(sample)} of its {len(codes)} mutants: "
+                f"95% interval of the score {100 * low:.1f}-{100 * high:.1f}%"
+            )
     for module in modules:
         for name in score(module)[2]:
             print(f"  survived: {name}   (mutmut show {name})")
@@ -297,11 +345,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the module names and exit")
     parser.add_argument("--report", action="store_true", help="print the scores of the last runs, run nothing")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel workers (default: cores)")
-    parser.add_argument("--survivors", action="store_true",
-                        help="run again only the mutants that survived the last run (after adding tests)")
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="run again only the mutants that survived the last run (after adding tests)",
+    )
     parser.add_argument("--no-recheck", action="store_true", help="skip the fresh-interpreter check of survivors")
-    parser.add_argument("--sample", type=int, metavar="N",
-                        help="run N of each module's mutants drawn at random (seeded); the score is an estimate")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="run N of each module's mutants drawn at random (seeded); the score is an estimate",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the seed of --sample's draw (default 0)")
     ns = parser.parse_args(argv)
     if ns.list:
@@ -328,8 +383,9 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 # verdicts of the fresh-interpreter check are redone for what runs again
                 _forget_rechecks([n for n in _results(module) if any(fnmatch.fnmatchcase(n, p) for p in patterns)])
-                code = subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(ns.jobs),
-                                        *patterns])
+                code = subprocess.call(
+                    [sys.executable, "-m", "mutmut", "run", "--max-children", str(ns.jobs), *patterns]
+                )
             if code not in (0, None):
                 print(f"mutmut run failed for {module} (exit {code})", file=sys.stderr)
                 return code

@@ -47,8 +47,11 @@ def database(decisions: int) -> Path:
         log = decisions_log(decisions)
         partial = db.with_suffix(".partial")
         partial.unlink(missing_ok=True)
-        peak_rss_mb_of(INGEST.format(path=str(log), db=str(partial)).replace(
-            "assert report.files[0].rejected == 0, report.files[0].rejected\n", ""))
+        peak_rss_mb_of(
+            INGEST.format(path=str(log), db=str(partial)).replace(
+                "assert report.files[0].rejected == 0, report.files[0].rejected\n", ""
+            )
+        )
         partial.rename(db)
     return db
 
@@ -75,12 +78,18 @@ def main(argv=None) -> dict:
         small_s, small_peak = peak_rss_mb_of(EXPORT_OTLP.format(out=f"{tmp}/quarter.otlp.jsonl", db=str(quarter)))
         floor_s, floor_peak = peak_rss_mb_of(EXPORT_PARQUET.format(out=f"{tmp}/tree", db=str(db)))
         results["export"] = peak
-        print(f"  export --otlp of {args.decisions:,} decisions ({size / 1e6:.0f} MB): {seconds:.1f} s, peak memory "
-              f"{peak:.0f} MB  (aim < 1024 MB)")
-        print(f"    vs a quarter of them: {small_s:.1f} s, {small_peak:.0f} MB; peak ratio {peak / small_peak:.2f} "
-              f"(1.0: bounded)")
-        print(f"    vs export --parquet of the same database: {floor_s:.1f} s, {floor_peak:.0f} MB; peak ratio "
-              f"{peak / floor_peak:.2f}")
+        print(
+            f"  export --otlp of {args.decisions:,} decisions ({size / 1e6:.0f} MB): {seconds:.1f} s, peak memory "
+            f"{peak:.0f} MB  (aim < 1024 MB)"
+        )
+        print(
+            f"    vs a quarter of them: {small_s:.1f} s, {small_peak:.0f} MB; peak ratio {peak / small_peak:.2f} "
+            f"(1.0: bounded)"
+        )
+        print(
+            f"    vs export --parquet of the same database: {floor_s:.1f} s, {floor_peak:.0f} MB; peak ratio "
+            f"{peak / floor_peak:.2f}"
+        )
 
         spans = int(args.json_mb * 1e6 / SPAN_BYTES)
         source = database(spans)
@@ -88,10 +97,14 @@ def main(argv=None) -> dict:
         seconds, peak = peak_rss_mb_of(INGEST.format(path=str(one), db=f"{tmp}/one.duckdb"))
         floor_s, floor_peak = peak_rss_mb_of(INGEST.format(path=str(lines), db=f"{tmp}/lines.duckdb"))
         results["ingest"] = peak
-        print(f"  ingest of a *.otlp.json of {one.stat().st_size / 1e6:.0f} MB ({spans:,} spans): {seconds:.1f} s, "
-              f"peak memory {peak:.0f} MB  (aim < 1024 MB)")
-        print(f"    vs the same spans as *.otlp.jsonl ({lines.stat().st_size / 1e6:.0f} MB): {floor_s:.1f} s, "
-              f"{floor_peak:.0f} MB; peak ratio {peak / floor_peak:.2f} (1.0: the JSONL formats' bound)")
+        print(
+            f"  ingest of a *.otlp.json of {one.stat().st_size / 1e6:.0f} MB ({spans:,} spans): {seconds:.1f} s, "
+            f"peak memory {peak:.0f} MB  (aim < 1024 MB)"
+        )
+        print(
+            f"    vs the same spans as *.otlp.jsonl ({lines.stat().st_size / 1e6:.0f} MB): {floor_s:.1f} s, "
+            f"{floor_peak:.0f} MB; peak ratio {peak / floor_peak:.2f} (1.0: the JSONL formats' bound)"
+        )
     print(f"  reproduce: python -m bench.otlp --decisions {args.decisions} --json-mb {args.json_mb:g}")
     return results
 

@@ -30,9 +30,21 @@ from workbench.damage import cards
 from workbench.damage.play import judged
 
 # The lines judging reads (and the decisions need); the rest of a real log is talk.
-KEPT = {"game_started", "hand_started", "blinds_posted", "community_revealed", "provider_call", "thinking",
-        "action_submitted", "action_resolved", "action_rejected", "direct_emoter_attack_resolved", "showdown",
-        "hand_ended", "game_ended"}
+KEPT = {
+    "game_started",
+    "hand_started",
+    "blinds_posted",
+    "community_revealed",
+    "provider_call",
+    "thinking",
+    "action_submitted",
+    "action_resolved",
+    "action_rejected",
+    "direct_emoter_attack_resolved",
+    "showdown",
+    "hand_ended",
+    "game_ended",
+}
 CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
 BASELINE_DECISIONS = 300
 
@@ -79,7 +91,7 @@ def one_at_a_time(frame, samples: int = cards.SAMPLES) -> None:
             full = table + dealt[:to_come]
             own = eval7.evaluate(mine + full)
             for seat in range(len(opponents)):
-                if eval7.evaluate(dealt[to_come + seat * each: to_come + (seat + 1) * each] + full) > own:
+                if eval7.evaluate(dealt[to_come + seat * each : to_come + (seat + 1) * each] + full) > own:
                     break
 
 
@@ -103,13 +115,17 @@ def main(argv: list[str] | None = None) -> dict:
         with workbench.connect(big, read_only=True) as con:
             seconds, frame = timed(lambda: judged(con))
         per_decision = seconds / frame.height
-        print(f"{frame.height:,} decisions judged in {seconds:.1f} s (aim <= 30 s for 100,000), "
-              f"{per_decision * 1e3:.3f} ms a decision")
+        print(
+            f"{frame.height:,} decisions judged in {seconds:.1f} s (aim <= 30 s for 100,000), "
+            f"{per_decision * 1e3:.3f} ms a decision"
+        )
         sample = frame.sample(min(BASELINE_DECISIONS, frame.height), seed=0)
         baseline, _ = timed(lambda: one_at_a_time(sample))
         per_baseline = baseline / sample.height
-        print(f"baseline, one hand at a time: {per_baseline * 1e3:.3f} ms a decision "
-              f"({sample.height} decisions); the workbench {per_baseline / per_decision:.1f}x faster (aim >= 10x)")
+        print(
+            f"baseline, one hand at a time: {per_baseline * 1e3:.3f} ms a decision "
+            f"({sample.height} decisions); the workbench {per_baseline / per_decision:.1f}x faster (aim >= 10x)"
+        )
     return {"corpus": corpus, "decisions": frame.height, "seconds": seconds, "speedup": per_baseline / per_decision}
 
 

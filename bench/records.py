@@ -48,14 +48,30 @@ def main(argv=None) -> dict[str, float]:
     floor = "SELECT * FROM {} ORDER BY source_id, {} LIMIT 200"
     searches = {
         "every record, first 200": ({}, lambda: con.execute(floor.format("damage_events", "seq")).fetchall()),
-        "a model's decisions": ({"model": model}, lambda: con.execute(
-            "SELECT * FROM decisions WHERE model = ? ORDER BY source_id, locator LIMIT 200", [model]).fetchall()),
-        "invalid records": ({"valid": False}, lambda: con.execute(
-            "SELECT * FROM decisions WHERE NOT valid ORDER BY source_id, locator LIMIT 200").fetchall()),
-        "a rule": ({"rule": rule}, lambda: con.execute(
-            "SELECT * FROM violation_lines WHERE rule = ? ORDER BY source_id, line LIMIT 200", [rule]).fetchall()),
-        "a game": ({"game_id": game}, lambda: con.execute(
-            "SELECT * FROM damage_events WHERE game_id = ? ORDER BY seq LIMIT 200", [game]).fetchall()),
+        "a model's decisions": (
+            {"model": model},
+            lambda: con.execute(
+                "SELECT * FROM decisions WHERE model = ? ORDER BY source_id, locator LIMIT 200", [model]
+            ).fetchall(),
+        ),
+        "invalid records": (
+            {"valid": False},
+            lambda: con.execute(
+                "SELECT * FROM decisions WHERE NOT valid ORDER BY source_id, locator LIMIT 200"
+            ).fetchall(),
+        ),
+        "a rule": (
+            {"rule": rule},
+            lambda: con.execute(
+                "SELECT * FROM violation_lines WHERE rule = ? ORDER BY source_id, line LIMIT 200", [rule]
+            ).fetchall(),
+        ),
+        "a game": (
+            {"game_id": game},
+            lambda: con.execute(
+                "SELECT * FROM damage_events WHERE game_id = ? ORDER BY seq LIMIT 200", [game]
+            ).fetchall(),
+        ),
         "words (present)": ({"text": "showdown"}, lambda: _grep("showdown", log)),
         "words (absent)": ({"text": "no such words"}, lambda: _grep("no such words", log)),
     }

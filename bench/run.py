@@ -60,8 +60,9 @@ def main() -> None:
     print()
     exports = figures.main([])
     print()
-    grown = append.main(["--events", "30000", "--drafts", "10000", "--decisions", "10000", "--runs", "1"] if quick
-                        else ["--runs", "3"])
+    grown = append.main(
+        ["--events", "30000", "--drafts", "10000", "--decisions", "10000", "--runs", "1"] if quick else ["--runs", "3"]
+    )
     print()
     drafts = ec4x_drafts.main(["--drafts", "20000" if quick else "100000", "--runs", "1" if quick else "3"])
     print()
@@ -78,21 +79,31 @@ def main() -> None:
     if save:
         print(f"  3. save extraction / unzip:   {save['ratio']:.2f}  (aim <= 3.0)")
     print(f"  4. peak memory at {curve[-1][0]:,} events: {curve[-1][2]:.0f} MB  (aim < 1024 MB)")
-    print(f"  5. scrubber step: mean {steps['mean_ms']:.2f} ms, p95 {steps['p95_ms']:.2f} ms  "
-          f"(aims 50 / 100 ms; {steps['mean_ms'] / steps['baseline_ms']:.2f} of a query per step); "
-          f"slowest figure export {max(exports.values()):.2f} s")
-    print("  6. 1% appended / whole ingest: " + ", ".join(f"{name.removeprefix('ratio ')} {ratio:.3f}"
-                                                        for name, ratio in grown.items() if name != "ratio")
-          + "  (aim <= 0.1 each)")
+    print(
+        f"  5. scrubber step: mean {steps['mean_ms']:.2f} ms, p95 {steps['p95_ms']:.2f} ms  "
+        f"(aims 50 / 100 ms; {steps['mean_ms'] / steps['baseline_ms']:.2f} of a query per step); "
+        f"slowest figure export {max(exports.values()):.2f} s"
+    )
+    print(
+        "  6. 1% appended / whole ingest: "
+        + ", ".join(f"{name.removeprefix('ratio ')} {ratio:.3f}" for name, ratio in grown.items() if name != "ratio")
+        + "  (aim <= 0.1 each)"
+    )
     print(f"  7. EC4X drafts / read_json:   {drafts['ratio']:.2f}  (aim <= 3.0)")
-    print(f"  8. plot PNG {loop['plot']:.2f} s, report {loop['report']:.2f} s; import altair "
-          f"{loop['import altair']:.2f} s  (aims <= 1.5 s, <= 3 s)")
+    print(
+        f"  8. plot PNG {loop['plot']:.2f} s, report {loop['report']:.2f} s; import altair "
+        f"{loop['import altair']:.2f} s  (aims <= 1.5 s, <= 3 s)"
+    )
     print("  9. records / baseline: " + ", ".join(f"{name} {ratio:.1f}" for name, ratio in found.items()))
-    print(f" 10. OTLP peak memory: export {traces['export']:.0f} MB, ingest of *.otlp.json {traces['ingest']:.0f} MB  "
-          f"(aim < 1024 MB each)")
-    print(f" 11. play judged: real corpus {judging['corpus']:.2f} s, {judging['decisions']:,} decisions "
-          f"{judging['seconds']:.1f} s, {judging['speedup']:.1f}x the one-at-a-time loop  "
-          "(aims <= 2 s, <= 30 s, >= 10x)")
+    print(
+        f" 10. OTLP peak memory: export {traces['export']:.0f} MB, ingest of *.otlp.json {traces['ingest']:.0f} MB  "
+        f"(aim < 1024 MB each)"
+    )
+    print(
+        f" 11. play judged: real corpus {judging['corpus']:.2f} s, {judging['decisions']:,} decisions "
+        f"{judging['seconds']:.1f} s, {judging['speedup']:.1f}x the one-at-a-time loop  "
+        "(aims <= 2 s, <= 30 s, >= 10x)"
+    )
     print(f"\nall in {time.perf_counter() - started:.0f} s")
 
 

@@ -41,13 +41,17 @@ def main(argv=None) -> list[tuple[int, float, float]]:
         seconds, peak_mb, size = measure(events)
         floor_s, floor_mb, _ = measure(events, READ_JSON)
         rows.append((events, seconds, peak_mb))
-        print(f"  {events:>9,} events ({size / 1e6:5.0f} MB): {seconds:6.1f} s, peak memory {peak_mb:5.0f} MB; "
-              f"read_json {floor_s:5.1f} s, {floor_mb:5.0f} MB; ratio {seconds / floor_s:.1f} time, "
-              f"{peak_mb / floor_mb:.1f} memory")
+        print(
+            f"  {events:>9,} events ({size / 1e6:5.0f} MB): {seconds:6.1f} s, peak memory {peak_mb:5.0f} MB; "
+            f"read_json {floor_s:5.1f} s, {floor_mb:5.0f} MB; ratio {seconds / floor_s:.1f} time, "
+            f"{peak_mb / floor_mb:.1f} memory"
+        )
     first, last = rows[0], rows[-1]
     growth = (last[1] / first[1]) / (last[0] / first[0])
-    print(f"  time per event at {last[0]:,} vs {first[0]:,}: {growth:.2f}x  (1.0 = linear; process start-up "
-          f"makes small sizes look slow)")
+    print(
+        f"  time per event at {last[0]:,} vs {first[0]:,}: {growth:.2f}x  (1.0 = linear; process start-up "
+        f"makes small sizes look slow)"
+    )
     print(f"  peak memory at {last[0]:,} events: {last[2]:.0f} MB  (aim < 1024 MB)")
     print("  reproduce: python -m bench.scale --sizes", *args.sizes)
     return rows

@@ -78,8 +78,10 @@ def time_steps(scrubber: ReplayScrubber, positions: list[int]) -> list[float]:
 def report(name: str, times: list[float]) -> dict[str, float]:
     mean, p95 = statistics.fmean(times), percentile(times, 0.95)
     ok = mean < AIM_MEAN_MS and p95 < AIM_P95_MS
-    print(f"  {name:<28} mean {mean:7.3f} ms   p95 {p95:7.3f} ms   max {max(times):7.2f} ms   "
-          f"({len(times)} steps) {'ok' if ok else 'OVER AIM'}")
+    print(
+        f"  {name:<28} mean {mean:7.3f} ms   p95 {p95:7.3f} ms   max {max(times):7.2f} ms   "
+        f"({len(times)} steps) {'ok' if ok else 'OVER AIM'}"
+    )
     return {"mean_ms": mean, "p95_ms": p95, "ok": ok}
 
 
@@ -128,8 +130,10 @@ def main(argv=None) -> dict[str, float]:
         started = time.perf_counter()
         _ = scrubber.widget  # built on first use: what is timed
         built = time.perf_counter() - started
-    print(f"  {len(scrubber)} events, {len(scrubber.replay.players)} players; load + precompute + chart "
-          f"{loaded:.2f} s, widget {built:.2f} s (once)")
+    print(
+        f"  {len(scrubber)} events, {len(scrubber.replay.players)} players; load + precompute + chart "
+        f"{loaded:.2f} s, widget {built:.2f} s (once)"
+    )
     rng = random.Random(args.seed)
     last = len(scrubber) - 1
     forward = list(range(1, min(args.steps, last) + 1))
@@ -138,8 +142,10 @@ def main(argv=None) -> dict[str, float]:
     report("steps forward (play)", time_steps(scrubber, forward))
     result = report("random positions (slider)", time_steps(scrubber, random_jumps))
     result["baseline_ms"] = naive
-    print(f"  baseline, one DuckDB query per step: mean {naive:.3f} ms; scrubber step / baseline "
-          f"{result['mean_ms'] / naive:.2f}")
+    print(
+        f"  baseline, one DuckDB query per step: mean {naive:.3f} ms; scrubber step / baseline "
+        f"{result['mean_ms'] / naive:.2f}"
+    )
     print(f"  reproduce: python -m bench.scrubber --events {args.events} --steps {args.steps} --seed {args.seed}")
     return result
 

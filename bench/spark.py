@@ -90,30 +90,41 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     folder = logs(args.events, args.files)
     size = sum(p.stat().st_size for p in folder.glob("*.jsonl"))
-    print(f"Spark (local mode) against DuckDB on {machine()}: {args.events:,} real Damage events in "
-          f"{args.files} files ({size / 1e9:.1f} GB)")
+    print(
+        f"Spark (local mode) against DuckDB on {machine()}: {args.events:,} real Damage events in "
+        f"{args.files} files ({size / 1e9:.1f} GB)"
+    )
     results = {}
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
-        places = {"logs": folder, "tree": Path(tmp) / "lake", "db": Path(tmp) / "w.duckdb",
-                  "cluster_tree": Path(tmp) / "cluster-lake"}
-        for name, command in (("duckdb ingest", DUCKDB_INGEST), ("spark ingest", SPARK_INGEST),
-                              ("duckdb scorecard", DUCKDB_CARD), ("spark scorecard", SPARK_CARD)):
+        places = {
+            "logs": folder,
+            "tree": Path(tmp) / "lake",
+            "db": Path(tmp) / "w.duckdb",
+            "cluster_tree": Path(tmp) / "cluster-lake",
+        }
+        for name, command in (
+            ("duckdb ingest", DUCKDB_INGEST),
+            ("spark ingest", SPARK_INGEST),
+            ("duckdb scorecard", DUCKDB_CARD),
+            ("spark scorecard", SPARK_CARD),
+        ):
             results[name] = _timed(name, command.format(**places))
         if not args.no_cluster:
             results.update(_on_a_cluster(places))
             results.update(_on_a_connect_server(places))
         sizes = sorted(p.stat().st_size for p in places["tree"].rglob("*.parquet"))
-        print(f"  the tree: {sum(sizes) / 1e6:.0f} MB of Parquet in {len(sizes)} files (median "
-              f"{statistics.median(sizes) / 1e6:.1f} MB, largest {sizes[-1] / 1e6:.0f} MB); the database: "
-              f"{places['db'].stat().st_size / 1e6:.0f} MB")
+        print(
+            f"  the tree: {sum(sizes) / 1e6:.0f} MB of Parquet in {len(sizes)} files (median "
+            f"{statistics.median(sizes) / 1e6:.1f} MB, largest {sizes[-1] / 1e6:.0f} MB); the database: "
+            f"{places['db'].stat().st_size / 1e6:.0f} MB"
+        )
         _same_rows(places)
     for engine in ("spark", "cluster", "connect"):
         for step in ("ingest", "scorecard"):
             if f"{engine} {step}" not in results:
                 continue
             (spark_s, spark_mb), (duck_s, duck_mb) = results[f"{engine} {step}"], results[f"duckdb {step}"]
-            print(f"  {step}, {engine}: / DuckDB = {spark_s / duck_s:.2f}x time, {spark_mb / duck_mb:.2f}x peak "
-                  f"memory")
+            print(f"  {step}, {engine}: / DuckDB = {spark_s / duck_s:.2f}x time, {spark_mb / duck_mb:.2f}x peak memory")
     print(f"  reproduce: python -m bench.spark --events {args.events} --files {args.files}")
     return results
 
@@ -159,8 +170,9 @@ def _same_rows(places: dict) -> None:
             in_db = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
             for tree in ("tree", "cluster_tree"):
                 if places[tree].is_dir():
-                    in_tree = con.execute(f"SELECT count(*) FROM read_parquet('{places[tree] / table}/**/*.parquet')"
-                                          ).fetchall()[0][0]
+                    in_tree = con.execute(
+                        f"SELECT count(*) FROM read_parquet('{places[tree] / table}/**/*.parquet')"
+                    ).fetchall()[0][0]
                     if in_tree != in_db:
                         raise SystemExit(f"{tree} holds {in_tree} rows of {table}, the database {in_db}")
     print("  every tree holds the database's rows of damage_events, decisions, violations and sources")

@@ -73,8 +73,10 @@ def main(argv=None) -> dict[str, float]:
     print(f"unzip only:  {unzip * 1000:8.1f} ms (median of {args.runs})")
     print(f"extraction:  {extraction * 1000:8.1f} ms (median of {args.runs}; snapshot + {extract(path)} resource rows)")
     print(f"ratio:       {ratio:8.2f} (aim <= {AIM})")
-    print(f"whole ingest into a new database (hashing, transaction, tables): {whole * 1000:.1f} ms, "
-          f"ratio {whole / unzip:.2f}")
+    print(
+        f"whole ingest into a new database (hashing, transaction, tables): {whole * 1000:.1f} ms, "
+        f"ratio {whole / unzip:.2f}"
+    )
     print(f"reproduce:   python -m bench.stellaris_save {args.save if args.save != str(CORPUS_SAVE) else ''}".rstrip())
     return {"unzip_s": unzip, "extract_s": extraction, "ratio": ratio, "ingest_ratio": whole / unzip}
 

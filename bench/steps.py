@@ -55,13 +55,20 @@ DAMAGE_STEPS = (
     ("drift", {"workbench.damage.drift.DriftTally.add_chunk": _nothing}),
     ("screen and pydantic", {"workbench.damage.reader.check_chunk": _all_valid}),
     ("emotions", {"workbench.damage.emotions.insert_vectors": _nothing}),
-    ("calls and decisions", {"workbench.damage.tables.keep_calls": _nothing,
-                             "workbench.damage.tables.derive_decisions": _nothing}),
+    (
+        "calls and decisions",
+        {"workbench.damage.tables.keep_calls": _nothing, "workbench.damage.tables.derive_decisions": _nothing},
+    ),
 )
 EC4X_STEPS = (
-    ("drift", {"workbench.ec4x.reader.order_screen": functools.cache(lambda: model_screen(OrderDraft)),
-               "workbench.ec4x.reader.walked": _no_drift,
-               "workbench.ec4x.drift.DriftWatch.occurrences": _no_drift}),
+    (
+        "drift",
+        {
+            "workbench.ec4x.reader.order_screen": functools.cache(lambda: model_screen(OrderDraft)),
+            "workbench.ec4x.reader.walked": _no_drift,
+            "workbench.ec4x.drift.DriftWatch.occurrences": _no_drift,
+        },
+    ),
     ("screen and pydantic", {"workbench.bulk.screened": _none_refused, "workbench.bulk.check": _all_valid}),
     ("decisions", {"workbench.ec4x.tables.insert_decisions": _nothing}),
 )
@@ -113,8 +120,10 @@ def ladder(name: str, path: Path, baseline, steps, aim: float, runs: int) -> lis
         previous = (wall, cpu)
     cores = os.cpu_count() or 1
     budget = aim * base_wall
-    print(f"  aim {aim}: {budget:.2f} s of wall time, in which {cores} cores give at most "
-          f"{budget * cores:.2f} CPU-s; the ingest uses {lines[0][2]:.2f}")
+    print(
+        f"  aim {aim}: {budget:.2f} s of wall time, in which {cores} cores give at most "
+        f"{budget * cores:.2f} CPU-s; the ingest uses {lines[0][2]:.2f}"
+    )
     return lines
 
 
@@ -133,8 +142,14 @@ def main(argv=None) -> None:
     ladder(f"damage ingest, {args.events:,} real events", events, read_events, DAMAGE_STEPS, 2.0, args.runs)
     print()
     drafts = ec4x_drafts.drafts_log(args.drafts)
-    ladder(f"EC4X ingest, {args.drafts:,} order drafts", drafts, lambda: ec4x_drafts.duckdb_read_json(drafts),
-           EC4X_STEPS, 3.0, args.runs)
+    ladder(
+        f"EC4X ingest, {args.drafts:,} order drafts",
+        drafts,
+        lambda: ec4x_drafts.duckdb_read_json(drafts),
+        EC4X_STEPS,
+        3.0,
+        args.runs,
+    )
     print(f"\n  reproduce: python -m bench.steps --events {args.events} --drafts {args.drafts} --runs {args.runs}")
 
 

@@ -59,11 +59,25 @@ def groups() -> list[Group]:
     scratch database by the same statements a workbench database is made by."""
     scratch = duckdb.connect(":memory:", config=catalog.NO_EXTENSIONS)
     try:
-        found = [Group("Every format", "The tables and views all formats share.", list(catalog.SHARED_TABLES),
-                       _views_made(scratch, catalog.SHARED_DDL), view_docs())]
+        found = [
+            Group(
+                "Every format",
+                "The tables and views all formats share.",
+                list(catalog.SHARED_TABLES),
+                _views_made(scratch, catalog.SHARED_DDL),
+                view_docs(),
+            )
+        ]
         for fmt in registry.BUILT_IN:
-            found.append(Group(f"Format `{fmt.name}`", fmt.describe, [t for t in fmt.tables if not t.temporary],
-                               _views_made(scratch, fmt.ddl()), view_docs(fmt)))
+            found.append(
+                Group(
+                    f"Format `{fmt.name}`",
+                    fmt.describe,
+                    [t for t in fmt.tables if not t.temporary],
+                    _views_made(scratch, fmt.ddl()),
+                    view_docs(fmt),
+                )
+            )
     finally:
         scratch.close()
     return found
@@ -72,8 +86,10 @@ def groups() -> list[Group]:
 def _views_made(scratch: duckdb.DuckDBPyConnection, ddl: str) -> dict[str, list[tuple[str, str]]]:
     before = _view_names(scratch)
     scratch.execute(ddl)
-    return {name: [(column, kind) for column, kind, *_ in scratch.execute(f"DESCRIBE {name}").fetchall()]
-            for name in sorted(_view_names(scratch) - before)}
+    return {
+        name: [(column, kind) for column, kind, *_ in scratch.execute(f"DESCRIBE {name}").fetchall()]
+        for name in sorted(_view_names(scratch) - before)
+    }
 
 
 def _view_names(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -106,8 +122,14 @@ def _key(column, table: Table) -> str:
 
 
 def table_section(table: Table) -> list[str]:
-    lines = [f"### {table.name}", "", _line(table.doc), "",
-             "| column | type | key/required | meaning |", "|---|---|---|---|"]
+    lines = [
+        f"### {table.name}",
+        "",
+        _line(table.doc),
+        "",
+        "| column | type | key/required | meaning |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| `{c.name}` | {c.type} | {_key(c, table)} | {_cell(c.doc)} |" for c in table.columns]
     return lines + [""]
 
@@ -119,10 +141,12 @@ def view_section(name: str, doc: str, columns: list[tuple[str, str]]) -> list[st
 
 
 def tables_page() -> str:
-    intro = ("Generated from the table declarations (`Table` and `Column` in `workbench/catalog.py` and each "
-             f"format's `tables.py`) and the views' SQL; regenerate it with `{REGENERATE}`. "
-             "A column not marked required may be NULL: where the file does not give its value, or gives it "
-             "with another JSON type than the column's (a violation says so).")
+    intro = (
+        "Generated from the table declarations (`Table` and `Column` in `workbench/catalog.py` and each "
+        f"format's `tables.py`) and the views' SQL; regenerate it with `{REGENERATE}`. "
+        "A column not marked required may be NULL: where the file does not give its value, or gives it "
+        "with another JSON type than the column's (a violation says so)."
+    )
     lines = ["# Tables and views", "", intro, ""]
     for group in groups():
         lines += [f"## {group.heading}", "", _line(group.about), ""]
@@ -168,8 +192,10 @@ def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPars
 def cli_page() -> str:
     from workbench.cli import _parser
 
-    intro = (f"Each command's `--help`, as `workbench` prints it ({WIDTH} columns wide). Generated from the "
-             f"parser in `workbench/cli.py`; regenerate it with `{REGENERATE}`.")
+    intro = (
+        f"Each command's `--help`, as `workbench` prints it ({WIDTH} columns wide). Generated from the "
+        f"parser in `workbench/cli.py`; regenerate it with `{REGENERATE}`."
+    )
     lines = ["# Command line", "", intro, ""]
     with _fixed_help():
         parser = _parser()

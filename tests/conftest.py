@@ -35,8 +35,9 @@ def skip_without_spark() -> None:
     """Skip the calling test module where Spark cannot run: no pyspark, or no Java."""
     pytest.importorskip("pyspark", reason="the Spark engine's extra is not installed: pip install -e '.[dev]'")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless",
-                    allow_module_level=True)
+        pytest.skip(
+            "Spark needs a Java runtime; .ci/run installs Debian's openjdk-17-jre-headless", allow_module_level=True
+        )
 
 
 def quick_spark_jvm(patch: pytest.MonkeyPatch) -> None:
@@ -106,6 +107,11 @@ def executed(notebook_db, request, tmp_path_factory):
     from tests.notebook_run import NAMES, bundle_folder, run_notebook, started_ahead
 
     bundles = bundle_folder(tmp_path_factory)
-    with started_ahead(request, "executed", ("name",), lambda name: run_notebook(name, notebook_db, bundles),
-                       wanted=lambda name: name in NAMES) as run:
+    with started_ahead(
+        request,
+        "executed",
+        ("name",),
+        lambda name: run_notebook(name, notebook_db, bundles),
+        wanted=lambda name: name in NAMES,
+    ) as run:
         yield run

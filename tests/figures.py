@@ -79,15 +79,19 @@ def views(spec: dict) -> list[View]:
             mark = node["mark"] if isinstance(node["mark"], str) else node["mark"]["type"]
             encoding = node.get("encoding", {})
             tooltip = encoding.get("tooltip", [])
-            found.append(View(
-                title=title, mark=mark,
-                fields={channel: enc.get("field") for channel, enc in encoding.items() if isinstance(enc, dict)},
-                aggregates={channel: enc.get("aggregate") for channel, enc in encoding.items()
-                            if isinstance(enc, dict)},
-                rows=datasets[data] if data else [],
-                transform=node.get("transform", []),
-                tooltip=[t["field"] if isinstance(t, dict) else t.split(":")[0] for t in tooltip],
-            ))
+            found.append(
+                View(
+                    title=title,
+                    mark=mark,
+                    fields={channel: enc.get("field") for channel, enc in encoding.items() if isinstance(enc, dict)},
+                    aggregates={
+                        channel: enc.get("aggregate") for channel, enc in encoding.items() if isinstance(enc, dict)
+                    },
+                    rows=datasets[data] if data else [],
+                    transform=node.get("transform", []),
+                    tooltip=[t["field"] if isinstance(t, dict) else t.split(":")[0] for t in tooltip],
+                )
+            )
         for key in ("layer", "vconcat", "hconcat", "concat"):
             for child in node.get(key, []):
                 walk(child, data, title)
@@ -129,30 +133,41 @@ def check_emotions(spec: dict, con, game_id: str | None = None, players=None, cu
     expected_marks = ["line", "point", "point", "rule"] if cursor else ["line", "point", "point"]
     every = views(spec)
     assert [v.mark for v in every] == expected_marks * len(EMOTIONS)
-    lines, hits, crosses = (every[i::len(expected_marks)] for i in range(3))
-    players = list(players) if players else [p for (p,) in con.execute(
-        "SELECT DISTINCT player_id FROM damage_emotions WHERE game_id = ? ORDER BY 1", [game_id]).fetchall()]
+    lines, hits, crosses = (every[i :: len(expected_marks)] for i in range(3))
+    players = (
+        list(players)
+        if players
+        else [
+            p
+            for (p,) in con.execute(
+                "SELECT DISTINCT player_id FROM damage_emotions WHERE game_id = ? ORDER BY 1", [game_id]
+            ).fetchall()
+        ]
+    )
     # Where players left the game (seed 003, section 5.11; the real simulator's
     # `bankroll_eliminated` too): their lines end there, at a cross.
-    left_at = ("SELECT json_extract_string(payload, '$.player_id') AS player_id, min(seq) AS out FROM damage_events "
-               "WHERE game_id = $game AND type IN ('player_eliminated', 'bankroll_eliminated') GROUP BY player_id")
+    left_at = (
+        "SELECT json_extract_string(payload, '$.player_id') AS player_id, min(seq) AS out FROM damage_events "
+        "WHERE game_id = $game AND type IN ('player_eliminated', 'bankroll_eliminated') GROUP BY player_id"
+    )
     out = dict(con.execute(left_at, {"game": game_id}).fetchall())
 
     # Lines: at most 600 points per player, so vectors are averaged over buckets of
     # ceil(lines spanned / 600) log lines.
-    first, last = con.execute("SELECT min(seq), max(seq) FROM damage_emotions WHERE game_id = ?",
-                              [game_id]).fetchone()
+    first, last = con.execute("SELECT min(seq), max(seq) FROM damage_emotions WHERE game_id = ?", [game_id]).fetchone()
     bucket = max(1, math.ceil((last - first + 1) / 600))
     for emotion, line, cross in zip(EMOTIONS, lines, crosses):
         assert (line.fields["x"], line.fields["y"], line.fields["color"]) == ("seq", "value", "player_id")
         assert {r["emotion"] for r in line.rows} == {emotion}
         expected = {
-            (player, seq): value for player, seq, value in con.execute(
+            (player, seq): value
+            for player, seq, value in con.execute(
                 f"SELECT player_id, min(seq), avg({emotion}) "
                 f"FROM damage_emotions LEFT JOIN ({left_at}) USING (player_id) "
                 f"WHERE game_id = $game AND list_contains($players, player_id) AND {emotion} IS NOT NULL "
                 f"AND (out IS NULL OR seq <= out) GROUP BY player_id, seq // $bucket",
-                {"game": game_id, "players": players, "bucket": bucket}).fetchall()
+                {"game": game_id, "players": players, "bucket": bucket},
+            ).fetchall()
         }
         last = {player: expected[player, seq] for player, seq in sorted(expected)}
         ends = {(player, seq): last[player] for player, seq in out.items() if player in last}
@@ -177,7 +192,8 @@ def check_emotions(spec: dict, con, game_id: str | None = None, players=None, cu
             "                  json_extract_string(payload, '$.emotion')) AS DOUBLE) AS value"
             "  FROM damage_events WHERE game_id = ? AND type = 'affect_resolved')"
             "WHERE mode = 'attack_team' AND emotion = ? AND value IS NOT NULL AND list_contains(?, target)",
-            [game_id, emotion, players]).fetchall()
+            [game_id, emotion, players],
+        ).fetchall()
         drawn = [(r["seq"], r["player_id"], r["value"]) for r in hit.rows]
         assert len(drawn) == len(attacks), emotion
         for (seq, player, value), (seq_, player_, value_) in zip(sorted(drawn), sorted(attacks)):
@@ -199,8 +215,12 @@ def check_economy(spec: dict, con, series=None, resources=None) -> list[dict]:
     assert spec["facet"]["field"] == "resource"
     if resources is None:
         known = {r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_resources").fetchall()}
-        in_deficit = {r for (r,) in con.execute(
-            "SELECT DISTINCT resource FROM stellaris_resources WHERE coalesce(net, income - expenses) < 0").fetchall()}
+        in_deficit = {
+            r
+            for (r,) in con.execute(
+                "SELECT DISTINCT resource FROM stellaris_resources WHERE coalesce(net, income - expenses) < 0"
+            ).fetchall()
+        }
         resources = sorted(r for r in known if r in KEY_RESOURCES or r in in_deficit)
         hidden = sorted(known - set(resources))
         # the subtitle's lines after the first name them, wrapped to the figure's width
@@ -212,7 +232,11 @@ def check_economy(spec: dict, con, series=None, resources=None) -> list[dict]:
     rule, line, deficit = views(spec)
     assert (rule.mark, line.mark, deficit.mark) == ("rule", "line", "point")
     assert (line.fields["x"], line.fields["y"], line.fields["color"], line.fields["strokeDash"]) == (
-        "year", "net", "series", "origin")
+        "year",
+        "net",
+        "series",
+        "origin",
+    )
     assert (deficit.fields["x"], deficit.fields["y"]) == ("year", "net")
     assert deficit.transform == [{"filter": "datum.deficit"}]
     rows = line.rows
@@ -223,14 +247,18 @@ def check_economy(spec: dict, con, series=None, resources=None) -> list[dict]:
     if resources is not None:
         where.append("list_contains(?, r.resource)")
         params.append(list(resources))
-    days = con.execute("SELECT count(DISTINCT day) FROM stellaris_snapshots GROUP BY series ORDER BY 1 DESC "
-                       "LIMIT 1").fetchone()[0]
+    days = con.execute(
+        "SELECT count(DISTINCT day) FROM stellaris_snapshots GROUP BY series ORDER BY 1 DESC LIMIT 1"
+    ).fetchone()[0]
     assert days <= 400, "these checks expect one point per snapshot day"
     expected = {
-        (s, o, r, d): (net, date) for s, o, r, d, net, date in con.execute(
+        (s, o, r, d): (net, date)
+        for s, o, r, d, net, date in con.execute(
             "SELECT s.series, s.origin, r.resource, r.day, avg(coalesce(r.net, r.income - r.expenses)), "
             "min(r.game_date) FROM stellaris_resources r JOIN stellaris_snapshots s USING (source_id, locator) "
-            f"WHERE {' AND '.join(where)} GROUP BY ALL", params).fetchall()
+            f"WHERE {' AND '.join(where)} GROUP BY ALL",
+            params,
+        ).fetchall()
     }
     drawn = {(r["series"], r["origin"], r["resource"], r["day"]): r for r in rows}
     assert len(rows) == len(drawn) == len(expected)
@@ -252,16 +280,24 @@ def check_decisions(spec: dict, con) -> None:
     bars, counts = panel(spec, "Validity per format")
     assert (bars.mark, counts.mark) == ("bar", "text")
     assert (bars.fields["x"], bars.fields["y"], bars.fields["color"], counts.fields["text"]) == (
-        "valid_rate", "format", "format", "label")
+        "valid_rate",
+        "format",
+        "format",
+        "label",
+    )
     # validity of the answered decisions; the calls that got no answer counted apart
-    expected = con.execute("SELECT format, count(*) FILTER (WHERE outcome <> 'failed'), count(*) FILTER (WHERE valid), "
-                           "count(*) FILTER (WHERE outcome = 'failed') FROM decisions "
-                           "GROUP BY format ORDER BY format").fetchall()
+    expected = con.execute(
+        "SELECT format, count(*) FILTER (WHERE outcome <> 'failed'), count(*) FILTER (WHERE valid), "
+        "count(*) FILTER (WHERE outcome = 'failed') FROM decisions "
+        "GROUP BY format ORDER BY format"
+    ).fetchall()
     assert [(r["format"], r["decisions"], r["valid"], r["failed"]) for r in bars.rows] == expected
     for row in bars.rows:
         failed = f" · {row['failed']} failed" if row["failed"] else ""
-        assert close(row["valid_rate"], row["valid"] / row["decisions"]) and row["label"] == \
-            f"{row['valid']} of {row['decisions']}{failed}"
+        assert (
+            close(row["valid_rate"], row["valid"] / row["decisions"])
+            and row["label"] == f"{row['valid']} of {row['decisions']}{failed}"
+        )
 
     bars, whiskers, counts = panel(spec, "Validity per model or agent (with 95% intervals)")
     assert (bars.mark, whiskers.mark, counts.mark) == ("bar", "rule", "text")
@@ -270,7 +306,8 @@ def check_decisions(spec: dict, con) -> None:
     per_game = con.execute(
         "SELECT format, coalesce(model, agent_id, '(unknown)') AS who, "
         "CASE WHEN game_id IS NULL THEN 'file ' || source_id ELSE game_id END, count(*), "
-        "count(*) FILTER (WHERE valid) FROM decisions WHERE outcome <> 'failed' GROUP BY ALL").fetchall()  # answered
+        "count(*) FILTER (WHERE valid) FROM decisions WHERE outcome <> 'failed' GROUP BY ALL"
+    ).fetchall()  # answered
     per_who: dict[tuple, list] = {}
     for fmt, who, _, n, valid in per_game:
         per_who.setdefault((fmt, who), []).append((n, valid))
@@ -294,18 +331,24 @@ def check_decisions(spec: dict, con) -> None:
     [rules] = panel(spec, "Most frequent violation rules") if _has_rules(con) else [None]
     if rules is not None:
         assert (rules.mark, rules.fields["x"], rules.aggregates["x"], rules.fields["y"]) == (
-            "bar", "violations", "sum", "rule")
+            "bar",
+            "violations",
+            "sum",
+            "rule",
+        )
         found = con.execute(
             "SELECT s.format, v.rule, count(*) FROM violations v JOIN sources s USING (source_id) "
             "WHERE v.severity IN ('error', 'warning') AND s.format IN (SELECT format FROM decisions) "
-            "GROUP BY ALL").fetchall()
+            "GROUP BY ALL"
+        ).fetchall()
         totals = {}
         for _, rule, n in found:
             totals[rule] = totals.get(rule, 0) + n
         top = sorted(totals, key=lambda rule: (-totals[rule], rule))[:15]
         assert {r["rule"] for r in rules.rows} == set(top)
         assert sorted((r["format"], r["rule"], r["violations"]) for r in rules.rows) == sorted(
-            (fmt, rule, n) for fmt, rule, n in found if rule in top)
+            (fmt, rule, n) for fmt, rule, n in found if rule in top
+        )
 
 
 def shown(name: str) -> str:
@@ -316,6 +359,10 @@ def shown(name: str) -> str:
 
 
 def _has_rules(con) -> bool:
-    return con.execute(
-        "SELECT count(*) FROM violations v JOIN sources s USING (source_id) WHERE v.severity IN ('error', "
-        "'warning') AND s.format IN (SELECT format FROM decisions)").fetchone()[0] > 0
+    return (
+        con.execute(
+            "SELECT count(*) FROM violations v JOIN sources s USING (source_id) WHERE v.severity IN ('error', "
+            "'warning') AND s.format IN (SELECT format FROM decisions)"
+        ).fetchone()[0]
+        > 0
+    )

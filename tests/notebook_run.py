@@ -85,8 +85,13 @@ def run_notebook(name: str, db: Path, bundles: Path | None = None) -> nbformat.N
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     # "immediate": the kernel is killed once the last cell is done, not asked to stop and
     # waited for (a second or so per run).
-    client = NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}},
-                            shutdown_kernel="immediate")
+    client = NotebookClient(
+        nb,
+        timeout=180,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        shutdown_kernel="immediate",
+    )
     client.widget_registry["@jupyter-widgets/output"]["OutputModel"] = OutputWidgetRecorder
     if bundles is not None:
         setup = _MEMOISE_BUNDLES + f"memoise({str(bundles)!r})\n"
@@ -198,7 +203,7 @@ def section_outputs(nb, heading: str) -> list:
     """The outputs of the code cells under the markdown heading `heading`, up to the next."""
     at = next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown" and cell.source.startswith(heading))
     outputs = []
-    for cell in nb.cells[at + 1:]:
+    for cell in nb.cells[at + 1 :]:
         if cell.cell_type == "markdown" and cell.source.startswith("## "):
             break
         outputs += cell.get("outputs", [])
@@ -211,8 +216,11 @@ def widget_models(nb, outputs) -> list[dict]:
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
 
     def shown_in(outs) -> list[str]:
-        return [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
-                for out in outs if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
+        return [
+            out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+            for out in outs
+            if "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+        ]
 
     todo, models, seen = shown_in(outputs), [], set()
     while todo:
@@ -241,8 +249,11 @@ def widget_outputs(nb, outputs) -> list:
 
 def widget_texts(nb, outputs) -> list[str]:
     """The text of every HTML widget reachable from `outputs`."""
-    return [model["state"].get("value", "") for model in widget_models(nb, outputs)
-            if model.get("model_name") == "HTMLModel"]
+    return [
+        model["state"].get("value", "")
+        for model in widget_models(nb, outputs)
+        if model.get("model_name") == "HTMLModel"
+    ]
 
 
 def chart_titles(outputs) -> list[str]:
@@ -296,12 +307,14 @@ def sent_here(config, items) -> bool:
     if not hasattr(config, "workerinput"):
         return True
     return bool(config.getvalue("loadgroup")) and all(
-        (suffix := group_suffix(item)) and item.nodeid.endswith(suffix) for item in items)
+        (suffix := group_suffix(item)) and item.nodeid.endswith(suffix) for item in items
+    )
 
 
 @contextlib.contextmanager
-def started_ahead(request, fixture: str, params: tuple[str, ...], work: Callable,
-                  wanted: Callable[..., bool] = lambda *values: True):
+def started_ahead(
+    request, fixture: str, params: tuple[str, ...], work: Callable, wanted: Callable[..., bool] = lambda *values: True
+):
     """For a fixture that gives `work(*values)`, once per values of `params`: the work of
     the selected tests that use `fixture` (`ahead`, where `wanted`), started on the shared
     `Runs` before the first of them; yields the function that waits for one, first in line.

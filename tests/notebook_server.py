@@ -25,14 +25,22 @@ def running_lab(notebooks: Path, scratch: Path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    options = ["--no-browser", f"--port={port}", f"--IdentityProvider.token={TOKEN}",
-               f"--LabApp.workspaces_dir={scratch / 'workspaces'}"]
+    options = [
+        "--no-browser",
+        f"--port={port}",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--LabApp.workspaces_dir={scratch / 'workspaces'}",
+    ]
     if os.geteuid() == 0:  # as `workbench lab` adds it
         options.append("--allow-root")
     log = scratch / "lab.log"
     with log.open("w") as out:
-        server = subprocess.Popen(jupyterlab_command(notebooks, options), stdout=out, stderr=subprocess.STDOUT,
-                                  env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(scratch / "runtime")))
+        server = subprocess.Popen(
+            jupyterlab_command(notebooks, options),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=dict(os.environ, JUPYTER_RUNTIME_DIR=str(scratch / "runtime")),
+        )
         try:
             base = f"http://127.0.0.1:{port}"
             _wait_until_up(base, server, log)
@@ -56,8 +64,11 @@ def _wait_until_up(base: str, server: subprocess.Popen, log: Path) -> None:
 def call(base: str, method: str, path: str, body: dict | None = None) -> dict:
     """One request to the server's REST API, authenticated by the token; its JSON answer."""
     request = urllib.request.Request(
-        f"{base}/{path}", method=method, data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
+        f"{base}/{path}",
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
 

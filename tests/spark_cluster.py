@@ -26,9 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -90,20 +90,44 @@ def standalone(workers: int = 2, cores: int = 1, memory: str = WORKER_MEMORY) ->
         environment["JAVA_TOOL_OPTIONS"] = SPARK_JVM_OPTIONS  # the executors' JVMs (no other way from here)
         port, ui, *ports = free_ports(2 + 2 * workers)
         url = f"spark://{HOST}:{port}"
-        master = stack.enter_context(_process(
-            "master", ["org.apache.spark.deploy.master.Master", "--host", HOST, "--port", str(port),
-                       "--webui-port", str(ui)], root, environment))
+        master = stack.enter_context(
+            _process(
+                "master",
+                ["org.apache.spark.deploy.master.Master", "--host", HOST, "--port", str(port), "--webui-port", str(ui)],
+                root,
+                environment,
+            )
+        )
         master.wait_for("I have been elected leader")
         started = []
         for number in range(1, workers + 1):
             work = root / f"worker-{number}"
             work.mkdir()
-            started.append(stack.enter_context(_process(
-                f"worker-{number}", ["org.apache.spark.deploy.worker.Worker", "--host", HOST,
-                                     "--port", str(ports[2 * number - 2]),
-                                     "--webui-port", str(ports[2 * number - 1]),
-                                     "--cores", str(cores), "--memory", memory, "--work-dir", str(work), url],
-                root, environment)))
+            started.append(
+                stack.enter_context(
+                    _process(
+                        f"worker-{number}",
+                        [
+                            "org.apache.spark.deploy.worker.Worker",
+                            "--host",
+                            HOST,
+                            "--port",
+                            str(ports[2 * number - 2]),
+                            "--webui-port",
+                            str(ports[2 * number - 1]),
+                            "--cores",
+                            str(cores),
+                            "--memory",
+                            memory,
+                            "--work-dir",
+                            str(work),
+                            url,
+                        ],
+                        root,
+                        environment,
+                    )
+                )
+            )
         for worker in started:
             worker.wait_for("Successfully registered with master")
         yield url
@@ -115,21 +139,37 @@ def connect_server(master: str = "local[2]", memory: str = SERVER_MEMORY) -> Ite
     (local mode by default; a `standalone` cluster's URL runs its tasks there): yields
     its URL, `sc://127.0.0.1:PORT`, once it takes connections."""
     _need_java()
-    with tempfile.TemporaryDirectory(prefix="workbench-spark-connect-") as folder, \
-            _environment(Path(folder)) as environment:
+    with (
+        tempfile.TemporaryDirectory(prefix="workbench-spark-connect-") as folder,
+        _environment(Path(folder)) as environment,
+    ):
         root = Path(folder)
         environment["SPARK_SUBMIT_OPTS"] = f"{environment.get('SPARK_SUBMIT_OPTS', '')} {SPARK_JVM_OPTIONS}".strip()
         (port,) = free_ports(1)
-        command = [str(spark_home() / "sbin" / "start-connect-server.sh"), "--wait", "--master", master,
-                   "--driver-memory", memory,
-                   "--conf", f"spark.connect.grpc.binding.address={HOST}",
-                   "--conf", f"spark.connect.grpc.binding.port={port}",
-                   "--conf", "spark.connect.grpc.port.maxRetries=0",
-                   "--conf", f"spark.pyspark.python={sys.executable}",
-                   "--conf", f"spark.driver.host={HOST}",
-                   "--conf", "spark.ui.enabled=false",
-                   "--conf", f"spark.local.dir={root / 'local'}",
-                   "--conf", f"spark.sql.warehouse.dir={root / 'warehouse'}"]
+        command = [
+            str(spark_home() / "sbin" / "start-connect-server.sh"),
+            "--wait",
+            "--master",
+            master,
+            "--driver-memory",
+            memory,
+            "--conf",
+            f"spark.connect.grpc.binding.address={HOST}",
+            "--conf",
+            f"spark.connect.grpc.binding.port={port}",
+            "--conf",
+            "spark.connect.grpc.port.maxRetries=0",
+            "--conf",
+            f"spark.pyspark.python={sys.executable}",
+            "--conf",
+            f"spark.driver.host={HOST}",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            f"spark.local.dir={root / 'local'}",
+            "--conf",
+            f"spark.sql.warehouse.dir={root / 'warehouse'}",
+        ]
         mode = os.environ.get("SPARK_CONNECT_MODE_ENABLED")
         with _process("connect-server", command, root, environment) as server:
             server.wait_for("Spark Connect server started at", port=port)
@@ -180,20 +220,25 @@ def _environment(root: Path) -> Iterator[dict[str, str]]:
     and a mark (`WORKBENCH_TEST_CLUSTER`) that what it starts inherits. On the way out,
     once the parts are stopped: a process still marked (one that left the process
     group it was started in) is killed, and none is left."""
-    environment = {key: value for key, value in os.environ.items()
-                   if key not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "MASTER")}
-    environment.update({
-        "SPARK_HOME": str(spark_home()),
-        "PYSPARK_PYTHON": sys.executable,  # as a cluster's spark-env.sh sets it
-        "SPARK_LOCAL_IP": HOST,
-        "SPARK_LOG_DIR": str(root / "logs"),
-        "SPARK_PID_DIR": str(root / "pids"),
-        "SPARK_LOCAL_DIRS": str(root / "local"),
-        "SPARK_WORKER_DIR": str(root / "work"),
-        "SPARK_CONF_DIR": str(root / "conf"),  # none of the machine's spark-defaults.conf
-        "SPARK_IDENT_STRING": "workbench-tests",
-        "WORKBENCH_TEST_CLUSTER": str(root),
-    })
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "MASTER")
+    }
+    environment.update(
+        {
+            "SPARK_HOME": str(spark_home()),
+            "PYSPARK_PYTHON": sys.executable,  # as a cluster's spark-env.sh sets it
+            "SPARK_LOCAL_IP": HOST,
+            "SPARK_LOG_DIR": str(root / "logs"),
+            "SPARK_PID_DIR": str(root / "pids"),
+            "SPARK_LOCAL_DIRS": str(root / "local"),
+            "SPARK_WORKER_DIR": str(root / "work"),
+            "SPARK_CONF_DIR": str(root / "conf"),  # none of the machine's spark-defaults.conf
+            "SPARK_IDENT_STRING": "workbench-tests",
+            "WORKBENCH_TEST_CLUSTER": str(root),
+        }
+    )
     for name in ("logs", "pids", "local", "work", "conf"):
         (root / name).mkdir(exist_ok=True)
     try:
@@ -227,7 +272,7 @@ def _marked(mark: str) -> list[int]:
 
 def _state(process: Path) -> str:
     text = (process / "stat").read_text()
-    return text[text.rindex(")") + 2:].split()[0]
+    return text[text.rindex(")") + 2 :].split()[0]
 
 
 class _Process:
@@ -238,8 +283,15 @@ class _Process:
         self.name = name
         self.log = root / f"{name}.log"
         with open(self.log, "wb") as log:
-            self.popen = subprocess.Popen(command, cwd=root, env=environment, stdin=subprocess.DEVNULL, stdout=log,
-                                          stderr=subprocess.STDOUT, start_new_session=True)
+            self.popen = subprocess.Popen(
+                command,
+                cwd=root,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def wait_for(self, line: str, port: int | None = None, within: float = STARTS_WITHIN) -> None:
         """Until the log has `line` (and, with `port`, that port takes connections); or
@@ -249,8 +301,9 @@ class _Process:
             if line in self.log.read_text(errors="replace") and (port is None or _listening(port)):
                 return
             if self.popen.poll() is not None:
-                raise ClusterUnavailable(f"Spark's {self.name} exited ({self.popen.returncode}) before it was ready"
-                                         f"{self.tail()}")
+                raise ClusterUnavailable(
+                    f"Spark's {self.name} exited ({self.popen.returncode}) before it was ready{self.tail()}"
+                )
             time.sleep(0.2)
         raise ClusterUnavailable(f"Spark's {self.name} was not ready within {within:.0f} s{self.tail()}")
 
@@ -316,7 +369,7 @@ def _group_members(group: int, running: bool = False) -> list[str]:
             text = stat.read_text()
         except OSError:  # ended meanwhile
             continue
-        command, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        command, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :].split()
         state, pgrp = rest[0], rest[2]
         if pgrp == str(group) and not (running and state == "Z"):
             found.append(f"{stat.parent.name} {state} {command}")

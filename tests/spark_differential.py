@@ -92,8 +92,14 @@ def same_everywhere(con, tree) -> None:
     for table in [t.name for t in registry.data_tables()]:
         columns = [c for c in connection.column_names(con, table) if c not in ("source_id", "ingested_at")]
         joined = "source_id" in connection.column_names(con, table)
-        query = (f"SELECT s.path AS file, {', '.join('t.' + c for c in columns)} FROM {table} t "
-                 f"JOIN sources s USING (source_id)") if joined else f"SELECT {', '.join(columns)} FROM {table}"
+        query = (
+            (
+                f"SELECT s.path AS file, {', '.join('t.' + c for c in columns)} FROM {table} t "
+                f"JOIN sources s USING (source_id)"
+            )
+            if joined
+            else f"SELECT {', '.join(columns)} FROM {table}"
+        )
         in_db, in_tree = _canonical(connection.query_frame(con, query)), _canonical(tree.frame(query))
         assert in_db.height == in_tree.height, table
         differing = in_db.join(in_tree, on=in_db.columns, how="anti", nulls_equal=True)
@@ -114,8 +120,9 @@ def _canonical(frame: pl.DataFrame) -> pl.DataFrame:
     columns = []
     for name, dtype in frame.schema.items():
         if dtype.is_nested():
-            columns.append(pl.col(name).map_elements(lambda v: json.dumps(v, default=str, sort_keys=True),
-                                                     return_dtype=pl.String))
+            columns.append(
+                pl.col(name).map_elements(lambda v: json.dumps(v, default=str, sort_keys=True), return_dtype=pl.String)
+            )
         elif dtype.is_float():
             columns.append(pl.col(name).round(9).cast(pl.String))
         else:

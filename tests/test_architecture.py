@@ -19,11 +19,22 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "workbench"
 # Every format folder: the built-in ones, and the one that reads a game declared in TOML.
 FORMATS = (*BUILT_IN_FOLDERS, "declared")
-CORE = ("catalog", "schema", "violation", "formats", "validation", "jsonl", "paths", "errors", "screen",
-        "outcomes", "content", "bulk")
+CORE = (
+    "catalog",
+    "schema",
+    "violation",
+    "formats",
+    "validation",
+    "jsonl",
+    "paths",
+    "errors",
+    "screen",
+    "outcomes",
+    "content",
+    "bulk",
+)
 # The diagram's layers, top to bottom; Spark is a second engine beside loading.
-RANKS = {"commands": 6, "view": 5, "charts": 4, "questions": 3, "loading": 2, "on Spark": 2, "formats": 1,
-         "core": 0}
+RANKS = {"commands": 6, "view": 5, "charts": 4, "questions": 3, "loading": 2, "on Spark": 2, "formats": 1, "core": 0}
 
 
 def module_name(path: Path) -> str:
@@ -109,8 +120,7 @@ def wrong_way(graph: dict[str, set[str]], layers: dict[str, str]) -> list[str]:
                 continue
             upward = RANKS[layers_of(target, layers)] > RANKS[layers_of(source, layers)]
             if upward:
-                found.append(f"{source} ({layers_of(source, layers)}) imports {target} "
-                             f"({layers_of(target, layers)})")
+                found.append(f"{source} ({layers_of(source, layers)}) imports {target} ({layers_of(target, layers)})")
     return sorted(found)
 
 
@@ -139,7 +149,7 @@ def test_arrows_point_down_only():
     assert wrong_way(GRAPH, LAYERS) == []
 
 
-@pytest.mark.parametrize("upper, lower", [(u, l) for u in RANKS for l in RANKS if RANKS[u] > RANKS[l]])
+@pytest.mark.parametrize("upper, lower", [(high, low) for high in RANKS for low in RANKS if RANKS[high] > RANKS[low]])
 def test_an_arrow_up_between_any_two_layers_is_found(upper, lower):
     low = next(m for m in sorted(MODULES) if layers_of(m, LAYERS) == lower and not format_of(m))
     high = next(m for m in sorted(MODULES) if layers_of(m, LAYERS) == upper)
@@ -156,9 +166,16 @@ def test_the_diagram_is_read_as_written():
  questions    <format>/queries.py · damage/ratings.py
  core         schema.py
 ```"""
-    assert diagram(text) == {"cli.py": "commands", "demo.py": "commands", "report.py": "commands",
-                             "plots/": "charts", "vega.py": "charts", "<format>/queries.py": "questions",
-                             "damage/ratings.py": "questions", "schema.py": "core"}
+    assert diagram(text) == {
+        "cli.py": "commands",
+        "demo.py": "commands",
+        "report.py": "commands",
+        "plots/": "charts",
+        "vega.py": "charts",
+        "<format>/queries.py": "questions",
+        "damage/ratings.py": "questions",
+        "schema.py": "core",
+    }
     layers = diagram(text)
     assert layer_of("workbench.ec4x.queries", layers) == "questions"
     assert layer_of("workbench.plots.budget", layers) == "charts"
@@ -180,7 +197,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for target in sorted(graph[node]):
             if state.get(target) == 1:
-                return path[path.index(target):] + [target]
+                return path[path.index(target) :] + [target]
             if target not in state:
                 cycle = visit(target)
                 if cycle:
@@ -229,15 +246,15 @@ def test_the_core_imports_no_format(core):
 def test_no_format_imports_another():
     crossings = [
         f"{source} imports {target}"
-        for source, targets in GRAPH.items() for target in targets
+        for source, targets in GRAPH.items()
+        for target in targets
         if format_of(source) and format_of(target) and format_of(source) != format_of(target)
     ]
     assert crossings == []
 
 
 def test_only_the_registry_imports_every_format():
-    importers = {source for source, targets in GRAPH.items()
-                 if {f"workbench.{f}" for f in BUILT_IN_FOLDERS} <= targets}
+    importers = {source for source, targets in GRAPH.items() if {f"workbench.{f}" for f in BUILT_IN_FOLDERS} <= targets}
     assert importers == {"workbench.registry"}
 
 

@@ -13,8 +13,12 @@ def test_the_arena_benchmark_log_is_a_decision_log_with_its_faults_found(tmp_pat
     assert (report.format, report.records + report.rejected) == ("arena", 2000)
     assert report.rejected > 0  # its cut lines
     found = {(v.rule, v.field) for v in report.violations}
-    assert {("float_type", "params.radius"), ("unknown_tool", "tool"), ("required_key", "params.target_name"),
-            ("param_spelling", "params.target_position"),
-            ("undocumented_error_code", "last_action_result.error_code")} <= found
+    assert {
+        ("float_type", "params.radius"),
+        ("unknown_tool", "tool"),
+        ("required_key", "params.target_name"),
+        ("param_spelling", "params.target_position"),
+        ("undocumented_error_code", "last_action_result.error_code"),
+    } <= found
     # Every decision but each agent's last has its outcome, from the agent's next one.
     assert rows(tmp_path / "w.duckdb", "SELECT count(*) - count(success) FROM arena_decisions") == [(4,)]

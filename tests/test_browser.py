@@ -52,8 +52,10 @@ RUN_TIMEOUT = 180  # seconds for a notebook's Run All, generous for a loaded 2-c
 TABS = int(os.environ.get("WORKBENCH_BROWSER_TABS") or cores_of_this_worker())  # notebooks opening or running at once
 
 if CHROMIUM is None:
-    pytest.skip("no Chromium: install Debian's `chromium` package (as .ci/run does) to run the browser tests",
-                allow_module_level=True)
+    pytest.skip(
+        "no Chromium: install Debian's `chromium` package (as .ci/run does) to run the browser tests",
+        allow_module_level=True,
+    )
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[dev]'")
 
 
@@ -88,17 +90,31 @@ def lab(notebook_db, tmp_path_factory):
     reading the sample database."""
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(NOTEBOOKS, root / "notebooks")
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")], metadata=kernel_metadata()),
-                   root / "notebooks" / f"{BROKEN}.ipynb")
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")], metadata=kernel_metadata()),
+        root / "notebooks" / f"{BROKEN}.ipynb",
+    )
     write_settings(root / "settings")
     port = free_port()
     env = dict(os.environ, WORKBENCH_DB=str(notebook_db), JUPYTER_RUNTIME_DIR=str(root / "runtime"))
     log = (root / "lab.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", f"--ServerApp.token={TOKEN}",
-         "--allow-root", f"--ServerApp.root_dir={root / 'notebooks'}", f"--LabApp.user_settings_dir={root / 'settings'}",
-         f"--LabApp.workspaces_dir={root / 'workspaces'}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            f"--ServerApp.token={TOKEN}",
+            "--allow-root",
+            f"--ServerApp.root_dir={root / 'notebooks'}",
+            f"--LabApp.user_settings_dir={root / 'settings'}",
+            f"--LabApp.workspaces_dir={root / 'workspaces'}",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for_server(base, server, root / "lab.log")
@@ -126,7 +142,8 @@ def wait_for_server(base: str, server: subprocess.Popen, log: Path) -> None:
 def browser():
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         yield chromium
         chromium.close()
 
@@ -248,8 +265,7 @@ class Tabs:
 READS = {
     "test_the_error_check_sees_an_error_in_a_cell": BROKEN,
     "test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser": "04_replay_scrubber",
-    "test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side":
-        "03_decision_quality",
+    "test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the_turns_side_by_side": "03_decision_quality",
     "test_notebook_03_leads_from_a_validity_bar_a_rule_bar_and_a_mistake_to_their_records": "03_decision_quality",
 }
 
@@ -299,7 +315,8 @@ def test_a_notebook_opened_and_run_in_the_browser_shows_what_the_kernel_displaye
         assert cell_errors(page) == []
         if name == "03_decision_quality":  # the records behind a rule wrap rather than scroll sideways
             wide = page.locator(".jp-OutputArea-output pre").evaluate_all(
-                "blocks => blocks.filter(b => b.scrollWidth > b.clientWidth + 1).length")
+                "blocks => blocks.filter(b => b.scrollWidth > b.clientWidth + 1).length"
+            )
             assert wide == 0, f"{wide} records scroll sideways"
         passed = True
     finally:
@@ -324,7 +341,8 @@ def test_the_error_check_sees_an_error_in_a_cell(tabs):
 def cursor_x(page) -> list[float]:
     """The x of the scrubber chart's cursor rule, one per emotion panel."""
     transforms = page.locator(".vega-embed .mark-rule.role-mark :is(path, line)").evaluate_all(
-        "paths => paths.map(p => p.getAttribute('transform'))")
+        "paths => paths.map(p => p.getAttribute('transform'))"
+    )
     return [float(re.match(r"translate\(([-\d.e]+),", t).group(1)) for t in transforms]
 
 
@@ -356,8 +374,9 @@ def test_the_scrubber_follows_its_slider_buttons_and_play_in_the_browser(tabs):
         assert x2[0] > x1[0]
 
         before = event_number(page)
-        page.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="500 events/s")) \
-            .select_option("500 events/s")
+        page.locator(".widget-dropdown select").filter(
+            has=page.locator("option", has_text="500 events/s")
+        ).select_option("500 events/s")
         page.locator(".widget-play button").first.click()  # play
         wait_until(lambda: event_number(page) > before + 100, "Play at 500 events/s to pass 100 events", timeout=20)
         assert cursor_x(page)[0] > x2[0]
@@ -370,8 +389,9 @@ SHOTS = Path(os.environ.get("WORKBENCH_SCREENSHOTS", "/tmp/workbench-screenshots
 
 def data_table(page, column: str):
     """The DataTables table (an itables widget) that has a column named `column`."""
-    return page.locator(".dt-container").filter(has=page.locator(".dt-scroll-head th", has_text=re.compile(
-        rf"^\s*{re.escape(column)}\s*$")))
+    return page.locator(".dt-container").filter(
+        has=page.locator(".dt-scroll-head th", has_text=re.compile(rf"^\s*{re.escape(column)}\s*$"))
+    )
 
 
 def table_column(table, name: str) -> list[str]:
@@ -385,8 +405,11 @@ def test_notebook_03_leads_from_a_scorecard_point_to_the_failing_records_and_the
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = tabs.get("03_decision_quality").page  # opened, and run with Run All; as yet untouched
     try:
-        chart = page.locator(".jp-OutputArea-output").filter(
-            has=page.locator(".vega-embed", has_text="Valid decisions per model")).first
+        chart = (
+            page.locator(".jp-OutputArea-output")
+            .filter(has=page.locator(".vega-embed", has_text="Valid decisions per model"))
+            .first
+        )
         points = chart.locator(".vega-embed .mark-symbol.role-mark path")
         wait_until(lambda: points.count() > 0, "the scorecard's points")
         records = data_table(page, "locator").first
@@ -438,8 +461,11 @@ def test_notebook_03_leads_from_a_validity_bar_a_rule_bar_and_a_mistake_to_their
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = tabs.get("03_decision_quality").page
     try:
-        output = page.locator(".jp-OutputArea-output").filter(
-            has=page.locator(".vega-embed", has_text="Decision quality across games")).first
+        output = (
+            page.locator(".jp-OutputArea-output")
+            .filter(has=page.locator(".vega-embed", has_text="Decision quality across games"))
+            .first
+        )
         wait_until(lambda: output.count() > 0, "the decision-quality chart")
         output.scroll_into_view_if_needed()
         bars = output.locator(".vega-embed .mark-rect.role-mark path")
@@ -449,33 +475,56 @@ def test_notebook_03_leads_from_a_validity_bar_a_rule_bar_and_a_mistake_to_their
         # a format's validity bar: its tooltip names the format and its valid_rate
         at = next(i for i, label in enumerate(labels) if "valid_rate" in label and "format: gm" in label)
         bars.nth(at).click()
-        wait_until(lambda: records.locator(".dt-scroll-body tbody tr").count() > 0
-                   and set(table_column(records, "format")) == {"gm"}, "the records of gm's validity bar")
+        wait_until(
+            lambda: (
+                records.locator(".dt-scroll-body tbody tr").count() > 0
+                and set(table_column(records, "format")) == {"gm"}
+            ),
+            "the records of gm's validity bar",
+        )
         assert set(table_column(records, "valid")) == {"invalid"}
         page.screenshot(path=str(SHOTS / "03_validity_bar_to_records.png"), full_page=False)
         # a rule's bar: the records that break it
-        at, rule = next((i, re.search(r"rule: ([^;]+)", label).group(1).strip()) for i, label in enumerate(labels)
-                        if "severity" in label and "rule: " in label)
+        at, rule = next(
+            (i, re.search(r"rule: ([^;]+)", label).group(1).strip())
+            for i, label in enumerate(labels)
+            if "severity" in label and "rule: " in label
+        )
         bars.nth(at).click()
-        wait_until(lambda: all(rule in cell for cell in table_column(records, "rules"))
-                   and table_column(records, "rules"), f"the records that break {rule}")
+        wait_until(
+            lambda: all(rule in cell for cell in table_column(records, "rules")) and table_column(records, "rules"),
+            f"the records that break {rule}",
+        )
         page.screenshot(path=str(SHOTS / "03_rule_bar_to_records.png"), full_page=False)
         # the play-quality chart: a mistake's point, the decisions named with it
-        played = page.locator(".jp-OutputArea-output").filter(
-            has=page.locator(".vega-embed", has_text="How each model plays its Damage hands")).first
+        played = (
+            page.locator(".jp-OutputArea-output")
+            .filter(has=page.locator(".vega-embed", has_text="How each model plays its Damage hands"))
+            .first
+        )
         played.scroll_into_view_if_needed()
         points = played.locator(".vega-embed .mark-symbol.role-mark path")
         wait_until(lambda: points.count() > 0, "the play-quality chart's points")
         labels = points.evaluate_all("ps => ps.map(p => p.getAttribute('aria-label') || '')")
-        at, model, mistake = next((i, re.search(r"model: ([^;]+)", label).group(1).strip(),
-                                   re.search(r"mistake: ([^;]+)", label).group(1).strip())
-                                  for i, label in enumerate(labels)
-                                  if "mistake: " in label and not re.search(r"rate: 0(\.0)?%", label))
+        at, model, mistake = next(
+            (
+                i,
+                re.search(r"model: ([^;]+)", label).group(1).strip(),
+                re.search(r"mistake: ([^;]+)", label).group(1).strip(),
+            )
+            for i, label in enumerate(labels)
+            if "mistake: " in label and not re.search(r"rate: 0(\.0)?%", label)
+        )
         points.nth(at).click()
         decisions = played.locator(".dt-container").first
-        wait_until(lambda: decisions.locator(".dt-scroll-body tbody tr").count() > 0
-                   and set(table_column(decisions, "model")) == {model}
-                   and set(table_column(decisions, "format")) == {"damage"}, f"{model}'s decisions named {mistake}")
+        wait_until(
+            lambda: (
+                decisions.locator(".dt-scroll-body tbody tr").count() > 0
+                and set(table_column(decisions, "model")) == {model}
+                and set(table_column(decisions, "format")) == {"damage"}
+            ),
+            f"{model}'s decisions named {mistake}",
+        )
         page.screenshot(path=str(SHOTS / "03_mistake_to_decisions.png"), full_page=False)
         assert cell_errors(page) == []
     finally:
@@ -498,10 +547,14 @@ def test_the_report_reads_at_1280_pixels_with_every_chart_drawn_and_a_quiet_cons
     try:
         page.goto(report.as_uri())
         charts = page.locator(".chart")
-        wait_until(lambda: charts.count() > 0 and page.locator(".chart .marks").count() == charts.count(),
-                   "every chart of the report drawn")
-        wider = page.evaluate("() => [...document.querySelectorAll('.chart')].filter(c => "
-                              "c.getBoundingClientRect().right > window.innerWidth).map(c => c.id)")
+        wait_until(
+            lambda: charts.count() > 0 and page.locator(".chart .marks").count() == charts.count(),
+            "every chart of the report drawn",
+        )
+        wider = page.evaluate(
+            "() => [...document.querySelectorAll('.chart')].filter(c => "
+            "c.getBoundingClientRect().right > window.innerWidth).map(c => c.id)"
+        )
         assert wider == []
         assert said == []
         assert 'resources="all"' not in report.read_text()  # no Python advice to its readers

@@ -19,19 +19,28 @@ from workbench import ingestion as ingest_module
 from workbench.ec4x import tables as ec4x_tables
 from workbench.errors import WorkbenchError
 
-DRAFT = json.dumps({"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "Move",
-                                                                 "targetSystemId": 1}]})
+DRAFT = json.dumps(
+    {"turn": 1, "houseId": 1, "fleetCommands": [{"fleetId": 1, "commandType": "Move", "targetSystemId": 1}]}
+)
 INVALID = DRAFT.replace('"houseId": 1', '"houseId": "three"')
 CUT = DRAFT[:20]  # no JSON: a reject, whose line has no row
 # The settings an ingest changes on the instance it attaches its file to.
-SETTINGS_AN_INGEST_CHANGES = ("threads", "memory_limit", "preserve_insertion_order", "write_buffer_row_group_count",
-                              "checkpoint_threshold", "auto_checkpoint_skip_wal_threshold")
+SETTINGS_AN_INGEST_CHANGES = (
+    "threads",
+    "memory_limit",
+    "preserve_insertion_order",
+    "write_buffer_row_group_count",
+    "checkpoint_threshold",
+    "auto_checkpoint_skip_wal_threshold",
+)
 
 
 def _drafts(first: int, last: int, faults: bool = True) -> bytes:
     """Lines `first` to `last`: drafts, every 80th cut short and every 27th invalid."""
-    return b"".join((CUT if faults and n % 80 == 0 else INVALID if faults and n % 27 == 0 else DRAFT).encode() + b"\n"
-                    for n in range(first, last + 1))
+    return b"".join(
+        (CUT if faults and n % 80 == 0 else INVALID if faults and n % 27 == 0 else DRAFT).encode() + b"\n"
+        for n in range(first, last + 1)
+    )
 
 
 def _row_groups(db, table: str) -> dict[int, set[tuple]]:
@@ -40,8 +49,8 @@ def _row_groups(db, table: str) -> dict[int, set[tuple]]:
     try:
         groups: dict[int, set[tuple]] = {}
         for group, column, segment, block, offset in con.execute(
-                f"SELECT row_group_id, column_path, segment_id, block_id, block_offset "
-                f"FROM pragma_storage_info('{table}')").fetchall():
+            f"SELECT row_group_id, column_path, segment_id, block_id, block_offset FROM pragma_storage_info('{table}')"
+        ).fetchall():
             groups.setdefault(group, set()).add((column, segment, block, offset))
         return groups
     finally:
@@ -55,15 +64,21 @@ def test_an_ingest_writes_row_groups_of_the_bulk_size(tmp_path):
     (file,) = workbench.ingest([log], db=tmp_path / "w.duckdb").files
     assert (file.status, file.records) == ("ingested", lines)
     # DuckDB's own row groups hold 122,880 rows: these lines would be one.
-    assert len(_row_groups(tmp_path / "w.duckdb", "ec4x_orders")) == math.ceil(lines / connection.BULK_ROW_GROUP_ROWS) == 2
+    assert (
+        len(_row_groups(tmp_path / "w.duckdb", "ec4x_orders")) == math.ceil(lines / connection.BULK_ROW_GROUP_ROWS) == 2
+    )
 
 
 def _counts(db, table: str) -> list[int]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return [count for _, count in con.execute(
-            f"SELECT row_group_id, max(count) FROM pragma_storage_info('{table}') WHERE column_path = '[0]' "
-            f"GROUP BY ALL ORDER BY ALL").fetchall()]
+        return [
+            count
+            for _, count in con.execute(
+                f"SELECT row_group_id, max(count) FROM pragma_storage_info('{table}') WHERE column_path = '[0]' "
+                f"GROUP BY ALL ORDER BY ALL"
+            ).fetchall()
+        ]
     finally:
         con.close()
 
@@ -83,8 +98,11 @@ def test_an_append_rewrites_no_full_row_group(tmp_path):
     assert _counts(db, "ec4x_orders") == [size, size, rows - 2 * size]
     log.write_bytes(_drafts(1, lines + 1000))
     (file,) = workbench.ingest([log], db=db).files
-    assert (file.status, file.records, file.rejected) == ("appended", lines + 1000 - (lines + 1000) // 80,
-                                                          (lines + 1000) // 80)
+    assert (file.status, file.records, file.rejected) == (
+        "appended",
+        lines + 1000 - (lines + 1000) // 80,
+        (lines + 1000) // 80,
+    )
     after = _row_groups(db, "ec4x_orders")
     assert all(after[group] == before[group] for group in before)
 
@@ -162,8 +180,9 @@ def test_a_database_an_ingest_of_this_process_writes_is_refused_in_one_line(tmp_
     with connection.bulk_connection(db):
         with pytest.raises(WorkbenchError) as refused:
             connection.connect(db)
-        assert str(refused.value) == (f"database {db} is being written by an ingest in this process; "
-                                      f"open it once that ingest is done")
+        assert str(refused.value) == (
+            f"database {db} is being written by an ingest in this process; open it once that ingest is done"
+        )
     connection.connect(db).close()  # and opened once it is done
 
 
@@ -281,7 +300,8 @@ def test_ingests_in_two_threads_each_write_their_own_database(tmp_path):
         thread.join()
     assert failures == []
     assert {(f.status, f.records, f.rejected, len(f.violations)) for f in found.values()} == {
-        ("ingested", expected.records, expected.rejected, len(expected.violations))}
+        ("ingested", expected.records, expected.rejected, len(expected.violations))
+    }
 
 
 # Ingests, forks, and the child leaves as a program does (its interpreter shut down),
@@ -306,8 +326,9 @@ def test_a_process_forked_after_an_ingest_works_and_ends_cleanly(tmp_path, child
     one it used aborted it, and one it closed, even at exit, crashed it."""
     log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"
     log.write_bytes(_drafts(1, 200))
-    ran = subprocess.run([sys.executable, "-c", FORKED, str(log), str(db), child],
-                         capture_output=True, text=True, timeout=120)
+    ran = subprocess.run(
+        [sys.executable, "-c", FORKED, str(log), str(db), child], capture_output=True, text=True, timeout=120
+    )
     assert (ran.returncode, ran.stdout.strip()) == (0, "0"), ran.stderr
     if child == "ingests":
         con = duckdb.connect(f"{db}.child", read_only=True)
@@ -323,16 +344,16 @@ def test_an_instance_that_spilled_to_disk_is_not_kept(tmp_path):
     with connection.bulk_connection(tmp_path / "a.duckdb") as con:
         con.execute("SET memory_limit = '32MB'")
         con.execute("SET threads = 1")
-        con.execute("CREATE TEMP TABLE big AS SELECT range AS i, repeat(md5(range::VARCHAR), 2) AS s "
-                    "FROM range(1000000)")
+        con.execute(
+            "CREATE TEMP TABLE big AS SELECT range AS i, repeat(md5(range::VARCHAR), 2) AS s FROM range(1000000)"
+        )
         assert (tmp_path / "a.duckdb.tmp").is_dir()
     assert not (tmp_path / "a.duckdb.tmp").exists()
     with connection.bulk_connection(tmp_path / "b.duckdb") as con:
         assert _setting(con, "temp_directory") == f"{tmp_path / 'b.duckdb'}.tmp"
 
 
-def test_an_interrupted_load_beside_a_connection_of_this_process_gives_it_its_threads_back(tmp_path,
-                                                                                           monkeypatch):
+def test_an_interrupted_load_beside_a_connection_of_this_process_gives_it_its_threads_back(tmp_path, monkeypatch):
     """A Ctrl-C in a statement aborts the file's transaction, so the load's own `SET
     threads` back fails while it is open; the shared instance gets it once rolled back."""
     log, db = tmp_path / "game.orders.jsonl", tmp_path / "w.duckdb"

@@ -48,8 +48,9 @@ def _views_named(db: Path, name: str) -> list:
 
 
 def test_a_database_made_by_another_schema_gets_every_table_and_view(tmp_path):
-    db = _made_then_changed(tmp_path, "DROP VIEW ec4x_quality_gates",
-                            "UPDATE workbench_schema SET fingerprint = 'an older schema'")
+    db = _made_then_changed(
+        tmp_path, "DROP VIEW ec4x_quality_gates", "UPDATE workbench_schema SET fingerprint = 'an older schema'"
+    )
     registry.connect(db).close()
     assert _views_named(db, "ec4x_quality_gates") == [(1,)]
     expected = hashlib.sha256(registry.schema_ddl().encode()).hexdigest()
@@ -128,14 +129,23 @@ def test_rows_of_files_the_database_no_longer_knows_are_not_doubled(tmp_path, sa
     db, log = _half_then_whole(tmp_path, sample, statement)
     assert workbench.ingest([log], db=db).files[0].status == "ingested"
     assert_same_tables(db, [log], tmp_path)  # the rows of the files it knows
-    tables = [t for (t,) in rows(db, "SELECT DISTINCT table_name FROM duckdb_columns() WHERE column_name = 'source_id'")]
+    tables = [
+        t for (t,) in rows(db, "SELECT DISTINCT table_name FROM duckdb_columns() WHERE column_name = 'source_id'")
+    ]
     counts = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in tables)
     assert rows(db, counts) == rows(tmp_path / "one_shot.duckdb", counts)  # and no others
 
 
 @pytest.mark.parametrize("grown", [True, False])
-@pytest.mark.parametrize("statement", ["DELETE FROM decisions", "DELETE FROM damage_emotions WHERE seq % 2 = 0",
-                                       "DELETE FROM violations", "INSERT INTO violations SELECT * FROM violations"])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "DELETE FROM decisions",
+        "DELETE FROM damage_emotions WHERE seq % 2 = 0",
+        "DELETE FROM violations",
+        "INSERT INTO violations SELECT * FROM violations",
+    ],
+)
 @pytest.mark.slow
 def test_a_file_whose_rows_were_changed_behind_its_back_is_read_again(tmp_path, sample, statement, grown):
     db, log = _half_then_whole(tmp_path, sample, statement, grown=grown)
@@ -155,8 +165,9 @@ def test_a_table_that_lost_a_column_is_made_again_whole(tmp_path, sample, column
     table, name = column.split(".")
     db, log = _half_then_whole(tmp_path, sample, f"ALTER TABLE {table} DROP COLUMN {name}")
     assert workbench.ingest([log], db=db).files[0].status in ("replaced", "ingested")
-    assert rows(db, "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
-                [table, name]) == [(1,)]
+    assert rows(
+        db, "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND column_name = ?", [table, name]
+    ) == [(1,)]
     assert_same_tables(db, [log], tmp_path)
 
 
@@ -174,18 +185,27 @@ def test_a_view_redefined_with_the_same_columns_is_made_again(tmp_path, sample):
     assert rows(db, "SELECT * FROM ec4x_quality_gates ORDER BY ALL") == gates
 
 
-@pytest.mark.parametrize("theirs, says", [
-    ("CREATE TABLE damage_events (x INTEGER)", "its column `source_id` should be BIGINT: no such column"),
-    ("CREATE TABLE rejects (source_id VARCHAR, locator INTEGER, raw INTEGER, line VARCHAR)",
-     "its column `source_id` should be BIGINT: VARCHAR"),
-    ("CREATE TABLE rejects (source_id BIGINT NOT NULL, locator VARCHAR NOT NULL, raw VARCHAR NOT NULL, line BIGINT, "
-     "mine INTEGER NOT NULL)", "its column `mine` cannot be NULL"),
-    ("CREATE VIEW arena_decisions AS SELECT 1 AS source_id", "a view `arena_decisions` where the workbench keeps"),
-    ("CREATE TABLE arena_decisions (source_id BIGINT)", "holds tables the workbench did not make"),  # views over it
-    ("CREATE VIEW decisions AS SELECT 1 AS x", "a view `decisions` where the workbench keeps a table"),
-])
-def test_a_database_with_a_table_of_the_workbenchs_name_it_did_not_make_is_refused_untouched(tmp_path, sample,
-                                                                                             capsys, theirs, says):
+@pytest.mark.parametrize(
+    "theirs, says",
+    [
+        ("CREATE TABLE damage_events (x INTEGER)", "its column `source_id` should be BIGINT: no such column"),
+        (
+            "CREATE TABLE rejects (source_id VARCHAR, locator INTEGER, raw INTEGER, line VARCHAR)",
+            "its column `source_id` should be BIGINT: VARCHAR",
+        ),
+        (
+            "CREATE TABLE rejects (source_id BIGINT NOT NULL, locator VARCHAR NOT NULL, raw VARCHAR NOT NULL, line BIGINT, "
+            "mine INTEGER NOT NULL)",
+            "its column `mine` cannot be NULL",
+        ),
+        ("CREATE VIEW arena_decisions AS SELECT 1 AS source_id", "a view `arena_decisions` where the workbench keeps"),
+        ("CREATE TABLE arena_decisions (source_id BIGINT)", "holds tables the workbench did not make"),  # views over it
+        ("CREATE VIEW decisions AS SELECT 1 AS x", "a view `decisions` where the workbench keeps a table"),
+    ],
+)
+def test_a_database_with_a_table_of_the_workbenchs_name_it_did_not_make_is_refused_untouched(
+    tmp_path, sample, capsys, theirs, says
+):
     from workbench.cli import main
 
     db = tmp_path / "theirs.duckdb"
@@ -196,15 +216,32 @@ def test_a_database_with_a_table_of_the_workbenchs_name_it_did_not_make_is_refus
     assert main(["ingest", str(log), "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err and "ingest into a new database file" in err
-    assert rows(db, "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_views() "
-                    "WHERE NOT internal") == before  # nothing made beside it
+    assert (
+        rows(db, "SELECT sql FROM duckdb_tables() UNION ALL SELECT sql FROM duckdb_views() WHERE NOT internal")
+        == before
+    )  # nothing made beside it
 
 
 @pytest.mark.parametrize("kind", ["TABLE", "VIEW"])
-@pytest.mark.parametrize("name", ["invalid", '"Invalid"', "LINES", "rows", "marked", "refused", "draft_lines",
-                                  "event_lines", "emotion_docs", "ec4x_lines", "arena_lines"])
-def test_a_database_with_a_table_named_as_a_bound_one_is_refused_by_an_ingest_untouched(tmp_path, sample, capsys,
-                                                                                      kind, name):
+@pytest.mark.parametrize(
+    "name",
+    [
+        "invalid",
+        '"Invalid"',
+        "LINES",
+        "rows",
+        "marked",
+        "refused",
+        "draft_lines",
+        "event_lines",
+        "emotion_docs",
+        "ec4x_lines",
+        "arena_lines",
+    ],
+)
+def test_a_database_with_a_table_named_as_a_bound_one_is_refused_by_an_ingest_untouched(
+    tmp_path, sample, capsys, kind, name
+):
     """DuckDB reads a table or view of the database, in any case, before a table bound
     in Python under the same name: a notebook's view `invalid` made every staged EC4X
     draft invalid. Only an ingest binds batches: the database still opens."""
@@ -235,16 +272,19 @@ def test_a_table_is_bound_only_under_a_declared_name():
 def test_a_table_of_the_workbench_with_one_more_column_that_may_be_null_is_kept(tmp_path, sample):
     db = tmp_path / "w.duckdb"
     with duckdb.connect(str(db)) as con:
-        con.execute("CREATE TABLE rejects (source_id BIGINT NOT NULL, locator VARCHAR NOT NULL, "
-                    "raw VARCHAR NOT NULL, line BIGINT, note VARCHAR)")
+        con.execute(
+            "CREATE TABLE rejects (source_id BIGINT NOT NULL, locator VARCHAR NOT NULL, "
+            "raw VARCHAR NOT NULL, line BIGINT, note VARCHAR)"
+        )
     log = next((sample / "damage").glob("*.events.jsonl"))
     assert workbench.ingest([log], db=db).files[0].status == "ingested"
     assert rows(db, "SELECT count(*) FROM decisions") != [(0,)]
 
 
-@pytest.mark.parametrize("command", [["plot", "decisions", "-o", "x.png"], ["report", "-o", "x.html"],
-                                     ["scorecard"]])
-@pytest.mark.parametrize("theirs", ["CREATE TABLE decisions (x INTEGER)", "CREATE TABLE sources (id INTEGER, path VARCHAR)"])
+@pytest.mark.parametrize("command", [["plot", "decisions", "-o", "x.png"], ["report", "-o", "x.html"], ["scorecard"]])
+@pytest.mark.parametrize(
+    "theirs", ["CREATE TABLE decisions (x INTEGER)", "CREATE TABLE sources (id INTEGER, path VARCHAR)"]
+)
 def test_reading_a_database_the_workbench_did_not_write_is_refused_in_one_line(tmp_path, capsys, command, theirs):
     from workbench.cli import main
 
@@ -261,10 +301,13 @@ def test_files_are_read_again_when_a_newer_workbench_gives_a_table_of_their_rows
     # none. Read as it is, its costs are unknown; at the next ingest its files are read whole.
     log = tmp_path / "g.events.jsonl"
     log.write_bytes(sorted((sample / "damage").glob("game_*.events.jsonl"))[0].read_bytes())
-    older = ["ALTER TABLE decisions DROP COLUMN input_tokens", "ALTER TABLE decisions DROP COLUMN output_tokens",
-             "ALTER TABLE decisions DROP COLUMN cached_tokens",
-             "UPDATE workbench_schema SET fingerprint = 'an older schema', "
-             "columns = list_filter(columns, lambda c: c NOT LIKE 'decisions.%_tokens' OR c = 'decisions.tokens')"]
+    older = [
+        "ALTER TABLE decisions DROP COLUMN input_tokens",
+        "ALTER TABLE decisions DROP COLUMN output_tokens",
+        "ALTER TABLE decisions DROP COLUMN cached_tokens",
+        "UPDATE workbench_schema SET fingerprint = 'an older schema', "
+        "columns = list_filter(columns, lambda c: c NOT LIKE 'decisions.%_tokens' OR c = 'decisions.tokens')",
+    ]
     db = _ingested_then_changed(tmp_path, log, *older)
     con = connection.connect(db, read_only=True)
     try:
@@ -273,8 +316,12 @@ def test_files_are_read_again_when_a_newer_workbench_gives_a_table_of_their_rows
         # only totals: unknown at genai-prices' input and output rates, known at one rate for every token
         assert scorecard(con)["cost_per_decision"].null_count() == scorecard(con).height
         card = scorecard(con, prices={model: 1.0 for model in scorecard(con)["model"]})
-        per_model = dict(con.execute("SELECT model, avg(tokens) / 1e6 FROM decisions WHERE tokens IS NOT NULL "
-                                     "AND model IS NOT NULL GROUP BY model").fetchall())
+        per_model = dict(
+            con.execute(
+                "SELECT model, avg(tokens) / 1e6 FROM decisions WHERE tokens IS NOT NULL "
+                "AND model IS NOT NULL GROUP BY model"
+            ).fetchall()
+        )
         costs = dict(card.select("model", "cost_per_decision").iter_rows())
         assert {model: costs[model] for model in per_model} == pytest.approx(per_model)
     finally:
@@ -290,17 +337,21 @@ def test_a_database_written_before_the_counted_findings_reads_as_it_is(tmp_path,
     # reads it (each finding a row); an ingest brings it up to date.
     log = tmp_path / "g.events.jsonl"
     log.write_bytes(sorted((sample / "damage").glob("game_*.events.jsonl"))[0].read_bytes())
-    older = ["DROP VIEW violation_lines", "ALTER TABLE sources DROP COLUMN found_at",
-             *(f"ALTER TABLE violations DROP COLUMN {name}" for name in ("count", "locators", "lines", "fields")),
-             "UPDATE workbench_schema SET fingerprint = 'an older schema'"]
+    older = [
+        "DROP VIEW violation_lines",
+        "ALTER TABLE sources DROP COLUMN found_at",
+        *(f"ALTER TABLE violations DROP COLUMN {name}" for name in ("count", "locators", "lines", "fields")),
+        "UPDATE workbench_schema SET fingerprint = 'an older schema'",
+    ]
     db = _ingested_then_changed(tmp_path, log, *older)
     from workbench import analysis
     from workbench.cli import main
 
     con = connection.connect(db, read_only=True)
     try:
-        assert analysis.format_summary(con)["errors"].to_list() == [rows(db, "SELECT count(*) FROM violations "
-                                                                          "WHERE severity = 'error'")[0][0]]
+        assert analysis.format_summary(con)["errors"].to_list() == [
+            rows(db, "SELECT count(*) FROM violations WHERE severity = 'error'")[0][0]
+        ]
         assert not analysis.scorecard(con).is_empty()
     finally:
         con.close()

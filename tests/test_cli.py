@@ -60,12 +60,21 @@ def test_unreadable_file_exits_2(capsys, tmp_path, monkeypatch):
 
 def test_locked_database_exits_2_naming_it(capsys, tmp_path):
     db = tmp_path / "w.duckdb"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import duckdb, sys, time
         con = duckdb.connect({str(db)!r})
         print("ready", flush=True)
         sys.stdin.read()
-    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "ready"
         path = write_lines(tmp_path / "g.events.jsonl", [event("game_started")])
@@ -84,8 +93,9 @@ def test_ingest_prints_a_summary_per_file(capsys, tmp_path, sample):
 
 
 def test_ingest_accepts_globs(capsys, tmp_path, sample):
-    code, out, _ = run(capsys, "ingest", str(sample / "damage" / "game_*.events.jsonl"),
-                       "--db", str(tmp_path / "w.duckdb"), "--quiet")
+    code, out, _ = run(
+        capsys, "ingest", str(sample / "damage" / "game_*.events.jsonl"), "--db", str(tmp_path / "w.duckdb"), "--quiet"
+    )
     assert code == 0 and out.count("records") == 4
 
 
@@ -99,9 +109,17 @@ def test_validate_exit_codes_and_json(capsys, tmp_path):
     assert code == 1
     (file,) = json.loads(out)["files"]
     assert {k: file[k] for k in ("path", "format", "records", "rejected")} == {
-        "path": str(bad), "format": "damage", "records": 2, "rejected": 1}
-    assert {"locator": "line 2", "severity": "error", "rule": "attack_plan_required",
-            "field": "payload.action.attack_plan"}.items() <= file["violations"][0].items()
+        "path": str(bad),
+        "format": "damage",
+        "records": 2,
+        "rejected": 1,
+    }
+    assert {
+        "locator": "line 2",
+        "severity": "error",
+        "rule": "attack_plan_required",
+        "field": "payload.action.attack_plan",
+    }.items() <= file["violations"][0].items()
     assert set(file["violations"][0]) == {"locator", "severity", "rule", "field", "message", "count"}
     assert file["violations"][0]["count"] == 1  # one finding; a row past the first 1,000 of a rule counts many
 
@@ -112,8 +130,10 @@ def test_validate_text_names_file_line_and_field(capsys, tmp_path):
     assert code == 1 and f"{bad}: line 1: error: enum_value: payload.phase:" in out
 
 
-@pytest.mark.parametrize("suffix,magic", [
-    (".png", b"\x89PNG"), (".svg", b"<svg"), (".pdf", b"%PDF"), (".html", b"<!DOCTYPE html>"), (".json", b"{")])
+@pytest.mark.parametrize(
+    "suffix,magic",
+    [(".png", b"\x89PNG"), (".svg", b"<svg"), (".pdf", b"%PDF"), (".html", b"<!DOCTYPE html>"), (".json", b"{")],
+)
 def test_plot_emotions_exports_every_format(capsys, tmp_path, damage_db, suffix, magic):
     out_file = tmp_path / f"emotions{suffix}"
     code, out, err = run(capsys, "plot", "emotions", "--db", str(damage_db), "-o", str(out_file))
@@ -127,8 +147,9 @@ def test_plot_emotions_exports_every_format(capsys, tmp_path, damage_db, suffix,
 
 
 def test_plot_unknown_game_or_suffix_exits_2(capsys, tmp_path, damage_db):
-    code, _, err = run(capsys, "plot", "emotions", "--db", str(damage_db), "--game", "nope", "-o",
-                       str(tmp_path / "x.png"))
+    code, _, err = run(
+        capsys, "plot", "emotions", "--db", str(damage_db), "--game", "nope", "-o", str(tmp_path / "x.png")
+    )
     assert code == 2 and "no emotion vectors for game 'nope'" in err
     code, _, err = run(capsys, "plot", "emotions", "--db", str(damage_db), "-o", str(tmp_path / "x.gif"))
     assert code == 2 and "unknown suffix .gif" in err

@@ -17,9 +17,13 @@ from workbench.cli import main
 @pytest.fixture
 def db(tmp_path):
     db = tmp_path / "w.duckdb"
-    paths = [arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7}),
-             arena_log(tmp_path / "ep2.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 4 + [False] * 6,
-                                                          "=HYPERLINK(1)": [True, False]})]
+    paths = [
+        arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7}),
+        arena_log(
+            tmp_path / "ep2.decisions.jsonl",
+            {"m-a": [True] * 10, "m-b": [True] * 4 + [False] * 6, "=HYPERLINK(1)": [True, False]},
+        ),
+    ]
     assert not workbench.ingest(paths, db=db).failed
     return db
 
@@ -51,7 +55,9 @@ def test_compare_says_what_it_compared_and_gives_verdicts(db, capsys):
     assert "on 20 shared turns in 2 games" in out and "Newcombe paired interval and its test" in out
     assert main(["compare", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("arena: every pair of 3 models: 3 comparisons\np-values Holm-corrected over all 3 comparisons")
+    assert out.startswith(
+        "arena: every pair of 3 models: 3 comparisons\np-values Holm-corrected over all 3 comparisons"
+    )
     assert main(["compare", "--db", str(db), "m-a"]) == 2
     assert "compare takes two models or none" in capsys.readouterr().err
 
@@ -68,8 +74,10 @@ def test_plan_in_words_from_the_database_and_from_given_values(db, capsys):
     # the games counted up by hand (tests/test_comparison.py); design effect 1 + (20 - 1) * 0.05
     games = games_needed_by_hand(0.1, 0.9, 20, 0.05)
     assert games == 22
-    assert out.startswith(f"about {games} games per model to detect 10 points at 80% "
-                          "power (95% level): validity 90.0%, 20 decisions per game, ICC 0.050 (design effect 1.95)")
+    assert out.startswith(
+        f"about {games} games per model to detect 10 points at 80% "
+        "power (95% level): validity 90.0%, 20 decisions per game, ICC 0.050 (design effect 1.95)"
+    )
     assert main(["plan", "--difference", "0.05", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("about ") and "estimated from every format's 5 games of 3 models in" in out
@@ -94,23 +102,31 @@ def test_plan_as_json_and_csv_carries_every_number_the_words_say(db, capsys):
     assert dict(zip(header.split(","), row.split(",")))["games_per_model"] == str(estimated["games_per_model"])
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["plan", "--difference", "nan", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
-    (["plan", "--difference", "-2", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
-    (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "9", "--icc", "1.5"], "icc must be"),
-    (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "0", "--icc", "0"],
-     "decisions per game must be at least 1"),
-    (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "9", "--icc", "0", "--power", "1"],
-     "power must be"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["plan", "--difference", "nan", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
+        (["plan", "--difference", "-2", "--validity", "0.9", "--per-game", "9", "--icc", "0"], "difference must be"),
+        (["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "9", "--icc", "1.5"], "icc must be"),
+        (
+            ["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "0", "--icc", "0"],
+            "decisions per game must be at least 1",
+        ),
+        (
+            ["plan", "--difference", "0.1", "--validity", "0.9", "--per-game", "9", "--icc", "0", "--power", "1"],
+            "power must be",
+        ),
+    ],
+)
 def test_plan_refuses_inputs_out_of_range_in_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("content", ['{"m-a": NaN}', '{"m-a": -0.5}', '{"m-a": 1e400}', '{"m-a": "free"}',
-                                     '[1, 2]', "{not json"])
+@pytest.mark.parametrize(
+    "content", ['{"m-a": NaN}', '{"m-a": -0.5}', '{"m-a": 1e400}', '{"m-a": "free"}', "[1, 2]", "{not json"]
+)
 def test_a_bad_prices_file_is_one_line_and_exit_2(db, tmp_path, capsys, content):
     (tmp_path / "prices.json").write_text(content)
     for command in (["scorecard"], ["report", "-o", str(tmp_path / "r.html")]):
@@ -126,14 +142,26 @@ def test_a_prices_file_over_a_megabyte_a_fifo_or_a_device_is_refused_before_read
     big.write_text('{"m-a": 1.0' + " " * 1_000_001 + "}")
     fifo = tmp_path / "prices.fifo"
     os.mkfifo(fifo)
-    for path, said in ((big, "more than the 1,000,000 a prices file may hold"), (fifo, "it is a FIFO, not a file"),
-                       ("/dev/zero", "it is a character device, not a file"), (tmp_path, "it is a folder")):
+    for path, said in (
+        (big, "more than the 1,000,000 a prices file may hold"),
+        (fifo, "it is a FIFO, not a file"),
+        ("/dev/zero", "it is a character device, not a file"),
+        (tmp_path, "it is a folder"),
+    ):
         # in a child: a FIFO read would block it, /dev/zero fill its memory
-        run = subprocess.run([sys.executable, "-m", "workbench.cli", "scorecard", "--db", str(db), "--prices",
-                              str(path)], capture_output=True, text=True, timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "scorecard", "--db", str(db), "--prices", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert run.returncode == 2 and said in run.stderr and run.stderr.count("\n") == 1, run.stderr
-    run = subprocess.run([sys.executable, "-m", "workbench.cli", "compare", "--db", str(db), "--aliases", "/dev/zero"],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "compare", "--db", str(db), "--aliases", "/dev/zero"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2 and "cannot read aliases from /dev/zero" in run.stderr
 
 
@@ -152,8 +180,10 @@ def test_compare_sequential_decides_after_enough_games_and_says_it_once_while_wa
     from workbench.cli_files import _newly_decided
 
     db = tmp_path / "seq.duckdb"
-    paths = [arena_log(tmp_path / f"ep{g:02d}.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})
-             for g in range(12)]
+    paths = [
+        arena_log(tmp_path / f"ep{g:02d}.decisions.jsonl", {"m-a": [True] * 10, "m-b": [True] * 3 + [False] * 7})
+        for g in range(12)
+    ]
     assert not workbench.ingest(paths[:2], db=db).failed
     assert main(["compare", "--db", str(db), "--sequential", "m-a", "m-b"]) == 0
     assert "not decided after 2 games (paired games" in capsys.readouterr().out
@@ -177,8 +207,17 @@ def test_compare_sequential_decides_after_enough_games_and_says_it_once_while_wa
 def test_compare_as_json_and_csv_gives_every_column(db, capsys):
     assert main(["compare", "--db", str(db), "m-a", "m-b", "--json"]) == 0
     [row] = json.loads(capsys.readouterr().out)
-    assert {"difference", "ci_low", "ci_high", "p_value", "p_holm", "method", "shared_turns", "games_compared",
-            "verdict"} <= set(row)
+    assert {
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_holm",
+        "method",
+        "shared_turns",
+        "games_compared",
+        "verdict",
+    } <= set(row)
     assert (row["p_value"] < 0.05) == (row["ci_low"] > 0 or row["ci_high"] < 0)
     assert main(["compare", "--db", str(db), "--csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -187,13 +226,23 @@ def test_compare_as_json_and_csv_gives_every_column(db, capsys):
 
 def test_scorecard_and_compare_say_once_which_names_look_like_one_model(tmp_path, capsys):
     db = tmp_path / "w.duckdb"
-    workbench.ingest([arena_log(tmp_path / "ep1.decisions.jsonl", {"claude-3-5-haiku": [True, False],
-                                                                   "gpt-4o-mini": [True, True]}),
-                      arena_log(tmp_path / "ep2.decisions.jsonl", {"claude-3-5-haiku-20241022": [True, True],
-                                                                   "gpt-4o-mini": [False, True]})], db=db)
-    said = ('workbench: claude-3-5-haiku-20241022 looks like a dated snapshot of claude-3-5-haiku, counted apart\n'
-            'workbench: to count them as one model: write {"claude-3-5-haiku-20241022": "claude-3-5-haiku"} to '
-            'aliases.json and pass --aliases aliases.json\n')
+    workbench.ingest(
+        [
+            arena_log(
+                tmp_path / "ep1.decisions.jsonl", {"claude-3-5-haiku": [True, False], "gpt-4o-mini": [True, True]}
+            ),
+            arena_log(
+                tmp_path / "ep2.decisions.jsonl",
+                {"claude-3-5-haiku-20241022": [True, True], "gpt-4o-mini": [False, True]},
+            ),
+        ],
+        db=db,
+    )
+    said = (
+        "workbench: claude-3-5-haiku-20241022 looks like a dated snapshot of claude-3-5-haiku, counted apart\n"
+        'workbench: to count them as one model: write {"claude-3-5-haiku-20241022": "claude-3-5-haiku"} to '
+        "aliases.json and pass --aliases aliases.json\n"
+    )
     for argv in (["scorecard"], ["compare", "gpt-4o-mini", "claude-3-5-haiku"]):
         assert main([*argv, "--db", str(db)]) == 0
         captured = capsys.readouterr()

@@ -30,14 +30,20 @@ def arena(tmp_path_factory):
 
 def flights(path) -> list[int]:
     """The numbers of the lines where model-b flies, read off the file."""
-    return [number for number, line in enumerate(path.read_text().splitlines(), 1)
-            if '"model-b"' in line and '"fly"' in line]
+    return [
+        number
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if '"model-b"' in line and '"fly"' in line
+    ]
 
 
 def line_where(path, model: str, tick: int) -> int:
     """The number of the line where `model` decided `tick`, read off the file."""
-    (number,) = [number for number, line in enumerate(path.read_text().splitlines(), 1)
-                 if f'"{model}"' in line and f'"tick": {tick},' in line]
+    (number,) = [
+        number
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if f'"{model}"' in line and f'"tick": {tick},' in line
+    ]
     return number
 
 
@@ -51,8 +57,9 @@ def test_records_prints_where_each_record_is_what_it_breaks_and_its_line_as_writ
     for (path, number), header, text in zip(expected, lines[::2], lines[1::2]):
         tick = json.loads(line_of(path, number))["tick"]
         game = f"{path.parent.name}/{path.name.split('.')[0]}"  # the episode within its run (its folder)
-        assert header.startswith(f"{path}:{number}: arena; game_id {game}; turn {tick}; "
-                                 f"model model-b; INVALID; breaks ")
+        assert header.startswith(
+            f"{path}:{number}: arena; game_id {game}; turn {tick}; model model-b; INVALID; breaks "
+        )
         assert text == "    " + line_of(path, number)
 
 
@@ -78,12 +85,17 @@ def test_records_says_when_it_shows_only_the_first_and_when_nothing_matches(caps
     code, out, err = run(capsys, "records", "--db", str(db), "--limit", "1", "--json")
     assert code == 0 and len(json.loads(out)) == 1 and err == "(the first 1 of 12 records; --limit 0 shows all)\n"
     code, out, err = run(capsys, "records", "--db", str(db), "--invalid", "--limit", "1")  # filtered: its total
-    invalid = len([row for row in json.loads(run(capsys, "records", "--db", str(db), "--invalid", "--json", "--limit",
-                                                   "0")[1])])
+    invalid = len(
+        [row for row in json.loads(run(capsys, "records", "--db", str(db), "--invalid", "--json", "--limit", "0")[1])]
+    )
     assert code == 0 and err == f"(the first 1 of {invalid} records; --limit 0 shows all)\n" and invalid > 1
     code, out, err = run(capsys, "records", "--db", str(db), "--model", "model-b", "--rule", "no_such_rule")
-    assert code == 0 and out == "" and err == "workbench: no record matches; no rule 'no_such_rule' here (known: " \
-        "not_a_json_object, unknown_tool)\n"
+    assert (
+        code == 0
+        and out == ""
+        and err
+        == "workbench: no record matches; no rule 'no_such_rule' here (known: not_a_json_object, unknown_tool)\n"
+    )
     code, out, err = run(capsys, "records", "--db", str(db), "--model", "model-a", "--invalid")
     assert code == 0 and out == "" and err == "workbench: no record matches\n"  # every name is known
     code, _, err = run(capsys, "records", "--db", str(db), "--model", "Model-B")
@@ -110,14 +122,14 @@ def test_a_long_record_is_cut_in_a_terminal_and_whole_in_json(capsys, tmp_path):
 
 
 def test_records_csv_keeps_a_spreadsheet_from_running_a_line_as_a_formula(capsys, tmp_path):
-    log = write_lines(tmp_path / "ep_9.decisions.jsonl", ["=HYPERLINK(\"http://x\")", arena_line("a", 0, "m")])
+    log = write_lines(tmp_path / "ep_9.decisions.jsonl", ['=HYPERLINK("http://x")', arena_line("a", 0, "m")])
     db = str(tmp_path / "w.duckdb")
     assert main(["ingest", str(log), "--db", db, "--quiet"]) == 0
     capsys.readouterr()
     code, out, _ = run(capsys, "records", "--db", db, "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and [row["line"] for row in rows] == ["1", "2"]
-    assert rows[0]["raw"] == "'=HYPERLINK(\"http://x\")" and rows[0]["valid"] == "false"
+    assert rows[0]["raw"] == '\'=HYPERLINK("http://x")' and rows[0]["valid"] == "false"
     assert rows[1]["raw"] == arena_line("a", 0, "m") and rows[1]["rules"] == ""
 
 
@@ -130,8 +142,13 @@ def test_side_by_side_prints_the_disagreements_first_with_where_each_decision_is
     assert lines[0] == "model-a and model-b: 5 shared turns, 3 where one's answers were all valid and the other's not"
     turns = [line for line in lines[1:] if not line.startswith("    ")]
     run_ = episode_1.parent.name
-    assert turns == [f"arena {run_}/ep_1 turn 1: DISAGREE", f"arena {run_}/ep_1 turn 3: DISAGREE",
-                     f"arena {run_}/ep_2 turn 0: DISAGREE", f"arena {run_}/ep_1 turn 0", f"arena {run_}/ep_1 turn 2"]
+    assert turns == [
+        f"arena {run_}/ep_1 turn 1: DISAGREE",
+        f"arena {run_}/ep_1 turn 3: DISAGREE",
+        f"arena {run_}/ep_2 turn 0: DISAGREE",
+        f"arena {run_}/ep_1 turn 0",
+        f"arena {run_}/ep_1 turn 2",
+    ]
     assert lines[3].startswith("    model-b as agent_b: fly: INVALID (")
     assert lines[3].endswith(f" at {episode_1}:{line_where(episode_1, 'model-b', 1)}")
     assert lines[2] == f"    model-a as agent_a: idle: valid at {episode_1}:{line_where(episode_1, 'model-a', 1)}"
@@ -162,19 +179,32 @@ def test_the_real_simulators_logs_through_the_command_line(capsys, tmp_path):
     assert main(["ingest", *map(str, logs), "--db", db, "--quiet"]) == 0
     capsys.readouterr()
     # the simulator's failed betting calls, found by words (in any case) and by a byte search here
-    code, out, _ = run(capsys, "records", "--db", db, "--text", '"REASON": "provider_failure"', "--json", "--limit", "0")
+    code, out, _ = run(
+        capsys, "records", "--db", db, "--text", '"REASON": "provider_failure"', "--json", "--limit", "0"
+    )
     found = json.loads(out)
-    by_hand = [(str(log.resolve()), number) for log in logs for number, text in
-               enumerate(log.read_bytes().split(b"\n"), 1) if b'"reason": "provider_failure"' in text.lower()]
+    by_hand = [
+        (str(log.resolve()), number)
+        for log in logs
+        for number, text in enumerate(log.read_bytes().split(b"\n"), 1)
+        if b'"reason": "provider_failure"' in text.lower()
+    ]
     assert code == 0 and len(by_hand) == 12 and [(row["path"], row["line"]) for row in found] == by_hand
     # failed calls: no answer to judge, the provider's words kept
     assert {(row["valid"], row["action"], row["outcome"]) for row in found} == {(None, None, "failed")}
-    assert all(row["model"] for row in found) and all(row["failure"].startswith("provider HTTP error 500") for row in found)
+    assert all(row["model"] for row in found) and all(
+        row["failure"].startswith("provider HTTP error 500") for row in found
+    )
     code, out, _ = run(capsys, "records", "--db", db, "--failed", "--json", "--limit", "0")
     assert [(row["path"], row["line"]) for row in json.loads(out)] == by_hand
     assert all(row["raw"] == line_of(Path(row["path"]), row["line"]) for row in found)
-    models = sorted({row["model"] for row in json.loads(run(capsys, "records", "--db", db, "--json", "--limit", "0")[1])
-                     if row["model"]})
+    models = sorted(
+        {
+            row["model"]
+            for row in json.loads(run(capsys, "records", "--db", db, "--json", "--limit", "0")[1])
+            if row["model"]
+        }
+    )
     assert len(models) >= 2, models
     code, out, _ = run(capsys, "side-by-side", *models[:2], "--db", db, "--json", "--limit", "0")
     pairs = json.loads(out)
@@ -196,8 +226,10 @@ def test_a_name_the_aliases_map_finds_its_models_records_as_the_model_does(capsy
     db, _, _ = arena
     aliases = tmp_path / "aliases.json"
     aliases.write_text(json.dumps({"model-b": "flier"}))
-    outs = [run(capsys, "records", "--db", str(db), "--model", name, "--aliases", str(aliases), "--json", "--limit", "0")
-            for name in ("model-b", "flier")]
+    outs = [
+        run(capsys, "records", "--db", str(db), "--model", name, "--aliases", str(aliases), "--json", "--limit", "0")
+        for name in ("model-b", "flier")
+    ]
     found = [json.loads(out) for _, out, _ in outs]
     # model-b's decisions: ep_1's four ticks and ep_2's one, under its alias
     assert found[0] == found[1] and len(found[0]) == 4 + 1 and {row["model"] for row in found[0]} == {"flier"}

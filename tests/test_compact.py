@@ -26,28 +26,42 @@ def _tree(root: Path, files: dict[int, list] = FILES) -> Path:
         part, source = (f"{table}/format=arena/s{source_id}-run_0.parquet" for table in ("decisions", "sources"))
         for written in (part, source):
             (root / written).parent.mkdir(parents=True, exist_ok=True)
-        values = ", ".join(f"({source_id}, {('NULL' if g is None else repr(g))}, 'line {n}')" for n, g in
-                           enumerate(games, 1))
-        duckdb.sql(f"COPY (SELECT * FROM (VALUES {values}) v(source_id, game_id, locator)) TO '{root / part}' "
-                   f"(FORMAT parquet)")
+        values = ", ".join(
+            f"({source_id}, {('NULL' if g is None else repr(g))}, 'line {n}')" for n, g in enumerate(games, 1)
+        )
+        duckdb.sql(
+            f"COPY (SELECT * FROM (VALUES {values}) v(source_id, game_id, locator)) TO '{root / part}' (FORMAT parquet)"
+        )
         duckdb.sql(f"COPY (SELECT {source_id} AS source_id, '{path}' AS path) TO '{root / source}' (FORMAT parquet)")
         rows[path] = {
-            "path": path, "format": "arena", "source_id": source_id, "size": 1, "mtime_ns": 1, "sha256": "x",
-            "records": len(games), "rejected": 0, "parts": [part, source], "ctime_ns": 1,
-            "part_stamps": [manifest.stamp(root / part), manifest.stamp(root / source)]}
+            "path": path,
+            "format": "arena",
+            "source_id": source_id,
+            "size": 1,
+            "mtime_ns": 1,
+            "sha256": "x",
+            "records": len(games),
+            "rejected": 0,
+            "parts": [part, source],
+            "ctime_ns": 1,
+            "part_stamps": [manifest.stamp(root / part), manifest.stamp(root / source)],
+        }
     manifest.write_manifest(root, rows)
     return root
 
 
 def _listed(root: Path, table: str = "decisions") -> dict[str, list[str]]:
-    return {path: [part for part in row["parts"] if part.startswith(f"{table}/")]
-            for path, row in manifest.read_manifest(root).items()}
+    return {
+        path: [part for part in row["parts"] if part.startswith(f"{table}/")]
+        for path, row in manifest.read_manifest(root).items()
+    }
 
 
 def _rows(root: Path) -> list[tuple]:
     parts = sorted({str(root / p) for parts in _listed(root).values() for p in parts})
-    return sorted(duckdb.sql("SELECT source_id, game_id, locator FROM read_parquet($p)",
-                             params={"p": parts}).fetchall(), key=str)
+    return sorted(
+        duckdb.sql("SELECT source_id, game_id, locator FROM read_parquet($p)", params={"p": parts}).fetchall(), key=str
+    )
 
 
 def _expected(files: dict[int, list] = FILES) -> list[tuple]:
@@ -112,7 +126,9 @@ def test_a_part_no_file_lists_any_more_is_removed_not_rewritten(tmp_path):
     leaving = compact.Leaving()
     leaving.add(listed.pop("/logs/2.decisions.jsonl"))
     assert leaving.parts_rewritten(root, listed, "run") == {
-        "decisions/format=arena/s2-run_0.parquet": [], "sources/format=arena/s2-run_0.parquet": []}
+        "decisions/format=arena/s2-run_0.parquet": [],
+        "sources/format=arena/s2-run_0.parquet": [],
+    }
 
 
 def test_a_compaction_cut_short_before_the_manifest_leaves_it_and_the_rows_as_they_were(tmp_path, monkeypatch):
@@ -131,12 +147,15 @@ def test_a_compaction_cut_short_before_the_manifest_leaves_it_and_the_rows_as_th
     assert len(list((root / "decisions" / "format=arena").iterdir())) == 1 and _rows(root) == _expected()
 
 
-@pytest.mark.parametrize("make, said", [
-    (lambda p: None, "is not a folder"),
-    (lambda p: p.write_text("x"), "is not a folder"),
-    (lambda p: p.mkdir(), "has no _manifest.parquet"),
-    (lambda p: (p.mkdir(), (p / "_manifest.parquet").write_text("garbage")), "is not a manifest"),
-])
+@pytest.mark.parametrize(
+    "make, said",
+    [
+        (lambda p: None, "is not a folder"),
+        (lambda p: p.write_text("x"), "is not a folder"),
+        (lambda p: p.mkdir(), "has no _manifest.parquet"),
+        (lambda p: (p.mkdir(), (p / "_manifest.parquet").write_text("garbage")), "is not a manifest"),
+    ],
+)
 def test_what_is_not_a_tree_an_ingest_keeps_is_refused_in_one_line(tmp_path, capsys, make, said):
     target = tmp_path / "lake"
     make(target)
@@ -157,14 +176,21 @@ def test_a_part_removed_takes_the_game_folder_it_leaves_empty_not_its_tables(tmp
     up to its format's, which another part still holds; a table's folder stays."""
     root = tmp_path / "lake"
     alone = "decisions/format=arena/game_id=g1/s1-run_0.parquet"
-    shared = ["decisions/format=arena/game_id=g2/s2-run_0.parquet", "decisions/format=arena/game_id=g2/s3-run_0.parquet"]
+    shared = [
+        "decisions/format=arena/game_id=g2/s2-run_0.parquet",
+        "decisions/format=arena/game_id=g2/s3-run_0.parquet",
+    ]
     for part in [alone, *shared]:
         (root / part).parent.mkdir(parents=True, exist_ok=True)
         (root / part).write_bytes(b"")
     manifest.unlink_part(root, alone)
     manifest.unlink_part(root, shared[0])
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
-        "decisions", "decisions/format=arena", "decisions/format=arena/game_id=g2", shared[1]]
+        "decisions",
+        "decisions/format=arena",
+        "decisions/format=arena/game_id=g2",
+        shared[1],
+    ]
     manifest.unlink_part(root, shared[1])
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["decisions"]
 
@@ -217,20 +243,25 @@ def test_parts_larger_than_memory_would_hold_merge_a_row_group_at_a_time(tmp_pat
     root = _tree(tmp_path / "lake", {1: ["g1"], 2: ["g2"], 3: ["g3"]})
     for part in sorted(root.glob("decisions/format=arena/*.parquet")):
         source_id = int(part.name[1])
-        duckdb.sql(f"COPY (SELECT {source_id} AS source_id, 'g' || lpad((i // 1000)::TEXT, 4, '0') AS game_id, "
-                   f"repeat(md5((i + {source_id})::TEXT), 4) || i AS locator FROM range(600000) r(i) ORDER BY i) "
-                   f"TO '{part}' (FORMAT parquet)")
+        duckdb.sql(
+            f"COPY (SELECT {source_id} AS source_id, 'g' || lpad((i // 1000)::TEXT, 4, '0') AS game_id, "
+            f"repeat(md5((i + {source_id})::TEXT), 4) || i AS locator FROM range(600000) r(i) ORDER BY i) "
+            f"TO '{part}' (FORMAT parquet)"
+        )
     rows = manifest.read_manifest(root)
     for row in rows.values():
         row["part_stamps"] = [manifest.stamp(root / part) for part in row["parts"]]
     manifest.write_manifest(root, rows)
-    before = duckdb.sql(f"SELECT count(*), sum(hash(source_id, game_id, locator)) FROM "
-                        f"read_parquet('{root}/decisions/*/*.parquet')").fetchall()
+    before = duckdb.sql(
+        f"SELECT count(*), sum(hash(source_id, game_id, locator)) FROM read_parquet('{root}/decisions/*/*.parquet')"
+    ).fetchall()
 
     def peak(step: str) -> int:
-        run = (f"import resource; from workbench.spark import compact, manifest; from pathlib import Path; "
-               f"root = Path({str(root)!r}); manifest.read_manifest(root); {step}; "
-               f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        run = (
+            f"import resource; from workbench.spark import compact, manifest; from pathlib import Path; "
+            f"root = Path({str(root)!r}); manifest.read_manifest(root); {step}; "
+            f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        )
         done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]
         return int(done.stdout)
@@ -239,8 +270,12 @@ def test_parts_larger_than_memory_would_hold_merge_a_row_group_at_a_time(tmp_pat
     assert merged - opened < 100_000, f"{(merged - opened) / 1000:.0f} MB"  # ru_maxrss is in KB
     [part] = {p for parts in _listed(root).values() for p in parts}
     table = duckdb.sql(f"SELECT source_id, game_id FROM read_parquet('{root / part}')")
-    assert duckdb.sql(f"SELECT count(*), sum(hash(source_id, game_id, locator)) FROM "
-                      f"read_parquet('{root / part}')").fetchall() == before
+    assert (
+        duckdb.sql(
+            f"SELECT count(*), sum(hash(source_id, game_id, locator)) FROM read_parquet('{root / part}')"
+        ).fetchall()
+        == before
+    )
     order = table.fetchall()
     assert order == sorted(order)  # part after part, each by game
 
@@ -253,13 +288,20 @@ def test_thousands_of_parts_merge_a_batch_at_a_time(tmp_path, monkeypatch):
     assert _rows(root) == _expected()
 
 
-@pytest.mark.parametrize("spoil, said", [
-    (lambda row: row.update(part_stamps=row["part_stamps"][:1]), "2 parts and 1 stamps"),
-    (lambda row: row.update(parts=["_staging/format=arena/s1-run_0.parquet", *row["parts"]],
-                            part_stamps=None), "is not a part of a table"),
-    (lambda row: row.update(parts=["decisions/format=arena/c-?.parquet", *row["parts"]], part_stamps=None),
-     "is not a part of a table"),
-])
+@pytest.mark.parametrize(
+    "spoil, said",
+    [
+        (lambda row: row.update(part_stamps=row["part_stamps"][:1]), "2 parts and 1 stamps"),
+        (
+            lambda row: row.update(parts=["_staging/format=arena/s1-run_0.parquet", *row["parts"]], part_stamps=None),
+            "is not a part of a table",
+        ),
+        (
+            lambda row: row.update(parts=["decisions/format=arena/c-?.parquet", *row["parts"]], part_stamps=None),
+            "is not a part of a table",
+        ),
+    ],
+)
 def test_a_manifest_an_ingest_would_not_write_is_refused_before_anything_is_removed(tmp_path, capsys, spoil, said):
     root = _tree(tmp_path / "lake")
     listed = manifest.read_manifest(root)
@@ -273,8 +315,10 @@ def test_a_manifest_an_ingest_would_not_write_is_refused_before_anything_is_remo
 
 def test_files_named_as_parts_outside_the_tables_folders_are_not_removed(tmp_path):
     root = _tree(tmp_path / "lake")
-    kept = [root / "backup-1" / "decisions" / "format=arena" / "s1-run_0.parquet",
-            root / ".snapshots" / "daily" / "c-notes.parquet"]
+    kept = [
+        root / "backup-1" / "decisions" / "format=arena" / "s1-run_0.parquet",
+        root / ".snapshots" / "daily" / "c-notes.parquet",
+    ]
     for path in kept:
         path.parent.mkdir(parents=True)
         path.write_text("mine")
@@ -287,8 +331,9 @@ def test_a_lone_part_of_the_layout_before_rewritten_is_said_not_nothing_to_merge
     [(path, [flat])] = _listed(root).items()
     part = "decisions/format=arena/game_id=g1/s1-run_0.parquet"
     (root / part).parent.mkdir(parents=True)
-    duckdb.sql(f"COPY (SELECT 1 AS source_id, 'g1' AS game_id_full, 'line 1' AS locator) TO '{root / part}' "
-               f"(FORMAT parquet)")
+    duckdb.sql(
+        f"COPY (SELECT 1 AS source_id, 'g1' AS game_id_full, 'line 1' AS locator) TO '{root / part}' (FORMAT parquet)"
+    )
     (root / flat).unlink()
     rows = manifest.read_manifest(root)
     rows[path]["parts"] = [part if p == flat else p for p in rows[path]["parts"]]
@@ -308,8 +353,10 @@ def test_parts_changed_since_they_were_written_are_left_and_said(tmp_path, capsy
         os.utime(part, ns=(1, 1))
     assert cli.main(["compact", "--parquet", str(root)]) == 0
     out = capsys.readouterr().out
-    assert out == ("sources: 3 parts -> 1\n2 parts are not as the ingest wrote them (copied or changed since) and "
-                   "were left: the next `workbench ingest --engine spark` into the tree reads their files again\n")
+    assert out == (
+        "sources: 3 parts -> 1\n2 parts are not as the ingest wrote them (copied or changed since) and "
+        "were left: the next `workbench ingest --engine spark` into the tree reads their files again\n"
+    )
 
 
 def test_a_part_whose_columns_cannot_be_read_as_declared_stops_the_merge_in_one_line(tmp_path, capsys):
@@ -332,8 +379,9 @@ def test_a_process_that_read_a_manifest_exits_cleanly(tmp_path):
     process at exit ("terminate called without an active exception", exit 134), one run
     in three; ten runs would have shown it 98 times in 100."""
     root = _tree(tmp_path / "lake")
-    read = (f"from pathlib import Path; from workbench.spark import manifest; "
-            f"manifest.read_manifest(Path({str(root)!r}))")
+    read = (
+        f"from pathlib import Path; from workbench.spark import manifest; manifest.read_manifest(Path({str(root)!r}))"
+    )
     for _ in range(10):
         done = subprocess.run([sys.executable, "-c", read], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-500:]

@@ -32,20 +32,49 @@ def decision(agent: str, tick: int, model: str, valid: bool) -> str:
 
 def arena_log(path, outcomes: dict[str, list[bool]]):
     """One episode (the file's name): each model's agent decides once per tick, valid or not as given."""
-    lines = [decision(f"agent_{model}", tick, model, valid)
-             for model, results in outcomes.items() for tick, valid in enumerate(results)]
+    lines = [
+        decision(f"agent_{model}", tick, model, valid)
+        for model, results in outcomes.items()
+        for tick, valid in enumerate(results)
+    ]
     return write_lines(path, lines)
 
 
 def bot_trace(path, model: str, attempts: list[int]):
-    lines = [{"kind": "session_start", "timestamp": "2026-02-27T10:00:00-05:00", "gameId": "g1", "model": model,
-              "maxRetries": 3}]
+    lines = [
+        {
+            "kind": "session_start",
+            "timestamp": "2026-02-27T10:00:00-05:00",
+            "gameId": "g1",
+            "model": model,
+            "maxRetries": 3,
+        }
+    ]
     for turn, tries in enumerate(attempts, 1):
-        trace = [{"attempt": i, "stage": "compile", "details": ["x"], "outcome": "retry", "llmRequestMs": 10,
-                  "llmResponseBytes": 5} for i in range(1, tries)]
-        lines.append({"timestamp": f"2026-02-27T11:{turn:02d}:00-05:00", "gameId": "g1", "turn": turn, "ok": True,
-                      "errorClass": "success", "attempts": tries, "errors": [], "featureTags": ["fleet"],
-                      "trace": trace})
+        trace = [
+            {
+                "attempt": i,
+                "stage": "compile",
+                "details": ["x"],
+                "outcome": "retry",
+                "llmRequestMs": 10,
+                "llmResponseBytes": 5,
+            }
+            for i in range(1, tries)
+        ]
+        lines.append(
+            {
+                "timestamp": f"2026-02-27T11:{turn:02d}:00-05:00",
+                "gameId": "g1",
+                "turn": turn,
+                "ok": True,
+                "errorClass": "success",
+                "attempts": tries,
+                "errors": [],
+                "featureTags": ["fleet"],
+                "trace": trace,
+            }
+        )
     return write_lines(path, [json.dumps(line) for line in lines])
 
 
@@ -109,8 +138,10 @@ def database(tmp_path):
 
 
 def test_the_scorecard_counts_intervals_games_retries_and_rules(tmp_path, database):
-    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True, True, True, False], "m-b": [True]}),
-                   bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-c", [1, 3, 2]))
+    con = database(
+        arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": [True, True, True, False], "m-b": [True]}),
+        bot_trace(tmp_path / "bot_trace_g1.jsonl", "m-c", [1, 3, 2]),
+    )
     card = {(row["format"], row["model"]): row for row in scorecard(con).iter_rows(named=True)}
     assert set(card) == {("arena", "m-a"), ("arena", "m-b"), ("ec4x", "m-c")}
     a = card["arena", "m-a"]
@@ -121,7 +152,7 @@ def test_the_scorecard_counts_intervals_games_retries_and_rules(tmp_path, databa
     assert (a["design_effect"], a["ci_method"]) == (4.0, "one game: the game is one observation")
     assert (a["top_rule"], a["top_rule_count"], a["retries"]) == ("unknown_tool", 1, None)
     b = card["arena", "m-b"]  # one decision: the interval spans most of [0, 1]
-    assert (b["decisions"], b["valid"]) == (1, 1) and b["ci_low"] == pytest.approx(1 / (1 + 1.959963984540054 ** 2))
+    assert (b["decisions"], b["valid"]) == (1, 1) and b["ci_low"] == pytest.approx(1 / (1 + 1.959963984540054**2))
     c = card["ec4x", "m-c"]
     assert (c["decisions"], c["valid"], c["retries"], c["top_rule"], c["top_rule_count"]) == (3, 3, 3, None, 0)
     by_model = scorecard(con, by="model")
@@ -134,8 +165,9 @@ def test_the_scorecard_counts_intervals_games_retries_and_rules(tmp_path, databa
 
 def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, database):
     # 16 episodes of one model: 8 all valid (30 of 30), 8 with 21 of 30.
-    paths = [arena_log(tmp_path / f"ep{i:02d}.decisions.jsonl", {"m": outcomes(30 if i < 8 else 21, 30)})
-             for i in range(16)]
+    paths = [
+        arena_log(tmp_path / f"ep{i:02d}.decisions.jsonl", {"m": outcomes(30 if i < 8 else 21, 30)}) for i in range(16)
+    ]
     con = database(*paths)
     [row] = scorecard(con).iter_rows(named=True)
     # the design effect and the interval written out (tests/intervals.py): the ANOVA ICC of
@@ -160,10 +192,14 @@ def test_the_scorecard_clusters_by_episode_as_computed_by_hand(tmp_path, databas
 def test_the_top_rule_is_the_one_broken_most(tmp_path, database):
     # m-a breaks unknown_tool twice; m-b breaks unknown_tool once and, on two lines, the
     # seed's rule that move_to needs a target (move_target_required).
-    lines = [decision("a1", 0, "m-a", False), decision("a1", 1, "m-a", False), decision("a1", 2, "m-a", True),
-             decision("b1", 0, "m-b", False),
-             json.dumps({"agent_id": "b1", "tick": 1, "tool": "move_to", "params": {}, "model": "m-b"}),
-             json.dumps({"agent_id": "b1", "tick": 2, "tool": "move_to", "params": {}, "model": "m-b"})]
+    lines = [
+        decision("a1", 0, "m-a", False),
+        decision("a1", 1, "m-a", False),
+        decision("a1", 2, "m-a", True),
+        decision("b1", 0, "m-b", False),
+        json.dumps({"agent_id": "b1", "tick": 1, "tool": "move_to", "params": {}, "model": "m-b"}),
+        json.dumps({"agent_id": "b1", "tick": 2, "tool": "move_to", "params": {}, "model": "m-b"}),
+    ]
     con = database(write_lines(tmp_path / "ep1.decisions.jsonl", lines))
     rules = {row["model"]: (row["top_rule"], row["top_rule_count"]) for row in scorecard(con).iter_rows(named=True)}
     assert rules == {"m-a": ("unknown_tool", 2), "m-b": ("move_target_required", 2)}
@@ -174,8 +210,10 @@ def test_the_top_rule_is_the_one_broken_most(tmp_path, database):
 
 def test_small_samples_claim_nothing_and_the_p_value_is_the_intervals(tmp_path, database):
     # 2/2 valid against 0/2, each in a game of its own: the score test said p = 0.0455.
-    con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": [True, True]}),
-                   arena_log(tmp_path / "b.decisions.jsonl", {"m-b": [False, False]}))
+    con = database(
+        arena_log(tmp_path / "a.decisions.jsonl", {"m-a": [True, True]}),
+        arena_log(tmp_path / "b.decisions.jsonl", {"m-b": [False, False]}),
+    )
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     assert row["p_value"] > 0.05 and row["method"].startswith("unpaired: Newcombe interval and its test")
     assert row["ci_low"] < 0 < row["ci_high"]
@@ -184,8 +222,13 @@ def test_small_samples_claim_nothing_and_the_p_value_is_the_intervals(tmp_path, 
 
 def test_a_negative_difference_names_the_better_model_with_a_positive_lead(tmp_path, database):
     # Two episodes each, about alike.
-    con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
-                     for m, per_game in (("m-a", (5, 6)), ("m-b", (18, 17))) for g, k in enumerate(per_game)))
+    con = database(
+        *(
+            arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
+            for m, per_game in (("m-a", (5, 6)), ("m-b", (18, 17)))
+            for g, k in enumerate(per_game)
+        )
+    )
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     assert (row["games_a"], row["games_b"], row["games_compared"]) == (2, 2, 2)
     # a - b: all three negative, the interval around the difference
@@ -193,13 +236,16 @@ def test_a_negative_difference_names_the_better_model_with_a_positive_lead(tmp_p
     assert row["ci_low"] < row["difference"] < row["ci_high"] < 0
     assert row["significant"]
     lead = f"{-row['difference'] * 100:+.1f}"
-    assert row["verdict"].startswith(f"m-b is more often valid than m-a: {lead} points "
-                                     f"(95% CI {-row['ci_high'] * 100:+.1f} to {-row['ci_low'] * 100:+.1f}")
+    assert row["verdict"].startswith(
+        f"m-b is more often valid than m-a: {lead} points "
+        f"(95% CI {-row['ci_high'] * 100:+.1f} to {-row['ci_low'] * 100:+.1f}"
+    )
     assert lead == "+60.0" and "-" not in row["verdict"].split("points")[0].split(":")[1]
     # the same comparison the other way round is its mirror
     [mirror] = compare_models(con, "m-b", "m-a").iter_rows(named=True)
     assert (mirror["difference"], mirror["ci_low"], mirror["ci_high"]) == pytest.approx(
-        (-row["difference"], -row["ci_high"], -row["ci_low"]))
+        (-row["difference"], -row["ci_high"], -row["ci_low"])
+    )
     assert mirror["verdict"] == row["verdict"]
 
 
@@ -222,8 +268,9 @@ def test_pairs_are_matched_by_episode_and_tick(tmp_path, database):
     # share is 0.75 and each game 0.25 from it, so MSB = 4 * 10 * 0.25^2 / (4 games - 2 models)
     # = 1.25; only the games at 5 of 10 vary within, MSW = 2 * 10 * 0.5 * 0.5 / (40 - 4) = 5 / 36;
     # n0 = (40 - 4 * 10^2 / 20) / 2 = 10. The pairs' games hold 10 turns each (m = 10).
-    effect, dof = paired_effect_by_hand(4 * 10 * 0.25 ** 2 / 2, 2 * 10 * 0.5 * 0.5 / 36,
-                                        (40 - 4 * 10 ** 2 / 20) / 2, 2, 36, size=10)
+    effect, dof = paired_effect_by_hand(
+        4 * 10 * 0.25**2 / 2, 2 * 10 * 0.5 * 0.5 / 36, (40 - 4 * 10**2 / 20) / 2, 2, 36, size=10
+    )
     # Newcombe's paired interval at the effective counts of both, only a, only b, neither
     expected = newcombe_paired_by_hand(10 / effect, 5 / effect, 5 / effect, 0, student_t.ppf(0.975, dof))
     assert expected[0] == 0 and expected[1] == pytest.approx(-expected[2])
@@ -236,7 +283,8 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     paired = compare_models(database(arena_log(tmp_path / "ep1.decisions.jsonl", {"m-a": a, "m-b": b})), "m-a", "m-b")
     [row] = paired.iter_rows(named=True)
     assert row["shared_turns"] == 10 and row["method"].startswith(
-        "paired on 10 shared turns in 1 game: Newcombe paired interval")
+        "paired on 10 shared turns in 1 game: Newcombe paired interval"
+    )
     # one game, and nothing in the format to tell how games differ: the game is one
     # observation (design effect 10), its 3 turns valid for both and 7 for a alone count as
     # 0.3 and 0.7 of one turn, and no variance is estimated (the normal quantile).
@@ -245,19 +293,22 @@ def test_a_paired_comparison_from_ten_shared_turns_and_unpaired_below(tmp_path, 
     # 0.7 - sqrt((1 - low_a)^2 + (high_b - 0.3)^2) to 0.7 + sqrt((0.3 - low_b)^2 + (high_a - 1)^2),
     # Wilson's 1 of 1 being 1 / (1 + z^2) to 1.
     (low_a, high_a), (low_b, high_b) = wilson_by_hand(1, 1), wilson_by_hand(0.3, 1)
-    assert (low_a, high_a) == pytest.approx((1 / (1 + Z ** 2), 1.0), rel=1e-12)
+    assert (low_a, high_a) == pytest.approx((1 / (1 + Z**2), 1.0), rel=1e-12)
     expected = (0.7 - math.hypot(1 - low_a, high_b - 0.3), 0.7 + math.hypot(0.3 - low_b, high_a - 1))
     assert row["difference"] == pytest.approx(0.7)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, rel=1e-9)
     assert (row["validity_a_shared"], row["validity_b_shared"]) == (1.0, 0.3)
     assert row["p_value"] > 0.05 and not row["shown_in_the_games"] and not row["significant"]
     low, high = row["ci_low"] * 100, row["ci_high"] * 100
-    assert row["verdict"].startswith(f"no evidence of a difference: m-a ahead of m-b by +70.0 points (95% CI "
-                                     f"{low:+.1f} to {high:+.1f}; on 10 shared turns in 1 game: m-a 100.0% valid "
-                                     f"there, m-b 30.0%")  # the validities the paired difference is made of
+    assert row["verdict"].startswith(
+        f"no evidence of a difference: m-a ahead of m-b by +70.0 points (95% CI "
+        f"{low:+.1f} to {high:+.1f}; on 10 shared turns in 1 game: m-a 100.0% valid "
+        f"there, m-b 30.0%"
+    )  # the validities the paired difference is made of
     (tmp_path / "nine").mkdir()
-    unpaired = compare_models(database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl",
-                                                 {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b")
+    unpaired = compare_models(
+        database(arena_log(tmp_path / "nine" / "ep1.decisions.jsonl", {"m-a": a[:9], "m-b": b[:9]})), "m-a", "m-b"
+    )
     [row] = unpaired.iter_rows(named=True)
     assert row["shared_turns"] == 9 and row["method"].startswith("unpaired")
     assert row["validity_a_shared"] is None
@@ -270,9 +321,13 @@ def test_holm_decides_what_is_significant_among_three_pairs(tmp_path, database):
     # score test: a-b 0.037, a-c 0.026, b-c 0.88; Holm: 0.077, 0.077, 0.88.
     # Two episodes each of 50 decisions, as alike as whole counts allow (m-b: 34 and 33),
     # so no more spread between games than chance: Wilson's intervals.
-    con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 50)})
-                     for m, per_game in (("m-a", (40, 40)), ("m-b", (34, 33)), ("m-c", (33, 33)))
-                     for g, k in enumerate(per_game)))
+    con = database(
+        *(
+            arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 50)})
+            for m, per_game in (("m-a", (40, 40)), ("m-b", (34, 33)), ("m-c", (33, 33)))
+            for g, k in enumerate(per_game)
+        )
+    )
     every = compare_models(con)
     assert every.select("a", "b").rows() == [("m-a", "m-b"), ("m-a", "m-c"), ("m-b", "m-c")]
 
@@ -282,11 +337,14 @@ def test_holm_decides_what_is_significant_among_three_pairs(tmp_path, database):
     # Searle's upper bounds of the ICC at 70% and 90% are 0 (F ratios far below 1): design
     # effect 1, no variance estimated (the normal quantile), and each p-value the level at
     # which Newcombe's interval of the plain counts touches 0 (`newcombe_p_by_hand`).
-    msb = 50 * (0.01 ** 2 + 0.01 ** 2) / 3
+    msb = 50 * (0.01**2 + 0.01**2) / 3
     msw = 50 * (2 * 0.8 * 0.2 + 0.68 * 0.32 + 0.66 * 0.34 + 2 * 0.66 * 0.34) / 294
     assert searle_by_hand(msb, msw, 50, 3, 294, 0.7) == searle_by_hand(msb, msw, 50, 3, 294, 0.9) == 0
-    raw = [newcombe_p_by_hand(80, 100, 67, 100), newcombe_p_by_hand(80, 100, 66, 100),
-           newcombe_p_by_hand(67, 100, 66, 100)]
+    raw = [
+        newcombe_p_by_hand(80, 100, 67, 100),
+        newcombe_p_by_hand(80, 100, 66, 100),
+        newcombe_p_by_hand(67, 100, 66, 100),
+    ]
     assert every["p_value"].to_list() == pytest.approx(raw, rel=1e-9)
     # Holm by hand: sorted p times 3, 2, 1, kept monotone
     stepped = holm_by_hand(raw)
@@ -304,8 +362,9 @@ def test_many_models_are_compared_with_the_best_unless_every_pair_is_asked_for(t
     models = {f"m-{i:02d}": outcomes(30 - i // 4, 30) for i in range(32)}
     con = database(arena_log(tmp_path / "ep1.decisions.jsonl", models))
     against = compare_models(con)
-    assert against.height == 31 and set(against["a"]) == {"m-00"} and set(against["compared"]) == {
-        "each against the best"}
+    assert (
+        against.height == 31 and set(against["a"]) == {"m-00"} and set(against["compared"]) == {"each against the best"}
+    )
     assert against["p_holm"].to_list() == pytest.approx(holm_by_hand(against["p_value"].to_list()), rel=1e-12)
     every = compare_models(con, all_pairs=True)
     assert every.height == 32 * 31 // 2 and set(every["compared"]) == {"every pair"}
@@ -313,7 +372,9 @@ def test_many_models_are_compared_with_the_best_unless_every_pair_is_asked_for(t
 
     assert how_compared(against) == [
         "arena: 32 models, each compared with the best, m-00 (the highest lower bound of validity): 31 comparisons; "
-        "--all-pairs for every pair", "p-values Holm-corrected over all 31 comparisons"]
+        "--all-pairs for every pair",
+        "p-values Holm-corrected over all 31 comparisons",
+    ]
     assert how_compared(every)[0] == "arena: every pair of 32 models: 496 comparisons"
 
 
@@ -347,15 +408,21 @@ def test_errors_for_unknown_models_and_formats(tmp_path, database):
 
 
 def test_aliases_make_two_names_one_model_and_keep_the_raw_names(tmp_path, database):
-    con = database(arena_log(tmp_path / "ep1.decisions.jsonl", {"claude-3-5-haiku": [True] * 4}),
-                   arena_log(tmp_path / "ep2.decisions.jsonl", {"claude-3-5-haiku-20241022": [True, False],
-                                                                "gpt-4o-mini": [False] * 6}))
+    con = database(
+        arena_log(tmp_path / "ep1.decisions.jsonl", {"claude-3-5-haiku": [True] * 4}),
+        arena_log(
+            tmp_path / "ep2.decisions.jsonl", {"claude-3-5-haiku-20241022": [True, False], "gpt-4o-mini": [False] * 6}
+        ),
+    )
     aliases = {"claude-3-5-haiku-20241022": "claude-3-5-haiku"}
     card = scorecard(con, aliases=aliases)
     assert card["model"].to_list() == ["claude-3-5-haiku", "gpt-4o-mini"]
     assert card.row(0, named=True)["decisions"] == 6 and card.row(0, named=True)["games"] == 2
     assert sorted(r[0] for r in con.execute("SELECT DISTINCT model FROM decisions").fetchall()) == [
-        "claude-3-5-haiku", "claude-3-5-haiku-20241022", "gpt-4o-mini"]
+        "claude-3-5-haiku",
+        "claude-3-5-haiku-20241022",
+        "gpt-4o-mini",
+    ]
     # a file: JSON or CSV; the alias is the model's name in comparisons too
     (tmp_path / "aliases.csv").write_text("name,model\nclaude-3-5-haiku-20241022,claude-3-5-haiku\n")
     (tmp_path / "aliases.json").write_text(json.dumps(aliases))
@@ -366,8 +433,9 @@ def test_aliases_make_two_names_one_model_and_keep_the_raw_names(tmp_path, datab
     # a model is not compared with itself, by its name or by two of its aliases
     with pytest.raises(WorkbenchError, match="a comparison needs two different models, not 'gpt-4o-mini' twice"):
         compare_models(con, "gpt-4o-mini", "gpt-4o-mini")
-    with pytest.raises(WorkbenchError, match="'claude-3-5-haiku-20241022' and 'claude-3-5-haiku' are one model under "
-                                             "the aliases"):
+    with pytest.raises(
+        WorkbenchError, match="'claude-3-5-haiku-20241022' and 'claude-3-5-haiku' are one model under the aliases"
+    ):
         compare_models(con, "claude-3-5-haiku-20241022", "claude-3-5-haiku", aliases=aliases)
     (tmp_path / "twice.json").write_text('{"x": "a", "x": "b"}')
     with pytest.raises(WorkbenchError, match="'x' is given two models, 'a' and 'b'"):
@@ -381,8 +449,10 @@ def test_aliases_make_two_names_one_model_and_keep_the_raw_names(tmp_path, datab
 
 def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, database):
     # Two models, 4 episodes each of 20 decisions: m-a 20, 20, 10, 10; m-b 15 in each.
-    paths = [arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 20), "m-b": outcomes(15, 20)})
-             for i, k in enumerate((20, 20, 10, 10))]
+    paths = [
+        arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 20), "m-b": outcomes(15, 20)})
+        for i, k in enumerate((20, 20, 10, 10))
+    ]
     con = database(*paths)
     planned = plan(con)
     assert (planned.games, planned.models, planned.decisions_per_game) == (8, 2, 20)
@@ -400,8 +470,12 @@ def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, 
     assert sample_size(0.1, con=con) == games_needed_by_hand(0.1, 0.75, 20, icc_high) == 144
     assert sample_size(0.1, con=con, icc=0) == games_needed_by_hand(0.1, 0.75, 20, 0) == 19
     # the keywords the docs write, and the same positionally
-    assert (sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2)
-            == sample_size(0.1, 0.85, 40, 0.2) == games_needed_by_hand(0.1, 0.85, 40, 0.2) == 59)
+    assert (
+        sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2)
+        == sample_size(0.1, 0.85, 40, 0.2)
+        == games_needed_by_hand(0.1, 0.85, 40, 0.2)
+        == 59
+    )
     assert workbench.analysis.sample_size(difference=0.1, validity=0.85, decisions_per_game=40, icc=0.2) == 59
     with pytest.raises(WorkbenchError, match="difference must be between 0 and 1"):
         sample_size(float("nan"), con=con)
@@ -414,15 +488,19 @@ def test_sample_size_from_a_database_estimates_validity_games_and_icc(tmp_path, 
 
 
 def test_one_game_each_shows_a_difference_but_claims_none(tmp_path, database):
-    con = database(arena_log(tmp_path / "a.decisions.jsonl", {"m-a": outcomes(10, 40)}),
-                   arena_log(tmp_path / "b.decisions.jsonl", {"m-b": outcomes(36, 40)}))
+    con = database(
+        arena_log(tmp_path / "a.decisions.jsonl", {"m-a": outcomes(10, 40)}),
+        arena_log(tmp_path / "b.decisions.jsonl", {"m-b": outcomes(36, 40)}),
+    )
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     # one game each, nothing else in the format: each game is one observation
     assert (row["games_compared"], row["shown_in_the_games"], row["significant"]) == (1, False, False)
     # m-b is ahead: 36 of 40 against 10 of 40, 65 points, its interval told from its side
     low, high = -row["ci_high"] * 100, -row["ci_low"] * 100
-    assert row["verdict"].startswith(f"no evidence of a difference: m-b ahead of m-a by +65.0 points (95% CI "
-                                     f"{low:+.1f} to {high:+.1f}; m-a 40 decisions in 1 game, m-b 40 in 1 game")
+    assert row["verdict"].startswith(
+        f"no evidence of a difference: m-b ahead of m-a by +65.0 points (95% CI "
+        f"{low:+.1f} to {high:+.1f}; m-a 40 decisions in 1 game, m-b 40 in 1 game"
+    )
     assert "games per model would show a 65.0-point difference" in row["verdict"] and row["games_needed"] >= 2
 
 
@@ -439,8 +517,9 @@ def test_paired_turns_of_games_that_differ_are_tested_at_their_effective_counts(
     # games 0.1 from it; m-b's 0.7, its games 0.3 from it: MSB = 10 * (2 * 0.1^2 + 2 * 0.3^2)
     # / (4 - 2) = 1; MSW = 10 * (0.8 * 0.2 + 0.4 * 0.6) / (40 - 4) = 4 / 36; n0 = (40 - 4 * 10^2
     # / 20) / 2 = 10. The pairs' games hold 10 turns each (m = 10).
-    effect, dof = paired_effect_by_hand(10 * (2 * 0.1 ** 2 + 2 * 0.3 ** 2) / 2, 10 * (0.8 * 0.2 + 0.4 * 0.6) / 36,
-                                        (40 - 4 * 10 ** 2 / 20) / 2, 2, 36, size=10)
+    effect, dof = paired_effect_by_hand(
+        10 * (2 * 0.1**2 + 2 * 0.3**2) / 2, 10 * (0.8 * 0.2 + 0.4 * 0.6) / 36, (40 - 4 * 10**2 / 20) / 2, 2, 36, size=10
+    )
     # Newcombe's paired interval at the effective counts 12, 6, 2, 0 / effect, and its p-value:
     # the level at which its lower end reaches 0 (scipy's root finder, `paired_p_by_hand`)
     cells = [x / effect for x in (12, 6, 2, 0)]
@@ -453,25 +532,52 @@ def test_paired_turns_of_games_that_differ_are_tested_at_their_effective_counts(
 # --- planning: each input's range, on both sides of its bounds ----------------------------------
 
 
-@pytest.mark.parametrize("name, value, holds", [
-    ("difference", 0.0, False), ("difference", 1e-9, True), ("difference", 0.999, True), ("difference", 1.0, False),
-    ("difference", -1.0, False), ("power", 0.0, False), ("power", 0.5, True), ("power", 1.0, False),
-    ("level", 0.0, False), ("level", 0.95, True), ("level", 1.0, False), ("icc", -0.01, False), ("icc", 0.0, True),
-    ("icc", 1.0, True), ("icc", 1.01, False), ("decisions_per_game", 0.99, False), ("decisions_per_game", 1.0, True),
-    ("validity", -0.01, False), ("validity", 0.0, True), ("validity", 1.0, True), ("validity", 1.01, False),
-])
+@pytest.mark.parametrize(
+    "name, value, holds",
+    [
+        ("difference", 0.0, False),
+        ("difference", 1e-9, True),
+        ("difference", 0.999, True),
+        ("difference", 1.0, False),
+        ("difference", -1.0, False),
+        ("power", 0.0, False),
+        ("power", 0.5, True),
+        ("power", 1.0, False),
+        ("level", 0.0, False),
+        ("level", 0.95, True),
+        ("level", 1.0, False),
+        ("icc", -0.01, False),
+        ("icc", 0.0, True),
+        ("icc", 1.0, True),
+        ("icc", 1.01, False),
+        ("decisions_per_game", 0.99, False),
+        ("decisions_per_game", 1.0, True),
+        ("validity", -0.01, False),
+        ("validity", 0.0, True),
+        ("validity", 1.0, True),
+        ("validity", 1.01, False),
+    ],
+)
 def test_each_planning_input_is_checked_at_its_bounds(name, value, holds):
     # a difference near 1 fits only beside a validity near 1 (or 0)
     validity = 0.9995 if name == "difference" else 0.5
-    given = {"difference": 0.1, "validity": validity, "decisions_per_game": 10, "icc": 0.1, "power": 0.8,
-             "level": 0.95, name: value}
+    given = {
+        "difference": 0.1,
+        "validity": validity,
+        "decisions_per_game": 10,
+        "icc": 0.1,
+        "power": 0.8,
+        "level": 0.95,
+        name: value,
+    }
     args = [given[k] for k in ("difference", "validity", "decisions_per_game", "icc", "power", "level")]
     if holds:
         assert sample_size(*args) >= 2
     else:
         label = name.replace("_", " ")
         expected = {"difference": "between 0 and 1 (0.05 for 5 points)", "decisions_per_game": "at least 1"}.get(
-            name, "between 0 and 1")
+            name, "between 0 and 1"
+        )
         with pytest.raises(WorkbenchError) as raised:
             sample_size(*args)
         assert str(raised.value) == f"{label} must be {expected}, not {value!r}"
@@ -487,8 +593,10 @@ def test_a_difference_fits_up_to_the_ends_of_the_scale():
 def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, database):
     from workbench.comparison import plan_in_words
 
-    paths = [arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 10), "m-a-2024": outcomes(k, 10)})
-             for i, k in enumerate((10, 5, 8))]
+    paths = [
+        arena_log(tmp_path / f"ep{i}.decisions.jsonl", {"m-a": outcomes(k, 10), "m-a-2024": outcomes(k, 10)})
+        for i, k in enumerate((10, 5, 8))
+    ]
     con = database(*paths)
     assert plan(con).models == 2
     merged = plan(con, aliases={"m-a-2024": "m-a"})
@@ -517,7 +625,8 @@ def test_a_plan_merges_aliased_names_and_defaults_to_its_own_validity(tmp_path, 
     assert merged.games_needed(0.1) == games_needed_by_hand(0.1, share, 20, high)
     assert merged.games_needed(0.1, validity=0.5) == games_needed_by_hand(0.1, 0.5, 20, high)
     assert f"ICC {merged.icc:.3f} from 3 games; planning at {merged.icc_high:.3f}" in plan_in_words(
-        con, 0.1, aliases={"m-a-2024": "m-a"})
+        con, 0.1, aliases={"m-a-2024": "m-a"}
+    )
 
 
 def test_a_pair_is_compared_only_in_formats_where_both_decided(tmp_path, database):
@@ -536,16 +645,34 @@ def latency_game(path, model: str, latencies: list[float], game: str = "game_202
     """A Damage game of one provider call and one valid action per turn, each call this long."""
     lines = [event("game_started", game_id=game)]
     for turn, latency in enumerate(latencies, 1):
-        lines.append(event("provider_call", {**PAYLOADS["provider_call"], "turn": turn, "requested_model": model,
-                                             "resolved_model": model, "latency_ms": latency}, game_id=game))
-        lines.append(event("action_submitted", {"turn": turn, "player_id": "P1",
-                                                "action": PAYLOADS["action_submitted"]["action"]}, game_id=game))
+        lines.append(
+            event(
+                "provider_call",
+                {
+                    **PAYLOADS["provider_call"],
+                    "turn": turn,
+                    "requested_model": model,
+                    "resolved_model": model,
+                    "latency_ms": latency,
+                },
+                game_id=game,
+            )
+        )
+        lines.append(
+            event(
+                "action_submitted",
+                {"turn": turn, "player_id": "P1", "action": PAYLOADS["action_submitted"]["action"]},
+                game_id=game,
+            )
+        )
     return write_lines(path, lines)
 
 
 def test_a_comparison_gives_the_difference_of_median_latencies_and_what_it_shared(tmp_path, database):
-    con = database(latency_game(tmp_path / "g1.events.jsonl", "m-a", [100.0, 300.0, 200.0]),
-                   latency_game(tmp_path / "g2.events.jsonl", "m-b", [50.0, 70.0, 90.0, 1000.0]))
+    con = database(
+        latency_game(tmp_path / "g1.events.jsonl", "m-a", [100.0, 300.0, 200.0]),
+        latency_game(tmp_path / "g2.events.jsonl", "m-b", [50.0, 70.0, 90.0, 1000.0]),
+    )
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
     # medians by hand: 200 and (70 + 90) / 2 = 80
     assert row["latency_p50_diff_ms"] == pytest.approx(200.0 - 80.0)
@@ -555,8 +682,10 @@ def test_a_comparison_gives_the_difference_of_median_latencies_and_what_it_share
     assert row["method"].startswith("unpaired: Newcombe interval and its test")
     assert row["compared"] == "the pair asked for"
     # different games: nothing shared
-    apart = database(latency_game(tmp_path / "g3.events.jsonl", "m-a", [100.0], game="game_20260207T000000Z"),
-                     latency_game(tmp_path / "g4.events.jsonl", "m-b", [50.0], game="game_20260208T000000Z"))
+    apart = database(
+        latency_game(tmp_path / "g3.events.jsonl", "m-a", [100.0], game="game_20260207T000000Z"),
+        latency_game(tmp_path / "g4.events.jsonl", "m-b", [50.0], game="game_20260208T000000Z"),
+    )
     [row] = compare_models(apart, "m-a", "m-b").iter_rows(named=True)
     assert (row["shared_turns"], row["shared_games"]) == (0, 0)
 
@@ -582,14 +711,22 @@ def test_aliases_name_either_model_of_a_pair_and_errors_say_what_is_missing(tmp_
     with pytest.raises(WorkbenchError, match="^no two models to compare$"):
         compare_models(lonely)
     empty = database()
-    with pytest.raises(WorkbenchError, match="^no decisions in this database to compare; ingest the logs of a "
-                                             r"game or an agent \(`workbench formats` lists what reads them\) first$"):
+    with pytest.raises(
+        WorkbenchError,
+        match="^no decisions in this database to compare; ingest the logs of a "
+        r"game or an agent \(`workbench formats` lists what reads them\) first$",
+    ):
         compare_models(empty)
 
 
 def test_a_scorecard_by_agent_has_no_model_column_and_a_shown_difference_needs_no_more_games(tmp_path, database):
-    con = database(*(arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
-                     for m, per_game in (("m-a", (5, 6, 4)), ("m-b", (18, 17, 18))) for g, k in enumerate(per_game)))
+    con = database(
+        *(
+            arena_log(tmp_path / f"{m}{g}.decisions.jsonl", {m: outcomes(k, 20)})
+            for m, per_game in (("m-a", (5, 6, 4)), ("m-b", (18, 17, 18)))
+            for g, k in enumerate(per_game)
+        )
+    )
     by_agent = scorecard(con, by=("format", "agent_id"))
     assert "model" not in by_agent.columns and by_agent["agent_id"].to_list() == ["agent_m-a", "agent_m-b"]
     [row] = compare_models(con, "m-a", "m-b").iter_rows(named=True)
@@ -654,15 +791,31 @@ def gm_decisions(path, games: dict[tuple[str, str], tuple[int, int, int]], token
     own and of the model's `tokens`."""
     tokens = tokens or {}
     con = workbench.connect(path)
-    [(source,)] = con.execute("INSERT INTO sources (path, sha256, format) VALUES ('x', 'y', 'gm') "
-                              "RETURNING source_id").fetchall()
+    [(source,)] = con.execute(
+        "INSERT INTO sources (path, sha256, format) VALUES ('x', 'y', 'gm') RETURNING source_id"
+    ).fetchall()
     rows = []
     for (model, game), counts in games.items():
         calls = [("valid", True)] * counts[0] + [("invalid", False)] * counts[1] + [("failed", None)] * counts[2]
-        rows += [[source, game, turn, model, valid, outcome, "HTTP 500" if outcome == "failed" else None,
-                  tokens.get(model), f"line {len(rows) + turn}"] for turn, (outcome, valid) in enumerate(calls)]
-    con.executemany("INSERT INTO decisions (source_id, format, game_id, turn, model, valid, outcome, failure, tokens, "
-                    "locator) VALUES (?, 'gm', ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        rows += [
+            [
+                source,
+                game,
+                turn,
+                model,
+                valid,
+                outcome,
+                "HTTP 500" if outcome == "failed" else None,
+                tokens.get(model),
+                f"line {len(rows) + turn}",
+            ]
+            for turn, (outcome, valid) in enumerate(calls)
+        ]
+    con.executemany(
+        "INSERT INTO decisions (source_id, format, game_id, turn, model, valid, outcome, failure, tokens, "
+        "locator) VALUES (?, 'gm', ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     return con
 
 
@@ -672,10 +825,18 @@ def test_a_sequential_comparison_of_games_not_shared_bets_on_the_ith_game_of_eac
     # m-a in games a1-a4 (10, 9, 10 and 8 of 10 valid), m-b in b1-b3 (5, 6 and 4 of 10,
     # and two failed calls in b1): no turn shared, so the i-th game of each is compared,
     # as many as the fewer side played
-    con = gm_decisions(tmp_path / "w.duckdb", {("m-a", "a1"): (10, 0, 0), ("m-a", "a2"): (9, 1, 0),
-                                               ("m-a", "a3"): (10, 0, 0), ("m-a", "a4"): (8, 2, 0),
-                                               ("m-b", "b1"): (5, 5, 2), ("m-b", "b2"): (6, 4, 0),
-                                               ("m-b", "b3"): (4, 6, 0)})
+    con = gm_decisions(
+        tmp_path / "w.duckdb",
+        {
+            ("m-a", "a1"): (10, 0, 0),
+            ("m-a", "a2"): (9, 1, 0),
+            ("m-a", "a3"): (10, 0, 0),
+            ("m-a", "a4"): (8, 2, 0),
+            ("m-b", "b1"): (5, 5, 2),
+            ("m-b", "b2"): (6, 4, 0),
+            ("m-b", "b3"): (4, 6, 0),
+        },
+    )
     try:
         [row] = sequential(con, "m-a", "m-b").iter_rows(named=True)
         differences = [1 - 0.5, 0.9 - 0.6, 1 - 0.4]
@@ -697,9 +858,11 @@ def test_failed_calls_counted_as_invalid_change_the_counts_the_rates_and_the_wor
     from workbench.comparison import failed_calls, failed_calls_in_words
 
     # m-a: 18 of 20 valid and 4 failed calls in g1, 20 of 20 in g2; m-b: 10 of 20 in each
-    con = gm_decisions(tmp_path / "w.duckdb", {("m-a", "g1"): (18, 2, 4), ("m-a", "g2"): (20, 0, 0),
-                                               ("m-b", "g1"): (10, 10, 0), ("m-b", "g2"): (10, 10, 0)},
-                       tokens={"m-a": 120, "m-b": 45})
+    con = gm_decisions(
+        tmp_path / "w.duckdb",
+        {("m-a", "g1"): (18, 2, 4), ("m-a", "g2"): (20, 0, 0), ("m-b", "g1"): (10, 10, 0), ("m-b", "g2"): (10, 10, 0)},
+        tokens={"m-a": 120, "m-b": 45},
+    )
     try:
         card = {row["model"]: row for row in scorecard(con).iter_rows(named=True)}
         assert (card["m-a"]["decisions"], card["m-a"]["valid"], card["m-a"]["failed"]) == (40, 38, 4)
@@ -710,7 +873,8 @@ def test_failed_calls_counted_as_invalid_change_the_counts_the_rates_and_the_wor
         assert row["validity_a"] == pytest.approx(38 / 44) and row["tokens_p50_diff"] == 120 - 45
         assert "failed calls counted as invalid" in row["verdict"]
         assert failed_calls_in_words(failed_calls(con)) == (
-            "4 calls failed at the provider: HTTP 500 ×4; 4 in game g1.")
+            "4 calls failed at the provider: HTTP 500 ×4; 4 in game g1."
+        )
     finally:
         con.close()
 
@@ -718,10 +882,18 @@ def test_failed_calls_counted_as_invalid_change_the_counts_the_rates_and_the_wor
 def test_failed_calls_in_words_name_the_most_frequent_failure_first():
     from workbench.comparison import failed_calls_in_words
 
-    failed = pl.DataFrame({"format": ["gm"] * 4, "model": ["m"] * 4, "game_id": ["g1", "g1", "g1", "g2"],
-                           "failure": ["timeout", "HTTP 500", "HTTP 429", "HTTP 500"], "calls": [1, 2, 1, 1]})
-    assert failed_calls_in_words(failed) == ("5 calls failed at the provider: HTTP 500 ×3; HTTP 429 ×1; timeout ×1; "
-                                             "4 in game g1, 1 in game g2.")
+    failed = pl.DataFrame(
+        {
+            "format": ["gm"] * 4,
+            "model": ["m"] * 4,
+            "game_id": ["g1", "g1", "g1", "g2"],
+            "failure": ["timeout", "HTTP 500", "HTTP 429", "HTTP 500"],
+            "calls": [1, 2, 1, 1],
+        }
+    )
+    assert failed_calls_in_words(failed) == (
+        "5 calls failed at the provider: HTTP 500 ×3; HTTP 429 ×1; timeout ×1; 4 in game g1, 1 in game g2."
+    )
     assert failed_calls_in_words(failed.head(0)) == "Every call got an answer: no call failed at the provider."
 
 
@@ -730,9 +902,24 @@ def test_a_difference_shown_only_within_one_game_names_the_better_model_first():
 
     # b leads by 20 points in the one game each played: told as a result about that game,
     # the better model, b, named first throughout
-    row = {"a": "m-a", "b": "m-b", "difference": -0.2, "ci_low": -0.35, "ci_high": -0.05, "significant": False,
-           "shown_in_the_games": True, "shared_turns": 0, "validity_a_shared": None, "n_a": 40, "n_b": 40,
-           "games_a": 1, "games_b": 1, "failures": "exclude"}
-    assert verdict(row) == ("no evidence of a difference beyond one game: in it, m-b is more often valid than m-a: "
-                            "+20.0 points (95% CI +5.0 to +35.0; m-b 40 decisions in 1 game, m-a 40 in 1 game, "
-                            "failed calls left out), but one game cannot tell a model from the game it played")
+    row = {
+        "a": "m-a",
+        "b": "m-b",
+        "difference": -0.2,
+        "ci_low": -0.35,
+        "ci_high": -0.05,
+        "significant": False,
+        "shown_in_the_games": True,
+        "shared_turns": 0,
+        "validity_a_shared": None,
+        "n_a": 40,
+        "n_b": 40,
+        "games_a": 1,
+        "games_b": 1,
+        "failures": "exclude",
+    }
+    assert verdict(row) == (
+        "no evidence of a difference beyond one game: in it, m-b is more often valid than m-a: "
+        "+20.0 points (95% CI +5.0 to +35.0; m-b 40 decisions in 1 game, m-a 40 in 1 game, "
+        "failed calls left out), but one game cannot tell a model from the game it played"
+    )

@@ -14,8 +14,9 @@ from workbench.worker import Worker
 def _known(data: bytes) -> KnownSource:
     """What an ingest of `data` recorded."""
     complete = data.rfind(b"\n") + 1
-    return KnownSource(1, hashlib.sha256(data).hexdigest(), len(data), complete, data[:complete].count(b"\n"),
-                       None, 0, 0)
+    return KnownSource(
+        1, hashlib.sha256(data).hexdigest(), len(data), complete, data[:complete].count(b"\n"), None, 0, 0
+    )
 
 
 def _content(path, known, expect_first: bool):
@@ -38,13 +39,16 @@ def small_blocks(monkeypatch):
 
 
 @pytest.mark.parametrize("expect_first", [True, False])
-@pytest.mark.parametrize("before, now", [
-    (0, len(LINES)),                       # a new file
-    (1000, len(LINES)),                    # grown, from the middle of a line
-    (97 * 5, len(LINES) - 7),              # from a block's start, to a cut last line
-    (LINES.index(b"\n", 500) + 1, len(LINES)),  # from a line's end
-    (len(LINES), len(LINES)),              # unchanged
-])
+@pytest.mark.parametrize(
+    "before, now",
+    [
+        (0, len(LINES)),  # a new file
+        (1000, len(LINES)),  # grown, from the middle of a line
+        (97 * 5, len(LINES) - 7),  # from a block's start, to a cut last line
+        (LINES.index(b"\n", 500) + 1, len(LINES)),  # from a line's end
+        (len(LINES), len(LINES)),  # unchanged
+    ],
+)
 def test_a_grown_file_is_counted_from_where_it_was(tmp_path, before, now, expect_first):
     path = tmp_path / "log.jsonl"
     path.write_bytes(LINES[:now])
@@ -124,7 +128,7 @@ def test_blocks_hashed_before_the_database_answers_are_counted_only_where_needed
         ready.set()
         found = hashing.result()
     hashed = hashing._blocks
-    assert len(hashed) == -(-len(LINES) // 97) and hashed == made[:len(hashed)]
+    assert len(hashed) == -(-len(LINES) // 97) and hashed == made[: len(hashed)]
     assert [block.newlines is None for block in hashed] == [block.end <= before for block in hashed]
     assert found.complete_lines == LINES.count(b"\n")
     assert found.prefix_sha256 == known.sha256

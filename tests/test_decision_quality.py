@@ -25,11 +25,26 @@ def add_decisions(con, fmt: str, rows: list[tuple]) -> None:
     con.executemany(
         "INSERT INTO decisions (source_id, format, game_id, turn, agent_id, model, action, valid, outcome, "
         "latency_ms, tokens, locator) VALUES (?, ?, 'g1', ?, ?, ?, 'act', ?, ?, ?, ?, ?)",
-        [[source_id, fmt, turn, agent, model, valid, "valid" if valid else "invalid", latency, tokens, f"line {turn}"]
-         for turn, (agent, model, valid, latency, tokens) in enumerate(rows, 1)],
+        [
+            [
+                source_id,
+                fmt,
+                turn,
+                agent,
+                model,
+                valid,
+                "valid" if valid else "invalid",
+                latency,
+                tokens,
+                f"line {turn}",
+            ]
+            for turn, (agent, model, valid, latency, tokens) in enumerate(rows, 1)
+        ],
     )
-    con.execute("INSERT INTO violations (source_id, locator, severity, rule, field, message, line) VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x', 1)",
-                [source_id])
+    con.execute(
+        "INSERT INTO violations (source_id, locator, severity, rule, field, message, line) VALUES (?, 'line 1', 'error', 'attack_plan_required', 'payload', 'x', 1)",
+        [source_id],
+    )
 
 
 @pytest.fixture
@@ -40,10 +55,16 @@ def db(tmp_path):
     path = tmp_path / "x.duckdb"
     workbench.ingest([out], db=path)
     con = workbench.connect(path)
-    add_decisions(con, "damage", [
-        ("p1", "gpt-4o", True, 1200.0, 300), ("p1", "gpt-4o", True, 1500.0, 320),
-        ("p2", HOSTILE, False, 900.0, 250), ("p3", None, True, None, None),
-    ])
+    add_decisions(
+        con,
+        "damage",
+        [
+            ("p1", "gpt-4o", True, 1200.0, 300),
+            ("p1", "gpt-4o", True, 1500.0, 320),
+            ("p2", HOSTILE, False, 900.0, 250),
+            ("p3", None, True, None, None),
+        ],
+    )
     con.close()
     return path
 
@@ -55,20 +76,27 @@ def check_damage_rows(spec: dict) -> None:
     [damage] = [r for r in bars.rows if r["format"] == "damage"]
     assert (damage["decisions"], damage["valid"], damage["valid_rate"], damage["label"]) == (4, 3, 0.75, "3 of 4")
     [bars, _, _] = panel(spec, "Validity per model or agent (with 95% intervals)")
-    assert sorted((r["model"], r["decisions"], r["valid"], r["validity"]) for r in bars.rows
-                  if r["format"] == "damage") == sorted([
-        ("gpt-4o", 2, 2, 1.0), (shown_hostile, 1, 0, 0.0), ("p3", 1, 1, 1.0)])  # no model: the agent
+    assert sorted(
+        (r["model"], r["decisions"], r["valid"], r["validity"]) for r in bars.rows if r["format"] == "damage"
+    ) == sorted([("gpt-4o", 2, 2, 1.0), (shown_hostile, 1, 0, 0.0), ("p3", 1, 1, 1.0)])  # no model: the agent
     [rules] = panel(spec, "Most frequent violation rules")
     assert [(r["rule"], r["severity"], r["violations"]) for r in rules.rows if r["format"] == "damage"] == [
-        ("attack_plan_required", "error", 1)]
-    for title, values in (("Latency (ms)", {"gpt-4o": (2, 1200, 1275, 1350, 1425, 1500),
-                                            shown_hostile: (1, 900, 900, 900, 900, 900)}),
-                          ("Tokens per decision", {"gpt-4o": (2, 300, 305, 310, 315, 320),
-                                                   shown_hostile: (1, 250, 250, 250, 250, 250)})):
+        ("attack_plan_required", "error", 1)
+    ]
+    for title, values in (
+        ("Latency (ms)", {"gpt-4o": (2, 1200, 1275, 1350, 1425, 1500), shown_hostile: (1, 900, 900, 900, 900, 900)}),
+        ("Tokens per decision", {"gpt-4o": (2, 300, 305, 310, 315, 320), shown_hostile: (1, 250, 250, 250, 250, 250)}),
+    ):
         whiskers, boxes, medians = panel(spec, title)
         assert (whiskers.mark, boxes.mark, medians.mark) == ("rule", "bar", "tick")
-        assert (whiskers.fields["x"], whiskers.fields["x2"], boxes.fields["x"], boxes.fields["x2"],
-                medians.fields["x"], boxes.fields["y"]) == ("lo", "hi", "q1", "q3", "mid", "row")
+        assert (
+            whiskers.fields["x"],
+            whiskers.fields["x2"],
+            boxes.fields["x"],
+            boxes.fields["x2"],
+            medians.fields["x"],
+            boxes.fields["y"],
+        ) == ("lo", "hi", "q1", "q3", "mid", "row")
         # p3 recorded neither latency nor tokens, and no gm response in this corpus records them
         assert {r["who"]: (r["n"], r["lo"], r["q1"], r["mid"], r["q3"], r["hi"]) for r in whiskers.rows} == values
 

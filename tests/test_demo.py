@@ -11,8 +11,18 @@ from tests.figures import assert_rendered, check_decisions, check_economy, check
 from workbench.cli import main
 
 # Every standard figure, named here rather than read from `plots.FIGURES`.
-FIGURES = ("emotions", "economy", "budget", "scorecard", "decisions", "attacks", "attack-study", "families", "trace-steps",
-           "play")
+FIGURES = (
+    "emotions",
+    "economy",
+    "budget",
+    "scorecard",
+    "decisions",
+    "attacks",
+    "attack-study",
+    "families",
+    "trace-steps",
+    "play",
+)
 
 
 @pytest.mark.slow
@@ -23,15 +33,17 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert (data / "sample" / "manifest.json").exists()
     figures = data / "figures"
     assert sorted(p.name for p in figures.iterdir()) == sorted(
-        f"{kind}{suffix}" for kind in FIGURES for suffix in (".png", ".html"))
+        f"{kind}{suffix}" for kind in FIGURES for suffix in (".png", ".html")
+    )
     for kind in FIGURES:
         assert_rendered(figures / f"{kind}.png")
     con = duckdb.connect(str(data / "workbench.duckdb"), read_only=True)
     try:
         # The figures say what the database holds: the largest game's emotions (by vectors),
         # every series' monthly nets, every format's decisions.
-        [(largest,)] = con.execute("SELECT game_id FROM damage_emotions GROUP BY game_id "
-                                   "ORDER BY count(*) DESC, game_id LIMIT 1").fetchall()
+        [(largest,)] = con.execute(
+            "SELECT game_id FROM damage_emotions GROUP BY game_id ORDER BY count(*) DESC, game_id LIMIT 1"
+        ).fetchall()
         assert check_emotions(spec_of(figures / "emotions.html"), con) == largest
         economy = check_economy(spec_of(figures / "economy.html"), con)
         series = {s for (s,) in con.execute("SELECT DISTINCT series FROM stellaris_snapshots").fetchall()}
@@ -40,11 +52,14 @@ def test_demo_end_to_end(tmp_path, capsys):
         formats = {f for (f,) in con.execute("SELECT DISTINCT format FROM sources").fetchall()}
         decided = {f for (f,) in con.execute("SELECT DISTINCT format FROM decisions").fetchall()}
         # validity of the answered decisions; the calls that got no answer said beside it
-        decided_counts = con.execute("SELECT format, count(*) FILTER (WHERE valid), count(*), "
-                                     "count(DISTINCT coalesce(game_id, 'file ' || source_id)) FROM decisions "
-                                     "WHERE outcome <> 'failed' GROUP BY format").fetchall()
-        failed = dict(con.execute("SELECT format, count(*) FROM decisions WHERE outcome = 'failed' "
-                                  "GROUP BY format").fetchall())
+        decided_counts = con.execute(
+            "SELECT format, count(*) FILTER (WHERE valid), count(*), "
+            "count(DISTINCT coalesce(game_id, 'file ' || source_id)) FROM decisions "
+            "WHERE outcome <> 'failed' GROUP BY format"
+        ).fetchall()
+        failed = dict(
+            con.execute("SELECT format, count(*) FROM decisions WHERE outcome = 'failed' GROUP BY format").fetchall()
+        )
     finally:
         con.close()
     assert formats == {"damage", "stellaris", "ec4x", "arena", "gm"}
@@ -59,8 +74,15 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert records == f"workbench records --db {db} --invalid"
     assert main(records.split()[1:]) == 0
     shown = capsys.readouterr()
-    assert shown.out.count(": damage;") + shown.out.count(": arena;") + shown.out.count(": ec4x;") + \
-        shown.out.count(": gm;") + shown.out.count(": stellaris;") == 20 and "INVALID" in shown.out
+    assert (
+        shown.out.count(": damage;")
+        + shown.out.count(": arena;")
+        + shown.out.count(": ec4x;")
+        + shown.out.count(": gm;")
+        + shown.out.count(": stellaris;")
+        == 20
+        and "INVALID" in shown.out
+    )
     # each format's headline carries its n and an interval around its rate
     for fmt, valid, n, games in decided_counts:
         [line] = [line for line in out.splitlines() if line.startswith(f"  {fmt} ")]
@@ -83,9 +105,15 @@ def test_lab_opens_jupyterlab_on_the_notebooks_with_the_database(tmp_path, monke
     monkeypatch.setattr(os, "execvpe", fake_exec)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert main(["lab", "--db", str(tmp_path / "w.duckdb"), "--no-browser", "--port", "8899"]) == 0
-    assert launched["argv"][1:] == ["-m", "jupyterlab", f"--notebook-dir={ROOT / 'notebooks'}",
-                                    "--ContentsManager.pre_save_hook=workbench.lab.strip_run_state",
-                                    "--no-browser", "--port", "8899"]
+    assert launched["argv"][1:] == [
+        "-m",
+        "jupyterlab",
+        f"--notebook-dir={ROOT / 'notebooks'}",
+        "--ContentsManager.pre_save_hook=workbench.lab.strip_run_state",
+        "--no-browser",
+        "--port",
+        "8899",
+    ]
     assert launched["env"]["WORKBENCH_DB"] == str(tmp_path / "w.duckdb")
 
 

@@ -30,7 +30,7 @@ def blocks(page: Path) -> list[tuple[str, str | None]]:
     text = page.read_text(encoding="utf-8")
     found = []
     for match in re.finditer(r"```python\n(.+?)```", text, re.S):
-        before = text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         reason = NOT_RUN_HERE.search(before)
         found.append((match.group(1), reason.group(1) if reason else None))
     return found
@@ -95,7 +95,7 @@ def test_the_spark_examples_run(page, reader_folder, monkeypatch):
 
 def test_a_block_not_run_here_names_the_test_that_runs_it():
     for page in PAGES:
-        for code, reason in blocks(page):
+        for _, reason in blocks(page):
             if reason is None:
                 continue
             tests = re.findall(r"tests/[\w/]+\.py", reason)
@@ -115,8 +115,13 @@ def test_the_site_builds_strict_and_offline(tmp_path):
     # --strict: a broken link, a missing page or a docstring griffe cannot read fails it.
     if shutil.which("mkdocs", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("mkdocs is not installed (pip install -e '.[dev]')")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-                          cwd=ROOT, capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     home = (tmp_path / "site" / "index.html").read_text()
     assert 'id="a-tour"' in home and 'href="getting-started.html"' in home

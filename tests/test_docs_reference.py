@@ -32,8 +32,12 @@ def built_in_tables():
 
 
 def test_every_column_of_every_table_says_what_it_holds():
-    undocumented = [f"{table.name}.{column.name}" for table in built_in_tables() for column in table.columns
-                    if not column.doc.strip()]
+    undocumented = [
+        f"{table.name}.{column.name}"
+        for table in built_in_tables()
+        for column in table.columns
+        if not column.doc.strip()
+    ]
     assert not undocumented, f"columns declared with an empty doc: {', '.join(undocumented)}"
 
 
@@ -58,8 +62,9 @@ def test_the_committed_page_is_what_the_code_generates(name):
         pytest.skip("the command line page is generated with Python 3.11 or 3.12, whose argparse CI runs")
     path = ROOT / "docs" / name
     assert path.is_file(), f"docs/{name} is missing; {REGENERATE}"
-    assert path.read_text(encoding="utf-8") == generate.PAGES[name](), \
+    assert path.read_text(encoding="utf-8") == generate.PAGES[name](), (
         f"docs/{name} differs from what the code generates; {REGENERATE}"
+    )
 
 
 def test_the_help_does_not_depend_on_the_terminal_or_the_plugins(monkeypatch):
@@ -72,8 +77,10 @@ def test_the_help_does_not_depend_on_the_terminal_or_the_plugins(monkeypatch):
 
 
 def test_a_cell_reads_as_written():
-    assert generate._cell("save | history, `a|b`, *.sav and <game_id>.jsonl") == \
-        "save \\| history, `a\\|b`, \\*.sav and &lt;game_id>.jsonl"
+    assert (
+        generate._cell("save | history, `a|b`, *.sav and <game_id>.jsonl")
+        == "save \\| history, `a\\|b`, \\*.sav and &lt;game_id>.jsonl"
+    )
 
 
 def test_the_database_page_names_only_columns_that_exist():
@@ -102,8 +109,9 @@ def test_the_database_page_lists_each_tables_columns_as_declared():
     con = workbench.connect(":memory:")
     try:
         declared = {}
-        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
-                                         "ORDER BY table_name, ordinal_position").fetchall():
+        for table, column in con.execute(
+            "SELECT table_name, column_name FROM information_schema.columns ORDER BY table_name, ordinal_position"
+        ).fetchall():
             declared.setdefault(table, []).append(column)
     finally:
         con.close()
@@ -116,6 +124,6 @@ def test_the_database_page_lists_each_tables_columns_as_declared():
         cut = names[-1] == "..."
         names = names[:-1] if cut else names
         columns = declared.get(table)
-        if columns is None or (columns[:len(names)] if cut else columns) != names or (cut and names == columns):
+        if columns is None or (columns[: len(names)] if cut else columns) != names or (cut and names == columns):
             wrong.append(f"{table}: the page lists {names}{' ...' if cut else ''}; declared: {columns}")
     assert not wrong, "\n".join(wrong)

@@ -27,19 +27,24 @@ def snapshot(db: Path) -> dict[str, list]:
     the columns by name (a database given a column later has it last)."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        tables = dict(con.execute(
-            "SELECT table_name, list(column_name ORDER BY column_name) FROM duckdb_columns() "
-            "WHERE table_name IN (SELECT table_name FROM duckdb_columns() WHERE column_name = 'source_id') "
-            "AND table_name != 'sources' AND column_name != 'source_id' GROUP BY ALL").fetchall())
+        tables = dict(
+            con.execute(
+                "SELECT table_name, list(column_name ORDER BY column_name) FROM duckdb_columns() "
+                "WHERE table_name IN (SELECT table_name FROM duckdb_columns() WHERE column_name = 'source_id') "
+                "AND table_name != 'sources' AND column_name != 'source_id' GROUP BY ALL"
+            ).fetchall()
+        )
         found = {
             table: con.execute(
                 f"SELECT parse_filename(s.path) AS file, {', '.join(f't.{c}' for c in columns)} FROM {table} t "
-                f"JOIN sources s USING (source_id) ORDER BY ALL").fetchall()
+                f"JOIN sources s USING (source_id) ORDER BY ALL"
+            ).fetchall()
             for table, columns in tables.items()
         }
         found["sources"] = con.execute(
             "SELECT parse_filename(path), sha256, format, records, rejected, size, complete_bytes, complete_lines, "
-            "resume FROM sources ORDER BY ALL").fetchall()
+            "resume FROM sources ORDER BY ALL"
+        ).fetchall()
         for view in VIEWS:
             found[view] = con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()
         return found
@@ -95,8 +100,9 @@ def test_a_log_read_before_damage_calls_kept_its_calls_still_grows_right(tmp_pat
     # no count of the file's rows in each table.
     con = duckdb.connect(str(db))
     con.execute("DELETE FROM damage_calls")
-    con.execute("UPDATE sources SET resume = json_merge_patch(resume, '{\"format\": {\"calls_kept\": null}}'), "
-                "table_rows = NULL")
+    con.execute(
+        'UPDATE sources SET resume = json_merge_patch(resume, \'{"format": {"calls_kept": null}}\'), table_rows = NULL'
+    )
     con.close()
     assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
     assert rows(db, "SELECT count(*) FROM decisions WHERE model IS NOT NULL") == [(decided(content),)]
@@ -110,10 +116,12 @@ def test_a_log_read_before_failed_calls_were_decisions_gets_them_when_it_grows(t
     # say so, and its count of the file's rows in each table made without them.
     con = duckdb.connect(str(db))
     failed = con.execute("DELETE FROM decisions WHERE action IS NULL").fetchall()
-    con.execute("UPDATE sources SET resume = json_merge_patch(resume, "
-                "'{\"format\": {\"failed_calls_decided\": null}}'), "
-                "table_rows = json_merge_patch(table_rows, json_object('decisions', "
-                "(SELECT count(*) FROM decisions)))")
+    con.execute(
+        "UPDATE sources SET resume = json_merge_patch(resume, "
+        '\'{"format": {"failed_calls_decided": null}}\'), '
+        "table_rows = json_merge_patch(table_rows, json_object('decisions', "
+        "(SELECT count(*) FROM decisions)))"
+    )
     con.close()
     assert failed != [(0,)]  # the first half holds failed calls
     assert [r.status for r in grow(log, content, [1.0], db)] == ["appended"]
@@ -133,13 +141,14 @@ def test_a_log_cut_between_a_calls_start_and_its_failure_grows_right(tmp_path, r
     rejected = next(number for number, line in enumerate(lines, 1) if b'"type": "action_rejected"' in line)
     assert b'"status": "start"' in lines[rejected - 2]  # the line before it: the call's start
     log, db = tmp_path / REAL_HOLDEM.name, tmp_path / "grown.duckdb"
-    cut = len(b"\n".join(lines[:rejected - 1])) + 1
+    cut = len(b"\n".join(lines[: rejected - 1])) + 1
     log.write_bytes(real_holdem[:cut])
     workbench.ingest([log], db=db)
     log.write_bytes(real_holdem)
     assert [f.status for f in workbench.ingest([log], db=db).files] == ["appended"]
     assert rows(db, f"SELECT model, valid, outcome FROM decisions WHERE locator = 'line {rejected}'") == [
-        ("mock-qwen-14b", None, "failed")]
+        ("mock-qwen-14b", None, "failed")
+    ]
     assert_same_tables(db, [log], tmp_path)
 
 
@@ -164,19 +173,22 @@ def test_an_action_whose_call_came_before_the_append_takes_its_model(tmp_path, r
     log.write_bytes(real_holdem)
     assert workbench.ingest([log], db=db).files[0].status == "appended"
     action_line = real_holdem[: end + 1].count(b"\n") + 1
-    call = json.loads(real_holdem[real_holdem.rindex(b"\n", 0, end) + 1: end])["payload"]
-    assert rows(db, "SELECT model, latency_ms FROM decisions WHERE locator = ?", [f"line {action_line}"]) == \
-        [(call["resolved_model"], call["latency_ms"])]
+    call = json.loads(real_holdem[real_holdem.rindex(b"\n", 0, end) + 1 : end])["payload"]
+    assert rows(db, "SELECT model, latency_ms FROM decisions WHERE locator = ?", [f"line {action_line}"]) == [
+        (call["resolved_model"], call["latency_ms"])
+    ]
     assert_same_tables(db, [log], tmp_path)
 
 
-@pytest.mark.parametrize("kind, needle", [("damage", b'"type": "action_submitted"'), ("ec4x", b'"houseId"'),
-                                          ("arena", b'"tool"')])
+@pytest.mark.parametrize(
+    "kind, needle", [("damage", b'"type": "action_submitted"'), ("ec4x", b'"houseId"'), ("arena", b'"tool"')]
+)
 def test_a_decision_on_a_last_line_without_its_newline_is_not_doubled(tmp_path, sample, kind, needle):
     # A whole record without its newline is read (the writer may be done), then read
     # again when the line proves complete: its decision is replaced, not added to.
-    source = max((p for p in (sample / kind).glob("*.jsonl") if needle in p.read_bytes()),
-                 key=lambda p: p.stat().st_size)
+    source = max(
+        (p for p in (sample / kind).glob("*.jsonl") if needle in p.read_bytes()), key=lambda p: p.stat().st_size
+    )
     content = source.read_bytes()
     ends = _line_ends(content, needle)
     end = ends[len(ends) // 2]
@@ -190,7 +202,8 @@ def test_a_decision_on_a_last_line_without_its_newline_is_not_doubled(tmp_path, 
     assert workbench.ingest([log], db=db).files[0].status == "appended"
     # (a Damage log's betting calls that failed are decisions too)
     assert rows(db, "SELECT count(*) FROM decisions") == [
-        (decided(content) if kind == "damage" else len(_line_ends(content, needle)),)]
+        (decided(content) if kind == "damage" else len(_line_ends(content, needle)),)
+    ]
     assert_same_tables(db, [log], tmp_path)
 
 
@@ -214,8 +227,9 @@ def test_a_file_rewritten_while_the_one_before_it_loads_is_recorded_as_it_is_the
     db = tmp_path / "grown.duckdb"
     workbench.ingest([first, second], db=db)
     monkeypatch.undo()
-    assert rows(db, "SELECT sha256, size, complete_lines FROM sources WHERE parse_filename(path) = ?",
-                [second.name]) == [(hashlib.sha256(content[:cut]).hexdigest(), cut, content[:cut].count(b"\n"))]
+    assert rows(
+        db, "SELECT sha256, size, complete_lines FROM sources WHERE parse_filename(path) = ?", [second.name]
+    ) == [(hashlib.sha256(content[:cut]).hexdigest(), cut, content[:cut].count(b"\n"))]
     second.write_bytes(content)  # the writer puts the whole log back: it grew
     assert workbench.ingest([second], db=db).files[0].status == "appended"
     assert_same_tables(db, [first, second], tmp_path)
@@ -238,8 +252,9 @@ def test_cut_last_line_completed_later(tmp_path, sample):
     read_again = content.count(b"\n") - cut_line + 1  # the cut line, then every line after it
     assert second.message == f"appended {read_again} lines"
     assert rows(db, "SELECT count(*) FROM rejects WHERE locator = ?", [f"line {cut_line}"]) == [(0,)]
-    assert rows(db, "SELECT count(*) FROM violations WHERE rule = 'not_a_json_object' AND locator = ?",
-                [f"line {cut_line}"]) == [(0,)]
+    assert rows(
+        db, "SELECT count(*) FROM violations WHERE rule = 'not_a_json_object' AND locator = ?", [f"line {cut_line}"]
+    ) == [(0,)]
     assert_same_tables(db, [log], tmp_path)
 
 
@@ -319,11 +334,19 @@ def test_an_appended_report_names_the_violations_of_a_one_shot_ingest(tmp_path, 
     assert appended.status == "appended" and one_shot.status == "ingested"
     # Counted from the stored columns first, then made a list like any other.
     counted = dict(rows(db, "SELECT severity, count(*) FROM violations GROUP BY severity"))
-    assert appended.severity_counts() == {severity: counted.get(severity, 0) for severity in ("error", "warning", "info")}
+    assert appended.severity_counts() == {
+        severity: counted.get(severity, 0) for severity in ("error", "warning", "info")
+    }
     assert counted.get("error", 0) > 0 and counted.get("info", 0) > 0
     assert isinstance(appended.violations, list) and len(appended.violations) == len(one_shot.violations)
-    assert appended.violations == one_shot.violations == [Violation(*row) for row in rows(
-        db, "SELECT locator, severity, rule, field, message FROM violations ORDER BY rowid")]
+    assert (
+        appended.violations
+        == one_shot.violations
+        == [
+            Violation(*row)
+            for row in rows(db, "SELECT locator, severity, rule, field, message FROM violations ORDER BY rowid")
+        ]
+    )
     assert appended.severity_counts() == one_shot.severity_counts()
 
 
@@ -387,8 +410,10 @@ def test_cli_says_what_happened(tmp_path, sample, capsys):
 def old_database(path: Path) -> Path:
     """A database as a workbench without append support left it."""
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE sources (source_id BIGINT PRIMARY KEY, path VARCHAR, sha256 VARCHAR UNIQUE, "
-                "format VARCHAR, records BIGINT, rejected BIGINT, ingested_at TIMESTAMP)")
+    con.execute(
+        "CREATE TABLE sources (source_id BIGINT PRIMARY KEY, path VARCHAR, sha256 VARCHAR UNIQUE, "
+        "format VARCHAR, records BIGINT, rejected BIGINT, ingested_at TIMESTAMP)"
+    )
     con.close()
     return path
 
@@ -402,12 +427,20 @@ def test_an_older_database_is_refused_in_one_line(tmp_path, capsys):
     assert main(["ingest", str(log), "--db", str(db)]) == 2
     assert capsys.readouterr().err == (
         f"workbench: database {db} was written by an older workbench (no append support); "
-        f"ingest into a new file: delete it, or pass --db\n")
+        f"ingest into a new file: delete it, or pass --db\n"
+    )
     with pytest.raises(OlderDatabase, match="written by an older workbench"):
         workbench.connect(db)
     # Refused before anything is written: its tables are as they were.
     assert rows(db, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sources'") == [
-        ("source_id",), ("path",), ("sha256",), ("format",), ("records",), ("rejected",), ("ingested_at",)]
+        ("source_id",),
+        ("path",),
+        ("sha256",),
+        ("format",),
+        ("records",),
+        ("rejected",),
+        ("ingested_at",),
+    ]
 
 
 @pytest.mark.slow
@@ -440,7 +473,9 @@ def test_a_small_append_runs_duckdb_on_one_thread_and_gives_the_others_back(tmp_
         seen[ctx.path.name] = ctx.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
         return load(ctx)
 
-    monkeypatch.setitem(registry.FORMATS, "damage", dataclasses.replace(registry.FORMATS["damage"], load=load_noting_threads))
+    monkeypatch.setitem(
+        registry.FORMATS, "damage", dataclasses.replace(registry.FORMATS["damage"], load=load_noting_threads)
+    )
     assert [f.status for f in workbench.ingest([grown, new], db=db).files] == ["appended", "ingested"]
     default = duckdb.connect().execute("SELECT current_setting('threads')").fetchall()[0][0]
     assert seen == {grown.name: 1, new.name: default}
@@ -468,8 +503,9 @@ class RecordedBar:
 
 
 @pytest.mark.parametrize("read_before", [300_000, 299_999])
-def test_the_progress_of_an_append_after_a_cut_line_counts_each_byte_once(tmp_path, real_holdem, monkeypatch,
-                                                                          read_before):
+def test_the_progress_of_an_append_after_a_cut_line_counts_each_byte_once(
+    tmp_path, real_holdem, monkeypatch, read_before
+):
     """The bytes read before, less a cut last line (read again whole), and the new ones
     add up to the file's size when it finishes; the file after it ends the bar at its
     total, never past it."""
@@ -484,14 +520,17 @@ def test_the_progress_of_an_append_after_a_cut_line_counts_each_byte_once(tmp_pa
     RecordedBar.made.clear()
     report = workbench.ingest([log, other], db=db, progress=True)
     assert [f.status for f in report.files] == ["appended", "ingested"]
-    bar, = RecordedBar.made
-    assert bar.finished == {"g.events.jsonl: appended": len(real_holdem),
-                            "h.events.jsonl: ingested": len(real_holdem) + other.stat().st_size}
+    (bar,) = RecordedBar.made
+    assert bar.finished == {
+        "g.events.jsonl: appended": len(real_holdem),
+        "h.events.jsonl: ingested": len(real_holdem) + other.stat().st_size,
+    }
     assert bar.n == bar.total
 
 
-def test_the_progress_of_an_append_rolled_back_and_read_whole_stays_within_its_total(tmp_path, real_holdem,
-                                                                                      monkeypatch):
+def test_the_progress_of_an_append_rolled_back_and_read_whole_stays_within_its_total(
+    tmp_path, real_holdem, monkeypatch
+):
     """A file that grew and changed before: the append reads its new lines, finds the
     earlier content changed, and the file is read whole again."""
     import tqdm.auto
@@ -504,7 +543,7 @@ def test_the_progress_of_an_append_rolled_back_and_read_whole_stays_within_its_t
     RecordedBar.made.clear()
     report = workbench.ingest([log], db=db, progress=True)
     assert report.files[0].status == "replaced"
-    bar, = RecordedBar.made
+    (bar,) = RecordedBar.made
     assert bar.n == bar.total == log.stat().st_size
 
 

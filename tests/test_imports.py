@@ -29,8 +29,9 @@ print(json.dumps([code, sorted(sys.modules)]))
 
 
 def loaded_by(*args: str) -> tuple[int, set[str]]:
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True,
-                          cwd=ROOT, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     code, modules = json.loads(done.stdout)
     return code, set(modules)
 
@@ -49,8 +50,11 @@ def formats(modules: set[str]) -> list[str]:
 
 def test_import_workbench_and_its_plots_package_load_no_altair():
     probe = "import json, sys, workbench, workbench.plots; print(json.dumps(sorted(sys.modules)))"
-    modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
-                                            check=True).stdout))
+    modules = set(
+        json.loads(
+            subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+        )
+    )
     assert "workbench.plots" in modules and drawing(modules) == []
     # nor DuckDB, polars or the ingest: `workbench plot` starts its renderer before they load
     ours = {m for m in modules if m.split(".")[0] == "workbench"}
@@ -71,19 +75,29 @@ def test_ingest_and_validate_are_the_package_s_own_names():
 
 def test_the_command_line_loads_no_figure_before_one_is_drawn():
     # `workbench plot` starts its renderer before polars and the figures' modules load
-    probe = ("import json, sys; from workbench import cli; cli._parser().parse_args(['plot', 'emotions', '-o', 'x.png']);"
-             " print(json.dumps(sorted(sys.modules)))")
-    modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
-                                            check=True).stdout))
+    probe = (
+        "import json, sys; from workbench import cli; cli._parser().parse_args(['plot', 'emotions', '-o', 'x.png']);"
+        " print(json.dumps(sorted(sys.modules)))"
+    )
+    modules = set(
+        json.loads(
+            subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+        )
+    )
     assert not {m for m in modules if m.startswith("workbench.plots")}
     assert not {"duckdb", "polars", "pyarrow"} & {m.split(".")[0] for m in modules}
 
 
 def test_finding_the_figures_loads_no_format_no_analysis_and_no_altair():
-    probe = ("import json, sys; from workbench.plots.kinds import figures; assert figures();"
-             " print(json.dumps(sorted(sys.modules)))")
-    modules = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
-                                            check=True).stdout))
+    probe = (
+        "import json, sys; from workbench.plots.kinds import figures; assert figures();"
+        " print(json.dumps(sorted(sys.modules)))"
+    )
+    modules = set(
+        json.loads(
+            subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+        )
+    )
     assert formats(modules) == [] and drawing(modules) == []
     assert not {"workbench.registry", "workbench.comparison", "scipy"} & modules
 
@@ -97,9 +111,15 @@ def db(sample, tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("command", [
-    ["scorecard"], ["compare"], ["plan", "--difference", "0.1"], ["export", "--parquet", "{tmp}/parquet"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["scorecard"],
+        ["compare"],
+        ["plan", "--difference", "0.1"],
+        ["export", "--parquet", "{tmp}/parquet"],
+    ],
+)
 def test_commands_reading_the_database_load_no_altair(db, tmp_path, command):
     code, modules = loaded_by(*[part.format(tmp=tmp_path) for part in command], "--db", str(db))
     assert code == 0 and drawing(modules) == [] and spark(modules) == []  # the Spark engine's only with --engine spark

@@ -51,19 +51,39 @@ def bulk(path, chunk_bytes, start=0, end=None, first_line=1):
 
 
 LINE = st.one_of(
-    st.just(b'{"a": 1}'), st.just(b""), st.just(b"   "), st.just(b"\t\r"), st.just(b'{"b": "x"}\r'),
-    st.just(b'  {"c": 2}'), st.just(b"[1, 2]"), st.just(b"\xff\xfe{}"), st.just(b'{"d": "\xc3\xa9"}'),
-    st.just(b"x" * 40), st.just(b"{" + b"y" * 70 + b"}"), st.just(b"\xef\xbb\xbf{}"),
+    st.just(b'{"a": 1}'),
+    st.just(b""),
+    st.just(b"   "),
+    st.just(b"\t\r"),
+    st.just(b'{"b": "x"}\r'),
+    st.just(b'  {"c": 2}'),
+    st.just(b"[1, 2]"),
+    st.just(b"\xff\xfe{}"),
+    st.just(b'{"d": "\xc3\xa9"}'),
+    st.just(b"x" * 40),
+    st.just(b"{" + b"y" * 70 + b"}"),
+    st.just(b"\xef\xbb\xbf{}"),
     # at the limit the tests set (60 bytes), with and without a CR, and one byte over
-    st.just(b"{" + b"z" * 58 + b"}"), st.just(b"{" + b"z" * 58 + b"}\r"), st.just(b"{" + b"z" * 59 + b"}"),
+    st.just(b"{" + b"z" * 58 + b"}"),
+    st.just(b"{" + b"z" * 58 + b"}\r"),
+    st.just(b"{" + b"z" * 59 + b"}"),
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(LINE, max_size=30), st.booleans(), st.booleans(), st.integers(1, 200), st.integers(1, 64),
-       st.integers(1, 40))
-def test_chunks_give_the_lines_a_line_by_line_reading_gives(tmp_path, monkeypatch, lines, bom, final_lf,
-                                                            chunk_bytes, split_bytes, chunk_lines):
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(LINE, max_size=30),
+    st.booleans(),
+    st.booleans(),
+    st.integers(1, 200),
+    st.integers(1, 64),
+    st.integers(1, 40),
+)
+def test_chunks_give_the_lines_a_line_by_line_reading_gives(
+    tmp_path, monkeypatch, lines, bom, final_lf, chunk_bytes, split_bytes, chunk_lines
+):
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 60)
     monkeypatch.setattr(jsonl, "SPLIT_BYTES", split_bytes)
     monkeypatch.setattr(jsonl, "CHUNK_LINES", chunk_lines)
@@ -73,7 +93,9 @@ def test_chunks_give_the_lines_a_line_by_line_reading_gives(tmp_path, monkeypatc
     assert bulk(path, chunk_bytes) == reference(data, limit=60)
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(LINE, min_size=1, max_size=20), st.data())
 def test_a_range_of_the_file_is_read_from_its_own_first_line(tmp_path, lines, data):
     content = b"\n".join(lines) + b"\n"
@@ -109,8 +131,16 @@ def test_string_views_are_the_texts_of_their_byte_ranges(monkeypatch, shift):
     # Short values live in their views, long ones point into a buffer; with a small
     # buffer step a chunk spans many buffers, as one over 2 GiB does.
     monkeypatch.setattr(jsonl, "_VIEW_BUFFER_SHIFT", shift)
-    data = b"".join([b"{}\n", b"x" * 12 + b"\n", b"y" * 13 + b"\r\n", "\u00e9t\u00e9 \u2603".encode() * 3 + b"\n",
-                     b"\n", b'{"k": "' + b"v" * 100 + b'"}'])
+    data = b"".join(
+        [
+            b"{}\n",
+            b"x" * 12 + b"\n",
+            b"y" * 13 + b"\r\n",
+            "\u00e9t\u00e9 \u2603".encode() * 3 + b"\n",
+            b"\n",
+            b'{"k": "' + b"v" * 100 + b'"}',
+        ]
+    )
     starts, ends, at = [], [], 0
     for line in data.split(b"\n"):
         starts.append(at)

@@ -85,8 +85,10 @@ def test_the_report_names_the_failed_calls(real_db, tmp_path):
     per_game = {}
     for game, _ in real_failures():
         per_game[game] = per_game.get(game, 0) + 1
-    assert "13 calls failed at the provider" in section and 'provider HTTP error 500: {"error": "mock overload"} ×13' \
-        in section.replace("\\", "")
+    assert (
+        "13 calls failed at the provider" in section
+        and 'provider HTTP error 500: {"error": "mock overload"} ×13' in section.replace("\\", "")
+    )
     for game, count in per_game.items():
         assert f"{count} in game {game}" in section.replace("\\_", "_")
     assert sorted(per_game.values()) == [1, 2, 10]
@@ -110,12 +112,15 @@ def ec4x_turns() -> list[dict]:
     """A bot's trace of four turns, one of each ending: orders used, orders refused by
     the compiler (the model's answer broke them), an LLM request that failed, and orders
     that could not be submitted."""
-    return [SESSION,
-            turn_line(1, True, 1, "success", [], tags=["fleet"]),
-            turn_line(2, False, 3, "validation", [failed(n, "compile") for n in (1, 2, 3)], errors=["bad fleet"]),
-            turn_line(3, False, 3, "llm_request", [failed(n, "llm_request") for n in (1, 2, 3)],
-                      errors=["HTTP 429 rate limited"]),
-            turn_line(4, False, 3, "transport", [failed(n, "submit") for n in (1, 2, 3)], errors=["relay closed"])]
+    return [
+        SESSION,
+        turn_line(1, True, 1, "success", [], tags=["fleet"]),
+        turn_line(2, False, 3, "validation", [failed(n, "compile") for n in (1, 2, 3)], errors=["bad fleet"]),
+        turn_line(
+            3, False, 3, "llm_request", [failed(n, "llm_request") for n in (1, 2, 3)], errors=["HTTP 429 rate limited"]
+        ),
+        turn_line(4, False, 3, "transport", [failed(n, "submit") for n in (1, 2, 3)], errors=["relay closed"]),
+    ]
 
 
 def test_an_ec4x_turn_is_failed_when_no_orders_came_back_to_judge(tmp_path):
@@ -125,9 +130,12 @@ def test_an_ec4x_turn_is_failed_when_no_orders_came_back_to_judge(tmp_path):
     con = duckdb.connect(str(db), read_only=True)
     try:
         rows = con.execute("SELECT turn, outcome, valid, failure FROM decisions ORDER BY turn").fetchall()
-        assert rows == [(1, "valid", True, None), (2, "invalid", False, None),
-                        (3, "failed", None, "llm_request: HTTP 429 rate limited"),
-                        (4, "failed", None, "transport: relay closed")]
+        assert rows == [
+            (1, "valid", True, None),
+            (2, "invalid", False, None),
+            (3, "failed", None, "llm_request: HTTP 429 rate limited"),
+            (4, "failed", None, "transport: relay closed"),
+        ]
         # the invalid turn names the error rule it is invalid by, on its own line
         errors = [(v.locator, v.rule) for v in report.files[0].violations if v.severity == "error"]
         assert errors == [("line 3", "orders_refused")]
@@ -140,15 +148,25 @@ def test_an_ec4x_turn_is_failed_when_no_orders_came_back_to_judge(tmp_path):
 
 
 def test_a_model_whose_every_call_failed_keeps_its_row(tmp_path):
-    lines = [SESSION, *(turn_line(n, False, 3, "llm_request", [failed(a, "llm_request") for a in (1, 2, 3)],
-                                  errors=["timeout"]) for n in (1, 2))]
+    lines = [
+        SESSION,
+        *(
+            turn_line(n, False, 3, "llm_request", [failed(a, "llm_request") for a in (1, 2, 3)], errors=["timeout"])
+            for n in (1, 2)
+        ),
+    ]
     log = write_lines(tmp_path / "bot_trace_game-9.jsonl", [json.dumps(line) for line in lines])
     workbench.ingest([log], db=tmp_path / "w.duckdb")
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     try:
         row = analysis.scorecard(con).row(0, named=True)
         assert (row["model"], row["decisions"], row["validity"], row["failed"], row["failure_rate"]) == (
-            "gpt-4o-mini", 0, None, 2, 1.0)
+            "gpt-4o-mini",
+            0,
+            None,
+            2,
+            1.0,
+        )
     finally:
         con.close()
     assert main(["scorecard", "--db", str(tmp_path / "w.duckdb")]) == 0
@@ -159,9 +177,11 @@ def test_failures_takes_exclude_or_invalid_only(tmp_path, capsys):
     workbench.ingest([log], db=tmp_path / "w.duckdb")
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     try:
-        for call in (lambda: analysis.scorecard(con, failures="ignore"),
-                     lambda: analysis.compare_models(con, failures="all"),
-                     lambda: analysis.sample_size(difference=0.1, con=con, failures="yes")):
+        for call in (
+            lambda: analysis.scorecard(con, failures="ignore"),
+            lambda: analysis.compare_models(con, failures="all"),
+            lambda: analysis.sample_size(difference=0.1, con=con, failures="yes"),
+        ):
             with pytest.raises(WorkbenchError, match="failures must be one of: exclude, invalid"):
                 call()
         with pytest.raises(WorkbenchError, match="no outcome 'lost'"):
@@ -188,8 +208,12 @@ def test_every_invalid_decision_names_its_error_rule_in_every_format(tmp_path):
                 SELECT 1 FROM violation_lines v WHERE v.source_id = d.source_id AND v.severity = 'error'
                   AND (v.locator = d.locator OR 'line ' || v.line = d.locator))""").fetchall()
         outcomes = dict(con.execute("SELECT outcome, count(*) FROM decisions GROUP BY ALL").fetchall())
-        assert con.execute("SELECT count(*) FROM decisions WHERE outcome IS NULL "
-                           "OR (outcome = 'failed') <> (valid IS NULL)").fetchone()[0] == 0
+        assert (
+            con.execute(
+                "SELECT count(*) FROM decisions WHERE outcome IS NULL OR (outcome = 'failed') <> (valid IS NULL)"
+            ).fetchone()[0]
+            == 0
+        )
     finally:
         con.close()
     assert bare == [] and outcomes["invalid"] > 0 and outcomes["valid"] > 0

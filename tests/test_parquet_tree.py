@@ -23,8 +23,12 @@ def db(tmp_path_factory, sample):
 def table_counts(db) -> dict[str, int]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables "
-                                            "WHERE table_type = 'BASE TABLE'").fetchall()]
+        tables = [
+            t
+            for (t,) in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+            ).fetchall()
+        ]
         tables.remove("workbench_schema")  # which schema made the tables: no data to share
         return {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in tables}
     finally:
@@ -49,8 +53,9 @@ def test_partitions_by_format_only_with_each_games_rows_together(tmp_path, db, s
     assert [p.name for p in tree.iterdir()] == ["format=damage"]
     assert all(p.is_file() for p in (tree / "format=damage").iterdir())
     con = duckdb.connect(str(db), read_only=True)
-    games = sorted(g for (g,) in con.execute(
-        "SELECT DISTINCT game_id FROM damage_events WHERE game_id IS NOT NULL").fetchall())
+    games = sorted(
+        g for (g,) in con.execute("SELECT DISTINCT game_id FROM damage_events WHERE game_id IS NOT NULL").fetchall()
+    )
     con.close()
     for path in (tree / "format=damage").glob("*.parquet"):
         in_file = pq.read_table(path, columns=["game_id"])["game_id"].to_pylist()
@@ -94,8 +99,9 @@ def events_of_game(sample, game: str) -> int:
 def test_duckdb_reads_the_tree_as_is(tmp_path, db):
     export_parquet(tmp_path / "pq", db=db)
     con = duckdb.connect()
-    rows = con.execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/pq/decisions/**/*.parquet', "
-                       "hive_partitioning = true)").fetchall()[0][0]
+    rows = con.execute(
+        f"SELECT count(*) FROM read_parquet('{tmp_path}/pq/decisions/**/*.parquet', hive_partitioning = true)"
+    ).fetchall()[0][0]
     assert rows == table_counts(db)["decisions"]
 
 
@@ -114,7 +120,7 @@ def test_the_docs_example_runs_on_an_exported_sample(tmp_path, db):
 
     export_parquet(tmp_path / "pq", db=db)
     page = (ROOT / "docs" / "beyond-one-machine.md").read_text()
-    section = page[page.index("## The Parquet export"):]
+    section = page[page.index("## The Parquet export") :]
     code = re.search(r"```python\n(.+?)```", section, re.S).group(1)
     namespace = {}
     exec(code.replace("/shared/workbench-parquet", str(tmp_path / "pq")), namespace)  # noqa: S102 - our own docs

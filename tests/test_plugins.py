@@ -47,7 +47,8 @@ def install(site: Path, entry_points: dict[str, str] | None = None) -> Path:
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
     (info / "entry_points.txt").write_text(
-        "[workbench.formats]\n" + "".join(f"{name} = {value}\n" for name, value in points.items()))
+        "[workbench.formats]\n" + "".join(f"{name} = {value}\n" for name, value in points.items())
+    )
     return site
 
 
@@ -55,8 +56,9 @@ def command(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`workbench ARGS...` in a process whose path holds `site`."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     env.pop("WORKBENCH_DB", None)
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
 
 
 def write(path: Path, lines: list[str]) -> Path:
@@ -87,7 +89,9 @@ def test_the_pyproject_declares_the_format_under_the_workbench_group():
 
 def test_the_plugin_imports_only_the_public_api():
     source = (DICE / "dice_workbench" / "__init__.py").read_text()
-    imported = {line.split()[1] for line in source.splitlines() if line.startswith(("from workbench", "import workbench"))}
+    imported = {
+        line.split()[1] for line in source.splitlines() if line.startswith(("from workbench", "import workbench"))
+    }
     assert imported == {"workbench.plugin"}
 
 
@@ -101,18 +105,29 @@ def test_an_installed_plugin_is_ingested_validated_and_its_decisions_shared(site
     assert f"{damage}: damage:" in done.stdout
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     assert con.sql("SELECT seq, game, turn, player, roll, model, valid FROM dice_rolls ORDER BY seq").fetchall() == [
-        (1, "g1", 1, "P1", 4, "m-a", True), (2, "g1", 1, "P2", 7, "m-b", False),
-        (5, "g1", 2, "P1", 6, "m-a", False), (6, "g2", 1, "P1", 2, None, True)]
-    assert con.sql("SELECT locator, rule, field FROM violations JOIN sources USING (source_id) "
-                   "WHERE format = 'dice' ORDER BY line, rule").fetchall() == [
-        ("line 2", "less_than_equal", "roll"), ("line 4", "not_a_json_object", "(record)"),
-        ("line 5", "unknown_key", "bet")]
+        (1, "g1", 1, "P1", 4, "m-a", True),
+        (2, "g1", 1, "P2", 7, "m-b", False),
+        (5, "g1", 2, "P1", 6, "m-a", False),
+        (6, "g2", 1, "P1", 2, None, True),
+    ]
+    assert con.sql(
+        "SELECT locator, rule, field FROM violations JOIN sources USING (source_id) "
+        "WHERE format = 'dice' ORDER BY line, rule"
+    ).fetchall() == [
+        ("line 2", "less_than_equal", "roll"),
+        ("line 4", "not_a_json_object", "(record)"),
+        ("line 5", "unknown_key", "bet"),
+    ]
     assert con.sql("SELECT raw FROM rejects JOIN sources USING (source_id) WHERE format = 'dice'").fetchall() == [
-        ("not json",)]
-    assert con.sql("SELECT game_id, turn, agent_id, model, action, valid FROM decisions WHERE format = 'dice' "
-                   "ORDER BY locator").fetchall() == [
-        ("g1", 1, "P1", "m-a", "roll 4", True), ("g1", 1, "P2", "m-b", "roll 7", False),
-        ("g1", 2, "P1", "m-a", "roll 6", False)]
+        ("not json",)
+    ]
+    assert con.sql(
+        "SELECT game_id, turn, agent_id, model, action, valid FROM decisions WHERE format = 'dice' ORDER BY locator"
+    ).fetchall() == [
+        ("g1", 1, "P1", "m-a", "roll 4", True),
+        ("g1", 1, "P2", "m-b", "roll 7", False),
+        ("g1", 2, "P1", "m-a", "roll 6", False),
+    ]
     con.close()
 
     checked = command(site, "validate", str(logs / "table-1.dice.jsonl"), cwd=tmp_path)
@@ -132,8 +147,10 @@ def test_an_installed_plugin_is_ingested_validated_and_its_decisions_shared(site
 
     exported = command(site, "export", "--db", "w.duckdb", "--parquet", "tree", cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
-    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{tmp_path / 'tree' / 'dice_rolls'}/**/*.parquet', "
-                      "hive_partitioning = true)").fetchall() == [(4,)]
+    assert duckdb.sql(
+        f"SELECT count(*) FROM read_parquet('{tmp_path / 'tree' / 'dice_rolls'}/**/*.parquet', "
+        "hive_partitioning = true)"
+    ).fetchall() == [(4,)]
 
 
 @pytest.mark.slow
@@ -146,22 +163,29 @@ def test_a_plugin_log_that_grows_gives_what_a_one_shot_ingest_gives(site, tmp_pa
     assert "appended" in grown.stdout, grown.stdout + grown.stderr
     once = write(tmp_path / "once" / "t.dice.jsonl", ROLLS)
     assert command(site, "ingest", str(once), "--db", "once.duckdb", cwd=tmp_path).returncode == 0
-    for sql in ("SELECT seq, player, roll, valid FROM dice_rolls ORDER BY seq",
-                "SELECT locator, rule FROM violations ORDER BY locator, rule",
-                "SELECT game_id, turn, action, valid FROM decisions ORDER BY locator"):
-        with duckdb.connect(str(tmp_path / "grown.duckdb"), read_only=True) as a, \
-                duckdb.connect(str(tmp_path / "once.duckdb"), read_only=True) as b:
+    for sql in (
+        "SELECT seq, player, roll, valid FROM dice_rolls ORDER BY seq",
+        "SELECT locator, rule FROM violations ORDER BY locator, rule",
+        "SELECT game_id, turn, action, valid FROM decisions ORDER BY locator",
+    ):
+        with (
+            duckdb.connect(str(tmp_path / "grown.duckdb"), read_only=True) as a,
+            duckdb.connect(str(tmp_path / "once.duckdb"), read_only=True) as b,
+        ):
             assert a.sql(sql).fetchall() == b.sql(sql).fetchall()
 
 
 def test_broken_plugins_are_each_told_in_one_line_and_the_others_go_on(tmp_path, sample):
-    site = install(tmp_path / "site", {
-        "dice": "dice_workbench:FORMAT",
-        "gone": "no_such_package:FORMAT",
-        "damage": "dice_workbench:FORMAT",
-        "loose": "dice_workbench:LINE",
-        "dicey": "dice_workbench:FORMAT",
-    })
+    site = install(
+        tmp_path / "site",
+        {
+            "dice": "dice_workbench:FORMAT",
+            "gone": "no_such_package:FORMAT",
+            "damage": "dice_workbench:FORMAT",
+            "loose": "dice_workbench:LINE",
+            "dicey": "dice_workbench:FORMAT",
+        },
+    )
     logs, damage = logs_beside_a_damage_log(tmp_path, sample, "t.dice.jsonl", ROLLS)
     done = command(site, "ingest", str(logs), "--db", "w.duckdb", "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -184,8 +208,9 @@ def _table(name: str) -> Table:
 
 
 def _format(name: str, table: str, views: str = "") -> Format:
-    return Format(name=name, tables=(_table(table),), claims=lambda path, head: False,
-                  load=lambda ctx: None, views=views)
+    return Format(
+        name=name, tables=(_table(table),), claims=lambda path, head: False, load=lambda ctx: None, views=views
+    )
 
 
 DAMAGE_NAMED = _format("damage", "damage_dice")
@@ -199,20 +224,24 @@ BAD_SQL = _format("coins", "coin_flips", "CREATE VIEW coin_odds AS SELECT * FROM
 FINE = _format("coins", "coin_flips", "CREATE OR REPLACE VIEW coin_odds AS SELECT count(*) AS n FROM decisions;")
 BEANS = _format("beans", "bean_counts")
 COINS_AGAIN = _format("coins2", "coin_flips")
-OVER_DAMAGE = _format("coins", "coin_flips", "CREATE OR REPLACE VIEW coin_hands AS SELECT count(*) AS n "
-                                              "FROM damage_events;")
+OVER_DAMAGE = _format(
+    "coins", "coin_flips", "CREATE OR REPLACE VIEW coin_hands AS SELECT count(*) AS n FROM damage_events;"
+)
 
 
-@pytest.mark.parametrize("value, told", [
-    ("DAMAGE_NAMED", "its Format is named 'damage'"),
-    ("TABLE_OF_DAMAGE", "its table or view 'damage_events' has the name of one the workbench already has"),
-    ("SHARED_TABLE", "its table or view 'decisions' has the name of one the workbench already has"),
-    ("SHARED_TABLE_IN_CAPITALS", "its table or view 'decisions' has the name of one the workbench already has"),
-    ("BOUND_TABLE", "its table or view 'lines' has the name of one the workbench already has"),
-    ("BOUND_TABLE_IN_CAPITALS", "its table or view 'lines' has the name of one the workbench already has"),
-    ("SHARED_VIEW", "its table or view 'violation_lines' has the name of one the workbench already has"),
-    ("BAD_SQL", "its tables cannot be made: Catalog Error: Table with name no_such_table does not exist!"),
-])
+@pytest.mark.parametrize(
+    "value, told",
+    [
+        ("DAMAGE_NAMED", "its Format is named 'damage'"),
+        ("TABLE_OF_DAMAGE", "its table or view 'damage_events' has the name of one the workbench already has"),
+        ("SHARED_TABLE", "its table or view 'decisions' has the name of one the workbench already has"),
+        ("SHARED_TABLE_IN_CAPITALS", "its table or view 'decisions' has the name of one the workbench already has"),
+        ("BOUND_TABLE", "its table or view 'lines' has the name of one the workbench already has"),
+        ("BOUND_TABLE_IN_CAPITALS", "its table or view 'lines' has the name of one the workbench already has"),
+        ("SHARED_VIEW", "its table or view 'violation_lines' has the name of one the workbench already has"),
+        ("BAD_SQL", "its tables cannot be made: Catalog Error: Table with name no_such_table does not exist!"),
+    ],
+)
 def test_a_plugin_that_takes_a_workbench_name_is_left_out(value, told, monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     point = EntryPoint("coins", f"test_plugins:{value}", registry.GROUP)
@@ -238,30 +267,47 @@ def test_a_plugin_comes_after_the_built_in_formats_and_may_read_their_tables(mon
 
 def test_two_plugins_are_added_in_the_order_of_their_names_and_may_not_share_a_table(monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    points = [EntryPoint("coins", "test_plugins:FINE", registry.GROUP),
-              EntryPoint("beans", "test_plugins:BEANS", registry.GROUP),
-              EntryPoint("coins2", "test_plugins:COINS_AGAIN", registry.GROUP)]
+    points = [
+        EntryPoint("coins", "test_plugins:FINE", registry.GROUP),
+        EntryPoint("beans", "test_plugins:BEANS", registry.GROUP),
+        EntryPoint("coins2", "test_plugins:COINS_AGAIN", registry.GROUP),
+    ]
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         formats = registry.with_plugins(registry.BUILT_IN, points)
     assert list(formats)[-2:] == ["beans", "coins"]
     assert [str(w.message) for w in said] == [
         "format plugin coins2 (test_plugins:COINS_AGAIN) left out: its table or view 'coin_flips' has the name "
-        "of one the workbench already has"]
+        "of one the workbench already has"
+    ]
 
 
 def test_the_public_api_is_exactly_what_a_plugin_needs():
     import workbench.plugin as api
 
-    assert sorted(api.__all__) == sorted([
-        "DECISIONS", "Column", "Counts", "Format", "LineBatch", "LoadContext", "Table", "Violation",
-        "context_batches", "first_json_line", "jsonl_claims", "run_on", "store_batch", "violation"])
+    assert sorted(api.__all__) == sorted(
+        [
+            "DECISIONS",
+            "Column",
+            "Counts",
+            "Format",
+            "LineBatch",
+            "LoadContext",
+            "Table",
+            "Violation",
+            "context_batches",
+            "first_json_line",
+            "jsonl_claims",
+            "run_on",
+            "store_batch",
+            "violation",
+        ]
+    )
     assert all(hasattr(api, name) for name in api.__all__)
 
 
 def test_without_plugins_the_registry_holds_the_built_in_formats(tmp_path):
-    assert list(registry.with_plugins(registry.BUILT_IN, [])) == [
-        "stellaris", "ec4x", "arena", "gm", "otel", "damage"]
+    assert list(registry.with_plugins(registry.BUILT_IN, [])) == ["stellaris", "ec4x", "arena", "gm", "otel", "damage"]
 
 
 def test_the_help_lists_an_installed_plugin_after_the_built_in_formats(site, tmp_path):
@@ -274,13 +320,20 @@ def _raising(*args):
     raise ValueError("a bug in the plugin")
 
 
-FAILS_TO_LOAD = Format(name="coins", tables=(_table("coin_flips"),), load=_raising,
-                       claims=lambda path, head: path.name.endswith(".coins.jsonl"), line_based=True)
+FAILS_TO_LOAD = Format(
+    name="coins",
+    tables=(_table("coin_flips"),),
+    load=_raising,
+    claims=lambda path, head: path.name.endswith(".coins.jsonl"),
+    line_based=True,
+)
 FAILS_TO_CLAIM = Format(name="coins", tables=(_table("coin_flips"),), load=_raising, claims=_raising)
-RETURNS_NOTHING = Format(name="coins", tables=(_table("coin_flips"),), load=lambda ctx: None,
-                         claims=FAILS_TO_LOAD.claims, line_based=True)
-FAILS_TO_SAY_HOW = Format(name="coins", tables=(_table("coin_flips"),), load=_raising,
-                          claims=FAILS_TO_LOAD.claims, line_based=_raising)
+RETURNS_NOTHING = Format(
+    name="coins", tables=(_table("coin_flips"),), load=lambda ctx: None, claims=FAILS_TO_LOAD.claims, line_based=True
+)
+FAILS_TO_SAY_HOW = Format(
+    name="coins", tables=(_table("coin_flips"),), load=_raising, claims=FAILS_TO_LOAD.claims, line_based=_raising
+)
 
 
 def registered_alone(value: str, monkeypatch) -> None:
@@ -290,11 +343,14 @@ def registered_alone(value: str, monkeypatch) -> None:
     monkeypatch.setattr(registry, "FORMATS", registry.with_plugins(registry.BUILT_IN, [point]))
 
 
-@pytest.mark.parametrize("value, why", [
-    ("FAILS_TO_LOAD", "ValueError: a bug in the plugin"),
-    ("RETURNS_NOTHING", "TypeError: its load returned NoneType, not Counts"),
-    ("FAILS_TO_SAY_HOW", "ValueError: a bug in the plugin"),
-])
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        ("FAILS_TO_LOAD", "ValueError: a bug in the plugin"),
+        ("RETURNS_NOTHING", "TypeError: its load returned NoneType, not Counts"),
+        ("FAILS_TO_SAY_HOW", "ValueError: a bug in the plugin"),
+    ],
+)
 def test_a_plugin_that_fails_on_a_file_fails_that_file_only(tmp_path, monkeypatch, sample, value, why):
     registered_alone(value, monkeypatch)
     logs, damage = logs_beside_a_damage_log(tmp_path, sample, "a.coins.jsonl", ['{"flip": "heads"}'])

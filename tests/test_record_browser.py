@@ -26,9 +26,12 @@ def expected_lines(db, sql, params=()):
 def test_the_filters_search_and_the_table_shows_what_was_found(notebook_db):
     browser = RecordBrowser(notebook_db, format="arena", valid=False)
     # the invalid Arena decisions, by hand: decisions not valid, in file order
-    invalid = expected_lines(notebook_db, """
+    invalid = expected_lines(
+        notebook_db,
+        """
         SELECT s.path, d.locator FROM decisions d JOIN sources s USING (source_id)
-        WHERE d.format = 'arena' AND NOT d.valid ORDER BY s.path, TRY_CAST(split_part(d.locator, ' ', 2) AS INT)""")
+        WHERE d.format = 'arena' AND NOT d.valid ORDER BY s.path, TRY_CAST(split_part(d.locator, ' ', 2) AS INT)""",
+    )
     shown = browser.records.select("path", "locator").rows()
     assert [row for row in shown if row in set(invalid)] == invalid  # every invalid decision, in order
     assert not browser.records["valid"].any()
@@ -52,15 +55,21 @@ def test_selecting_a_row_shows_its_raw_text_and_findings(notebook_db):
     line = int(row["locator"].split()[1])
     written = open(row["path"], encoding="utf-8").read().split("\n")[line - 1]
     assert row["raw"] == written
-    rules = expected_lines(notebook_db, "SELECT rule, field FROM violation_lines WHERE source_id = ? AND line = ?",
-                           (row["source_id"], line))
+    rules = expected_lines(
+        notebook_db,
+        "SELECT rule, field FROM violation_lines WHERE source_id = ? AND line = ?",
+        (row["source_id"], line),
+    )
     assert rules and all(rule in pane and field in pane for rule, field in rules)
     assert browser._view.pane.value == pane
     # an Arena decision with a reasoning trace shows its steps
     traced = RecordBrowser(notebook_db, format="arena", text='"tool"', limit=2000)
     ticks = set(expected_lines(notebook_db, "SELECT episode_id, tick, agent_id FROM arena_traces"))
-    index = next(i for i, r in enumerate(traced.records.iter_rows(named=True))
-                 if (r["game_id"].rsplit("/", 1)[-1], r["turn"], r["agent_id"]) in ticks)
+    index = next(
+        i
+        for i, r in enumerate(traced.records.iter_rows(named=True))
+        if (r["game_id"].rsplit("/", 1)[-1], r["turn"], r["agent_id"]) in ticks
+    )
     assert "traced at line" in traced.select(index)
 
 
@@ -84,8 +93,9 @@ def test_clicking_a_scorecard_bar_fills_the_browser_with_that_models_failures(no
     drill = DrillDown(chart, browser, to_filters=scorecard_filters)
     model = expected_lines(notebook_db, "SELECT model FROM decisions WHERE format = 'gm' AND NOT valid LIMIT 1")[0][0]
     found = drill.picked({"format": "gm", "model_name": model})
-    failures = expected_lines(notebook_db, "SELECT count(*) FROM decisions WHERE format = 'gm' AND model = ? "
-                                           "AND NOT valid", (model,))[0][0]
+    failures = expected_lines(
+        notebook_db, "SELECT count(*) FROM decisions WHERE format = 'gm' AND model = ? AND NOT valid", (model,)
+    )[0][0]
     assert found.height == failures > 0 and set(found["model"]) == {model} and not found["valid"].any()
     assert drill.chart.selections.trait_names() and "pick" in drill.chart.selections.trait_names()
 
@@ -101,21 +111,28 @@ def test_clicking_a_validity_bar_or_a_rule_bar_of_the_decisions_chart_leads_to_i
     assert set(PICKS) <= set(drill.chart.selections.trait_names())
     # a format's bar: its invalid records, the invalid decisions and the lines not read
     invalid = expected_lines(notebook_db, "SELECT count(*) FROM decisions WHERE format = 'gm' AND NOT valid")[0][0]
-    invalid += expected_lines(notebook_db, "SELECT count(*) FROM rejects JOIN sources USING (source_id) "
-                                           "WHERE format = 'gm'")[0][0]
+    invalid += expected_lines(
+        notebook_db, "SELECT count(*) FROM rejects JOIN sources USING (source_id) WHERE format = 'gm'"
+    )[0][0]
     found = drill.picked({"format": "gm"})
     assert found.height == invalid > 0 and set(found["format"]) == {"gm"} and not found["valid"].any()
     # a model's bar: that model's invalid decisions in that format
-    model = expected_lines(notebook_db, "SELECT model FROM decisions WHERE format = 'arena' AND NOT valid LIMIT 1")[0][0]
-    failures = expected_lines(notebook_db, "SELECT count(*) FROM decisions WHERE format = 'arena' AND model = ? "
-                                           "AND NOT valid", (model,))[0][0]
+    model = expected_lines(notebook_db, "SELECT model FROM decisions WHERE format = 'arena' AND NOT valid LIMIT 1")[0][
+        0
+    ]
+    failures = expected_lines(
+        notebook_db, "SELECT count(*) FROM decisions WHERE format = 'arena' AND model = ? AND NOT valid", (model,)
+    )[0][0]
     found = drill.picked({"format": "arena", "model_name": model})
     assert found.height == failures > 0 and set(found["model"]) == {model}
     # a rule's bar: the format's records that break it, one per line the rule names (those
     # a count stands for too: `violation_lines`)
-    rule, lines = expected_lines(notebook_db, """
+    rule, lines = expected_lines(
+        notebook_db,
+        """
         SELECT v.rule, count(DISTINCT (v.source_id, v.locator)) FROM violation_lines v JOIN sources s USING (source_id)
-        WHERE s.format = 'gm' AND v.severity = 'error' GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1""")[0]
+        WHERE s.format = 'gm' AND v.severity = 'error' GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1""",
+    )[0]
     found = drill.picked({"format": "gm", "rule_name": rule})
     assert found.height == lines and all(rule in rules for rules in found["rules"])
 
@@ -131,7 +148,9 @@ def test_clicking_a_mistake_of_the_play_quality_chart_leads_to_the_decisions_nam
     assert selections(chart.to_dict())["pick"] == ["model_name", "mistake"]
     drill = DrillDown(chart, RecordBrowser(notebook_db, limit=10_000), to_filters=mistake_filters(notebook_db))
     named = judged.filter(pl.col("mistake").is_not_null() & pl.col("model").is_not_null())
-    model, mistake = named.group_by("model", "mistake").len().sort("len", "model", "mistake", descending=True).row(0)[:2]
+    model, mistake = (
+        named.group_by("model", "mistake").len().sort("len", "model", "mistake", descending=True).row(0)[:2]
+    )
     mine = named.filter((pl.col("model") == model) & (pl.col("mistake") == mistake))
     found = drill.picked({"model_name": model, "mistake": mistake})
     assert sorted(found.select("source_id", "line").rows()) == sorted(mine.select("source_id", "line").rows())
@@ -156,11 +175,11 @@ def test_each_charts_marks_lead_to_the_records_behind_them(notebook_db):
     con = duckdb.connect(str(notebook_db), read_only=True)
     game = queries.largest_game(con)
     cell = queries.attack_matrix(con, game).filter(pl.col("attacks") > 0).row(0, named=True)
-    used = family_matrix(con).filter((pl.col("tried") > 0) & (pl.col("source") == "drafts")).row(
-        0, named=True)
+    used = family_matrix(con).filter((pl.col("tried") > 0) & (pl.col("source") == "drafts")).row(0, named=True)
     date = con.execute("SELECT min(game_date) FROM stellaris_resources").fetchall()[0][0]
-    saves = {s for (s,) in con.execute("SELECT source_id FROM stellaris_resources WHERE game_date = ?", [date])
-             .fetchall()}
+    saves = {
+        s for (s,) in con.execute("SELECT source_id FROM stellaris_resources WHERE game_date = ?", [date]).fetchall()
+    }
     con.close()
     # an attack cell: its attacks, each line naming both players
     attacks = browser.show(**attack_filters(notebook_db, game)(cell))
@@ -222,7 +241,11 @@ def test_a_drill_down_over_panels_follows_each_panels_selection(notebook_db):
     game = queries.largest_game(con)
     chart = plots.emotion_trajectories(con, game, emotions=["tilt", "fear"])
     con.close()
-    drill = DrillDown(chart, RecordBrowser(notebook_db, format="damage"), param=["pick_tilt", "pick_fear"],
-                      to_filters=emotion_filters(notebook_db, game))
+    drill = DrillDown(
+        chart,
+        RecordBrowser(notebook_db, format="damage"),
+        param=["pick_tilt", "pick_fear"],
+        to_filters=emotion_filters(notebook_db, game),
+    )
     assert {"pick_tilt", "pick_fear"} <= set(drill.chart.selections.trait_names())
     assert drill.picked({"seq": 5})["line"].to_list() == [5]

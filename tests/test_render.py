@@ -47,14 +47,20 @@ def test_a_png_without_tooltips_has_the_same_pixels(all_figures_db, kind):
 FRAME = {"model": ["a", "a", "b", "b"], "game": ["g1", "g2", "g1", "g2"], "valid": [0.2, 0.8, 0.4, 0.6]}
 
 
-@pytest.mark.parametrize("encoding", [
-    {"x": "mean(valid):Q", "y": "model:N", "tooltip": ["game:N"]},  # four points, not two
-    {"x": "model:N", "y": "count():Q", "tooltip": ["game:N"]},  # bars of 1 stacked, not one bar of 2
-    {"x": "model:N", "y": "valid:Q", "tooltip": ["count():Q"]},  # the tooltip itself aggregates
-])
+@pytest.mark.parametrize(
+    "encoding",
+    [
+        {"x": "mean(valid):Q", "y": "model:N", "tooltip": ["game:N"]},  # four points, not two
+        {"x": "model:N", "y": "count():Q", "tooltip": ["game:N"]},  # bars of 1 stacked, not one bar of 2
+        {"x": "model:N", "y": "valid:Q", "tooltip": ["count():Q"]},  # the tooltip itself aggregates
+    ],
+)
 def test_a_chart_that_groups_keeps_its_tooltips_and_its_pixels(tmp_path, encoding):
-    chart = alt.Chart(alt.Data(values=[dict(zip(FRAME, row)) for row in zip(*FRAME.values())])).mark_bar().encode(
-        **encoding)
+    chart = (
+        alt.Chart(alt.Data(values=[dict(zip(FRAME, row)) for row in zip(*FRAME.values())]))
+        .mark_bar()
+        .encode(**encoding)
+    )
     spec = chart.to_dict()
     assert without_tooltips(spec) is spec
     plots.save(chart, tmp_path / "ours.png")
@@ -63,19 +69,32 @@ def test_a_chart_that_groups_keeps_its_tooltips_and_its_pixels(tmp_path, encodin
 
 
 def test_a_composite_mark_keeps_its_tooltips():
-    spec = {"mark": {"type": "boxplot"}, "encoding": {"y": {"field": "v", "type": "quantitative"},
-                                                      "tooltip": [{"field": "g", "type": "nominal"}]}}
+    spec = {
+        "mark": {"type": "boxplot"},
+        "encoding": {"y": {"field": "v", "type": "quantitative"}, "tooltip": [{"field": "g", "type": "nominal"}]},
+    }
     assert without_tooltips(spec) is spec
 
 
 def test_only_the_views_lose_their_tooltips():
-    spec = {"datasets": {"rows": [{"tooltip": "a field of that name", "x": 1}]},
-            "data": {"values": [{"tooltip": 2}]},
-            "layer": [{"mark": {"type": "point", "tooltip": True}, "encoding": {
-                "x": {"field": "x", "type": "quantitative"}, "tooltip": [{"field": "tooltip", "type": "nominal"}]}}]}
+    spec = {
+        "datasets": {"rows": [{"tooltip": "a field of that name", "x": 1}]},
+        "data": {"values": [{"tooltip": 2}]},
+        "layer": [
+            {
+                "mark": {"type": "point", "tooltip": True},
+                "encoding": {
+                    "x": {"field": "x", "type": "quantitative"},
+                    "tooltip": [{"field": "tooltip", "type": "nominal"}],
+                },
+            }
+        ],
+    }
     assert without_tooltips(spec) == {
-        "datasets": spec["datasets"], "data": spec["data"],
-        "layer": [{"mark": {"type": "point"}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}]}
+        "datasets": spec["datasets"],
+        "data": spec["data"],
+        "layer": [{"mark": {"type": "point"}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}],
+    }
     assert spec["layer"][0]["encoding"]["tooltip"]  # the spec itself is left as it was
 
 
@@ -107,8 +126,9 @@ def test_a_child_that_cannot_start_leaves_the_render_here(tmp_path, monkeypatch)
 def test_a_child_that_fails_leaves_the_render_here(tmp_path, code):
     # A child that dies, or exits 0 having written nothing, or fails: the image is the same.
     renderer = Renderer.__new__(Renderer)
-    renderer.child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    renderer.child = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     if code.startswith("import os"):
         renderer.child.wait()
     with renderer:

@@ -18,8 +18,18 @@ from workbench.cli import main
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE_MODEL = "m</script><script>alert('model')</script>"
 HOSTILE_RULE_TEXT = "<img src=http://example.com/x onerror=alert(1)>"
-SECTIONS = ("What the database holds", "Scorecard", "Failed calls", "Model comparisons", "Ratings", "Play quality",
-            "Figures", "Quality gates", "Most frequent violations", "Provenance")
+SECTIONS = (
+    "What the database holds",
+    "Scorecard",
+    "Failed calls",
+    "Model comparisons",
+    "Ratings",
+    "Play quality",
+    "Figures",
+    "Quality gates",
+    "Most frequent violations",
+    "Provenance",
+)
 
 
 class Links(HTMLParser):
@@ -27,8 +37,17 @@ class Links(HTMLParser):
     one (script src, link href, img, iframe...), its headings' ids, its chart containers,
     its tables, its filter boxes and its style sheets' text."""
 
-    LOADS = {"script": "src", "link": "href", "img": "src", "iframe": "src", "embed": "src", "object": "data",
-             "source": "src", "audio": "src", "video": "src"}
+    LOADS = {
+        "script": "src",
+        "link": "href",
+        "img": "src",
+        "iframe": "src",
+        "embed": "src",
+        "object": "data",
+        "source": "src",
+        "audio": "src",
+        "video": "src",
+    }
 
     def __init__(self):
         super().__init__()
@@ -68,8 +87,18 @@ def hostile_db(notebook_db, tmp_path_factory):
     folder = tmp_path_factory.mktemp("hostile")
     db = folder / "w.duckdb"
     shutil.copy(notebook_db, db)
-    lines = [json.dumps({"agent_id": "a1", "tick": tick, "tool": HOSTILE_RULE_TEXT if tick == 0 else "idle",
-                         "params": {}, "model": HOSTILE_MODEL}) for tick in range(3)]
+    lines = [
+        json.dumps(
+            {
+                "agent_id": "a1",
+                "tick": tick,
+                "tool": HOSTILE_RULE_TEXT if tick == 0 else "idle",
+                "params": {},
+                "model": HOSTILE_MODEL,
+            }
+        )
+        for tick in range(3)
+    ]
     assert not workbench.ingest([write_lines(folder / "ep9.decisions.jsonl", lines)], db=db).failed
     return db
 
@@ -98,7 +127,7 @@ def test_the_play_quality_section_has_a_row_per_damage_model(report_html, hostil
     assert main(["quality", "--db", str(hostile_db), "--json"]) == 0
     models = [row["model"] for row in json.loads(capsys.readouterr().out)]
     text = report_html.read_text()
-    section = text[text.index("<h2 id='play-quality'>"):text.index("<h2 id='figures'>")]
+    section = text[text.index("<h2 id='play-quality'>") : text.index("<h2 id='figures'>")]
     assert models and all(f"<td>{model}</td>" in section for model in models)
     assert "fold free" in section and "showdown win rate" in section  # headings in words
 
@@ -120,7 +149,7 @@ def test_every_table_of_the_report_sorts_and_filters(report_html):
     assert all(table["class"] == "sortable" for table in page.tables)
     # one filter box per table, naming it
     assert sorted(box["data-table"] for box in page.filters) == sorted(table["id"] for table in page.tables)
-    assert "querySelectorAll(\"table.sortable\")" in text and "input.filter" in text  # the script that does it
+    assert 'querySelectorAll("table.sortable")' in text and "input.filter" in text  # the script that does it
 
 
 def test_the_report_loads_nothing_from_the_network(report_html):
@@ -165,14 +194,16 @@ def test_a_browser_draws_every_chart_of_the_report_and_runs_nothing_from_the_log
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.on("request", lambda request: requests.append(request.url))
             page.goto(report_html.as_uri())
-            page.wait_for_function(f"document.querySelectorAll('.vega-embed .marks').length >= "
-                                   f"{len(page_links.charts)}", timeout=60_000)
+            page.wait_for_function(
+                f"document.querySelectorAll('.vega-embed .marks').length >= {len(page_links.charts)}", timeout=60_000
+            )
             assert page.locator(".vega-embed .marks").count() == len(page_links.charts)
             assert dialogs == [] and [url for url in requests if not url.startswith(("file:", "data:", "blob:"))] == []
             check_the_tables_fit_sort_and_filter(page, tmp_path / "comparisons.png")
             # nothing but the page itself, not even a file beside it
-            assert [url for url in requests if url != report_html.as_uri() and not url.startswith(("data:", "blob:"))] \
-                == []
+            assert [
+                url for url in requests if url != report_html.as_uri() and not url.startswith(("data:", "blob:"))
+            ] == []
         finally:
             browser.close()
 
@@ -192,7 +223,9 @@ def check_the_tables_fit_sort_and_filter(page, screenshot) -> None:
 
     header = page.locator("#scorecard-table-1 th", has_text="validity")
     column = header.evaluate("th => th.cellIndex")
-    keys = f"[...document.querySelectorAll('#scorecard-table-1 tbody tr')].map(r => Number(r.cells[{column}].dataset.key))"
+    keys = (
+        f"[...document.querySelectorAll('#scorecard-table-1 tbody tr')].map(r => Number(r.cells[{column}].dataset.key))"
+    )
     before = page.evaluate(keys)
     assert before != sorted(before)  # the scorecard comes by format and model, not by validity
     header.click()

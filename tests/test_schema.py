@@ -57,11 +57,16 @@ def test_a_path_the_model_does_not_have_fails_the_declaration_naming_the_column(
 
 
 def test_ddl_names_every_column_with_its_constraints():
-    table = Table("t", (
-        Column("id", "BIGINT", primary_key=True, default="nextval('ids')"),
-        Column("name", "VARCHAR", "a doc", required=True),
-        Column("level", "VARCHAR", check="level IN ('a', 'b')"),
-    ), unique=("name", "level"), added=("level",))
+    table = Table(
+        "t",
+        (
+            Column("id", "BIGINT", primary_key=True, default="nextval('ids')"),
+            Column("name", "VARCHAR", "a doc", required=True),
+            Column("level", "VARCHAR", check="level IN ('a', 'b')"),
+        ),
+        unique=("name", "level"),
+        added=("level",),
+    )
     assert table.ddl() == (
         "CREATE TABLE IF NOT EXISTS t (\n"
         "    id BIGINT PRIMARY KEY DEFAULT nextval('ids'),\n"
@@ -73,23 +78,33 @@ def test_ddl_names_every_column_with_its_constraints():
     )
 
 
-TYPED = Table("typed", (
-    Column("turn", "BIGINT", path="turn"),
-    Column("kind", "VARCHAR", path="inner.kind"),
-    Column("stages", "VARCHAR[]", path="steps[].stage"),
-    Column("total_ms", "DOUBLE", path="steps[].ms"),
-    Column("payload", "JSON", path="payload"),
-), model=Record)
+TYPED = Table(
+    "typed",
+    (
+        Column("turn", "BIGINT", path="turn"),
+        Column("kind", "VARCHAR", path="inner.kind"),
+        Column("stages", "VARCHAR[]", path="steps[].stage"),
+        Column("total_ms", "DOUBLE", path="steps[].ms"),
+        Column("payload", "JSON", path="payload"),
+    ),
+    model=Record,
+)
 
 
-@pytest.mark.parametrize(("line", "expected"), [
-    ('{"turn": 3, "inner": {"kind": "a"}, "steps": [{"stage": "x", "ms": 1.5}, {"stage": "y", "ms": 2}],'
-     ' "payload": {"k": 1}}', (3, "a", ["x", "y"], 3.5, '{"k":1}')),
-    # a value of another JSON type is NULL, never a failed cast
-    ('{"turn": "3", "inner": {"kind": 7}, "steps": [], "payload": null}', (None, None, [], None, "null")),
-    # no list at all: no elements, and no total
-    ('{"turn": 2.5}', (None, None, [], None, None)),
-])
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            '{"turn": 3, "inner": {"kind": "a"}, "steps": [{"stage": "x", "ms": 1.5}, {"stage": "y", "ms": 2}],'
+            ' "payload": {"k": 1}}',
+            (3, "a", ["x", "y"], 3.5, '{"k":1}'),
+        ),
+        # a value of another JSON type is NULL, never a failed cast
+        ('{"turn": "3", "inner": {"kind": 7}, "steps": [], "payload": null}', (None, None, [], None, "null")),
+        # no list at all: no elements, and no total
+        ('{"turn": 2.5}', (None, None, [], None, None)),
+    ],
+)
 def test_columns_read_their_paths_and_give_null_for_other_types(line, expected):
     con = duckdb.connect()
     row = con.execute(f"SELECT {TYPED.select_paths('j')} FROM (SELECT CAST(? AS JSON) AS j)", [line]).fetchone()
@@ -98,11 +113,16 @@ def test_columns_read_their_paths_and_give_null_for_other_types(line, expected):
 
 def test_a_lenient_column_reads_the_text_of_a_value_of_another_type():
     con = duckdb.connect()
-    table = Table("l", (Column("who", "VARCHAR", path="turn", lenient=True),
-                        Column("delta", "DOUBLE", path="payload", lenient=True)), model=Record)
+    table = Table(
+        "l",
+        (Column("who", "VARCHAR", path="turn", lenient=True), Column("delta", "DOUBLE", path="payload", lenient=True)),
+        model=Record,
+    )
     line = '{"turn": 7, "payload": "0.25"}'
-    assert con.execute(f"SELECT {table.select_paths('j')} FROM (SELECT CAST(? AS JSON) AS j)",
-                       [line]).fetchone() == ("7", 0.25)
+    assert con.execute(f"SELECT {table.select_paths('j')} FROM (SELECT CAST(? AS JSON) AS j)", [line]).fetchone() == (
+        "7",
+        0.25,
+    )
 
 
 def test_a_column_read_from_one_record_type_must_be_in_that_type():
@@ -117,8 +137,10 @@ def test_insert_rows_matches_columns_by_name_not_position():
     con.execute(table.ddl())
     table.insert_rows(con, {"b": ["second"], "a": ["first"], "j": ['{"x": 1}']})
     table.insert_rows(con, pa.table({"a": ["only a"]}))
-    assert con.execute("SELECT a, b, j FROM pairs").fetchall() == [("first", "second", '{"x": 1}'),
-                                                                   ("only a", None, None)]
+    assert con.execute("SELECT a, b, j FROM pairs").fetchall() == [
+        ("first", "second", '{"x": 1}'),
+        ("only a", None, None),
+    ]
     with pytest.raises(duckdb.Error):  # a name the table does not have
         con.execute(table.insert("SELECT 'x' AS c"))
 
@@ -126,8 +148,9 @@ def test_insert_rows_matches_columns_by_name_not_position():
 def test_a_bound_table_is_read_under_its_name_with_prepared_parameters():
     con = duckdb.connect()
     rows = pa.table({"n": [1, 2, 3]})
-    assert run_on(con, rows, "SELECT sum(n) + $add, $name FROM lines", "lines",
-                  {"add": 10, "name": "it's"}) == [(16, "it's")]
+    assert run_on(con, rows, "SELECT sum(n) + $add, $name FROM lines", "lines", {"add": 10, "name": "it's"}) == [
+        (16, "it's")
+    ]
 
 
 def test_a_bound_table_hides_every_other_python_name():
@@ -138,20 +161,35 @@ def test_a_bound_table_hides_every_other_python_name():
         run_on(con, rows, "SELECT * FROM other", "lines")
 
 
-@pytest.mark.parametrize(("module", "old", "new", "column"), [
-    ("gm/models.py", "    narrative: Text\n", "    story: Text\n", "gm_responses.narrative"),
-    ("arena/models.py", "    tick: Tick\n", "    tock: Tick\n", "arena_decisions.tick"),
-    ("ec4x/orders.py", "    houseId: Int64\n", "    house: Int64\n", "ec4x_orders.house_id"),
-    # a field a BIGINT column stores, no longer bounded to 64 bits
-    ("damage/models.py", "    turn: Int64\n    pot: Int64\n", "    turn: int\n    pot: Int64\n",
-     "damage_events.turn: `payload.turn` is an int not bounded"),
-    # a payload field read only by a notebook question
-    ("damage/models.py", "    raw_delta: float | None = None\n", "    delta: float | None = None\n",
-     "damage_team_attack.intended_delta"),
-    # paths read outside a table declaration
-    ("damage/models.py", "    phase: Literal[\"affect\", \"betting\", \"showdown\", \"discussion\"]\n",
-     "    stage_name: Literal[\"affect\", \"betting\", \"showdown\", \"discussion\"]\n", "drift value of phase_changed:"),
-])
+@pytest.mark.parametrize(
+    ("module", "old", "new", "column"),
+    [
+        ("gm/models.py", "    narrative: Text\n", "    story: Text\n", "gm_responses.narrative"),
+        ("arena/models.py", "    tick: Tick\n", "    tock: Tick\n", "arena_decisions.tick"),
+        ("ec4x/orders.py", "    houseId: Int64\n", "    house: Int64\n", "ec4x_orders.house_id"),
+        # a field a BIGINT column stores, no longer bounded to 64 bits
+        (
+            "damage/models.py",
+            "    turn: Int64\n    pot: Int64\n",
+            "    turn: int\n    pot: Int64\n",
+            "damage_events.turn: `payload.turn` is an int not bounded",
+        ),
+        # a payload field read only by a notebook question
+        (
+            "damage/models.py",
+            "    raw_delta: float | None = None\n",
+            "    delta: float | None = None\n",
+            "damage_team_attack.intended_delta",
+        ),
+        # paths read outside a table declaration
+        (
+            "damage/models.py",
+            '    phase: Literal["affect", "betting", "showdown", "discussion"]\n',
+            '    stage_name: Literal["affect", "betting", "showdown", "discussion"]\n',
+            "drift value of phase_changed:",
+        ),
+    ],
+)
 def test_renaming_a_model_field_fails_at_import_naming_the_column(tmp_path, module, old, new, column):
     copy = tmp_path / "workbench"
     shutil.copytree(ROOT / "workbench", copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -159,8 +197,13 @@ def test_renaming_a_model_field_fails_at_import_naming_the_column(tmp_path, modu
     text = source.read_text()
     assert old in text
     source.write_text(text.replace(old, new))
-    result = subprocess.run([sys.executable, "-c", "import workbench.registry, workbench.damage.queries"], cwd=tmp_path,
-                            capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path), "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-c", "import workbench.registry, workbench.damage.queries"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path), "PATH": ""},
+    )
     assert result.returncode != 0
     assert (f"column {column} reads" if "." in column and " " not in column else column) in result.stderr
 
@@ -171,11 +214,17 @@ def test_json_columns_are_stored_with_zstd(tmp_path):
     table = Table("records", (Column("id", "BIGINT"), Column("payload", "JSON"), Column("name", "VARCHAR")))
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     con.execute(table.ddl())
-    con.execute("INSERT INTO records SELECT i, json_object('k', i, 'text', repeat('x', i % 50)), 'n' || (i % 7) "
-                "FROM range(5000) r(i)")
+    con.execute(
+        "INSERT INTO records SELECT i, json_object('k', i, 'text', repeat('x', i % 50)), 'n' || (i % 7) "
+        "FROM range(5000) r(i)"
+    )
     con.execute("CHECKPOINT")
-    compression = dict(con.execute("SELECT column_name, any_value(compression) FROM pragma_storage_info('records') "
-                                   "WHERE segment_type <> 'VALIDITY' GROUP BY ALL").fetchall())
+    compression = dict(
+        con.execute(
+            "SELECT column_name, any_value(compression) FROM pragma_storage_info('records') "
+            "WHERE segment_type <> 'VALIDITY' GROUP BY ALL"
+        ).fetchall()
+    )
     assert compression["payload"] == "ZSTD"
     assert compression["name"] != "ZSTD"  # other text columns keep DuckDB's own choice
 

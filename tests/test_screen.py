@@ -15,11 +15,37 @@ from workbench.damage.models import LINES, SCREEN
 from workbench.screen import ScreenAs, ScreenVariants, Unscreenable, Watching, model_screen
 
 # Values that probe every kind of check: types, bounds, enums, patterns, nulls.
-ODD_VALUES = st.sampled_from([
-    None, True, 0, 1, -1, 2, 1.0, 1.5, -1.0001, 0.9999, 1e308, "", "1", "AS", "1X", "AS\n", "raise",
-    "attack_team", "discussion", [], [1], ["AS"], {}, {"a": 1},
-    "2026-02-06T09:38:54+00:00", "2026-02-30T09:38:54+00:00", "2026-02-06T09:38:54+02:00",
-])
+ODD_VALUES = st.sampled_from(
+    [
+        None,
+        True,
+        0,
+        1,
+        -1,
+        2,
+        1.0,
+        1.5,
+        -1.0001,
+        0.9999,
+        1e308,
+        "",
+        "1",
+        "AS",
+        "1X",
+        "AS\n",
+        "raise",
+        "attack_team",
+        "discussion",
+        [],
+        [1],
+        ["AS"],
+        {},
+        {"a": 1},
+        "2026-02-06T09:38:54+00:00",
+        "2026-02-30T09:38:54+00:00",
+        "2026-02-06T09:38:54+02:00",
+    ]
+)
 
 
 def paths(value, prefix=()):
@@ -70,14 +96,17 @@ def test_screen_accepts_every_plain_valid_event():
     assert SCREEN.passes(texts) == [True] * len(texts)
 
 
-@pytest.mark.parametrize("change,expected", [
-    ({}, True),
-    ({"kind": "call", "attack_plan": None, "payload": {}}, True),
-    ({"attack_plan": None}, False),
-    ({"payload": {"amount": 0}}, False),
-    ({"payload": {"amount": 5.0}}, False),
-    ({"payload": {"amount": True}}, False),
-])
+@pytest.mark.parametrize(
+    "change,expected",
+    [
+        ({}, True),
+        ({"kind": "call", "attack_plan": None, "payload": {}}, True),
+        ({"attack_plan": None}, False),
+        ({"payload": {"amount": 0}}, False),
+        ({"payload": {"amount": 5.0}}, False),
+        ({"payload": {"amount": True}}, False),
+    ],
+)
 def test_the_raise_rule_runs_in_the_screen_too(change, expected):
     record = event("action_submitted")
     record["payload"]["action"].update(change)
@@ -85,12 +114,15 @@ def test_the_raise_rule_runs_in_the_screen_too(change, expected):
     assert SCREEN.passes([text]) == [expected] and pydantic_accepts(text) == expected
 
 
-@pytest.mark.parametrize("record,expected", [
-    ({"type": "chatter_posted", "payload": {"text": "hi"}}, True),
-    ({"type": "chatter_evaluated", "payload": {"target_emotions": {"fear": 3}}}, False),
-    ({"type": "hand_started", "payload": {}}, False),  # documented: never screened as undocumented
-    ({"type": 7, "payload": {}}, False),
-])
+@pytest.mark.parametrize(
+    "record,expected",
+    [
+        ({"type": "chatter_posted", "payload": {"text": "hi"}}, True),
+        ({"type": "chatter_evaluated", "payload": {"target_emotions": {"fear": 3}}}, False),
+        ({"type": "hand_started", "payload": {}}, False),  # documented: never screened as undocumented
+        ({"type": 7, "payload": {}}, False),
+    ],
+)
 def test_undocumented_types_are_screened_against_their_model(record, expected):
     text = json.dumps({**event("phase_changed"), **record})
     assert SCREEN.passes([text]) == [expected] and pydantic_accepts(text) == expected
@@ -124,8 +156,11 @@ class Move(BaseModel, extra="forbid", strict=True):
     cargo: str | None = None
 
     __screen_variants__ = ScreenVariants(
-        "kind", {"go": "go", "Go": "go", "stay": "stay", "load": "load"},
-        {"go": ("target",), "load": ("items", "cargo")}, {"load": {"cargo": Literal["marines"]}})
+        "kind",
+        {"go": "go", "Go": "go", "stay": "stay", "load": "load"},
+        {"go": ("target",), "load": ("items", "cargo")},
+        {"load": {"cargo": Literal["marines"]}},
+    )
 
     @model_validator(mode="after")
     def fields_present(self):
@@ -137,14 +172,27 @@ class Move(BaseModel, extra="forbid", strict=True):
         return self
 
 
-@pytest.mark.parametrize("record", [
-    {"kind": "go", "target": 1}, {"kind": "Go", "target": 1}, {"kind": "go"}, {"kind": "go", "target": None},
-    {"kind": "Go", "target": "1"}, {"kind": "stay"}, {"kind": "stay", "target": None},
-    {"kind": "load", "items": [1], "cargo": "marines"}, {"kind": "load", "items": [], "cargo": "marines"},
-    {"kind": "load", "items": [1], "cargo": "colonists"}, {"kind": "load", "items": [1]},
-    {"kind": "load", "cargo": "marines"}, {"kind": "fly"}, {"kind": 5}, {"target": 1},
-    {"kind": "stay", "other": 1},
-])
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"kind": "go", "target": 1},
+        {"kind": "Go", "target": 1},
+        {"kind": "go"},
+        {"kind": "go", "target": None},
+        {"kind": "Go", "target": "1"},
+        {"kind": "stay"},
+        {"kind": "stay", "target": None},
+        {"kind": "load", "items": [1], "cargo": "marines"},
+        {"kind": "load", "items": [], "cargo": "marines"},
+        {"kind": "load", "items": [1], "cargo": "colonists"},
+        {"kind": "load", "items": [1]},
+        {"kind": "load", "cargo": "marines"},
+        {"kind": "fly"},
+        {"kind": 5},
+        {"target": 1},
+        {"kind": "stay", "other": 1},
+    ],
+)
 def test_a_variant_screen_requires_what_each_value_requires(record):
     # One struct per spelling of `kind`: the fields its value requires are there, not
     # null and not empty, and `load` takes marines only; everything else is refused.
@@ -173,17 +221,28 @@ class Order(BaseModel, extra="forbid", strict=True):
 
 def _watching(seen: list):
     """A screen of Order that hands each struct it decodes to `seen`: (model, tag, struct)."""
+
     def watch(model, tag):
         return lambda struct: seen.append((model.__name__, tag, struct))
+
     return model_screen(Order, Watching(watch=watch, unset=lambda model: ("extra",) if model is Order else ()))
 
 
-@pytest.mark.parametrize("record", [
-    {"move": {"kind": "go", "target": 1}}, {"move": {"kind": "Go", "target": 1}}, {"move": {"kind": "stay"}},
-    {"move": {"kind": "go"}}, {"move": {"kind": "go", "target": 1}, "note": "Ok"},
-    {"move": {"kind": "go", "target": 1}, "extra": None}, {"move": {"kind": "go", "target": 1}, "extra": 3},
-    {"move": {"kind": "go", "target": 1}, "note": "no"}, {"move": {"kind": "fly"}}, {},
-])
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"move": {"kind": "go", "target": 1}},
+        {"move": {"kind": "Go", "target": 1}},
+        {"move": {"kind": "stay"}},
+        {"move": {"kind": "go"}},
+        {"move": {"kind": "go", "target": 1}, "note": "Ok"},
+        {"move": {"kind": "go", "target": 1}, "extra": None},
+        {"move": {"kind": "go", "target": 1}, "extra": 3},
+        {"move": {"kind": "go", "target": 1}, "note": "no"},
+        {"move": {"kind": "fly"}},
+        {},
+    ],
+)
 def test_a_watching_screen_passes_what_the_plain_one_passes(record):
     text = json.dumps(record)
     assert _passes(_watching([]), text) == _passes(model_screen(Order), text)
@@ -212,14 +271,61 @@ def test_a_watching_screen_hands_over_no_struct_it_refuses():
 
 # Pieces of RFC 3339 / ISO 8601 timestamps and near misses: the screen reads a `ts`
 # with msgspec's parser, so every string it takes must be one pydantic takes, as UTC.
-TS_DATES = ["2026-02-06", "2024-02-29", "2026-02-29", "2026-04-31", "2026-12-31", "0000-01-01", "0001-01-01",
-            "9999-12-31", "2026-2-06", "20260206", "2026-13-01", "2026-00-10", "+2026-02-06", "2026-W06-5",
-            "2026-037", "２０２６-02-06"]
+TS_DATES = [
+    "2026-02-06",
+    "2024-02-29",
+    "2026-02-29",
+    "2026-04-31",
+    "2026-12-31",
+    "0000-01-01",
+    "0001-01-01",
+    "9999-12-31",
+    "2026-2-06",
+    "20260206",
+    "2026-13-01",
+    "2026-00-10",
+    "+2026-02-06",
+    "2026-W06-5",
+    "2026-037",
+    "２０２６-02-06",
+]
 TS_SEPARATORS = ["T", "t", " ", "_", "", "TT"]
-TS_TIMES = ["09:38:54", "09:38", "24:00:00", "23:59:60", "09:38:54.1", "09:38:54.123456", "09:38:54.1234567",
-            "09:38:54.123456789", "09:38:54,5", "093854", "09:38:54.", "09:60:00", "9:38:54", "09:38:54.-1"]
-TS_ZONES = ["Z", "z", "+00:00", "-00:00", "+0000", "+00", "+00:01", "-00:01", "+01:00", "-23:59", "+24:00", "",
-            "+00:00:00", " Z", "UTC", "+00:60", "Z ", "\n"]
+TS_TIMES = [
+    "09:38:54",
+    "09:38",
+    "24:00:00",
+    "23:59:60",
+    "09:38:54.1",
+    "09:38:54.123456",
+    "09:38:54.1234567",
+    "09:38:54.123456789",
+    "09:38:54,5",
+    "093854",
+    "09:38:54.",
+    "09:60:00",
+    "9:38:54",
+    "09:38:54.-1",
+]
+TS_ZONES = [
+    "Z",
+    "z",
+    "+00:00",
+    "-00:00",
+    "+0000",
+    "+00",
+    "+00:01",
+    "-00:01",
+    "+01:00",
+    "-23:59",
+    "+24:00",
+    "",
+    "+00:00:00",
+    " Z",
+    "UTC",
+    "+00:60",
+    "Z ",
+    "\n",
+]
 
 
 def _ts_event(ts: str) -> str:
@@ -233,17 +339,20 @@ def test_a_timestamp_the_screen_takes_pydantic_takes():
     assert [text for text in taken if not pydantic_accepts(text)] == []
 
 
-@pytest.mark.parametrize("ts,screened,valid", [
-    ("2026-02-06T09:38:54+00:00", True, True),
-    ("2026-02-06T09:38:54Z", True, True),
-    ("2026-02-06T09:38:54.123456-00:00", True, True),
-    ("2024-02-29T09:38:54+00:00", True, True),
-    ("2026-02-29T09:38:54+00:00", False, False),  # 2026 is no leap year
-    ("2026-02-06T09:38:54+00:01", False, False),  # one minute off UTC, either way
-    ("2026-02-06T09:38:54-00:01", False, False),
-    ("2026-02-06T09:38:54+01:00", False, False),
-    ("2026-02-06T09:38:54", False, False),  # no offset
-])
+@pytest.mark.parametrize(
+    "ts,screened,valid",
+    [
+        ("2026-02-06T09:38:54+00:00", True, True),
+        ("2026-02-06T09:38:54Z", True, True),
+        ("2026-02-06T09:38:54.123456-00:00", True, True),
+        ("2024-02-29T09:38:54+00:00", True, True),
+        ("2026-02-29T09:38:54+00:00", False, False),  # 2026 is no leap year
+        ("2026-02-06T09:38:54+00:01", False, False),  # one minute off UTC, either way
+        ("2026-02-06T09:38:54-00:01", False, False),
+        ("2026-02-06T09:38:54+01:00", False, False),
+        ("2026-02-06T09:38:54", False, False),  # no offset
+    ],
+)
 def test_the_screen_takes_utc_timestamps_only(ts, screened, valid):
     # Seed 003: `ts` is an ISO-8601 UTC timestamp.
     text = _ts_event(ts)

@@ -35,9 +35,14 @@ def package(tmp_path_factory) -> Path:
 
 def workbench(package: Path, *args: str) -> str:
     code = "import sys; from workbench.cli import main; sys.exit(main(sys.argv[1:]))"
-    done = subprocess.run([sys.executable, "-c", code, *args], cwd=package, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(package), "WORKBENCH_FORMATS": str(package / "none")},
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(package), "WORKBENCH_FORMATS": str(package / "none")},
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -60,10 +65,15 @@ def test_the_seventh_game_is_written_read_scored_and_shown(package):
     nim = [entry for entry in manifest["files"] if entry["format"] == "nim"]
     assert len(nim) == 2 and all(entry["path"].startswith("nim/") for entry in nim)
     workbench(package, "ingest", "corpus", "--db", "w.duckdb")
-    scores = {row["model"]: row for row in json.loads(workbench(package, "scorecard", "--db", "w.duckdb", "--json"))
-              if row["format"] == "nim"}
+    scores = {
+        row["model"]: row
+        for row in json.loads(workbench(package, "scorecard", "--db", "w.duckdb", "--json"))
+        if row["format"] == "nim"
+    }
     # each game: 15 stones, the third move takes 4 (one invalid move of model-b a game: turn 3 is odd)
-    moves = [json.loads(line) for entry in nim for line in (package / "corpus" / entry["path"]).read_text().splitlines()]
+    moves = [
+        json.loads(line) for entry in nim for line in (package / "corpus" / entry["path"]).read_text().splitlines()
+    ]
     for model in ("model-a", "model-b"):
         own = [move for move in moves if move["model"] == model]
         assert scores[model]["decisions"] == len(own)
@@ -71,5 +81,7 @@ def test_the_seventh_game_is_written_read_scored_and_shown(package):
         assert scores[model]["games"] == 2
     records = json.loads(workbench(package, "records", "--db", "w.duckdb", "--format", "nim", "--invalid", "--json"))
     assert sorted((r["path"].rsplit("/", 1)[-1], r["locator"]) for r in records) == [
-        ("game-0.nim.jsonl", "line 3"), ("game-1.nim.jsonl", "line 3")]
+        ("game-0.nim.jsonl", "line 3"),
+        ("game-1.nim.jsonl", "line 3"),
+    ]
     assert all(json.loads(r["raw"])["take"] == 4 and r["rules"] == ["less_than_equal"] for r in records)

@@ -24,7 +24,7 @@ skip_without_spark()
 import workbench  # noqa: E402
 from tests.conftest import quick_spark_jvm  # noqa: E402
 from tests.spark_differential import CORPUS, OTEL, equal  # noqa: E402
-from workbench import analysis, cli, comparison, connection, registry
+from workbench import analysis, cli, comparison, connection, registry  # noqa: E402
 from workbench import spark as on_spark  # noqa: E402
 from workbench.damage import ratings  # noqa: E402
 from workbench.parquet_tree import export_parquet  # noqa: E402
@@ -32,8 +32,6 @@ from workbench.paths import text_of  # noqa: E402
 from workbench.spark import lake, load, manifest, sql  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
-
-
 
 
 @pytest.fixture(scope="module")
@@ -71,19 +69,22 @@ def synthetic(sample, spark, tmp_path_factory):
         def ingest(*args, **kwargs):
             reports[engine] = real(*args, **kwargs)
             return reports[engine]
+
         return ingest
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(on_spark, "ingest", kept("spark", on_spark.ingest))  # what `workbench ingest` calls
         from workbench import ingestion as on_duckdb
+
         patch.setattr(on_duckdb, "ingest", kept("duckdb", on_duckdb.ingest))
         for engine, argv in (("spark", ["--engine", "spark", "--parquet", str(tree)]), ("duckdb", ["--db", str(db)])):
             with contextlib.redirect_stdout(io.StringIO()) as said:
                 exit_codes[engine] = cli.main(["ingest", *paths, *argv, "--quiet"])
             printed[engine] = said.getvalue()
     con = connection.connect(db, read_only=True)
-    yield Ingested(db, tree, con, on_spark.open(tree, spark=spark), reports["duckdb"], reports["spark"], printed,
-                   exit_codes)
+    yield Ingested(
+        db, tree, con, on_spark.open(tree, spark=spark), reports["duckdb"], reports["spark"], printed, exit_codes
+    )
     con.close()
 
 
@@ -97,7 +98,9 @@ def real(spark, tmp_path_factory):
     report = workbench.ingest(paths, db=out / "w.duckdb")
     loaded = on_spark.ingest(paths, out / "lake", spark=spark)
     con = connection.connect(out / "w.duckdb", read_only=True)
-    yield Ingested(out / "w.duckdb", out / "lake", con, on_spark.open(out / "lake", spark=spark), report, loaded, {}, {})
+    yield Ingested(
+        out / "w.duckdb", out / "lake", con, on_spark.open(out / "lake", spark=spark), report, loaded, {}, {}
+    )
     con.close()
 
 
@@ -119,7 +122,8 @@ def test_every_table_holds_as_many_rows_in_the_tree_as_in_the_database(both):
     con, tree, report, loaded = both
     assert {f.status for f in loaded.files} <= {"ingested", "failed"}
     assert sorted(f.path for f in loaded.files if f.status == "failed") == sorted(
-        f.path for f in report.files if f.status == "failed")
+        f.path for f in report.files if f.status == "failed"
+    )
     counted = 0
     for table in _tables():
         in_db = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
@@ -133,8 +137,10 @@ def test_the_rows_themselves_are_the_same_but_for_the_file_ids(both):
     con, tree, _, _ = both
     for table in ("decisions", "violations", "rejects", "sources"):
         columns = [c for c in connection.column_names(con, table) if c not in ("source_id", "ingested_at")]
-        query = (f"SELECT s.path AS file, {', '.join('t.' + c for c in sorted(columns))} FROM {table} t "
-                 f"JOIN sources s USING (source_id)")
+        query = (
+            f"SELECT s.path AS file, {', '.join('t.' + c for c in sorted(columns))} FROM {table} t "
+            f"JOIN sources s USING (source_id)"
+        )
         order = ["file", *sorted(c for c in columns if c not in ("locators", "lines", "fields", "resume"))]
         equal(connection.query_frame(con, query).sort(order), tree.frame(query).sort(order))
 
@@ -182,8 +188,9 @@ def logs(sample, tmp_path):
 def _tree_rows(tree_dir: Path, table: str) -> int:
     if not any((tree_dir / table).rglob("*.parquet")):
         return 0
-    return duckdb.sql(f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', "
-                      "hive_partitioning = true)").fetchall()[0][0]
+    return duckdb.sql(
+        f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', hive_partitioning = true)"
+    ).fetchall()[0][0]
 
 
 def test_ingesting_again_skips_unchanged_files_and_rewrites_nothing(logs, tmp_path, spark):
@@ -260,8 +267,7 @@ def test_one_bad_file_does_not_stop_the_run(logs, tmp_path, spark):
 
 def test_a_tree_that_export_wrote_reads_as_the_database(synthetic, tmp_path, spark):
     export_parquet(tmp_path / "exported", db=synthetic.db)
-    equal(comparison.scorecard(synthetic.con),
-           comparison.scorecard(on_spark.open(tmp_path / "exported", spark=spark)))
+    equal(comparison.scorecard(synthetic.con), comparison.scorecard(on_spark.open(tmp_path / "exported", spark=spark)))
 
 
 def test_two_trees_open_on_one_session_each_answer_with_their_own_rows(synthetic, logs, tmp_path, spark):
@@ -280,15 +286,26 @@ def test_a_lake_asks_spark_once_per_query_keeps_the_latest_and_gives_copies(synt
     opened = on_spark.open(synthetic.tree, spark=spark)
     asked = []
     monkeypatch.setattr(lake, "REMEMBERED", 2)
-    monkeypatch.setattr(opened, "spark", type("Counting", (), {  # the queries asked, not the views named
-        "sql": lambda _, query: (query.startswith("SELECT") and asked.append(query)) or spark.sql(query),
-        "__getattr__": lambda _, name: getattr(spark, name)})())
+    monkeypatch.setattr(
+        opened,
+        "spark",
+        type(
+            "Counting",
+            (),
+            {  # the queries asked, not the views named
+                "sql": lambda _, query: (query.startswith("SELECT") and asked.append(query)) or spark.sql(query),
+                "__getattr__": lambda _, name: getattr(spark, name),
+            },
+        )(),
+    )
     lake._SHOWING[id(opened.spark)] = opened  # the counting stand-in holds this Lake's views
     count = "SELECT count(*) AS n FROM decisions WHERE valid = {}"
     first = opened.frame(count.format("true"))
     first[0, "n"] = -1  # the caller's copy: the kept answer is untouched
-    assert opened.frame(count.format("true"))["n"][0] == synthetic.con.execute(
-        "SELECT count(*) FROM decisions WHERE valid").fetchall()[0][0]
+    assert (
+        opened.frame(count.format("true"))["n"][0]
+        == synthetic.con.execute("SELECT count(*) FROM decisions WHERE valid").fetchall()[0][0]
+    )
     assert len(asked) == 1
     opened.frame(count.format("false"))
     opened.frame("SELECT count(*) AS n FROM sources")  # a third answer: the first goes
@@ -320,17 +337,24 @@ def test_the_commands_print_the_same_scorecard_on_both_engines(synthetic, tmp_pa
     report = tmp_path / "report.html"
     assert cli.main(["report", "--parquet", tree, "--engine", "spark", "-o", str(report)]) == 0
     text = report.read_text()
-    assert "Scorecard" in text and "Spark could not" not in text and "drawn from a database, not from a Parquet tree" in text
+    assert (
+        "Scorecard" in text
+        and "Spark could not" not in text
+        and "drawn from a database, not from a Parquet tree" in text
+    )
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["scorecard", "--engine", "spark"], "--engine spark works on a Parquet tree: add --parquet DIR"),
-    (["scorecard", "--parquet", "x"], "--parquet DIR is the Spark engine's tree: add --engine spark"),
-    (["ingest", "x", "--engine", "spark", "--parquet", "t", "--db", "d"], "drop --db"),
-    (["ingest", "x", "--master", "local[2]"], "--master is the Spark cluster: add --engine spark"),
-    (["ingest", "x", "--engine", "spark", "--parquet", "t", "--watch"], "run the ingest again"),
-    (["scorecard", "--engine", "spark", "--parquet", "/nonexistent/tree"], "is not a folder of Parquet tables"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["scorecard", "--engine", "spark"], "--engine spark works on a Parquet tree: add --parquet DIR"),
+        (["scorecard", "--parquet", "x"], "--parquet DIR is the Spark engine's tree: add --engine spark"),
+        (["ingest", "x", "--engine", "spark", "--parquet", "t", "--db", "d"], "drop --db"),
+        (["ingest", "x", "--master", "local[2]"], "--master is the Spark cluster: add --engine spark"),
+        (["ingest", "x", "--engine", "spark", "--parquet", "t", "--watch"], "run the ingest again"),
+        (["scorecard", "--engine", "spark", "--parquet", "/nonexistent/tree"], "is not a folder of Parquet tables"),
+    ],
+)
 def test_a_wrong_engine_request_is_one_line(argv, said, capsys, spark):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -399,17 +423,28 @@ def test_the_docs_way_to_pull_one_game_into_duckdb_works(real, tmp_path, monkeyp
 
 
 def _tree_rows_of_game(tree_dir: Path, table: str, game: str) -> int:
-    return duckdb.sql(f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', hive_partitioning = true) "
-                      "WHERE game_id = ?", params=[game]).fetchall()[0][0]
+    return duckdb.sql(
+        f"SELECT count(*) FROM read_parquet('{tree_dir}/{table}/**/*.parquet', hive_partitioning = true) "
+        "WHERE game_id = ?",
+        params=[game],
+    ).fetchall()[0][0]
 
 
 def test_a_file_whose_rows_cannot_be_written_is_failed_and_the_task_goes_on(logs, tmp_path):
     """A task's own work, run here: the place its parts go is under a file, not a folder."""
     blocker = tmp_path / "blocker"
     blocker.write_text("")
-    todo = [{"path": text_of(path.resolve()), "named": True, "source_id": number, "size": path.stat().st_size,
-             "mtime_ns": path.stat().st_mtime_ns, "found_at": text_of(path)}
-            for number, path in enumerate(sorted(logs.glob("*.jsonl")), 1)]
+    todo = [
+        {
+            "path": text_of(path.resolve()),
+            "named": True,
+            "source_id": number,
+            "size": path.stat().st_size,
+            "mtime_ns": path.stat().st_mtime_ns,
+            "found_at": text_of(path),
+        }
+        for number, path in enumerate(sorted(logs.glob("*.jsonl")), 1)
+    ]
     results = load._load_files(todo, tmp_path / "task.duckdb", blocker / "_staging" / "run", None)
     assert [r["status"] for r in results] == ["failed"] * len(todo)
     assert all("cannot write its rows" in r["message"] and r["records"] > 0 for r in results)
@@ -443,8 +478,10 @@ def test_a_tree_inside_the_paths_is_not_read_as_logs(logs, spark):
 
 
 def test_each_task_gets_its_own_share_of_the_files(logs, tmp_path, spark):
-    todo = [(text_of(path.resolve()), True, number, path.stat().st_size, path.stat().st_mtime_ns, text_of(path))
-            for number, path in enumerate(sorted(logs.glob("*.jsonl"))[:4], 1)]
+    todo = [
+        (text_of(path.resolve()), True, number, path.stat().st_size, path.stat().st_mtime_ns, text_of(path))
+        for number, path in enumerate(sorted(logs.glob("*.jsonl"))[:4], 1)
+    ]
     results = load._run_tasks(spark, tmp_path / "lake", "run", todo, None, partitions=4)
     assert sorted(r["source_id"] for r in results) == [1, 2, 3, 4]
     attempts = {r["staged"].split("-")[1] for r in results}
@@ -478,9 +515,12 @@ def test_unequal_and_null_lists_are_padded_as_duckdb_pads_them(spark):
 def test_the_example_message_is_the_first_finding_on_both_engines(both):
     con, tree, _, _ = both
     rules = analysis.top_violation_rules(con, limit=5)
-    first = connection.query_frame(con, """
+    first = connection.query_frame(
+        con,
+        """
         SELECT v.rule, v.message FROM violation_lines v JOIN sources s USING (source_id)
         WHERE v.severity IN ('error', 'warning')
-        QUALIFY row_number() OVER (PARTITION BY v.rule ORDER BY s.path, coalesce(v.line, 0), v.locator) = 1""")
+        QUALIFY row_number() OVER (PARTITION BY v.rule ORDER BY s.path, coalesce(v.line, 0), v.locator) = 1""",
+    )
     expected = dict(zip(first["rule"], first["message"]))
     assert all(expected[row["rule"]] == row["example"] for row in rules.iter_rows(named=True))

@@ -75,13 +75,13 @@ def test_spark_connect_named_by_master_gives_the_databases_answers(seed_18, conn
         spark.stop()  # this client's session; the server goes on
 
 
-def test_spark_connect_named_by_spark_remote_answers_the_command_line_as_duckdb(seed_18, connect_server, tmp_path,
-                                                                             monkeypatch, capsys):
+def test_spark_connect_named_by_spark_remote_answers_the_command_line_as_duckdb(
+    seed_18, connect_server, tmp_path, monkeypatch, capsys
+):
     folder, _ = seed_18
     monkeypatch.setenv("SPARK_REMOTE", connect_server)
     tree, db = str(tmp_path / "lake"), str(folder / "w.duckdb")
-    assert cli.main(["ingest", str(folder / "logs"), str(OTEL), "--engine", "spark", "--parquet", tree,
-                     "--quiet"]) == 0
+    assert cli.main(["ingest", str(folder / "logs"), str(OTEL), "--engine", "spark", "--parquet", tree, "--quiet"]) == 0
     capsys.readouterr()
     for command in (["scorecard"], ["compare"], ["plan", "--difference", "0.05"]):
         assert cli.main([*command, "--parquet", tree, "--engine", "spark"]) == 0

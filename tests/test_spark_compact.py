@@ -155,8 +155,11 @@ def test_an_export_of_the_first_layout_reads_each_games_id_from_its_folder(logs,
         for (game,) in duckdb.sql(f"SELECT DISTINCT game_id FROM read_parquet('{path}')").fetchall():
             target = path.parent / f"game_id={game}" / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
-            duckdb.sql(f"COPY (SELECT * EXCLUDE (game_id) FROM read_parquet('{path}') WHERE game_id = $game) "
-                       f"TO '{target}' (FORMAT parquet)", params={"game": game})
+            duckdb.sql(
+                f"COPY (SELECT * EXCLUDE (game_id) FROM read_parquet('{path}') WHERE game_id = $game) "
+                f"TO '{target}' (FORMAT parquet)",
+                params={"game": game},
+            )
         path.unlink()
     with workbench.connect(db, read_only=True) as con:
         expected = con.execute("SELECT game_id, count(*) FROM decisions GROUP BY ALL ORDER BY ALL").fetchall()
@@ -180,9 +183,11 @@ def _to_layout_before(tree: Path) -> None:
             folder = f"game_id={game}" if game is not None else "game_id=__HIVE_DEFAULT_PARTITION__"
             target = path.parent / folder / path.name.replace(".parquet", f"-{number}.parquet")
             target.parent.mkdir(parents=True, exist_ok=True)
-            duckdb.sql(f"COPY (SELECT * EXCLUDE (game_id), game_id AS game_id_full FROM read_parquet('{path}') "
-                       f"WHERE game_id IS NOT DISTINCT FROM $game) TO '{target}' (FORMAT parquet)",
-                       params={"game": game})
+            duckdb.sql(
+                f"COPY (SELECT * EXCLUDE (game_id), game_id AS game_id_full FROM read_parquet('{path}') "
+                f"WHERE game_id IS NOT DISTINCT FROM $game) TO '{target}' (FORMAT parquet)",
+                params={"game": game},
+            )
             moved.setdefault(part, []).append(target.relative_to(tree).as_posix())
         path.unlink()
     for row in listed.values():

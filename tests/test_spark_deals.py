@@ -28,7 +28,7 @@ from tests.spark_differential import (  # noqa: E402
     games_apart,
     lake_of,
     same_everywhere,  # noqa: F401  (fixtures)
-    )
+)
 from workbench import comparison  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
 from workbench.synth import synthesize  # noqa: E402
@@ -44,7 +44,8 @@ def test_seed_18_gives_the_databases_answers_however_its_files_are_dealt(seed_18
     card = comparison.scorecard(tree)
     assert not card.filter(pl.col("model").str.starts_with("house")).height  # a draft without its model
     assert set(card.filter(pl.col("format") == "ec4x")["model"]) == set(
-        comparison.scorecard(con).filter(pl.col("format") == "ec4x")["model"])
+        comparison.scorecard(con).filter(pl.col("format") == "ec4x")["model"]
+    )
 
 
 def test_seeds_1_to_5_dealt_a_file_a_task_give_the_databases_answers(spark_session, tmp_path):
@@ -61,8 +62,7 @@ def test_seeds_1_to_5_dealt_a_file_a_task_give_the_databases_answers(spark_sessi
 
 
 @pytest.mark.parametrize("deal", DEALS)
-def test_the_real_corpus_gives_the_databases_answers_however_its_files_are_dealt(deal, spark_session,
-                                                                                 tmp_path_factory):
+def test_the_real_corpus_gives_the_databases_answers_however_its_files_are_dealt(deal, spark_session, tmp_path_factory):
     if not CORPUS.is_dir():
         pytest.skip(f"the real corpus is not at {CORPUS} (../shared/corpus beside the repository)")
     out = tmp_path_factory.mktemp("real")

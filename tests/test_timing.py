@@ -18,8 +18,25 @@ def test_every_recorded_test_is_still_there():
     assert all(seconds >= SLOW_SECONDS for seconds in durations.values())
     # Every node id exactly as pytest collects it: a renamed test or parameter is not
     # found, and is run in the quick loop however slow it is.
-    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                                "-n", "0", "-o", "addopts=", "tests"], cwd=ROOT, capture_output=True, text=True)
+    collected = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            "-o",
+            "addopts=",
+            "tests",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert collected.returncode == 0, collected.stdout[-2000:] + collected.stderr[-2000:]
     ids = set(collected.stdout.splitlines())
     gone = [node for node in durations if node not in ids]
@@ -37,10 +54,17 @@ def test_a_recorded_test_is_marked_slow_and_another_is_not():
 
 def test_a_run_lists_what_it_ran_by_its_time_and_keeps_the_rest_as_listed():
     listed = {"t.py::test_left_out": 4.0, "t.py::test_now_quick": 2.0, "t.py::test_still_slow": 1.0}
-    ran = {"t.py::test_now_quick": SLOW_SECONDS - 0.01, "t.py::test_still_slow": 3.04,
-           "t.py::test_new": SLOW_SECONDS, "t.py::test_quick": 0.01}
-    assert merged(listed, ran) == {"t.py::test_left_out": 4.0, "t.py::test_new": round(SLOW_SECONDS, 1),
-                                   "t.py::test_still_slow": 3.0}
+    ran = {
+        "t.py::test_now_quick": SLOW_SECONDS - 0.01,
+        "t.py::test_still_slow": 3.04,
+        "t.py::test_new": SLOW_SECONDS,
+        "t.py::test_quick": 0.01,
+    }
+    assert merged(listed, ran) == {
+        "t.py::test_left_out": 4.0,
+        "t.py::test_new": round(SLOW_SECONDS, 1),
+        "t.py::test_still_slow": 3.0,
+    }
 
 
 def test_a_grouped_test_is_listed_under_its_node_id():

@@ -180,13 +180,18 @@ def test_an_altair_chart_as_overlay_joins_the_figure_with_its_data(con):
 
 
 def test_rows_are_what_altair_writes_for_the_frame():
-    frame = pl.DataFrame({
-        "n": [1, None], "x": [0.5, float("inf")], "s": ["a", None], "ok": [True, False],
-        "day": [dt.date(2026, 1, 2), None],
-        "at": [dt.datetime(2026, 1, 2, 3, 4, 5, 600000), dt.datetime(2026, 1, 2)],
-        "utc": pl.Series([dt.datetime(2026, 1, 2, 3, 4, 5)] * 2).dt.replace_time_zone("UTC"),
-        "list": [[1, 2], []],
-    })
+    frame = pl.DataFrame(
+        {
+            "n": [1, None],
+            "x": [0.5, float("inf")],
+            "s": ["a", None],
+            "ok": [True, False],
+            "day": [dt.date(2026, 1, 2), None],
+            "at": [dt.datetime(2026, 1, 2, 3, 4, 5, 600000), dt.datetime(2026, 1, 2)],
+            "utc": pl.Series([dt.datetime(2026, 1, 2, 3, 4, 5)] * 2).dt.replace_time_zone("UTC"),
+            "list": [[1, 2], []],
+        }
+    )
     written = alt.Chart(frame).mark_point().to_dict()
     [altairs] = written["datasets"].values()
     assert rows(frame) == altairs
@@ -198,8 +203,12 @@ def test_a_duration_cannot_be_drawn():
 
 
 def test_a_field_is_written_as_altair_writes_its_shorthand():
-    for shorthand, props in [("seq:Q", {}), ("player_id:N", {"title": "player"}), ("rank:O", {}),
-                             ("when:T", {"format": "%Y"})]:
+    for shorthand, props in [
+        ("seq:Q", {}),
+        ("player_id:N", {"title": "player"}),
+        ("rank:O", {}),
+        ("when:T", {"format": "%Y"}),
+    ]:
         ours = field(shorthand, **props)
         theirs = alt.Tooltip(shorthand, **props).to_dict()
         assert ours == theirs
@@ -224,8 +233,12 @@ def test_spec_of_takes_a_spec_as_it_is_and_a_chart_as_altair_writes_it():
 
 
 def test_an_overlay_s_variable_parameter_is_the_figure_s_once(con):
-    rule = alt.Chart().mark_rule().encode(x=alt.X(datum=alt.expr("at"), type="quantitative")).add_params(
-        alt.param(name="at", value=100))
+    rule = (
+        alt.Chart()
+        .mark_rule()
+        .encode(x=alt.X(datum=alt.expr("at"), type="quantitative"))
+        .add_params(alt.param(name="at", value=100))
+    )
     spec = plots.emotion_trajectories.spec(con, emotions=["tilt", "fear"], overlay=rule)
     assert [p for p in spec["params"] if p["name"] == "at"] == [{"name": "at", "value": 100}]
     assert all("params" not in view for panel in spec["vconcat"] for view in panel["layer"])

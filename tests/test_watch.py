@@ -57,7 +57,11 @@ def test_watch_follows_growth_and_new_files(tmp_path, sample):
     db = tmp_path / "w.duckdb"
     proc = subprocess.Popen(
         [sys.executable, "-m", "workbench.cli", "ingest", str(logs), "--db", str(db), "--watch", "--interval", "0.3"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ),
     )
     lines: list[str] = []
     try:
@@ -100,8 +104,12 @@ def test_watch_refuses_a_bad_interval_in_one_line_before_it_starts(tmp_path, cap
 def decisions(path: Path, tools: list[str]) -> Path:
     import json
 
-    path.write_text("".join(json.dumps({"agent_id": "a", "tick": tick, "tool": tool, "params": {}}) + "\n"
-                            for tick, tool in enumerate(tools)))
+    path.write_text(
+        "".join(
+            json.dumps({"agent_id": "a", "tick": tick, "tool": tool, "params": {}}) + "\n"
+            for tick, tool in enumerate(tools)
+        )
+    )
     return path
 
 
@@ -156,6 +164,7 @@ def test_a_failed_write_is_said_in_one_line_and_tried_again(tmp_path, monkeypatc
 
 def test_a_file_that_failed_is_tried_again_at_the_next_scan(tmp_path, monkeypatch):
     from workbench import ingestion as ingest
+
     decisions(tmp_path / "ep.decisions.jsonl", ["idle"])
     real, calls = ingest._load_whole, []
 
@@ -172,8 +181,10 @@ def test_a_file_that_failed_is_tried_again_at_the_next_scan(tmp_path, monkeypatc
 
 
 def test_a_file_gone_is_missing_once_and_pruned_when_asked(tmp_path):
-    keep, gone = decisions(tmp_path / "a.decisions.jsonl", ["idle"]), decisions(tmp_path / "b.decisions.jsonl",
-                                                                                 ["idle"])
+    keep, gone = (
+        decisions(tmp_path / "a.decisions.jsonl", ["idle"]),
+        decisions(tmp_path / "b.decisions.jsonl", ["idle"]),
+    )
     following = scans([tmp_path], tmp_path / "w.duckdb")
     next(following)
     gone.unlink()
@@ -183,4 +194,5 @@ def test_a_file_gone_is_missing_once_and_pruned_when_asked(tmp_path):
     assert [f.status for f in next(following).files] == ["appended"]
     pruning = scans([tmp_path], tmp_path / "w.duckdb", prune=True)
     assert [(f.path, f.status) for f in next(pruning).files if f.status not in ("ingested", "unchanged")] == [
-        (str(gone), "pruned")]
+        (str(gone), "pruned")
+    ]

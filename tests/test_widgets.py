@@ -5,7 +5,7 @@ import json
 import random
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import ipywidgets as widgets
 import numpy as np
@@ -29,7 +29,7 @@ def game_db(tmp_path_factory):
     """A database with a synthetic 5-player game (with injected faults and one line that
     lost its `game_id`) and a tiny game whose log carries markup."""
     folder = tmp_path_factory.mktemp("replays")
-    log = play_game(random.Random(11), datetime(2026, 3, 1, tzinfo=timezone.utc), 5, 12)
+    log = play_game(random.Random(11), datetime(2026, 3, 1, tzinfo=UTC), 5, 12)
     orphan = next(i for i, line in enumerate(log.lines) if line["type"] == "life_lost")
     del log.lines[orphan]["game_id"]
     (folder / f"{log.game_id}.events.jsonl").write_text(log.text())
@@ -42,8 +42,15 @@ def game_db(tmp_path_factory):
 
 def hostile_game() -> list[dict]:
     emotions = {e: 0.1 for e in EMOTIONS}
-    player = {"player_id": HOSTILE_PLAYER, "lives": 3, "bankroll": 50, "current_bet": 0, "in_hand": True,
-              "hand": [], "emotions": emotions}
+    player = {
+        "player_id": HOSTILE_PLAYER,
+        "lives": 3,
+        "bankroll": 50,
+        "current_bet": 0,
+        "in_hand": True,
+        "hand": [],
+        "emotions": emotions,
+    }
     other = {**player, "player_id": "P2"}
     payloads = [
         ("game_started", {"players": 2, "turns": 1, "primary_model": "<b>m</b>", "fallback_models": [], "seed": 1}),
@@ -52,8 +59,16 @@ def hostile_game() -> list[dict]:
         ("chatter_posted", {"turn": 1, "player_id": HOSTILE_PLAYER, "text": HOSTILE_TEXT}),
         ("hand_ended", {"turn": 1, "players": [player, other]}),
     ]
-    return [{"schema_version": "0.1", "type": kind, "game_id": "game_hostile", "ts": "2026-03-01T10:00:00+00:00",
-             "payload": payload} for kind, payload in payloads]
+    return [
+        {
+            "schema_version": "0.1",
+            "type": kind,
+            "game_id": "game_hostile",
+            "ts": "2026-03-01T10:00:00+00:00",
+            "payload": payload,
+        }
+        for kind, payload in payloads
+    ]
 
 
 # --- an independent replay, straight from the log file -----------------------------------
@@ -107,8 +122,12 @@ def emotion_vectors_from_file(path, game_id):
         if payload:
             found = [(v, None if holder is payload else holder) for v, holder in found]
         for vector, holder in found:
-            candidates = (vector.get("player_id"), (holder or {}).get("player_id"),
-                          payload.get("target_player_id"), payload.get("player_id"))
+            candidates = (
+                vector.get("player_id"),
+                (holder or {}).get("player_id"),
+                payload.get("target_player_id"),
+                payload.get("player_id"),
+            )
             player = next((c for c in candidates if isinstance(c, str)), None)  # a JSON string, "" too
             if player is not None:
                 vectors.append((seq, player, *(number(vector[key]) for key in EMOTIONS)))
@@ -123,8 +142,9 @@ def states_by_position(events, vectors):
         by_seq.setdefault(seq, []).append((player, dict(zip(EMOTIONS, values))))
 
     def player(pid):
-        return state.setdefault(pid, {"lives": None, "bankroll": None, "in_hand": None, "emotions": None,
-                                      "eliminated": False})
+        return state.setdefault(
+            pid, {"lives": None, "bankroll": None, "in_hand": None, "emotions": None, "eliminated": False}
+        )
 
     def stated(p, pid=None):
         target = player(p.get("player_id") or pid)
@@ -174,22 +194,39 @@ def test_the_independent_replay_reads_what_the_log_says(tmp_path):
     attributed by the documented order of precedence."""
     five = dict(zip(EMOTIONS, (0.1, 0.2, 0.3, 0.4, 0.5)))
     lines = [
-        {"type": "hand_started", "game_id": "g", "payload": {"players": [
-            {"player_id": "P1", "emotions": five}, {"player_id": "P2", "emotions": {**five, "tilt": "high"}}]}},
-        {"type": "affect_resolved", "game_id": "g",
-         "payload": {"player_id": "P1", "target_player_id": "P2", "target_emotions": five}},
-        {"type": "self_regulated", "game_id": "g", "payload": {"player_id": "P3", "after": {**five, "player_id": "P4"},
-                                                                "before": five}},
-        {"type": "chatter", "game_id": "g", "payload": {"text": "hi", "deltas": {"fear": 1, "tilt": 2}},
-         "mood": five},
+        {
+            "type": "hand_started",
+            "game_id": "g",
+            "payload": {
+                "players": [
+                    {"player_id": "P1", "emotions": five},
+                    {"player_id": "P2", "emotions": {**five, "tilt": "high"}},
+                ]
+            },
+        },
+        {
+            "type": "affect_resolved",
+            "game_id": "g",
+            "payload": {"player_id": "P1", "target_player_id": "P2", "target_emotions": five},
+        },
+        {
+            "type": "self_regulated",
+            "game_id": "g",
+            "payload": {"player_id": "P3", "after": {**five, "player_id": "P4"}, "before": five},
+        },
+        {"type": "chatter", "game_id": "g", "payload": {"text": "hi", "deltas": {"fear": 1, "tilt": 2}}, "mood": five},
         {"type": "other", "game_id": "h", "payload": {"player_id": "P1", "x": five}},
     ]
     log = tmp_path / "vectors.events.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
     values = tuple(five.values())
     assert emotion_vectors_from_file(log, "g") == [
-        (1, "P1", *values), (1, "P2", *values[:4], None), (2, "P2", *values), (3, "P4", *values),
-        (3, "P3", *values)]
+        (1, "P1", *values),
+        (1, "P2", *values[:4], None),
+        (2, "P2", *values),
+        (3, "P4", *values),
+        (3, "P3", *values),
+    ]
 
 
 def test_state_matches_an_independent_replay_at_every_position(game_db, expected):
@@ -225,9 +262,11 @@ def test_pot_and_phase_follow_the_payloads(game_db):
 def test_jump_visits_every_boundary_of_a_phase_in_order(game_db, phase):
     db, game_id, path = game_db
     events = replay_from_file(path, game_id)
-    want = [i for i, (_, kind, payload) in enumerate(events)
-            if (phase == "hand" and kind == "hand_started")
-            or (kind == "phase_changed" and payload.get("phase") == phase)]
+    want = [
+        i
+        for i, (_, kind, payload) in enumerate(events)
+        if (phase == "hand" and kind == "hand_started") or (kind == "phase_changed" and payload.get("phase") == phase)
+    ]
     scrubber = ReplayScrubber(db, game_id)
     visited = []
     while (position := scrubber.jump(phase)) is not None:
@@ -330,8 +369,7 @@ def test_log_text_is_escaped_in_the_views(game_db):
     scrubber.widget
     assert scrubber.state == {HOSTILE_PLAYER: NOT_STATED, "P2": NOT_STATED}
     scrubber.position = 3  # the chatter line
-    stated = {"lives": 3, "bankroll": 50, "in_hand": True, "emotions": {e: 0.1 for e in EMOTIONS},
-              "eliminated": False}
+    stated = {"lives": 3, "bankroll": 50, "in_hand": True, "emotions": {e: 0.1 for e in EMOTIONS}, "eliminated": False}
     assert scrubber.state == {HOSTILE_PLAYER: stated, "P2": stated}
     views = [scrubber._view.table.value, scrubber._view.event.value]
     text = "".join(views)
@@ -344,8 +382,15 @@ def test_an_eliminated_player_is_out_whatever_later_lines_list(tmp_path):
     # Seed 003: `player_eliminated` (remaining_lives 0) takes the player out of the game.
     # A later `hand_ended` that still lists it in the hand does not bring it back.
     emotions = {e: 0.0 for e in EMOTIONS}
-    p1 = {"player_id": "P1", "lives": 1, "bankroll": 50, "current_bet": 0, "in_hand": True, "hand": [],
-          "emotions": emotions}
+    p1 = {
+        "player_id": "P1",
+        "lives": 1,
+        "bankroll": 50,
+        "current_bet": 0,
+        "in_hand": True,
+        "hand": [],
+        "emotions": emotions,
+    }
     p2 = {**p1, "player_id": "P2"}
     payloads = [
         ("hand_started", {"turn": 1, "pot": 4, "ante": 2, "players": [p1, p2]}),
@@ -353,9 +398,19 @@ def test_an_eliminated_player_is_out_whatever_later_lines_list(tmp_path):
         ("player_eliminated", {"turn": 1, "player_id": "P2", "remaining_lives": 0}),
         ("hand_ended", {"turn": 1, "players": [p1, {**p2, "lives": 0}]}),
     ]
-    write_lines(tmp_path / "g.events.jsonl", [
-        {"schema_version": "0.1", "type": kind, "game_id": "g", "ts": "2026-03-01T10:00:00+00:00", "payload": payload}
-        for kind, payload in payloads])
+    write_lines(
+        tmp_path / "g.events.jsonl",
+        [
+            {
+                "schema_version": "0.1",
+                "type": kind,
+                "game_id": "g",
+                "ts": "2026-03-01T10:00:00+00:00",
+                "payload": payload,
+            }
+            for kind, payload in payloads
+        ],
+    )
     workbench.ingest([tmp_path / "g.events.jsonl"], db=tmp_path / "w.duckdb")
     scrubber = ReplayScrubber(tmp_path / "w.duckdb", "g")
     scrubber.position = 1  # a life lost, not yet eliminated
@@ -363,7 +418,12 @@ def test_an_eliminated_player_is_out_whatever_later_lines_list(tmp_path):
     for position in (2, 3):
         scrubber.position = position
         assert scrubber.state["P2"] | {"emotions": None} == {
-            "lives": 0, "bankroll": 50, "in_hand": False, "eliminated": True, "emotions": None}
+            "lives": 0,
+            "bankroll": 50,
+            "in_hand": False,
+            "eliminated": True,
+            "emotions": None,
+        }
         assert scrubber.state["P1"]["in_hand"] is True and scrubber.state["P1"]["eliminated"] is False
     scrubber.widget
     assert "<td>eliminated</td>" in scrubber._view.table.value
@@ -377,8 +437,10 @@ def test_the_database_is_free_after_construction(game_db, expected, tmp_path):
     scrubber = ReplayScrubber(db, game_id)
     scrubber.widget
     # Another process can open the database read-write while the scrubber lives on.
-    writer = ("import duckdb, sys; con = duckdb.connect(sys.argv[1]); "
-              "con.execute('CREATE TABLE IF NOT EXISTS t (x INT)'); con.close()")
+    writer = (
+        "import duckdb, sys; con = duckdb.connect(sys.argv[1]); "
+        "con.execute('CREATE TABLE IF NOT EXISTS t (x INT)'); con.close()"
+    )
     subprocess.run([sys.executable, "-c", writer, str(db)], check=True, timeout=60)
     _, states = expected
     scrubber.position = 300
@@ -446,8 +508,12 @@ def test_the_records_behind_a_rule_show_raw_and_stored_in_full_and_escaped(tmp_p
     long_tail = "y" * 500  # wider than any screen: must wrap, not scroll
     log = tmp_path / "arena" / "ep1.decisions.jsonl"
     log.parent.mkdir()
-    log.write_text(hostile + "\n" + json.dumps({"agent_id": "b", "tick": "z", "tool": "idle", "params": {},
-                                                 "reasoning": long_tail}) + "\n")
+    log.write_text(
+        hostile
+        + "\n"
+        + json.dumps({"agent_id": "b", "tick": "z", "tool": "idle", "params": {}, "reasoning": long_tail})
+        + "\n"
+    )
     db = tmp_path / "w.duckdb"
     workbench.ingest([log], db=db)
     con = connection.connect(db, read_only=True)
@@ -468,15 +534,31 @@ def test_a_decision_card_shows_its_trace_steps_to_scale_and_escaped():
     from workbench.widgets import decision_html
 
     decision = {
-        "agent_id": "a<1>", "episode_id": "ep_1", "tick": 7, "model": "m", "tool": "craft",
-        "params": '{"item_name": "</pre>"}', "valid": False,
+        "agent_id": "a<1>",
+        "episode_id": "ep_1",
+        "tick": 7,
+        "model": "m",
+        "tool": "craft",
+        "params": '{"item_name": "</pre>"}',
+        "valid": False,
         "violations": ["error required_key at params.station_name: expected key `station_name`"],
-        "decision_file": "/logs/ep_1.decisions.jsonl", "locator": "line 9", "traced": True,
-        "trace_file": "/logs/traces/ep_1.jsonl", "trace_locator": "line 3", "trace_ms": 1010.0,
-        "step_ms": [{"name": "prompt", "duration_ms": 10.0}, {"name": "llm_request", "duration_ms": 1000.0},
-                    {"name": "decision", "duration_ms": None}],
-        "observation": '{"position": [1, 2, 3]}', "retrieved": None, "prompt": "<script>x</script>",
-        "llm_request": '{"model": "m"}', "response": '{"raw_text": "ok"}', "traced_decision": None,
+        "decision_file": "/logs/ep_1.decisions.jsonl",
+        "locator": "line 9",
+        "traced": True,
+        "trace_file": "/logs/traces/ep_1.jsonl",
+        "trace_locator": "line 3",
+        "trace_ms": 1010.0,
+        "step_ms": [
+            {"name": "prompt", "duration_ms": 10.0},
+            {"name": "llm_request", "duration_ms": 1000.0},
+            {"name": "decision", "duration_ms": None},
+        ],
+        "observation": '{"position": [1, 2, 3]}',
+        "retrieved": None,
+        "prompt": "<script>x</script>",
+        "llm_request": '{"model": "m"}',
+        "response": '{"raw_text": "ok"}',
+        "traced_decision": None,
     }
     shown = decision_html(decision)
     assert "<script>" not in shown and "&lt;script&gt;" in shown and "a&lt;1&gt;" in shown

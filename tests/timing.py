@@ -29,9 +29,12 @@ def recorded() -> dict[str, float]:
 
 
 def pytest_addoption(parser) -> None:
-    parser.addoption("--record-durations", action="store_true",
-                     help=f"write the tests that take {SLOW_SECONDS} s or more to {DURATIONS.name}, "
-                          "which marks them slow (run the whole suite)")
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help=f"write the tests that take {SLOW_SECONDS} s or more to {DURATIONS.name}, "
+        "which marks them slow (run the whole suite)",
+    )
 
 
 _times: defaultdict[str, float] = defaultdict(float)  # node id: seconds, in this run

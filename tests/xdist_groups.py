@@ -12,8 +12,10 @@ import pytest
 def group_suffix(item) -> str:
     """`@<group>` as xdist 3.8 names a grouped test: every group of its marks, sorted and
     joined by `_` (a mark's name given as its argument or as `name=`); "" if it has none."""
-    names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-             for mark in item.iter_markers("xdist_group")}
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
     return "@" + "_".join(sorted(names)) if names else ""
 
 
@@ -24,8 +26,12 @@ def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         suffix = group_suffix(item)
         if suffix and not item.nodeid.endswith(suffix):
-            warnings.warn(pytest.PytestConfigWarning(
-                f"--dist loadgroup did not keep {item.nodeid} with its group, so every worker builds "
-                "its session: this pytest and pytest-xdist do not work together (install the "
-                "versions of pyproject.toml's dev extras)"))
+            warnings.warn(
+                pytest.PytestConfigWarning(
+                    f"--dist loadgroup did not keep {item.nodeid} with its group, so every worker builds "
+                    "its session: this pytest and pytest-xdist do not work together (install the "
+                    "versions of pyproject.toml's dev extras)"
+                ),
+                stacklevel=2,
+            )
             return

@@ -8,17 +8,8 @@ renderer before anything else is imported (docs/performance.md).
 """
 
 import importlib
-import sys
 
-# Altair imports jsonschema, which imports `rfc3987_syntax` where it is installed (Jupyter
-# brings it) to check the `iri` string format, and that module compiles a grammar as it
-# loads: 2 s of every command and notebook that draws. Neither Altair nor the workbench
-# checks that format, so unless something has already loaded either, jsonschema goes
-# without it (an `import rfc3987_syntax` in this process then fails).
-if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
-    sys.modules["rfc3987_syntax"] = None
-
-from workbench.errors import WorkbenchError  # noqa: E402
+from workbench.errors import WorkbenchError
 
 __all__ = ["connect", "ingest", "validate", "WorkbenchError", "plots", "widgets", "analysis"]
 

@@ -136,8 +136,13 @@ class Watcher(Protocol):
     def forget(self) -> None: ...
 
 
-def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
-             stop: threading.Event, watcher: Watcher | None = None) -> list[int]:
+def screened(
+    chunk: LineChunk,
+    skip: list[int],
+    decoder: msgspec.json.Decoder,
+    stop: threading.Event,
+    watcher: Watcher | None = None,
+) -> list[int]:
     """The lines of the chunk, but those in `skip`, that `decoder` refuses, read a run of
     lines at a time straight from the chunk's bytes (every line is a JSON value on its
     own, so msgspec's values are the lines)."""
@@ -145,12 +150,14 @@ def screened(chunk: LineChunk, skip: list[int], decoder: msgspec.json.Decoder,
 
     def read(run: np.ndarray) -> tuple[memoryview, np.ndarray]:
         begin = chunk.starts[run[0]]
-        return lines[begin:chunk.ends[run[-1]]], chunk.starts[run] - begin
+        return lines[begin : chunk.ends[run[-1]]], chunk.starts[run] - begin
+
     return _refused_runs(chunk.spans(skip), read, decoder, stop, watcher)
 
 
-def screened_before_parse(chunk: LineChunk, decoder: msgspec.json.Decoder, stop: threading.Event,
-                          watcher: Watcher | None = None) -> list[int]:
+def screened_before_parse(
+    chunk: LineChunk, decoder: msgspec.json.Decoder, stop: threading.Event, watcher: Watcher | None = None
+) -> list[int]:
     """`screened`, run while DuckDB parses the chunk, before it says which lines it
     cannot read: every line but the unfinished ones. The screen reads a run of lines as
     one buffer; a run of lines that each open and close like an object cannot have one
@@ -158,8 +165,14 @@ def screened_before_parse(chunk: LineChunk, decoder: msgspec.json.Decoder, stop:
     return screened(chunk, unfinished(chunk), decoder, stop, watcher)
 
 
-def screened_once_parsed(chunk: LineChunk, early: list[int], missing: list[int], decoder: msgspec.json.Decoder,
-                         stop: threading.Event, watcher: Watcher | None = None) -> list[int]:
+def screened_once_parsed(
+    chunk: LineChunk,
+    early: list[int],
+    missing: list[int],
+    decoder: msgspec.json.Decoder,
+    stop: threading.Event,
+    watcher: Watcher | None = None,
+) -> list[int]:
     """The lines DuckDB parsed (all but `missing`) that `decoder` refuses, from `early`
     (`screened_before_parse`): the unfinished lines DuckDB parsed are screened now. A
     line DuckDB cannot parse that ends like an object (two values on one line, say)
@@ -179,8 +192,13 @@ def unfinished(chunk: LineChunk) -> list[int]:
     return np.flatnonzero(np.frombuffer(chunk.data, np.uint8)[chunk.ends - 1] != ord("}")).tolist()
 
 
-def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.Decoder,
-                stop: threading.Event, watcher: Watcher | None = None) -> list[int]:
+def screened_at(
+    chunk: LineChunk,
+    positions: list[int],
+    decoder: msgspec.json.Decoder,
+    stop: threading.Event,
+    watcher: Watcher | None = None,
+) -> list[int]:
     """The lines at `positions` (readable ones, in order) that `decoder` refuses, read a
     run of them at a time from a buffer of those lines alone."""
     lines = memoryview(chunk.data)
@@ -190,12 +208,14 @@ def screened_at(chunk: LineChunk, positions: list[int], decoder: msgspec.json.De
         offsets = np.zeros(len(run), np.int64)
         np.cumsum(ends[:-1] - starts[:-1] + 1, out=offsets[1:])
         return b"\n".join([lines[start:end] for start, end in zip(starts.tolist(), ends.tolist())]), offsets
+
     at = np.asarray(positions, np.int64)
     return _refused_runs([at] if len(at) else [], read, decoder, stop, watcher)
 
 
-def _refused_runs(spans, read, decoder: msgspec.json.Decoder, stop: threading.Event,
-                  watcher: Watcher | None) -> list[int]:
+def _refused_runs(
+    spans, read, decoder: msgspec.json.Decoder, stop: threading.Event, watcher: Watcher | None
+) -> list[int]:
     """The positions of `spans` whose lines `decoder` refuses, SCREEN_LINES of them a
     call: `read(run)` gives the run's lines as one buffer and where each starts in it.
     All of a run's lines where msgspec cannot say which it refused."""
@@ -217,8 +237,13 @@ def too_deep(chunk: LineChunk) -> list[int]:
     return np.flatnonzero(maybe_too_deep(chunk.data, chunk.starts, chunk.ends)).tolist()
 
 
-def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
-             found_at: Callable[[str, dict, tuple], Violation], checked: Checked) -> None:
+def validate(
+    chunk: LineChunk,
+    suspects: list[int],
+    lines: TypeAdapter,
+    found_at: Callable[[str, dict, tuple], Violation],
+    checked: Checked,
+) -> None:
     """pydantic-core on the suspect lines, in one call of `lines` (`jsonl.check_lines`):
     their violations, and the lines that cannot be records at all, with the reason."""
     suspects = sorted(set(suspects) - checked.reject_at.keys())
@@ -230,10 +255,17 @@ def validate(chunk: LineChunk, suspects: list[int], lines: TypeAdapter,
     checked.reject_at.update({suspects[position]: why for position, why in reject_at.items()})
 
 
-def check(chunk: LineChunk, missing: list[int], decoder: msgspec.json.Decoder, lines: TypeAdapter,
-          found_at: Callable[[str, dict, tuple], Violation], stop: threading.Event,
-          still_suspect: Callable[[int], bool] = lambda i: True, refused: list[int] | None = None,
-          deep: list[int] | None = None) -> Checked:
+def check(
+    chunk: LineChunk,
+    missing: list[int],
+    decoder: msgspec.json.Decoder,
+    lines: TypeAdapter,
+    found_at: Callable[[str, dict, tuple], Violation],
+    stop: threading.Event,
+    still_suspect: Callable[[int], bool] = lambda i: True,
+    refused: list[int] | None = None,
+    deep: list[int] | None = None,
+) -> Checked:
     """The checks of a chunk whose lines DuckDB has parsed (`missing`: those it could
     not): the screen reads the others a run at a time (unless it has: `refused`, the
     lines it refused then); the lines it refuses (those `still_suspect` keeps), the
@@ -265,20 +297,27 @@ def rows_of(source_id: int, chunk: LineChunk) -> dict:
     return {"source_id": source_id, "first": first, "last": last}
 
 
-def missing_lines(con: duckdb.DuckDBPyConnection, table: str, source_id: int, chunk: LineChunk,
-                  lines: pa.Table) -> list[int]:
+def missing_lines(
+    con: duckdb.DuckDBPyConnection, table: str, source_id: int, chunk: LineChunk, lines: pa.Table
+) -> list[int]:
     """The positions in the chunk of its `lines` that did not become rows of `table`."""
-    sql = (f"SELECT seq FROM lines WHERE seq NOT IN (SELECT seq FROM {table} WHERE source_id = $source_id "
-           f"AND seq BETWEEN (SELECT min(seq) FROM lines) AND (SELECT max(seq) FROM lines)) ORDER BY seq")
+    sql = (
+        f"SELECT seq FROM lines WHERE seq NOT IN (SELECT seq FROM {table} WHERE source_id = $source_id "
+        f"AND seq BETWEEN (SELECT min(seq) FROM lines) AND (SELECT max(seq) FROM lines)) ORDER BY seq"
+    )
     seqs = [seq for (seq,) in run_on(con, lines, sql, "lines", {"source_id": source_id})]
     return np.searchsorted(chunk.numbers, seqs).tolist()
 
 
 def forget_rows(con: duckdb.DuckDBPyConnection, table: str, source_id: int, seqs: list[int]) -> None:
     """Take out rows whose lines turned out not to be records."""
-    run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
-           f"DELETE FROM {table} WHERE source_id = $source_id AND seq IN (SELECT seq FROM refused)",
-           "refused", {"source_id": source_id})
+    run_on(
+        con,
+        pa.table({"seq": pa.array(seqs, pa.int64())}),
+        f"DELETE FROM {table} WHERE source_id = $source_id AND seq IN (SELECT seq FROM refused)",
+        "refused",
+        {"source_id": source_id},
+    )
 
 
 def refused_rows(chunk: LineChunk, missing: list[int], checked: Checked) -> list[int]:
@@ -294,10 +333,13 @@ def refused_rows(chunk: LineChunk, missing: list[int], checked: Checked) -> list
 def store_findings(ctx: LoadContext, chunk: LineChunk, checked: Checked) -> Counts:
     """The chunk's violations, then its rejects (unreadable lines among them), in line
     order."""
-    rejects = sorted([(int(chunk.numbers[i]), chunk.text(i), why) for i, why in checked.reject_at.items()]
-                     + chunk.unreadable)
+    rejects = sorted(
+        [(int(chunk.numbers[i]), chunk.text(i), why) for i, why in checked.reject_at.items()] + chunk.unreadable
+    )
     rejected_lines = {f"line {number}" for number, _, _ in rejects}
-    ctx.add_violations([v for v in checked.violations if v.locator not in rejected_lines]
-                       + [reject_violation(f"line {number}", why) for number, _, why in rejects])
+    ctx.add_violations(
+        [v for v in checked.violations if v.locator not in rejected_lines]
+        + [reject_violation(f"line {number}", why) for number, _, why in rejects]
+    )
     ctx.add_rejects([(f"line {number}", text) for number, text, _ in rejects])
     return Counts(len(chunk) - len(checked.reject_at), len(rejects))

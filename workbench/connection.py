@@ -9,9 +9,9 @@ import contextlib
 import os
 import re
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import duckdb
 
@@ -20,6 +20,7 @@ from workbench.errors import OlderDatabase, WorkbenchError, first_line
 from workbench.paths import writable_folder
 
 DEFAULT_DB = Path("data/workbench.duckdb")
+
 
 def default_db() -> Path:
     """`$WORKBENCH_DB`, else `data/workbench.duckdb`: an empty `WORKBENCH_DB=` is taken as
@@ -35,11 +36,15 @@ def connect(db: str | os.PathLike | None = None, read_only: bool = False) -> duc
     """
     target = _target(db, read_only)
     con = _opened(target, lambda: duckdb.connect(str(target), read_only=read_only), read_only)
+    if con is None:  # duckdb.connect gives a connection or raises
+        raise WorkbenchError(f"cannot open database {target}")
     # A database written before a column was added to `sources` is still the workbench's.
     if read_only and not set(SOURCES.names) - set(SOURCES.added) <= column_names(con, SOURCES.name):
         con.close()
-        raise WorkbenchError(f"database {target} holds no workbench tables (no `sources` table the workbench "
-                             f"made); run `workbench demo`, or `workbench ingest` into a new database first")
+        raise WorkbenchError(
+            f"database {target} holds no workbench tables (no `sources` table the workbench "
+            f"made); run `workbench demo`, or `workbench ingest` into a new database first"
+        )
     if read_only:
         _read_as_now(con)
     return con
@@ -53,15 +58,19 @@ def _read_as_now(con: duckdb.DuckDBPyConnection) -> None:
     as its validity said (no call was told failed then), through a view of this
     connection's own that stands in for the table."""
     _decisions_as_now(con)
-    if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'violation_lines' "
-                       "AND database_name = current_database()").fetchall()[0][0]:
-        con.execute("CREATE TEMP VIEW violation_lines AS "
-                    "SELECT source_id, locator, severity, rule, field, message, line FROM violations")
+    if not con.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE view_name = 'violation_lines' AND database_name = current_database()"
+    ).fetchall()[0][0]:
+        con.execute(
+            "CREATE TEMP VIEW violation_lines AS "
+            "SELECT source_id, locator, severity, rule, field, message, line FROM violations"
+        )
 
 
 @contextmanager
-def bulk_connection(db: str | os.PathLike | None = None,
-                    settings: tuple[str, ...] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
+def bulk_connection(
+    db: str | os.PathLike | None = None, settings: tuple[str, ...] = ()
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """`connect(db)` for an ingest: a database file is attached to an in-memory instance
     with row groups of `BULK_ROW_GROUP_ROWS` rows (`_Hosts`), `settings` (SET
     statements) made there, and detached after the block, which writes it to disk as
@@ -70,10 +79,10 @@ def bulk_connection(db: str | os.PathLike | None = None,
     Why row groups are written while a file loads: docs/performance.md, "How the ingest is fast"."""
     target = _target(db, read_only=False)
     host = con = None
-    if target != ":memory:":
-        host = _HOSTS.take()
+    if isinstance(target, Path):
+        host = taken = _HOSTS.take()
         try:
-            con = _opened(target, lambda: _attached(host, target))
+            con = _opened(target, lambda: _attached(taken, target))
         except BaseException:
             host.close()
             raise
@@ -93,6 +102,7 @@ def bulk_connection(db: str | os.PathLike | None = None,
                     if _setting(con, "threads") != threads:
                         con.execute(f"SET threads = {int(threads)}")
         return
+    assert host is not None  # an attached file's connection comes from a host of the pool
     try:
         _HOSTED.add(con)
         for setting in settings:
@@ -117,10 +127,9 @@ _HOSTED: set[duckdb.DuckDBPyConnection] = set()
 
 def commits_write_the_file(con: duckdb.DuckDBPyConnection) -> None:
     """The commits of an ingest's connection from now on write the database file itself,
-    not the write-ahead log, which the detach would write into the file right after (a
-    1% append of 100k EC4X drafts: 59.5 to 57.5 ms). For the last file of an ingest
-    only: each such commit rewrites every table's last row group, where the log of many
-    files is written once (200 small files took 26% longer). Nothing is set on a
+    not the write-ahead log, which the detach would write into the file right after. For
+    the last file of an ingest only: each such commit rewrites every table's last row
+    group, where the log of many files is written once (docs/performance.md). Nothing is set on a
     connection that shares an instance this process opened (a notebook's)."""
     if con in _HOSTED:
         con.execute("SET checkpoint_threshold = '0b'")
@@ -128,12 +137,13 @@ def commits_write_the_file(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _target(db, read_only: bool) -> str | Path:
-    target = ":memory:" if str(db) == ":memory:" else Path(db) if db is not None else default_db()
-    if target != ":memory:":
-        if read_only and not target.exists():
-            raise WorkbenchError(f"database {target} does not exist; run `workbench demo` or `workbench ingest` first")
-        _refuse_foreign_file(target)
-        writable_folder(target)
+    if str(db) == ":memory:":
+        return ":memory:"
+    target = Path(db) if db is not None else default_db()
+    if read_only and not target.exists():
+        raise WorkbenchError(f"database {target} does not exist; run `workbench demo` or `workbench ingest` first")
+    _refuse_foreign_file(target)
+    writable_folder(target)
     return target
 
 
@@ -156,14 +166,18 @@ def _refuse_foreign_file(target: Path) -> None:
     except OSError as exc:
         raise WorkbenchError(f"cannot open database {target}: {exc.strerror or exc}") from None
     offset, magic = DUCKDB_MAGIC
-    if head and head[offset:offset + len(magic)] != magic:
-        kind = " (it is a SQLite database; `workbench ingest` reads the companion's history from it)" \
-            if head.startswith(SQLITE_MAGIC) else ""
+    if head and head[offset : offset + len(magic)] != magic:
+        kind = (
+            " (it is a SQLite database; `workbench ingest` reads the companion's history from it)"
+            if head.startswith(SQLITE_MAGIC)
+            else ""
+        )
         raise WorkbenchError(f"{target} is not a DuckDB database{kind}; name a workbench database with --db")
 
 
-def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
-            read_only: bool = False) -> duckdb.DuckDBPyConnection | None:
+def _opened(
+    target, opening: Callable[[], duckdb.DuckDBPyConnection | None], read_only: bool = False
+) -> duckdb.DuckDBPyConnection | None:
     """The connection `opening` makes, ready for use (an older database refused); DuckDB's
     errors in one line."""
     try:
@@ -171,8 +185,9 @@ def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
     except duckdb.IOException as exc:
         raise WorkbenchError(_lock_message(target, exc)) from None
     except duckdb.ResourceInUseException:
-        raise WorkbenchError(f"database {target} is being written by an ingest in this process; "
-                             f"open it once that ingest is done") from None
+        raise WorkbenchError(
+            f"database {target} is being written by an ingest in this process; open it once that ingest is done"
+        ) from None
     except duckdb.Error as exc:
         raise WorkbenchError(f"cannot open database {target}: {first_line(exc)}") from None
     if con is not None:
@@ -197,8 +212,16 @@ def _opened(target, opening: Callable[[], duckdb.DuckDBPyConnection | None],
 BULK_ROW_GROUP_ROWS = 32_768
 # The settings an ingest may change on its instance: DuckDB's own again before the next
 # ingest uses it.
-_HOST_SETTINGS = ("threads", "memory_limit", "preserve_insertion_order", "temp_directory", "TimeZone",
-                  "write_buffer_row_group_count", "checkpoint_threshold", "auto_checkpoint_skip_wal_threshold")
+_HOST_SETTINGS = (
+    "threads",
+    "memory_limit",
+    "preserve_insertion_order",
+    "temp_directory",
+    "TimeZone",
+    "write_buffer_row_group_count",
+    "checkpoint_threshold",
+    "auto_checkpoint_skip_wal_threshold",
+)
 
 
 class _Hosts:
@@ -242,9 +265,9 @@ class _Hosts:
             host.close()
             return
         with self._lock:
-            host, self._idle = (None, host) if self._idle is None else (host, self._idle)
-        if host is not None:
-            host.close()
+            surplus, self._idle = (None, host) if self._idle is None else (host, self._idle)
+        if surplus is not None:
+            surplus.close()
 
 
 _HOSTS = _Hosts()
@@ -378,9 +401,11 @@ def _decisions_as_now(con: duckdb.DuckDBPyConnection) -> None:
         return
     outcome = "CASE WHEN valid THEN 'valid' WHEN NOT valid THEN 'invalid' END"
     columns = ", ".join(
-        column.name if column.name in present else
-        f"{outcome if column.name == 'outcome' else 'NULL'}::{column.type} AS {column.name}"
-        for column in DECISIONS.columns)
+        column.name
+        if column.name in present
+        else f"{outcome if column.name == 'outcome' else 'NULL'}::{column.type} AS {column.name}"
+        for column in DECISIONS.columns
+    )
     database = con.execute("SELECT current_database()").fetchall()[0][0].replace('"', '""')
     con.execute(f'CREATE TEMP VIEW {DECISIONS.name} AS SELECT {columns} FROM "{database}".main.{DECISIONS.name}')
 
@@ -389,8 +414,10 @@ def column_names(con, table: str) -> set[str]:
     """The columns `table` has (a database written before a column was added lacks it)."""
     if not is_database(con):
         return con.columns(table)
-    return {name for (name,) in con.execute(
-        f"SELECT column_name FROM ({COLUMN_TYPES}) WHERE table_name = ?", [table]).fetchall()}
+    return {
+        name
+        for (name,) in con.execute(f"SELECT column_name FROM ({COLUMN_TYPES}) WHERE table_name = ?", [table]).fetchall()
+    }
 
 
 def query_frame(con, sql: str, params=None):
@@ -432,7 +459,9 @@ def format_summary(con):
         `files`, `records` (kept), `rejected` (lines), and the findings by severity:
         `errors`, `warnings`, `info`.
     """
-    return query_frame(con, """
+    return query_frame(
+        con,
+        """
         SELECT s.format, count(DISTINCT s.source_id) AS files, sum(s.records)::BIGINT AS records,
                sum(s.rejected)::BIGINT AS rejected, coalesce(sum(v.errors), 0)::BIGINT AS errors,
                coalesce(sum(v.warnings), 0)::BIGINT AS warnings, coalesce(sum(v.infos), 0)::BIGINT AS info
@@ -441,4 +470,5 @@ def format_summary(con):
                    count(*) FILTER (severity = 'warning') AS warnings, count(*) FILTER (severity = 'info') AS infos
             FROM violation_lines GROUP BY source_id) v USING (source_id)
         GROUP BY s.format ORDER BY s.format
-    """)
+    """,
+    )

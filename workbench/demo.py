@@ -48,10 +48,13 @@ def run_demo(data: Path = Path("data"), out: TextIO = sys.stdout, progress: bool
     print(f"\ndatabase: {db}\nfigures:  {figures}/ ({len(written)} files)", file=out)
     # the commands as typed from here: --db where the demo's database is not the default
     db_option = "" if Path(db).resolve() == Path(connection.default_db()).resolve() else f" --db {db}"
-    print(f"next: `workbench lab{db_option}` to explore the notebooks, `workbench records{db_option} --invalid` to "
-          f"read the failing records, `workbench report{db_option} -o report.html` to share it all, or "
-          f"`workbench plot emotions{db_option} --game ID -o fig.svg`"
-          f"  (done in {time.perf_counter() - started:.0f} s)", file=out)
+    print(
+        f"next: `workbench lab{db_option}` to explore the notebooks, `workbench records{db_option} --invalid` to "
+        f"read the failing records, `workbench report{db_option} -o report.html` to share it all, or "
+        f"`workbench plot emotions{db_option} --game ID -o fig.svg`"
+        f"  (done in {time.perf_counter() - started:.0f} s)",
+        file=out,
+    )
     return db
 
 
@@ -76,11 +79,19 @@ def write_figures(db: Path, figures: Path, out: TextIO) -> list[Path]:
 def summary(con) -> list[str]:
     """One line per format (files, records, rejected, violations by severity), the
     decision-quality headline per format, and each format's own extra lines."""
-    lines = ["", f"{'format':<10} {'files':>6} {'records':>9} {'rejected':>9} {'errors':>7} {'warnings':>9} {'info':>6}"]
-    lines += [f"{r['format']:<10} {r['files']:>6} {r['records']:>9} {r['rejected']:>9} {r['errors']:>7} "
-              f"{r['warnings']:>9} {r['info']:>6}" for r in connection.format_summary(con).iter_rows(named=True)]
-    lines += ["", "scorecard (valid decisions, 95% interval clustered by game, n; best and worst model or agent "
-                  "by validity):"]
+    lines = [
+        "",
+        f"{'format':<10} {'files':>6} {'records':>9} {'rejected':>9} {'errors':>7} {'warnings':>9} {'info':>6}",
+    ]
+    lines += [
+        f"{r['format']:<10} {r['files']:>6} {r['records']:>9} {r['rejected']:>9} {r['errors']:>7} "
+        f"{r['warnings']:>9} {r['info']:>6}"
+        for r in connection.format_summary(con).iter_rows(named=True)
+    ]
+    lines += [
+        "",
+        "scorecard (valid decisions, 95% interval clustered by game, n; best and worst model or agent by validity):",
+    ]
     lines += scorecard_headline(con)
     for fmt in FORMATS.values():
         if fmt.summary is not None:
@@ -102,9 +113,11 @@ def scorecard_headline(con) -> list[str]:
         ranked = card.filter(pl.col("decisions") > 0).sort(["validity", "decisions"], descending=[True, True])
         best, worst = ranked.row(0, named=True), ranked.row(-1, named=True)
         failed = formats[fmt[0]]["failed"]
-        lines.append(f"  {fmt[0]:<10} {_rate(formats[fmt[0]])}; best {best['model']} {_rate(best)}, "
-                     f"worst {worst['model']} {_rate(worst)}"
-                     + (f"; {failed} failed calls left out (no answer came back)" if failed else ""))
+        lines.append(
+            f"  {fmt[0]:<10} {_rate(formats[fmt[0]])}; best {best['model']} {_rate(best)}, "
+            f"worst {worst['model']} {_rate(worst)}"
+            + (f"; {failed} failed calls left out (no answer came back)" if failed else "")
+        )
     return lines
 
 

@@ -41,14 +41,31 @@ RATES = {"failure_rate": ("failure_low", "failure_high", "calls")}
 # A column's heading for people, where its name says it in code's words (others: the name,
 # its underscores as spaces).
 HEADINGS = {
-    "model_from": "named by", "ci_method": "interval", "design_effect": "design effect",
-    "failure_rate": "failed calls", "p50_ms": "latency p50 (ms)", "p95_ms": "latency p95 (ms)",
-    "p50_tokens": "tokens p50", "top_rule": "rule broken most", "top_rule_count": "times broken",
-    "cost_per_decision": "cost per decision ($)", "cost_per_valid": "cost per valid decision ($)",
-    "price_source": "price from", "validity_a": "validity of a", "validity_b": "validity of b",
-    "p_value": "p", "p_holm": "p (Holm)", "games_needed": "games needed", "shared_turns": "shared turns",
-    "shared_games": "shared games", "games_compared": "games compared", "rank_low": "best rank",
-    "rank_high": "worst rank", "source_id": "source", "sha256": "SHA-256", "n": "n",
+    "model_from": "named by",
+    "ci_method": "interval",
+    "design_effect": "design effect",
+    "failure_rate": "failed calls",
+    "p50_ms": "latency p50 (ms)",
+    "p95_ms": "latency p95 (ms)",
+    "p50_tokens": "tokens p50",
+    "top_rule": "rule broken most",
+    "top_rule_count": "times broken",
+    "cost_per_decision": "cost per decision ($)",
+    "cost_per_valid": "cost per valid decision ($)",
+    "price_source": "price from",
+    "validity_a": "validity of a",
+    "validity_b": "validity of b",
+    "p_value": "p",
+    "p_holm": "p (Holm)",
+    "games_needed": "games needed",
+    "shared_turns": "shared turns",
+    "shared_games": "shared games",
+    "games_compared": "games compared",
+    "rank_low": "best rank",
+    "rank_high": "worst rank",
+    "source_id": "source",
+    "sha256": "SHA-256",
+    "n": "n",
 }
 
 
@@ -91,8 +108,9 @@ def readable(frame: pl.DataFrame) -> pl.DataFrame:
     """`frame` as strings to read: estimates with their interval, n and games, numbers
     rounded, lists joined, missing values as a dash."""
     shown = columns(frame)
-    return pl.DataFrame([pl.Series(column.name, [column.cell(row) for row in range(frame.height)], dtype=pl.String)
-                         for column in shown])
+    return pl.DataFrame(
+        [pl.Series(column.name, [column.cell(row) for row in range(frame.height)], dtype=pl.String) for column in shown]
+    )
 
 
 def columns(frame: pl.DataFrame) -> list[Column]:
@@ -127,7 +145,9 @@ def estimates(frame: pl.DataFrame) -> list[Estimate]:
             low, high = present("ci_low"), present("ci_high")
         if name in RATES:
             low, high, n = (present(c) for c in RATES[name])
-            found.append(Estimate(name, low, high, n, percent=True) if low and high else Estimate(name, n=n, percent=True))
+            found.append(
+                Estimate(name, low, high, n, percent=True) if low and high else Estimate(name, n=n, percent=True)
+            )
             continue
         proportion = PROPORTION.fullmatch(name)
         side = proportion and proportion.group("side")
@@ -245,14 +265,18 @@ def html_table(frame: pl.DataFrame, table_id: str) -> str:
     if frame.is_empty():
         return "<p class='note'>nothing to show</p>"
     shown = columns(frame)
-    head = "".join(f"<th scope='col' title='sort by {html.escape(heading(c.name))}'>{html.escape(heading(c.name))}</th>"
-                   for c in shown)
+    head = "".join(
+        f"<th scope='col' title='sort by {html.escape(heading(c.name))}'>{html.escape(heading(c.name))}</th>"
+        for c in shown
+    )
     rows = "".join("<tr>" + "".join(_td(c, i) for c in shown) + "</tr>" for i in range(frame.height))
-    return (f"<div class='table'><input type='search' class='filter' data-table='{table_id}' "
-            f"placeholder='filter rows' aria-label='filter the rows of this table'>"
-            f"<span class='shown' aria-live='polite'></span><div class='scroll'>"
-            f"<table class='sortable' id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-            f"</div></div>")
+    return (
+        f"<div class='table'><input type='search' class='filter' data-table='{table_id}' "
+        f"placeholder='filter rows' aria-label='filter the rows of this table'>"
+        f"<span class='shown' aria-live='polite'></span><div class='scroll'>"
+        f"<table class='sortable' id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        f"</div></div>"
+    )
 
 
 def heading(name: str) -> str:

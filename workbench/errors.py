@@ -35,10 +35,12 @@ def is_interrupt(exc: BaseException) -> bool:
     Python code DuckDB runs for a statement (reading an Arrow table's schema) comes back
     as an "Invalid Input Error" naming it: the file was reported failed, and the run
     went on."""
-    return type(exc).__name__ == "InterruptException" or (
-        isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")) or (
-        type(exc).__name__ == "InvalidInputException" and "failed: KeyboardInterrupt:" in str(exc)) or (
-        isinstance(exc, ImportError) and _caused_by_an_interrupt(exc))
+    return (
+        type(exc).__name__ == "InterruptException"
+        or (isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted"))
+        or (type(exc).__name__ == "InvalidInputException" and "failed: KeyboardInterrupt:" in str(exc))
+        or (isinstance(exc, ImportError) and _caused_by_an_interrupt(exc))
+    )
 
 
 def _caused_by_an_interrupt(exc: BaseException | None) -> bool:

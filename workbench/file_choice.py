@@ -71,7 +71,8 @@ def refuse_cr_only(path: Path, head: bytes) -> None:
     if b"\r" in head.rstrip(b"\r \t") or (len(head) == HEAD_BYTES and _first_line_end(path) == b"\r"):
         raise UnreadableFile(
             f"{text_of(path)}: its lines end with CR alone, not LF (or CR LF); convert it first, "
-            f"e.g. `tr '\\r' '\\n' < FILE > FIXED`")
+            f"e.g. `tr '\\r' '\\n' < FILE > FIXED`"
+        )
 
 
 def _first_line_end(path: Path) -> bytes | None:
@@ -84,7 +85,7 @@ def _first_line_end(path: Path) -> bytes | None:
             found = [at for at in (block.find(b"\r", 0, HEAD_BYTES), block.find(b"\n", 0, HEAD_BYTES)) if at >= 0]
             if found:
                 at = min(found)
-                return b"\r" if block[at:at + 1] == b"\r" and block[at + 1:at + 2] != b"\n" else b"\n"
+                return b"\r" if block[at : at + 1] == b"\r" and block[at + 1 : at + 2] != b"\n" else b"\n"
             if len(block) <= HEAD_BYTES:
                 return None
             handle.seek(-1, os.SEEK_CUR)

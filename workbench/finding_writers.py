@@ -19,29 +19,51 @@ def add_violations(con, source_id: int, violations: list[Violation], whole_file:
 
 def listed_per_rule(con, source_id: int) -> dict[str, int]:
     """How many rows of findings about lines each rule has in this file, listed one by one."""
-    return dict(con.execute("SELECT rule, count(*) FROM violations WHERE source_id = ? AND line IS NOT NULL "
-                            "AND count IS NULL GROUP BY rule", [source_id]).fetchall())
+    return dict(
+        con.execute(
+            "SELECT rule, count(*) FROM violations WHERE source_id = ? AND line IS NOT NULL "
+            "AND count IS NULL GROUP BY rule",
+            [source_id],
+        ).fetchall()
+    )
 
 
 def add_counted(con, source_id: int, rule: str, severity: str, found: list[tuple[str, int | None, str]]) -> None:
     """The findings of `rule` past the first VIOLATIONS_PER_RULE of this file, each found
     (locator, line, field), counted in one row with those it counted before (an append's
     are added to the row of the lines before it, as one ingest of the whole file has)."""
-    earlier = con.execute("SELECT locators, lines, fields FROM violations WHERE source_id = ? AND rule = ? "
-                          "AND severity = ? AND count IS NOT NULL", [source_id, rule, severity]).fetchall()
+    earlier = con.execute(
+        "SELECT locators, lines, fields FROM violations WHERE source_id = ? AND rule = ? "
+        "AND severity = ? AND count IS NOT NULL",
+        [source_id, rule, severity],
+    ).fetchall()
     if earlier:
-        con.execute("DELETE FROM violations WHERE source_id = ? AND rule = ? AND severity = ? AND count IS NOT NULL",
-                    [source_id, rule, severity])
+        con.execute(
+            "DELETE FROM violations WHERE source_id = ? AND rule = ? AND severity = ? AND count IS NOT NULL",
+            [source_id, rule, severity],
+        )
         found = [place for locators, lines, fields in earlier for place in zip(locators, lines, fields)] + found
     lines = [line for _, line, _ in found if line is not None]
     span = f"lines {min(lines)}-{max(lines)}" if lines else f"{len(found)} places"
-    VIOLATIONS.insert_rows(con, {
-        "source_id": [source_id], "locator": [span], "severity": [severity], "rule": [rule],
-        "field": ["(many)"], "line": [min(lines) if lines else None], "count": [len(found)],
-        "message": [f"{len(found):,} more findings of this rule ({span}); the first {VIOLATIONS_PER_RULE:,} of the "
-                    f"file are listed one by one"],
-        "locators": [[locator for locator, _, _ in found]], "lines": [[line for _, line, _ in found]],
-        "fields": [[field for _, _, field in found]]})
+    VIOLATIONS.insert_rows(
+        con,
+        {
+            "source_id": [source_id],
+            "locator": [span],
+            "severity": [severity],
+            "rule": [rule],
+            "field": ["(many)"],
+            "line": [min(lines) if lines else None],
+            "count": [len(found)],
+            "message": [
+                f"{len(found):,} more findings of this rule ({span}); the first {VIOLATIONS_PER_RULE:,} of the "
+                f"file are listed one by one"
+            ],
+            "locators": [[locator for locator, _, _ in found]],
+            "lines": [[line for _, line, _ in found]],
+            "fields": [[field for _, _, field in found]],
+        },
+    )
 
 
 def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
@@ -49,12 +71,15 @@ def add_rejects(con, source_id: int, rejects: list[tuple]) -> None:
     locator does not name the line."""
     if not rejects:
         return
-    REJECTS.insert_rows(con, {
-        "source_id": [source_id] * len(rejects),
-        "locator": [r[0] for r in rejects],
-        "raw": [r[1] for r in rejects],
-        "line": [line_of(r[0], r[2] if len(r) > 2 else None) for r in rejects],
-    })
+    REJECTS.insert_rows(
+        con,
+        {
+            "source_id": [source_id] * len(rejects),
+            "locator": [r[0] for r in rejects],
+            "raw": [r[1] for r in rejects],
+            "line": [line_of(r[0], r[2] if len(r) > 2 else None) for r in rejects],
+        },
+    )
 
 
 def forget_decisions_from(con, source_id: int, line: int) -> None:

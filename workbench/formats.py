@@ -58,7 +58,9 @@ class LoadContext:
 
     def add_violations(self, violations: list[Violation]) -> None:
         """Findings about single lines (or, for files that are not line-based, anything)."""
-        finding_writers.add_violations(self.con, self.source_id, self._past_the_cap(violations) if self.cap else violations)
+        finding_writers.add_violations(
+            self.con, self.source_id, self._past_the_cap(violations) if self.cap else violations
+        )
 
     def _past_the_cap(self, violations: list[Violation]) -> list[Violation]:
         """The findings still to list; the others kept aside to be counted."""
@@ -71,7 +73,8 @@ class LoadContext:
                 keep.append(v)
             else:
                 self._counted.setdefault((v.rule, v.severity), []).append(
-                    (v.locator, line_of(v.locator, v.line), v.field))
+                    (v.locator, line_of(v.locator, v.line), v.field)
+                )
         return keep
 
     def count_violations(self) -> None:

@@ -59,8 +59,9 @@ class FileReport:
             "rejected": self.rejected,
             "message": self.message,
             # The documented keys (`FIELDS`): `line` is said by the locator already.
-            "violations": [{**{name: getattr(v, name) for name in FIELDS}, "count": v.count or 1}
-                           for v in self.violations],
+            "violations": [
+                {**{name: getattr(v, name) for name in FIELDS}, "count": v.count or 1} for v in self.violations
+            ],
             "lines_added": self.lines_added,
         }
 

@@ -86,8 +86,15 @@ def ingest(paths, db=None, format: str | None = None, progress: bool = False, pr
     return ingest_files(files, db, format, progress, roots=roots_of(paths), prune=prune)
 
 
-def ingest_files(files: list[tuple[Path, bool]], db=None, format: str | None = None, progress: bool = False,
-                 roots: list[str] | None = None, prune: bool = False, present: list[Path] | None = None) -> Report:
+def ingest_files(
+    files: list[tuple[Path, bool]],
+    db=None,
+    format: str | None = None,
+    progress: bool = False,
+    roots: list[str] | None = None,
+    prune: bool = False,
+    present: list[Path] | None = None,
+) -> Report:
     """`ingest` for files already found by `expand_paths` (path, named by the user).
     With `roots` (`paths.roots_of` the user's arguments), the files ingested before
     from under them that are not among `present` (default: `files`) and are gone are
@@ -118,8 +125,15 @@ def validate(paths, format: str | None = None, progress: bool = False) -> Report
     return _run(expand_paths(paths), ":memory:", _registry().format_named(format), progress)
 
 
-def _run(files, db, fmt: Format | None, progress: bool, roots: list[str] | None = None, prune: bool = False,
-         present: Sequence[Path] = ()) -> Report:
+def _run(
+    files,
+    db,
+    fmt: Format | None,
+    progress: bool,
+    roots: list[str] | None = None,
+    prune: bool = False,
+    present: Sequence[Path] = (),
+) -> Report:
     """Load `files` into `db`. Each file is chosen (its format found, its hash started)
     before the one ahead of it is loaded, the first while the database opens. Then the
     files gone from under `roots` are told (`gone_from`)."""
@@ -224,8 +238,12 @@ def _load_file(con, file: Chosen, bar: _Progress | None, orphans: _Orphans) -> F
     except UnreadableFile as exc:
         report = FileReport(text_of(path), fmt.name if fmt else None, "failed", message=str(exc))
     except OSError as exc:
-        report = FileReport(text_of(path), fmt.name if fmt else None, "failed",
-                            message=f"{text_of(path)}: cannot read file ({exc.strerror or exc})")
+        report = FileReport(
+            text_of(path),
+            fmt.name if fmt else None,
+            "failed",
+            message=f"{text_of(path)}: cannot read file ({exc.strerror or exc})",
+        )
     if bar is not None:
         bar.finish_file(path, _size_of(path), report.status if report else "skipped")
     return report
@@ -246,9 +264,11 @@ def _read_and_load(con, file: Chosen, bar, orphans: _Orphans) -> FileReport | No
     if file.content is None:
         if not file.named:
             return None  # a stray file inside a folder (a README, a manifest) is not data
-        raise UnreadableFile(f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)}), "
-                             f"declare your game's in a TOML file (--spec FILE.toml; docs: Your own game), or "
-                             f"write OpenTelemetry GenAI traces (*.otlp.jsonl)")
+        raise UnreadableFile(
+            f"{text_of(path)}: unknown format; pass --format ({', '.join(_registry().FORMATS)}), "
+            f"declare your game's in a TOML file (--spec FILE.toml; docs: Your own game), or "
+            f"write OpenTelemetry GenAI traces (*.otlp.jsonl)"
+        )
     assert fmt is not None  # a file whose hash is begun has its format
     content = file.current_content()
     key = text_of(path.resolve())
@@ -273,10 +293,15 @@ def _read_and_load(con, file: Chosen, bar, orphans: _Orphans) -> FileReport | No
     if fmt.reads_lines(path) and content.size > known.size:
         return _load_grown(con, key, path, fmt, known, content, advance)
     if content.result().sha256 == known.sha256:
-        return FileReport(text_of(path), fmt.name, "unchanged", known.records, known.rejected,
-                          source_id=known.source_id,
-                          message=f"already ingested as source {known.source_id}; nothing added",
-                          ).stored(violations_of(con, known.source_id))
+        return FileReport(
+            text_of(path),
+            fmt.name,
+            "unchanged",
+            known.records,
+            known.rejected,
+            source_id=known.source_id,
+            message=f"already ingested as source {known.source_id}; nothing added",
+        ).stored(violations_of(con, known.source_id))
     return _in_transaction(con, path, lambda: _load_whole(con, key, path, fmt, known, content, advance))
 
 
@@ -332,7 +357,8 @@ def _load_whole(con, key, path, fmt, known, content, advance) -> FileReport:
     if known is None:  # its hash is recorded once the load is done
         source_id = con.execute(
             "INSERT INTO sources (path, sha256, format, found_at) VALUES (?, '', ?, ?) RETURNING source_id",
-            [key, fmt.name, text_of(os.path.abspath(path))]).fetchall()[0][0]
+            [key, fmt.name, text_of(os.path.abspath(path))],
+        ).fetchall()[0][0]
     else:
         source_id = known.source_id
         forget_sources(con, [source_id], keep_sources=True)
@@ -357,15 +383,31 @@ def _append(con, path, fmt, known: KnownSource, content: FileHash, advance) -> F
     forget_file_derivations(con, source_id, fmt)
     resume = known.resume or {}
     before = Counts(resume.get("records", 0), resume.get("rejected", 0))
-    ctx = LoadContext(con, source_id, path, advance, start_byte=known.complete_bytes,
-                      first_line=known.complete_lines + 1, appending=True, state=resume.get("format"),
-                      forgot_cut_line=cut_line)
+    ctx = LoadContext(
+        con,
+        source_id,
+        path,
+        advance,
+        start_byte=known.complete_bytes,
+        first_line=known.complete_lines + 1,
+        appending=True,
+        state=resume.get("format"),
+        forgot_cut_line=cut_line,
+    )
     counts = _load_lines(ctx, fmt, content, before)
     if content.result().prefix_sha256 != known.sha256:
         raise _EarlierContentChanged
     added = content.result().complete_lines + (content.size > content.complete_bytes) - known.complete_lines
-    return FileReport(text_of(path), fmt.name, "appended", counts.records, counts.rejected, source_id=source_id,
-                      message=f"appended {line_count(added)}", lines_added=added)
+    return FileReport(
+        text_of(path),
+        fmt.name,
+        "appended",
+        counts.records,
+        counts.rejected,
+        source_id=source_id,
+        message=f"appended {line_count(added)}",
+        lines_added=added,
+    )
 
 
 def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts) -> Counts:
@@ -375,12 +417,25 @@ def _load_lines(ctx: LoadContext, fmt: Format, content: FileHash, before: Counts
     ctx.end_byte = content.complete_bytes
     counts = _plus(before, fmt.load(ctx))
     ctx.count_violations()
-    resume = {"records": counts.records, "rejected": counts.rejected, "format": ctx.state,
-              **({"reading": fmt.reading} if fmt.reading is not None else {})}
+    resume = {
+        "records": counts.records,
+        "rejected": counts.rejected,
+        "format": ctx.state,
+        **({"reading": fmt.reading} if fmt.reading is not None else {}),
+    }
     if content.size > content.complete_bytes:
-        tail = LoadContext(ctx.con, ctx.source_id, ctx.path, ctx.advance, start_byte=content.complete_bytes,
-                           end_byte=content.size, first_line=content.result().complete_lines + 1, appending=True,
-                           state=copy.deepcopy(ctx.state), cap=False)
+        tail = LoadContext(
+            ctx.con,
+            ctx.source_id,
+            ctx.path,
+            ctx.advance,
+            start_byte=content.complete_bytes,
+            end_byte=content.size,
+            first_line=content.result().complete_lines + 1,
+            appending=True,
+            state=copy.deepcopy(ctx.state),
+            cap=False,
+        )
         forget_file_derivations(ctx.con, ctx.source_id, fmt)
         counts = _plus(counts, fmt.load(tail))
     record(ctx.con, ctx.source_id, fmt, content.result(), counts, resume, ctx.path)

@@ -101,7 +101,7 @@ class LineChunk:
 
     def line(self, index: int) -> bytes:
         """The bytes of line `numbers[index]`, without its line end."""
-        return self.data[self.starts[index]:self.ends[index]]
+        return self.data[self.starts[index] : self.ends[index]]
 
     def text(self, index: int) -> str:
         return self.line(index).decode("utf-8")
@@ -128,8 +128,9 @@ class LineChunk:
         yield from (run for run in np.split(kept, np.flatnonzero(breaks[kept[1:]]) + 1) if len(run))
 
 
-def read_chunks(path: Path, start: int = 0, end: int | None = None, first_line: int = 1,
-                chunk_bytes: int | None = None) -> Iterator[LineChunk]:
+def read_chunks(
+    path: Path, start: int = 0, end: int | None = None, first_line: int = 1, chunk_bytes: int | None = None
+) -> Iterator[LineChunk]:
     """The lines of bytes `start` to `end` (None: to the end of the file) of `path`,
     the first numbered `first_line`, in chunks of about `chunk_bytes` (or CHUNK_LINES
     lines, if fewer), each ending at a line end (a line longer than that makes its chunk
@@ -174,7 +175,7 @@ def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
     unreadable: dict[int, tuple[int, str, str]] = {}
 
     def line(i: int) -> bytes:  # with its CR, as `read_line` takes it
-        return data[starts[i]:ends[i] + has_cr[i]]
+        return data[starts[i] : ends[i] + has_cr[i]]
 
     for i in np.flatnonzero(~keep).tolist():  # the unusual lines, one by one
         if not line(i).strip(BLANK):
@@ -185,7 +186,8 @@ def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
         else:
             keep[i] = True
     raw = pa.LargeBinaryArray.from_buffers(
-        pa.large_binary(), count, [None, pa.py_buffer(np.append(starts, size)), pa.py_buffer(data)])
+        pa.large_binary(), count, [None, pa.py_buffer(np.append(starts, size)), pa.py_buffer(data)]
+    )
     try:
         raw.cast(pa.large_string())  # checks the whole stretch is UTF-8, in one call
     except pa.ArrowInvalid:  # not UTF-8 somewhere: find the lines
@@ -194,8 +196,16 @@ def _chunk(data: bytes, size: int, first_line: int, bom: bool) -> LineChunk:
             if problem:
                 unreadable[i], keep[i] = (first_line + i, text, problem), False
     kept = np.flatnonzero(keep)
-    return LineChunk(data, first_line + kept, string_views(data, starts[kept], ends[kept]),
-                     [unreadable[i] for i in sorted(unreadable)], starts[kept], ends[kept], lines=count, size=size)
+    return LineChunk(
+        data,
+        first_line + kept,
+        string_views(data, starts[kept], ends[kept]),
+        [unreadable[i] for i in sorted(unreadable)],
+        starts[kept],
+        ends[kept],
+        lines=count,
+        size=size,
+    )
 
 
 # A string view names its bytes by buffer and an int32 offset: each buffer is the
@@ -230,7 +240,9 @@ def string_views(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     buffer = at >> _VIEW_BUFFER_SHIFT
     words[long, 2] = buffer
     words[long, 3] = at - (buffer << _VIEW_BUFFER_SHIFT)
-    buffers = [pa.py_buffer(memoryview(data)[b << _VIEW_BUFFER_SHIFT:]) for b in range(int(buffer.max(initial=-1)) + 1)]
+    buffers = [
+        pa.py_buffer(memoryview(data)[b << _VIEW_BUFFER_SHIFT :]) for b in range(int(buffer.max(initial=-1)) + 1)
+    ]
     return pa.StringViewArray.from_buffers(pa.string_view(), count, [None, pa.py_buffer(views), *buffers])
 
 
@@ -243,7 +255,7 @@ def line_spans(data, size: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
     parts: list[np.ndarray] = []
     found = 0
     for at in range(0, size, SPLIT_BYTES):
-        parts.append(np.flatnonzero(view[at:at + SPLIT_BYTES] == ord("\n")) + at)
+        parts.append(np.flatnonzero(view[at : at + SPLIT_BYTES] == ord("\n")) + at)
         found += len(parts[-1])
         if found >= limit:
             break
@@ -255,9 +267,14 @@ def line_spans(data, size: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-def line_batches(path: Path, advance: Callable[[int], None] = lambda n: None,
-                 batch_lines: int | None = None, start: int = 0, end: int | None = None,
-                 first_line: int = 1) -> Iterator[LineBatch]:
+def line_batches(
+    path: Path,
+    advance: Callable[[int], None] = lambda n: None,
+    batch_lines: int | None = None,
+    start: int = 0,
+    end: int | None = None,
+    first_line: int = 1,
+) -> Iterator[LineBatch]:
     """Yield the non-blank lines of `path` in batches of texts, for formats checked line
     by line: bytes `start` to `end` (None: to the end of the file), the first of them
     numbered `first_line`."""
@@ -309,8 +326,10 @@ def text_of_line(line: bytes) -> tuple[str, str | None]:
     except UnicodeDecodeError:
         return line.decode("utf-8", "backslashreplace"), "it is not valid UTF-8"
     if len(line) > MAX_LINE_BYTES:
-        return text, (f"it is {len(line) / (1 << 20):.1f} MiB long, over the {MAX_LINE_BYTES >> 20} MiB "
-                      f"a line may have to be read as a record")
+        return text, (
+            f"it is {len(line) / (1 << 20):.1f} MiB long, over the {MAX_LINE_BYTES >> 20} MiB "
+            f"a line may have to be read as a record"
+        )
     if ("\\ud" in text or "\\uD" in text) and (found := lone_surrogate(text)):
         return text, f"it holds a lone UTF-16 surrogate ({found}): legal JSON, but not text"
     return text, None
@@ -332,8 +351,9 @@ def lone_surrogate(text: str) -> str | None:
     return None
 
 
-def check_lines(batch: LineBatch, lines, found_at: Callable[[str, Any, tuple], Violation]
-                ) -> tuple[list[Violation], dict[int, str]]:
+def check_lines(
+    batch: LineBatch, lines, found_at: Callable[[str, Any, tuple], Violation]
+) -> tuple[list[Violation], dict[int, str]]:
     """Validate every line of the batch in one pydantic-core call of `lines` (a
     TypeAdapter over a list of JSON texts).
 
@@ -348,7 +368,7 @@ def check_lines(batch: LineBatch, lines, found_at: Callable[[str, Any, tuple], V
     # lines (a million of them for 600 KB of `{}`) held over a gigabyte at once.
     for start in range(0, len(batch.texts), CHECK_LINES):
         try:
-            lines.validate_python(batch.texts[start:start + CHECK_LINES])
+            lines.validate_python(batch.texts[start : start + CHECK_LINES])
             continue
         except ValidationError as exc:
             errors = exc.errors(include_url=False)
@@ -367,13 +387,21 @@ def check_lines(batch: LineBatch, lines, found_at: Callable[[str, Any, tuple], V
 
 def reject_violation(locator: str, why: str) -> Violation:
     return Violation(
-        locator, "error", "not_a_json_object", "(record)",
+        locator,
+        "error",
+        "not_a_json_object",
+        "(record)",
         f"expected one JSON object per line; found a line that cannot be read ({why}), kept in `rejects`",
     )
 
 
-def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation], reject_at: dict[int, str],
-                insert: Callable[[pa.Table], int]) -> Counts:
+def store_batch(
+    ctx: LoadContext,
+    batch: LineBatch,
+    violations: list[Violation],
+    reject_at: dict[int, str],
+    insert: Callable[[pa.Table], int],
+) -> Counts:
     """Store a checked batch: `insert` writes the kept lines (a `(seq, raw, valid)`
     Arrow table, `valid` = no error on the line) and returns how many rows it added,
     skipping lines DuckDB cannot parse; then the violations and rejects go in.
@@ -389,13 +417,21 @@ def store_batch(ctx: LoadContext, batch: LineBatch, violations: list[Violation],
         for seq in _unparsable_seqs(ctx.con, lines):
             reject_at[batch.numbers.index(seq)] = "DuckDB's JSON parser could not read it"
     located = {batch.locator(i) for i in reject_at}
-    ctx.add_violations([v for v in violations if v.locator not in located]
-                       + [reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())])
+    ctx.add_violations(
+        [v for v in violations if v.locator not in located]
+        + [reject_violation(batch.locator(i), why) for i, why in sorted(reject_at.items())]
+    )
     ctx.add_rejects([(batch.locator(i), batch.texts[i]) for i in sorted(reject_at)])
     return Counts(len(batch) - len(reject_at), len(reject_at))
 
 
 def _unparsable_seqs(con, lines: pa.Table) -> list[int]:
-    return [seq for (seq,) in run_on(
-        con, lines, "SELECT seq FROM lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'", "lines"
-    )]
+    return [
+        seq
+        for (seq,) in run_on(
+            con,
+            lines,
+            "SELECT seq FROM lines WHERE json_type(TRY_CAST(raw AS JSON)) IS DISTINCT FROM 'OBJECT'",
+            "lines",
+        )
+    ]

@@ -23,8 +23,14 @@ RUN_METADATA = ("execution", "collapsed", "scrolled")
 def jupyterlab_command(notebooks: Path, extra: list[str]) -> list[str]:
     """The command line that starts JupyterLab on `notebooks`, saving notebooks clean;
     `extra`: further JupyterLab options."""
-    return [sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks}",
-            f"--ContentsManager.pre_save_hook={__name__}.{strip_run_state.__name__}", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--notebook-dir={notebooks}",
+        f"--ContentsManager.pre_save_hook={__name__}.{strip_run_state.__name__}",
+        *extra,
+    ]
 
 
 def strip_run_state(model: dict, **_context) -> None:

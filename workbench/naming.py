@@ -15,7 +15,7 @@ import re
 from workbench.errors import WorkbenchError
 from workbench.paths import is_text, settings_text, text_of
 
-FORMS = "a JSON object {\"name\": \"model\", ...} or a CSV file with the columns name,model"
+FORMS = 'a JSON object {"name": "model", ...} or a CSV file with the columns name,model'
 
 
 def read_aliases(aliases) -> dict[str, str]:
@@ -31,8 +31,14 @@ def read_aliases(aliases) -> dict[str, str]:
         raise WorkbenchError(f"aliases must be a dict or a file ({FORMS}), not {type(aliases).__name__}")
     found: dict[str, str] = {}
     for name, model in pairs:
-        if not (isinstance(name, str) and isinstance(model, str) and name.strip() and model.strip()
-                and is_text(name) and is_text(model)):
+        if not (
+            isinstance(name, str)
+            and isinstance(model, str)
+            and name.strip()
+            and model.strip()
+            and is_text(name)
+            and is_text(model)
+        ):
             raise WorkbenchError(f"{where}: {name!r} -> {model!r}: each name and model must be non-empty text")
         if found.get(name, model) != model:
             raise WorkbenchError(f"{where}: {name!r} is given two models, {found[name]!r} and {model!r}")
@@ -47,8 +53,9 @@ def _model_of(name: str, found: dict[str, str], where: str) -> str:
     while found.get(chain[-1], chain[-1]) != chain[-1]:
         chain.append(found[chain[-1]])
         if chain[-1] in chain[:-1]:
-            raise WorkbenchError(f"{where}: {' -> '.join(map(repr, chain))} goes round in a circle; "
-                                 f"map each name to the one model it is")
+            raise WorkbenchError(
+                f"{where}: {' -> '.join(map(repr, chain))} goes round in a circle; map each name to the one model it is"
+            )
     return chain[-1]
 
 
@@ -86,7 +93,8 @@ def look_alike_lines(pairs: list[tuple[str, str]]) -> list[str]:
         return []
     mapping = json.dumps(dict(pairs))
     return [f"{dated} looks like a dated snapshot of {base}, counted apart" for dated, base in pairs] + [
-        f"to count them as one model: write {mapping} to aliases.json and pass --aliases aliases.json"]
+        f"to count them as one model: write {mapping} to aliases.json and pass --aliases aliases.json"
+    ]
 
 
 def alias_sql(aliases: dict[str, str], name: str) -> str:

@@ -51,8 +51,10 @@ def export_parquet(out: str | Path, db=None, overwrite: bool = False) -> dict[st
         raise WorkbenchError(f"{out} is not empty; choose an empty folder or pass --overwrite")
     source = Path(db if db is not None else connection.default_db())
     if out.is_dir() and source.resolve().is_relative_to(out.resolve()):
-        raise WorkbenchError(f"cannot export to {out}: it holds the database {source} being exported, which "
-                             f"--overwrite would remove; choose another folder")
+        raise WorkbenchError(
+            f"cannot export to {out}: it holds the database {source} being exported, which "
+            f"--overwrite would remove; choose another folder"
+        )
     con = connection.connect(db, read_only=True)
     # hidden names of a fixed length: `out`'s own name may be as long as a name can be
     partial = out.parent / f".workbench-export-{os.getpid()}-{uuid.uuid4().hex[:8]}.partial"
@@ -94,9 +96,14 @@ def _replace(partial: Path, out: Path) -> None:
 
 def data_tables(con) -> list[str]:
     """The tables of data: not the record of the schema that made them."""
-    return [name for (name,) in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
-        "AND table_type = 'BASE TABLE' AND table_name <> ? ORDER BY table_name", [catalog.SCHEMA.name]).fetchall()]
+    return [
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+            "AND table_type = 'BASE TABLE' AND table_name <> ? ORDER BY table_name",
+            [catalog.SCHEMA.name],
+        ).fetchall()
+    ]
 
 
 def _export_table(con, table: str, target: Path) -> int:
@@ -111,8 +118,9 @@ def _export_table(con, table: str, target: Path) -> int:
     return rows
 
 
-def partitioned_select(con, table: str, source_id: str | None = None,
-                       of_source: int | None = None) -> tuple[str, list[str]]:
+def partitioned_select(
+    con, table: str, source_id: str | None = None, of_source: int | None = None
+) -> tuple[str, list[str]]:
     """The query that gives `table`'s rows as the tree holds them (with `format`, ordered
     by game), and the columns it is partitioned by. `source_id`: an SQL expression the
     rows' own source_id becomes (one file's rows written under the id the tree knows it
@@ -145,8 +153,10 @@ def write_partitioned(con, select: str, partitions: list[str], target: Path, fil
     FILE_BYTES; `file_names`: the files' name pattern (DuckDB's FILENAME_PATTERN, `{i}`
     numbering them)."""
     pattern = f", FILENAME_PATTERN {quoted(Path(file_names))}" if file_names else ""
-    con.execute(f"COPY ({select}) TO {quoted(target)} (FORMAT parquet, PARTITION_BY ({', '.join(partitions)}), "
-                f"OVERWRITE_OR_IGNORE true, FILE_SIZE_BYTES '{FILE_BYTES}', ROW_GROUP_SIZE {ROW_GROUP_ROWS}{pattern})")
+    con.execute(
+        f"COPY ({select}) TO {quoted(target)} (FORMAT parquet, PARTITION_BY ({', '.join(partitions)}), "
+        f"OVERWRITE_OR_IGNORE true, FILE_SIZE_BYTES '{FILE_BYTES}', ROW_GROUP_SIZE {ROW_GROUP_ROWS}{pattern})"
+    )
 
 
 def quoted(path: Path) -> str:

@@ -20,8 +20,12 @@ from pathlib import Path
 
 from workbench.errors import UnreadableFile, WorkbenchError
 
-KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-         stat.S_IFSOCK: "a socket"}
+KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 def text_of(path: str | os.PathLike) -> str:
@@ -55,11 +59,15 @@ def check_tree(path: str | os.PathLike) -> None:
     separator: `la\\ke` would be written as `la/ke`)."""
     text = os.fspath(path)
     if not is_text(text):
-        raise WorkbenchError(f"the tree's path {text_of(path)} is not UTF-8 text, which Spark and DuckDB name "
-                             f"files in: choose another folder")
+        raise WorkbenchError(
+            f"the tree's path {text_of(path)} is not UTF-8 text, which Spark and DuckDB name "
+            f"files in: choose another folder"
+        )
     if "\\" in text:
-        raise WorkbenchError(f"the tree's path {text_of(path)} holds a backslash, which DuckDB takes for a folder "
-                             f"separator: choose another folder")
+        raise WorkbenchError(
+            f"the tree's path {text_of(path)} holds a backslash, which DuckDB takes for a folder "
+            f"separator: choose another folder"
+        )
 
 
 def path_of(text: str) -> bytes:
@@ -72,7 +80,7 @@ def path_of(text: str) -> bytes:
             out += b"\\"
             at += 2
         elif text.startswith("\\x", at) and len(text) >= at + 4:
-            out.append(int(text[at + 2:at + 4], 16))
+            out.append(int(text[at + 2 : at + 4], 16))
             at += 4
         else:
             out += text[at].encode()
@@ -83,8 +91,12 @@ def path_of(text: str) -> bytes:
 def under(path: str, roots: list[str]) -> bool:
     """Whether the path (as text) is one of `roots` or inside one of them; for a root
     that is a glob (`Pattern`), whether the glob matches it or a folder it is in."""
-    return any(root.covers(path) if isinstance(root, Pattern) else
-               path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+    return any(
+        root.covers(path)
+        if isinstance(root, Pattern)
+        else path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+        for root in roots
+    )
 
 
 class Pattern(str):
@@ -95,9 +107,12 @@ class Pattern(str):
     @functools.cached_property
     def regex(self) -> re.Pattern:
         segments = self.split(os.sep)
-        parts = [(".*" if last else f"(?:[^{os.sep}]*{os.sep})*") if segment == "**" else
-                 _name_regex(segment) + ("" if last else re.escape(os.sep))
-                 for last, segment in ((n == len(segments) - 1, segment) for n, segment in enumerate(segments))]
+        parts = [
+            (".*" if last else f"(?:[^{os.sep}]*{os.sep})*")
+            if segment == "**"
+            else _name_regex(segment) + ("" if last else re.escape(os.sep))
+            for last, segment in ((n == len(segments) - 1, segment) for n, segment in enumerate(segments))
+        ]
         return re.compile("".join(parts), re.DOTALL)
 
     def covers(self, path: str) -> bool:
@@ -118,8 +133,10 @@ def _name_regex(segment: str) -> str:
             out.append(f"[^{os.sep}]*")
         elif char == "?":
             out.append(f"[^{os.sep}]")
-        elif char == "[" and (end := segment.find("]", at + 2 if segment[at + 1:at + 2] in ("!", "]") else at + 1)) > 0:
-            inside = segment[at + 1:end]
+        elif (
+            char == "[" and (end := segment.find("]", at + 2 if segment[at + 1 : at + 2] in ("!", "]") else at + 1)) > 0
+        ):
+            inside = segment[at + 1 : end]
             inside = "^" + inside[1:] if inside.startswith("!") else inside
             out.append("[" + inside.replace("\\", "\\\\") + "]")
             at = end
@@ -248,8 +265,10 @@ def settings_text(path: str | os.PathLike, what: str) -> str:
         kind = KINDS.get(stat.S_IFMT(status.st_mode), "a folder" if stat.S_ISDIR(status.st_mode) else "not a file")
         raise WorkbenchError(f"cannot read {what} from {text_of(path)}: it is {kind}, not a file")
     if status.st_size > SETTINGS_BYTES:
-        raise WorkbenchError(f"cannot read {what} from {text_of(path)}: {status.st_size:,} bytes, more than the "
-                             f"{SETTINGS_BYTES:,} a {what} file may hold")
+        raise WorkbenchError(
+            f"cannot read {what} from {text_of(path)}: {status.st_size:,} bytes, more than the "
+            f"{SETTINGS_BYTES:,} a {what} file may hold"
+        )
     try:
         with open(path, "rb") as handle:
             data = handle.read(SETTINGS_BYTES + 1)

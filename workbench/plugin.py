@@ -36,6 +36,18 @@ from workbench.validation import violation
 from workbench.violation import Violation
 
 __all__ = [
-    "DECISIONS", "Column", "Counts", "Format", "LineBatch", "LoadContext", "Table", "Violation",
-    "context_batches", "first_json_line", "jsonl_claims", "run_on", "store_batch", "violation",
+    "DECISIONS",
+    "Column",
+    "Counts",
+    "Format",
+    "LineBatch",
+    "LoadContext",
+    "Table",
+    "Violation",
+    "context_batches",
+    "first_json_line",
+    "jsonl_claims",
+    "run_on",
+    "store_batch",
+    "violation",
 ]

@@ -28,8 +28,10 @@ from workbench.connection import ordered_frame
 from workbench.errors import WorkbenchError
 from workbench.paths import settings_text, text_of
 
-FORMS = ("JSON {\"model\": usd_per_mtok} or {\"model\": {\"input\": ..., \"output\": ..., \"cached\": ...}}, "
-         "or a CSV with the columns model,usd_per_mtok or model,input,output[,cached]")
+FORMS = (
+    'JSON {"model": usd_per_mtok} or {"model": {"input": ..., "output": ..., "cached": ...}}, '
+    "or a CSV with the columns model,usd_per_mtok or model,input,output[,cached]"
+)
 
 # The most a user's price may be, USD per million tokens (a dollar a token): every cost
 # of tokens a BIGINT counts at it is a finite number.
@@ -101,8 +103,10 @@ def _csv_table(text: str) -> dict:
         return {}
     if "usd_per_mtok" in rows[0]:
         return {row["model"]: row["usd_per_mtok"] for row in rows}
-    return {row["model"]: {key: row[key] for key in ("input", "output", "cached") if row.get(key) not in (None, "")}
-            for row in rows}
+    return {
+        row["model"]: {key: row[key] for key in ("input", "output", "cached") if row.get(key) not in (None, "")}
+        for row in rows
+    }
 
 
 def _price(where: str, model: str, value) -> Price:
@@ -111,8 +115,10 @@ def _price(where: str, model: str, value) -> Price:
     if isinstance(value, dict):
         unknown = set(value) - {"input", "output", "cached"}
         if unknown or not {"input", "output"} <= set(value):
-            raise WorkbenchError(f"{where}: {model!r} needs input and output rates (and may give cached), "
-                                 f"not {', '.join(sorted(map(str, value))) or 'nothing'}")
+            raise WorkbenchError(
+                f"{where}: {model!r} needs input and output rates (and may give cached), "
+                f"not {', '.join(sorted(map(str, value))) or 'nothing'}"
+            )
         rates = {key: _rate(where, model, number) for key, number in value.items()}
         return Price(flat(rates["input"]), flat(rates["output"]), flat(rates.get("cached", rates["input"])), where)
     rate = _rate(where, model, value)
@@ -125,8 +131,10 @@ def _rate(where: str, model: str, value) -> float:
     except (TypeError, ValueError, OverflowError):
         number = math.nan
     if not (math.isfinite(number) and 0 <= number <= MAX_RATE):
-        raise WorkbenchError(f"{where}: the price of {model!r} must be a finite number of US dollars per million "
-                             f"tokens, from 0 to {MAX_RATE:,}, not {value!r}")
+        raise WorkbenchError(
+            f"{where}: the price of {model!r} must be a finite number of US dollars per million "
+            f"tokens, from 0 to {MAX_RATE:,}, not {value!r}"
+        )
     return number
 
 
@@ -153,8 +161,7 @@ def _maintained(model: str) -> Price | None:
         return None
     input_rate = _tiers(price.input_mtok)
     cached = _tiers(price.cache_read_mtok) if price.cache_read_mtok is not None else input_rate
-    return Price(input_rate, _tiers(price.output_mtok), cached,
-                 f"genai-prices: {found.provider.id} {found.model.id}")
+    return Price(input_rate, _tiers(price.output_mtok), cached, f"genai-prices: {found.provider.id} {found.model.id}")
 
 
 def _tiers(value) -> Rate:
@@ -174,7 +181,9 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
     columns = _token_columns(con)
     thresholds = {who: price.thresholds() for who, price in prices.items() if price is not None and price.thresholds()}
     group = ", ".join(keys)
-    frame = ordered_frame(con, f"""
+    frame = ordered_frame(
+        con,
+        f"""
         WITH d AS (SELECT *{columns} FROM ({source})),
         sized AS (SELECT *, array_length(list_filter(coalesce(map($names::VARCHAR[], $starts::BIGINT[][])[who], []),
                                             lambda s: coalesce(input_tokens, 0) > s)) AS tier FROM d)
@@ -184,18 +193,28 @@ def costs(con, source: str, keys: list[str], prices: dict[str, Price | None]) ->
                count(*) FILTER (WHERE input_tokens IS NOT NULL OR tokens IS NOT NULL) AS priced,
                count(*) FILTER (WHERE valid AND (input_tokens IS NOT NULL OR tokens IS NOT NULL)) AS priced_valid
         FROM sized GROUP BY ALL
-    """, {"names": list(thresholds), "starts": list(thresholds.values())})
+    """,
+        {"names": list(thresholds), "starts": list(thresholds.values())},
+    )
     out = []
     for group_keys, part in frame.group_by(keys, maintain_order=True):
         price = prices.get(group_keys[keys.index("who")])
         dollars = _dollars(part, price)
         priced, valid = int(part["priced"].sum()), int(part["priced_valid"].sum())
-        out.append({**dict(zip(keys, group_keys)),
-                    "cost_per_decision": dollars / priced if dollars is not None and priced else None,
-                    "cost_per_valid": dollars / valid if dollars is not None and valid else None,
-                    "price_source": price.source if price is not None else None})
-    schema = {**{k: frame.schema[k] for k in keys}, "cost_per_decision": pl.Float64, "cost_per_valid": pl.Float64,
-              "price_source": pl.String}
+        out.append(
+            {
+                **dict(zip(keys, group_keys)),
+                "cost_per_decision": dollars / priced if dollars is not None and priced else None,
+                "cost_per_valid": dollars / valid if dollars is not None and valid else None,
+                "price_source": price.source if price is not None else None,
+            }
+        )
+    schema = {
+        **{k: frame.schema[k] for k in keys},
+        "cost_per_decision": pl.Float64,
+        "cost_per_valid": pl.Float64,
+        "price_source": pl.String,
+    }
     return pl.DataFrame(out, schema=schema).rename({"who": "model"})
 
 
@@ -221,5 +240,8 @@ def _token_columns(con) -> str:
     """`, NULL::BIGINT AS <column>` for each token column a database written before it
     was recorded lacks (its files fill it when they are ingested again)."""
     present = connection.column_names(con, "decisions")
-    return "".join(f", NULL::BIGINT AS {name}" for name in ("input_tokens", "output_tokens", "cached_tokens")
-                   if name not in present)
+    return "".join(
+        f", NULL::BIGINT AS {name}"
+        for name in ("input_tokens", "output_tokens", "cached_tokens")
+        if name not in present
+    )

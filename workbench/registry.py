@@ -52,8 +52,9 @@ BUILT_IN_FOLDERS = (
     "otel",
     "damage",
 )
-BUILT_IN: tuple[Format, ...] = tuple(importlib.import_module(f"workbench.{folder}").FORMAT
-                                     for folder in BUILT_IN_FOLDERS)
+BUILT_IN: tuple[Format, ...] = tuple(
+    importlib.import_module(f"workbench.{folder}").FORMAT for folder in BUILT_IN_FOLDERS
+)
 
 # A plugin whose import has not returned after this many seconds is left out (its
 # import goes on in a thread of its own, which nothing waits for).
@@ -82,8 +83,9 @@ def with_plugins(built_in: Iterable[Format], found: Iterable[EntryPoint] | None 
             try:
                 fmt = _usable(point, formats, taken, scratch)
             except _LeftOut as why:
-                warnings.warn(f"format plugin {point.name} ({point.value}) left out: {why}", PluginWarning,
-                              stacklevel=2)
+                warnings.warn(
+                    f"format plugin {point.name} ({point.value}) left out: {why}", PluginWarning, stacklevel=2
+                )
                 continue
             formats[fmt.name] = _guarded(fmt)  # `_usable` added its names to `taken`
     finally:
@@ -98,7 +100,8 @@ def _made(scratch: duckdb.DuckDBPyConnection, ddl: str, tables) -> set[str]:
     if ddl:
         scratch.execute(ddl)
     return {table.name.lower() for table in tables} | {
-        name.lower() for name, sql in _views(scratch).items() if before.get(name) != sql}
+        name.lower() for name, sql in _views(scratch).items() if before.get(name) != sql
+    }
 
 
 def _views(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -109,8 +112,9 @@ class _LeftOut(Exception):
     """Why a plugin cannot be used."""
 
 
-def _usable(point: EntryPoint, formats: dict[str, Format], taken: set[str],
-            scratch: duckdb.DuckDBPyConnection) -> Format:
+def _usable(
+    point: EntryPoint, formats: dict[str, Format], taken: set[str], scratch: duckdb.DuckDBPyConnection
+) -> Format:
     """The plugin's Format, its statements run in `scratch` (kept there only if usable)."""
     fmt = _imported(point)
     if not isinstance(fmt, Format):
@@ -174,8 +178,10 @@ def _statements_of(fmt: Format) -> str:
             raise _LeftOut(f"its table {table!r} is not a workbench.plugin.Table")
         for name in (table.name, *table.names, *table.unique):
             if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
-                raise _LeftOut(f"its table or column name {name!r} is not a plain SQL name (letters, digits and _, "
-                               f"not starting with a digit)")
+                raise _LeftOut(
+                    f"its table or column name {name!r} is not a plain SQL name (letters, digits and _, "
+                    f"not starting with a digit)"
+                )
     try:
         ddl = fmt.ddl()
         statements = duckdb.extract_statements(ddl) if ddl.strip() else []
@@ -183,17 +189,22 @@ def _statements_of(fmt: Format) -> str:
         raise _LeftOut(f"its tables cannot be made: {first_line(exc)}") from None
     for statement in statements:
         if not MAKES.match(statement.query):
-            raise _LeftOut(f"its statement {statement.query.strip().splitlines()[0][:80]!r} does not make a table or "
-                           f"view; a plugin's statements only make its own")
+            raise _LeftOut(
+                f"its statement {statement.query.strip().splitlines()[0][:80]!r} does not make a table or "
+                f"view; a plugin's statements only make its own"
+            )
     return ddl
 
 
 def _objects(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     """Every table (its columns) and view (its statement) of a scratch database, by name."""
-    tables = con.execute("SELECT table_name, list(column_name || ' ' || data_type ORDER BY column_index) "
-                         "FROM duckdb_columns() WHERE NOT internal GROUP BY ALL").fetchall()
+    tables = con.execute(
+        "SELECT table_name, list(column_name || ' ' || data_type ORDER BY column_index) "
+        "FROM duckdb_columns() WHERE NOT internal GROUP BY ALL"
+    ).fetchall()
     return {name.lower(): ("table", tuple(columns)) for name, columns in tables} | {
-        name.lower(): ("view", sql) for name, sql in _views(con).items()}
+        name.lower(): ("view", sql) for name, sql in _views(con).items()
+    }
 
 
 class _PluginFault(Exception):
@@ -216,6 +227,7 @@ def _calling(function: Callable, *args):
     if threading.current_thread() is threading.main_thread():
         previous = signal.getsignal(signal.SIGINT)
         if callable(previous):
+
             def noted(number, frame, before=previous):
                 pressed.append(number)
                 before(number, frame)
@@ -272,9 +284,12 @@ def _guarded(fmt: Format, kind: str = "format plugin") -> Format:
         except (_PluginFault, WorkbenchError, duckdb.Error) as exc:
             if not told:
                 told.append(path)
-                warnings.warn(f"{kind} {fmt.name} could not tell whether {text_of(path)} is its "
-                              f"({_fault(getattr(exc, 'fault', exc))}); such files are not read as {fmt.name}",
-                              PluginWarning, stacklevel=2)
+                warnings.warn(
+                    f"{kind} {fmt.name} could not tell whether {text_of(path)} is its "
+                    f"({_fault(getattr(exc, 'fault', exc))}); such files are not read as {fmt.name}",
+                    PluginWarning,
+                    stacklevel=2,
+                )
             return False
 
     def guarded_summary(con) -> list[str]:
@@ -284,9 +299,13 @@ def _guarded(fmt: Format, kind: str = "format plugin") -> Format:
         except (_PluginFault, WorkbenchError, duckdb.Error) as exc:
             return [f"{fmt.name}: its summary failed: {_fault(getattr(exc, 'fault', exc))}"]
 
-    return dataclasses.replace(fmt, load=guarded_load, claims=guarded_claims,
-                               line_based=guarded_lines if callable(lines) else lines,
-                               summary=guarded_summary if summary is not None else None)
+    return dataclasses.replace(
+        fmt,
+        load=guarded_load,
+        claims=guarded_claims,
+        line_based=guarded_lines if callable(lines) else lines,
+        summary=guarded_summary if summary is not None else None,
+    )
 
 
 # The declared formats (`workbench.declared`) by name: the TOML file each is declared in.
@@ -321,15 +340,18 @@ def _declared_into(formats: dict[str, Format], path) -> Format:
         del formats[spec.name]  # the file declares otherwise now: registered as it is
     if spec.name in formats:
         told = f"declared in {DECLARED[spec.name]}" if spec.name in DECLARED else "registered"
-        raise WorkbenchError(f"{text_of(spec.path)}: a format named {spec.name!r} is {told} already; name yours "
-                             f"otherwise")
+        raise WorkbenchError(
+            f"{text_of(spec.path)}: a format named {spec.name!r} is {told} already; name yours otherwise"
+        )
     fmt = declared_format(spec)
     table = fmt.tables[0].name
-    taken = {t.name.lower() for f in formats.values() for t in f.tables} | {t.name.lower() for t in
-                                                                            catalog.SHARED_TABLES}
+    taken = {t.name.lower() for f in formats.values() for t in f.tables} | {
+        t.name.lower() for t in catalog.SHARED_TABLES
+    }
     if table in taken or table in bound_names():
-        raise WorkbenchError(f"{text_of(spec.path)}: its table {table} has the name of one the workbench has; name "
-                             f"the format otherwise")
+        raise WorkbenchError(
+            f"{text_of(spec.path)}: its table {table} has the name of one the workbench has; name the format otherwise"
+        )
     formats[spec.name] = _guarded(fmt, "declared format")  # whatever fails fails its file only
     DECLARED[spec.name] = where
     return formats[spec.name]

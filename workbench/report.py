@@ -102,100 +102,159 @@ def build(con, prices=None, log: TextIO | None = None, aliases=None) -> list[Sec
 
 
 def _summary(con) -> Section:
-    return Section("What the database holds",
-                   "Per format: files, records kept, lines rejected, and findings by severity "
-                   "(error: breaks the specification; warning: recovered; info: drift).",
-                   tables=[analysis.format_summary(con)])
+    return Section(
+        "What the database holds",
+        "Per format: files, records kept, lines rejected, and findings by severity "
+        "(error: breaks the specification; warning: recovered; info: drift).",
+        tables=[analysis.format_summary(con)],
+    )
 
 
 def _scorecard(con, prices, aliases) -> Section:
     card = comparison.scorecard(con, prices=prices, aliases=aliases)
     if card.is_empty():
         raise WorkbenchError(f"no decisions in {connection.holder(con)}: nothing to score")
-    return Section("Scorecard", "Per format and model (or agent where no model is known): how many decisions, "
-                   "how many valid, with the 95% interval clustered by game (games: how many; design effect: how "
-                   "much more the games differ than independent decisions would, 1 where they do not and the "
-                   "interval is Wilson's); the calls that got no answer (failed: the provider's fault, left out of "
-                   "validity) and their share of all calls; latency and tokens per decision (p50/p95); retries where the log "
-                   "records them; the rule broken most; costs where a price is known (genai-prices, or --prices). "
-                   "A wide interval is a small sample, or few games that differ.",
-                   tables=[card],
-                   charts=[("validity with 95% intervals", plots.figure_spec("scorecard", con, aliases=aliases))])
+    return Section(
+        "Scorecard",
+        "Per format and model (or agent where no model is known): how many decisions, "
+        "how many valid, with the 95% interval clustered by game (games: how many; design effect: how "
+        "much more the games differ than independent decisions would, 1 where they do not and the "
+        "interval is Wilson's); the calls that got no answer (failed: the provider's fault, left out of "
+        "validity) and their share of all calls; latency and tokens per decision (p50/p95); retries where the log "
+        "records them; the rule broken most; costs where a price is known (genai-prices, or --prices). "
+        "A wide interval is a small sample, or few games that differ.",
+        tables=[card],
+        charts=[("validity with 95% intervals", plots.figure_spec("scorecard", con, aliases=aliases))],
+    )
 
 
 def _failed_calls(con, aliases) -> Section:
     failed = comparison.failed_calls(con, aliases)
-    return Section("Failed calls", comparison.failed_calls_in_words(failed) + " A failed call got no answer from the "
-                   "model (a provider or transport error, a timeout, a rate limit): it is the provider's fault, not "
-                   "the model's, so it is left out of validity and the comparisons (workbench scorecard --failures "
-                   "invalid counts it against the model); `workbench records --failed` lists each with its line.",
-                   tables=[failed] if failed.height else [])
+    return Section(
+        "Failed calls",
+        comparison.failed_calls_in_words(failed) + " A failed call got no answer from the "
+        "model (a provider or transport error, a timeout, a rate limit): it is the provider's fault, not "
+        "the model's, so it is left out of validity and the comparisons (workbench scorecard --failures "
+        "invalid counts it against the model); `workbench records --failed` lists each with its line.",
+        tables=[failed] if failed.height else [],
+    )
 
 
 def _comparisons(con, aliases) -> Section:
     pairs = comparison.compare_models(con, aliases=aliases)
-    return Section("Model comparisons", "Models within a format: the difference in validity with its 95% interval, "
-                   "paired (Newcombe's paired interval) on the turns both played in the same games, else "
-                   "unpaired (Newcombe's interval from the two clustered intervals); both with the design effect of "
-                   "the format's games, and a p-value that is the interval's own inversion; p-values corrected for the number of comparisons (Holm). A difference is named "
-                   "only where the corrected p is below 0.05 and the interval excludes 0; where there is no "
-                   "evidence, the verdict says how many games per model would show the difference seen.",
-                   tables=[pairs.select(COMPARISON_COLUMNS)], notes=comparison.how_compared(pairs))
+    return Section(
+        "Model comparisons",
+        "Models within a format: the difference in validity with its 95% interval, "
+        "paired (Newcombe's paired interval) on the turns both played in the same games, else "
+        "unpaired (Newcombe's interval from the two clustered intervals); both with the design effect of "
+        "the format's games, and a p-value that is the interval's own inversion; p-values corrected for the number of comparisons (Holm). A difference is named "
+        "only where the corrected p is below 0.05 and the interval excludes 0; where there is no "
+        "evidence, the verdict says how many games per model would show the difference seen.",
+        tables=[pairs.select(COMPARISON_COLUMNS)],
+        notes=comparison.how_compared(pairs),
+    )
 
 
 # What the comparisons table shows: the pair, its verdict, the difference with its interval
 # (ci_low/ci_high after it), the corrected p, each side's validity with its n and games,
 # and how it was compared. The rest (uncorrected p, the shared turns, flags the verdict
 # states in words) is in `workbench compare` and `comparison.compare_models`.
-COMPARISON_COLUMNS = ("format", "a", "b", "verdict", "difference", "ci_low", "ci_high", "p_holm",
-                      "validity_a", "n_a", "games_a", "validity_b", "n_b", "games_b", "method")
+COMPARISON_COLUMNS = (
+    "format",
+    "a",
+    "b",
+    "verdict",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_holm",
+    "validity_a",
+    "n_a",
+    "games_a",
+    "validity_b",
+    "n_b",
+    "games_b",
+    "method",
+)
 
 
 def _ratings(con, aliases) -> Section:
     table = analysis.ratings(con, aliases=aliases)
-    return Section("Ratings", "Damage games: per model, placements, wins and a Plackett-Luce rating with a 95% "
-                   "interval from a bootstrap over games (ordinal = mu - 3 sigma ranks them); rank_low and "
-                   "rank_high are the ranks a model could hold, and models with the same `tied` label cannot be "
-                   "told apart; a model with fewer than 3 rated games gets no interval.",
-                   tables=[table], notes=[RATED_FORMATS])
+    return Section(
+        "Ratings",
+        "Damage games: per model, placements, wins and a Plackett-Luce rating with a 95% "
+        "interval from a bootstrap over games (ordinal = mu - 3 sigma ranks them); rank_low and "
+        "rank_high are the ranks a model could hold, and models with the same `tied` label cannot be "
+        "told apart; a model with fewer than 3 rated games gets no interval.",
+        tables=[table],
+        notes=[RATED_FORMATS],
+    )
 
 
 def _play_quality(con, aliases) -> Section:
     title = "Play quality"
     if not connection.is_database(con):
-        return Section(title, notes=["Play quality is judged from a database (`workbench report --db FILE`): it "
-                                     "reads every card of the Damage logs, which a Parquet tree on Spark holds too, "
-                                     "but deals them on this machine."])
+        return Section(
+            title,
+            notes=[
+                "Play quality is judged from a database (`workbench report --db FILE`): it "
+                "reads every card of the Damage logs, which a Parquet tree on Spark holds too, "
+                "but deals them on this machine."
+            ],
+        )
     summary = analysis.play_summary(con, aliases=aliases)
     shown = summary.select("model", "decisions", "games", *(pl.col(name) for name in PLAY_COLUMNS))
-    return Section(title, "Damage: each answered betting decision judged on what its player could know (the pot "
-                   "odds, and the hand's win probability against the opponents still in). Per model, each named "
-                   "mistake's share of its decisions and the play statistics, each a share with its 95% interval "
-                   "clustered by game (the `_low`/`_high` columns of `workbench quality --csv`); chips and Lives "
-                   "won at showdown beside those its win probabilities expected.",
-                   tables=[shown], notes=[PLAYED_FORMATS, "Its figure is among the figures below (`play`)."])
+    return Section(
+        title,
+        "Damage: each answered betting decision judged on what its player could know (the pot "
+        "odds, and the hand's win probability against the opponents still in). Per model, each named "
+        "mistake's share of its decisions and the play statistics, each a share with its 95% interval "
+        "clustered by game (the `_low`/`_high` columns of `workbench quality --csv`); chips and Lives "
+        "won at showdown beside those its win probabilities expected.",
+        tables=[shown],
+        notes=[PLAYED_FORMATS, "Its figure is among the figures below (`play`)."],
+    )
 
 
 # The columns of the play quality table: rates (their intervals are in `workbench quality`).
-PLAY_COLUMNS = ("fold_free", "fold_ahead", "continue_behind", "showdown_long_shot", "vpip", "pfr", "aggression",
-                "fold_to_raise", "showdown_win_rate", "chips_won", "chips_expected", "lives_lost", "lives_expected")
+PLAY_COLUMNS = (
+    "fold_free",
+    "fold_ahead",
+    "continue_behind",
+    "showdown_long_shot",
+    "vpip",
+    "pfr",
+    "aggression",
+    "fold_to_raise",
+    "showdown_win_rate",
+    "chips_won",
+    "chips_expected",
+    "lives_lost",
+    "lives_expected",
+)
 # Why the other formats have no play quality (docs/play-quality.md).
-PLAYED_FORMATS = ("Only Damage logs carry every card: EC4X order logs, Agent Arena decision logs, game-master "
-                  "responses and Stellaris saves record no reference for what a decision was worth, and their "
-                  "decision quality is validity (the scorecard).")
+PLAYED_FORMATS = (
+    "Only Damage logs carry every card: EC4X order logs, Agent Arena decision logs, game-master "
+    "responses and Stellaris saves record no reference for what a decision was worth, and their "
+    "decision quality is validity (the scorecard)."
+)
 
 
 # Which logs record who placed where (damage.ratings says why).
-RATED_FORMATS = ("Only Damage logs record placements. EC4X traces, Arena decision logs and GM responses record no "
-                 "placement or outcome per model, and a Stellaris save has one player: they have no ratings.")
+RATED_FORMATS = (
+    "Only Damage logs record placements. EC4X traces, Arena decision logs and GM responses record no "
+    "placement or outcome per model, and a Stellaris save has one player: they have no ratings."
+)
 
 
 def _figures(con, aliases) -> Section:
     section = Section("Figures", "Every standard figure (hover for the values behind a mark).")
     for kind, figure in plots.FIGURES.items():  # on Spark, only those that compare across games
         if not connection.is_database(con) and not figure.across_games:
-            section.notes.append(f"{kind}: drawn from a database, not from a Parquet tree; pull the games wanted "
-                                 f"into one (docs/beyond-one-machine.md, \"Per game, on DuckDB\")")
+            section.notes.append(
+                f"{kind}: drawn from a database, not from a Parquet tree; pull the games wanted "
+                f'into one (docs/beyond-one-machine.md, "Per game, on DuckDB")'
+            )
             continue
         try:
             section.charts.append((kind, plots.figure_spec(kind, con, aliases=aliases)))
@@ -205,8 +264,11 @@ def _figures(con, aliases) -> Section:
 
 
 def _gates(con) -> Section:
-    return Section("Quality gates", "The EC4X bot's own gates per game and model: pass or fail.",
-                   tables=[analysis.quality_gates(con)])
+    return Section(
+        "Quality gates",
+        "The EC4X bot's own gates per game and model: pass or fail.",
+        tables=[analysis.quality_gates(con)],
+    )
 
 
 def _violations(con) -> Section:
@@ -215,18 +277,27 @@ def _violations(con) -> Section:
     where = "path and locator"
     if root is not None and "examples" in rules.columns:  # as the provenance shows paths
         folder = os.path.join(root, "")
-        rules = rules.with_columns(pl.Series("examples", [[place.removeprefix(folder) for place in places or []]
-                                                          for places in rules["examples"].to_list()]))
+        rules = rules.with_columns(
+            pl.Series(
+                "examples",
+                [[place.removeprefix(folder) for place in places or []] for places in rules["examples"].to_list()],
+            )
+        )
         where = "path relative to the folder the provenance names, and locator"
-    return Section("Most frequent violations", f"The {TOP_VIOLATIONS} most frequent rules, each with up to "
-                   f"{EXAMPLES_PER_RULE} example locations ({where}) to look at.", tables=[rules])
+    return Section(
+        "Most frequent violations",
+        f"The {TOP_VIOLATIONS} most frequent rules, each with up to "
+        f"{EXAMPLES_PER_RULE} example locations ({where}) to look at.",
+        tables=[rules],
+    )
 
 
 def _provenance(con) -> Section:
     files, root = display.relative_paths(analysis.provenance(con))
     where = f" Paths are relative to {root}." if root else ""
-    return Section("Provenance", f"Every file the database holds, its sha256 and when it was read.{where}",
-                   tables=[files])
+    return Section(
+        "Provenance", f"Every file the database holds, its sha256 and when it was read.{where}", tables=[files]
+    )
 
 
 # --- HTML -------------------------------------------------------------------------------
@@ -241,19 +312,24 @@ div.chart { margin: 12px 0 24px; overflow-x: auto; display: block; max-width: 10
 
 
 def as_html(title: str, made: str, sections: list[Section]) -> str:
-    charts, body, anchors = [], [], _anchors(sections)
+    charts: list[dict] = []  # the Vega-Lite specs, in page order
+    body: list[str] = []
+    anchors = _anchors(sections)
     for section, anchor in zip(sections, anchors):
         body.append(f"<h2 id='{anchor}'>{html.escape(section.title)}</h2>")
         if section.text:
             body.append(f"<p>{html.escape(section.text)}</p>")
         body += [f"<p class='note'>{html.escape(note)}</p>" for note in section.notes]
-        body += [display.html_table(_with_values(table), f"{anchor}-table-{number}")
-                 for number, table in enumerate(section.tables, 1)]
+        body += [
+            display.html_table(_with_values(table), f"{anchor}-table-{number}")
+            for number, table in enumerate(section.tables, 1)
+        ]
         for name, spec in section.charts:
             body.append(f"<h3>{html.escape(name)}</h3><div class='chart' id='chart-{len(charts)}'></div>")
             charts.append(spec)
-    contents = "".join(f"<li><a href='#{anchor}'>{html.escape(section.title)}</a></li>"
-                       for section, anchor in zip(sections, anchors))
+    contents = "".join(
+        f"<li><a href='#{anchor}'>{html.escape(section.title)}</a></li>" for section, anchor in zip(sections, anchors)
+    )
     specs = json.dumps(charts, cls=ScriptSafeJSON)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -261,7 +337,7 @@ def as_html(title: str, made: str, sections: list[Section]) -> str:
 <script type="text/javascript">{vega_script()}</script></head>
 <body><h1>{html.escape(title)}</h1><p class="note">made {made}</p>
 <nav class="contents" aria-label="Contents"><strong>Contents</strong><ol>{contents}</ol></nav>
-{''.join(body)}
+{"".join(body)}
 <script type="text/javascript">{display.SCRIPT}</script>
 <script type="text/javascript">
 const specs = {specs};
@@ -284,8 +360,11 @@ def _anchors(sections: list[Section]) -> list[str]:
 
 def _with_values(table: pl.DataFrame) -> pl.DataFrame:
     """The table without the columns that hold no value in any row: they say nothing."""
-    return table.select(name for name in table.columns if table[name].null_count() < table.height) \
-        if table.height else table
+    return (
+        table.select(name for name in table.columns if table[name].null_count() < table.height)
+        if table.height
+        else table
+    )
 
 
 # --- Markdown ----------------------------------------------------------------------------

@@ -175,12 +175,15 @@ class Table:
         for column in self.columns:
             if column.path is not None:
                 if self.model is None:
-                    raise SchemaError(f"column {self.name}.{column.name} reads `{column.path}` but the table "
-                                      f"names no model to check it against")
+                    raise SchemaError(
+                        f"column {self.name}.{column.name} reads `{column.path}` but the table "
+                        f"names no model to check it against"
+                    )
                 for model in (self.model, *column.of):
                     check_paths(model, {f"{self.name}.{column.name}": column.path}, "column", self.within)
-                    problem = unbounded_integer(model, column.path, self.within) \
-                        if column.type in INTEGER_TYPES else None
+                    problem = (
+                        unbounded_integer(model, column.path, self.within) if column.type in INTEGER_TYPES else None
+                    )
                     if problem:
                         raise SchemaError(f"column {self.name}.{column.name}: {problem}")
 
@@ -226,8 +229,10 @@ class Table:
     def insert_rows(self, con: duckdb.DuckDBPyConnection, rows: pa.Table | Mapping[str, list]) -> None:
         """Bulk insert of column lists (any subset of the columns, in any order)."""
         if not isinstance(rows, pa.Table):
-            rows = pa.table({name: values for name, values in rows.items()},
-                            schema=pa.schema([self.arrow_schema.field(name) for name in rows]))
+            rows = pa.table(
+                {name: values for name, values in rows.items()},
+                schema=pa.schema([self.arrow_schema.field(name) for name in rows]),
+            )
         if not rows.num_rows:
             return
         selected = ", ".join(
@@ -237,8 +242,9 @@ class Table:
         run_on(con, rows, f"{self.insert(f'SELECT {selected} FROM rows')}", name="rows")
 
 
-def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
-           params: Mapping[str, Any] | None = None) -> list[tuple]:
+def run_on(
+    con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str, params: Mapping[str, Any] | None = None
+) -> list[tuple]:
     """Run `sql`, which reads the Arrow `table` under `name`, and return all its rows.
 
     DuckDB looks a table name it does not know up in the namespace of the Python code
@@ -252,8 +258,9 @@ def run_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
     return _bound(_ROWS, con, table, sql, name, params)
 
 
-def relation_on(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
-                params: Mapping[str, Any] | None = None) -> duckdb.DuckDBPyRelation:
+def relation_on(
+    con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str, params: Mapping[str, Any] | None = None
+) -> duckdb.DuckDBPyRelation:
     """The SELECT `sql` over `table` (bound as in `run_on`) as a relation, for reading
     it as Arrow without DuckDB's warning on an Arrow read of a DB-API result. A
     relation plans its SELECT twice, when made and when read; a statement whose rows
@@ -283,13 +290,18 @@ def bound_names() -> frozenset[str]:
     return BOUND_NAMES | _BOUND_BY_FORMATS
 
 
-def _bound(code: types.CodeType, con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str, name: str,
-           params: Mapping[str, Any] | None):
+def _bound(
+    code: types.CodeType,
+    con: duckdb.DuckDBPyConnection,
+    table: pa.Table,
+    sql: str,
+    name: str,
+    params: Mapping[str, Any] | None,
+):
     """Run `code` (`_ROWS` or `_RELATION`) in a namespace of its own holding
     only `table`, under `name` (see `run_on`)."""
     if name not in BOUND_NAMES and name not in _BOUND_BY_FORMATS:
-        raise ValueError(f"a table is bound under a name of schema.BOUND_NAMES or a Format's bound_names, "
-                         f"not {name!r}")
+        raise ValueError(f"a table is bound under a name of schema.BOUND_NAMES or a Format's bound_names, not {name!r}")
     # DuckDB may import a module while it runs the statement, which needs builtins there.
     namespace = {"__builtins__": builtins, "_con": con, "_sql": sql, "_params": dict(params or {}), name: table}
     try:
@@ -373,7 +385,7 @@ def _walk(types_: list, keys: list[str], within: Mapping[str, Any], seen: str) -
     return _walk(found, rest, within, here)
 
 
-INT64 = (-(2 ** 63), 2 ** 63 - 1)
+INT64 = (-(2**63), 2**63 - 1)
 INTEGER_TYPES = ("BIGINT", "BIGINT[]")
 # An int a BIGINT column stores: a larger one breaks its record's rule, as any value out
 # of its range does, and its line is kept; DuckDB would make it NULL.
@@ -387,10 +399,16 @@ def unbounded_integer(model: Any, path: str, within: Mapping[str, Any] | None = 
     keys = path.replace("[]", "").split(".")
     for info in _field_infos([model], keys, within or {}, ""):
         for _, metadata in _integers(info.annotation, list(info.metadata)):
-            low = max([m.ge for m in metadata if hasattr(m, "ge") and m.ge is not None]
-                      + [m.gt + 1 for m in metadata if hasattr(m, "gt") and m.gt is not None], default=None)
-            high = min([m.le for m in metadata if hasattr(m, "le") and m.le is not None]
-                       + [m.lt - 1 for m in metadata if hasattr(m, "lt") and m.lt is not None], default=None)
+            low = max(
+                [m.ge for m in metadata if hasattr(m, "ge") and m.ge is not None]
+                + [m.gt + 1 for m in metadata if hasattr(m, "gt") and m.gt is not None],
+                default=None,
+            )
+            high = min(
+                [m.le for m in metadata if hasattr(m, "le") and m.le is not None]
+                + [m.lt - 1 for m in metadata if hasattr(m, "lt") and m.lt is not None],
+                default=None,
+            )
             if low is None or high is None or low < INT64[0] or high > INT64[1]:
                 return f"`{path}` is an int not bounded to [-2**63, 2**63 - 1] (use schema.Int64)"
     return None
@@ -400,12 +418,21 @@ def _field_infos(types_: list, keys: list[str], within: Mapping[str, Any], seen:
     """The FieldInfos that `keys` lead to (through lists, optionals and unions)."""
     key, rest = keys[0], keys[1:]
     here = f"{seen}.{key}" if seen else key
-    infos = [info for model in _flatten(types_) if _is_model(model) for name, info in model.model_fields.items()
-             if key in (name, info.alias, info.validation_alias)]
+    infos = [
+        info
+        for model in _flatten(types_)
+        if _is_model(model)
+        for name, info in model.model_fields.items()
+        if key in (name, info.alias, info.validation_alias)
+    ]
     if not rest:
         return infos
-    return _field_infos([within.get(here, Any) if info.annotation in (Any, object) else info.annotation
-                         for info in infos], rest, within, here)
+    return _field_infos(
+        [within.get(here, Any) if info.annotation in (Any, object) else info.annotation for info in infos],
+        rest,
+        within,
+        here,
+    )
 
 
 def _integers(annotation: Any, metadata: list) -> list[tuple]:

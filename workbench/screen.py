@@ -76,8 +76,7 @@ class Unscreenable(Exception):
     """A model with rules only pydantic can run: its records always go to pydantic."""
 
 
-CONSTRAINTS = {annotated_types.Ge: "ge", annotated_types.Le: "le", annotated_types.Gt: "gt",
-               annotated_types.Lt: "lt"}
+CONSTRAINTS = {annotated_types.Ge: "ge", annotated_types.Le: "le", annotated_types.Gt: "gt", annotated_types.Lt: "lt"}
 
 
 def screen_type(annotation, cache: _Cache | None = None):
@@ -123,8 +122,9 @@ def _annotated(base, metadata, cache):
     return Annotated[inner, msgspec.Meta(**constraints)] if constraints else inner
 
 
-def _struct(model: type[BaseModel], cache: _Cache, tag: str | None = None, tag_field: str | None = None,
-            closed: bool = False):
+def _struct(
+    model: type[BaseModel], cache: _Cache, tag: str | None = None, tag_field: str | None = None, closed: bool = False
+):
     key = (model, tag, closed)
     if key in cache:
         return cache[key]
@@ -134,18 +134,36 @@ def _struct(model: type[BaseModel], cache: _Cache, tag: str | None = None, tag_f
     if (decorators.model_validators or decorators.field_validators) and check is None and variants is None:
         raise Unscreenable(f"{model.__name__} has custom rules and no __screen_check__ or __screen_variants__")
     if variants is not None:
-        cache[key] = Union[tuple(  # noqa: UP007  (a union made at run time)
-            _fields_struct(model, cache, check, closed, spelling, variants.field, variants.requires.get(value, ()),
-                           variants.narrowed.get(value, {}))
-            for spelling, value in variants.spellings.items()
-        )]
+        cache[key] = Union[  # noqa: UP007  (a union made at run time)
+            tuple(
+                _fields_struct(
+                    model,
+                    cache,
+                    check,
+                    closed,
+                    spelling,
+                    variants.field,
+                    variants.requires.get(value, ()),
+                    variants.narrowed.get(value, {}),
+                )
+                for spelling, value in variants.spellings.items()
+            )
+        ]
     else:
         cache[key] = _fields_struct(model, cache, check, closed, tag, tag_field)
     return cache[key]
 
 
-def _fields_struct(model: type[BaseModel], cache: _Cache, check, closed: bool, tag: str | None,
-                   tag_field: str | None, required: tuple[str, ...] = (), narrowed: dict | None = None):
+def _fields_struct(
+    model: type[BaseModel],
+    cache: _Cache,
+    check,
+    closed: bool,
+    tag: str | None,
+    tag_field: str | None,
+    required: tuple[str, ...] = (),
+    narrowed: dict | None = None,
+):
     """The struct of a model's fields (but the tag's); those in `required` must be
     present, not null and not empty, and those in `narrowed` take the annotation given."""
     fields: list[tuple[Any, ...]] = []  # (name, type) or (name, type, default)
@@ -212,6 +230,7 @@ def _post_init(check, tests: list[tuple[str, Callable[[Any], bool]]], watch: Cal
                 raise ValueError(f"{name} fails its check")
         if watch is not None:
             watch(self)
+
     return __post_init__
 
 
@@ -228,13 +247,12 @@ def maybe_too_deep(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndar
     counts = np.zeros(len(starts), np.int64)
     view = np.frombuffer(data, np.uint8)
     for low in range(0, len(view), _COUNT_BYTES):
-        part = view[low:low + _COUNT_BYTES]
+        part = view[low : low + _COUNT_BYTES]
         # `[` (0x5B) and `{` (0x7B) are the only bytes that read `{` with bit 5 set: one
         # comparison instead of two and an OR (docs/performance.md).
         opening = np.flatnonzero((part | 0x20) == ord("{")) + low
         first, last = np.searchsorted(ends, low, "right"), np.searchsorted(starts, low + len(part))
-        counts[first:last] += (np.searchsorted(opening, ends[first:last])
-                               - np.searchsorted(opening, starts[first:last]))
+        counts[first:last] += np.searchsorted(opening, ends[first:last]) - np.searchsorted(opening, starts[first:last])
     return counts >= DEPTH_BOUND
 
 
@@ -253,8 +271,13 @@ class Screen:
     `fallback_accepts(decoded)` holds). `unscreened` lists the tags it cannot screen:
     their records always go to pydantic."""
 
-    def __init__(self, models: dict[str, type[BaseModel]], tag_field: str,
-                 fallback: type[BaseModel] | None = None, fallback_accepts=lambda decoded: True):
+    def __init__(
+        self,
+        models: dict[str, type[BaseModel]],
+        tag_field: str,
+        fallback: type[BaseModel] | None = None,
+        fallback_accepts=lambda decoded: True,
+    ):
         cache = _Cache()
         structs, self.unscreened = [], set()
         for tag, model in models.items():
@@ -283,8 +306,10 @@ class Screen:
             fallback = self._fallback_model
             if other_tags and fallback is None:
                 raise ValueError("tags other than the models' are screened as the fallback model, and there is none")
-            tagged: dict[str, type[BaseModel]] = {**self._models,
-                                                  **(dict.fromkeys(other_tags, fallback) if fallback else {})}
+            tagged: dict[str, type[BaseModel]] = {
+                **self._models,
+                **(dict.fromkeys(other_tags, fallback) if fallback else {}),
+            }
             structs = [_struct(model, self._cache, tag, self._tag_field, closed) for tag, model in tagged.items()]
             self._arrays[key] = msgspec.json.Decoder(Union[tuple(structs)])  # noqa: UP007  (a union made at run time)
         return self._arrays[key]

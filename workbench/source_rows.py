@@ -20,7 +20,9 @@ from workbench.violation import FIELDS, StoredViolations
 def known_source(con, key: str, format_name: str) -> KnownSource | None:
     row = con.execute(
         "SELECT source_id, sha256, size, complete_bytes, complete_lines, resume, records, rejected, table_rows "
-        "FROM sources WHERE path = ? AND format = ?", [key, format_name]).fetchone()
+        "FROM sources WHERE path = ? AND format = ?",
+        [key, format_name],
+    ).fetchone()
     if row is None:
         return None
     resume, rows_then = (json.loads(text) if text else None for text in (row[5], row[8]))
@@ -28,8 +30,11 @@ def known_source(con, key: str, format_name: str) -> KnownSource | None:
 
 
 def read_as_other_formats(con, key: str, format_name: str) -> dict[int, str]:
-    return dict(con.execute("SELECT source_id, format FROM sources WHERE path = ? AND format <> ?",
-                            [key, format_name]).fetchall())
+    return dict(
+        con.execute(
+            "SELECT source_id, format FROM sources WHERE path = ? AND format <> ?", [key, format_name]
+        ).fetchall()
+    )
 
 
 def table_rows(con, source_id: int, fmt: Format) -> dict[str, int]:
@@ -40,13 +45,14 @@ def table_rows(con, source_id: int, fmt: Format) -> dict[str, int]:
 
 
 def violations_of(con, source_id: int) -> StoredViolations:
-    return StoredViolations(con.execute(
-        f"SELECT {', '.join(FIELDS)}, count FROM violations WHERE source_id = ? ORDER BY rowid",
-        [source_id]).fetchnumpy())
+    return StoredViolations(
+        con.execute(
+            f"SELECT {', '.join(FIELDS)}, count FROM violations WHERE source_id = ? ORDER BY rowid", [source_id]
+        ).fetchnumpy()
+    )
 
 
-def record(con, source_id: int, fmt: Format, content: Content, counts: Counts, resume: dict | None,
-           path: Path) -> None:
+def record(con, source_id: int, fmt: Format, content: Content, counts: Counts, resume: dict | None, path: Path) -> None:
     """What the file's load left: its content, where an append resumes, its counts, its
     rows in each table (an ingest that finds them changed reads the file again), and
     where it was found."""
@@ -55,9 +61,18 @@ def record(con, source_id: int, fmt: Format, content: Content, counts: Counts, r
         "UPDATE sources SET sha256 = ?, size = ?, complete_bytes = ?, complete_lines = ?, resume = ?, "
         "records = ?, rejected = ?, table_rows = ?, found_at = ?, ingested_at = CAST(now() AS TIMESTAMP) "
         "WHERE source_id = ?",
-        [content.sha256, content.size, content.complete_bytes, content.complete_lines,
-         json.dumps(resume) if resume is not None else None, counts.records, counts.rejected,
-         json.dumps(table_rows(con, source_id, fmt)), text_of(os.path.abspath(path)), source_id],
+        [
+            content.sha256,
+            content.size,
+            content.complete_bytes,
+            content.complete_lines,
+            json.dumps(resume) if resume is not None else None,
+            counts.records,
+            counts.rejected,
+            json.dumps(table_rows(con, source_id, fmt)),
+            text_of(os.path.abspath(path)),
+            source_id,
+        ],
     )
 
 
@@ -98,19 +113,34 @@ def gone_from(con, roots: list[str], present: Iterable[Path], prune: bool) -> li
     found = {text_of(path.resolve()) for path in present}
     reports = []
     for source_id, key, fmt, found_at, records in con.execute(
-            "SELECT source_id, path, format, found_at, records FROM sources ORDER BY path, format").fetchall():
-        if key in found or not (under(key, roots) or (found_at and under(found_at, roots))) or _still_there(
-                key, found_at):
+        "SELECT source_id, path, format, found_at, records FROM sources ORDER BY path, format"
+    ).fetchall():
+        if (
+            key in found
+            or not (under(key, roots) or (found_at and under(found_at, roots)))
+            or _still_there(key, found_at)
+        ):
             continue
         if prune:
             with catalog.transaction(con):
                 forget_sources(con, [source_id])
-            reports.append(FileReport(key, fmt, "pruned", records, source_id=source_id,
-                                      message="no longer there; its rows were removed"))
+            reports.append(
+                FileReport(
+                    key, fmt, "pruned", records, source_id=source_id, message="no longer there; its rows were removed"
+                )
+            )
         else:
-            reports.append(FileReport(key, fmt, "missing", records, source_id=source_id,
-                                      message="no longer there (deleted, or a link that leads elsewhere now); its "
-                                              "rows are kept: pass --prune to remove them"))
+            reports.append(
+                FileReport(
+                    key,
+                    fmt,
+                    "missing",
+                    records,
+                    source_id=source_id,
+                    message="no longer there (deleted, or a link that leads elsewhere now); its "
+                    "rows are kept: pass --prune to remove them",
+                )
+            )
     return reports
 
 

@@ -54,8 +54,10 @@ class StoredViolations:
 
     def to_list(self) -> list[Violation]:
         listed = zip(*(self._columns[name].tolist() for name in FIELDS), self._counts())
-        return [Violation(locator, severity, rule, field, message, count=int(count) or None)
-                for locator, severity, rule, field, message, count in listed]
+        return [
+            Violation(locator, severity, rule, field, message, count=int(count) or None)
+            for locator, severity, rule, field, message, count in listed
+        ]
 
 
 def line_of(locator: str, line: int | None = None) -> int | None:

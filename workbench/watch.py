@@ -24,16 +24,19 @@ from workbench.paths import expand_paths, open_regular, roots_of, text_of
 LONGEST_INTERVAL = 86_400
 
 
-def watch(paths, db=None, format: str | None = None, interval: float = 2.0,
-          prune: bool = False) -> Iterator[Report | WorkbenchError]:
+def watch(
+    paths, db=None, format: str | None = None, interval: float = 2.0, prune: bool = False
+) -> Iterator[Report | WorkbenchError]:
     """Each scan's report (only the files that changed since the last scan, and those
     gone since: `missing`, or `pruned`), or the error that kept the scan from writing
     (it is tried again at the next one: a full disk, a locked database). The first scan
     reads every file. Runs until the caller stops iterating; a bad `interval` is
     refused at once, before any scan."""
     if not (math.isfinite(interval) and 0 < interval <= LONGEST_INTERVAL):
-        raise WorkbenchError(f"--interval must be a number of seconds more than 0 and at most {LONGEST_INTERVAL:,} "
-                             f"(a day), got {interval:g}")
+        raise WorkbenchError(
+            f"--interval must be a number of seconds more than 0 and at most {LONGEST_INTERVAL:,} "
+            f"(a day), got {interval:g}"
+        )
     return _scans(paths, db, format, interval, prune)
 
 
@@ -55,8 +58,11 @@ def _scans(paths, db, format: str | None, interval: float, prune: bool) -> Itera
                 # again; one that failed (its transaction rolled back) is tried again, but
                 # for a FIFO or a device in a file's place, said once, until it changes.
                 failed = {f.path for f in report.failed}
-                seen.update((path, stamps[path]) for path, _ in changed
-                            if text_of(path) not in failed or stamps[path][-1] == NOT_A_FILE)
+                seen.update(
+                    (path, stamps[path])
+                    for path, _ in changed
+                    if text_of(path) not in failed or stamps[path][-1] == NOT_A_FILE
+                )
                 for path in vanished:
                     del seen[path]
                 yield report

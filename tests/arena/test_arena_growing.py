@@ -38,8 +38,7 @@ def test_a_new_line_reports_the_outcome_of_its_agents_decision_before(tmp_path):
     before = line("a1", 0) + line("a2", 0) + line("a1", 1, last_action_result=OK)
     log, db = grown(tmp_path, before, line("a2", 1, last_action_result=FAIL) + line("a1", 2))
     # a2's tick-0 idle failed (its next decision says so); a1's tick 1 has no report yet.
-    assert outcomes(db) == [(1, True, None), (2, False, "NOT_FOUND"), (3, None, None), (4, None, None),
-                            (5, None, None)]
+    assert outcomes(db) == [(1, True, None), (2, False, "NOT_FOUND"), (3, None, None), (4, None, None), (5, None, None)]
     assert_same_tables(db, [log], tmp_path)
 
 
@@ -50,11 +49,14 @@ def test_a_decision_own_result_stays_when_a_later_report_arrives(tmp_path):
     assert_same_tables(db, [log], tmp_path)
 
 
-@pytest.mark.parametrize("after", [
-    line("a1", 1, last_action_result=FAIL),     # back in time: lands between a1's ticks 0 and 2
-    line("a1", 2, last_action_result=FAIL),     # the same tick as a1's last: after it, by line
-    line("a3", 0, last_action_result=FAIL),     # an agent not seen before
-])
+@pytest.mark.parametrize(
+    "after",
+    [
+        line("a1", 1, last_action_result=FAIL),  # back in time: lands between a1's ticks 0 and 2
+        line("a1", 2, last_action_result=FAIL),  # the same tick as a1's last: after it, by line
+        line("a3", 0, last_action_result=FAIL),  # an agent not seen before
+    ],
+)
 def test_lines_in_or_out_of_tick_order_give_the_one_shot_outcomes(tmp_path, after):
     before = line("a1", 0) + line("a2", 0) + line("a1", 2, last_action_result=OK) + line("a2", 5)
     log, db = grown(tmp_path, before, after)
@@ -92,8 +94,13 @@ def test_the_report_goes_to_the_decision_last_by_tick_not_by_line(tmp_path):
     assert_same_tables(db, [log], tmp_path)
 
 
-@pytest.mark.parametrize("report", [{"error_code": "NOT_FOUND", "error_message": "gone"},    # no `success`
-                                    {"success": "no", "error_code": "NOT_FOUND"}])           # not a boolean
+@pytest.mark.parametrize(
+    "report",
+    [
+        {"error_code": "NOT_FOUND", "error_message": "gone"},  # no `success`
+        {"success": "no", "error_code": "NOT_FOUND"},
+    ],
+)  # not a boolean
 def test_an_outcome_without_success_goes_when_the_report_stops_being_its_own(tmp_path, report):
     # a1's tick-5 decision takes the report of its tick-7 one; a tick-6 decision arrives
     # between them (out of tick order: every outcome derived again) and reports nothing.
@@ -110,5 +117,8 @@ def test_one_ingest_of_a_file_whose_last_line_has_no_newline_gives_its_outcomes(
     workbench.ingest([log], db=tmp_path / "cut.duckdb")
     log.write_text(text + "\n")
     workbench.ingest([log], db=tmp_path / "whole.duckdb")
-    assert outcomes(tmp_path / "cut.duckdb") == outcomes(tmp_path / "whole.duckdb") == \
-        [(1, None, None), (2, None, None), (3, None, "BUSY")]
+    assert (
+        outcomes(tmp_path / "cut.duckdb")
+        == outcomes(tmp_path / "whole.duckdb")
+        == [(1, None, None), (2, None, None), (3, None, "BUSY")]
+    )

@@ -3,22 +3,25 @@
 import pytest
 
 
-@pytest.mark.parametrize("tool, params", [
-    ("move_to", {"target_x": 12.0, "target_y": 0.0, "target_z": 6.0}),
-    ("move_to", {"target": [12.0, 0.0, 6.0]}),
-    ("move_to", {"target": [12.0, 0.0, 6.0], "speed": 1.5}),
-    ("move_to", {"target": [1, 0, 2]}),
-    ("collect", {"target_name": "Berry1"}),
-    ("craft", {"item_name": "iron_ingot", "station_name": "Furnace1"}),
-    ("query_world", {"radius": 30.0}),
-    ("query_world", {"radius": 20.0, "filter_type": "resource"}),
-    ("query_world", {}),
-    ("query_inventory", {}),
-    ("send_message", {"message": "I'm capturing point A", "target_agent": "all"}),
-    ("send_message", {"message": "Need backup!", "target_agent": "agent_002"}),
-    ("send_message", {"message": "Capturing A"}),
-    ("idle", {}),
-])
+@pytest.mark.parametrize(
+    "tool, params",
+    [
+        ("move_to", {"target_x": 12.0, "target_y": 0.0, "target_z": 6.0}),
+        ("move_to", {"target": [12.0, 0.0, 6.0]}),
+        ("move_to", {"target": [12.0, 0.0, 6.0], "speed": 1.5}),
+        ("move_to", {"target": [1, 0, 2]}),
+        ("collect", {"target_name": "Berry1"}),
+        ("craft", {"item_name": "iron_ingot", "station_name": "Furnace1"}),
+        ("query_world", {"radius": 30.0}),
+        ("query_world", {"radius": 20.0, "filter_type": "resource"}),
+        ("query_world", {}),
+        ("query_inventory", {}),
+        ("send_message", {"message": "I'm capturing point A", "target_agent": "all"}),
+        ("send_message", {"message": "Need backup!", "target_agent": "agent_002"}),
+        ("send_message", {"message": "Capturing A"}),
+        ("idle", {}),
+    ],
+)
 def test_the_seeds_examples_are_valid(check_decision, tool, params):
     assert check_decision(tool, params, reasoning="Nearest resource, within range") == set()
 
@@ -33,14 +36,17 @@ def test_line_keys_are_required(arena_violations, key):
     assert {(v.rule, v.field) for v in arena_violations(record)} == {("required_key", key)}
 
 
-@pytest.mark.parametrize("values, expected", [
-    ({"tick": "3"}, {("int_type", "tick")}),
-    ({"tick": -1}, {("greater_than_equal", "tick")}),
-    ({"agent_id": 7}, {("string_type", "agent_id")}),
-    ({"reasoning": ["x"]}, {("string_type", "reasoning")}),
-    ({"params": []}, {("model_type", "params")}),
-    ({"reasoning": "ok", "model": "gpt-4o-mini"}, set()),
-])
+@pytest.mark.parametrize(
+    "values, expected",
+    [
+        ({"tick": "3"}, {("int_type", "tick")}),
+        ({"tick": -1}, {("greater_than_equal", "tick")}),
+        ({"agent_id": 7}, {("string_type", "agent_id")}),
+        ({"reasoning": ["x"]}, {("string_type", "reasoning")}),
+        ({"params": []}, {("model_type", "params")}),
+        ({"reasoning": "ok", "model": "gpt-4o-mini"}, set()),
+    ],
+)
 def test_line_values(check_decision, values, expected):
     params = values.pop("params", {})
     assert check_decision("idle", params, **values) == expected
@@ -55,21 +61,24 @@ def test_unknown_tools_are_errors_with_a_hint(arena_violations):
 # --- move_to -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("params, expected", [
-    ({}, {("move_target_required", "params.target")}),
-    ({"speed": 1.0}, {("move_target_required", "params.target")}),
-    ({"target_x": 1.0, "target_z": 2.0}, {("move_target_incomplete", "params.target_y")}),
-    ({"target_x": 1.0, "target_y": 0.0}, {("move_target_incomplete", "params.target_z")}),
-    ({"target": [1.0, 2.0]}, {("position_xyz", "params.target")}),
-    ({"target": [1.0, 2.0, 3.0, 4.0]}, {("position_xyz", "params.target")}),
-    ({"target": [1.0, "0", 2.0]}, {("float_type", "params.target[1]")}),
-    ({"target": "12,0,6"}, {("list_type", "params.target")}),
-    ({"target_x": "1", "target_y": 0.0, "target_z": 2.0}, {("float_type", "params.target_x")}),
-    ({"target": [1, 0, 2], "speed": 0}, {("greater_than", "params.speed")}),
-    ({"target": [1, 0, 2], "speed": -1.5}, {("greater_than", "params.speed")}),
-    ({"target": [1, 0, 2], "speed": "fast"}, {("float_type", "params.speed")}),
-    ({"target": [1, 0, 2], "speed": 0.5}, set()),
-])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({}, {("move_target_required", "params.target")}),
+        ({"speed": 1.0}, {("move_target_required", "params.target")}),
+        ({"target_x": 1.0, "target_z": 2.0}, {("move_target_incomplete", "params.target_y")}),
+        ({"target_x": 1.0, "target_y": 0.0}, {("move_target_incomplete", "params.target_z")}),
+        ({"target": [1.0, 2.0]}, {("position_xyz", "params.target")}),
+        ({"target": [1.0, 2.0, 3.0, 4.0]}, {("position_xyz", "params.target")}),
+        ({"target": [1.0, "0", 2.0]}, {("float_type", "params.target[1]")}),
+        ({"target": "12,0,6"}, {("list_type", "params.target")}),
+        ({"target_x": "1", "target_y": 0.0, "target_z": 2.0}, {("float_type", "params.target_x")}),
+        ({"target": [1, 0, 2], "speed": 0}, {("greater_than", "params.speed")}),
+        ({"target": [1, 0, 2], "speed": -1.5}, {("greater_than", "params.speed")}),
+        ({"target": [1, 0, 2], "speed": "fast"}, {("float_type", "params.speed")}),
+        ({"target": [1, 0, 2], "speed": 0.5}, set()),
+    ],
+)
 def test_move_to_target_forms(check_decision, params, expected):
     assert check_decision("move_to", params) == expected
 
@@ -82,18 +91,21 @@ def test_target_position_is_accepted_and_checked(check_decision):
 # --- the other tools -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tool, params, expected", [
-    ("collect", {}, {("required_key", "params.target_name")}),
-    ("collect", {"target_name": 3}, {("string_type", "params.target_name")}),
-    ("craft", {"item_name": "plank"}, {("required_key", "params.station_name")}),
-    ("craft", {"station_name": "Workbench1"}, {("required_key", "params.item_name")}),
-    ("query_world", {"radius": "30"}, {("float_type", "params.radius")}),
-    ("query_world", {"radius": 0}, {("greater_than", "params.radius")}),
-    ("query_world", {"filter_type": "enemy"}, {("enum_value", "params.filter_type")}),
-    ("query_world", {"filter_type": "station"}, set()),
-    ("send_message", {"target_agent": "all"}, {("required_key", "params.message")}),
-    ("send_message", {"message": "hi", "target_agent": 2}, {("string_type", "params.target_agent")}),
-])
+@pytest.mark.parametrize(
+    "tool, params, expected",
+    [
+        ("collect", {}, {("required_key", "params.target_name")}),
+        ("collect", {"target_name": 3}, {("string_type", "params.target_name")}),
+        ("craft", {"item_name": "plank"}, {("required_key", "params.station_name")}),
+        ("craft", {"station_name": "Workbench1"}, {("required_key", "params.item_name")}),
+        ("query_world", {"radius": "30"}, {("float_type", "params.radius")}),
+        ("query_world", {"radius": 0}, {("greater_than", "params.radius")}),
+        ("query_world", {"filter_type": "enemy"}, {("enum_value", "params.filter_type")}),
+        ("query_world", {"filter_type": "station"}, set()),
+        ("send_message", {"target_agent": "all"}, {("required_key", "params.message")}),
+        ("send_message", {"message": "hi", "target_agent": 2}, {("string_type", "params.target_agent")}),
+    ],
+)
 def test_tool_parameters(check_decision, tool, params, expected):
     assert check_decision(tool, params) == expected
 

@@ -64,22 +64,42 @@ def step(name, data, tick, agent="agent_001", duration_ms=None, at="2026-03-06T1
 
 
 def record(tick, steps, agent="agent_001", episode=EPISODE, **extra):
-    return {"agent_id": agent, "tick": tick, "episode_id": episode,
-            "start_time": f"2026-03-06T18:30:{tick:02d}.000100Z", "steps": steps, **extra}
+    return {
+        "agent_id": agent,
+        "tick": tick,
+        "episode_id": episode,
+        "start_time": f"2026-03-06T18:30:{tick:02d}.000100Z",
+        "steps": steps,
+        **extra,
+    }
 
 
 def pipeline(tick, tool="move_to", params=None, agent="agent_001", model="gpt-4o-mini", llm_ms=650.0):
     params = params if params is not None else {"target": [1.0, 0.0, 2.0]}
     answer = {"tool": tool, "params": params}
-    return record(tick, [
-        step("observation", {"position": [10.5, 0.0, 5.2], "health": 100, "energy": 80}, tick, agent, 0.4),
-        step("prompt", {"system_prompt": "You are a forager.", "user_prompt": f"Tick {tick}"}, tick, agent, 1.2),
-        step("llm_request", {"model": model, "prompt": f"Tick {tick}", "temperature": 0.7, "max_tokens": 256},
-             tick, agent, llm_ms),
-        step("response", {"raw_text": json.dumps(answer), "tokens_used": 45, "finish_reason": "stop"}, tick, agent,
-             0.3),
-        step("decision", {**answer, "reasoning": "nearest berry"}, tick, agent),
-    ], agent)
+    return record(
+        tick,
+        [
+            step("observation", {"position": [10.5, 0.0, 5.2], "health": 100, "energy": 80}, tick, agent, 0.4),
+            step("prompt", {"system_prompt": "You are a forager.", "user_prompt": f"Tick {tick}"}, tick, agent, 1.2),
+            step(
+                "llm_request",
+                {"model": model, "prompt": f"Tick {tick}", "temperature": 0.7, "max_tokens": 256},
+                tick,
+                agent,
+                llm_ms,
+            ),
+            step(
+                "response",
+                {"raw_text": json.dumps(answer), "tokens_used": 45, "finish_reason": "stop"},
+                tick,
+                agent,
+                0.3,
+            ),
+            step("decision", {**answer, "reasoning": "nearest berry"}, tick, agent),
+        ],
+        agent,
+    )
 
 
 def violations_of(*records):
@@ -150,16 +170,27 @@ def test_trace_files_are_claimed_where_the_runtime_writes_them(tmp_path):
     assert not traces.is_trace(Path("logs/traces/game.events.jsonl"), b"")  # another log kept there
     assert not traces.is_trace(Path("elsewhere/run.jsonl"), b"")
     # the older PromptInspector's per-tick JSON files are not traces
-    capture = json.dumps({"agent_id": "agent_001", "tick": 42, "start_time": "2026-01-30T19:38:00Z",
-                          "entries": [{"stage": "llm_request", "data": {}}]}).encode()
+    capture = json.dumps(
+        {
+            "agent_id": "agent_001",
+            "tick": 42,
+            "start_time": "2026-01-30T19:38:00Z",
+            "entries": [{"stage": "llm_request", "data": {}}],
+        }
+    ).encode()
     assert not FORMAT.claims(Path("logs/inspector/agent_001_tick_000042.json"), capture)
 
 
 def test_the_sdks_debug_trace_shape_reads_with_its_differences_reported(tmp_path):
     # debug_store.DebugTrace.to_dict: trace_id, epoch-float times, elapsed_ms, no stamps
-    sdk = {"agent_id": "agent_1", "tick": 5, "episode_id": EPISODE, "trace_id": "a1b2c3d4",
-           "start_time": 1772821800.5,
-           "steps": [{"name": "observation", "data": {"health": 100}, "timestamp": 1772821800.6, "elapsed_ms": 100.0}]}
+    sdk = {
+        "agent_id": "agent_1",
+        "tick": 5,
+        "episode_id": EPISODE,
+        "trace_id": "a1b2c3d4",
+        "start_time": 1772821800.5,
+        "steps": [{"name": "observation", "data": {"health": 100}, "timestamp": 1772821800.6, "elapsed_ms": 100.0}],
+    }
     report, con = ingest(tmp_path, {f"traces/{EPISODE}.jsonl": [sdk]})
     (file,) = report.files
     found = {(v.severity, v.rule, v.field) for v in file.violations}
@@ -171,7 +202,8 @@ def test_the_sdks_debug_trace_shape_reads_with_its_differences_reported(tmp_path
         ("info", "undocumented_key", "steps[0].elapsed_ms"),
     }
     assert con.execute("SELECT agent_id, tick, defaulted, extra->>'elapsed_ms' FROM arena_trace_steps").fetchall() == [
-        ("agent_1", 5, ["agent_id", "tick"], "100.0")]
+        ("agent_1", 5, ["agent_id", "tick"], "100.0")
+    ]
 
 
 # --- rows, rejects, violations -------------------------------------------------------------
@@ -179,26 +211,29 @@ def test_the_sdks_debug_trace_shape_reads_with_its_differences_reported(tmp_path
 
 def hand_written():
     """Lines of one episode file, and the faults each carries (independently of the reader)."""
-    llm_failed = record(2, [
-        step("observation", {"position": [1.0, 0.0, 1.0]}, 2, duration_ms=0.5),
-        step("llm_request", {"model": "llama3.1:8b", "prompt": "Tick 2"}, 2, duration_ms=30000),
-        step("parse_error", {"error": "timeout"}, 2),
-    ])
+    llm_failed = record(
+        2,
+        [
+            step("observation", {"position": [1.0, 0.0, 1.0]}, 2, duration_ms=0.5),
+            step("llm_request", {"model": "llama3.1:8b", "prompt": "Tick 2"}, 2, duration_ms=30000),
+            step("parse_error", {"error": "timeout"}, 2),
+        ],
+    )
     wrong_types = pipeline(4)
     wrong_types["steps"][1]["duration_ms"] = "12"
     wrong_types["steps"][0]["data"] = "saw two berries"
     lines = [
-        pipeline(0),                                                            # 1
-        pipeline(1, tool="collect", params={"target_name": "Berry1"}),          # 2
-        "",                                                                     # 3 blank
-        llm_failed,                                                             # 4
-        '{"agent_id": "agent_001", "tick": 3, "episode_id": "ep', # 5 cut
-        record(3, None),                                                        # 6 steps null
-        {k: v for k, v in record(5, []).items() if k != "steps"},               # 7 no steps
-        wrong_types,                                                            # 8
-        {**pipeline(6), "tick": "6"},                                           # 9
-        "[1, 2, 3]",                                                            # 10 not an object
-        record(7, []),                                                          # 11 no step logged
+        pipeline(0),  # 1
+        pipeline(1, tool="collect", params={"target_name": "Berry1"}),  # 2
+        "",  # 3 blank
+        llm_failed,  # 4
+        '{"agent_id": "agent_001", "tick": 3, "episode_id": "ep',  # 5 cut
+        record(3, None),  # 6 steps null
+        {k: v for k, v in record(5, []).items() if k != "steps"},  # 7 no steps
+        wrong_types,  # 8
+        {**pipeline(6), "tick": "6"},  # 9
+        "[1, 2, 3]",  # 10 not an object
+        record(7, []),  # 11 no step logged
     ]
     faults = {
         ("line 5", "not_a_json_object", "(record)"),
@@ -224,8 +259,19 @@ def expected_steps(lines, episode):
             ts = datetime.fromisoformat(s["timestamp"]).replace(tzinfo=None)
             duration = s.get("duration_ms")
             duration = float(duration) if isinstance(duration, (int, float)) else None
-            rows.append((seq, line["agent_id"], line.get("episode_id", episode), tick, index, s["name"], ts,
-                         duration, s["data"]))
+            rows.append(
+                (
+                    seq,
+                    line["agent_id"],
+                    line.get("episode_id", episode),
+                    tick,
+                    index,
+                    s["name"],
+                    ts,
+                    duration,
+                    s["data"],
+                )
+            )
     return rows
 
 
@@ -241,10 +287,20 @@ def test_every_line_is_rows_or_a_reject(tmp_path):
     cut = next(v for v in file.violations if v.locator == "line 5")
     assert "line 5" in cut.locator and "kept in `rejects`" in cut.message
     records = con.execute("SELECT seq, tick, steps, valid FROM arena_traces ORDER BY seq").fetchall()
-    assert records == [(1, 0, 5, True), (2, 1, 5, True), (4, 2, 3, True), (6, 3, None, False),
-                       (7, 5, None, False), (8, 4, 5, False), (9, None, 5, False), (11, 7, 0, True)]
-    got = con.execute("SELECT seq, agent_id, episode_id, tick, step, name, ts, duration_ms, data "
-                      "FROM arena_trace_steps ORDER BY seq, step").fetchall()
+    assert records == [
+        (1, 0, 5, True),
+        (2, 1, 5, True),
+        (4, 2, 3, True),
+        (6, 3, None, False),
+        (7, 5, None, False),
+        (8, 4, 5, False),
+        (9, None, 5, False),
+        (11, 7, 0, True),
+    ]
+    got = con.execute(
+        "SELECT seq, agent_id, episode_id, tick, step, name, ts, duration_ms, data "
+        "FROM arena_trace_steps ORDER BY seq, step"
+    ).fetchall()
     assert [(*row[:8], json.loads(row[8])) for row in got] == expected_steps(lines, EPISODE)
 
 
@@ -253,9 +309,13 @@ def test_a_missing_episode_id_is_the_files_name(tmp_path):
     del line["episode_id"]
     _, con = ingest(tmp_path, {"traces/ep_7.jsonl": [line, record(1, [], episode="other")]})
     assert con.execute("SELECT seq, episode_id FROM arena_traces ORDER BY seq").fetchall() == [
-        (1, "ep_7"), (2, "other")]
+        (1, "ep_7"),
+        (2, "other"),
+    ]
     assert set(con.execute("SELECT locator, rule, field FROM violations").fetchall()) == {
-        ("line 1", "required_key", "episode_id"), ("line 2", "episode_mismatch", "episode_id")}
+        ("line 1", "required_key", "episode_id"),
+        ("line 2", "episode_mismatch", "episode_id"),
+    }
 
 
 # --- growth ---------------------------------------------------------------------------------
@@ -264,9 +324,10 @@ def test_a_missing_episode_id_is_the_files_name(tmp_path):
 def table_rows(db: Path) -> dict[str, list]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return {table: con.execute(f"SELECT * EXCLUDE (source_id) FROM {table} ORDER BY ALL").fetchall()
-                for table in ("arena_traces", "arena_trace_steps", "violations", "rejects")} | {
-            "sources": con.execute("SELECT records, rejected, complete_lines FROM sources").fetchall()}
+        return {
+            table: con.execute(f"SELECT * EXCLUDE (source_id) FROM {table} ORDER BY ALL").fetchall()
+            for table in ("arena_traces", "arena_trace_steps", "violations", "rejects")
+        } | {"sources": con.execute("SELECT records, rejected, complete_lines FROM sources").fetchall()}
     finally:
         con.close()
 
@@ -296,14 +357,27 @@ def test_a_growing_trace_file_ingests_only_new_lines_like_a_one_shot(tmp_path):
 
 def joined_episode(tmp_path):
     decisions = [
-        {"agent_id": "agent_001", "tick": 0, "tool": "move_to", "params": {"target": [1.0, 0.0, 2.0]},
-         "model": "gpt-4o-mini"},
-        {"agent_id": "agent_001", "tick": 1, "tool": "collect", "params": {"resource_id": "Berry1"},
-         "model": "gpt-4o-mini"},
+        {
+            "agent_id": "agent_001",
+            "tick": 0,
+            "tool": "move_to",
+            "params": {"target": [1.0, 0.0, 2.0]},
+            "model": "gpt-4o-mini",
+        },
+        {
+            "agent_id": "agent_001",
+            "tick": 1,
+            "tool": "collect",
+            "params": {"resource_id": "Berry1"},
+            "model": "gpt-4o-mini",
+        },
         {"agent_id": "agent_002", "tick": 1, "tool": "idle", "params": {}, "model": "qwen2.5:14b"},  # untraced
     ]
-    trace_lines = [pipeline(0), pipeline(1, tool="collect", params={"resource_id": "Berry1"}),
-                   record(2, [step("observation", {}, 2, duration_ms=0.2)])]  # no decision logged
+    trace_lines = [
+        pipeline(0),
+        pipeline(1, tool="collect", params={"resource_id": "Berry1"}),
+        record(2, [step("observation", {}, 2, duration_ms=0.2)]),
+    ]  # no decision logged
     return ingest(tmp_path, {f"{EPISODE}.decisions.jsonl": decisions, f"traces/{EPISODE}.jsonl": trace_lines})
 
 
@@ -331,25 +405,36 @@ def test_every_decision_is_listed_traced_or_not(tmp_path):
     _, con = joined_episode(tmp_path)
     frame = queries.decision_drilldown(con)
     assert [(r["agent_id"], r["tick"], r["traced"], r["valid"]) for r in frame.iter_rows(named=True)] == [
-        ("agent_001", 0, True, True), ("agent_001", 1, True, False), ("agent_002", 1, False, True)]
+        ("agent_001", 0, True, True),
+        ("agent_001", 1, True, False),
+        ("agent_002", 1, False, True),
+    ]
     assert queries.decision_drilldown(con, agent_id="nobody").is_empty()
 
 
 def test_traced_ticks_say_where_to_jump(tmp_path):
     _, con = joined_episode(tmp_path)
     ticks = queries.traced_ticks(con)
-    assert [(r["agent_id"], r["tick"], r["steps"], r["has_decision_step"], r["decision_line"], r["decision_valid"])
-            for r in ticks.iter_rows(named=True)] == [
-        ("agent_001", 0, 5, True, 1, True), ("agent_001", 1, 5, True, 2, False), ("agent_001", 2, 1, False, None, None)]
+    assert [
+        (r["agent_id"], r["tick"], r["steps"], r["has_decision_step"], r["decision_line"], r["decision_valid"])
+        for r in ticks.iter_rows(named=True)
+    ] == [
+        ("agent_001", 0, 5, True, 1, True),
+        ("agent_001", 1, 5, True, 2, False),
+        ("agent_001", 2, 1, False, None, None),
+    ]
     assert ticks["names"][0].to_list() == ["observation", "prompt", "llm_request", "response", "decision"]
 
 
 def test_a_tick_traced_twice_shows_the_last_record(tmp_path):
     # the runtime opens the episode file for appending: a rerun adds a second record
-    _, con = ingest(tmp_path, {
-        f"{EPISODE}.decisions.jsonl": [{"agent_id": "agent_001", "tick": 0, "tool": "idle", "params": {}}],
-        f"traces/{EPISODE}.jsonl": [pipeline(0, llm_ms=100.0), pipeline(0, llm_ms=200.0)],
-    })
+    _, con = ingest(
+        tmp_path,
+        {
+            f"{EPISODE}.decisions.jsonl": [{"agent_id": "agent_001", "tick": 0, "tool": "idle", "params": {}}],
+            f"traces/{EPISODE}.jsonl": [pipeline(0, llm_ms=100.0), pipeline(0, llm_ms=200.0)],
+        },
+    )
     frame = queries.decision_drilldown(con)
     assert frame.height == 1 and frame["trace_locator"].to_list() == ["line 2"]
 
@@ -375,15 +460,23 @@ def test_step_times_match_an_independent_percentile(tmp_path):
         cuts = statistics.quantiles(values, n=100, method="inclusive")
         assert llm[model]["p50_ms"] == pytest.approx(cuts[49])
         assert llm[model]["p95_ms"] == pytest.approx(cuts[94])
-        assert (llm[model]["steps"], llm[model]["timed"], llm[model]["model_from"]) == (len(values), len(values),
-                                                                                        "decisions")
+        assert (llm[model]["steps"], llm[model]["timed"], llm[model]["model_from"]) == (
+            len(values),
+            len(values),
+            "decisions",
+        )
     exclusive = statistics.quantiles(durations["gpt-4o-mini"], n=100, method="exclusive")[94]
     assert llm["gpt-4o-mini"]["p95_ms"] != pytest.approx(exclusive)
     assert llm["claude-3-5-haiku-20241022"]["model_from"] == "trace"
     decision = times.filter(times["name"] == "decision")
     assert decision["timed"].to_list() == [0, 0, 0] and decision["p50_ms"].null_count() == 3
-    assert times["name"].unique(maintain_order=True).to_list() == ["observation", "prompt", "llm_request",
-                                                                   "response", "decision"]
+    assert times["name"].unique(maintain_order=True).to_list() == [
+        "observation",
+        "prompt",
+        "llm_request",
+        "response",
+        "decision",
+    ]
 
 
 def test_step_times_fall_back_to_the_agent(tmp_path):

@@ -12,9 +12,13 @@ from workbench.damage.quality import attack_effects, event_study
 
 
 def ingested(tmp_path, after: float, before: float, games: int = 16):
-    paths = [write_lines(tmp_path / f"game_2026030{g % 10}T10000{g % 10}Z_{g:06x}.events.jsonl",
-                         planted.game_lines(f"game_planted_{g}", seed=g, after=after, before=before))
-             for g in range(games)]
+    paths = [
+        write_lines(
+            tmp_path / f"game_2026030{g % 10}T10000{g % 10}Z_{g:06x}.events.jsonl",
+            planted.game_lines(f"game_planted_{g}", seed=g, after=after, before=before),
+        )
+        for g in range(games)
+    ]
     db = tmp_path / "w.duckdb"
     assert not workbench.ingest(paths, db=db).failed
     return workbench.connect(db, read_only=True)

@@ -37,8 +37,19 @@ FIVE = ("fear", "anger", "shame", "confidence", "tilt")  # seed 003, section 3.1
 # carry; the workbench measures them on their nearest carried emotion.
 MEASURED_ON = {"overconfidence": "confidence", "paranoia": "fear"}
 # Student t, 97.5% quantiles, from a printed table (df: value).
-T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 10: 2.228, 20: 2.086, 30: 2.042,
-           60: 2.000, 120: 1.980}
+T_TABLE = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    10: 2.228,
+    20: 2.086,
+    30: 2.042,
+    60: 2.000,
+    120: 1.980,
+}
 GAME = "game_20260206T093854Z"  # the game id `event()` writes
 
 
@@ -68,16 +79,33 @@ def attacks_in(lines: list[dict]) -> list[dict]:
     for seq, line in enumerate(lines, 1):
         payload = line["payload"]
         if line["type"] == "affect_resolved" and payload.get("mode") == "attack_team":
-            found.append({"seq": seq, "kind": "affect", "attacker": payload["lead_player_id"],
-                          "target": payload["target_player_id"], "emotion": payload["emotion"],
-                          "assistants": payload.get("assistants") or [],
-                          "intended": payload.get("raw_delta"), "applied": payload.get("applied_delta")})
+            found.append(
+                {
+                    "seq": seq,
+                    "kind": "affect",
+                    "attacker": payload["lead_player_id"],
+                    "target": payload["target_player_id"],
+                    "emotion": payload["emotion"],
+                    "assistants": payload.get("assistants") or [],
+                    "intended": payload.get("raw_delta"),
+                    "applied": payload.get("applied_delta"),
+                }
+            )
         elif line["type"] == "action_resolved" and isinstance(payload.get("attack_plan"), dict):
             plan = payload["attack_plan"]
             intent = plan["emotional_intent"]
-            found.append({"seq": seq, "kind": "raise", "attacker": payload["player_id"],
-                          "target": plan["target_player_id"], "emotion": MEASURED_ON.get(intent, intent),
-                          "assistants": [], "intended": None, "applied": None})
+            found.append(
+                {
+                    "seq": seq,
+                    "kind": "raise",
+                    "attacker": payload["player_id"],
+                    "target": plan["target_player_id"],
+                    "emotion": MEASURED_ON.get(intent, intent),
+                    "assistants": [],
+                    "intended": None,
+                    "applied": None,
+                }
+            )
     return found
 
 
@@ -109,8 +137,11 @@ def windows_by_hand(lines: list[dict], k: int) -> list[dict]:
         change = None
         if before and before[-1] + k < len(series):
             change = series[before[-1] + k][1][emotion] - series[before[-1]][1][emotion]
-        baseline = [series[j + k][1][emotion] - series[j][1][emotion] for j in range(len(series) - k)
-                    if not any(series[j][0] < s <= series[j + k][0] for s in hit_lines[attack["target"]])]
+        baseline = [
+            series[j + k][1][emotion] - series[j][1][emotion]
+            for j in range(len(series) - k)
+            if not any(series[j][0] < s <= series[j + k][0] for s in hit_lines[attack["target"]])
+        ]
         out.append({**attack, "change": change, "baseline": baseline})
     return out
 
@@ -132,41 +163,84 @@ def feel(**emotions) -> dict:
 
 
 def team_attack(turn, lead, assistants, target, emotion, raw, applied, after) -> dict:
-    return event("affect_resolved", {"turn": turn, "mode": "attack_team", "lead_player_id": lead,
-                                     "assistants": assistants, "target_player_id": target, "emotion": emotion,
-                                     "raw_delta": raw, "applied_delta": applied, "target_emotions": after})
+    return event(
+        "affect_resolved",
+        {
+            "turn": turn,
+            "mode": "attack_team",
+            "lead_player_id": lead,
+            "assistants": assistants,
+            "target_player_id": target,
+            "emotion": emotion,
+            "raw_delta": raw,
+            "applied_delta": applied,
+            "target_emotions": after,
+        },
+    )
 
 
 def acted(turn, state, kind="call", plan=None) -> dict:
-    return event("action_resolved", {"turn": turn, "player_id": state["player_id"], "kind": kind, "pot": 10,
-                                     "current_high_bet": 2, "player_state": state, "attack_plan": plan})
+    return event(
+        "action_resolved",
+        {
+            "turn": turn,
+            "player_id": state["player_id"],
+            "kind": kind,
+            "pot": 10,
+            "current_high_bet": 2,
+            "player_state": state,
+            "attack_plan": plan,
+        },
+    )
 
 
 def plan(target, intent) -> dict:
-    return {"kinetic_intent": "tempo_swing", "emotional_intent": intent, "manipulation_plan": "bait",
-            "delivery_channel": "public", "target_player_id": target, "expected_behavior_shift": "folds",
-            "confidence": 0.6}
+    return {
+        "kinetic_intent": "tempo_swing",
+        "emotional_intent": intent,
+        "manipulation_plan": "bait",
+        "delivery_channel": "public",
+        "target_player_id": target,
+        "expected_behavior_shift": "folds",
+        "confidence": 0.6,
+    }
 
 
 HAND_LOG = [
-    event("game_started"),                                                                        # 1
-    event("hand_started", {"turn": 1, "pot": 6, "ante": 2, "players": [
-        player("P1", tilt=0.1), player("P2"), player("P3")]}),                                    # 2
-    team_attack(1, "P1", ["P3"], "P2", "fear", 0.3, 0.2, feel(fear=0.2)),                         # 3
-    team_attack(1, "P3", [], "P1", "tilt", -0.1, -0.05, feel(tilt=0.05)),                         # 4
-    acted(1, player("P1", tilt=0.05), "raise", plan("P2", "tilt")),                               # 5
-    acted(1, player("P2", fear=0.2, tilt=0.1)),                                                   # 6
-    acted(1, player("P3", fear=0.1)),                                                             # 7
-    event("hand_ended", {"turn": 1, "players": [
-        player("P1"), player("P2", fear=0.15, tilt=0.1), player("P3", fear=0.1)]}),              # 8
-    event("hand_started", {"turn": 2, "pot": 6, "ante": 2, "players": [
-        player("P1"), player("P2", fear=0.1, tilt=0.1), player("P3", fear=0.1)]}),               # 9
-    acted(2, player("P1")),                                                                       # 10
-    acted(2, player("P2", fear=0.1, tilt=0.1), "raise", plan("P3", "paranoia")),                  # 11
-    event("player_eliminated", {"turn": 2, "player_id": "P3", "remaining_lives": 0}),             # 12
+    event("game_started"),  # 1
+    event(
+        "hand_started",
+        {"turn": 1, "pot": 6, "ante": 2, "players": [player("P1", tilt=0.1), player("P2"), player("P3")]},
+    ),  # 2
+    team_attack(1, "P1", ["P3"], "P2", "fear", 0.3, 0.2, feel(fear=0.2)),  # 3
+    team_attack(1, "P3", [], "P1", "tilt", -0.1, -0.05, feel(tilt=0.05)),  # 4
+    acted(1, player("P1", tilt=0.05), "raise", plan("P2", "tilt")),  # 5
+    acted(1, player("P2", fear=0.2, tilt=0.1)),  # 6
+    acted(1, player("P3", fear=0.1)),  # 7
+    event(
+        "hand_ended", {"turn": 1, "players": [player("P1"), player("P2", fear=0.15, tilt=0.1), player("P3", fear=0.1)]}
+    ),  # 8
+    event(
+        "hand_started",
+        {
+            "turn": 2,
+            "pot": 6,
+            "ante": 2,
+            "players": [player("P1"), player("P2", fear=0.1, tilt=0.1), player("P3", fear=0.1)],
+        },
+    ),  # 9
+    acted(2, player("P1")),  # 10
+    acted(2, player("P2", fear=0.1, tilt=0.1), "raise", plan("P3", "paranoia")),  # 11
+    event("player_eliminated", {"turn": 2, "player_id": "P3", "remaining_lives": 0}),  # 12
     event("hand_ended", {"turn": 2, "players": [player("P1"), player("P2", fear=0.05, tilt=0.1)]}),  # 13
-    event("game_ended", {"final_state": [player("P1"), player("P2", fear=0.05, tilt=0.1)],
-                         "token_stats": {}, "token_stats_by_model": {}}),                         # 14
+    event(
+        "game_ended",
+        {
+            "final_state": [player("P1"), player("P2", fear=0.05, tilt=0.1)],
+            "token_stats": {},
+            "token_stats_by_model": {},
+        },
+    ),  # 14
 ]
 
 
@@ -196,8 +270,9 @@ def test_the_hand_written_matrix(hand):
     helper = matrix["P3", "P2"]  # P3 only assisted: a row of its own, no attack
     assert (helper["attacks"], helper["assists"], helper["assisted"]) == (0, 1, 0)
     # and the same as the plain-Python count of the lines
-    assert {pair: (r["attacks"], r["team_attacks"], r["raises"], r["assisted"], r["assists"])
-            for pair, r in matrix.items()} == counts_by_pair(HAND_LOG)
+    assert {
+        pair: (r["attacks"], r["team_attacks"], r["raises"], r["assisted"], r["assists"]) for pair, r in matrix.items()
+    } == counts_by_pair(HAND_LOG)
 
 
 def test_the_hand_written_event_study_per_attack(hand):
@@ -218,7 +293,8 @@ def test_the_hand_written_event_study_per_attack(hand):
     assert second["change"] == pytest.approx(-0.05) and second["baseline_n"] == 5
     assert second["baseline_mean"] == pytest.approx(-0.02) and second["difference"] == pytest.approx(-0.03)
     assert second["ci_high"] - second["difference"] == pytest.approx(
-        2.776 * statistics.stdev([-0.05, -0.05, 0, 0, 0]) * math.sqrt(1.2), abs=1e-4)
+        2.776 * statistics.stdev([-0.05, -0.05, 0, 0, 0]) * math.sqrt(1.2), abs=1e-4
+    )
     # Line 5 (the raise at P2's tilt): 0 at line 3 -> 0.1 at line 8; P2's tilt never
     # drifts in a clean window, so the interval has no width.
     third = rows[5]
@@ -294,12 +370,19 @@ def test_unknown_game_and_game_without_attacks_are_clear_errors(ingest_lines, ha
         queries.event_study(hand, "game_nope")
     with pytest.raises(WorkbenchError, match="k must be a whole number"):
         queries.event_windows(hand, GAME, k=0)
-    calm = [line for line in HAND_LOG if line["type"] != "affect_resolved" and not (
-        line["type"] == "action_resolved" and line["payload"]["attack_plan"])]
+    calm = [
+        line
+        for line in HAND_LOG
+        if line["type"] != "affect_resolved"
+        and not (line["type"] == "action_resolved" and line["payload"]["attack_plan"])
+    ]
     _, con = ingest_lines("calm.events.jsonl", [{**line, "game_id": "game_calm"} for line in calm])
     for call in (workbench.damage.attack_matrix, queries.event_study, attack_heatmap, event_study_chart):
-        with pytest.raises(WorkbenchError, match="game 'game_calm' has no attack: no affect_resolved with mode "
-                                                 "attack_team and no raise with an attack plan"):
+        with pytest.raises(
+            WorkbenchError,
+            match="game 'game_calm' has no attack: no affect_resolved with mode "
+            "attack_team and no raise with an attack plan",
+        ):
             call(con, "game_calm")
 
 
@@ -331,7 +414,8 @@ def test_charts_export_and_draw_the_hand_written_numbers(hand, tmp_path):
         save(heat, tmp_path / f"heat{suffix}")
     assert_rendered(tmp_path / "heat.svg")
     assert heatmap_cells(spec_of(tmp_path / "heat.html")) == {
-        pair: counts[0] for pair, counts in counts_by_pair(HAND_LOG).items()}
+        pair: counts[0] for pair, counts in counts_by_pair(HAND_LOG).items()
+    }
     # colour by mean actual change: the first rect's colour field
     assert views(heat.to_dict())[0].fields["color"] == "actual_mean"
     assert views(attack_heatmap(hand, GAME, color="attacks").to_dict())[0].fields["color"] == "attacks"
@@ -345,8 +429,11 @@ def test_charts_export_and_draw_the_hand_written_numbers(hand, tmp_path):
     assert (bars.fields["x"], bars.fields["x2"], points.fields["x"]) == ("ci_low", "ci_high", "difference")
     # groups with a measured attack: affect on fear and tilt, the raise on tilt (by hand)
     drawn = {(r["kind"], r["emotion"]): r["difference"] for r in points.rows}
-    assert drawn == {("affect", "fear"): pytest.approx(0.2625), ("affect", "tilt"): pytest.approx(-0.03),
-                     ("raise", "tilt"): pytest.approx(0.1)}
+    assert drawn == {
+        ("affect", "fear"): pytest.approx(0.2625),
+        ("affect", "tilt"): pytest.approx(-0.03),
+        ("raise", "tilt"): pytest.approx(0.1),
+    }
 
 
 # --- the real corpus ---------------------------------------------------------------------------
@@ -355,8 +442,10 @@ def test_charts_export_and_draw_the_hand_written_numbers(hand, tmp_path):
 def corpus_games() -> list[Path]:
     files = sorted(p for p in CORPUS.rglob("game_*.events.jsonl")) if CORPUS.is_dir() else []
     if not files:
-        pytest.skip(f"the real Damage corpus is not at {CORPUS.resolve()} (../shared/corpus/damage from the "
-                    "project root); these tests read the real simulator's game logs there")
+        pytest.skip(
+            f"the real Damage corpus is not at {CORPUS.resolve()} (../shared/corpus/damage from the "
+            "project root); these tests read the real simulator's game logs there"
+        )
     return files
 
 
@@ -377,14 +466,19 @@ def test_real_attack_matrix_counts_the_lines(real):
     for game, lines in games.items():
         matrix = workbench.damage.attack_matrix(con, game)
         expected = counts_by_pair(lines)
-        assert {(r["attacker"], r["target"]): (r["attacks"], r["team_attacks"], r["raises"], r["assisted"],
-                                               r["assists"]) for r in matrix.iter_rows(named=True)} == expected
+        assert {
+            (r["attacker"], r["target"]): (r["attacks"], r["team_attacks"], r["raises"], r["assisted"], r["assists"])
+            for r in matrix.iter_rows(named=True)
+        } == expected
         applied = defaultdict(float)
         for attack in attacks_in(lines):
             if attack["applied"] is not None:
                 applied[attack["attacker"], attack["target"]] += attack["applied"]
-        drawn = {(r["attacker"], r["target"]): r["applied_total"] for r in matrix.iter_rows(named=True)
-                 if r["applied_total"] is not None}
+        drawn = {
+            (r["attacker"], r["target"]): r["applied_total"]
+            for r in matrix.iter_rows(named=True)
+            if r["applied_total"] is not None
+        }
         assert drawn.keys() == applied.keys()
         assert all(drawn[pair] == pytest.approx(applied[pair]) for pair in applied)
 
@@ -413,4 +507,5 @@ def test_real_heatmap_has_the_matrix_cells(real, tmp_path):
     game = queries.largest_game(con)
     save(attack_heatmap(con), tmp_path / "heat.html")
     assert heatmap_cells(spec_of(tmp_path / "heat.html")) == {
-        pair: counts[0] for pair, counts in counts_by_pair(games[game]).items()}
+        pair: counts[0] for pair, counts in counts_by_pair(games[game]).items()
+    }

@@ -42,28 +42,31 @@ def test_every_real_showdown_is_ranked_and_won_as_the_simulator_ranked_and_won_i
     assert checked > 0
 
 
-@pytest.mark.parametrize("hand, name", [
-    (["2C", "5D", "9H", "JS", "KC"], "high_card"),
-    (["2C", "2D", "9H", "JS", "KC"], "pair"),
-    (["2C", "2D", "9H", "9S", "KC"], "two_pair"),
-    (["2C", "2D", "2H", "9S", "KC"], "three_kind"),
-    (["5C", "6D", "7H", "8S", "9C"], "straight"),
-    (["AC", "2D", "3H", "4S", "5C"], "straight"),  # the wheel: the ace plays low
-    (["TC", "JD", "QH", "KS", "AC"], "straight"),
-    (["2H", "5H", "9H", "JH", "KH"], "flush"),
-    (["2C", "2D", "2H", "9S", "9C"], "full_house"),
-    (["2C", "2D", "2H", "2S", "KC"], "four_kind"),
-    (["5D", "6D", "7D", "8D", "9D"], "straight_flush"),
-    (["AS", "2S", "3S", "4S", "5S"], "straight_flush"),  # the wheel in one suit
-    (["TH", "JH", "QH", "KH", "AH"], "straight_flush"),
-    # seven cards: the best five
-    (["2C", "7D", "9H", "JS", "KC", "4D", "3S"], "high_card"),
-    (["KD", "KC", "9H", "9S", "4C", "4D", "2H"], "two_pair"),
-    (["AC", "KD", "2H", "3S", "4C", "5D", "9H"], "straight"),
-    (["2H", "5H", "9H", "JH", "KH", "KD", "KC"], "flush"),
-    (["9C", "9D", "9H", "KS", "KC", "KD", "2H"], "full_house"),
-    (["AD", "2D", "3D", "4D", "5D", "6C", "KC"], "straight_flush"),
-])
+@pytest.mark.parametrize(
+    "hand, name",
+    [
+        (["2C", "5D", "9H", "JS", "KC"], "high_card"),
+        (["2C", "2D", "9H", "JS", "KC"], "pair"),
+        (["2C", "2D", "9H", "9S", "KC"], "two_pair"),
+        (["2C", "2D", "2H", "9S", "KC"], "three_kind"),
+        (["5C", "6D", "7H", "8S", "9C"], "straight"),
+        (["AC", "2D", "3H", "4S", "5C"], "straight"),  # the wheel: the ace plays low
+        (["TC", "JD", "QH", "KS", "AC"], "straight"),
+        (["2H", "5H", "9H", "JH", "KH"], "flush"),
+        (["2C", "2D", "2H", "9S", "9C"], "full_house"),
+        (["2C", "2D", "2H", "2S", "KC"], "four_kind"),
+        (["5D", "6D", "7D", "8D", "9D"], "straight_flush"),
+        (["AS", "2S", "3S", "4S", "5S"], "straight_flush"),  # the wheel in one suit
+        (["TH", "JH", "QH", "KH", "AH"], "straight_flush"),
+        # seven cards: the best five
+        (["2C", "7D", "9H", "JS", "KC", "4D", "3S"], "high_card"),
+        (["KD", "KC", "9H", "9S", "4C", "4D", "2H"], "two_pair"),
+        (["AC", "KD", "2H", "3S", "4C", "5D", "9H"], "straight"),
+        (["2H", "5H", "9H", "JH", "KH", "KD", "KC"], "flush"),
+        (["9C", "9D", "9H", "KS", "KC", "KD", "2H"], "full_house"),
+        (["AD", "2D", "3D", "4D", "5D", "6C", "KC"], "straight_flush"),
+    ],
+)
 def test_each_category_is_named_as_the_simulator_names_it(hand, name):
     assert category(hand) == name
 
@@ -72,8 +75,11 @@ def test_the_wheel_is_the_lowest_straight_and_the_lowest_straight_flush():
     wheel, six_high = ["AC", "2D", "3H", "4S", "5C"], ["2D", "3H", "4S", "5C", "6D"]
     assert strength(wheel) < strength(six_high) < strength(["TC", "JD", "QH", "KS", "AC"])
     assert strength(["2C", "2D", "2H", "KS", "KC"]) > strength(wheel) > strength(["AC", "AD", "AH", "KS", "QC"])
-    assert (strength(["KH", "KD", "KC", "KS", "AH"]) < strength(["AS", "2S", "3S", "4S", "5S"])
-            < strength(["2S", "3S", "4S", "5S", "6S"]))
+    assert (
+        strength(["KH", "KD", "KC", "KS", "AH"])
+        < strength(["AS", "2S", "3S", "4S", "5S"])
+        < strength(["2S", "3S", "4S", "5S", "6S"])
+    )
     # hold'em: A-2-3-4-5 and 6 makes the six-high straight, not the wheel
     assert strength(["AC", "6D", "2H", "3S", "4C", "5D", "9H"]) == strength(["2H", "3S", "4C", "5D", "6D"])
 
@@ -91,17 +97,20 @@ def counted_share(hand, board):
     return sum(shares) / len(shares)
 
 
-@pytest.mark.parametrize("hand, board, expected", [
-    # the royal flush is in the hand: nothing beats or ties it
-    (["AS", "KS"], ["QS", "JS", "TS", "2D", "3C"], 1.0),
-    # the royal flush is the board: every hand plays it, every deal a tie
-    (["2D", "3C"], ["AS", "KS", "QS", "JS", "TS"], 0.5),
-    # the board's 9-high straight flush ties all but the 44 holdings with TH, which win
-    (["2C", "3D"], ["5H", "6H", "7H", "8H", "9H"], 0.5 * (990 - 44) / 990),
-    # four kings and the ace kicker: the 129 holdings with one of the three aces left tie
-    # (990 - C(42, 2) = 129), the 861 others lose
-    (["AH", "3C"], ["KH", "KD", "KC", "KS", "2D"], (861 + 0.5 * 129) / 990),
-])
+@pytest.mark.parametrize(
+    "hand, board, expected",
+    [
+        # the royal flush is in the hand: nothing beats or ties it
+        (["AS", "KS"], ["QS", "JS", "TS", "2D", "3C"], 1.0),
+        # the royal flush is the board: every hand plays it, every deal a tie
+        (["2D", "3C"], ["AS", "KS", "QS", "JS", "TS"], 0.5),
+        # the board's 9-high straight flush ties all but the 44 holdings with TH, which win
+        (["2C", "3D"], ["5H", "6H", "7H", "8H", "9H"], 0.5 * (990 - 44) / 990),
+        # four kings and the ace kicker: the 129 holdings with one of the three aces left tie
+        # (990 - C(42, 2) = 129), the 861 others lose
+        (["AH", "3C"], ["KH", "KD", "KC", "KS", "2D"], (861 + 0.5 * 129) / 990),
+    ],
+)
 def test_river_heads_up_is_exact_and_equals_cases_reasoned_out(hand, board, expected):
     assert counted_share(hand, board) == pytest.approx(expected, abs=1e-12)
     p, se = win_probability(hand, board, 1, "holdem")
@@ -109,11 +118,14 @@ def test_river_heads_up_is_exact_and_equals_cases_reasoned_out(hand, board, expe
     assert p == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("hand, board", [
-    (["QH", "JH"], ["TH", "9C", "2H", "KD", "3S"]),  # a made straight
-    (["7C", "7D"], ["AS", "KD", "8H", "3C", "2S"]),  # a small pair under two overs
-    (["AC", "5D"], ["AH", "5S", "5C", "KD", "KH"]),  # a full house
-])
+@pytest.mark.parametrize(
+    "hand, board",
+    [
+        (["QH", "JH"], ["TH", "9C", "2H", "KD", "3S"]),  # a made straight
+        (["7C", "7D"], ["AS", "KD", "8H", "3C", "2S"]),  # a small pair under two overs
+        (["AC", "5D"], ["AH", "5S", "5C", "KD", "KH"]),  # a full house
+    ],
+)
 def test_river_heads_up_equals_an_independent_count(hand, board):
     p, se = win_probability(hand, board, 1, "holdem")
     assert se == 0.0
@@ -123,11 +135,14 @@ def test_river_heads_up_equals_an_independent_count(hand, board):
 # Heads-up preflop equity against one random hand, ties counted 1/2, from the published
 # exact tables: AA 0.8520 and 72o 0.346 (http://jazbo.com/poker/huholdem.html, the
 # PokerStove values); AA against three random hands about 64%.
-@pytest.mark.parametrize("hand, opponents, published", [
-    (["AS", "AH"], 1, 0.852),
-    (["7C", "2D"], 1, 0.346),
-    (["AS", "AH"], 3, 0.64),
-])
+@pytest.mark.parametrize(
+    "hand, opponents, published",
+    [
+        (["AS", "AH"], 1, 0.852),
+        (["7C", "2D"], 1, 0.346),
+        (["AS", "AH"], 3, 0.64),
+    ],
+)
 def test_preflop_equity_matches_published_values(hand, opponents, published):
     seed = cards.situation_seed(hand, [], opponents, "holdem")
     p, se = win_probability(hand, [], opponents, "holdem", samples=20_000, seed=seed)
@@ -138,8 +153,9 @@ def test_preflop_equity_matches_published_values(hand, opponents, published):
 def test_monte_carlo_just_past_the_exact_bound_agrees_with_a_full_count():
     # heads-up on the turn: 46 rivers x 990 holdings, past the exact bound, so sampled
     hand, board = ["AH", "QH"], ["KH", "7H", "2C", "9D"]
-    exact = sum(counted_share(hand, [*board, river]) * 45 for river in cards.DECK
-                if river not in {*hand, *board}) / (46 * 45)
+    exact = sum(counted_share(hand, [*board, river]) * 45 for river in cards.DECK if river not in {*hand, *board}) / (
+        46 * 45
+    )
     p, se = win_probability(hand, board, 1, "holdem", samples=2_000, seed=11)
     assert se > 0
     assert abs(p - exact) < 4 * se, (p, se, exact)
@@ -165,28 +181,35 @@ def test_a_card_that_is_not_one_is_refused_by_name(bad):
 
 def test_cards_in_any_case_are_the_same_cards():
     assert strength(["as", "kS", "qs", "js", "ts"]) == strength(["AS", "KS", "QS", "JS", "TS"])
-    assert win_probability(["ah", "qh"], ["kh", "7h", "2c", "9d", "3s"], 1, "holdem") == \
-        win_probability(["AH", "QH"], ["KH", "7H", "2C", "9D", "3S"], 1, "holdem")
+    assert win_probability(["ah", "qh"], ["kh", "7h", "2c", "9d", "3s"], 1, "holdem") == win_probability(
+        ["AH", "QH"], ["KH", "7H", "2C", "9D", "3S"], 1, "holdem"
+    )
 
 
-@pytest.mark.parametrize("hand, board", [
-    (["AS", "AS"], []),
-    (["AS", "KD"], ["KD", "2C", "3C"]),
-    (["AS", "KD"], ["2C", "3C", "2c"]),  # the same card written in another case
-])
+@pytest.mark.parametrize(
+    "hand, board",
+    [
+        (["AS", "AS"], []),
+        (["AS", "KD"], ["KD", "2C", "3C"]),
+        (["AS", "KD"], ["2C", "3C", "2c"]),  # the same card written in another case
+    ],
+)
 def test_a_card_dealt_twice_is_refused_by_name(hand, board):
     with pytest.raises(CardError, match="dealt twice"):
         win_probability(hand, board, 1, "holdem")
 
 
-@pytest.mark.parametrize("style, hand, board, most", [
-    # 50 cards left: 5 for the board and 2 each for 22 opponents (49); 23 would need 51
-    ("holdem", ["AS", "KD"], [], 22),
-    # 45 left on the river: 2 each for 22 opponents (44); 23 would need 46
-    ("holdem", ["AS", "KD"], ["2C", "3C", "4C", "5C", "6C"], 22),
-    # draw5: 47 left, 5 each for 9 opponents (45); 10 would need 50
-    ("draw5", ["AS", "KD", "2C", "3C", "4C"], [], 9),
-])
+@pytest.mark.parametrize(
+    "style, hand, board, most",
+    [
+        # 50 cards left: 5 for the board and 2 each for 22 opponents (49); 23 would need 51
+        ("holdem", ["AS", "KD"], [], 22),
+        # 45 left on the river: 2 each for 22 opponents (44); 23 would need 46
+        ("holdem", ["AS", "KD"], ["2C", "3C", "4C", "5C", "6C"], 22),
+        # draw5: 47 left, 5 each for 9 opponents (45); 10 would need 50
+        ("draw5", ["AS", "KD", "2C", "3C", "4C"], [], 9),
+    ],
+)
 def test_the_most_opponents_the_deck_can_deal_and_one_more(style, hand, board, most):
     p, se = win_probability(hand, board, most, style, samples=20)
     assert 0.0 <= p <= 1.0 and se >= 0.0

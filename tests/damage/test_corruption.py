@@ -18,7 +18,7 @@ def truncate(line: bytes, data) -> bytes:
 
 def flip_byte(line: bytes, data) -> bytes:
     i = data.draw(st.integers(0, len(line) - 1))
-    return line[:i] + bytes([line[i] ^ data.draw(st.integers(1, 255))]) + line[i + 1:]
+    return line[:i] + bytes([line[i] ^ data.draw(st.integers(1, 255))]) + line[i + 1 :]
 
 
 def invalid_utf8(line: bytes, data) -> bytes:
@@ -29,7 +29,7 @@ def invalid_utf8(line: bytes, data) -> bytes:
 def delete_brace(line: bytes, data) -> bytes:
     braces = [i for i, c in enumerate(line) if c in b"{}[]"]
     i = data.draw(st.sampled_from(braces))
-    return line[:i] + line[i + 1:]
+    return line[:i] + line[i + 1 :]
 
 
 def huge_number(line: bytes, data) -> bytes:

@@ -29,8 +29,9 @@ def test_a_situation_gets_the_same_estimate_alone_or_among_others():
         hands.append(dealt[:2])
         boards.append(dealt[2:])
     together = deals.win_probabilities(hands, boards, [2] * 40, "holdem", 200, list(range(40)))
-    alone = [deals.win_probabilities([h], [b], [2], "holdem", 200, [seed]) for seed, (h, b) in
-             enumerate(zip(hands, boards))]
+    alone = [
+        deals.win_probabilities([h], [b], [2], "holdem", 200, [seed]) for seed, (h, b) in enumerate(zip(hands, boards))
+    ]
     assert together[0].tolist() == [p[0] for p, _ in alone]
     assert together[1].tolist() == [se[0] for _, se in alone]
 

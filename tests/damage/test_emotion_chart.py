@@ -17,16 +17,27 @@ def player(player_id: str, fear: float) -> dict:
 
 # line: what it says (the line number is the event's `seq`)
 GAME = [
-    event("game_started"),                                                                       # 1
-    event("hand_started", {"turn": 1, "pot": 4, "ante": 2,
-                           "players": [player("P1", 0.1), player("P2", 0.2)]}),                  # 2
-    event("action_resolved", {"turn": 1, "player_id": "P2", "kind": "fold", "pot": 4, "current_high_bet": 0,
-                              "player_state": player("P2", 0.35), "attack_plan": None}),         # 3
-    event("player_eliminated", {"turn": 1, "player_id": "P2", "remaining_lives": 0}),            # 4
-    event("hand_ended", {"turn": 1, "players": [player("P1", 0.15), player("P2", 0.9)]}),        # 5
-    event("hand_started", {"turn": 2, "pot": 4, "ante": 2, "players": [player("P1", 0.5)]}),     # 6
-    event("game_ended", {"final_state": [player("P1", 0.6), player("P2", 0.9)], "token_stats": {},
-                         "token_stats_by_model": {}}),                                           # 7
+    event("game_started"),  # 1
+    event("hand_started", {"turn": 1, "pot": 4, "ante": 2, "players": [player("P1", 0.1), player("P2", 0.2)]}),  # 2
+    event(
+        "action_resolved",
+        {
+            "turn": 1,
+            "player_id": "P2",
+            "kind": "fold",
+            "pot": 4,
+            "current_high_bet": 0,
+            "player_state": player("P2", 0.35),
+            "attack_plan": None,
+        },
+    ),  # 3
+    event("player_eliminated", {"turn": 1, "player_id": "P2", "remaining_lives": 0}),  # 4
+    event("hand_ended", {"turn": 1, "players": [player("P1", 0.15), player("P2", 0.9)]}),  # 5
+    event("hand_started", {"turn": 2, "pot": 4, "ante": 2, "players": [player("P1", 0.5)]}),  # 6
+    event(
+        "game_ended",
+        {"final_state": [player("P1", 0.6), player("P2", 0.9)], "token_stats": {}, "token_stats_by_model": {}},
+    ),  # 7
 ]
 ELIMINATED_AT = {"seq": 4, "turn": 1}
 LAST_FEAR_OF_P2 = 0.35  # line 3, its last vector before line 4
@@ -45,8 +56,10 @@ def con(tmp_path_factory):
 
 def layers(spec: dict, panel: dict) -> dict[str, list[dict]]:
     """A panel's rows by the shape of their marks: `line`, `triangle-down` (attacks), `cross`."""
-    return {layer["mark"].get("shape", layer["mark"]["type"]): spec["datasets"][layer["data"]["name"]]
-            for layer in panel["layer"]}
+    return {
+        layer["mark"].get("shape", layer["mark"]["type"]): spec["datasets"][layer["data"]["name"]]
+        for layer in panel["layer"]
+    }
 
 
 def fear_panel(con, x: str) -> dict[str, list[dict]]:
@@ -60,8 +73,15 @@ def test_an_eliminated_players_line_ends_at_a_cross_where_it_left(con, x):
     drawn = fear_panel(con, x)
     lines, crosses = drawn["line"], drawn["cross"]
     assert sorted(drawn) == ["cross", "line", "triangle-down"] and drawn["triangle-down"] == []
-    assert crosses == [{"player_id": "P2", "emotion": "fear", x: ELIMINATED_AT[x], "value": LAST_FEAR_OF_P2,
-                        "eliminated_at": ELIMINATED_AT[x]}]
+    assert crosses == [
+        {
+            "player_id": "P2",
+            "emotion": "fear",
+            x: ELIMINATED_AT[x],
+            "value": LAST_FEAR_OF_P2,
+            "eliminated_at": ELIMINATED_AT[x],
+        }
+    ]
     p2 = [(row[x], row["value"]) for row in lines if row["player_id"] == "P2"]
     # lines 2 and 3, then held at 0.35 up to the elimination; lines 5 and 7 restate a player who is out
     if x == "seq":
@@ -90,8 +110,11 @@ def test_the_real_draw5_game_ends_the_eliminated_players_line_at_its_line(tmp_pa
     from tests.damage.test_real_corpus import DRAW5, corpus, lines_of
 
     lines = lines_of(DRAW5)
-    [(seq, player)] = [(number, line["payload"]["player_id"]) for number, line in enumerate(lines, 1)
-                       if line["type"] in ("player_eliminated", "bankroll_eliminated")]
+    [(seq, player)] = [
+        (number, line["payload"]["player_id"])
+        for number, line in enumerate(lines, 1)
+        if line["type"] in ("player_eliminated", "bankroll_eliminated")
+    ]
     workbench.ingest([corpus() / DRAW5], db=tmp_path / "w.duckdb")
     con = workbench.connect(tmp_path / "w.duckdb", read_only=True)
     spec = emotion_trajectories(con, lines[0]["game_id"]).to_dict()
@@ -110,6 +133,7 @@ def test_the_panels_share_one_x_axis_labelled_under_the_last(con, x, title):
     upper, last = spec["vconcat"]
     # every layer of the upper panel: its grid, but no labels, ticks or title (else a layer brings them back)
     assert [layer["encoding"]["x"]["axis"] for layer in upper["layer"]] == [
-        {"labels": False, "ticks": False, "title": None}] * 3
+        {"labels": False, "ticks": False, "title": None}
+    ] * 3
     assert [layer["encoding"]["x"].get("axis") for layer in last["layer"]] == [None] * 3
     assert last["layer"][0]["encoding"]["x"]["title"] == title

@@ -39,9 +39,18 @@ def ingest_lines(tmp_path, lines) -> list[tuple]:
 def test_direct_emoter_attack_before_and_after_belong_to_the_target(tmp_path):
     # As the real game writes it (simulator.py, a raise with an attack plan): the
     # attacker is `attacker_id`, the vectors are the target's before and after.
-    attack = event("phase_changed", {"turn": 2, "attacker_id": "P1", "target_player_id": "P2", "emotion": "fear",
-                                     "before": vector(0.1), "after": vector(0.3)},
-                   type="direct_emoter_attack_resolved")
+    attack = event(
+        "phase_changed",
+        {
+            "turn": 2,
+            "attacker_id": "P1",
+            "target_player_id": "P2",
+            "emotion": "fear",
+            "before": vector(0.1),
+            "after": vector(0.3),
+        },
+        type="direct_emoter_attack_resolved",
+    )
     assert ingest_lines(tmp_path, [attack]) == [
         (1, "P2", "direct_emoter_attack_resolved.before", 0.1),
         (1, "P2", "direct_emoter_attack_resolved.after", 0.3),
@@ -49,35 +58,49 @@ def test_direct_emoter_attack_before_and_after_belong_to_the_target(tmp_path):
 
 
 def test_vectors_anywhere_in_a_line(tmp_path):
-    odd = event("phase_changed", {"turn": 1, "a": {"b": [[{"player_id": "P3", "mood": vector(0.2)}]]},
-                                  "history": [vector(0.4), vector(0.5)], "target_player_id": "P2",
-                                  "odd key": {"player_id": "P5", "x-y": vector(0.6)},
-                                  "partial": {k: 0.0 for k in FIVE[:4]}, "deltas": {"tilt": 0.1, "fear": 0.1}},
-                type="something_new")
+    odd = event(
+        "phase_changed",
+        {
+            "turn": 1,
+            "a": {"b": [[{"player_id": "P3", "mood": vector(0.2)}]]},
+            "history": [vector(0.4), vector(0.5)],
+            "target_player_id": "P2",
+            "odd key": {"player_id": "P5", "x-y": vector(0.6)},
+            "partial": {k: 0.0 for k in FIVE[:4]},
+            "deltas": {"tilt": 0.1, "fear": 0.1},
+        },
+        type="something_new",
+    )
     own = event("phase_changed", {"player_id": "P1", "snap": vector(0.7, player_id="P4")}, type="snapshot")
     itself = event("phase_changed", {"player_id": "P1", **VECTOR}, type="mood")
     envelope = {**event("phase_changed", {"turn": 1, "player_id": "P2"}, type="mood"), "mood": vector(0.8)}
-    escaped = json.dumps(event("phase_changed", {"target_player_id": "P6", "v": vector(0.9)}, type="esc")
-                         ).replace('"fear"', '"\\u0066ear"')
+    escaped = json.dumps(event("phase_changed", {"target_player_id": "P6", "v": vector(0.9)}, type="esc")).replace(
+        '"fear"', '"\\u0066ear"'
+    )
     assert "\\u0066ear" in escaped
     found = ingest_lines(tmp_path, [odd, own, itself, envelope, escaped])
-    assert sorted(found) == sorted([
-        (1, "P3", "something_new.a.b[][].mood", 0.2),
-        (1, "P2", "something_new.history[]", 0.4),
-        (1, "P2", "something_new.history[]", 0.5),
-        (1, "P5", 'something_new."odd key"."x-y"', 0.6),
-        (2, "P4", "snapshot.snap", 0.7),
-        (3, "P1", "mood", 0.1),
-        (4, "P2", "mood.$.mood", 0.8),
-        (5, "P6", "esc.v", 0.9),
-    ])
+    assert sorted(found) == sorted(
+        [
+            (1, "P3", "something_new.a.b[][].mood", 0.2),
+            (1, "P2", "something_new.history[]", 0.4),
+            (1, "P2", "something_new.history[]", 0.5),
+            (1, "P5", 'something_new."odd key"."x-y"', 0.6),
+            (2, "P4", "snapshot.snap", 0.7),
+            (3, "P1", "mood", 0.1),
+            (4, "P2", "mood.$.mood", 0.8),
+            (5, "P6", "esc.v", 0.9),
+        ]
+    )
 
 
 def test_player_rule_and_strict_values(tmp_path):
     lines = [
         # the holder is a player state: its player_id, not the payload's
-        event("phase_changed", {"player_id": "P1", "target_player_id": "P2",
-                                "state": {"player_id": "P3", "emotions": vector(0.1)}}, type="t1"),
+        event(
+            "phase_changed",
+            {"player_id": "P1", "target_player_id": "P2", "state": {"player_id": "P3", "emotions": vector(0.1)}},
+            type="t1",
+        ),
         # held by the payload itself: target_player_id first, then player_id
         event("phase_changed", {"player_id": "P1", "target_player_id": "P2", "v": vector(0.2)}, type="t2"),
         event("phase_changed", {"player_id": "P1", "v": vector(0.3)}, type="t3"),
@@ -88,8 +111,12 @@ def test_player_rule_and_strict_values(tmp_path):
         event("phase_changed", {"player_id": "P1", "v": vector("0.6")}, type="t6"),
     ]
     assert ingest_lines(tmp_path, lines) == [
-        (1, "P3", "t1.state.emotions", 0.1), (2, "P2", "t2.v", 0.2), (3, "P1", "t3.v", 0.3),
-        (4, "P2", "t4.v", 0.4), (6, "P1", "t6.v", None)]
+        (1, "P3", "t1.state.emotions", 0.1),
+        (2, "P2", "t2.v", 0.2),
+        (3, "P1", "t3.v", 0.3),
+        (4, "P2", "t4.v", 0.4),
+        (6, "P1", "t6.v", None),
+    ]
 
 
 def test_shapes_duckdb_cannot_type_are_walked(tmp_path):
@@ -102,15 +129,21 @@ def test_shapes_duckdb_cannot_type_are_walked(tmp_path):
         event("phase_changed", {"target_player_id": "P2", "k": {}, "j": [{"i": vector(0.5)}]}, type="n"),
     ]
     assert sorted(ingest_lines(tmp_path, lines)) == [
-        (1, "P2", "m.mix[]", 0.1), (1, "P2", "m.mix[][]", 0.2), (2, "P2", "n.k", 0.3), (3, "P2", "n.j.i", 0.4),
-        (4, "P2", "n.j[].i", 0.5)]
+        (1, "P2", "m.mix[]", 0.1),
+        (1, "P2", "m.mix[][]", 0.2),
+        (2, "P2", "n.k", 0.3),
+        (3, "P2", "n.j.i", 0.4),
+        (4, "P2", "n.j[].i", 0.5),
+    ]
 
 
 def test_documented_places_keep_their_players(tmp_path):
     found = ingest_lines(tmp_path, [event("hand_started"), event("action_resolved"), event("affect_resolved")])
-    assert found == [(1, "P1", "hand_started.players[].emotions", 0.1),
-                     (2, "P1", "action_resolved.player_state.emotions", 0.1),
-                     (3, "P2", "affect_resolved.target_emotions", 0.3)]
+    assert found == [
+        (1, "P1", "hand_started.players[].emotions", 0.1),
+        (2, "P1", "action_resolved.player_state.emotions", 0.1),
+        (3, "P2", "affect_resolved.target_emotions", 0.3),
+    ]
 
 
 # --- against an independent walk, on random lines -----------------------------------
@@ -138,8 +171,12 @@ def reference(line: dict) -> list[tuple]:
             if all(k in node for k in FIVE):
                 fear = node["fear"]
                 number = isinstance(fear, (int, float)) and not isinstance(fear, bool)
-                player = (text(node, "player_id") or text(holder, "player_id")
-                          or text(root, "target_player_id") or text(root, "player_id"))
+                player = (
+                    text(node, "player_id")
+                    or text(holder, "player_id")
+                    or text(root, "target_player_id")
+                    or text(root, "player_id")
+                )
                 yield path, player, float(fear) if number else None
             for key, value in node.items():
                 yield from walk(value, path + written(key), node)
@@ -155,15 +192,23 @@ def reference(line: dict) -> list[tuple]:
 
 KEYS = st.sampled_from(["a", "b", "emotions", "player_id", "target_player_id", "odd key", "x-y", *FIVE])
 SCALARS = st.one_of(st.none(), st.booleans(), st.floats(-1, 1), st.integers(-1, 1), st.sampled_from(["P1", "P2"]))
-VECTORS = st.fixed_dictionaries({k: st.floats(-1, 1) for k in FIVE},
-                                optional={"player_id": st.sampled_from(["P3", "P4"])})
-VALUES = st.recursive(st.one_of(SCALARS, VECTORS),
-                      lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)),
-                      max_leaves=12)
-LINES = st.lists(st.tuples(st.sampled_from(["t1", "t2", "hand_started"]),
-                           st.dictionaries(KEYS, VALUES, max_size=4),
-                           st.dictionaries(st.sampled_from(["mood", "seat"]), VALUES, max_size=1)),
-                 min_size=1, max_size=6)
+VECTORS = st.fixed_dictionaries(
+    {k: st.floats(-1, 1) for k in FIVE}, optional={"player_id": st.sampled_from(["P3", "P4"])}
+)
+VALUES = st.recursive(
+    st.one_of(SCALARS, VECTORS),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
+LINES = st.lists(
+    st.tuples(
+        st.sampled_from(["t1", "t2", "hand_started"]),
+        st.dictionaries(KEYS, VALUES, max_size=4),
+        st.dictionaries(st.sampled_from(["mood", "seat"]), VALUES, max_size=1),
+    ),
+    min_size=1,
+    max_size=6,
+)
 
 
 def run_emotions(lines: list[dict]) -> list[tuple]:
@@ -199,10 +244,13 @@ def test_every_documented_event_is_read_without_error(tmp_path, kind):
     assert all(player for _, player, _, _ in found)
 
 
-@pytest.mark.parametrize("decoy", [
-    {**{f"x{name}": 1 for name in FIVE}, "pad": "y" * 500},  # the names inside other keys
-    {"labels": FIVE, "pad": "y" * 500},  # the names as values
-])
+@pytest.mark.parametrize(
+    "decoy",
+    [
+        {**{f"x{name}": 1 for name in FIVE}, "pad": "y" * 500},  # the names inside other keys
+        {"labels": FIVE, "pad": "y" * 500},  # the names as values
+    ],
+)
 def test_a_longer_line_that_only_names_the_five_changes_no_vector(tmp_path, decoy):
     # The round reads the vectors at the paths of the longest document of each type that
     # may hold one. A longer line that only names the five holds none: the same vectors

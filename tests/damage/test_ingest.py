@@ -20,10 +20,18 @@ def damage_files(manifest):
 def test_every_manifest_fault_is_found_where_it_was_put(tmp_path, sample, manifest):
     db = tmp_path / "w.duckdb"
     workbench.ingest([sample / "damage"], db=db)
-    found = set(rows(db, "SELECT s.path, v.locator, v.field, v.rule FROM violations v JOIN sources s "
-                         "USING (source_id) WHERE v.severity = 'error'"))
-    expected = {(str(sample / f["path"]), x["locator"], x["field"], x["rule"])
-                for f in damage_files(manifest) for x in f["faults"]}
+    found = set(
+        rows(
+            db,
+            "SELECT s.path, v.locator, v.field, v.rule FROM violations v JOIN sources s "
+            "USING (source_id) WHERE v.severity = 'error'",
+        )
+    )
+    expected = {
+        (str(sample / f["path"]), x["locator"], x["field"], x["rule"])
+        for f in damage_files(manifest)
+        for x in f["faults"]
+    }
     assert expected and expected <= found
     # and nothing else is an error: the generator's clean events are valid
     assert found == expected
@@ -44,8 +52,11 @@ def test_sample_has_a_long_game_and_a_tournament(tmp_path, sample):
     db = tmp_path / "w.duckdb"
     workbench.ingest([sample / "damage"], db=db)
     assert rows(db, "SELECT max(n) FROM (SELECT count(*) n FROM damage_events GROUP BY game_id)")[0][0] >= 2000
-    linked = rows(db, "SELECT count(*) FROM damage_events t JOIN (SELECT DISTINCT game_id FROM damage_events) g "
-                      "ON t.payload->>'game_id' = g.game_id WHERE t.type = 'table_result'")[0][0]
+    linked = rows(
+        db,
+        "SELECT count(*) FROM damage_events t JOIN (SELECT DISTINCT game_id FROM damage_events) g "
+        "ON t.payload->>'game_id' = g.game_id WHERE t.type = 'table_result'",
+    )[0][0]
     assert linked >= 3
 
 
@@ -60,14 +71,32 @@ def test_truncated_line_is_a_reject_with_its_raw_text(tmp_path):
 
 
 def test_emotions_come_from_every_place_they_appear(tmp_path):
-    chatter = event("phase_changed", {"turn": 1, "target_player_id": "P2",
-                                      "target_emotions": PAYLOADS["affect_resolved"]["target_emotions"]},
-                    type="chatter_evaluated")
-    regulate = event("affect_resolved", {"turn": 1, "mode": "self_regulate", "player_id": "P1",
-                                         "target_emotions": PAYLOADS["affect_resolved"]["target_emotions"]})
-    path = write_lines(tmp_path / "g.events.jsonl", [
-        event("hand_started"), event("affect_resolved"), event("action_resolved"), chatter, regulate,
-        event("hand_ended"), event("game_ended")])
+    chatter = event(
+        "phase_changed",
+        {"turn": 1, "target_player_id": "P2", "target_emotions": PAYLOADS["affect_resolved"]["target_emotions"]},
+        type="chatter_evaluated",
+    )
+    regulate = event(
+        "affect_resolved",
+        {
+            "turn": 1,
+            "mode": "self_regulate",
+            "player_id": "P1",
+            "target_emotions": PAYLOADS["affect_resolved"]["target_emotions"],
+        },
+    )
+    path = write_lines(
+        tmp_path / "g.events.jsonl",
+        [
+            event("hand_started"),
+            event("affect_resolved"),
+            event("action_resolved"),
+            chatter,
+            regulate,
+            event("hand_ended"),
+            event("game_ended"),
+        ],
+    )
     db = tmp_path / "w.duckdb"
     workbench.ingest([path], db=db)
     assert rows(db, "SELECT seq, player_id, origin, fear FROM damage_emotions ORDER BY seq") == [
@@ -85,13 +114,21 @@ def test_decisions_carry_the_matching_provider_call(tmp_path):
     other_call = event("provider_call", {**PAYLOADS["provider_call"], "player_id": "P2", "latency_ms": 5.0})
     invalid = event("action_submitted")
     invalid["payload"]["action"]["attack_plan"] = None
-    path = write_lines(tmp_path / "g.events.jsonl", [
-        event("provider_call"), other_call, event("action_submitted"), invalid,
-        event("action_submitted", {**PAYLOADS["action_submitted"], "turn": 2})])
+    path = write_lines(
+        tmp_path / "g.events.jsonl",
+        [
+            event("provider_call"),
+            other_call,
+            event("action_submitted"),
+            invalid,
+            event("action_submitted", {**PAYLOADS["action_submitted"], "turn": 2}),
+        ],
+    )
     db = tmp_path / "w.duckdb"
     workbench.ingest([path], db=db)
-    assert rows(db, "SELECT locator, agent_id, turn, action, valid, model, latency_ms, tokens FROM decisions "
-                    "ORDER BY locator") == [
+    assert rows(
+        db, "SELECT locator, agent_id, turn, action, valid, model, latency_ms, tokens FROM decisions ORDER BY locator"
+    ) == [
         ("line 3", "P1", 1, "raise", True, "m1", 812.5, 120),
         ("line 4", "P1", 1, "raise", False, "m1", 812.5, 120),
         ("line 5", "P1", 2, "raise", True, None, None, None),  # no provider call in turn 2
@@ -101,14 +138,22 @@ def test_decisions_carry_the_matching_provider_call(tmp_path):
 def test_a_provider_call_with_figures_written_as_text_still_times_its_decision(tmp_path):
     # A string latency or token count breaks the schema (reported), but the figure it
     # spells is still the call's: the decision keeps it.
-    call = event("provider_call", {**PAYLOADS["provider_call"], "latency_ms": "703.8",
-                                   "usage": {**PAYLOADS["provider_call"]["usage"], "total_tokens": "3982"}})
+    call = event(
+        "provider_call",
+        {
+            **PAYLOADS["provider_call"],
+            "latency_ms": "703.8",
+            "usage": {**PAYLOADS["provider_call"]["usage"], "total_tokens": "3982"},
+        },
+    )
     path = write_lines(tmp_path / "g.events.jsonl", [call, event("action_submitted")])
     db = tmp_path / "w.duckdb"
     workbench.ingest([path], db=db)
     assert rows(db, "SELECT latency_ms, tokens FROM decisions") == [(703.8, 3982)]
     assert rows(db, "SELECT locator, field FROM violations WHERE severity = 'error' ORDER BY field") == [
-        ("line 1", "payload.latency_ms"), ("line 1", "payload.usage.total_tokens")]
+        ("line 1", "payload.latency_ms"),
+        ("line 1", "payload.usage.total_tokens"),
+    ]
 
 
 def test_reingest_adds_nothing_and_says_so(tmp_path, sample):

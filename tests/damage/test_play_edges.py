@@ -26,11 +26,22 @@ SEATS = GAME + "_seats"
 def blinds_hand() -> list[str]:
     log = Log()
     log.turn, log.pot, log.high = 1, 21, 10  # antes 3 x 2 and the blinds 5 + 10
-    log.state = {"P1": seat("P1", HANDS["P1"], bet=0, contribution=2),
-                 "P2": seat("P2", HANDS["P2"], bet=5, contribution=7),
-                 "P3": seat("P3", HANDS["P3"], bet=10, contribution=12)}
-    log.add("hand_started", {"turn": 1, "pot": 21, "ante": 2, "card_style": "holdem", "community_cards": [],
-                             "players": list(log.state.values())})
+    log.state = {
+        "P1": seat("P1", HANDS["P1"], bet=0, contribution=2),
+        "P2": seat("P2", HANDS["P2"], bet=5, contribution=7),
+        "P3": seat("P3", HANDS["P3"], bet=10, contribution=12),
+    }
+    log.add(
+        "hand_started",
+        {
+            "turn": 1,
+            "pot": 21,
+            "ante": 2,
+            "card_style": "holdem",
+            "community_cards": [],
+            "players": list(log.state.values()),
+        },
+    )
     log.act("P1", "call")  # 10 to call into 21
     log.act("P2", "call")  # the small blind completes: 5 into 31
     log.act("P3", "check")  # the big blind's option: nothing to call, pot 36
@@ -41,8 +52,11 @@ def blinds_hand() -> list[str]:
     log.act("P2", "call")  # 10 into 46
     log.act("P3", "fold")  # 10 into 56
     # the turn and river are not revealed in the log; the showdown lists the whole board
-    log.showdown({"P2": {"category": "three_kind", "score": [3, 13]}, "P1": {"category": "pair", "score": [1, 14]}},
-                 {"P1": 0, "P2": 56}, BOARD)
+    log.showdown(
+        {"P2": {"category": "three_kind", "score": [3, 13]}, "P1": {"category": "pair", "score": [1, 14]}},
+        {"P1": 0, "P2": 56},
+        BOARD,
+    )
     return [json.dumps(line) for line in log.lines]
 
 
@@ -53,12 +67,24 @@ def odd_seats_hand() -> list[str]:
     log.turn, log.pot, log.high = 1, 4, 0
     log.state = {"P1": seat("P1", ["2S", "3S", "4S", "5S", "7D"]), "P2": seat("P2", ["9C", "9H", "JD", "QD", "AC"])}
     nameless = {key: value for key, value in seat("P3", ["TC", "TD", "TH", "6C", "6D"]).items() if key != "player_id"}
-    log.add("hand_started", {"turn": 1, "pot": 4, "ante": 2, "card_style": "draw5", "community_cards": [],
-                             "players": [None, "P3", nameless, *log.state.values()]})
+    log.add(
+        "hand_started",
+        {
+            "turn": 1,
+            "pot": 4,
+            "ante": 2,
+            "card_style": "draw5",
+            "community_cards": [],
+            "players": [None, "P3", nameless, *log.state.values()],
+        },
+    )
     log.act("P1", "check")
     log.act("P2", "check")
-    log.showdown({"P2": {"category": "pair", "score": [1, 9]}, "P1": {"category": "high_card", "score": [0, 7]}},
-                 {"P1": 0, "P2": 4}, [])
+    log.showdown(
+        {"P2": {"category": "pair", "score": [1, 9]}, "P1": {"category": "high_card", "score": [0, 7]}},
+        {"P1": 0, "P2": 4},
+        [],
+    )
     return [json.dumps(line).replace(GAME, SEATS) for line in log.lines]
 
 
@@ -79,8 +105,10 @@ def blinds(db):
 
 
 def test_blinds_posted_before_the_first_decision_count_in_what_is_to_call(blinds):
-    rows = [(r["street"], r["player_id"], r["action"], r["to_call"], r["pot"], r["opponents"])
-            for r in blinds.iter_rows(named=True)]
+    rows = [
+        (r["street"], r["player_id"], r["action"], r["to_call"], r["pot"], r["opponents"])
+        for r in blinds.iter_rows(named=True)
+    ]
     assert rows == [
         ("preflop", "P1", "call", 10, 21, ["P2", "P3"]),  # the big blind to match
         ("preflop", "P2", "call", 5, 31, ["P1", "P3"]),  # its small blind counted
@@ -113,14 +141,19 @@ def test_what_each_player_put_in_counts_its_blind(blinds):
     # call of 10, paid the pot of 56; P3: ante 2 and the big blind of 10
     last = blinds.filter(pl.col("last_choice"))
     assert sorted(last.select("player_id", "hand_contribution", "hand_chips", "final_pot").rows()) == [
-        ("P1", 22, -22, 56), ("P2", 22, 34, 56), ("P3", 12, -12, 56)]
+        ("P1", 22, -22, 56),
+        ("P2", 22, 34, 56),
+        ("P3", 12, -12, 56),
+    ]
 
 
 def test_a_seat_that_is_not_a_player_is_passed_over(db):
     with workbench.connect(db, read_only=True) as con:
         judged = play.judged(con, game_id=SEATS)
     assert judged.select("player_id", "action", "opponents", "won_at_showdown").rows() == [
-        ("P1", "check", ["P2"], False), ("P2", "check", ["P1"], True)]  # a pair of nines over seven high
+        ("P1", "check", ["P2"], False),
+        ("P2", "check", ["P1"], True),
+    ]  # a pair of nines over seven high
 
 
 def test_an_action_line_not_counted_as_answered_is_no_choice(db, blinds, tmp_path):
@@ -130,19 +163,36 @@ def test_an_action_line_not_counted_as_answered_is_no_choice(db, blinds, tmp_pat
     shutil.copy(db, copy)
     p3_check = blinds.row(2, named=True)["line"]
     with duckdb.connect(str(copy)) as con:
-        con.execute("UPDATE decisions SET outcome = 'failed', failure = 'provider HTTP error 500' "
-                    "WHERE format = 'damage' AND locator = $locator", {"locator": f"line {p3_check}"})
+        con.execute(
+            "UPDATE decisions SET outcome = 'failed', failure = 'provider HTTP error 500' "
+            "WHERE format = 'damage' AND locator = $locator",
+            {"locator": f"line {p3_check}"},
+        )
     with workbench.connect(copy, read_only=True) as con:
         judged = play.judged(con, game_id=GAME)
     assert judged["line"].to_list() == [line for line in blinds["line"].to_list() if line != p3_check]
     assert judged.select("player_id", "to_call", "pot").rows()[2:] == [
-        ("P2", 0, 36), ("P3", 0, 36), ("P1", 0, 36), ("P2", 10, 46), ("P3", 10, 56)]
+        ("P2", 0, 36),
+        ("P3", 0, 36),
+        ("P1", 0, 36),
+        ("P2", 10, 46),
+        ("P3", 10, 56),
+    ]
 
 
-@pytest.mark.parametrize("written, read", [
-    (2 ** 53, 2 ** 53), (-2 ** 53, -2 ** 53),  # the bound itself, either way, is a count
-    (2 ** 53 + 1, None), (-2 ** 53 - 1, None),  # one past it is no game's
-    (-300, -300), (12.0, 12), (True, None), ("12", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "written, read",
+    [
+        (2**53, 2**53),
+        (-(2**53), -(2**53)),  # the bound itself, either way, is a count
+        (2**53 + 1, None),
+        (-(2**53) - 1, None),  # one past it is no game's
+        (-300, -300),
+        (12.0, 12),
+        (True, None),
+        ("12", None),
+        (None, None),
+    ],
+)
 def test_chips_are_read_as_written_up_to_2_to_the_53_either_way(written, read):
     assert play._number(written, default=None) == read

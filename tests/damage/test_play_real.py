@@ -50,9 +50,18 @@ def decisions_read_by_hand(path):
             high, bet = 0, dict.fromkeys(bet, 0)  # `_start_street`
         elif kind == "action_submitted" and data["action"]["kind"] in ("fold", "check", "call", "raise"):
             player = data["player_id"]
-            decisions.append({"line": number, "turn": data["turn"], "player": player,
-                              "kind": data["action"]["kind"], "to_call": max(0, high - bet[player]), "pot": pot,
-                              "dealt": dealt, "still_in": [p for p, inn in in_hand.items() if inn and p != player]})
+            decisions.append(
+                {
+                    "line": number,
+                    "turn": data["turn"],
+                    "player": player,
+                    "kind": data["action"]["kind"],
+                    "to_call": max(0, high - bet[player]),
+                    "pot": pot,
+                    "dealt": dealt,
+                    "still_in": [p for p, inn in in_hand.items() if inn and p != player],
+                }
+            )
         elif kind == "action_resolved":
             player, state = data["player_id"], data["player_state"]
             last = decisions[-1] if decisions else {}
@@ -92,8 +101,13 @@ def counted_by_hand(path):
 # jacks (with an ace) over P1's fives, P4's king high and P6's deuces; tournament table
 # 3eb85a line 230, E1's pair of kings over E4's queens and the high cards of E3, E5, E6.
 # The hold'em game ab3780 never reached a showdown (every hand a walk).
-COUNTED = {DRAW5: (5, 1), HOLDEM: (13, 0), "game_20261123T135540946924Z_3eb85a": (0, 1),
-           "game_20261123T135541065800Z_f9d1f5": (4, 0), "game_20261123T135541183644Z_e8d16f": (1, 0)}
+COUNTED = {
+    DRAW5: (5, 1),
+    HOLDEM: (13, 0),
+    "game_20261123T135540946924Z_3eb85a": (0, 1),
+    "game_20261123T135541065800Z_f9d1f5": (4, 0),
+    "game_20261123T135541183644Z_e8d16f": (1, 0),
+}
 
 
 def test_folds_with_nothing_to_call_and_hindsight_winners_that_folded_match_a_count_by_hand(corpus):
@@ -103,8 +117,10 @@ def test_folds_with_nothing_to_call_and_hindsight_winners_that_folded_match_a_co
     for path in sorted(CORPUS.rglob("game_*.events.jsonl")):
         game = path.name.removesuffix(".events.jsonl")
         mine = folds.filter(pl.col("game_id") == game)
-        judged = (mine.filter(pl.col("mistake") == "fold_free").height,
-                  mine.filter(pl.col("won_at_showdown").fill_null(False)).height)
+        judged = (
+            mine.filter(pl.col("mistake") == "fold_free").height,
+            mine.filter(pl.col("won_at_showdown").fill_null(False)).height,
+        )
         found[game] = counted_by_hand(path)
         assert judged == found[game], game
     assert found == COUNTED
@@ -112,8 +128,9 @@ def test_folds_with_nothing_to_call_and_hindsight_winners_that_folded_match_a_co
 
 def test_every_answered_decision_is_judged_once_at_its_line(corpus):
     con, frame = corpus
-    answered = con.execute("SELECT source_id, locator FROM decisions WHERE format = 'damage' AND outcome <> 'failed'"
-                           ).fetchall()
+    answered = con.execute(
+        "SELECT source_id, locator FROM decisions WHERE format = 'damage' AND outcome <> 'failed'"
+    ).fetchall()
     assert frame.height == len(answered) > 0
     judged = Counter((source, f"line {line}") for source, line in frame.select("source_id", "line").iter_rows())
     assert judged == Counter(answered)
@@ -131,11 +148,14 @@ def test_every_answered_decision_is_judged_once_at_its_line(corpus):
 # - line 89: P1 raised to 20 (line 79: pot 75); P2, with 5 in, calls 15 into 75;
 # - line 138: P4 raised to 50 (line 122: pot 170); P1, with 20 in, folds facing 30;
 # - line 184: on the flop (line 175, bets reset) P3 bet 20 (line 181: pot 200); P4 calls 20.
-@pytest.mark.parametrize("line, player, action, to_call, pot", [
-    (89, "P2", "call", 15, 75),
-    (138, "P1", "fold", 30, 170),
-    (184, "P4", "call", 20, 200),
-])
+@pytest.mark.parametrize(
+    "line, player, action, to_call, pot",
+    [
+        (89, "P2", "call", 15, 75),
+        (138, "P1", "fold", 30, 170),
+        (184, "P4", "call", 20, 200),
+    ],
+)
 def test_amounts_of_decisions_read_in_the_log(corpus, line, player, action, to_call, pot):
     _, frame = corpus
     [row] = frame.filter((pl.col("game_id") == HOLDEM) & (pl.col("line") == line)).to_dicts()
@@ -184,9 +204,13 @@ def test_a_game_cut_into_two_files_is_judged_as_the_whole_log(corpus, tmp_path):
         parts = play.judged(con)
     whole = frame.filter(pl.col("game_id") == HOLDEM)
     assert parts.height == whole.height > 0
-    in_parts = parts.with_columns(line=pl.when(pl.col("path").str.ends_with("a-rest.events.jsonl"))
-                                  .then(pl.col("line") + cut).otherwise(pl.col("line")))
+    in_parts = parts.with_columns(
+        line=pl.when(pl.col("path").str.ends_with("a-rest.events.jsonl"))
+        .then(pl.col("line") + cut)
+        .otherwise(pl.col("line"))
+    )
     kept = [c for c in play.COLUMNS if c not in ("path", "source_id")]
     assert in_parts.select(kept).sort("line").to_dicts() == whole.select(kept).sort("line").to_dicts()
-    assert parts.filter(pl.col("path").str.ends_with("a-rest.events.jsonl") & (pl.col("line") == 138 - cut)
-                        ).select("player_id", "action", "to_call").row(0) == ("P1", "fold", 30)
+    assert parts.filter(pl.col("path").str.ends_with("a-rest.events.jsonl") & (pl.col("line") == 138 - cut)).select(
+        "player_id", "action", "to_call"
+    ).row(0) == ("P1", "fold", 30)

@@ -19,8 +19,14 @@ MODELS = {"P1": "m-steady", "P2": "m-loose", "P3": "m-third"}
 
 
 def seat(pid: str, hand: list[str], bet: int = 0, contribution: int = 2, still_in: bool = True) -> dict:
-    return {**PLAYER, "player_id": pid, "hand": hand, "current_bet": bet, "hand_contribution": contribution,
-            "in_hand": still_in}
+    return {
+        **PLAYER,
+        "player_id": pid,
+        "hand": hand,
+        "current_bet": bet,
+        "hand_contribution": contribution,
+        "in_hand": still_in,
+    }
 
 
 class Log:
@@ -36,14 +42,36 @@ class Log:
     def start(self, turn: int, hands: dict) -> None:
         self.turn, self.pot, self.high = turn, 4, 0
         self.state = {pid: seat(pid, hand) for pid, hand in hands.items()}
-        self.add("hand_started", {"turn": turn, "pot": 4, "ante": 2, "card_style": "holdem", "community_cards": [],
-                                  "players": list(self.state.values())})
+        self.add(
+            "hand_started",
+            {
+                "turn": turn,
+                "pot": 4,
+                "ante": 2,
+                "card_style": "holdem",
+                "community_cards": [],
+                "players": list(self.state.values()),
+            },
+        )
 
     def act(self, pid: str, kind: str, amount: int = 0, plan: dict | None = None) -> None:
-        self.add("provider_call", {**PAYLOADS["provider_call"], "turn": self.turn, "player_id": pid,
-                                   "requested_model": MODELS[pid], "resolved_model": MODELS[pid]})
-        action = {"player_id": pid, "kind": kind, "payload": {"amount": amount} if kind == "raise" else {},
-                  "reasoning_summary": "x", "attack_plan": plan}
+        self.add(
+            "provider_call",
+            {
+                **PAYLOADS["provider_call"],
+                "turn": self.turn,
+                "player_id": pid,
+                "requested_model": MODELS[pid],
+                "resolved_model": MODELS[pid],
+            },
+        )
+        action = {
+            "player_id": pid,
+            "kind": kind,
+            "payload": {"amount": amount} if kind == "raise" else {},
+            "reasoning_summary": "x",
+            "attack_plan": plan,
+        }
         self.add("action_submitted", {"turn": self.turn, "player_id": pid, "action": action})
         player = self.state[pid]
         to_call = self.high - player["current_bet"]
@@ -54,25 +82,53 @@ class Log:
         self.high = max(self.high, player["current_bet"])
         player["in_hand"] = kind != "fold"
         if plan:
-            self.add("direct_emoter_attack_resolved", {"turn": self.turn, "attacker_id": pid,
-                                                       "target_player_id": plan["target_player_id"],
-                                                       "emotion": plan["emotional_intent"],
-                                                       "before": {}, "after": {}})
-        self.add("action_resolved", {"turn": self.turn, "player_id": pid, "kind": kind, "pot": self.pot,
-                                     "current_high_bet": self.high, "player_state": dict(player)})
+            self.add(
+                "direct_emoter_attack_resolved",
+                {
+                    "turn": self.turn,
+                    "attacker_id": pid,
+                    "target_player_id": plan["target_player_id"],
+                    "emotion": plan["emotional_intent"],
+                    "before": {},
+                    "after": {},
+                },
+            )
+        self.add(
+            "action_resolved",
+            {
+                "turn": self.turn,
+                "player_id": pid,
+                "kind": kind,
+                "pot": self.pot,
+                "current_high_bet": self.high,
+                "player_state": dict(player),
+            },
+        )
 
     def street(self, name: str, board: list[str]) -> None:
-        self.add("community_revealed", {"turn": self.turn, "street": name, "community_cards": board,
-                                        "revealed_cards": board[-1:]})
+        self.add(
+            "community_revealed",
+            {"turn": self.turn, "street": name, "community_cards": board, "revealed_cards": board[-1:]},
+        )
         if name != "auto_showdown":
             self.high = 0
             for player in self.state.values():
                 player["current_bet"] = 0
 
     def showdown(self, rankings: dict, payouts: dict, board: list[str]) -> None:
-        self.add("showdown", {"turn": self.turn, "pot": self.pot, "winners": [p for p, v in payouts.items() if v],
-                              "life_losses": 0, "payouts": payouts, "rankings": rankings, "card_style": "holdem",
-                              "community_cards": board})
+        self.add(
+            "showdown",
+            {
+                "turn": self.turn,
+                "pot": self.pot,
+                "winners": [p for p, v in payouts.items() if v],
+                "life_losses": 0,
+                "payouts": payouts,
+                "rankings": rankings,
+                "card_style": "holdem",
+                "community_cards": board,
+            },
+        )
 
 
 def the_game() -> list[str]:
@@ -97,8 +153,11 @@ def the_game() -> list[str]:
     log.street("river", river)
     log.act("P1", "raise", 10)  # 24 in the pot
     log.act("P2", "call")  # 10 to call into 34 with ace-high and nothing
-    log.showdown({"P1": {"category": "pair", "score": [1, 13]}, "P2": {"category": "high_card", "score": [0, 14]}},
-                 {"P1": 44, "P2": 0}, river)
+    log.showdown(
+        {"P1": {"category": "pair", "score": [1, 13]}, "P2": {"category": "high_card", "score": [0, 14]}},
+        {"P1": 44, "P2": 0},
+        river,
+    )
     log.add("life_lost", {"turn": 2, "player_id": "P2", "remaining_lives": 2})
     return [json.dumps(line) for line in log.lines]
 
@@ -129,8 +188,10 @@ def exact_share(hand: list[str], board: list[str]) -> float:
 def test_each_decision_is_judged_on_what_its_player_could_know(db):
     con = workbench.connect(db, read_only=True)
     judged = workbench.analysis.play_quality(con).sort("line")
-    got = [(r["player_id"], r["action"], r["street"], r["to_call"], r["pot"], r["mistake"])
-           for r in judged.iter_rows(named=True)]
+    got = [
+        (r["player_id"], r["action"], r["street"], r["to_call"], r["pot"], r["mistake"])
+        for r in judged.iter_rows(named=True)
+    ]
     assert got == [
         ("P1", "raise", "preflop", 0, 4, None),
         ("P2", "call", "preflop", 200, 204, "continue_behind"),  # 32o: far below 200/404
@@ -188,7 +249,12 @@ def test_an_attack_is_set_beside_what_its_target_did_next(db):
     con = workbench.connect(db, read_only=True)
     [attack] = workbench.analysis.attack_outcomes(con).iter_rows(named=True)
     assert (attack["attacker"], attack["target"], attack["plan"], attack["intent"], attack["expected_shift"]) == (
-        "P1", "P2", "bait", "tilt", "P2 calls wide")
+        "P1",
+        "P2",
+        "bait",
+        "tilt",
+        "P2 calls wide",
+    )
     # P2's next three: call (a mistake), fold (a mistake), raise
     assert (attack["n_before"], attack["n_after"]) == (0, 3)
     assert attack["fold_rate_after"] == pytest.approx(1 / 3)
@@ -215,15 +281,19 @@ def test_the_quality_command_says_it_and_lists_a_mistakes_decisions(db, capsys):
     assert out[3].startswith("  luck apart: at 1 showdown won -22 chips")
     assert main(["quality", "--db", str(db), "--mistake", "fold_free"]) == 0
     [line] = capsys.readouterr().out.splitlines()
-    assert line.endswith("P2 (m-loose) fold holding 3C 2D on KD 9S 4C: 0 to call into 404 (pot odds 0%), "
-                         "win probability " + line.rsplit(" ", 1)[1])
+    assert line.endswith(
+        "P2 (m-loose) fold holding 3C 2D on KD 9S 4C: 0 to call into 404 (pot odds 0%), "
+        "win probability " + line.rsplit(" ", 1)[1]
+    )
     assert f"{GAME}.events.jsonl:" in line
     assert main(["quality", "--db", str(db), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [row["model"] for row in rows] == ["m-loose", "m-steady"]
     assert main(["quality", "--db", str(db), "--model", "nobody"]) == 2
-    assert capsys.readouterr().err == ("workbench: no answered Damage betting decision of nobody in this database; "
-                                       "ingest Damage logs (*.events.jsonl) first\n")
+    assert capsys.readouterr().err == (
+        "workbench: no answered Damage betting decision of nobody in this database; "
+        "ingest Damage logs (*.events.jsonl) first\n"
+    )
     assert main(["quality", "--db", str(db), "--game", "nowhere"]) == 2
     assert capsys.readouterr().err.startswith("workbench: no answered Damage betting decision in game nowhere in")
     assert pl.DataFrame(rows)["decisions"].sum() == 9
@@ -237,7 +307,9 @@ def test_mistakes_by_the_players_tilt_and_the_raw_lines_behind_a_mistake(db):
     # every vector these players carry has tilt 0.05: the low bin (under 0.15) only
     table = mistakes_by_emotion(con, "tilt")
     assert [(r["model"], r["state"], r["mistake_rate"], r["mistake_rate_n"]) for r in table.iter_rows(named=True)] == [
-        ("m-loose", "low", 0.75, 4), ("m-steady", "low", 0.0, 5)]
+        ("m-loose", "low", 0.75, 4),
+        ("m-steady", "low", 0.0, 5),
+    ]
     assert table["emotion"].unique().to_list() == ["tilt"]
     with pytest.raises(WorkbenchError, match="unknown emotion 'calm': one of fear, anger, shame, confidence, tilt"):
         mistakes_by_emotion(con, "calm")
@@ -246,8 +318,10 @@ def test_mistakes_by_the_players_tilt_and_the_raw_lines_behind_a_mistake(db):
     assert mistaken(con, "fold_free", model="m-steady").is_empty()
 
 
-@pytest.mark.parametrize(("value", "state"), [(0.1499, "low"), (0.15, "moderate"), (0.3999, "moderate"),
-                                               (0.4, "high"), (-1.0, "low"), (1.0, "high")])
+@pytest.mark.parametrize(
+    ("value", "state"),
+    [(0.1499, "low"), (0.15, "moderate"), (0.3999, "moderate"), (0.4, "high"), (-1.0, "low"), (1.0, "high")],
+)
 def test_the_emotion_bins_on_both_sides_of_their_bounds(value, state):
     from workbench.damage.quality import _binned
 

@@ -23,11 +23,19 @@ def player(pid: str, lives: int, bankroll: int, tempo: int = 1) -> dict:
 def game_lines(game_id: str, hour: int, seats: dict[str, str], final: list[dict], ended: bool = True) -> list[str]:
     """A game: seats (player -> model, each with one betting call and action), final states."""
     stamp = {"game_id": game_id, "ts": f"2026-02-06T{hour:02d}:00:00+00:00"}
-    lines = [event("game_started", {**PAYLOADS["game_started"], "players": len(seats), "primary_model": "m-primary"},
-                   **stamp)]
+    lines = [
+        event(
+            "game_started", {**PAYLOADS["game_started"], "players": len(seats), "primary_model": "m-primary"}, **stamp
+        )
+    ]
     for pid, model in seats.items():
-        lines.append(event("provider_call", {**PAYLOADS["provider_call"], "player_id": pid, "requested_model": model,
-                                             "resolved_model": model}, **stamp))
+        lines.append(
+            event(
+                "provider_call",
+                {**PAYLOADS["provider_call"], "player_id": pid, "requested_model": model, "resolved_model": model},
+                **stamp,
+            )
+        )
         action = {**PAYLOADS["action_submitted"]["action"], "player_id": pid, "kind": "call", "payload": {}}
         action.pop("attack_plan")
         lines.append(event("action_submitted", {"turn": 1, "player_id": pid, "action": action}, **stamp))
@@ -79,7 +87,8 @@ def test_a_known_order_is_ranked_in_that_order_with_intervals(tmp_path, connect)
     assert table["placements"].to_list() == [[place] * 12 for place in (1, 2, 3, 4)]
     for row in table.iter_rows(named=True):
         assert row["mu_low"] <= row["mu"] <= row["mu_high"] and row["ordinal"] == pytest.approx(
-            row["mu"] - 3 * row["sigma"])
+            row["mu"] - 3 * row["sigma"]
+        )
     assert table["mu"].is_sorted(descending=True)
     # the same seed gives the same interval; more games narrow the ratings' sigma
     assert ratings(con, bootstrap=200, seed=1).equals(table)
@@ -89,8 +98,13 @@ def test_a_known_order_is_ranked_in_that_order_with_intervals(tmp_path, connect)
 
 def test_placements_follow_the_simulators_key_and_ties_share_a_place(tmp_path, connect):
     # lives first, then bankroll, then tempo (damage-game simulator.run); P3 and P4 tie on all three
-    final = [player("P1", 2, 50), player("P2", 2, 80), player("P3", 1, 500, tempo=3), player("P4", 1, 500, tempo=3),
-             player("P5", 1, 500, tempo=1)]
+    final = [
+        player("P1", 2, 50),
+        player("P2", 2, 80),
+        player("P3", 1, 500, tempo=3),
+        player("P4", 1, 500, tempo=3),
+        player("P5", 1, 500, tempo=1),
+    ]
     seats = {f"P{i}": "m" for i in range(1, 6)}
     con = connect(ingest(tmp_path, [game_lines("g1", 1, seats, final)]))
     placed = {row["player_id"]: row["place"] for row in placements(con).iter_rows(named=True)}
@@ -101,8 +115,11 @@ def test_placements_follow_the_simulators_key_and_ties_share_a_place(tmp_path, c
 def test_an_unfinished_game_has_no_places_and_a_one_model_game_is_not_rated(tmp_path, connect):
     seats = {"P1": "A", "P2": "B"}
     final = [player("P1", 2, 100), player("P2", 1, 100)]
-    games = [game_lines("g1", 1, seats, final), game_lines("g2", 2, seats, final, ended=False),
-             game_lines("g3", 3, {"P1": "A", "P2": "A"}, final)]
+    games = [
+        game_lines("g1", 1, seats, final),
+        game_lines("g2", 2, seats, final, ended=False),
+        game_lines("g3", 3, {"P1": "A", "P2": "A"}, final),
+    ]
     con = connect(ingest(tmp_path, games))
     assert set(placements(con)["game_id"].to_list()) == {"g1", "g3"}
     table = {row["model"]: row for row in ratings(con, bootstrap=20).iter_rows(named=True)}
@@ -131,8 +148,11 @@ def test_the_real_tournament_tables_are_placed_as_the_simulator_ranked_them(tmp_
     placed = placements(connect(db))
     # The tournament log's own table results, read with plain json.
     [log] = (CORPUS / "tournament").glob("tournament_*.events.jsonl")
-    results = [json.loads(line)["payload"] for line in log.read_text().splitlines()
-               if json.loads(line)["type"] == "table_result"]
+    results = [
+        json.loads(line)["payload"]
+        for line in log.read_text().splitlines()
+        if json.loads(line)["type"] == "table_result"
+    ]
     assert results
     for result in results:
         mine = placed.filter(placed["game_id"] == result["game_id"]).sort("place", "seat")
@@ -140,8 +160,12 @@ def test_the_real_tournament_tables_are_placed_as_the_simulator_ranked_them(tmp_
         assert set(mine["tournament_id"].to_list()) == {result["tournament_id"]}
         assert mine.filter("won")["player_id"].to_list()[:1] == result["advanced"][:1]
     # every finished game of the corpus, and only those, is placed
-    ended = {json.loads(line)["game_id"] for path in CORPUS.rglob("game_*.events.jsonl")
-             for line in path.read_text().splitlines() if line.strip() and json.loads(line)["type"] == "game_ended"}
+    ended = {
+        json.loads(line)["game_id"]
+        for path in CORPUS.rglob("game_*.events.jsonl")
+        for line in path.read_text().splitlines()
+        if line.strip() and json.loads(line)["type"] == "game_ended"
+    }
     assert set(placed["game_id"].to_list()) == ended
 
 
@@ -149,12 +173,18 @@ def test_a_model_rated_in_fewer_than_three_games_gets_no_interval(tmp_path, conn
     # A, B and C play 3 games; D joins the last two only, E the last one only.
     games = []
     for number in range(3):
-        seats = {"P1": "A", "P2": "B", "P3": "C", **({"P4": "D"} if number >= 1 else {}),
-                 **({"P5": "E"} if number == 2 else {})}
+        seats = {
+            "P1": "A",
+            "P2": "B",
+            "P3": "C",
+            **({"P4": "D"} if number >= 1 else {}),
+            **({"P5": "E"} if number == 2 else {}),
+        }
         final = [player(pid, lives=5 - i, bankroll=100) for i, pid in enumerate(seats)]
         games.append(game_lines(f"game_{number}", number, seats, final))
-    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=100).iter_rows(
-        named=True)}
+    table = {
+        row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=100).iter_rows(named=True)
+    }
     for model, rated in (("A", 3), ("B", 3), ("C", 3)):  # three rated games: an interval
         row = table[model]
         assert row["rated_games"] == rated and row["note"] is None
@@ -174,11 +204,19 @@ def test_the_interval_is_a_bootstrap_over_games_rated_in_the_order_they_ended(tm
     from tests.damage.test_plackett_luce import openskill_ratings
 
     winners = ["A", "A", "B", "A", "B", "B", "A"]
-    games = [game_lines(f"game_{number:02d}", number, {"P1": "A", "P2": "B"},
-                        [player("P1", 2 if w == "A" else 1, 100), player("P2", 1 if w == "A" else 2, 100)])
-             for number, w in enumerate(winners)]
-    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=40, seed=3)
-             .iter_rows(named=True)}
+    games = [
+        game_lines(
+            f"game_{number:02d}",
+            number,
+            {"P1": "A", "P2": "B"},
+            [player("P1", 2 if w == "A" else 1, 100), player("P2", 1 if w == "A" else 2, 100)],
+        )
+        for number, w in enumerate(winners)
+    ]
+    table = {
+        row["model"]: row
+        for row in ratings(connect(ingest(tmp_path, games)), bootstrap=40, seed=3).iter_rows(named=True)
+    }
     played = [{"A": 1.0, "B": 2.0} if w == "A" else {"A": 2.0, "B": 1.0} for w in winners]
     orders = np.sort(np.random.default_rng(3).integers(0, len(played), size=(40, len(played))), axis=1)
     mus = np.array([openskill_ratings([played[i] for i in order], ["A", "B"])[0] for order in orders])
@@ -191,10 +229,10 @@ def test_the_interval_is_a_bootstrap_over_games_rated_in_the_order_they_ended(tm
         assert row["mu_low"] == pytest.approx(row["mu"] - factor * spread, rel=1e-6)
         assert row["mu_high"] == pytest.approx(row["mu"] + factor * spread, rel=1e-6)
         ranks = 1 + (mus[:, 1 - column] > mus[:, column])
-        assert (row["rank_low"], row["rank_high"]) == (min(int(np.quantile(ranks, 0.025, method="lower")),
-                                                           row["rank"]),
-                                                       max(int(np.quantile(ranks, 0.975, method="higher")),
-                                                           row["rank"]))
+        assert (row["rank_low"], row["rank_high"]) == (
+            min(int(np.quantile(ranks, 0.025, method="lower")), row["rank"]),
+            max(int(np.quantile(ranks, 0.975, method="higher")), row["rank"]),
+        )
     # neither can be told from the other: one group, labelled by the better rank
     assert table["A"]["tied"] == table["B"]["tied"] == 1
 
@@ -219,10 +257,16 @@ def test_a_known_order_is_told_apart_rank_by_rank(tmp_path, connect):
 def test_a_models_place_in_a_game_is_the_mean_of_its_seats(tmp_path, connect):
     # A holds seats placed 1st and 3rd, B the 2nd: means 2 and 2, a tie (the best seat
     # would put A first).
-    games = [game_lines(f"game_{n}", n, {"P1": "A", "P2": "B", "P3": "A"},
-                        [player("P1", 3, 100), player("P2", 2, 100), player("P3", 1, 100)]) for n in range(3)]
-    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=10).iter_rows(
-        named=True)}
+    games = [
+        game_lines(
+            f"game_{n}",
+            n,
+            {"P1": "A", "P2": "B", "P3": "A"},
+            [player("P1", 3, 100), player("P2", 2, 100), player("P3", 1, 100)],
+        )
+        for n in range(3)
+    ]
+    table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=10).iter_rows(named=True)}
     assert table["A"]["mean_place"] == pytest.approx(2.0) and table["A"]["mu"] == pytest.approx(table["B"]["mu"])
 
 
@@ -237,8 +281,12 @@ def test_aliases_rate_two_names_as_one_model(tmp_path, connect):
 
 def test_errors_word_for_word_an_interval_column_without_intervals_and_ties_ranked_by_name(tmp_path, connect):
     # one model in every seat: nothing to rank it against
-    alone = connect(ingest(tmp_path / "alone", [game_lines("g1", 1, {"P1": "A", "P2": "A"},
-                                                           [player("P1", 2, 100), player("P2", 1, 100)])]))
+    alone = connect(
+        ingest(
+            tmp_path / "alone",
+            [game_lines("g1", 1, {"P1": "A", "P2": "A"}, [player("P1", 2, 100), player("P2", 1, 100)])],
+        )
+    )
     with pytest.raises(WorkbenchError) as raised:
         ratings(alone)
     assert str(raised.value) == "no finished Damage game has two models to rank against each other"
@@ -260,12 +308,15 @@ def test_games_are_rated_in_the_order_they_ended_as_openskill_rates_them(tmp_pat
     from tests.damage.test_plackett_luce import openskill_ratings
 
     # "g-b" ended first (B won), "g-a" later (A won): by name the order would be the other way
-    games = [game_lines("g-a", 9, {"P1": "A", "P2": "B"}, [player("P1", 2, 100), player("P2", 1, 100)]),
-             game_lines("g-b", 3, {"P1": "B", "P2": "A"}, [player("P1", 2, 100), player("P2", 1, 100)])]
+    games = [
+        game_lines("g-a", 9, {"P1": "A", "P2": "B"}, [player("P1", 2, 100), player("P2", 1, 100)]),
+        game_lines("g-b", 3, {"P1": "B", "P2": "A"}, [player("P1", 2, 100), player("P2", 1, 100)]),
+    ]
     table = ratings(connect(ingest(tmp_path, games)), bootstrap=10)
     expected, _ = openskill_ratings([{"B": 1.0, "A": 2.0}, {"A": 1.0, "B": 2.0}], ["A", "B"])
     assert {row["model"]: row["mu"] for row in table.iter_rows(named=True)} == pytest.approx(
-        dict(zip(["A", "B"], expected)))
+        dict(zip(["A", "B"], expected))
+    )
     assert expected[0] > expected[1]  # the later win counts more: A, rated last, ends ahead
 
 
@@ -324,8 +375,9 @@ def test_one_resample_gives_no_interval_and_says_so(tmp_path, connect):
 def test_a_model_seen_only_alone_is_listed_but_not_rated(tmp_path, connect):
     # C plays only games against itself: in the table, in no rated game and in no
     # resample, so it has neither a rank interval nor an interval of its rating
-    games = ordered_tournament(3) + [game_lines("game_c", 20, {"P1": "C", "P2": "C"},
-                                                [player("P1", 2, 100), player("P2", 1, 100)])]
+    games = ordered_tournament(3) + [
+        game_lines("game_c", 20, {"P1": "C", "P2": "C"}, [player("P1", 2, 100), player("P2", 1, 100)])
+    ]
     for number, lines in enumerate(games[:3]):  # C's seat in the tournament goes to E
         games[number] = [line.replace('"C"', '"E"') for line in lines]
     table = {row["model"]: row for row in ratings(connect(ingest(tmp_path, games)), bootstrap=20).iter_rows(named=True)}
@@ -339,10 +391,19 @@ def test_the_rank_interval_holds_the_rank_by_ordinal(tmp_path, connect):
     # highest, but from three games its sigma is large, so by ordinal (mu - 3 sigma) A
     # ranks first and B third, while by mu the resamples put A second or third and B
     # first or second. The rank interval still holds the rank each model is given.
-    games = [game_lines(f"game_{i:02d}", 1, {"P1": "A", "P2": "C"} if (i * 21) % 40 < 21 else {"P1": "C", "P2": "A"},
-                        [player("P1", 2, 100), player("P2", 1, 100)]) for i in range(40)]
-    games += [game_lines(f"game_{i:02d}", 1, {"P1": "B", "P2": "D"}, [player("P1", 2, 100), player("P2", 1, 100)])
-              for i in range(40, 43)]
+    games = [
+        game_lines(
+            f"game_{i:02d}",
+            1,
+            {"P1": "A", "P2": "C"} if (i * 21) % 40 < 21 else {"P1": "C", "P2": "A"},
+            [player("P1", 2, 100), player("P2", 1, 100)],
+        )
+        for i in range(40)
+    ]
+    games += [
+        game_lines(f"game_{i:02d}", 1, {"P1": "B", "P2": "D"}, [player("P1", 2, 100), player("P2", 1, 100)])
+        for i in range(40, 43)
+    ]
     # one file of every game: 43 files would take seconds to ingest
     db = tmp_path / "w.duckdb"
     assert not workbench.ingest([write_lines(tmp_path / "games.events.jsonl", sum(games, []))], db=db).failed
@@ -353,9 +414,15 @@ def test_the_rank_interval_holds_the_rank_by_ordinal(tmp_path, connect):
 
 
 def test_a_final_state_without_a_player_id_leaves_that_seat_unrated(tmp_path, connect):
-    games = [game_lines(f"game_{n}", n, {"P1": "A", "P2": "B", "P3": "C"},
-                        [player("P1", 3, 100), player("P2", 2, 100), {**player("P3", 1, 100), "player_id": None}])
-             for n in range(3)]
+    games = [
+        game_lines(
+            f"game_{n}",
+            n,
+            {"P1": "A", "P2": "B", "P3": "C"},
+            [player("P1", 3, 100), player("P2", 2, 100), {**player("P3", 1, 100), "player_id": None}],
+        )
+        for n in range(3)
+    ]
     table = ratings(connect(ingest(tmp_path, games)), by="player", bootstrap=20)
     assert table["player"].to_list() == ["P1", "P2"]
 
@@ -370,5 +437,7 @@ def test_a_game_of_more_seats_than_any_table_is_refused_in_one_line(tmp_path, co
     ratings(connect(ingest(tmp_path / "most", [table(MOST_SEATS, "game_most")])), bootstrap=5)  # rated
     with pytest.raises(WorkbenchError) as raised:
         ratings(connect(ingest(tmp_path / "wider", [table(MOST_SEATS + 1, "game_wide")])), bootstrap=5)
-    assert str(raised.value) == (f"game game_wide ended with {MOST_SEATS + 1} players in its final state; ratings "
-                                 f"take games of at most {MOST_SEATS} (a Damage table seats 2 to 10)")
+    assert str(raised.value) == (
+        f"game game_wide ended with {MOST_SEATS + 1} players in its final state; ratings "
+        f"take games of at most {MOST_SEATS} (a Damage table seats 2 to 10)"
+    )

@@ -25,8 +25,11 @@ CORPUS = ROOT / ".." / "shared" / "corpus" / "damage"
 
 DRAW5 = "game_20261123T135533274249Z_d74231.events.jsonl"
 HOLDEM = "game_20261123T135537354772Z_ab3780.events.jsonl"
-TABLES = ["game_20261123T135540946924Z_3eb85a.events.jsonl", "game_20261123T135541065800Z_f9d1f5.events.jsonl",
-          "game_20261123T135541183644Z_e8d16f.events.jsonl"]
+TABLES = [
+    "game_20261123T135540946924Z_3eb85a.events.jsonl",
+    "game_20261123T135541065800Z_f9d1f5.events.jsonl",
+    "game_20261123T135541183644Z_e8d16f.events.jsonl",
+]
 TOURNAMENT = "tournament_20261123T135540946302Z_823b5a.events.jsonl"
 FILES = [DRAW5, HOLDEM, *(f"tournament/{name}" for name in [*TABLES, TOURNAMENT])]
 # corpus README: a draw5 game of 965 lines and a hold'em game of 1,775 lines
@@ -35,21 +38,70 @@ LINES_STATED = {DRAW5: 965, HOLDEM: 1775}
 # Every event type the real program writes (EventLogger.write calls in simulator.py and
 # tournament.py at 08ac767).
 SIMULATOR_TYPES = {
-    "action_rejected", "action_resolved", "action_submitted", "affect_intent", "affect_resolved",
-    "affect_unpaired_assist", "avatar_selected", "backstory_created", "bankroll_eliminated", "blinds_posted",
-    "chatter_evaluated", "chatter_posted", "community_revealed", "direct_emoter_attack_resolved",
-    "direct_emoter_attack_skipped", "fold_saved_life", "game_ended", "game_started", "hand_ended", "hand_started",
-    "image_generation_completed", "image_generation_failed", "image_generation_started", "life_lost",
-    "lives_disabled", "model_assignment_warning", "offturn_regulation_resolved", "phase_changed",
-    "player_eliminated", "player_joined", "provider_call", "showdown", "thinking", "turn_summary",
+    "action_rejected",
+    "action_resolved",
+    "action_submitted",
+    "affect_intent",
+    "affect_resolved",
+    "affect_unpaired_assist",
+    "avatar_selected",
+    "backstory_created",
+    "bankroll_eliminated",
+    "blinds_posted",
+    "chatter_evaluated",
+    "chatter_posted",
+    "community_revealed",
+    "direct_emoter_attack_resolved",
+    "direct_emoter_attack_skipped",
+    "fold_saved_life",
+    "game_ended",
+    "game_started",
+    "hand_ended",
+    "hand_started",
+    "image_generation_completed",
+    "image_generation_failed",
+    "image_generation_started",
+    "life_lost",
+    "lives_disabled",
+    "model_assignment_warning",
+    "offturn_regulation_resolved",
+    "phase_changed",
+    "player_eliminated",
+    "player_joined",
+    "provider_call",
+    "showdown",
+    "thinking",
+    "turn_summary",
 }
-TOURNAMENT_TYPES = {"tournament_started", "round_started", "table_spawned", "table_result", "round_ended",
-                    "tournament_ended"}
+TOURNAMENT_TYPES = {
+    "tournament_started",
+    "round_started",
+    "table_spawned",
+    "table_result",
+    "round_ended",
+    "tournament_ended",
+}
 # Seed 003, section 5: the documented types; the others are `info`, never errors.
-DOCUMENTED = {"game_started", "hand_started", "phase_changed", "thinking", "affect_intent", "affect_resolved",
-              "provider_call", "action_submitted", "action_resolved", "fold_saved_life", "life_lost",
-              "player_eliminated", "showdown", "hand_ended", "turn_summary", "game_ended",
-              "model_assignment_warning", "affect_unpaired_assist"}
+DOCUMENTED = {
+    "game_started",
+    "hand_started",
+    "phase_changed",
+    "thinking",
+    "affect_intent",
+    "affect_resolved",
+    "provider_call",
+    "action_submitted",
+    "action_resolved",
+    "fold_saved_life",
+    "life_lost",
+    "player_eliminated",
+    "showdown",
+    "hand_ended",
+    "turn_summary",
+    "game_ended",
+    "model_assignment_warning",
+    "affect_unpaired_assist",
+}
 # EventLogger.write: exactly these envelope keys, schema_version "0.1", ts from
 # datetime.now(timezone.utc).isoformat(): `+00:00`, microseconds only when not 0.
 ENVELOPE = {"schema_version", "type", "game_id", "ts", "payload"}
@@ -64,8 +116,10 @@ TRUE_FINDINGS: set[tuple[str, str, str, str]] = set()
 
 def corpus() -> Path:
     if not all((CORPUS / name).is_file() for name in FILES):
-        pytest.skip(f"the real Damage corpus is not at {CORPUS.resolve()} (../shared/corpus/damage from the "
-                    "project root); these tests read the six logs of the real simulator there")
+        pytest.skip(
+            f"the real Damage corpus is not at {CORPUS.resolve()} (../shared/corpus/damage from the "
+            "project root); these tests read the six logs of the real simulator there"
+        )
     return CORPUS
 
 
@@ -103,8 +157,9 @@ def test_every_real_file_validates(validated, name):
 def test_what_the_real_program_writes_beyond_the_seed_is_info(validated, name):
     file = validated[(corpus() / name).resolve()]
     types = {line["type"] for line in lines_of(name)}
-    flagged = {re.search(r"'(\w+)'", v.message).group(1) for v in file.violations
-               if v.rule == "undocumented_event_type"}
+    flagged = {
+        re.search(r"'(\w+)'", v.message).group(1) for v in file.violations if v.rule == "undocumented_event_type"
+    }
     assert flagged == types - DOCUMENTED
     assert all(v.severity == "info" for v in file.violations if v.rule.startswith("undocumented"))
 
@@ -113,8 +168,10 @@ def test_discussion_phase_is_an_extra_enum_value(validated):
     # simulator.py writes phase_changed `discussion` when the discussion layer is on
     for name in [DRAW5, HOLDEM]:
         file = validated[(corpus() / name).resolve()]
-        assert any(v.rule == "undocumented_value" and v.field == "payload.phase" and "'discussion'" in v.message
-                   for v in file.violations)
+        assert any(
+            v.rule == "undocumented_value" and v.field == "payload.phase" and "'discussion'" in v.message
+            for v in file.violations
+        )
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -152,8 +209,11 @@ def test_hands_are_draw5_and_holdem():
 
 
 def test_tournament_links_each_table_to_its_game(db):
-    linked = rows(db, "SELECT t.payload->>'game_id' FROM damage_events t WHERE t.type = 'table_result' "
-                      "AND t.payload->>'game_id' IN (SELECT game_id FROM damage_events) ORDER BY 1")
+    linked = rows(
+        db,
+        "SELECT t.payload->>'game_id' FROM damage_events t WHERE t.type = 'table_result' "
+        "AND t.payload->>'game_id' IN (SELECT game_id FROM damage_events) ORDER BY 1",
+    )
     assert [game for (game,) in linked] == sorted(name.removesuffix(".events.jsonl") for name in TABLES)
 
 
@@ -173,8 +233,9 @@ def walk(node, path=""):
 
 
 def expected_vectors(name: str) -> Counter:
-    return Counter((seq, line["type"] + path) for seq, line in enumerate(lines_of(name), 1)
-                   for path, _ in walk(line["payload"]))
+    return Counter(
+        (seq, line["type"] + path) for seq, line in enumerate(lines_of(name), 1) for path, _ in walk(line["payload"])
+    )
 
 
 @pytest.mark.parametrize("name", [DRAW5, HOLDEM, *(f"tournament/{t}" for t in TABLES)])
@@ -194,14 +255,21 @@ def test_holdem_vectors_per_origin(db):
     for (_, origin), count in expected_vectors(HOLDEM).items():
         per_origin[origin] += count
     assert set(per_origin) <= {
-        "hand_started.players[].emotions", "action_resolved.player_state.emotions", "hand_ended.players[].emotions",
-        "game_ended.final_state[].emotions", "affect_resolved.target_emotions", "chatter_evaluated.target_emotions",
-        "offturn_regulation_resolved.target_emotions", "direct_emoter_attack_resolved.before",
-        "direct_emoter_attack_resolved.after"}
+        "hand_started.players[].emotions",
+        "action_resolved.player_state.emotions",
+        "hand_ended.players[].emotions",
+        "game_ended.final_state[].emotions",
+        "affect_resolved.target_emotions",
+        "chatter_evaluated.target_emotions",
+        "offturn_regulation_resolved.target_emotions",
+        "direct_emoter_attack_resolved.before",
+        "direct_emoter_attack_resolved.after",
+    }
     assert per_origin["direct_emoter_attack_resolved.before"] > 0
     game = HOLDEM.removesuffix(".events.jsonl")
-    assert dict(rows(db, "SELECT origin, count(*) FROM damage_emotions WHERE game_id = ? GROUP BY origin",
-                     [game])) == dict(per_origin)
+    assert dict(
+        rows(db, "SELECT origin, count(*) FROM damage_emotions WHERE game_id = ? GROUP BY origin", [game])
+    ) == dict(per_origin)
 
 
 def whose(line: dict, path: str) -> str:
@@ -219,8 +287,11 @@ def whose(line: dict, path: str) -> str:
 
 def test_holdem_vectors_belong_to_the_right_players(db):
     game = HOLDEM.removesuffix(".events.jsonl")
-    stored = rows(db, f"SELECT seq, origin, player_id, {', '.join(FIVE)} FROM damage_emotions WHERE game_id = ? "
-                      "ORDER BY seq, rowid", [game])
+    stored = rows(
+        db,
+        f"SELECT seq, origin, player_id, {', '.join(FIVE)} FROM damage_emotions WHERE game_id = ? ORDER BY seq, rowid",
+        [game],
+    )
     expected = []
     for seq, line in enumerate(lines_of(HOLDEM), 1):
         for path, vector in walk(line["payload"]):
@@ -241,13 +312,16 @@ def test_direct_emoter_attack_before_then_after_of_the_target(db):
     for seq, payload in attacks:
         # simulator.py: {turn, attacker_id, target_player_id, emotion, before, after}
         assert set(payload) == {"turn", "attacker_id", "target_player_id", "emotion", "before", "after"}
-        got = rows(db, "SELECT player_id, origin, fear, tilt FROM damage_emotions WHERE game_id = ? AND seq = ? "
-                       "ORDER BY rowid", [game, seq])
+        got = rows(
+            db,
+            "SELECT player_id, origin, fear, tilt FROM damage_emotions WHERE game_id = ? AND seq = ? ORDER BY rowid",
+            [game, seq],
+        )
         target = payload["target_player_id"]
-        assert got == [(target, "direct_emoter_attack_resolved.before", payload["before"]["fear"],
-                        payload["before"]["tilt"]),
-                       (target, "direct_emoter_attack_resolved.after", payload["after"]["fear"],
-                        payload["after"]["tilt"])]
+        assert got == [
+            (target, "direct_emoter_attack_resolved.before", payload["before"]["fear"], payload["before"]["tilt"]),
+            (target, "direct_emoter_attack_resolved.after", payload["after"]["fear"], payload["after"]["tilt"]),
+        ]
 
 
 # --- seed 003, section 5.14: the keys of token_stats are listed, their values untyped --
@@ -266,10 +340,13 @@ def test_token_stats_values_are_untyped(calls):
     assert SCREEN.passes([text]) == [True]
 
 
-@pytest.mark.parametrize("change", [
-    lambda p: p["token_stats"].pop("calls"),  # a listed key is missing
-    lambda p: p["token_stats_by_model"].update(m1=5),  # "same stats subset": an object
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: p["token_stats"].pop("calls"),  # a listed key is missing
+        lambda p: p["token_stats_by_model"].update(m1=5),  # "same stats subset": an object
+    ],
+)
 def test_token_stats_keys_are_still_the_seeds(change):
     from pydantic import ValidationError
 
@@ -295,7 +372,10 @@ def rejected_calls(name: str) -> list[tuple[str, str, int, str, str]]:
             if not text.strip():
                 continue
             line = json.loads(text)
-            payload, key = line["payload"], (line["game_id"], line["payload"].get("turn"), line["payload"].get("player_id"))
+            payload, key = (
+                line["payload"],
+                (line["game_id"], line["payload"].get("turn"), line["payload"].get("player_id")),
+            )
             if line["type"] == "thinking" and payload.get("status") == "start" and "stage" not in payload:
                 started[key] = payload["model"]
             elif line["type"] == "action_rejected":
@@ -313,15 +393,21 @@ def test_a_failed_betting_call_is_a_failed_decision_of_its_model(db):
     try:
         for name in FILES:
             expected = rejected_calls(name)
-            got = con.execute("""
+            got = con.execute(
+                """
                 SELECT d.locator, d.agent_id, d.turn, d.model, d.failure, d.valid, d.action, d.outcome FROM decisions d
                 JOIN sources s USING (source_id) WHERE s.path = ? AND d.locator IN (
                     SELECT 'line ' || seq FROM damage_events e WHERE e.source_id = d.source_id
-                    AND e.type = 'action_rejected') ORDER BY d.locator""", [str((corpus() / name).resolve())]).fetchall()
+                    AND e.type = 'action_rejected') ORDER BY d.locator""",
+                [str((corpus() / name).resolve())],
+            ).fetchall()
             assert sorted(got) == sorted((*call, None, None, "failed") for call in expected), name
-        assert sum(len(rejected_calls(name)) for name in FILES) == 13  # 2 in the draw5 game, 10 in hold'em, 1 at a table
+        assert (
+            sum(len(rejected_calls(name)) for name in FILES) == 13
+        )  # 2 in the draw5 game, 10 in hold'em, 1 at a table
         assert {call[4] for name in FILES for call in rejected_calls(name)} == {
-            'provider HTTP error 500: {"error": "mock overload"}'}
+            'provider HTTP error 500: {"error": "mock overload"}'
+        }
     finally:
         con.close()
 
@@ -355,9 +441,13 @@ def test_a_decision_is_each_action_submitted_and_each_call_rejected_not_the_forc
     expected = {locator for locator, kind in kinds.items() if kind in ("action_submitted", "action_rejected")}
     con = duckdb.connect(str(db), read_only=True)
     try:
-        locators = [locator for (locator,) in con.execute(
-            "SELECT d.locator FROM decisions d JOIN sources s USING (source_id) WHERE s.path = ?",
-            [str((corpus() / name).resolve())]).fetchall()]
+        locators = [
+            locator
+            for (locator,) in con.execute(
+                "SELECT d.locator FROM decisions d JOIN sources s USING (source_id) WHERE s.path = ?",
+                [str((corpus() / name).resolve())],
+            ).fetchall()
+        ]
     finally:
         con.close()
     assert sorted(locators) == sorted(expected) and len(locators) == len(set(locators))

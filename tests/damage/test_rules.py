@@ -33,7 +33,8 @@ def raise_action(**changes):
 
 def test_raise_without_attack_plan_is_located(tmp_path):
     assert errors(tmp_path, event("game_started"), raise_action(attack_plan=None)) == [
-        ("line 2", "error", "attack_plan_required", "payload.action.attack_plan")]
+        ("line 2", "error", "attack_plan_required", "payload.action.attack_plan")
+    ]
 
 
 def test_raise_missing_attack_plan_key(tmp_path):
@@ -45,7 +46,8 @@ def test_raise_missing_attack_plan_key(tmp_path):
 @pytest.mark.parametrize("amount", [0, -3, 2.5, "10", True, None])
 def test_raise_amount_must_be_positive_int(tmp_path, amount):
     assert errors(tmp_path, raise_action(payload={"amount": amount})) == [
-        ("line 1", "error", "raise_amount_positive_int", "payload.action.payload.amount")]
+        ("line 1", "error", "raise_amount_positive_int", "payload.action.payload.amount")
+    ]
 
 
 def test_raise_amount_missing(tmp_path):
@@ -63,15 +65,18 @@ def test_unknown_action_kind(tmp_path):
     assert errors(tmp_path, raise_action(kind="bet")) == [("line 1", "error", "enum_value", "payload.action.kind")]
 
 
-@pytest.mark.parametrize("field,value,rule", [
-    ("kinetic_intent", "smash", "enum_value"),
-    ("emotional_intent", "joy", "enum_value"),
-    ("manipulation_plan", "flattery", "enum_value"),
-    ("delivery_channel", "carrier_pigeon", "enum_value"),
-    ("confidence", 1.5, "less_than_equal"),
-    ("confidence", -0.1, "greater_than_equal"),
-    ("target_player_id", 3, "string_type"),
-])
+@pytest.mark.parametrize(
+    "field,value,rule",
+    [
+        ("kinetic_intent", "smash", "enum_value"),
+        ("emotional_intent", "joy", "enum_value"),
+        ("manipulation_plan", "flattery", "enum_value"),
+        ("delivery_channel", "carrier_pigeon", "enum_value"),
+        ("confidence", 1.5, "less_than_equal"),
+        ("confidence", -0.1, "greater_than_equal"),
+        ("target_player_id", 3, "string_type"),
+    ],
+)
 def test_attack_plan_fields(tmp_path, field, value, rule):
     record = raise_action()
     record["payload"]["action"]["attack_plan"][field] = value
@@ -89,7 +94,8 @@ def test_emotions_stay_in_unit_range(tmp_path, emotion, value, rule):
 def test_emotions_at_the_bounds_pass(tmp_path):
     record = event("hand_started")
     record["payload"]["players"][0]["emotions"] = dict.fromkeys(["fear", "anger", "shame", "confidence"], 1.0) | {
-        "tilt": -1.0}
+        "tilt": -1.0
+    }
     assert errors(tmp_path, record) == []
 
 
@@ -119,8 +125,11 @@ def test_missing_envelope_key(tmp_path, key):
 
 
 def test_ts_must_be_utc(tmp_path):
-    file, found = findings(tmp_path, event("phase_changed", ts="2026-02-06T11:38:54+02:00"),
-                           event("phase_changed", ts="2026-02-06T09:38:54+00:00"))
+    file, found = findings(
+        tmp_path,
+        event("phase_changed", ts="2026-02-06T11:38:54+02:00"),
+        event("phase_changed", ts="2026-02-06T09:38:54+00:00"),
+    )
     assert found == [("line 1", "error", "ts_not_utc", "ts")]
 
 
@@ -129,19 +138,24 @@ def test_ts_must_be_a_timestamp(tmp_path):
 
 
 def test_schema_version_any_string(tmp_path):
-    assert errors(tmp_path, event("phase_changed", schema_version="0.1"), event("phase_changed", schema_version="0.2")) == []
+    assert (
+        errors(tmp_path, event("phase_changed", schema_version="0.1"), event("phase_changed", schema_version="0.2"))
+        == []
+    )
 
 
 def test_affect_resolved_mode_enum(tmp_path):
     assert errors(tmp_path, event("affect_resolved", {"turn": 1, "mode": "hypnosis"})) == [
-        ("line 1", "error", "enum_value", "payload.mode")]
+        ("line 1", "error", "enum_value", "payload.mode")
+    ]
 
 
 def test_provider_call_usage_required(tmp_path):
     payload = copy.deepcopy(PAYLOADS["provider_call"])
     del payload["usage"]["total_tokens"]
     assert errors(tmp_path, event("provider_call", payload)) == [
-        ("line 1", "error", "required_key", "payload.usage.total_tokens")]
+        ("line 1", "error", "required_key", "payload.usage.total_tokens")
+    ]
 
 
 def test_violation_messages_say_expected_and_found(tmp_path):
@@ -153,25 +167,38 @@ def test_violation_messages_say_expected_and_found(tmp_path):
 
 
 def test_undocumented_types_and_keys_are_info(tmp_path):
-    chatter = event("phase_changed", {"turn": 1, "target_player_id": "P1", "target_emotions": dict(PAYLOADS[
-        "affect_resolved"]["target_emotions"])}, type="chatter_evaluated")
+    chatter = event(
+        "phase_changed",
+        {"turn": 1, "target_player_id": "P1", "target_emotions": dict(PAYLOADS["affect_resolved"]["target_emotions"])},
+        type="chatter_evaluated",
+    )
     hand = event("hand_started")
     hand["payload"]["players"][0]["alias"] = "Ace"
-    found = findings(tmp_path, chatter, hand, event("phase_changed", {"turn": 1, "phase": "discussion"}),
-                     event("thinking", {"turn": 1, "player_id": "P1", "status": "start", "stage": "chatter"}),
-                     event("phase_changed", extra_key=1))[1]
-    assert sorted(found) == sorted([
-        ("line 1", "info", "undocumented_event_type", "type"),
-        ("line 2", "info", "undocumented_key", "payload.players[].alias"),
-        ("line 3", "info", "undocumented_value", "payload.phase"),
-        ("line 4", "info", "undocumented_value", "payload.stage"),
-        ("line 5", "info", "undocumented_key", "extra_key"),
-    ])
+    found = findings(
+        tmp_path,
+        chatter,
+        hand,
+        event("phase_changed", {"turn": 1, "phase": "discussion"}),
+        event("thinking", {"turn": 1, "player_id": "P1", "status": "start", "stage": "chatter"}),
+        event("phase_changed", extra_key=1),
+    )[1]
+    assert sorted(found) == sorted(
+        [
+            ("line 1", "info", "undocumented_event_type", "type"),
+            ("line 2", "info", "undocumented_key", "payload.players[].alias"),
+            ("line 3", "info", "undocumented_value", "payload.phase"),
+            ("line 4", "info", "undocumented_value", "payload.stage"),
+            ("line 5", "info", "undocumented_key", "extra_key"),
+        ]
+    )
 
 
 def test_undocumented_event_emotions_are_still_checked(tmp_path):
-    chatter = event("phase_changed", {"target_emotions": {**PAYLOADS["affect_resolved"]["target_emotions"],
-                                                          "anger": 4}}, type="chatter_evaluated")
+    chatter = event(
+        "phase_changed",
+        {"target_emotions": {**PAYLOADS["affect_resolved"]["target_emotions"], "anger": 4}},
+        type="chatter_evaluated",
+    )
     assert errors(tmp_path, chatter) == [("line 1", "error", "less_than_equal", "payload.target_emotions.anger")]
 
 

@@ -28,12 +28,17 @@ player = "seat"
 model = "agent.model"
 action = "move"
 """
-SCHEMA = {"type": "object", "required": ["match", "turn", "seat", "move"],
-          "properties": {"match": {"type": "object", "required": ["id"]},
-                         "turn": {"type": "integer", "minimum": 1},
-                         "seat": {"type": "string"},
-                         "move": {"enum": ["rock", "paper", "scissors"]},
-                         "agent": {"type": "object", "properties": {"model": {"type": "string"}}}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["match", "turn", "seat", "move"],
+    "properties": {
+        "match": {"type": "object", "required": ["id"]},
+        "turn": {"type": "integer", "minimum": 1},
+        "seat": {"type": "string"},
+        "move": {"enum": ["rock", "paper", "scissors"]},
+        "agent": {"type": "object", "properties": {"model": {"type": "string"}}},
+    },
+}
 MOVES = {"rock", "paper", "scissors"}
 
 
@@ -47,19 +52,36 @@ def line(game: str, turn, seat: str, model: str, move) -> dict:
 # Three games; model-b sometimes plays "lizard" (not a move), model-a once gives turn 0
 # and once no move at all.
 GAMES = {
-    "g1": [line("g1", 1, "A", "model-a", "rock"), line("g1", 1, "B", "model-b", "lizard"),
-           line("g1", 2, "A", "model-a", "paper"), line("g1", 2, "B", "model-b", "rock")],
-    "g2": [line("g2", 0, "A", "model-a", "rock"), line("g2", 1, "B", "model-b", "paper"),
-           line("g2", 2, "A", "model-a", "scissors"), line("g2", 2, "B", "model-b", "lizard")],
-    "g3": [line("g3", 1, "A", "model-a", None), line("g3", 1, "B", "model-b", "scissors"),
-           line("g3", 2, "A", "model-a", "rock"), line("g3", 2, "B", "model-b", "paper")],
+    "g1": [
+        line("g1", 1, "A", "model-a", "rock"),
+        line("g1", 1, "B", "model-b", "lizard"),
+        line("g1", 2, "A", "model-a", "paper"),
+        line("g1", 2, "B", "model-b", "rock"),
+    ],
+    "g2": [
+        line("g2", 0, "A", "model-a", "rock"),
+        line("g2", 1, "B", "model-b", "paper"),
+        line("g2", 2, "A", "model-a", "scissors"),
+        line("g2", 2, "B", "model-b", "lizard"),
+    ],
+    "g3": [
+        line("g3", 1, "A", "model-a", None),
+        line("g3", 1, "B", "model-b", "scissors"),
+        line("g3", 2, "A", "model-a", "rock"),
+        line("g3", 2, "B", "model-b", "paper"),
+    ],
 }
 
 
 def meets_the_rules(record: dict) -> bool:
     """The schema's rules, written out by hand."""
-    return (record.get("move") in MOVES and isinstance(record.get("turn"), int) and record["turn"] >= 1
-            and isinstance(record.get("seat"), str) and "id" in record.get("match", {}))
+    return (
+        record.get("move") in MOVES
+        and isinstance(record.get("turn"), int)
+        and record["turn"] >= 1
+        and isinstance(record.get("seat"), str)
+        and "id" in record.get("match", {})
+    )
 
 
 @pytest.fixture
@@ -86,14 +108,18 @@ def test_each_line_is_a_decision_valid_when_it_meets_the_schema(game, tmp_path):
             decided, valid = expected.get(record["agent"]["model"], (0, 0))
             expected[record["agent"]["model"]] = (decided + 1, valid + meets_the_rules(record))
     with duckdb.connect(str(db), read_only=True) as con:
-        counted = con.execute("SELECT model, count(*), count(*) FILTER (WHERE valid) FROM decisions "
-                              "WHERE format = 'rps' GROUP BY model").fetchall()
-        assert {model: (n, valid) for model, n, valid in counted} == expected == {"model-a": (6, 4),
-                                                                                 "model-b": (6, 4)}
-        assert con.execute("SELECT DISTINCT game_id FROM decisions ORDER BY 1").fetchall() == [("g1",), ("g2",),
-                                                                                                ("g3",)]
-        assert con.execute("SELECT turn, agent_id, action FROM decisions WHERE locator = 'line 2' AND "
-                           "game_id = 'g1'").fetchall() == [(1, "B", "lizard")]
+        counted = con.execute(
+            "SELECT model, count(*), count(*) FILTER (WHERE valid) FROM decisions WHERE format = 'rps' GROUP BY model"
+        ).fetchall()
+        assert {model: (n, valid) for model, n, valid in counted} == expected == {"model-a": (6, 4), "model-b": (6, 4)}
+        assert con.execute("SELECT DISTINCT game_id FROM decisions ORDER BY 1").fetchall() == [
+            ("g1",),
+            ("g2",),
+            ("g3",),
+        ]
+        assert con.execute(
+            "SELECT turn, agent_id, action FROM decisions WHERE locator = 'line 2' AND game_id = 'g1'"
+        ).fetchall() == [(1, "B", "lizard")]
 
 
 def test_each_schema_error_is_a_finding_on_its_line_with_the_field_and_what_was_expected(game, tmp_path):
@@ -118,7 +144,9 @@ def test_a_line_that_is_not_an_object_is_rejected_with_its_text(game, tmp_path):
     assert ingest(game, db) == 0
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT locator, raw FROM rejects ORDER BY locator").fetchall() == [
-            ("line 5", "not json"), ("line 6", "[1, 2]")]
+            ("line 5", "not json"),
+            ("line 6", "[1, 2]"),
+        ]
         assert con.execute("SELECT count(*) FROM rps_records").fetchall() == [(12,)]
 
 
@@ -135,9 +163,10 @@ def test_a_log_that_grows_gives_what_a_one_shot_ingest_gives(game, tmp_path):
 
     def tables(db):
         with duckdb.connect(str(db), read_only=True) as con:
-            return [con.execute(f"SELECT * EXCLUDE (source_id) FROM {t} ORDER BY ALL").fetchall()
-                    for t in ("rps_records", "decisions")] + [
-                con.execute("SELECT locator, rule, field FROM violations ORDER BY ALL").fetchall()]
+            return [
+                con.execute(f"SELECT * EXCLUDE (source_id) FROM {t} ORDER BY ALL").fetchall()
+                for t in ("rps_records", "decisions")
+            ] + [con.execute("SELECT locator, rule, field FROM violations ORDER BY ALL").fetchall()]
 
     assert tables(grown) == tables(once)
 
@@ -153,20 +182,23 @@ def test_scorecard_and_compare_take_a_declared_game(game, tmp_path, capsys):
     assert "lizard" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("change, said", [
-    (lambda t: 'colour = "red"\n' + t, "unknown key 'colour'"),
-    (lambda t: t.replace('name = "rps"', 'name = "R P S"'), "name 'R P S' must be lower-case letters"),
-    (lambda t: t.replace('name = "rps"', 'name = "damage"'), "a format named 'damage' is registered already"),
-    (lambda t: t.replace('schema = "rps.schema.json"\n', ""), "schema must be given"),
-    (lambda t: t.replace("rps.schema.json", "missing.json"), "cannot read a schema from"),
-    (lambda t: t.replace('turn = "turn"', 'turn = "a..b"'), "fields.turn must be a dotted path"),
-    (lambda t: t.replace('turn = "turn"', 'round = "r"'), "unknown field 'round'"),
-    (lambda t: t.replace('files = "*.rps.jsonl"', 'files = "logs/*.jsonl"'), "is a pattern of file names"),
-    (lambda t: t.replace("[fields]", "[fields"), "is not a TOML file"),
-    (lambda t: "file = '(?P<model>['\n" + t, "is not a regular expression"),
-    (lambda t: "file = '(?P<colour>x)'\n" + t, "file's named groups must be fields"),
-    (lambda t: "file = 'x'\n" + t, "file's named groups must be fields"),
-])
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (lambda t: 'colour = "red"\n' + t, "unknown key 'colour'"),
+        (lambda t: t.replace('name = "rps"', 'name = "R P S"'), "name 'R P S' must be lower-case letters"),
+        (lambda t: t.replace('name = "rps"', 'name = "damage"'), "a format named 'damage' is registered already"),
+        (lambda t: t.replace('schema = "rps.schema.json"\n', ""), "schema must be given"),
+        (lambda t: t.replace("rps.schema.json", "missing.json"), "cannot read a schema from"),
+        (lambda t: t.replace('turn = "turn"', 'turn = "a..b"'), "fields.turn must be a dotted path"),
+        (lambda t: t.replace('turn = "turn"', 'round = "r"'), "unknown field 'round'"),
+        (lambda t: t.replace('files = "*.rps.jsonl"', 'files = "logs/*.jsonl"'), "is a pattern of file names"),
+        (lambda t: t.replace("[fields]", "[fields"), "is not a TOML file"),
+        (lambda t: "file = '(?P<model>['\n" + t, "is not a regular expression"),
+        (lambda t: "file = '(?P<colour>x)'\n" + t, "file's named groups must be fields"),
+        (lambda t: "file = 'x'\n" + t, "file's named groups must be fields"),
+    ],
+)
 def test_a_declaration_that_is_wrong_is_refused_in_one_line_naming_the_file(game, tmp_path, capsys, change, said):
     spec = game / "rps.toml"
     spec.write_text(change(TOML))
@@ -176,12 +208,15 @@ def test_a_declaration_that_is_wrong_is_refused_in_one_line_naming_the_file(game
     assert not (tmp_path / "w.duckdb").exists()
 
 
-@pytest.mark.parametrize("schema, said", [
-    ("[1, 2]", "its schema must be a JSON object"),
-    ("{not json", "is not JSON"),
-    ('{"type": "nothing"}', "is not a valid JSON Schema at type"),
-    ('{"properties": {"move": {"pattern": "(["}}}', "is not a valid JSON Schema at properties/move/pattern"),
-])
+@pytest.mark.parametrize(
+    "schema, said",
+    [
+        ("[1, 2]", "its schema must be a JSON object"),
+        ("{not json", "is not JSON"),
+        ('{"type": "nothing"}', "is not a valid JSON Schema at type"),
+        ('{"properties": {"move": {"pattern": "(["}}}', "is not a valid JSON Schema at properties/move/pattern"),
+    ],
+)
 def test_a_schema_that_is_not_one_is_refused_in_one_line(game, tmp_path, capsys, schema, said):
     (game / "rps.schema.json").write_text(schema)
     assert ingest(game, tmp_path / "w.duckdb") == 2
@@ -192,7 +227,8 @@ def test_a_schema_that_is_not_one_is_refused_in_one_line(game, tmp_path, capsys,
 def test_an_inline_schema_table_is_taken_as_the_file_would_be(game, tmp_path):
     inline = TOML.replace('schema = "rps.schema.json"\n', "") + (
         '\n[schema]\ntype = "object"\nrequired = ["move"]\n[schema.properties.move]\nenum = ["rock", "paper", '
-        '"scissors"]\n')
+        '"scissors"]\n'
+    )
     (game / "rps.toml").write_text(inline)
     db = tmp_path / "w.duckdb"
     assert ingest(game, db) == 0
@@ -209,8 +245,13 @@ def test_a_folder_of_declared_formats_is_found_by_every_command(game, tmp_path):
     environment = {**os.environ, "WORKBENCH_FORMATS": str(game)}
 
     def run(*argv):
-        return subprocess.run([sys.executable, "-m", "workbench.cli", *argv], capture_output=True, text=True,
-                              env=environment, cwd=tmp_path)
+        return subprocess.run(
+            [sys.executable, "-m", "workbench.cli", *argv],
+            capture_output=True,
+            text=True,
+            env=environment,
+            cwd=tmp_path,
+        )
 
     listed = run("formats")
     assert listed.returncode == 0
@@ -218,16 +259,34 @@ def test_a_folder_of_declared_formats_is_found_by_every_command(game, tmp_path):
     assert "declared format" in listed.stderr and "broken.toml left out" in listed.stderr
     assert "files must be given" in listed.stderr
     as_json = {row["name"]: row for row in json.loads(run("formats", "--json").stdout)}
-    assert as_json["rps"] == {"name": "rps", "kind": "declared", "declared_in": str(game / "rps.toml"),
-                              "description": "rock, paper, scissors", "tables": ["rps_records"]}
+    assert as_json["rps"] == {
+        "name": "rps",
+        "kind": "declared",
+        "declared_in": str(game / "rps.toml"),
+        "description": "rock, paper, scissors",
+        "tables": ["rps_records"],
+    }
     assert as_json["damage"]["kind"] == "built in" and "damage_events" in as_json["damage"]["tables"]
     ingested = run("ingest", str(game), "--db", str(tmp_path / "w.duckdb"), "--quiet")
     assert ingested.returncode == 0 and "g1.rps.jsonl: rps: 4 records" in ingested.stdout
 
 
 def test_spec_with_the_spark_engine_is_refused_before_spark_starts(game, tmp_path, capsys):
-    assert main(["ingest", str(game), "--engine", "spark", "--parquet", str(tmp_path / "t"), "--spec",
-                 str(game / "rps.toml")]) == 2
+    assert (
+        main(
+            [
+                "ingest",
+                str(game),
+                "--engine",
+                "spark",
+                "--parquet",
+                str(tmp_path / "t"),
+                "--spec",
+                str(game / "rps.toml"),
+            ]
+        )
+        == 2
+    )
     assert "put the TOML file in a declared-formats folder" in capsys.readouterr().err
 
 

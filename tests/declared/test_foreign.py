@@ -19,13 +19,21 @@ FOREIGN = Path(__file__).parent / "foreign"
 EXPECTED = {
     # lmgame-org/GamingAgent 2048: a move is legal when it changes the board (info.is_legal);
     # gpt4o's steps 43-45 and o3's step 66 were not
-    "gamingagent2048": ({"gpt4o": (6, 3), "o3": (5, 4)},
-                        [("gpt4o", "line 3", "const", "info.is_legal"), ("gpt4o", "line 4", "const", "info.is_legal"),
-                         ("gpt4o", "line 5", "const", "info.is_legal"), ("o3", "line 3", "const", "info.is_legal")]),
+    "gamingagent2048": (
+        {"gpt4o": (6, 3), "o3": (5, 4)},
+        [
+            ("gpt4o", "line 3", "const", "info.is_legal"),
+            ("gpt4o", "line 4", "const", "info.is_legal"),
+            ("gpt4o", "line 5", "const", "info.is_legal"),
+            ("o3", "line 3", "const", "info.is_legal"),
+        ],
+    ),
     # microsoft/tale-suite: an action is one short phrase; `> east` (gpt-4o, step 30) and
     # `> go north` (gpt-4o-mini, step 10) echo the transcript's marker
-    "tales": ({"gpt-4o": (5, 4), "gpt-4o-mini": (3, 2)},
-              [("gpt-4o", "line 4", "pattern", "Action"), ("gpt-4o-mini", "line 2", "pattern", "Action")]),
+    "tales": (
+        {"gpt-4o": (5, 4), "gpt-4o-mini": (3, 2)},
+        [("gpt-4o", "line 4", "pattern", "Action"), ("gpt-4o-mini", "line 2", "pattern", "Action")],
+    ),
 }
 
 
@@ -38,8 +46,10 @@ def test_a_real_foreign_format_declared_in_one_file_gives_its_decisions_and_vali
     assert main(["ingest", str(folder), "--db", str(db), "--spec", str(spec), "--quiet"]) == 0
     counts, invalid = EXPECTED[name]
     with duckdb.connect(str(db), read_only=True) as con:
-        found = con.execute("SELECT model, count(*), count(*) FILTER (WHERE valid) FROM decisions "
-                            "WHERE format = ? GROUP BY model", [name]).fetchall()
+        found = con.execute(
+            "SELECT model, count(*), count(*) FILTER (WHERE valid) FROM decisions WHERE format = ? GROUP BY model",
+            [name],
+        ).fetchall()
         assert {model: (n, valid) for model, n, valid in found} == counts
         findings = con.execute("""
             SELECT d.model, v.locator, v.rule, v.field FROM violations v

@@ -17,21 +17,43 @@ from workbench.jsonl import LineBatch, check_lines
 from workbench.violation import Violation
 
 VALID_DRAFT = {
-    "turn": 12, "houseId": 1,
+    "turn": 12,
+    "houseId": 1,
     "fleetCommands": [{"fleetId": 101, "commandType": "move", "targetSystemId": 22, "targetFleetId": None, "roe": 6}],
-    "buildCommands": [{"colonyId": 12, "buildType": "ship", "shipClass": "destroyer", "facilityClass": None,
-                       "groundClass": None, "quantity": 1}],
-    "zeroTurnCommands": [{"commandType": "reactivate", "sourceFleetId": 101, "targetFleetId": None, "shipIndices": [],
-                          "fighterShipIds": [], "carrierShipId": None, "sourceCarrierShipId": None,
-                          "targetCarrierShipId": None, "cargoType": None, "quantity": None}],
+    "buildCommands": [
+        {
+            "colonyId": 12,
+            "buildType": "ship",
+            "shipClass": "destroyer",
+            "facilityClass": None,
+            "groundClass": None,
+            "quantity": 1,
+        }
+    ],
+    "zeroTurnCommands": [
+        {
+            "commandType": "reactivate",
+            "sourceFleetId": 101,
+            "targetFleetId": None,
+            "shipIndices": [],
+            "fighterShipIds": [],
+            "carrierShipId": None,
+            "sourceCarrierShipId": None,
+            "targetCarrierShipId": None,
+            "cargoType": None,
+            "quantity": None,
+        }
+    ],
     "populationTransfers": [{"sourceColonyId": 12, "destColonyId": 13, "ptuAmount": 1}],
     "terraformCommands": [{"colonyId": 12}],
-    "colonyManagement": [{"colonyId": 12, "taxRate": 20, "autoRepair": True, "autoLoadMarines": False,
-                          "autoLoadFighters": False}],
+    "colonyManagement": [
+        {"colonyId": 12, "taxRate": 20, "autoRepair": True, "autoLoadMarines": False, "autoLoadFighters": False}
+    ],
     "espionageActions": [{"operation": "tech-theft", "targetHouseId": 2, "targetSystemId": None}],
     "diplomaticCommand": {"targetHouseId": 2, "action": "declare-hostile", "proposalId": None, "proposedState": None},
     "researchAllocation": {"economic": 20, "science": 10, "fields": {"cst": 5, "wep": 5}},
-    "ebpInvestment": 0, "cipInvestment": 0,
+    "ebpInvestment": 0,
+    "cipInvestment": 0,
 }
 
 
@@ -51,13 +73,21 @@ def ingest_drafts(records, folder, db=None) -> tuple[list[Violation], list[Viola
     assert file.status == "ingested", file.message
     con = duckdb.connect(str(db), read_only=True)
     try:
-        found = [Violation(*row) for row in con.execute(
-            "SELECT locator, severity, rule, field, message FROM violations WHERE source_id = ? AND line IS NOT NULL "
-            "AND rule <> 'not_a_json_object' ORDER BY line", [file.source_id]).fetchall()]
-        drift = [Violation(locator, severity, rule, field, re.sub(r" \(\d+ lines?, first line \d+\)$", "", message))
-                 for locator, severity, rule, field, message in con.execute(
-                     "SELECT locator, severity, rule, field, message FROM violations WHERE source_id = ? "
-                     "AND line IS NULL", [file.source_id]).fetchall()]
+        found = [
+            Violation(*row)
+            for row in con.execute(
+                "SELECT locator, severity, rule, field, message FROM violations WHERE source_id = ? AND line IS NOT NULL "
+                "AND rule <> 'not_a_json_object' ORDER BY line",
+                [file.source_id],
+            ).fetchall()
+        ]
+        drift = [
+            Violation(locator, severity, rule, field, re.sub(r" \(\d+ lines?, first line \d+\)$", "", message))
+            for locator, severity, rule, field, message in con.execute(
+                "SELECT locator, severity, rule, field, message FROM violations WHERE source_id = ? AND line IS NULL",
+                [file.source_id],
+            ).fetchall()
+        ]
         rejects = con.execute("SELECT locator, raw FROM rejects WHERE source_id = ?", [file.source_id]).fetchall()
     finally:
         con.close()
@@ -83,24 +113,29 @@ def draft_violations(tmp_path, drafts_db):
         found, drift, rejects = ingest_drafts([record], folder, drafts_db)
         assert not rejects
         return found, drift
+
     return run
 
 
 @pytest.fixture
 def check_draft(draft_violations):
     """(errors, drift) of one draft, each as a set of (rule, field)."""
+
     def run(record):
         found, drift = draft_violations(record)
         return {(v.rule, v.field) for v in found}, {(v.rule, v.field) for v in drift}
+
     return run
 
 
 @pytest.fixture
 def check_trace_line():
     """The (rule, field) violations of one bot-trace line."""
+
     def run(record):
         batch = LineBatch(numbers=[1], texts=[record if isinstance(record, str) else json.dumps(record)])
         found, rejects = check_lines(batch, trace.LINES, reader._trace_violation)
         assert not rejects
         return {(v.rule, v.field) for v in found}
+
     return run

@@ -15,10 +15,41 @@ from workbench.ec4x import orders, reader
 from workbench.jsonl import LineBatch, check_lines
 
 # Values tried at every field of the draft: each is valid somewhere and wrong elsewhere.
-VALUES = [None, True, 0, -1, 1.0, 1e3, 2 ** 70, "", "7", [], [1], {}, {"x": 1},
-          "move", "Move", "MOVE", "mOvE", "m-o-v-e", "mоve",  # the last with a Cyrillic o
-          "join_fleet", "JoinFleet", "patrol", "Patrol", "counter-intel-sweep", "CounterIntelSweep",
-          "psyops-campaign", "fighter", "Fighter", "infrastructure", "none", "marines", "Colonists", "ship"]
+VALUES = [
+    None,
+    True,
+    0,
+    -1,
+    1.0,
+    1e3,
+    2**70,
+    "",
+    "7",
+    [],
+    [1],
+    {},
+    {"x": 1},
+    "move",
+    "Move",
+    "MOVE",
+    "mOvE",
+    "m-o-v-e",
+    "mоve",  # the last with a Cyrillic o
+    "join_fleet",
+    "JoinFleet",
+    "patrol",
+    "Patrol",
+    "counter-intel-sweep",
+    "CounterIntelSweep",
+    "psyops-campaign",
+    "fighter",
+    "Fighter",
+    "infrastructure",
+    "none",
+    "marines",
+    "Colonists",
+    "ship",
+]
 
 
 def _mutants() -> list[dict]:
@@ -97,10 +128,13 @@ def test_every_mutant_gets_exactly_pydantics_violations(tmp_path):
     assert {(v.locator, v.rule, v.field, v.message) for v in found} == _pydantic_findings(texts)
 
 
-@pytest.mark.parametrize("text", [
-    json.dumps(VALID_DRAFT).replace('"move"', '"mOvE"'),  # a spelling the screen does not list
-    json.dumps(VALID_DRAFT).replace('"move"', '"m\\u043eve"'),  # non-ASCII: pydantic decides
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(VALID_DRAFT).replace('"move"', '"mOvE"'),  # a spelling the screen does not list
+        json.dumps(VALID_DRAFT).replace('"move"', '"m\\u043eve"'),  # non-ASCII: pydantic decides
+    ],
+)
 def test_a_spelling_the_screen_does_not_know_is_left_to_pydantic(text):
     assert not _screen_passes(text)
 
@@ -110,9 +144,12 @@ def test_a_spelling_the_screen_does_not_know_is_left_to_pydantic(text):
 def test_the_screen_passes_a_draft_only_within_the_limits_across_commands(fleets, houses):
     # Seed 004: one command per fleet per turn, up to three operations per target house.
     # pydantic is the oracle; the screen settles the usual case without a count.
-    draft = {"turn": 1, "houseId": 1,
-             "fleetCommands": [{"fleetId": fleet, "commandType": "hold"} for fleet in fleets],
-             "espionageActions": [{"operation": "tech-theft", "targetHouseId": house} for house in houses]}
+    draft = {
+        "turn": 1,
+        "houseId": 1,
+        "fleetCommands": [{"fleetId": fleet, "commandType": "hold"} for fleet in fleets],
+        "espionageActions": [{"operation": "tech-theft", "targetHouseId": house} for house in houses],
+    }
     text = json.dumps(draft)
     within = len(set(fleets)) == len(fleets) and all(houses.count(house) <= 3 for house in houses)
     assert _screen_passes(text) == within

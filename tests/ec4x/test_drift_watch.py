@@ -36,8 +36,11 @@ REPEATED = [
     _repeating(VALID, '"commandType": "move"', '"commandType": "Move"'),  # last in the seed's spelling
     _repeating(MOVE, '"commandType": "Move"', '"commandType": "move"'),
     _repeating(PATROL, '"targetSystemId": 22', '"targetSystemId": null'),
-    _repeating(PATROL.replace('"targetSystemId": 22', '"targetSystemId": null'), '"targetSystemId": null',
-               '"targetSystemId": 22'),
+    _repeating(
+        PATROL.replace('"targetSystemId": 22', '"targetSystemId": null'),
+        '"targetSystemId": null',
+        '"targetSystemId": 22',
+    ),
     _repeating(VALID, '"turn": 12', '"repairCommands": [{"fleetId": 101}], "repairCommands": null'),
     _repeating(VALID, '"espionageActions": [', '"espionageActions": [{"operation": "TechTheft", "targetHouseId": 2}]'),
     VALID[:-1] + ', "espionageActions": [{"operation": "TechTheft", "targetHouseId": 2}]}',
@@ -117,8 +120,9 @@ def test_a_refused_draft_lends_its_commands_to_no_line_after_it(tmp_path):
     chunk = _chunk(tmp_path, [MOVE, json.dumps(broken), VALID, VALID, MOVE])
     refused, seen = _watched(chunk)
     assert refused == [1]
-    move = next(n for n, place in enumerate(drift.PLACES) if place.field == "commandType"
-                and place.key == "fleetCommands")
+    move = next(
+        n for n, place in enumerate(drift.PLACES) if place.field == "commandType" and place.key == "fleetCommands"
+    )
     assert seen == {(1, 0, move, "Move", ""), (5, 0, move, "Move", "")}
 
 
@@ -151,13 +155,16 @@ def test_a_watch_hears_only_its_own_screen_in_threads_side_by_side(tmp_path, mon
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)
     try:
-        chunks = [_chunk(tmp_path / name, texts) for name, texts in
-                  (("a", [MOVE, VALID, PATROL] * 2000), ("b", [VALID, REPEATED[1], REPEATED[4]] * 2000))]
+        chunks = [
+            _chunk(tmp_path / name, texts)
+            for name, texts in (("a", [MOVE, VALID, PATROL] * 2000), ("b", [VALID, REPEATED[1], REPEATED[4]] * 2000))
+        ]
         alone = [_watched(chunk)[1] for chunk in chunks]
         side_by_side = [None, None]
 
         def screen(i):
             side_by_side[i] = _watched(chunks[i])[1]
+
         threads = [threading.Thread(target=screen, args=(i,)) for i in range(2)]
         for thread in threads:
             thread.start()
@@ -190,10 +197,13 @@ def test_where_drafts_and_lines_do_not_match_the_watch_walks_the_lines(tmp_path)
     assert {value for *_, value, _ in _rows(watch.occurrences(chunk))} == {"Move"}
 
 
-@pytest.mark.parametrize("text,found", [
-    (MOVE.replace('"houseId": 1', '"houseId": "three"'), {"Move"}),  # an invalid draft keeps its drift
-    (MOVE[:-1] + ', "x": [1,]}', set()),  # Python's parser cannot read it: no record, no drift
-    ("[" + MOVE + "]", set()),  # not an object
-])
+@pytest.mark.parametrize(
+    "text,found",
+    [
+        (MOVE.replace('"houseId": 1', '"houseId": "three"'), {"Move"}),  # an invalid draft keeps its drift
+        (MOVE[:-1] + ', "x": [1,]}', set()),  # Python's parser cannot read it: no record, no drift
+        ("[" + MOVE + "]", set()),  # not an object
+    ],
+)
 def test_the_walk_reads_the_drafts_the_screen_refuses(text, found):
     assert {value for *_, value, _ in _rows(drift.walked([1], [text]))} == found

@@ -13,27 +13,73 @@ import pytest
 
 # "### 2. Fleet Commands", in the order the prompt lists them.
 FLEET_COMMANDS = (
-    "hold", "patrol", "guard-colony", "guard-starbase", "seek-home", "move", "rendezvous",  # Movement/Defensive
-    "blockade", "bombard", "invade", "blitz",  # Offensive
-    "view", "scout-system", "scout-colony", "hack-starbase",  # Recon/Intel
+    "hold",
+    "patrol",
+    "guard-colony",
+    "guard-starbase",
+    "seek-home",
+    "move",
+    "rendezvous",  # Movement/Defensive
+    "blockade",
+    "bombard",
+    "invade",
+    "blitz",  # Offensive
+    "view",
+    "scout-system",
+    "scout-colony",
+    "hack-starbase",  # Recon/Intel
     "colonize",  # Expansion/Support
-    "join-fleet", "reserve", "mothball", "salvage",  # Fleet Management
+    "join-fleet",
+    "reserve",
+    "mothball",
+    "salvage",  # Fleet Management
 )
 # The commands the prompt writes with a (SystemId) parameter: `move to=`, `rendezvous at=`,
 # `<command> system=`. The v1 rules: "`targetSystemId` is required for system-target commands."
 SYSTEM_TARGET_COMMANDS = (
-    "move", "rendezvous", "blockade", "bombard", "invade", "blitz",
-    "view", "scout-system", "scout-colony", "hack-starbase", "colonize",
+    "move",
+    "rendezvous",
+    "blockade",
+    "bombard",
+    "invade",
+    "blitz",
+    "view",
+    "scout-system",
+    "scout-colony",
+    "hack-starbase",
+    "colonize",
 )
 # Written with no parameter at all (`join-fleet target=(FleetId)ID` is the other one).
-UNTARGETED_COMMANDS = ("hold", "patrol", "guard-colony", "guard-starbase", "seek-home", "reserve", "mothball",
-                       "salvage")
+UNTARGETED_COMMANDS = (
+    "hold",
+    "patrol",
+    "guard-colony",
+    "guard-starbase",
+    "seek-home",
+    "reserve",
+    "mothball",
+    "salvage",
+)
 
 # "### 3. Construction & Build Commands" and the v1 rules of buildCommands[].
 BUILD_TYPES = ("ship", "facility", "ground", "industrial")
-SHIP_CLASSES = ("corvette", "frigate", "destroyer", "light-cruiser", "cruiser", "battlecruiser", "battleship",
-                "dreadnought", "super-dreadnought", "carrier", "super-carrier", "raider", "scout", "etac",
-                "troop-transport")
+SHIP_CLASSES = (
+    "corvette",
+    "frigate",
+    "destroyer",
+    "light-cruiser",
+    "cruiser",
+    "battlecruiser",
+    "battleship",
+    "dreadnought",
+    "super-dreadnought",
+    "carrier",
+    "super-carrier",
+    "raider",
+    "scout",
+    "etac",
+    "troop-transport",
+)
 FACILITY_CLASSES = ("spaceport", "shipyard", "drydock", "starbase")
 GROUND_CLASSES = ("army", "marine", "ground-battery", "planetary-shield")
 
@@ -50,8 +96,17 @@ ZERO_TURN_REQUIRES = {
     "transfer-fighters": ("sourceFleetId", "sourceCarrierShipId", "targetCarrierShipId", "fighterShipIds"),
 }
 # "Runtime supports these zero-turn commands: ..." (the last paragraph of the seed).
-ZERO_TURN_COMMANDS = ("reactivate", "detach-ships", "transfer-ships", "merge-fleets", "load-cargo", "unload-cargo",
-                      "load-fighters", "unload-fighters", "transfer-fighters")
+ZERO_TURN_COMMANDS = (
+    "reactivate",
+    "detach-ships",
+    "transfer-ships",
+    "merge-fleets",
+    "load-cargo",
+    "unload-cargo",
+    "load-fighters",
+    "unload-fighters",
+    "transfer-fighters",
+)
 # `load-cargo fleet=(FleetId)ID type=<marines|colonists> quantity=N`
 CARGO_TYPES = ("marines", "colonists")
 
@@ -126,17 +181,22 @@ def test_type_mismatches_are_rejected(check_draft, draft):
     draft["colonyManagement"][0]["autoRepair"] = "true"
     draft["ebpInvestment"] = 1.5
     assert check_draft(draft)[0] == {
-        ("int_type", "houseId"), ("int_type", "fleetCommands[0].fleetId"),
-        ("bool_type", "colonyManagement[0].autoRepair"), ("int_type", "ebpInvestment"),
+        ("int_type", "houseId"),
+        ("int_type", "fleetCommands[0].fleetId"),
+        ("bool_type", "colonyManagement[0].autoRepair"),
+        ("int_type", "ebpInvestment"),
     }
 
 
-@pytest.mark.parametrize("path, key", [
-    ((), "notes"),
-    (("fleetCommands", 0), "priority"),
-    (("diplomaticCommand",), "message"),
-    (("researchAllocation", "fields"), "wpn"),
-])
+@pytest.mark.parametrize(
+    "path, key",
+    [
+        ((), "notes"),
+        (("fleetCommands", 0), "priority"),
+        (("diplomaticCommand",), "message"),
+        (("researchAllocation", "fields"), "wpn"),
+    ],
+)
 def test_unknown_fields_are_rejected_and_the_message_says_why(draft_violations, draft, path, key):
     target = draft
     for part in path:
@@ -199,8 +259,10 @@ def test_join_fleet_needs_target_fleet(check_draft):
     assert check_draft(passing)[0] == set()
 
 
-@pytest.mark.parametrize("roe, rule", [(-1, "greater_than_equal"), (11, "less_than_equal"), ("6", "int_type"),
-                                       (0, None), (10, None), (None, None)])
+@pytest.mark.parametrize(
+    "roe, rule",
+    [(-1, "greater_than_equal"), (11, "less_than_equal"), ("6", "int_type"), (0, None), (10, None), (None, None)],
+)
 def test_roe_is_0_to_10_when_present(check_draft, roe, rule):
     errors, _ = check_draft({"turn": 1, "houseId": 1, "fleetCommands": [fleet(roe=roe)]})
     assert errors == ({(rule, "fleetCommands[0].roe")} if rule else set())
@@ -215,8 +277,10 @@ def test_one_command_per_fleet_per_turn(check_draft):
 
 def test_rules_across_commands_are_reported_next_to_item_errors(check_draft):
     record = {"turn": 1, "houseId": 1, "fleetCommands": [fleet(), fleet(roe=40)]}
-    assert check_draft(record)[0] == {("one_command_per_fleet", "fleetCommands[1].fleetId"),
-                                      ("less_than_equal", "fleetCommands[1].roe")}
+    assert check_draft(record)[0] == {
+        ("one_command_per_fleet", "fleetCommands[1].fleetId"),
+        ("less_than_equal", "fleetCommands[1].roe"),
+    }
 
 
 # --- drift: the real compiler's spellings and extra lists ------------------------------
@@ -234,10 +298,15 @@ def test_compiler_spellings_are_drift_and_still_checked(draft_violations, spelli
 
 
 def test_class_spellings_are_drift(check_draft):
-    record = {"turn": 1, "houseId": 1,
-              "buildCommands": [{"colonyId": 1, "buildType": "Ship", "shipClass": "LightCruiser", "quantity": 1}]}
-    assert check_draft(record) == (set(), {("enum_spelling", "buildCommands[0].buildType"),
-                                           ("enum_spelling", "buildCommands[0].shipClass")})
+    record = {
+        "turn": 1,
+        "houseId": 1,
+        "buildCommands": [{"colonyId": 1, "buildType": "Ship", "shipClass": "LightCruiser", "quantity": 1}],
+    }
+    assert check_draft(record) == (
+        set(),
+        {("enum_spelling", "buildCommands[0].buildType"), ("enum_spelling", "buildCommands[0].shipClass")},
+    )
 
 
 @pytest.mark.parametrize("key", COMPILER_ONLY_LISTS)
@@ -262,32 +331,46 @@ def test_build_type_is_one_of_four(check_draft):
 
 
 def test_infrastructure_is_the_compilers_not_the_seeds(draft_violations):
-    found, _ = draft_violations({"turn": 1, "houseId": 1,
-                                 "buildCommands": [build(buildType="infrastructure", quantity=1)]})
+    found, _ = draft_violations(
+        {"turn": 1, "houseId": 1, "buildCommands": [build(buildType="infrastructure", quantity=1)]}
+    )
     (violation,) = found
     assert (violation.severity, violation.rule, violation.field) == (
-        "error", "compiler_only_value", "buildCommands[0].buildType")
+        "error",
+        "compiler_only_value",
+        "buildCommands[0].buildType",
+    )
     assert "real compiler accepts it" in violation.message and "seed is the contract" in violation.message
 
 
-@pytest.mark.parametrize("build_type, class_field, classes", [
-    ("ship", "shipClass", SHIP_CLASSES),
-    ("facility", "facilityClass", FACILITY_CLASSES),
-    ("ground", "groundClass", GROUND_CLASSES),
-])
+@pytest.mark.parametrize(
+    "build_type, class_field, classes",
+    [
+        ("ship", "shipClass", SHIP_CLASSES),
+        ("facility", "facilityClass", FACILITY_CLASSES),
+        ("ground", "groundClass", GROUND_CLASSES),
+    ],
+)
 def test_each_build_type_needs_its_class_from_the_seeds_list(check_draft, build_type, class_field, classes):
     def errors(**values):
-        return check_draft({"turn": 1, "houseId": 1, "buildCommands": [build(buildType=build_type, quantity=2,
-                                                                             **values)]})[0]
+        return check_draft(
+            {"turn": 1, "houseId": 1, "buildCommands": [build(buildType=build_type, quantity=2, **values)]}
+        )[0]
+
     assert errors() == {("build_class_required", f"buildCommands[0].{class_field}")}
     assert errors(**{class_field: "titan"}) == {("enum_value", f"buildCommands[0].{class_field}")}
     for name in classes:
         assert errors(**{class_field: name}) == set()
 
 
-@pytest.mark.parametrize("build_type, values", [
-    ("ship", {"shipClass": "scout"}), ("ground", {"groundClass": "army"}), ("industrial", {}),
-])
+@pytest.mark.parametrize(
+    "build_type, values",
+    [
+        ("ship", {"shipClass": "scout"}),
+        ("ground", {"groundClass": "army"}),
+        ("industrial", {}),
+    ],
+)
 def test_quantity_is_required_for_ship_ground_industrial(check_draft, build_type, values):
     failing = {"turn": 1, "houseId": 1, "buildCommands": [build(buildType=build_type, **values)]}
     assert check_draft(failing)[0] == {("quantity_required", "buildCommands[0].quantity")}
@@ -307,9 +390,16 @@ def test_a_fighter_ship_is_the_compilers_class(check_draft):
 
 # --- zeroTurnCommands ----------------------------------------------------------------
 
-ZERO_TURN_VALUES = {"sourceFleetId": 101, "targetFleetId": 102, "shipIndices": [0, 1], "fighterShipIds": [501],
-                    "carrierShipId": 301, "sourceCarrierShipId": 301, "targetCarrierShipId": 302,
-                    "cargoType": "marines"}
+ZERO_TURN_VALUES = {
+    "sourceFleetId": 101,
+    "targetFleetId": 102,
+    "shipIndices": [0, 1],
+    "fighterShipIds": [501],
+    "carrierShipId": 301,
+    "sourceCarrierShipId": 301,
+    "targetCarrierShipId": 302,
+    "cargoType": "marines",
+}
 
 
 @pytest.mark.parametrize("command, requires", ZERO_TURN_REQUIRES.items())
@@ -323,17 +413,26 @@ def test_each_zero_turn_command_needs_its_fields(check_draft, command, requires)
 
 
 def test_optional_quantity_of_cargo_commands(check_draft):
-    record = {"turn": 1, "houseId": 1, "zeroTurnCommands": [
-        {"commandType": "load-cargo", "sourceFleetId": 1, "cargoType": "marines", "quantity": 2},
-        {"commandType": "unload-cargo", "sourceFleetId": 1, "quantity": 2},
-    ]}
+    record = {
+        "turn": 1,
+        "houseId": 1,
+        "zeroTurnCommands": [
+            {"commandType": "load-cargo", "sourceFleetId": 1, "cargoType": "marines", "quantity": 2},
+            {"commandType": "unload-cargo", "sourceFleetId": 1, "quantity": 2},
+        ],
+    }
     assert check_draft(record)[0] == set()
 
 
-@pytest.mark.parametrize("field, value, rule", [
-    ("commandType", "split-fleet", "enum_value"), ("cargoType", "fuel", "enum_value"),
-    ("cargoType", "none", "compiler_only_value"), ("shipIndices", [0, "1"], "int_type"),
-])
+@pytest.mark.parametrize(
+    "field, value, rule",
+    [
+        ("commandType", "split-fleet", "enum_value"),
+        ("cargoType", "fuel", "enum_value"),
+        ("cargoType", "none", "compiler_only_value"),
+        ("shipIndices", [0, "1"], "int_type"),
+    ],
+)
 def test_zero_turn_values(check_draft, field, value, rule):
     command = {"commandType": "load-cargo", "sourceFleetId": 1, "cargoType": "marines", field: value}
     errors, _ = check_draft({"turn": 1, "houseId": 1, "zeroTurnCommands": [command]})
@@ -350,14 +449,17 @@ def test_population_transfer_fields_are_required_ints(check_draft, key):
     assert check_draft({"turn": 1, "houseId": 1, "populationTransfers": [complete]})[0] == set()
     missing = {k: v for k, v in complete.items() if k != key}
     assert check_draft({"turn": 1, "houseId": 1, "populationTransfers": [missing]})[0] == {
-        ("required_key", f"populationTransfers[0].{key}")}
+        ("required_key", f"populationTransfers[0].{key}")
+    }
     assert check_draft({"turn": 1, "houseId": 1, "populationTransfers": [{**complete, key: "1"}]})[0] == {
-        ("int_type", f"populationTransfers[0].{key}")}
+        ("int_type", f"populationTransfers[0].{key}")
+    }
 
 
 def test_terraform_needs_a_colony(check_draft):
     assert check_draft({"turn": 1, "houseId": 1, "terraformCommands": [{}]})[0] == {
-        ("required_key", "terraformCommands[0].colonyId")}
+        ("required_key", "terraformCommands[0].colonyId")
+    }
     assert check_draft({"turn": 1, "houseId": 1, "terraformCommands": [{"colonyId": 3}]})[0] == set()
 
 
@@ -371,6 +473,7 @@ def test_tax_rate_is_0_to_100(check_draft, tax, rule):
 def test_colony_flags_are_booleans(check_draft, flag):
     def errors(value):
         return check_draft({"turn": 1, "houseId": 1, "colonyManagement": [{"colonyId": 1, flag: value}]})[0]
+
     assert errors(1) == {("bool_type", f"colonyManagement[0].{flag}")}
     assert errors(True) == set()
 
@@ -397,7 +500,8 @@ def test_up_to_three_operations_per_target_house(check_draft):
     assert check_draft({"turn": 1, "houseId": 1, "espionageActions": ops})[0] == set()
     ops.append({"operation": "intel-theft", "targetHouseId": 2})
     assert check_draft({"turn": 1, "houseId": 1, "espionageActions": ops})[0] == {
-        ("espionage_ops_per_house", "espionageActions[4].targetHouseId")}
+        ("espionage_ops_per_house", "espionageActions[4].targetHouseId")
+    }
 
 
 def test_investments_are_ints(check_draft):
@@ -422,6 +526,7 @@ def test_diplomacy_needs_a_target_house_and_known_values(check_draft):
     def errors(**values):
         command = {"targetHouseId": 2, "action": "propose-deescalate", "proposedState": "hostile", **values}
         return check_draft({"turn": 1, "houseId": 1, "diplomaticCommand": command})[0]
+
     assert errors() == set()
     assert errors(proposedState="allied") == {("enum_value", "diplomaticCommand.proposedState")}
     assert errors(action="declare-war") == {("enum_value", "diplomaticCommand.action")}
@@ -439,8 +544,10 @@ def test_every_tech_field_abbreviation_is_known(check_draft):
 
 def test_research_points_are_ints(check_draft):
     record = {"turn": 1, "houseId": 1, "researchAllocation": {"economic": "20", "fields": {"ter": 1.5}}}
-    assert check_draft(record)[0] == {("int_type", "researchAllocation.economic"),
-                                      ("int_type", "researchAllocation.fields.ter")}
+    assert check_draft(record)[0] == {
+        ("int_type", "researchAllocation.economic"),
+        ("int_type", "researchAllocation.fields.ter"),
+    }
 
 
 # --- the validator's vocabulary is exactly the seed's ----------------------------------
@@ -458,12 +565,20 @@ ENUMS = [
     ("buildCommands", build(buildType="facility", facilityClass="shipyard"), "facilityClass", FACILITY_CLASSES),
     ("buildCommands", build(buildType="ground", groundClass="army", quantity=1), "groundClass", GROUND_CLASSES),
     ("zeroTurnCommands", {"commandType": "unload-cargo", "sourceFleetId": 1}, "commandType", ZERO_TURN_COMMANDS),
-    ("zeroTurnCommands", {"commandType": "unload-cargo", "sourceFleetId": 1, "cargoType": "marines"}, "cargoType",
-     CARGO_TYPES),
+    (
+        "zeroTurnCommands",
+        {"commandType": "unload-cargo", "sourceFleetId": 1, "cargoType": "marines"},
+        "cargoType",
+        CARGO_TYPES,
+    ),
     ("espionageActions", {"operation": "psyops", "targetHouseId": 2}, "operation", tuple(ESPIONAGE_REQUIRES)),
     ("diplomaticCommand", {"targetHouseId": 2, "action": "declare-enemy"}, "action", tuple(DIPLOMATIC_REQUIRES)),
-    ("diplomaticCommand", {"targetHouseId": 2, "action": "propose-deescalate", "proposedState": "neutral"},
-     "proposedState", PROPOSED_STATES),
+    (
+        "diplomaticCommand",
+        {"targetHouseId": 2, "action": "propose-deescalate", "proposedState": "neutral"},
+        "proposedState",
+        PROPOSED_STATES,
+    ),
 ]
 
 
@@ -493,29 +608,64 @@ def test_every_seed_value_is_accepted_as_written(draft_violations, section, comm
 # Near misses: one letter, a plural, a synonym, a neighbouring list's value. None of them
 # is the seed's value in another spelling (case, `-` and `_` aside), so none is drift.
 NEAR_MISSES = [
-    ("fleetCommands", fleet(), "commandType", ["move-to", "colonise", "scout", "guard", "join", "seek", "salvag",
-                                               "reactivate", "blockade-system"]),
-    ("buildCommands", build(buildType="ship", shipClass="scout", quantity=1), "buildType",
-     ["ships", "facilities", "industry", "infantry"]),
-    ("buildCommands", build(buildType="ship", shipClass="scout", quantity=1), "shipClass",
-     ["light-cruise", "destroyers", "super-dreadnaught", "troop-carrier", "battle-cruisers", "scouts"]),
-    ("buildCommands", build(buildType="facility", facilityClass="shipyard"), "facilityClass",
-     ["shipyards", "starbases", "space-dock", "kastra"]),
-    ("buildCommands", build(buildType="ground", groundClass="army", quantity=1), "groundClass",
-     ["marines", "armies", "planetary-shields", "ground-batteries"]),
-    ("zeroTurnCommands", {"commandType": "unload-cargo", "sourceFleetId": 1}, "commandType",
-     ["merge-fleet", "detach-ship", "load-fighter", "transfer-fleet", "activate"]),
-    ("espionageActions", {"operation": "psyops", "targetHouseId": 2}, "operation",
-     ["tech-steal", "sabotage", "assassinate", "psyop", "counter-intel", "disinfo"]),
-    ("diplomaticCommand", {"targetHouseId": 2, "action": "declare-enemy"}, "action",
-     ["propose-deescalation", "accept", "declare-neutral", "declare-war"]),
-    ("diplomaticCommand", {"targetHouseId": 2, "action": "propose-deescalate", "proposedState": "neutral"},
-     "proposedState", ["enemy", "allied", "neutrals"]),
+    (
+        "fleetCommands",
+        fleet(),
+        "commandType",
+        ["move-to", "colonise", "scout", "guard", "join", "seek", "salvag", "reactivate", "blockade-system"],
+    ),
+    (
+        "buildCommands",
+        build(buildType="ship", shipClass="scout", quantity=1),
+        "buildType",
+        ["ships", "facilities", "industry", "infantry"],
+    ),
+    (
+        "buildCommands",
+        build(buildType="ship", shipClass="scout", quantity=1),
+        "shipClass",
+        ["light-cruise", "destroyers", "super-dreadnaught", "troop-carrier", "battle-cruisers", "scouts"],
+    ),
+    (
+        "buildCommands",
+        build(buildType="facility", facilityClass="shipyard"),
+        "facilityClass",
+        ["shipyards", "starbases", "space-dock", "kastra"],
+    ),
+    (
+        "buildCommands",
+        build(buildType="ground", groundClass="army", quantity=1),
+        "groundClass",
+        ["marines", "armies", "planetary-shields", "ground-batteries"],
+    ),
+    (
+        "zeroTurnCommands",
+        {"commandType": "unload-cargo", "sourceFleetId": 1},
+        "commandType",
+        ["merge-fleet", "detach-ship", "load-fighter", "transfer-fleet", "activate"],
+    ),
+    (
+        "espionageActions",
+        {"operation": "psyops", "targetHouseId": 2},
+        "operation",
+        ["tech-steal", "sabotage", "assassinate", "psyop", "counter-intel", "disinfo"],
+    ),
+    (
+        "diplomaticCommand",
+        {"targetHouseId": 2, "action": "declare-enemy"},
+        "action",
+        ["propose-deescalation", "accept", "declare-neutral", "declare-war"],
+    ),
+    (
+        "diplomaticCommand",
+        {"targetHouseId": 2, "action": "propose-deescalate", "proposedState": "neutral"},
+        "proposedState",
+        ["enemy", "allied", "neutrals"],
+    ),
 ]
 
 
-@pytest.mark.parametrize("section, command, field, misses", NEAR_MISSES,
-                         ids=[f"{e[0]}.{e[2]}" for e in NEAR_MISSES])
+@pytest.mark.parametrize("section, command, field, misses", NEAR_MISSES, ids=[f"{e[0]}.{e[2]}" for e in NEAR_MISSES])
 def test_near_misses_of_the_seeds_values_are_rejected(check_draft, section, command, field, misses):
     where = f"{section}.{field}" if section == "diplomaticCommand" else f"{section}[0].{field}"
     for value in misses:

@@ -6,26 +6,61 @@ from workbench.ec4x.families import family_of_tag
 
 # The twelve coverage families, transcribed from the bot's summarize_trace_coverage.py
 # (its FAMILIES), not taken from the validator's own list.
-COVERAGE_FAMILIES = ("zero_turn", "fleet", "build", "repair", "scrap", "diplomacy", "population_transfer",
-                     "terraform", "colony_management", "espionage", "research", "investment")
+COVERAGE_FAMILIES = (
+    "zero_turn",
+    "fleet",
+    "build",
+    "repair",
+    "scrap",
+    "diplomacy",
+    "population_transfer",
+    "terraform",
+    "colony_management",
+    "espionage",
+    "research",
+    "investment",
+)
 
 
 def session(model="gpt-4o-mini", **values):
-    return {"kind": "session_start", "timestamp": "2026-02-27T10:00:00-05:00", "gameId": "g1", "model": model,
-            "relays": ["wss://relay"], "maxRetries": 2, "requestTimeoutSec": 45, "autoReconnect": True, **values}
+    return {
+        "kind": "session_start",
+        "timestamp": "2026-02-27T10:00:00-05:00",
+        "gameId": "g1",
+        "model": model,
+        "relays": ["wss://relay"],
+        "maxRetries": 2,
+        "requestTimeoutSec": 45,
+        "autoReconnect": True,
+        **values,
+    }
 
 
 def failed(attempt, stage="schema_parse", ms=1000, size=500):
-    return {"attempt": attempt, "stage": stage, "details": ["Missing required field: turn"], "outcome": "retry",
-            "llmRequestMs": ms, "llmResponseBytes": size}
+    return {
+        "attempt": attempt,
+        "stage": stage,
+        "details": ["Missing required field: turn"],
+        "outcome": "retry",
+        "llmRequestMs": ms,
+        "llmResponseBytes": size,
+    }
 
 
 def turn(number, ok=True, attempts=1, tags=("fleet",), trace=None, **values):
     trace = trace if trace is not None else [failed(n) for n in range(1, attempts if ok else attempts + 1)]
-    return {"timestamp": f"2026-02-27T11:{number % 60:02d}:00-05:00", "gameId": "g1", "turn": number, "ok": ok,
-            "errorClass": "success" if ok else "validation", "attempts": attempts,
-            "errors": [] if ok else ["Missing required field: turn"], "featureTags": list(tags) if ok else [],
-            "trace": trace, **values}
+    return {
+        "timestamp": f"2026-02-27T11:{number % 60:02d}:00-05:00",
+        "gameId": "g1",
+        "turn": number,
+        "ok": ok,
+        "errorClass": "success" if ok else "validation",
+        "attempts": attempts,
+        "errors": [] if ok else ["Missing required field: turn"],
+        "featureTags": list(tags) if ok else [],
+        "trace": trace,
+        **values,
+    }
 
 
 def test_valid_lines(check_trace_line):
@@ -34,28 +69,32 @@ def test_valid_lines(check_trace_line):
     assert check_trace_line(turn(2, ok=False, attempts=3)) == set()
 
 
-@pytest.mark.parametrize("record, expected", [
-    (session(model=None), {("string_type", "model")}),
-    (session(maxRetries="2"), {("int_type", "maxRetries")}),
-    (session(timestamp="2026-02-27T10:00:00"), {("timezone_aware", "timestamp")}),
-    (turn(1, errorClass="timeout"), {("enum_value", "errorClass")}),
-    ({**turn(1), "attempts": "1"}, {("int_type", "attempts")}),
-    (turn(1, attempts=0), {("greater_than_equal", "attempts")}),
-    (turn(1, ok="true"), {("bool_type", "ok")}),
-    (turn(1, featureTags="fleet"), {("list_type", "featureTags")}),
-    (turn(1, attempts=2, trace=[{**failed(1), "stage": "render"}]), {("enum_value", "trace[0].stage")}),
-    (turn(1, attempts=2, trace=[failed(1, ms=-5)]), {("greater_than_equal", "trace[0].llmRequestMs")}),
-    (turn(1, attempts=2, trace=[{**failed(1), "details": "x"}]), {("list_type", "trace[0].details")}),
-    (turn(1, attempts=2, trace=[failed(3)]), {("trace_attempt_in_range", "trace[0].attempt")}),
-    (turn(1, ok=True, errorClass="validation"), {("ok_matches_error_class", "errorClass")}),
-    (turn(1, ok=False, errorClass="success"), {("ok_matches_error_class", "errorClass")}),
-])
+@pytest.mark.parametrize(
+    "record, expected",
+    [
+        (session(model=None), {("string_type", "model")}),
+        (session(maxRetries="2"), {("int_type", "maxRetries")}),
+        (session(timestamp="2026-02-27T10:00:00"), {("timezone_aware", "timestamp")}),
+        (turn(1, errorClass="timeout"), {("enum_value", "errorClass")}),
+        ({**turn(1), "attempts": "1"}, {("int_type", "attempts")}),
+        (turn(1, attempts=0), {("greater_than_equal", "attempts")}),
+        (turn(1, ok="true"), {("bool_type", "ok")}),
+        (turn(1, featureTags="fleet"), {("list_type", "featureTags")}),
+        (turn(1, attempts=2, trace=[{**failed(1), "stage": "render"}]), {("enum_value", "trace[0].stage")}),
+        (turn(1, attempts=2, trace=[failed(1, ms=-5)]), {("greater_than_equal", "trace[0].llmRequestMs")}),
+        (turn(1, attempts=2, trace=[{**failed(1), "details": "x"}]), {("list_type", "trace[0].details")}),
+        (turn(1, attempts=2, trace=[failed(3)]), {("trace_attempt_in_range", "trace[0].attempt")}),
+        (turn(1, ok=True, errorClass="validation"), {("ok_matches_error_class", "errorClass")}),
+        (turn(1, ok=False, errorClass="success"), {("ok_matches_error_class", "errorClass")}),
+    ],
+)
 def test_line_rules(check_trace_line, record, expected):
     assert check_trace_line(record) == expected
 
 
-@pytest.mark.parametrize("key", ["timestamp", "gameId", "turn", "ok", "errorClass", "attempts", "errors",
-                                 "featureTags", "trace"])
+@pytest.mark.parametrize(
+    "key", ["timestamp", "gameId", "turn", "ok", "errorClass", "attempts", "errors", "featureTags", "trace"]
+)
 def test_every_turn_key_is_required(check_trace_line, key):
     record = turn(1)
     del record[key]
@@ -90,8 +129,11 @@ def known_trace():
 
 
 def gates(con, model):
-    rows = con.execute("SELECT gate, value, threshold, comparison, passed, turns FROM ec4x_quality_gates "
-                       "WHERE game_id = 'g1' AND model = ?", [model]).fetchall()
+    rows = con.execute(
+        "SELECT gate, value, threshold, comparison, passed, turns FROM ec4x_quality_gates "
+        "WHERE game_id = 'g1' AND model = ?",
+        [model],
+    ).fetchall()
     return {row[0]: tuple(row[1:]) for row in rows}
 
 
@@ -99,11 +141,15 @@ def test_quality_gates_on_a_known_trace(ingest_lines):
     lines = known_trace()
     report, con = ingest_lines("bot_trace_g1.jsonl", lines)
     # the only errors: each turn whose orders the bot refused (the model's answer broke them)
-    refused = [f"line {n}" for n, record in enumerate(lines, 1)
-               if record.get("ok") is False and record["errorClass"] == "validation"]
+    refused = [
+        f"line {n}"
+        for n, record in enumerate(lines, 1)
+        if record.get("ok") is False and record["errorClass"] == "validation"
+    ]
     assert refused == ["line 4", "line 5", "line 30"]  # turns 3, 4 and 28 (after two sessions' lines)
     assert refused and [(v.locator, v.rule) for v in report.violations if v.severity == "error"] == [
-        (locator, "orders_refused") for locator in refused]
+        (locator, "orders_refused") for locator in refused
+    ]
     mini = gates(con, "gpt-4o-mini")
     assert mini["success_rate"] == (pytest.approx(24 / 26), 0.75, ">=", True, 26)
     assert mini["retry_rate"] == (pytest.approx(4 / 26), 0.5, "<=", True, 26)
@@ -118,8 +164,9 @@ def test_quality_gates_on_a_known_trace(ingest_lines):
 def test_trace_decisions_and_turn_rows(ingest_lines):
     report, con = ingest_lines("bot_trace_g1.jsonl", known_trace())
     assert report.records == 30 and report.rejected == 0
-    rows = con.execute("SELECT turn, model, action, valid, latency_ms, locator FROM decisions "
-                       "WHERE format = 'ec4x' ORDER BY turn").fetchall()
+    rows = con.execute(
+        "SELECT turn, model, action, valid, latency_ms, locator FROM decisions WHERE format = 'ec4x' ORDER BY turn"
+    ).fetchall()
     assert len(rows) == 28
     by_turn = {row[0]: row for row in rows}
     assert by_turn[3] == (3, "gpt-4o-mini", "validation (attempts 3)", False, 3000.0, "line 4")

@@ -18,17 +18,41 @@ from workbench.plots.families import family_matrix_chart
 # Seed 004's draft keys and the families the bot's coverage script names, transcribed
 # here (seed 004's v1 JSON contract; repair and scrap lists are the real compiler's).
 DRAFT_KEYS = {
-    "zeroTurnCommands": "zero_turn", "fleetCommands": "fleet", "buildCommands": "build",
-    "repairCommands": "repair", "scrapCommands": "scrap", "diplomaticCommand": "diplomacy",
-    "populationTransfers": "population_transfer", "terraformCommands": "terraform",
-    "colonyManagement": "colony_management", "espionageActions": "espionage",
-    "researchAllocation": "research", "ebpInvestment": "investment", "cipInvestment": "investment",
+    "zeroTurnCommands": "zero_turn",
+    "fleetCommands": "fleet",
+    "buildCommands": "build",
+    "repairCommands": "repair",
+    "scrapCommands": "scrap",
+    "diplomaticCommand": "diplomacy",
+    "populationTransfers": "population_transfer",
+    "terraformCommands": "terraform",
+    "colonyManagement": "colony_management",
+    "espionageActions": "espionage",
+    "researchAllocation": "research",
+    "ebpInvestment": "investment",
+    "cipInvestment": "investment",
 }
-FAMILIES = ("zero_turn", "fleet", "build", "repair", "scrap", "diplomacy", "population_transfer",
-            "terraform", "colony_management", "espionage", "research", "investment")
+FAMILIES = (
+    "zero_turn",
+    "fleet",
+    "build",
+    "repair",
+    "scrap",
+    "diplomacy",
+    "population_transfer",
+    "terraform",
+    "colony_management",
+    "espionage",
+    "research",
+    "investment",
+)
 # How the bot classifies a failed attempt by its stage (formats.md).
-CLASS_OF_STAGE = {"llm_request": "llm_request", "schema_parse": "validation", "compile": "validation",
-                  "submit": "transport"}
+CLASS_OF_STAGE = {
+    "llm_request": "llm_request",
+    "schema_parse": "validation",
+    "compile": "validation",
+    "submit": "transport",
+}
 
 
 def draft(**values):
@@ -39,37 +63,68 @@ MOVE = {"fleetId": 101, "commandType": "move", "targetSystemId": 22}
 # Each draft with the rules it breaks, by hand from seed 004: family -> rule, and None for
 # a rule about the draft as a whole (the compiler then refuses every family in it).
 DRAFTS = [
-    (draft(fleetCommands=[MOVE], buildCommands=[{"colonyId": 12, "buildType": "ship", "shipClass": "destroyer",
-                                                  "quantity": 1}]), {}),
+    (
+        draft(
+            fleetCommands=[MOVE],
+            buildCommands=[{"colonyId": 12, "buildType": "ship", "shipClass": "destroyer", "quantity": 1}],
+        ),
+        {},
+    ),
     # `move` is a system-target command: no target breaks the fleet family...
-    (draft(fleetCommands=[{**MOVE, "targetSystemId": None}], colonyManagement=[{"colonyId": 12, "taxRate": 20}]),
-     {"fleet": "target_system_required"}),
+    (
+        draft(fleetCommands=[{**MOVE, "targetSystemId": None}], colonyManagement=[{"colonyId": 12, "taxRate": 20}]),
+        {"fleet": "target_system_required"},
+    ),
     # ... and so does `bombard` without one: the same rule twice.
-    (draft(fleetCommands=[{"fleetId": 102, "commandType": "bombard"}], researchAllocation={"economic": 10}),
-     {"fleet": "target_system_required"}),
-    (draft(fleetCommands=[{"fleetId": 103, "commandType": "hold"}],
-           diplomaticCommand={"targetHouseId": 2, "action": "declare-war"}), {"diplomacy": "enum_value"}),
+    (
+        draft(fleetCommands=[{"fleetId": 102, "commandType": "bombard"}], researchAllocation={"economic": 10}),
+        {"fleet": "target_system_required"},
+    ),
+    (
+        draft(
+            fleetCommands=[{"fleetId": 103, "commandType": "hold"}],
+            diplomaticCommand={"targetHouseId": 2, "action": "declare-war"},
+        ),
+        {"diplomacy": "enum_value"},
+    ),
     ({"turn": 3, "terraformCommands": [{"colonyId": 12}]}, {None: "required_key"}),
     (draft(espionageActions=[{"operation": "tech-theft", "targetHouseId": 2}], ebpInvestment=5), {}),
     # A diplomatic command that is not an object is still a diplomacy attempt.
-    (draft(diplomaticCommand="declare-hostile", espionageActions=[{"operation": "psyops"}]),
-     {"diplomacy": "model_type", "espionage": "espionage_target_required"}),
+    (
+        draft(diplomaticCommand="declare-hostile", espionageActions=[{"operation": "psyops"}]),
+        {"diplomacy": "model_type", "espionage": "espionage_target_required"},
+    ),
 ]
 
 
 def session(model):
-    return {"kind": "session_start", "timestamp": "2026-02-27T10:00:00-05:00", "gameId": "g1", "model": model,
-            "maxRetries": 2}
+    return {
+        "kind": "session_start",
+        "timestamp": "2026-02-27T10:00:00-05:00",
+        "gameId": "g1",
+        "model": model,
+        "maxRetries": 2,
+    }
 
 
 def turn(number, tags=(), stages=(), ok=True):
     attempts = len(stages) + (1 if ok else 0)
-    trace = [{"attempt": i, "stage": s, "details": ["x"], "outcome": "retry", "llmRequestMs": 10,
-              "llmResponseBytes": 5} for i, s in enumerate(stages, 1)]
+    trace = [
+        {"attempt": i, "stage": s, "details": ["x"], "outcome": "retry", "llmRequestMs": 10, "llmResponseBytes": 5}
+        for i, s in enumerate(stages, 1)
+    ]
     error_class = "success" if ok else CLASS_OF_STAGE[stages[-1]]
-    return {"timestamp": f"2026-02-27T11:{number:02d}:00-05:00", "gameId": "g1", "turn": number, "ok": ok,
-            "errorClass": error_class, "attempts": attempts, "errors": [] if ok else ["x"],
-            "featureTags": list(tags), "trace": trace}
+    return {
+        "timestamp": f"2026-02-27T11:{number:02d}:00-05:00",
+        "gameId": "g1",
+        "turn": number,
+        "ok": ok,
+        "errorClass": error_class,
+        "attempts": attempts,
+        "errors": [] if ok else ["x"],
+        "featureTags": list(tags),
+        "trace": trace,
+    }
 
 
 TRACE = [
@@ -114,8 +169,11 @@ def draft_uses(lines, played=None):
         used = {DRAFT_KEYS[key] for key, value in record.items() if key in DRAFT_KEYS and _uses(value)}
         used |= {family for family in broken if family is not None}
         for family in used:
-            yield (draft_model(record["turn"], played or {}), family,
-                   {rule for f, rule in broken.items() if f in (family, None)})
+            yield (
+                draft_model(record["turn"], played or {}),
+                family,
+                {rule for f, rule in broken.items() if f in (family, None)},
+            )
 
 
 def _uses(value) -> bool:
@@ -157,9 +215,13 @@ def expected_matrix(uses_by_source):
             for family in FAMILIES:
                 cell = cells.get((source, model, family), {"tried": 0, "valid": 0, "rules": Counter()})
                 top = sorted(cell["rules"].items(), key=lambda kv: (-kv[1], kv[0]))[:1]
-                out[family, model, source] = (cell["tried"], cell["valid"],
-                                              cell["valid"] / cell["tried"] if cell["tried"] else None,
-                                              top[0][0] if top else None, top[0][1] if top else 0)
+                out[family, model, source] = (
+                    cell["tried"],
+                    cell["valid"],
+                    cell["valid"] / cell["tried"] if cell["tried"] else None,
+                    top[0][0] if top else None,
+                    top[0][1] if top else 0,
+                )
     return out
 
 
@@ -169,14 +231,23 @@ def matrix_db(ingest_lines):
     trace_lines = [json.dumps(line) for line in TRACE]
     _, con = ingest_lines("g1.orders.jsonl", [raw for raw, _ in draft_lines])
     ingest_lines("bot_trace_g1.jsonl", trace_lines)
-    expected = expected_matrix({"drafts": list(draft_uses(draft_lines, models_of_turns(trace_lines))),
-                                "trace": list(trace_uses(trace_lines))})
+    expected = expected_matrix(
+        {"drafts": list(draft_uses(draft_lines, models_of_turns(trace_lines))), "trace": list(trace_uses(trace_lines))}
+    )
     return con, expected
 
 
 def as_dict(frame):
-    return {(r["family"], r["model"], r["source"]): (r["tried"], r["valid"], r["validity"], r["top_rule"],
-                                                     r["top_rule_count"]) for r in frame.iter_rows(named=True)}
+    return {
+        (r["family"], r["model"], r["source"]): (
+            r["tried"],
+            r["valid"],
+            r["validity"],
+            r["top_rule"],
+            r["top_rule_count"],
+        )
+        for r in frame.iter_rows(named=True)
+    }
 
 
 def test_matrix_matches_an_independent_count(matrix_db):
@@ -220,8 +291,10 @@ def test_matrix_by_hand(matrix_db):
 
 def test_draft_model_comes_from_decisions(matrix_db):
     con, _ = matrix_db
-    con.execute("UPDATE decisions SET model = 'drafter' WHERE format = 'ec4x' AND locator = 'line 1' "
-                "AND source_id = (SELECT min(source_id) FROM ec4x_orders)")
+    con.execute(
+        "UPDATE decisions SET model = 'drafter' WHERE format = 'ec4x' AND locator = 'line 1' "
+        "AND source_id = (SELECT min(source_id) FROM ec4x_orders)"
+    )
     got = as_dict(family_matrix(con))
     assert got["fleet", "drafter", "drafts"] == (1, 1, 1.0, None, 0)
     assert got["fleet", "model-a", "drafts"] == (3, 1, pytest.approx(1 / 3), "target_system_required", 2)
@@ -242,8 +315,16 @@ def test_chart_exports_and_shows_the_frame(matrix_db, tmp_path, suffix):
     chart = family_matrix_chart(con)
     spec = chart.to_dict()
     (values,) = spec["datasets"].values()
-    shown = {(v["family"], v["model"], v["source"]): (v["tried"], v["valid"], v["validity"], v["top_rule"],
-                                                      v["top_rule_count"]) for v in values}
+    shown = {
+        (v["family"], v["model"], v["source"]): (
+            v["tried"],
+            v["valid"],
+            v["validity"],
+            v["top_rule"],
+            v["top_rule_count"],
+        )
+        for v in values
+    }
     assert shown == as_dict(frame)
     path = save(chart, tmp_path / f"matrix{suffix}")
     text = path.read_text()
@@ -262,12 +343,22 @@ def test_chart_exports_and_shows_the_frame(matrix_db, tmp_path, suffix):
 
 def draft_models(con) -> dict[int, str | None]:
     """Draft turn -> the model its decision row carries."""
-    return dict(con.execute("SELECT d.turn, d.model FROM decisions d JOIN sources s USING (source_id) "
-                            "WHERE s.path LIKE '%.orders.jsonl' ORDER BY 1").fetchall())
+    return dict(
+        con.execute(
+            "SELECT d.turn, d.model FROM decisions d JOIN sources s USING (source_id) "
+            "WHERE s.path LIKE '%.orders.jsonl' ORDER BY 1"
+        ).fetchall()
+    )
 
 
-TWO_SESSIONS = [session("model-a"), turn(1, ["fleet"]), turn(2, ["fleet"]), session("model-b"), turn(2, ["build"]),
-                turn(3, ["build"])]
+TWO_SESSIONS = [
+    session("model-a"),
+    turn(1, ["fleet"]),
+    turn(2, ["fleet"]),
+    session("model-b"),
+    turn(2, ["build"]),
+    turn(3, ["build"]),
+]
 
 
 @pytest.mark.parametrize("drafts_first", [True, False])
@@ -285,8 +376,12 @@ def test_a_draft_takes_the_games_one_model_and_none_from_another_game(ingest_lin
     _, con = ingest_lines("g1.orders.jsonl", [json.dumps(draft(turn=9, fleetCommands=[MOVE]))])
     ingest_lines("h2.orders.jsonl", [json.dumps(draft(turn=1, fleetCommands=[MOVE]))])
     ingest_lines("bot_trace_g1.jsonl", [json.dumps(line) for line in (session("model-a"), turn(1, ["fleet"]))])
-    models = dict(con.execute("SELECT s.path LIKE '%g1.orders.jsonl', d.model FROM decisions d "
-                              "JOIN sources s USING (source_id) WHERE s.path LIKE '%.orders.jsonl'").fetchall())
+    models = dict(
+        con.execute(
+            "SELECT s.path LIKE '%g1.orders.jsonl', d.model FROM decisions d "
+            "JOIN sources s USING (source_id) WHERE s.path LIKE '%.orders.jsonl'"
+        ).fetchall()
+    )
     assert models == {True: "model-a", False: None}  # turn 9 is past the trace, the game had one model
 
 
@@ -306,8 +401,9 @@ def test_a_rewritten_trace_relinks_the_drafts(tmp_path):
 
 def test_a_trace_that_grows_relinks_the_drafts_of_its_game(tmp_path):
     db = tmp_path / "w.duckdb"
-    drafts = write_lines(tmp_path / "g1.orders.jsonl",
-                         [json.dumps(draft(turn=number, fleetCommands=[MOVE])) for number in (1, 2, 3, 4)])
+    drafts = write_lines(
+        tmp_path / "g1.orders.jsonl", [json.dumps(draft(turn=number, fleetCommands=[MOVE])) for number in (1, 2, 3, 4)]
+    )
     trace = tmp_path / "bot_trace_g1.jsonl"
     first = [session("model-a"), turn(1, ["fleet"]), turn(2, ["fleet"])]
     write_lines(trace, [json.dumps(line) for line in first])

@@ -49,9 +49,10 @@ def test_a_staged_chunk_stores_what_an_inserted_and_marked_one_stores(tmp_path, 
     path = write_lines(tmp_path / "game.orders.jsonl", LINES)
     marked = []
     mark = tables.mark
-    monkeypatch.setattr(tables, "mark", lambda con, source_id, seqs, valid: (marked.append(seqs), mark(
-        con, source_id, seqs, valid)))
-    inserted = _ingested(path, tmp_path / "inserted.duckdb", monkeypatch, row_group_rows=10 ** 9)
+    monkeypatch.setattr(
+        tables, "mark", lambda con, source_id, seqs, valid: (marked.append(seqs), mark(con, source_id, seqs, valid))
+    )
+    inserted = _ingested(path, tmp_path / "inserted.duckdb", monkeypatch, row_group_rows=10**9)
     assert any(marked)  # that way marks the drafts the screen refused
     staged = _ingested(path, tmp_path / "staged.duckdb", monkeypatch, row_group_rows=1)
     assert staged == inserted
@@ -59,8 +60,12 @@ def test_a_staged_chunk_stores_what_an_inserted_and_marked_one_stores(tmp_path, 
     valid = [row[-1] for row in staged["ec4x_orders"]]
     assert valid.count(True) > 100 and valid.count(False) > 100
     assert len(staged["rejects"]) >= 6
-    assert {rule for _, _, rule, *_ in staged["violations"]} >= {"enum_spelling", "compiler_requires_field",
-                                                                 "compiler_only_field", "not_a_json_object"}
+    assert {rule for _, _, rule, *_ in staged["violations"]} >= {
+        "enum_spelling",
+        "compiler_requires_field",
+        "compiler_only_field",
+        "not_a_json_object",
+    }
 
 
 def test_a_chunk_that_fills_a_row_group_marks_no_row_after_its_insert(tmp_path, monkeypatch):

@@ -15,22 +15,55 @@ def response(rid, text, model="gpt-4o-mini", **extra):
 
 LINES = [
     # r-1: the seed's standard narrative: valid
-    response("r-1", "You enter the dusty saloon.\n\nLOCATION: Silver Gulch Saloon\nACQUIRED_ITEMS: [Rope, Lantern]\n"
-                    'SUGGESTED_ACTIONS: [{"text": "Approach the bar", "type": "basic"}]'),
+    response(
+        "r-1",
+        "You enter the dusty saloon.\n\nLOCATION: Silver Gulch Saloon\nACQUIRED_ITEMS: [Rope, Lantern]\n"
+        'SUGGESTED_ACTIONS: [{"text": "Approach the bar", "type": "basic"}]',
+    ),
     # r-2: an action of an unknown type (error)
-    response("r-2", 'A shadow moves.\nLOCATION: Dark Alley\nCOMBAT: Gunslinger\nSUGGESTED_ACTIONS: '
-                    '[{"text": "Draw", "type": "combat"}, {"text": "Vanish", "type": "magic"}]'),
+    response(
+        "r-2",
+        "A shadow moves.\nLOCATION: Dark Alley\nCOMBAT: Gunslinger\nSUGGESTED_ACTIONS: "
+        '[{"text": "Draw", "type": "combat"}, {"text": "Vanish", "type": "magic"}]',
+    ),
     "",  # blank lines are neither records nor rejects
     # r-3: mixed format, decision with an unknown importance (warning)
-    response("r-3", f'The sheriff waits.\nLOCATION: Office\n"playerDecision": '
-                    f'{json.dumps({**DECISION, "importance": "urgent"})}', model="claude-3-5-haiku"),
+    response(
+        "r-3",
+        f'The sheriff waits.\nLOCATION: Office\n"playerDecision": {json.dumps({**DECISION, "importance": "urgent"})}',
+        model="claude-3-5-haiku",
+    ),
     # r-4: whole JSON with one complete option (error) and a trailing comma (warning)
-    response("r-4", json.dumps({"narrative": "A deal.", "playerDecision": {"prompt": "Deal?", "options": [
-        OPTIONS[0], {"text": "Walk away"}]}})[:-1] + ",}", model="claude-3-5-haiku"),
+    response(
+        "r-4",
+        json.dumps(
+            {
+                "narrative": "A deal.",
+                "playerDecision": {"prompt": "Deal?", "options": [OPTIONS[0], {"text": "Walk away"}]},
+            }
+        )[:-1]
+        + ",}",
+        model="claude-3-5-haiku",
+    ),
     # r-5: a character with an attribute out of range (error)
-    response("r-5", json.dumps({"name": "Doc", "attributes": {
-        "speed": 10, "gunAccuracy": 12, "throwingAccuracy": 8, "strength": 11, "baseStrength": 11,
-        "bravery": 23, "experience": 5}}), model="llama-3.1-70b"),
+    response(
+        "r-5",
+        json.dumps(
+            {
+                "name": "Doc",
+                "attributes": {
+                    "speed": 10,
+                    "gunAccuracy": 12,
+                    "throwingAccuracy": 8,
+                    "strength": 11,
+                    "baseStrength": 11,
+                    "bravery": 23,
+                    "experience": 5,
+                },
+            }
+        ),
+        model="llama-3.1-70b",
+    ),
     # r-6: inline markers, valid
     response("r-6", "Dusty ACQUIRED_ITEMS: REMOVED_ITEMS: misses the shopkeeper!", model="llama-3.1-70b"),
     # r-7: no text: rejected
@@ -88,14 +121,23 @@ def test_valid_records_are_parsed_into_gm_responses(tmp_path):
         "suggested_actions->>'$[0].text', player_decision->>'importance' FROM gm_responses ORDER BY seq"
     ).fetchall()
     by_id = {row[0]: row[1:] for row in rows}
-    assert by_id["r-1"] == ("markers", True, "You enter the dusty saloon.", "Silver Gulch Saloon", None,
-                            ["Rope", "Lantern"], "Approach the bar", None)
+    assert by_id["r-1"] == (
+        "markers",
+        True,
+        "You enter the dusty saloon.",
+        "Silver Gulch Saloon",
+        None,
+        ["Rope", "Lantern"],
+        "Approach the bar",
+        None,
+    )
     assert by_id["r-2"][:5] == ("markers", False, "A shadow moves.", "Dark Alley", "Gunslinger")
     assert by_id["r-3"][:2] == ("mixed", True) and by_id["r-3"][-1] == "moderate"
     assert by_id["r-6"][2] == "Dusty misses the shopkeeper!"
     assert by_id["r-10"][:2] == ("mixed", True)
-    assert con.execute("SELECT character->'attributes'->>'bravery' FROM gm_responses WHERE kind = 'character'"
-                       ).fetchone() == ("23",)
+    assert con.execute(
+        "SELECT character->'attributes'->>'bravery' FROM gm_responses WHERE kind = 'character'"
+    ).fetchone() == ("23",)
 
 
 def test_one_decision_per_response(tmp_path):
@@ -129,7 +171,8 @@ def test_a_reused_response_id_is_a_warning(tmp_path):
     path.write_text(response("r-1", "One.") + "\n" + response("r-1", "Two.") + "\n")
     [file] = workbench.validate([path]).files
     assert [(v.locator, v.field, v.rule, v.severity) for v in file.violations] == [
-        ("response r-1", "id", "duplicate_response_id", "warning")]
+        ("response r-1", "id", "duplicate_response_id", "warning")
+    ]
     assert "line 1" in file.violations[0].message and "line 2" in file.violations[0].message
 
 

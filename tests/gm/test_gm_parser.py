@@ -74,7 +74,10 @@ def test_seed_standard_narrative():
     assert parsed.fields["narrative"] == "You enter the dusty saloon. The bartender nods in your direction."
     assert parsed.fields["location"] == "Silver Gulch Saloon"
     assert [a["text"] for a in parsed.fields["suggested_actions"]] == [
-        "Approach the bar", "Look around the room", "Talk to the bartender"]
+        "Approach the bar",
+        "Look around the room",
+        "Talk to the bartender",
+    ]
     assert "acquired_items" not in parsed.fields  # missing markers are left to the model's defaults
     assert parsed.json_problems == []
 
@@ -138,23 +141,29 @@ You swing at the cowhand ACQUIRED_ITEMS: REMOVED_ITEMS: and connect! (Roll: 33, 
     """
     parsed = parse(text)
     assert parsed.fields["narrative"] == (
-        "The brawl spills into the street!\nYou swing at the cowhand and connect! (Roll: 33, Target: 40)")
+        "The brawl spills into the street!\nYou swing at the cowhand and connect! (Roll: 33, Target: 40)"
+    )
     assert parsed.fields["acquired_items"] == ["Derringer", "Pocket Watch"]
     assert parsed.fields["removed_items"] == ["Hat"]
 
 
 def test_combat_name_ends_at_the_next_marker():
-    parsed = parse("Spurs jingle behind you.\nCOMBAT: One-Eyed Pete ACQUIRED_ITEMS: REMOVED_ITEMS:\n"
-                   "Pete reaches for his holster!")
+    parsed = parse(
+        "Spurs jingle behind you.\nCOMBAT: One-Eyed Pete ACQUIRED_ITEMS: REMOVED_ITEMS:\nPete reaches for his holster!"
+    )
     assert parsed.fields["combat_opponent"] == "One-Eyed Pete"
     assert parsed.fields["narrative"] == "Spurs jingle behind you.\nPete reaches for his holster!"
 
 
 def test_name_line_marker_block_and_continuation_join():
-    actions = [{"title": "Grab a chair", "type": "combat", "description": "Swing it", "id": "chair-1"},
-               {"title": "Duck behind the bar", "type": "basic", "description": "Hide", "id": "duck-1"}]
-    text = (f"Blacksmith\n\nACQUIRED_ITEMS: []\nREMOVED_ITEMS: []\nSUGGESTED_ACTIONS: {json.dumps(actions)}"
-            " kicks with Hit (Roll: 14) dealing 4 damage to leg")
+    actions = [
+        {"title": "Grab a chair", "type": "combat", "description": "Swing it", "id": "chair-1"},
+        {"title": "Duck behind the bar", "type": "basic", "description": "Hide", "id": "duck-1"},
+    ]
+    text = (
+        f"Blacksmith\n\nACQUIRED_ITEMS: []\nREMOVED_ITEMS: []\nSUGGESTED_ACTIONS: {json.dumps(actions)}"
+        " kicks with Hit (Roll: 14) dealing 4 damage to leg"
+    )
     parsed = parse(text)
     assert parsed.fields["narrative"] == "Blacksmith kicks with Hit (Roll: 14) dealing 4 damage to leg"
     assert parsed.fields["suggested_actions"][0]["title"] == "Grab a chair"
@@ -188,14 +197,17 @@ def test_markdown_bold_markers_and_template_brackets():
 # --- item lists ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("written, items", [
-    ("[Rope, Lantern]", ["Rope", "Lantern"]),
-    ('["Rope", "Lantern"]', ["Rope", "Lantern"]),
-    ("Rope, Lantern", ["Rope", "Lantern"]),
-    ("[Sheriff's Badge]", ["Sheriff's Badge"]),
-    ("[]", []),
-    ("none", []),
-])
+@pytest.mark.parametrize(
+    "written, items",
+    [
+        ("[Rope, Lantern]", ["Rope", "Lantern"]),
+        ('["Rope", "Lantern"]', ["Rope", "Lantern"]),
+        ("Rope, Lantern", ["Rope", "Lantern"]),
+        ("[Sheriff's Badge]", ["Sheriff's Badge"]),
+        ("[]", []),
+        ("none", []),
+    ],
+)
 def test_item_list_spellings(written, items):
     parsed = parse(f"You search the room.\nACQUIRED_ITEMS: {written}")
     assert parsed.fields["acquired_items"] == items
@@ -211,8 +223,14 @@ def test_several_item_markers_add_up():
 
 
 def test_whole_json_response_keeps_its_spelling_for_validation():
-    body = {"narrative": "The livery smells of hay.", "location": {"type": "town", "name": "Cutter's Ford"},
-            "combatInitiated": False, "acquiredItems": [], "removedItems": [], "suggestedActions": []}
+    body = {
+        "narrative": "The livery smells of hay.",
+        "location": {"type": "town", "name": "Cutter's Ford"},
+        "combatInitiated": False,
+        "acquiredItems": [],
+        "removedItems": [],
+        "suggestedActions": [],
+    }
     parsed = parse(json.dumps(body, indent=2))
     assert parsed.kind == "json" and parsed.fields == body
 
@@ -260,8 +278,10 @@ def test_malformed_whole_json_is_repaired():
 
 
 def test_malformed_decision_in_the_mixed_format_is_repaired():
-    text = ("A deal.\n\"playerDecision\": {'prompt': 'Deal?', 'options': [{'text': 'Yes', 'impact': 'Rich'}, "
-            "{'text': 'No', 'impact': 'Poor'}]}")
+    text = (
+        "A deal.\n\"playerDecision\": {'prompt': 'Deal?', 'options': [{'text': 'Yes', 'impact': 'Rich'}, "
+        "{'text': 'No', 'impact': 'Poor'}]}"
+    )
     parsed = parse(text)
     assert parsed.fields["player_decision"]["prompt"] == "Deal?"
     assert parsed.json_problems[0].field == "player_decision" and parsed.json_problems[0].repaired

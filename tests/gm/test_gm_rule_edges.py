@@ -15,10 +15,16 @@ import pytest
 from workbench.gm.reader import read_line
 
 LOCATOR = "response e-1"
-OPTIONS = [{"text": "Take the job", "impact": "Money, and enemies"},
-           {"text": "Walk away", "impact": "Nothing changes"}]
-ATTRIBUTES = {"speed": 10, "gunAccuracy": 12, "throwingAccuracy": 8, "strength": 11, "baseStrength": 11,
-              "bravery": 9, "experience": 5}
+OPTIONS = [{"text": "Take the job", "impact": "Money, and enemies"}, {"text": "Walk away", "impact": "Nothing changes"}]
+ATTRIBUTES = {
+    "speed": 10,
+    "gunAccuracy": 12,
+    "throwingAccuracy": 8,
+    "strength": 11,
+    "baseStrength": 11,
+    "bravery": 9,
+    "experience": 5,
+}
 KINDS = "town, wilderness, landmark, unknown"  # the game's LocationType, in its order
 DEFAULT_LOCATION = "the game shows its default location instead (wilderness 'Unknown area')"
 FALLBACK_RESPONSE = "the game replaces the whole response with its fallback response (in town 'Boot Hill')"
@@ -48,20 +54,35 @@ def as_tuple(v) -> tuple:
 
 def test_an_action_without_type_says_none_was_found_and_basic_is_used():
     v = the_violation(json_response(suggestedActions=[{"text": "Wait"}]))
-    assert as_tuple(v) == (LOCATOR, "suggested_actions[0].type", "action_type_defaulted", "warning",
-                           "expected `type` (basic, combat, interaction); found none; using 'basic'")
+    assert as_tuple(v) == (
+        LOCATOR,
+        "suggested_actions[0].type",
+        "action_type_defaulted",
+        "warning",
+        "expected `type` (basic, combat, interaction); found none; using 'basic'",
+    )
 
 
 def test_an_action_with_an_empty_type_says_the_empty_string_was_found():
     v = the_violation(line('Noon.\nSUGGESTED_ACTIONS: [{"text": "Go", "type": "basic"}, {"text": "Ride", "type": ""}]'))
-    assert as_tuple(v) == (LOCATOR, "suggested_actions[1].type", "action_type_defaulted", "warning",
-                           "expected `type` (basic, combat, interaction); found ''; using 'basic'")
+    assert as_tuple(v) == (
+        LOCATOR,
+        "suggested_actions[1].type",
+        "action_type_defaulted",
+        "warning",
+        "expected `type` (basic, combat, interaction); found ''; using 'basic'",
+    )
 
 
 def test_an_action_that_is_not_an_object_is_located_and_says_what_was_found():
     v = the_violation(json_response(suggestedActions=["Wait"]))
-    assert as_tuple(v) == (LOCATOR, "suggested_actions[0]", "not_an_object", "error",
-                           "expected a JSON object; found 'Wait'")
+    assert as_tuple(v) == (
+        LOCATOR,
+        "suggested_actions[0]",
+        "not_an_object",
+        "error",
+        "expected a JSON object; found 'Wait'",
+    )
 
 
 def test_the_real_games_action_note_is_only_on_action_types():
@@ -79,21 +100,31 @@ def test_the_real_games_action_note_is_only_on_action_types():
 
 @pytest.mark.parametrize("written", ["Critical", "MINOR", " significant "])
 def test_an_importance_in_another_case_or_padded_says_the_game_compares_exactly(written):
-    v = the_violation(json_response(playerDecision={"prompt": "Take the job?", "options": OPTIONS,
-                                                    "importance": written}))
+    v = the_violation(
+        json_response(playerDecision={"prompt": "Take the job?", "options": OPTIONS, "importance": written})
+    )
     assert as_tuple(v) == (
-        LOCATOR, "player_decision.importance", "importance_defaulted", "warning",
+        LOCATOR,
+        "player_decision.importance",
+        "importance_defaulted",
+        "warning",
         f"expected one of critical, significant, moderate, minor; found {written!r}; using 'moderate'"
-        " (the game compares levels exactly, case included)")
+        " (the game compares levels exactly, case included)",
+    )
 
 
 @pytest.mark.parametrize("written, shown", [("urgent", "'urgent'"), (3, "3")])
 def test_an_importance_that_is_no_level_in_any_case_says_nothing_about_case(written, shown):
-    v = the_violation(json_response(playerDecision={"prompt": "Take the job?", "options": OPTIONS,
-                                                    "importance": written}))
+    v = the_violation(
+        json_response(playerDecision={"prompt": "Take the job?", "options": OPTIONS, "importance": written})
+    )
     assert as_tuple(v) == (
-        LOCATOR, "player_decision.importance", "importance_defaulted", "warning",
-        f"expected one of critical, significant, moderate, minor; found {shown}; using 'moderate'")
+        LOCATOR,
+        "player_decision.importance",
+        "importance_defaulted",
+        "warning",
+        f"expected one of critical, significant, moderate, minor; found {shown}; using 'moderate'",
+    )
 
 
 # --- options: only a missing text or impact drops an option ------------------------------
@@ -102,9 +133,15 @@ def test_an_importance_that_is_no_level_in_any_case_says_nothing_about_case(writ
 def test_an_option_that_is_not_an_object_is_dropped_with_a_warning():
     decision = {"prompt": "Take the job?", "options": ["Take the job", *OPTIONS]}
     outcome = read_line(1, json_response(playerDecision=decision))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "player_decision.options[0]", "incomplete_option", "warning",
-        "expected a JSON object; found 'Take the job'; the option is dropped")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (
+            LOCATOR,
+            "player_decision.options[0]",
+            "incomplete_option",
+            "warning",
+            "expected a JSON object; found 'Take the job'; the option is dropped",
+        )
+    ]
     assert [o["text"] for o in outcome.row["player_decision"]["options"]] == ["Take the job", "Walk away"]
 
 
@@ -113,7 +150,8 @@ def test_an_option_with_bad_tags_is_kept_and_its_tags_are_an_error():
     decision = {"prompt": "Take the job?", "options": [{**OPTIONS[0], "tags": "greedy"}, OPTIONS[1]]}
     outcome = read_line(1, json_response(playerDecision=decision))
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("player_decision.options[0].tags", "list_type", "error")]
+        ("player_decision.options[0].tags", "list_type", "error")
+    ]
     assert len(outcome.row["player_decision"]["options"]) == 2
 
 
@@ -122,56 +160,94 @@ def test_an_option_with_bad_tags_is_kept_and_its_tags_are_an_error():
 
 def test_a_town_without_a_name_says_none_was_found():
     v = the_violation(json_response(location={"type": "town"}))
-    assert as_tuple(v) == (LOCATOR, "location.name", "location_defaulted", "warning",
-                           f"expected `location.name` (text) for a location of type 'town'; found none; "
-                           f"{DEFAULT_LOCATION}")
+    assert as_tuple(v) == (
+        LOCATOR,
+        "location.name",
+        "location_defaulted",
+        "warning",
+        f"expected `location.name` (text) for a location of type 'town'; found none; {DEFAULT_LOCATION}",
+    )
 
 
 def test_a_location_without_a_type_is_located_and_says_none_was_found():
     outcome = read_line(1, json_response(location={"name": "Tombstone"}))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "location.type", "location_defaulted", "warning",
-        f"expected `location.type` (one of {KINDS}); found none; {DEFAULT_LOCATION}")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (
+            LOCATOR,
+            "location.type",
+            "location_defaulted",
+            "warning",
+            f"expected `location.type` (one of {KINDS}); found none; {DEFAULT_LOCATION}",
+        )
+    ]
 
 
 def test_a_kind_the_game_does_not_know_lists_the_games_kinds():
     v = the_violation(json_response(location={"type": "city", "name": "Tombstone"}))
-    assert as_tuple(v) == (LOCATOR, "location.type", "location_defaulted", "warning",
-                           f"expected `location.type` to be one of {KINDS}; found 'city', a kind the game "
-                           f"does not know; {FALLBACK_RESPONSE}")
+    assert as_tuple(v) == (
+        LOCATOR,
+        "location.type",
+        "location_defaulted",
+        "warning",
+        f"expected `location.type` to be one of {KINDS}; found 'city', a kind the game "
+        f"does not know; {FALLBACK_RESPONSE}",
+    )
 
 
 def test_a_location_type_that_is_not_text_is_a_warning_and_not_stored():
     outcome = read_line(1, json_response(location={"type": 5, "name": "Tombstone"}))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "location.type", "location_defaulted", "warning",
-        f"expected `location.type` to be one of {KINDS}; found 5, a kind the game does not know; {FALLBACK_RESPONSE}")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (
+            LOCATOR,
+            "location.type",
+            "location_defaulted",
+            "warning",
+            f"expected `location.type` to be one of {KINDS}; found 5, a kind the game does not know; {FALLBACK_RESPONSE}",
+        )
+    ]
     assert (outcome.row["location"], outcome.row["location_type"]) == ("Tombstone", None)
     assert outcome.row["valid"] is True
 
 
 def test_a_string_location_in_a_json_response_is_located_and_names_the_games_kinds():
     v = the_violation(json_response(location="Tombstone"))
-    assert as_tuple(v) == (LOCATOR, "location", "location_defaulted", "warning",
-                           f"expected `location` to be an object of one of the game's kinds ({KINDS}); "
-                           f"found the string 'Tombstone'; {FALLBACK_RESPONSE}; kept as the location's name")
+    assert as_tuple(v) == (
+        LOCATOR,
+        "location",
+        "location_defaulted",
+        "warning",
+        f"expected `location` to be an object of one of the game's kinds ({KINDS}); "
+        f"found the string 'Tombstone'; {FALLBACK_RESPONSE}; kept as the location's name",
+    )
 
 
 def test_a_location_that_is_a_number_says_so_and_is_not_stored():
     outcome = read_line(1, json_response(location=7))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "location", "location_defaulted", "warning",
-        f"expected `location` to be an object of one of the game's kinds ({KINDS}); found 7; "
-        f"{DEFAULT_LOCATION}; no location is stored")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (
+            LOCATOR,
+            "location",
+            "location_defaulted",
+            "warning",
+            f"expected `location` to be an object of one of the game's kinds ({KINDS}); found 7; "
+            f"{DEFAULT_LOCATION}; no location is stored",
+        )
+    ]
     assert (outcome.row["location"], outcome.row["location_type"]) == (None, None)
 
 
 def test_a_description_that_is_not_text_is_left_out_with_a_warning():
     # A town needs a name, not a description: a bad description is only left out.
     outcome = read_line(1, json_response(location={"type": "town", "name": "Tombstone", "description": 7}))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "location.description", "location_defaulted", "warning",
-        "expected `location.description` to be text; found 7; the game leaves it out")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (
+            LOCATOR,
+            "location.description",
+            "location_defaulted",
+            "warning",
+            "expected `location.description` to be text; found 7; the game leaves it out",
+        )
+    ]
     assert (outcome.row["location"], outcome.row["location_type"]) == ("Tombstone", "town")
     assert outcome.row["valid"] is True
 
@@ -201,8 +277,11 @@ def test_the_combat_marker_starts_combat_with_its_opponent():
 
 
 def test_a_response_that_breaks_a_rule_keeps_combat_and_the_opponents_name():
-    raw = json_response(combatInitiated=True, opponent={"name": "Black Bart", "attributes": {}},
-                        suggestedActions=[{"text": "Fly", "type": "magic"}])
+    raw = json_response(
+        combatInitiated=True,
+        opponent={"name": "Black Bart", "attributes": {}},
+        suggestedActions=[{"text": "Fly", "type": "magic"}],
+    )
     outcome = read_line(1, raw)
     assert [(v.field, v.rule) for v in outcome.violations] == [("suggested_actions[0].type", "enum_value")]
     assert outcome.row["valid"] is False
@@ -238,21 +317,29 @@ def test_a_repaired_character_keeps_its_json_repaired_warning():
     outcome = read_line(1, raw)
     assert outcome.row["kind"] == "character"
     assert [(v.locator, v.field, v.rule, v.severity) for v in outcome.violations] == [
-        (LOCATOR, "text", "json_repaired", "warning")]
+        (LOCATOR, "text", "json_repaired", "warning")
+    ]
 
 
 def test_a_character_key_the_seed_does_not_know_is_info_located_and_not_stored():
     outcome = read_line(1, line(json.dumps({"name": "Doc", "attributes": ATTRIBUTES, "mood": "grim"})))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "character.mood", "undocumented_key", "info",
-        "key `mood` is not in the specification; kept in `text`")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (
+            LOCATOR,
+            "character.mood",
+            "undocumented_key",
+            "info",
+            "key `mood` is not in the specification; kept in `text`",
+        )
+    ]
     assert outcome.row["character"] == {"name": "Doc", "attributes": ATTRIBUTES}
 
 
 def test_an_unknown_response_key_is_info_at_the_response():
     outcome = read_line(1, json_response(mood="tense"))
-    assert [as_tuple(v) for v in outcome.violations] == [(
-        LOCATOR, "mood", "undocumented_key", "info", "key `mood` is not in the specification; kept in `text`")]
+    assert [as_tuple(v) for v in outcome.violations] == [
+        (LOCATOR, "mood", "undocumented_key", "info", "key `mood` is not in the specification; kept in `text`")
+    ]
 
 
 # --- malformed JSON ----------------------------------------------------------------------

@@ -7,8 +7,15 @@ import pytest
 from workbench.gm.reader import read_line
 
 OPTIONS = [{"text": "Accept", "impact": "Authority"}, {"text": "Decline", "impact": "Freedom"}]
-ATTRIBUTES = {"speed": 10, "gunAccuracy": 12, "throwingAccuracy": 8, "strength": 11, "baseStrength": 11,
-              "bravery": 9, "experience": 5}
+ATTRIBUTES = {
+    "speed": 10,
+    "gunAccuracy": 12,
+    "throwingAccuracy": 8,
+    "strength": 11,
+    "baseStrength": 11,
+    "bravery": 9,
+    "experience": 5,
+}
 
 
 def line(text=None, **envelope) -> str:
@@ -24,9 +31,14 @@ def found(raw: str, severities=("error", "warning")) -> set[tuple[str, str, str]
 
 
 def json_response(**overrides) -> str:
-    body = {"narrative": "The saloon is quiet.", "location": {"type": "town", "name": "Saloon"},
-            "combatInitiated": False, "acquiredItems": [], "removedItems": [],
-            "suggestedActions": [{"text": "Wait", "type": "basic"}]}
+    body = {
+        "narrative": "The saloon is quiet.",
+        "location": {"type": "town", "name": "Saloon"},
+        "combatInitiated": False,
+        "acquiredItems": [],
+        "removedItems": [],
+        "suggestedActions": [{"text": "Wait", "type": "basic"}],
+    }
     body.update(overrides)
     return line(json.dumps({k: v for k, v in body.items() if v is not ...}))
 
@@ -56,24 +68,29 @@ def test_unknown_action_type_is_an_error_at_its_index():
 
 
 def test_title_description_actions_are_accepted_and_read_as_text():
-    raw = line('Dusk.\nSUGGESTED_ACTIONS: [{"title": "Punch", "description": "Hit him", "type": "combat", "id": "p-1"}]')
+    raw = line(
+        'Dusk.\nSUGGESTED_ACTIONS: [{"title": "Punch", "description": "Hit him", "type": "combat", "id": "p-1"}]'
+    )
     outcome = read_line(1, raw)
     assert outcome.violations == []
     assert outcome.row["suggested_actions"] == [
-        {"text": "Punch", "type": "combat", "description": "Hit him", "id": "p-1"}]
+        {"text": "Punch", "type": "combat", "description": "Hit him", "id": "p-1"}
+    ]
 
 
 def test_action_without_type_defaults_to_basic_with_a_warning():
     outcome = read_line(1, json_response(suggestedActions=[{"text": "Wait"}]))
     assert found(json_response(suggestedActions=[{"text": "Wait"}])) == {
-        ("suggested_actions[0].type", "action_type_defaulted", "warning")}
+        ("suggested_actions[0].type", "action_type_defaulted", "warning")
+    }
     assert outcome.row["suggested_actions"] == [{"text": "Wait", "type": "basic"}]
     assert outcome.row["valid"] is True
 
 
 def test_action_without_text_is_an_error():
     assert found(json_response(suggestedActions=[{"type": "basic"}])) == {
-        ("suggested_actions[0].text", "required_key", "error")}
+        ("suggested_actions[0].text", "required_key", "error")
+    }
 
 
 def test_action_that_is_not_an_object_is_an_error():
@@ -104,7 +121,8 @@ def test_documented_importance_passes(importance):
 def test_unknown_importance_falls_back_to_moderate_with_a_warning():
     outcome = read_line(1, mixed({"prompt": "Deputy?", "options": OPTIONS, "importance": "urgent"}))
     assert {(v.field, v.rule, v.severity) for v in outcome.violations} == {
-        ("player_decision.importance", "importance_defaulted", "warning")}
+        ("player_decision.importance", "importance_defaulted", "warning")
+    }
     assert "'urgent'" in outcome.violations[0].message
     assert outcome.row["player_decision"]["importance"] == "moderate"
     assert outcome.row["valid"] is True
@@ -112,7 +130,8 @@ def test_unknown_importance_falls_back_to_moderate_with_a_warning():
 
 def test_one_option_is_too_few():
     assert found(mixed({"prompt": "Deputy?", "options": OPTIONS[:1]})) == {
-        ("player_decision.options", "too_few_options", "error")}
+        ("player_decision.options", "too_few_options", "error")
+    }
 
 
 def test_an_option_without_impact_is_dropped_and_leaves_too_few():
@@ -127,7 +146,8 @@ def test_an_incomplete_third_option_only_warns():
     decision = {"prompt": "Deputy?", "options": [*OPTIONS, {"text": "", "impact": "Nothing"}]}
     outcome = read_line(1, mixed(decision))
     assert {(v.field, v.rule, v.severity) for v in outcome.violations} == {
-        ("player_decision.options[2].text", "incomplete_option", "warning")}
+        ("player_decision.options[2].text", "incomplete_option", "warning")
+    }
     assert len(outcome.row["player_decision"]["options"]) == 2
 
 
@@ -154,9 +174,15 @@ def test_attribute_bounds_pass(value):
     assert found(character(speed=value)) == set()
 
 
-@pytest.mark.parametrize("value, rule", [
-    (21, "less_than_equal"), (-1, "greater_than_equal"), ("12", "int_type"), (12.5, "int_type"),
-])
+@pytest.mark.parametrize(
+    "value, rule",
+    [
+        (21, "less_than_equal"),
+        (-1, "greater_than_equal"),
+        ("12", "int_type"),
+        (12.5, "int_type"),
+    ],
+)
 def test_attribute_out_of_range_or_not_an_integer(value, rule):
     assert found(character(gunAccuracy=value)) == {("character.attributes.gunAccuracy", rule, "error")}
 
@@ -181,7 +207,8 @@ def test_town_without_name_falls_back_with_a_warning():
     # The game cannot show a nameless town and uses its default location instead.
     outcome = read_line(1, json_response(location={"type": "town"}))
     assert {(v.field, v.rule, v.severity) for v in outcome.violations} == {
-        ("location.name", "location_defaulted", "warning")}
+        ("location.name", "location_defaulted", "warning")
+    }
     assert outcome.row["valid"] is True
 
 
@@ -217,7 +244,8 @@ def test_valid_json_needs_no_repair():
 def test_repaired_json_is_a_warning():
     outcome = read_line(1, line('Dusk.\nSUGGESTED_ACTIONS: [{"text": "Go", "type": "basic"},]'))
     assert {(v.field, v.rule, v.severity) for v in outcome.violations} == {
-        ("suggested_actions", "json_repaired", "warning")}
+        ("suggested_actions", "json_repaired", "warning")
+    }
     assert "json-repair" in outcome.violations[0].message
     assert outcome.row["valid"] is True
 
@@ -225,7 +253,8 @@ def test_repaired_json_is_a_warning():
 def test_json_that_cannot_be_repaired_into_a_list_is_an_error():
     outcome = read_line(1, line('Dusk.\nSUGGESTED_ACTIONS: {"text": "Go", "type": '))
     assert found(line('Dusk.\nSUGGESTED_ACTIONS: {"text": "Go", "type": ')) == {
-        ("suggested_actions", "unparsable_json", "error")}
+        ("suggested_actions", "unparsable_json", "error")
+    }
     assert outcome.row["suggested_actions"] == []
 
 

@@ -44,9 +44,19 @@ def test_every_manifest_fault_is_reported_where_the_manifest_says(corpus):
 def test_every_fault_kind_is_planted_somewhere(corpus):
     _, manifest, _ = corpus
     rules = {f["rule"] for entry in manifest for f in entry["faults"]}
-    assert rules >= {"enum_value", "action_type_defaulted", "importance_defaulted", "too_few_options",
-                     "incomplete_option", "required_key", "less_than_equal", "int_type", "json_repaired",
-                     "not_a_json_object", "location_defaulted"}
+    assert rules >= {
+        "enum_value",
+        "action_type_defaulted",
+        "importance_defaulted",
+        "too_few_options",
+        "incomplete_option",
+        "required_key",
+        "less_than_equal",
+        "int_type",
+        "json_repaired",
+        "not_a_json_object",
+        "location_defaulted",
+    }
 
 
 def test_every_variant_is_written(corpus):
@@ -64,8 +74,9 @@ def test_every_variant_is_written(corpus):
 def test_locations_of_every_kind_and_item_objects_are_written(corpus):
     out, _, _ = corpus
     con = workbench.connect(out.parent / "x.duckdb")
-    kinds = {k for (k,) in con.execute(
-        "SELECT DISTINCT location_type FROM gm_responses WHERE kind = 'json'").fetchall()}
+    kinds = {
+        k for (k,) in con.execute("SELECT DISTINCT location_type FROM gm_responses WHERE kind = 'json'").fetchall()
+    }
     assert kinds >= {"town", "wilderness", "landmark", "unknown"}
     texts = "\n".join(p.read_text() for p in out.glob("*.gm.jsonl"))
     assert '\\"category\\"' in texts  # acquired items as {name, category}

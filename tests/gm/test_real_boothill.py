@@ -14,8 +14,7 @@ import pytest
 
 from workbench.gm.reader import read_line
 
-OPTIONS = [{"text": "Take the job", "impact": "Money, and enemies"},
-           {"text": "Walk away", "impact": "Nothing changes"}]
+OPTIONS = [{"text": "Take the job", "impact": "Money, and enemies"}, {"text": "Walk away", "impact": "Nothing changes"}]
 
 
 def line(text: str) -> str:
@@ -24,9 +23,16 @@ def line(text: str) -> str:
 
 def json_response(**overrides) -> str:
     """A whole-JSON response shaped like the game's own prompt asks for."""
-    body = {"narrative": "Dust settles on the boardwalk.", "location": {"type": "town", "name": "Cutter's Ford"},
-            "combatInitiated": False, "opponent": None, "acquiredItems": [], "removedItems": [],
-            "suggestedActions": [{"text": "Wait for the stage", "type": "basic"}], "playerDecision": None}
+    body = {
+        "narrative": "Dust settles on the boardwalk.",
+        "location": {"type": "town", "name": "Cutter's Ford"},
+        "combatInitiated": False,
+        "opponent": None,
+        "acquiredItems": [],
+        "removedItems": [],
+        "suggestedActions": [{"text": "Wait for the stage", "type": "basic"}],
+        "playerDecision": None,
+    }
     body.update(overrides)
     return line(json.dumps({k: v for k, v in body.items() if v is not ...}))
 
@@ -44,15 +50,22 @@ def location_columns(raw: str) -> tuple:
 # --- locations: the game's four kinds (locationService.ts `LocationType`) -----------
 
 
-@pytest.mark.parametrize("location, columns", [
-    ({"type": "town", "name": "Cutter's Ford"}, ("Cutter's Ford", "town")),
-    ({"type": "wilderness", "description": "Cracked salt pan east of the river"},
-     ("Cracked salt pan east of the river", "wilderness")),
-    ({"type": "landmark", "name": "Hangman's Oak", "description": "A lone tree on the ridge"},
-     ("Hangman's Oak", "landmark")),
-    ({"type": "landmark", "name": "Hangman's Oak"}, ("Hangman's Oak", "landmark")),  # description optional
-    ({"type": "unknown"}, (None, "unknown")),
-])
+@pytest.mark.parametrize(
+    "location, columns",
+    [
+        ({"type": "town", "name": "Cutter's Ford"}, ("Cutter's Ford", "town")),
+        (
+            {"type": "wilderness", "description": "Cracked salt pan east of the river"},
+            ("Cracked salt pan east of the river", "wilderness"),
+        ),
+        (
+            {"type": "landmark", "name": "Hangman's Oak", "description": "A lone tree on the ridge"},
+            ("Hangman's Oak", "landmark"),
+        ),
+        ({"type": "landmark", "name": "Hangman's Oak"}, ("Hangman's Oak", "landmark")),  # description optional
+        ({"type": "unknown"}, (None, "unknown")),
+    ],
+)
 def test_each_kind_of_the_game_is_legal_and_stored(location, columns):
     raw = json_response(location=location)
     assert findings(raw) == set()
@@ -65,7 +78,8 @@ def test_a_kind_the_game_does_not_know_is_one_warning(kind):
     # exactly, case included) with its fallback response.
     outcome = read_line(1, json_response(location={"type": kind, "name": "Tombstone"}))
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("location.type", "location_defaulted", "warning")]
+        ("location.type", "location_defaulted", "warning")
+    ]
     message = outcome.violations[0].message
     assert "location.type" in message and repr(kind) in message
     assert all(name in message for name in ("town", "wilderness", "landmark", "unknown"))
@@ -74,14 +88,17 @@ def test_a_kind_the_game_does_not_know_is_one_warning(kind):
     assert (outcome.row["location"], outcome.row["location_type"]) == ("Tombstone", kind)  # as written
 
 
-@pytest.mark.parametrize("location, field", [
-    ({"type": "town"}, "location.name"),
-    ({"type": "town", "name": ""}, "location.name"),
-    ({"type": "town", "description": "A dusty crossroads"}, "location.name"),
-    ({"type": "wilderness"}, "location.description"),
-    ({"type": "wilderness", "name": "Dry Wash"}, "location.description"),  # a wilderness is described
-    ({"type": "landmark", "description": "A tall rock"}, "location.name"),
-])
+@pytest.mark.parametrize(
+    "location, field",
+    [
+        ({"type": "town"}, "location.name"),
+        ({"type": "town", "name": ""}, "location.name"),
+        ({"type": "town", "description": "A dusty crossroads"}, "location.name"),
+        ({"type": "wilderness"}, "location.description"),
+        ({"type": "wilderness", "name": "Dry Wash"}, "location.description"),  # a wilderness is described
+        ({"type": "landmark", "description": "A tall rock"}, "location.name"),
+    ],
+)
 def test_what_each_kind_needs(location, field):
     # responseValidator.ts keeps a town or landmark only with a string `name`, a
     # wilderness only with a string `description`; otherwise its default location.
@@ -103,7 +120,8 @@ def test_a_wilderness_is_stored_by_its_description_even_when_named():
 def test_a_name_that_is_not_text_is_left_out():
     outcome = read_line(1, json_response(location={"type": "town", "name": 7}))
     assert findings(json_response(location={"type": "town", "name": 7})) == {
-        ("location.name", "location_defaulted", "warning")}
+        ("location.name", "location_defaulted", "warning")
+    }
     assert "7" in outcome.violations[0].message
     assert (outcome.row["location"], outcome.row["location_type"]) == (None, "town")
 
@@ -111,7 +129,8 @@ def test_a_name_that_is_not_text_is_left_out():
 def test_a_location_without_type_falls_back():
     outcome = read_line(1, json_response(location={"name": "Tombstone"}))
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("location.type", "location_defaulted", "warning")]
+        ("location.type", "location_defaulted", "warning")
+    ]
     assert "found none" in outcome.violations[0].message
     assert location_columns(json_response(location={"name": "Tombstone"})) == ("Tombstone", None)
 
@@ -120,7 +139,8 @@ def test_a_string_location_in_a_json_response_is_a_warning_and_kept():
     # gameService.ts answers a JSON response whose location is a string with its fallback.
     outcome = read_line(1, json_response(location="Cutter's Ford"))
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("location", "location_defaulted", "warning")]
+        ("location", "location_defaulted", "warning")
+    ]
     message = outcome.violations[0].message
     assert "Cutter's Ford" in message and "fallback" in message and "Boot Hill" in message
     assert (outcome.row["location"], outcome.row["location_type"]) == ("Cutter's Ford", None)
@@ -178,7 +198,8 @@ def test_an_empty_type_is_basic():
     # The game reads `action.type || 'basic'`: an empty type is no type.
     outcome = read_line(1, line('Noon.\nSUGGESTED_ACTIONS: [{"text": "Saddle up", "type": ""}]'))
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("suggested_actions[0].type", "action_type_defaulted", "warning")]
+        ("suggested_actions[0].type", "action_type_defaulted", "warning")
+    ]
     assert outcome.row["suggested_actions"] == [{"text": "Saddle up", "type": "basic"}]
 
 
@@ -205,18 +226,28 @@ def test_importance_is_compared_exactly():
     decision = {"prompt": "Take the job?", "options": OPTIONS, "importance": "Critical"}
     outcome = read_line(1, json_response(playerDecision=decision))
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("player_decision.importance", "importance_defaulted", "warning")]
+        ("player_decision.importance", "importance_defaulted", "warning")
+    ]
     assert outcome.row["player_decision"]["importance"] == "moderate"
 
 
 def test_a_decision_keeps_what_it_says_and_tags_default_to_empty():
-    decision = {"prompt": "Take the job?", "options": OPTIONS, "importance": "significant",
-                "context": "The rancher is desperate", "characters": ["Rancher Boyd"]}
+    decision = {
+        "prompt": "Take the job?",
+        "options": OPTIONS,
+        "importance": "significant",
+        "context": "The rancher is desperate",
+        "characters": ["Rancher Boyd"],
+    }
     outcome = read_line(1, json_response(playerDecision=decision))
     assert outcome.violations == []
     stored = outcome.row["player_decision"]
     assert (stored["prompt"], stored["importance"], stored["context"], stored["characters"]) == (
-        "Take the job?", "significant", "The rancher is desperate", ["Rancher Boyd"])
+        "Take the job?",
+        "significant",
+        "The rancher is desperate",
+        ["Rancher Boyd"],
+    )
     assert [option["tags"] for option in stored["options"]] == [[], []]
 
 
@@ -248,11 +279,22 @@ def test_null_fields_the_prompt_asks_for_are_empty():
 
 def test_a_name_with_attributes_is_a_character_whatever_else_it_says():
     # The game tries the character form first.
-    body = {"name": "Ezra Coil", "narrative": "A stranger.", "attributes": {
-        "speed": 7, "gunAccuracy": 15, "throwingAccuracy": 3, "strength": 12, "baseStrength": 12,
-        "bravery": 18, "experience": 0}}
+    body = {
+        "name": "Ezra Coil",
+        "narrative": "A stranger.",
+        "attributes": {
+            "speed": 7,
+            "gunAccuracy": 15,
+            "throwingAccuracy": 3,
+            "strength": 12,
+            "baseStrength": 12,
+            "bravery": 18,
+            "experience": 0,
+        },
+    }
     outcome = read_line(1, line(json.dumps(body)))
     assert outcome.row["kind"] == "character"
     assert [(v.field, v.rule, v.severity) for v in outcome.violations] == [
-        ("character.narrative", "undocumented_key", "info")]
+        ("character.narrative", "undocumented_key", "info")
+    ]
     assert outcome.row["character"]["attributes"]["gunAccuracy"] == 15

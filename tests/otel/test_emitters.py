@@ -59,8 +59,19 @@ def decisions(db) -> list[dict]:
             FROM decisions d ORDER BY d.game_id, d.turn""").fetchall()
     finally:
         con.close()
-    names = ("game", "turn", "agent", "model", "response_model", "outcome", "failure", "input_tokens", "output_tokens",
-             "locator", "rules")
+    names = (
+        "game",
+        "turn",
+        "agent",
+        "model",
+        "response_model",
+        "outcome",
+        "failure",
+        "input_tokens",
+        "output_tokens",
+        "locator",
+        "rules",
+    )
     return [dict(zip(names, row)) for row in rows]
 
 
@@ -98,8 +109,10 @@ def test_one_decision_per_chat_call_with_its_game_agent_model_and_outcome(ingest
             assert "400" in decision["failure"] and decision["response_model"] is None, where
         else:
             assert decision["failure"] is None, where
-            assert (decision["input_tokens"], decision["output_tokens"]) == (call["input_tokens"],
-                                                                             call["output_tokens"]), where
+            assert (decision["input_tokens"], decision["output_tokens"]) == (
+                call["input_tokens"],
+                call["output_tokens"],
+            ), where
     # the player, where the emitter names one for the call (LiteLLM writes its streamed call outside its parent)
     named = [(d["agent"], c["agent"]) for d, c in zip(got, calls) if d["agent"] is not None]
     assert len(named) >= len(calls) - 1 and all(agent == expected for agent, expected in named)
@@ -117,8 +130,11 @@ def test_one_model_is_one_row_and_the_failed_call_is_shown_apart(ingested, name)
     assert sorted(card["model"].to_list()) == sorted(per_model)
     for row in card.iter_rows(named=True):
         truth = per_model[row["model"]]
-        unseen = sum(1 for call in TRUTH[name]["calls"] if call["model_requested"] == row["model"]
-                     and (name, call["rule"]) in UNSEEN)
+        unseen = sum(
+            1
+            for call in TRUTH[name]["calls"]
+            if call["model_requested"] == row["model"] and (name, call["rule"]) in UNSEEN
+        )
         assert row["failed"] == truth["failed"]
         assert row["decisions"] == truth["valid"] + truth["invalid"]
         assert row["valid"] == truth["valid"] + unseen
@@ -173,7 +189,8 @@ def test_litellms_default_names_the_setting_that_gives_each_call_its_span(ingest
     got = decisions(db)
     assert [(d["game"], d["agent"], d["model"], d["outcome"]) for d in got] == [
         (failed["game"], failed["agent"], failed["model_requested"], "failed"),
-        (streamed["game"], None, streamed["model_requested"], "valid")]  # the streamed call has no parent
+        (streamed["game"], None, streamed["model_requested"], "valid"),
+    ]  # the streamed call has no parent
     (said,) = [v for v in report.violations if v.rule == "raw_calls_only"]
     raw = sum(1 for call in calls.values() if call["outcome"] != "failed" and not call["stream"])
     assert said.severity == "warning" and raw == 18

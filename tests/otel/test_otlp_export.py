@@ -28,8 +28,10 @@ def as_protobuf_json(value):
     """OTLP/JSON as protobuf's JSON mapping reads it: hex ids written as base64 (the one
     place where the two differ; json_format would read hex as base64 and say nothing)."""
     if isinstance(value, dict):
-        return {key: base64.b64encode(bytes.fromhex(item)).decode() if key in IDS and item else as_protobuf_json(item)
-                for key, item in value.items()}
+        return {
+            key: base64.b64encode(bytes.fromhex(item)).decode() if key in IDS and item else as_protobuf_json(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [as_protobuf_json(item) for item in value]
     return value
@@ -51,11 +53,15 @@ def every_format(tmp_path_factory, sample):
 def invalid_rules(db: Path) -> Counter:
     """The rule each invalid decision breaks (the first by name of its error findings)."""
     with duckdb.connect(str(db), read_only=True) as con:
-        return Counter(dict(con.sql("""
+        return Counter(
+            dict(
+                con.sql("""
             SELECT coalesce(rule, 'invalid_decision'), count(*) FROM (
                 SELECT (SELECT min(v.rule) FROM violations v WHERE v.source_id = d.source_id AND v.locator = d.locator
                         AND v.severity = 'error') AS rule FROM decisions d WHERE d.outcome = 'invalid') GROUP BY ALL
-        """).fetchall()))
+        """).fetchall()
+            )
+        )
 
 
 def decisions(db: Path) -> Counter:
@@ -124,12 +130,23 @@ def test_the_export_of_the_game_a_format_names_is_one_trace_in_turn_order(every_
     out = tmp_path / "all.otlp.jsonl"
     cli.main(["export", "--db", str(every_format), "--otlp", str(out)])
     with duckdb.connect(str(every_format), read_only=True) as con:
-        game, fmt, turns = con.sql("SELECT game_id, format, list(turn ORDER BY turn) FROM decisions "
-                                   "WHERE format = 'damage' GROUP BY ALL ORDER BY count(*) DESC LIMIT 1").fetchall()[0]
-    spans = [span for line in out.read_text().splitlines() for r in json.loads(line)["resourceSpans"]
-             for s in r["scopeSpans"] for span in s["spans"]]
-    ours = [s for s in spans if {"key": "gen_ai.conversation.id", "value": {"stringValue": game}} in s["attributes"]
-            and {"key": "workbench.format", "value": {"stringValue": fmt}} in s["attributes"]]
+        game, fmt, turns = con.sql(
+            "SELECT game_id, format, list(turn ORDER BY turn) FROM decisions "
+            "WHERE format = 'damage' GROUP BY ALL ORDER BY count(*) DESC LIMIT 1"
+        ).fetchall()[0]
+    spans = [
+        span
+        for line in out.read_text().splitlines()
+        for r in json.loads(line)["resourceSpans"]
+        for s in r["scopeSpans"]
+        for span in s["spans"]
+    ]
+    ours = [
+        s
+        for s in spans
+        if {"key": "gen_ai.conversation.id", "value": {"stringValue": game}} in s["attributes"]
+        and {"key": "workbench.format", "value": {"stringValue": fmt}} in s["attributes"]
+    ]
     assert len({s["traceId"] for s in ours}) == 1
     starts = [int(s["startTimeUnixNano"]) for s in ours]
     assert starts == sorted(starts) and len(set(starts)) == len(starts)
@@ -139,8 +156,10 @@ def test_the_export_of_the_game_a_format_names_is_one_trace_in_turn_order(every_
 
 def test_export_errors_are_one_line(tmp_path, capsys, every_format):
     assert cli.main(["export", "--db", str(every_format), "--otlp", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"workbench: cannot export to {tmp_path}: it is a folder; name a file " \
-                                      f"(e.g. traces.otlp.jsonl)\n"
+    assert (
+        capsys.readouterr().err == f"workbench: cannot export to {tmp_path}: it is a folder; name a file "
+        f"(e.g. traces.otlp.jsonl)\n"
+    )
     with pytest.raises(SystemExit) as exited:
         cli.main(["export", "--db", str(every_format), "--otlp", "x.jsonl", "--parquet", str(tmp_path / "p")])
     assert exited.value.code == 2
@@ -152,8 +171,13 @@ def test_sources_are_named_relative_to_their_common_folder(every_format, tmp_pat
     cli.main(["export", "--db", str(every_format), "--otlp", str(out)])
     text = out.read_text()
     assert str(sample) not in text and str(tmp_path) not in text
-    sources = {a["value"]["stringValue"] for line in text.splitlines() for r in json.loads(line)["resourceSpans"]
-               for a in r["resource"]["attributes"] if a["key"] == "workbench.source"}
+    sources = {
+        a["value"]["stringValue"]
+        for line in text.splitlines()
+        for r in json.loads(line)["resourceSpans"]
+        for a in r["resource"]["attributes"]
+        if a["key"] == "workbench.source"
+    }
     assert all(not Path(source).is_absolute() for source in sources)
     assert any(source.endswith(".events.jsonl") for source in sources)
 
@@ -200,7 +224,11 @@ def _one_damage_log(sample: Path, tmp_path: Path, change) -> Path:
         except ValueError:
             lines.append(line)
             continue
-        if isinstance(record, dict) and record.get("type") == "provider_call" and isinstance(record.get("payload"), dict):
+        if (
+            isinstance(record, dict)
+            and record.get("type") == "provider_call"
+            and isinstance(record.get("payload"), dict)
+        ):
             change(record["payload"])
         lines.append(json.dumps(record))
     out = tmp_path / "logs" / source.name
@@ -224,8 +252,10 @@ def test_a_log_that_kept_only_the_total_of_tokens_comes_back_whole(tmp_path, sam
 
     before, after = _round_trip(_one_damage_log(sample, tmp_path, total_only), tmp_path)
     with duckdb.connect(str(tmp_path / "a.duckdb"), read_only=True) as con:
-        assert con.sql("SELECT count(*) FROM decisions WHERE tokens IS NOT NULL AND input_tokens IS NULL"
-                       ).fetchall()[0][0] > 0
+        assert (
+            con.sql("SELECT count(*) FROM decisions WHERE tokens IS NOT NULL AND input_tokens IS NULL").fetchall()[0][0]
+            > 0
+        )
     assert after == before
 
 

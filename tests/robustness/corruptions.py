@@ -13,7 +13,7 @@ def flip_byte(line: bytes, rng: random.Random) -> bytes:
     if not line:
         return b"\xff"
     i = rng.randrange(len(line))
-    return line[:i] + bytes([line[i] ^ rng.randrange(1, 256)]) + line[i + 1:]
+    return line[:i] + bytes([line[i] ^ rng.randrange(1, 256)]) + line[i + 1 :]
 
 
 def invalid_utf8(line: bytes, rng: random.Random) -> bytes:
@@ -26,15 +26,15 @@ def delete_brace(line: bytes, rng: random.Random) -> bytes:
     if not places:
         return line + b"}"
     i = rng.choice(places)
-    return line[:i] + line[i + 1:]
+    return line[:i] + line[i + 1 :]
 
 
 def huge_number(line: bytes, rng: random.Random) -> bytes:
-    digits = [i for i, c in enumerate(line) if chr(c).isdigit() and line[i - 1:i] in (b":", b" ")]
+    digits = [i for i, c in enumerate(line) if chr(c).isdigit() and line[i - 1 : i] in (b":", b" ")]
     if not digits:
         return line.replace(b"{", b'{"n": 1e999999, ', 1)
     i = rng.choice(digits)
-    return line[:i] + rng.choice([b"1e999999", b"-1e999999", b"123456789012345678901234567890"]) + line[i + 1:]
+    return line[:i] + rng.choice([b"1e999999", b"-1e999999", b"123456789012345678901234567890"]) + line[i + 1 :]
 
 
 def deep_nesting(line: bytes, rng: random.Random) -> bytes:
@@ -74,8 +74,20 @@ def carriage_return(line: bytes, rng: random.Random) -> bytes:
 
 
 # The expensive ones (multi-MB lines) are drawn rarely.
-CORRUPTIONS = [truncate, flip_byte, invalid_utf8, delete_brace, huge_number, deep_nesting, wrong_types,
-               not_an_object, blank_noise, lone_surrogate, byte_order_mark, carriage_return] * 4 + [long_line]
+CORRUPTIONS = [
+    truncate,
+    flip_byte,
+    invalid_utf8,
+    delete_brace,
+    huge_number,
+    deep_nesting,
+    wrong_types,
+    not_an_object,
+    blank_noise,
+    lone_surrogate,
+    byte_order_mark,
+    carriage_return,
+] * 4 + [long_line]
 
 
 def corrupt_lines(data: bytes, rng: random.Random, count: int) -> tuple[bytes, list[str]]:

@@ -22,31 +22,54 @@ from workbench.otel import otlp, reader, writer
 
 OTEL = ROOT / "tests" / "otel" / "data"
 # What ingesting an OTLP file leaves, table by table, but for the file's own id.
-TABLES = {"otel_spans": "* EXCLUDE (source_id)", "otel_scores": "* EXCLUDE (source_id)",
-          "violations": "* EXCLUDE (source_id)", "rejects": "* EXCLUDE (source_id)",
-          "decisions": "* EXCLUDE (source_id)", "sources": "records, rejected"}
+TABLES = {
+    "otel_spans": "* EXCLUDE (source_id)",
+    "otel_scores": "* EXCLUDE (source_id)",
+    "violations": "* EXCLUDE (source_id)",
+    "rejects": "* EXCLUDE (source_id)",
+    "decisions": "* EXCLUDE (source_id)",
+    "sources": "records, rejected",
+}
 
 
 def decisions_log(path: Path, count: int, games: int = 1) -> Path:
     with path.open("w") as out:
         for tick in range(count):
-            out.write(json.dumps({"agent_id": f"a{tick % 3}", "tick": tick, "tool": "idle", "params": {},
-                                  "model": f"m{tick % 2}", "reasoning": "x" * (tick % 50)}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "agent_id": f"a{tick % 3}",
+                        "tick": tick,
+                        "tool": "idle",
+                        "params": {},
+                        "model": f"m{tick % 2}",
+                        "reasoning": "x" * (tick % 50),
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
 def as_one_export(lines: list[Path], out: Path) -> Path:
     """The exports of OTLP/JSON lines, pretty-printed as one export (`*.otlp.json`)."""
-    resource_spans = [part for path in lines for line in path.read_text().splitlines() if line.strip()
-                      for part in json.loads(line)["resourceSpans"]]
+    resource_spans = [
+        part
+        for path in lines
+        for line in path.read_text().splitlines()
+        if line.strip()
+        for part in json.loads(line)["resourceSpans"]
+    ]
     out.write_text("\ufeff" + json.dumps({"resourceSpans": resource_spans}, indent=2))
     return out
 
 
 def tables_of(db: Path) -> dict[str, list]:
     with duckdb.connect(str(db), read_only=True) as con:
-        return {table: con.sql(f"SELECT {columns} FROM {table} ORDER BY ALL").fetchall()
-                for table, columns in TABLES.items()}
+        return {
+            table: con.sql(f"SELECT {columns} FROM {table} ORDER BY ALL").fetchall()
+            for table, columns in TABLES.items()
+        }
 
 
 def test_an_export_read_a_span_at_a_time_gives_what_reading_it_whole_gives(tmp_path, monkeypatch):
@@ -60,13 +83,19 @@ def test_an_export_read_a_span_at_a_time_gives_what_reading_it_whole_gives(tmp_p
     assert tables_of(tmp_path / "streamed.duckdb") == tables_of(tmp_path / "whole.duckdb")
 
 
-@pytest.mark.parametrize("text, why", [
-    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "1"}, 7]}]}]}', "spans[1] 7, not a span object"),
-    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"n": ' + "9" * 5000 + '}]}]}]}', "text that is not JSON"),
-    ('{"resourceSpans": [{"resource": [], "scopeSpans": []}]}', "resource [], not an object"),
-    ('{"resourceSpans": [{"scopeSpans": [{"scope": {"name": 1}, "spans": []}]}]}', "not an object with a string name"),
-    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"s": "\\udc00"}]}]}]} x', "text that is not JSON"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "1"}, 7]}]}]}', "spans[1] 7, not a span object"),
+        ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"n": ' + "9" * 5000 + "}]}]}]}", "text that is not JSON"),
+        ('{"resourceSpans": [{"resource": [], "scopeSpans": []}]}', "resource [], not an object"),
+        (
+            '{"resourceSpans": [{"scopeSpans": [{"scope": {"name": 1}, "spans": []}]}]}',
+            "not an object with a string name",
+        ),
+        ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"s": "\\udc00"}]}]}]} x', "text that is not JSON"),
+    ],
+)
 def test_an_export_that_is_not_otlp_s_anywhere_is_still_refused_whole_and_said_why(tmp_path, text, why):
     path = tmp_path / "bad.otlp.json"
     path.write_text(text)
@@ -94,8 +123,13 @@ def test_an_export_of_a_source_of_many_decisions_is_cut_into_exports_the_ingest_
         assert (back.records, back.rejected) == (600, 0)
     lines = (tmp_path / "out.otlp.jsonl").read_bytes().splitlines()
     assert len(lines) > 5 and all(len(line) <= 64 << 10 for line in lines)
-    spans = [span for line in lines for r in json.loads(line)["resourceSpans"] for s in r["scopeSpans"]
-             for span in s["spans"]]
+    spans = [
+        span
+        for line in lines
+        for r in json.loads(line)["resourceSpans"]
+        for s in r["scopeSpans"]
+        for span in s["spans"]
+    ]
     assert len({span["spanId"] for span in spans}) == 600
     one = json.loads((tmp_path / "out.otlp.json").read_text())
     assert [span for r in one["resourceSpans"] for s in r["scopeSpans"] for span in s["spans"]] == spans
@@ -115,8 +149,14 @@ def test_an_export_of_12000_decisions_of_one_source_round_trips(tmp_path):
 
 
 def peak_mb(code: str) -> float:
-    done = subprocess.run([sys.executable, "-c", code + "\n" + PRINT_PEAK_KB], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code + "\n" + PRINT_PEAK_KB],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return int(done.stdout.split()[-1]) / 1024
 
 

@@ -115,7 +115,9 @@ def test_random_damage_is_read_or_refused_in_one_line(tmp_path, sample, pattern)
         else:
             expected = expected_history(path)
             assert (file.status, counts) == (("failed", (0, 0)) if expected is None else ("ingested", expected)), (
-                path, file)
+                path,
+                file,
+            )
         outcomes.append((file.status, counts))
         path.unlink()
     # The damage reached every kind of outcome: read, rejected (JSON), refused (saves, databases).
@@ -147,8 +149,8 @@ def zip_bomb(path, gigabytes: int, lie: bool):
         for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
             at = data.find(signature + b"")
             while at != -1:
-                if data[at + (30 if signature == b"PK\x03\x04" else 46):].startswith(b"gamestate"):
-                    data[at + offset: at + offset + 4] = (1024).to_bytes(4, "little")
+                if data[at + (30 if signature == b"PK\x03\x04" else 46) :].startswith(b"gamestate"):
+                    data[at + offset : at + offset + 4] = (1024).to_bytes(4, "little")
                 at = data.find(signature, at + 1)
         path.write_bytes(bytes(data))
     return path
@@ -158,10 +160,12 @@ def zip_bomb(path, gigabytes: int, lie: bool):
 def test_zip_bomb_is_refused_with_bounded_memory(tmp_path, lie):
     bomb = zip_bomb(tmp_path / "bomb.sav", 2, lie)
     assert bomb.stat().st_size < 20 << 20  # 2 GB of content in a few MB
-    code = (f"import sys\nfrom workbench.cli import main\n"
-            f"status = main(['ingest', {str(bomb)!r}, '--db', {str(tmp_path / 'w.duckdb')!r}, '--quiet'])\n"
-            f"{PRINT_PEAK_KB}\n"
-            "sys.exit(status)")
+    code = (
+        f"import sys\nfrom workbench.cli import main\n"
+        f"status = main(['ingest', {str(bomb)!r}, '--db', {str(tmp_path / 'w.duckdb')!r}, '--quiet'])\n"
+        f"{PRINT_PEAK_KB}\n"
+        "sys.exit(status)"
+    )
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2, run.stderr
     report, peak = run.stdout.strip().splitlines()

@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import duckdb
@@ -16,21 +17,26 @@ from workbench.damage.synth import play_game
 
 def big_log(path: Path, events: int) -> Path:
     import random
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     rng = random.Random(5)
     with open(path, "w") as out:
         written = 0
         while written < events:
-            text = play_game(rng, datetime(2026, 2, 6, tzinfo=timezone.utc), 8, 40).text()
+            text = play_game(rng, datetime(2026, 2, 6, tzinfo=UTC), 8, 40).text()
             out.write(text)
             written += text.count("\n")
     return path
 
 
 def workbench_cli(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "workbench.cli", *args], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_progress(proc: subprocess.Popen, percent: int) -> None:
@@ -57,8 +63,9 @@ def test_killed_ingest_leaves_no_partial_source_and_rerun_completes(tmp_path):
     con = duckdb.connect(str(db), read_only=True)
     try:
         sources = con.execute("SELECT path FROM sources").fetchall()
-        orphans = con.execute("SELECT count(*) FROM damage_events WHERE source_id NOT IN "
-                              "(SELECT source_id FROM sources)").fetchall()[0][0]
+        orphans = con.execute(
+            "SELECT count(*) FROM damage_events WHERE source_id NOT IN (SELECT source_id FROM sources)"
+        ).fetchall()[0][0]
     finally:
         con.close()
     assert sources == [(str(small),)]
@@ -73,9 +80,16 @@ def test_killed_ingest_leaves_no_partial_source_and_rerun_completes(tmp_path):
 
 def test_locked_database_names_it_and_says_what_to_do(tmp_path):
     db = tmp_path / "w.duckdb"
-    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, sys; c = duckdb.connect({str(db)!r}); "
-                               "print('ready', flush=True); sys.stdin.read()"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys; c = duckdb.connect({str(db)!r}); print('ready', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "ready"
         log = big_log(tmp_path / "g.events.jsonl", 50)

@@ -27,8 +27,13 @@ TS = "2026-03-01T10:00:00+00:00"
 
 
 def damage_line(text: str = "hello", turn: int = 1) -> dict:
-    return {"schema_version": "0.1", "type": "chatter_posted", "game_id": "g1", "ts": TS,
-            "payload": {"turn": turn, "player_id": "P1", "text": text}}
+    return {
+        "schema_version": "0.1",
+        "type": "chatter_posted",
+        "game_id": "g1",
+        "ts": TS,
+        "payload": {"turn": turn, "player_id": "P1", "text": text},
+    }
 
 
 # One valid line per line-based kind of file, with a string field to blow up.
@@ -37,8 +42,17 @@ def arena_line(text: str = "why") -> dict:
 
 
 def trace_line(text: str = "none") -> dict:
-    return {"timestamp": "2026-03-01T11:00:00+01:00", "gameId": "g1", "turn": 1, "ok": True,
-            "errorClass": "success", "attempts": 1, "errors": [text], "featureTags": [], "trace": []}
+    return {
+        "timestamp": "2026-03-01T11:00:00+01:00",
+        "gameId": "g1",
+        "turn": 1,
+        "ok": True,
+        "errorClass": "success",
+        "attempts": 1,
+        "errors": [text],
+        "featureTags": [],
+        "trace": [],
+    }
 
 
 def order_line(text: str = "x") -> dict:
@@ -71,7 +85,7 @@ def test_a_lone_surrogate_line_is_a_reject_and_the_run_goes_on(tmp_path, kind):
     name, make = LINE_KINDS[kind]
     surrogate = json.dumps(make("before \ud800 after"))  # json.dumps writes it as \ud800
     assert "\\ud800" in surrogate
-    paired = json.dumps(make("a face \U0001F600"))  # a valid pair (\ud83d\ude00) is text
+    paired = json.dumps(make("a face \U0001f600"))  # a valid pair (\ud83d\ude00) is text
     path = tmp_path / name
     path.write_text(f"{surrogate}\n{paired}\n")
     other = write_lines(tmp_path / "after.events.jsonl", [damage_line()])
@@ -120,7 +134,8 @@ def test_a_named_stray_file_is_reported_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == (
         f"{stray}: failed: unknown format; pass --format (stellaris, ec4x, arena, gm, otel, damage), declare your "
         f"game's in a TOML file (--spec FILE.toml; docs: Your own game), or write OpenTelemetry GenAI traces "
-        f"(*.otlp.jsonl)")
+        f"(*.otlp.jsonl)"
+    )
 
 
 # --- long lines: a documented limit, on both sides --------------------------------------------
@@ -186,9 +201,23 @@ def test_a_fifo_or_a_device_is_refused_in_one_line(tmp_path):
     os.mkfifo(fifo)
     good = write_lines(tmp_path / "good.events.jsonl", [damage_line()])
     for special in (fifo, Path("/dev/zero")):
-        done = subprocess.run([*CLI, "ingest", str(special), str(good), "--db", str(tmp_path / "w.duckdb"),
-                               "--format", "damage", "--quiet"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [
+                *CLI,
+                "ingest",
+                str(special),
+                str(good),
+                "--db",
+                str(tmp_path / "w.duckdb"),
+                "--format",
+                "damage",
+                "--quiet",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 2
         kind = "a FIFO" if special == fifo else "a character device"
         assert f"{special}: failed: not a regular file ({kind}); only files are read" in done.stdout
@@ -250,11 +279,19 @@ def test_a_save_of_zeros_is_refused_early_with_bounded_memory(tmp_path):
             for _ in range(490):
                 member.write(block)
     assert bomb.stat().st_size < 1 << 20
-    probe = ("import sys, workbench; r = workbench.ingest([sys.argv[1]], db=sys.argv[2]); "
-             "print(r.files[0].status, r.files[0].message); " + PRINT_PEAK_KB)
+    probe = (
+        "import sys, workbench; r = workbench.ingest([sys.argv[1]], db=sys.argv[2]); "
+        "print(r.files[0].status, r.files[0].message); " + PRINT_PEAK_KB
+    )
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", probe, str(bomb), str(tmp_path / "w.duckdb")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(bomb), str(tmp_path / "w.duckdb")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     elapsed = time.monotonic() - start
     message, peak_kb = done.stdout.splitlines()
     # packed over 1,000 to 1: refused before a byte is unpacked
@@ -290,9 +327,15 @@ def test_a_ctrl_c_that_ends_an_exec_of_a_string_still_exits_130(tmp_path):
         "def parser():\n"
         "    exec('raise KeyboardInterrupt')\n"
         "cli._parser = parser\n"
-        "cli.run()\n")
-    proc = subprocess.run([sys.executable, "-m", "interrupted_cli", "ingest", "x.jsonl"], cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        "cli.run()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "interrupted_cli", "ingest", "x.jsonl"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
     assert (proc.returncode, proc.stderr) == (130, INTERRUPTED + "\n")
 
 
@@ -323,8 +366,13 @@ def test_ctrl_c_always_exits_130_in_one_line_and_leaves_the_database_consistent(
         copy, db = tmp_path / f"copy{attempt}{long_log.name}", tmp_path / f"w{attempt}.duckdb"
         shutil.copyfile(long_log, copy)
         wal = Path(f"{db}.wal")
-        proc = subprocess.Popen([*CLI, "ingest", str(copy), "--db", str(db), "--quiet"], cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [*CLI, "ingest", str(copy), "--db", str(db), "--quiet"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         # The ingest has begun once a new database is open for writing: creating its
         # tables starts its write-ahead log.
         end = time.monotonic() + 60
@@ -354,9 +402,13 @@ def test_a_chain_of_aliases_is_followed_to_its_end(tmp_path, capsys):
 
     assert read_aliases({"a": "b", "b": "c", "c": "c"}) == {"a": "c", "b": "c", "c": "c"}
     db = tmp_path / "w.duckdb"
-    logs = [write_lines(tmp_path / f"{model}.decisions.jsonl",
-                        [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": model} for t in range(2)])
-            for model in "abc"]
+    logs = [
+        write_lines(
+            tmp_path / f"{model}.decisions.jsonl",
+            [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": model} for t in range(2)],
+        )
+        for model in "abc"
+    ]
     workbench.ingest(logs, db=db)
     (tmp_path / "aliases.json").write_text('{"a": "b", "b": "c"}')
     assert main(["scorecard", "--db", str(db), "--aliases", str(tmp_path / "aliases.json")]) == 0
@@ -375,15 +427,19 @@ def put(path: Path, records) -> Path:
 @pytest.mark.parametrize("prune", [False, True])
 def test_a_glob_covers_what_it_matches_not_the_whole_folder_before_it(tmp_path, prune):
     folder = tmp_path / "p"
-    logs = {name: put(folder / name, [gm_line()]) for name in ("b1.gm.jsonl", "b2.gm.jsonl", "sub/b3.gm.jsonl",
-                                                                        "c.gm.jsonl", "run1/deep/d.gm.jsonl")}
+    logs = {
+        name: put(folder / name, [gm_line()])
+        for name in ("b1.gm.jsonl", "b2.gm.jsonl", "sub/b3.gm.jsonl", "c.gm.jsonl", "run1/deep/d.gm.jsonl")
+    }
     db = tmp_path / "w.duckdb"
     workbench.ingest([folder], db=db)
     for log in logs.values():
         log.unlink()
     put(folder / "b1.gm.jsonl", [gm_line("Written again.")])
-    said = {Path(f.path).relative_to(folder).as_posix(): f.status
-            for f in workbench.ingest([str(folder / "b*.gm.jsonl"), str(folder / "run*")], db=db, prune=prune).files}
+    said = {
+        Path(f.path).relative_to(folder).as_posix(): f.status
+        for f in workbench.ingest([str(folder / "b*.gm.jsonl"), str(folder / "run*")], db=db, prune=prune).files
+    }
     gone = "pruned" if prune else "missing"
     assert said == {"b1.gm.jsonl": "replaced", "b2.gm.jsonl": gone, "run1/deep/d.gm.jsonl": gone}
     # sub/b3 and c were never matched: their rows are kept, and nothing is said of them
@@ -412,11 +468,13 @@ def test_records_passes_over_a_fifo_put_where_a_file_was_and_says_so(tmp_path):
         done = subprocess.run([*CLI, *argv], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and "The sheriff waits." in done.stdout
     assert done.stderr == ""
-    searched = subprocess.run([*CLI, "records", "--db", db, "--text", "sheriff"], capture_output=True, text=True,
-                              timeout=60)
+    searched = subprocess.run(
+        [*CLI, "records", "--db", db, "--text", "sheriff"], capture_output=True, text=True, timeout=60
+    )
     assert searched.stderr.splitlines() == [
         f"workbench: 1 file not searched, no longer holding what was ingested (changed, gone, or not a regular file): "
-        f"{folder / 'e.gm.jsonl'}"]
+        f"{folder / 'e.gm.jsonl'}"
+    ]
 
 
 @pytest.mark.parametrize("named", [True, False])
@@ -443,8 +501,11 @@ def test_a_watched_file_replaced_by_a_fifo_is_said_once_and_never_waited_on(tmp_
         for scan in watching.watch([log if named else folder], db=tmp_path / "w.duckdb", interval=0.01):
             scans.append([(Path(f.path).name, f.status, f.message) for f in scan.files])
     assert scans[0] == [("a.gm.jsonl", "ingested", "")]
-    assert scans[1:] == ([[("a.gm.jsonl", "failed", f"{log}: not a regular file (a FIFO); only files are read")]]
-                         if named else [[("a.gm.jsonl", "missing", scans[1][0][2])]])
+    assert scans[1:] == (
+        [[("a.gm.jsonl", "failed", f"{log}: not a regular file (a FIFO); only files are read")]]
+        if named
+        else [[("a.gm.jsonl", "missing", scans[1][0][2])]]
+    )
 
 
 def test_a_scorecard_by_a_list_with_a_trailing_comma_groups_by_what_it_names(tmp_path, capsys):
@@ -467,12 +528,20 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     python = max(time.monotonic() - started, 0.02)  # the interpreter's own start, on this machine now
     db = tmp_path / "w.duckdb"
-    workbench.ingest([write_lines(tmp_path / "a.decisions.jsonl", [
-        {"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "model": "m"}])], db=db)
+    workbench.ingest(
+        [
+            write_lines(
+                tmp_path / "a.decisions.jsonl",
+                [{"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "model": "m"}],
+            )
+        ],
+        db=db,
+    )
     seen = []
     for delay in [2 * python + 0.01 * step for step in range(0, 30, 3)]:
-        proc = subprocess.Popen([str(command), "scorecard", "--db", str(db)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [str(command), "scorecard", "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
@@ -480,7 +549,10 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
             continue  # done first
         seen.append(delay)
         assert proc.returncode == 130 and err.count("\n") == 1 and err.startswith("workbench: interrupted"), (
-            delay, proc.returncode, err[-2000:])
+            delay,
+            proc.returncode,
+            err[-2000:],
+        )
     assert seen  # some were interrupted
 
 

@@ -162,30 +162,50 @@ def test_a_gm_line_of_a_4301_digit_integer_is_a_reject_that_says_why(tmp_path):
 
 
 def test_a_gm_response_whose_json_holds_a_4301_digit_integer_is_repaired_as_the_game_repairs_it(tmp_path):
-    text = ('Hi.\nSUGGESTED_ACTIONS: [{"text": "a", "type": "basic", "importance": ' + HUGE +
-            '}, {"text": "b", "type": "basic"}, {"text": "c", "type": "basic"}]')
+    text = (
+        'Hi.\nSUGGESTED_ACTIONS: [{"text": "a", "type": "basic", "importance": '
+        + HUGE
+        + '}, {"text": "b", "type": "basic"}, {"text": "c", "type": "basic"}]'
+    )
     (file,) = workbench.validate([write(tmp_path / "b.gm.jsonl", json.dumps({"id": "r-1", "text": text}))]).files
     assert (file.records, file.rejected) == (1, 0)
-    assert any(v.rule == "json_repaired" and "an integer of more digits than can be read" in v.message
-               for v in file.violations)
+    assert any(
+        v.rule == "json_repaired" and "an integer of more digits than can be read" in v.message for v in file.violations
+    )
 
 
 def otlp_span(*attributes: dict, **fields) -> dict:
-    return {"traceId": "1" * 32, "spanId": "2" * 16, "name": "chat m", "kind": 3, "startTimeUnixNano": "1",
-            "endTimeUnixNano": "2", "attributes": [
-                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
-                {"key": "gen_ai.request.model", "value": {"stringValue": "m"}},
-                {"key": "gen_ai.provider.name", "value": {"stringValue": "p"}}, *attributes], **fields}
+    return {
+        "traceId": "1" * 32,
+        "spanId": "2" * 16,
+        "name": "chat m",
+        "kind": 3,
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.request.model", "value": {"stringValue": "m"}},
+            {"key": "gen_ai.provider.name", "value": {"stringValue": "p"}},
+            *attributes,
+        ],
+        **fields,
+    }
 
 
 @pytest.mark.parametrize("suffix", [".otlp.jsonl", ".otlp.json"])
-@pytest.mark.parametrize("span, field", [
-    (otlp_span({"key": "gen_ai.usage.input_tokens", "value": {"intValue": HUGE}}),
-     "attributes.gen_ai.usage.input_tokens"),
-    (otlp_span({"key": "x.ratio", "value": {"doubleValue": 10 ** 400}}), "attributes.x.ratio"),
-    (otlp_span(startTimeUnixNano=HUGE), "startTimeUnixNano"),
-    (otlp_span(startTimeUnixNano="0" * 5000 + "1"), None),  # leading zeros: still the number 1
-], ids=["intValue of 4301 digits", "doubleValue of 401 digits", "a time of 4301 digits", "a time of 5000 zeros"])
+@pytest.mark.parametrize(
+    "span, field",
+    [
+        (
+            otlp_span({"key": "gen_ai.usage.input_tokens", "value": {"intValue": HUGE}}),
+            "attributes.gen_ai.usage.input_tokens",
+        ),
+        (otlp_span({"key": "x.ratio", "value": {"doubleValue": 10**400}}), "attributes.x.ratio"),
+        (otlp_span(startTimeUnixNano=HUGE), "startTimeUnixNano"),
+        (otlp_span(startTimeUnixNano="0" * 5000 + "1"), None),  # leading zeros: still the number 1
+    ],
+    ids=["intValue of 4301 digits", "doubleValue of 401 digits", "a time of 4301 digits", "a time of 5000 zeros"],
+)
 def test_an_otlp_number_past_what_its_type_holds_is_an_otlp_shape_finding(tmp_path, suffix, span, field):
     path = tmp_path / f"t{suffix}"
     path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}) + "\n")

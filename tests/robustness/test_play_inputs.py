@@ -34,12 +34,14 @@ CASES = {
     "showdown board a number": ("showdown", lambda p: p.__setitem__("community_cards", 7)),
     "actor a dict": ("action_submitted", lambda p: p.__setitem__("player_id", {"id": "P1"})),
     "actor a number": ("action_resolved", lambda p: p.__setitem__("player_id", 7)),
-    "pot past 2^63": ("action_resolved", lambda p: p.__setitem__("pot", 2 ** 63)),
+    "pot past 2^63": ("action_resolved", lambda p: p.__setitem__("pot", 2**63)),
     "pot 1e308": ("hand_started", lambda p: p.__setitem__("pot", 1e308)),
     "a pot of chips taken out": ("hand_started", lambda p: p.__setitem__("pot", -300)),
-    "payout past 2^63": ("showdown", lambda p: p["payouts"].__setitem__("P1", 2 ** 70)),
-    "the folding player's cards are not cards": ("hand_started", lambda p: p["players"][1].__setitem__(
-        "hand", ["XX", "YY"])),
+    "payout past 2^63": ("showdown", lambda p: p["payouts"].__setitem__("P1", 2**70)),
+    "the folding player's cards are not cards": (
+        "hand_started",
+        lambda p: p["players"][1].__setitem__("hand", ["XX", "YY"]),
+    ),
 }
 
 
@@ -49,9 +51,12 @@ def test_quality_answers_or_says_why_in_one_line(case, tmp_path, capsys):
     db = tmp_path / "w.duckdb"
     assert not workbench.ingest([write_lines(tmp_path / f"{GAME}.events.jsonl", changed(kind, edit))], db=db).failed
     quality._CACHE.clear()
-    for argv in (["quality", "--db", str(db)], ["quality", "--db", str(db), "--json"],
-                 ["quality", "--db", str(db), "--mistake", "fold_free"],
-                 ["quality", "--db", str(db), "--mistake", "continue_behind"]):
+    for argv in (
+        ["quality", "--db", str(db)],
+        ["quality", "--db", str(db), "--json"],
+        ["quality", "--db", str(db), "--mistake", "fold_free"],
+        ["quality", "--db", str(db), "--mistake", "continue_behind"],
+    ):
         code = main(argv)
         err = capsys.readouterr().err
         assert code in (0, 2), (argv, err)
@@ -81,7 +86,8 @@ def test_the_cache_knows_a_database_rebuilt_from_the_same_bytes_elsewhere(tmp_pa
         with workbench.connect(db, read_only=True) as con:
             paths = set(workbench.analysis.play_quality(con)["path"].to_list())
         assert paths == {str((tmp_path / folder / f"{GAME}.events.jsonl").resolve())} or all(
-            f"/{folder}/" in path for path in paths)
+            f"/{folder}/" in path for path in paths
+        )
 
 
 def test_a_control_character_in_a_model_name_draws_as_a_replacement(tmp_path):

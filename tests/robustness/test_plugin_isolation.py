@@ -41,12 +41,16 @@ def left_out(points: list[EntryPoint]) -> tuple[dict, list[str]]:
     return formats, [str(w.message) for w in said]
 
 
-@pytest.mark.parametrize("body, why", [
-    ("import sys\nsys.exit(0)\n", "SystemExit: 0"),
-    ("raise SystemExit\n", "SystemExit"),
-    ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
-    ("raise GeneratorExit('odd')\n", "GeneratorExit: odd"),
-], ids=["sys.exit(0)", "SystemExit", "KeyboardInterrupt", "GeneratorExit"])
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        ("import sys\nsys.exit(0)\n", "SystemExit: 0"),
+        ("raise SystemExit\n", "SystemExit"),
+        ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
+        ("raise GeneratorExit('odd')\n", "GeneratorExit: odd"),
+    ],
+    ids=["sys.exit(0)", "SystemExit", "KeyboardInterrupt", "GeneratorExit"],
+)
 def test_a_plugin_that_exits_or_interrupts_as_it_is_imported_is_left_out(tmp_path, monkeypatch, body, why):
     monkeypatch.syspath_prepend(str(tmp_path))
     point = plugin_module(tmp_path, "quits", body)
@@ -61,11 +65,15 @@ def test_a_plugin_whose_import_never_returns_is_left_out_after_the_bound(tmp_pat
     monkeypatch.setattr(sys, "hanging_plugin_waits_for", release, raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     hangs = plugin_module(tmp_path, "hangs", "import sys\nsys.hanging_plugin_waits_for.wait()\n")
-    fine = plugin_module(tmp_path, "fine_coins", """
+    fine = plugin_module(
+        tmp_path,
+        "fine_coins",
+        """
         from workbench.plugin import Column, Format, Table
         FORMAT = Format("finecoins", (Table("fine_coins", (Column("source_id", "BIGINT"),)),),
                         lambda path, head: False, lambda ctx: None)
-    """)
+    """,
+    )
     try:
         formats, said = left_out([hangs, fine])
     finally:
@@ -95,28 +103,41 @@ MACRO = _format(_table("coin_flips"), "CREATE MACRO rows(x) AS x;")
 ATTACHING = _format(_table("coin_flips"), "ATTACH ':memory:' AS other;")
 
 
-@pytest.mark.parametrize("value, why", [
-    ("INJECTED", "its table or column name 'x (a INT); DROP TABLE IF EXISTS sources; CREATE TABLE y' is not a plain "
-                 "SQL name"),
-    ("QUOTED", "its table or column name '\"Decisions\"' is not a plain SQL name"),
-    ("DOTTED", "its table or column name 'main.decisions' is not a plain SQL name"),
-    ("SPACED", "its table or column name 'coin flips' is not a plain SQL name"),
-    ("INJECTED_COLUMN", "its table or column name 'a INT); DROP TABLE sources; --' is not a plain SQL name"),
-    ("INJECTED_DEFAULT", "its statement 'DROP TABLE sources;' does not make a table or view"),
-    ("DROPPING_VIEW", "its statement 'DROP TABLE IF EXISTS sources;' does not make a table or view"),
-    ("REPLACING_TABLE", "its table or view 'sources' has the name of one the workbench already has"),
-    ("ALTERING", "its table or view 'sources' has the name of one the workbench already has"),
-    ("MACRO", "its statement 'CREATE MACRO rows(x) AS x;' does not make a table or view"),
-    ("ATTACHING", "its statement \"ATTACH ':memory:' AS other;\" does not make a table or view"),
-])
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        (
+            "INJECTED",
+            "its table or column name 'x (a INT); DROP TABLE IF EXISTS sources; CREATE TABLE y' is not a plain "
+            "SQL name",
+        ),
+        ("QUOTED", "its table or column name '\"Decisions\"' is not a plain SQL name"),
+        ("DOTTED", "its table or column name 'main.decisions' is not a plain SQL name"),
+        ("SPACED", "its table or column name 'coin flips' is not a plain SQL name"),
+        ("INJECTED_COLUMN", "its table or column name 'a INT); DROP TABLE sources; --' is not a plain SQL name"),
+        ("INJECTED_DEFAULT", "its statement 'DROP TABLE sources;' does not make a table or view"),
+        ("DROPPING_VIEW", "its statement 'DROP TABLE IF EXISTS sources;' does not make a table or view"),
+        ("REPLACING_TABLE", "its table or view 'sources' has the name of one the workbench already has"),
+        ("ALTERING", "its table or view 'sources' has the name of one the workbench already has"),
+        ("MACRO", "its statement 'CREATE MACRO rows(x) AS x;' does not make a table or view"),
+        ("ATTACHING", "its statement \"ATTACH ':memory:' AS other;\" does not make a table or view"),
+    ],
+)
 def test_a_plugin_whose_names_or_statements_reach_beyond_its_own_tables_is_left_out(value, why, monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     point = EntryPoint("coins", f"test_plugin_isolation:{value}", registry.GROUP)
     formats, said = left_out([point])
     assert list(formats) == BUILT_IN
-    assert said == [f"format plugin coins (test_plugin_isolation:{value}) left out: {why}"
-                    + (" (letters, digits and _, not starting with a digit)" if "plain SQL name" in why else
-                       "; a plugin's statements only make its own" if "does not make" in why else "")]
+    assert said == [
+        f"format plugin coins (test_plugin_isolation:{value}) left out: {why}"
+        + (
+            " (letters, digits and _, not starting with a digit)"
+            if "plain SQL name" in why
+            else "; a plugin's statements only make its own"
+            if "does not make" in why
+            else ""
+        )
+    ]
 
 
 def test_the_users_sources_survive_a_plugin_that_would_drop_them(tmp_path, monkeypatch, sample):
@@ -125,8 +146,10 @@ def test_the_users_sources_survive_a_plugin_that_would_drop_them(tmp_path, monke
     with duckdb.connect(str(db), read_only=True) as con:
         before = con.sql("SELECT path, sha256 FROM sources ORDER BY path").fetchall()
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    points = [EntryPoint("coins", f"test_plugin_isolation:{value}", registry.GROUP)
-              for value in ("INJECTED", "INJECTED_DEFAULT", "DROPPING_VIEW", "REPLACING_TABLE")]
+    points = [
+        EntryPoint("coins", f"test_plugin_isolation:{value}", registry.GROUP)
+        for value in ("INJECTED", "INJECTED_DEFAULT", "DROPPING_VIEW", "REPLACING_TABLE")
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PluginWarning)
         monkeypatch.setattr(registry, "FORMATS", registry.with_plugins(registry.BUILT_IN, points))
@@ -138,6 +161,7 @@ def test_the_users_sources_survive_a_plugin_that_would_drop_them(tmp_path, monke
 
 # --- a plugin's code as it reads a file -------------------------------------------------------
 
+
 def _exits(*args):
     raise SystemExit(0)
 
@@ -146,17 +170,25 @@ def _interrupts(ctx):
     raise KeyboardInterrupt
 
 
-EXITS_AS_IT_LOADS = Format(name="coins", tables=(_table("coin_flips"),), load=_exits,
-                           claims=lambda path, head: path.name.endswith(".coins.jsonl"), line_based=True)
-INTERRUPTS_AS_IT_LOADS = Format(name="coins", tables=(_table("coin_flips"),), load=_interrupts,
-                                claims=EXITS_AS_IT_LOADS.claims, line_based=True)
+EXITS_AS_IT_LOADS = Format(
+    name="coins",
+    tables=(_table("coin_flips"),),
+    load=_exits,
+    claims=lambda path, head: path.name.endswith(".coins.jsonl"),
+    line_based=True,
+)
+INTERRUPTS_AS_IT_LOADS = Format(
+    name="coins", tables=(_table("coin_flips"),), load=_interrupts, claims=EXITS_AS_IT_LOADS.claims, line_based=True
+)
 EXITS_AS_IT_CLAIMS = Format(name="coins", tables=(_table("coin_flips"),), load=_exits, claims=_exits)
 
 
-@pytest.mark.parametrize("value, why", [("EXITS_AS_IT_LOADS", "SystemExit: 0"),
-                                        ("INTERRUPTS_AS_IT_LOADS", "KeyboardInterrupt")])
-def test_a_plugin_that_exits_or_interrupts_as_it_reads_a_file_fails_that_file_only(tmp_path, monkeypatch, sample,
-                                                                                     value, why):
+@pytest.mark.parametrize(
+    "value, why", [("EXITS_AS_IT_LOADS", "SystemExit: 0"), ("INTERRUPTS_AS_IT_LOADS", "KeyboardInterrupt")]
+)
+def test_a_plugin_that_exits_or_interrupts_as_it_reads_a_file_fails_that_file_only(
+    tmp_path, monkeypatch, sample, value, why
+):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     point = EntryPoint("coins", f"test_plugin_isolation:{value}", registry.GROUP)
     monkeypatch.setattr(registry, "FORMATS", registry.with_plugins(registry.BUILT_IN, [point]))
@@ -192,8 +224,9 @@ def test_a_ctrl_c_while_a_plugin_reads_still_interrupts_the_run(tmp_path, monkey
         signal.raise_signal(signal.SIGINT)
         return Counts(0, 0)
 
-    plugin = Format(name="coins", tables=(_table("coin_flips"),), load=load,
-                    claims=EXITS_AS_IT_LOADS.claims, line_based=True)
+    plugin = Format(
+        name="coins", tables=(_table("coin_flips"),), load=load, claims=EXITS_AS_IT_LOADS.claims, line_based=True
+    )
     monkeypatch.setattr(registry, "FORMATS", {**registry.FORMATS, "coins": registry._guarded(plugin)})
     path = write_lines(tmp_path / "a.coins.jsonl", [{"flip": "heads"}])
     with pytest.raises(KeyboardInterrupt):
@@ -201,6 +234,7 @@ def test_a_ctrl_c_while_a_plugin_reads_still_interrupts_the_run(tmp_path, monkey
 
 
 # --- as a user runs it ------------------------------------------------------------------------
+
 
 def installed(site: Path, body: str) -> Path:
     """A plugin `quits` installed into `site` as pip installs one."""
@@ -216,12 +250,14 @@ def installed(site: Path, body: str) -> Path:
 def workbench_cli(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     env.pop("WORKBENCH_DB", None)
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
 
 
-@pytest.mark.parametrize("body, why", [("import sys\nsys.exit(0)\n", "SystemExit: 0"),
-                                       ("raise KeyboardInterrupt\n", "KeyboardInterrupt")])
+@pytest.mark.parametrize(
+    "body, why", [("import sys\nsys.exit(0)\n", "SystemExit: 0"), ("raise KeyboardInterrupt\n", "KeyboardInterrupt")]
+)
 def test_ingest_validate_and_help_go_on_past_a_plugin_that_exits_on_import(tmp_path, sample, body, why):
     site = installed(tmp_path / "site", body)
     told = f"workbench: format plugin quits (quits:FORMAT) left out: {why}"
@@ -235,13 +271,16 @@ def test_ingest_validate_and_help_go_on_past_a_plugin_that_exits_on_import(tmp_p
 
 
 def test_a_plugin_that_exits_as_it_loads_fails_its_file_and_the_mixed_folder_loads(tmp_path, sample):
-    site = installed(tmp_path / "site", """
+    site = installed(
+        tmp_path / "site",
+        """
         from workbench.plugin import Column, Format, Table, jsonl_claims
         def load(ctx):
             raise SystemExit(0)
         FORMAT = Format("quits", (Table("quit_rows", (Column("source_id", "BIGINT"),)),),
                         jsonl_claims(".quits.jsonl", {"q"}), load, line_based=True)
-    """)
+    """,
+    )
     logs = tmp_path / "logs"
     write_lines(logs / "a.quits.jsonl" if logs.mkdir() is None else None, [{"q": 1}])
     for game in (sample / "gm").iterdir():

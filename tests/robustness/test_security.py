@@ -19,20 +19,26 @@ def test_no_eval_exec_or_pickle_in_the_package():
     # `exec("")` runs nothing: the CLI's way to clear the interpreter's mark of an
     # interrupted `exec` (`exiting.end`).
     pattern = re.compile(r'\b(eval|exec)\s*\((?!""\))|\bpickle\b|\bmarshal\b|yaml\.load\(|shell=True')
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in SOURCES
-                 for n, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in SOURCES
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert offenders == []
 
 
 def test_archive_members_are_never_extracted_to_disk():
-    offenders = [str(p.relative_to(ROOT)) for p in SOURCES
-                 if re.search(r"\.extract(all)?\(", p.read_text())]
+    offenders = [str(p.relative_to(ROOT)) for p in SOURCES if re.search(r"\.extract(all)?\(", p.read_text())]
     assert offenders == []
 
 
 def test_html_export_cannot_be_closed_by_log_text(tmp_path):
-    chart = alt.Chart(pl.DataFrame({"who": [SCRIPT, "<img src=x onerror=alert(1)>"], "n": [1, 2]})).mark_bar().encode(
-        x="who:N", y="n:Q", tooltip="who:N")
+    chart = (
+        alt.Chart(pl.DataFrame({"who": [SCRIPT, "<img src=x onerror=alert(1)>"], "n": [1, 2]}))
+        .mark_bar()
+        .encode(x="who:N", y="n:Q", tooltip="who:N")
+    )
     html = save(chart, tmp_path / "x.html").read_text()
     assert "alert('pwned')</script>" not in html and "<img src=x" not in html
     assert "\\u003c/script>" in html  # still there, escaped
@@ -94,8 +100,9 @@ def on_a_terminal(argv: list[str], cwd) -> bytes:
 def test_a_log_model_alias_or_file_name_reaches_a_terminal_escaped(tmp_path):
     folder = tmp_path / f"logs{TITLE_AND_CLEAR}"
     folder.mkdir()
-    decisions = [{"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": f"m{TITLE_AND_CLEAR}"}
-                 for t in range(3)]
+    decisions = [
+        {"agent_id": "a1", "tick": t, "tool": "idle", "params": {}, "model": f"m{TITLE_AND_CLEAR}"} for t in range(3)
+    ]
     decisions += [{"agent_id": "a1", "tick": t, "tool": "fly", "params": {}, "model": "other"} for t in range(3)]
     log = write_lines(folder / f"ep{TITLE_AND_CLEAR}.decisions.jsonl", decisions)
     with log.open("a") as out:
@@ -103,10 +110,15 @@ def test_a_log_model_alias_or_file_name_reaches_a_terminal_escaped(tmp_path):
     (tmp_path / "aliases.json").write_text(json.dumps({"other": f"o{TITLE_AND_CLEAR}"}))
     db = str(tmp_path / "w.duckdb")
     aliases = ["--aliases", str(tmp_path / "aliases.json")]
-    for argv in (["ingest", str(folder), "--db", db], ["validate", str(log)],
-                 ["records", "--db", db, "--limit", "0"], ["scorecard", "--db", db, *aliases],
-                 ["compare", "--db", db, *aliases], ["side-by-side", f"m{TITLE_AND_CLEAR}", "other", "--db", db],
-                 ["records", "--db", db, "--model", f"x{TITLE_AND_CLEAR}"]):
+    for argv in (
+        ["ingest", str(folder), "--db", db],
+        ["validate", str(log)],
+        ["records", "--db", db, "--limit", "0"],
+        ["scorecard", "--db", db, *aliases],
+        ["compare", "--db", db, *aliases],
+        ["side-by-side", f"m{TITLE_AND_CLEAR}", "other", "--db", db],
+        ["records", "--db", db, "--model", f"x{TITLE_AND_CLEAR}"],
+    ):
         written = on_a_terminal(argv, tmp_path)
         assert b"\x1b" not in written and b"\x07" not in written, (argv, written)
         assert b"\\x1b]0;pwned\\x07\\x1b[2J" in written, (argv, written)
@@ -115,8 +127,10 @@ def test_a_log_model_alias_or_file_name_reaches_a_terminal_escaped(tmp_path):
 def test_what_is_not_a_terminal_gets_the_text_as_it_is(tmp_path, capsys):
     from workbench.cli import main
 
-    log = write_lines(tmp_path / "ep.decisions.jsonl", [
-        {"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "model": f"m{TITLE_AND_CLEAR}"}])
+    log = write_lines(
+        tmp_path / "ep.decisions.jsonl",
+        [{"agent_id": "a1", "tick": 1, "tool": "idle", "params": {}, "model": f"m{TITLE_AND_CLEAR}"}],
+    )
     assert main(["ingest", str(log), "--db", str(tmp_path / "w.duckdb"), "--quiet"]) == 0
     capsys.readouterr()
     assert main(["records", "--db", str(tmp_path / "w.duckdb"), "--json"]) == 0

@@ -18,7 +18,7 @@ from tests.ec4x.conftest import VALID_DRAFT
 from workbench import catalog
 from workbench.cli import main
 
-BEYOND_64_BITS = [2 ** 63, 2 ** 70]
+BEYOND_64_BITS = [2**63, 2**70]
 
 
 def decision(tick, tool="idle") -> dict:
@@ -34,15 +34,19 @@ def errors_of(report) -> list[tuple]:
 
 @pytest.mark.parametrize("big", BEYOND_64_BITS)
 def test_an_arena_tick_beyond_64_bits_breaks_its_rule_and_is_kept(tmp_path, big):
-    log = write_lines(tmp_path / "ep.decisions.jsonl", [decision(0), f'{{"agent_id": "a", "tick": {big}, '
-                                                                      f'"tool": "idle", "params": {{}}}}'])
+    log = write_lines(
+        tmp_path / "ep.decisions.jsonl",
+        [decision(0), f'{{"agent_id": "a", "tick": {big}, "tool": "idle", "params": {{}}}}'],
+    )
     report = workbench.ingest([log], db=tmp_path / "w.duckdb")
     assert errors_of(report) == [("line 2", "less_than_equal", "tick")]
     [violation] = [v for v in report.files[0].violations if v.severity == "error"]
     assert f"found {big}" in violation.message
     # the row says what was written, where its BIGINT column cannot
     assert rows(tmp_path / "w.duckdb", "SELECT tick, extra::VARCHAR, valid FROM arena_decisions ORDER BY seq") == [
-        (0, None, True), (None, f'{{"tick":{big}}}', False)]
+        (0, None, True),
+        (None, f'{{"tick":{big}}}', False),
+    ]
 
 
 @pytest.mark.parametrize("big", BEYOND_64_BITS)
@@ -57,20 +61,19 @@ def test_an_ec4x_turn_beyond_64_bits_breaks_its_rule(tmp_path, big):
 
 def test_a_damage_turn_beyond_64_bits_breaks_its_rule(tmp_path):
     action = event("action_submitted")
-    line = json.dumps(action).replace('"turn": 1', f'"turn": {2 ** 63}', 1)
+    line = json.dumps(action).replace('"turn": 1', f'"turn": {2**63}', 1)
     log = write_lines(tmp_path / "g.events.jsonl", [event("game_started"), line])
     report = workbench.ingest([log], db=tmp_path / "w.duckdb")
     assert ("line 2", "less_than_equal", "payload.turn") in errors_of(report)
     assert rows(tmp_path / "w.duckdb", "SELECT valid FROM decisions") == [(False,)]
     # the payload keeps the value as written
-    assert rows(tmp_path / "w.duckdb", "SELECT payload ->> 'turn' FROM damage_events WHERE seq = 2") == [
-        (str(2 ** 63),)]
+    assert rows(tmp_path / "w.duckdb", "SELECT payload ->> 'turn' FROM damage_events WHERE seq = 2") == [(str(2**63),)]
 
 
 def test_the_largest_64_bit_integer_is_still_a_tick(tmp_path):
-    log = write_lines(tmp_path / "ep.decisions.jsonl", [decision(2 ** 63 - 1)])
+    log = write_lines(tmp_path / "ep.decisions.jsonl", [decision(2**63 - 1)])
     assert errors_of(workbench.ingest([log], db=tmp_path / "w.duckdb")) == []
-    assert rows(tmp_path / "w.duckdb", "SELECT tick FROM arena_decisions") == [(2 ** 63 - 1,)]
+    assert rows(tmp_path / "w.duckdb", "SELECT tick FROM arena_decisions") == [(2**63 - 1,)]
 
 
 # --- two names that print alike ------------------------------------------------------------
@@ -103,8 +106,10 @@ def test_a_deleted_file_is_missing_until_pruned(tmp_path, capsys):
     capsys.readouterr()
     assert main(["ingest", str(logs), "--db", str(db), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert f"{gone}: missing: no longer there (deleted, or a link that leads elsewhere now); its rows are kept: " \
-           f"pass --prune to remove them" in out
+    assert (
+        f"{gone}: missing: no longer there (deleted, or a link that leads elsewhere now); its rows are kept: "
+        f"pass --prune to remove them" in out
+    )
     assert rows(db, "SELECT count(*) FROM arena_decisions") == [(2,)]
     assert main(["ingest", str(logs), "--db", str(db), "--quiet", "--prune"]) == 0
     assert f"{gone}: pruned: no longer there; its rows were removed" in capsys.readouterr().out
@@ -142,7 +147,9 @@ def test_a_link_that_leads_elsewhere_now_leaves_its_old_file_missing(tmp_path):
     link.symlink_to(second)
     report = workbench.ingest([logs], db=db, prune=True)
     assert sorted((Path(f.path).name, f.status) for f in report.files) == [
-        ("first.decisions.jsonl", "pruned"), ("link.decisions.jsonl", "ingested")]
+        ("first.decisions.jsonl", "pruned"),
+        ("link.decisions.jsonl", "ingested"),
+    ]
     assert rows(db, "SELECT count(*) FROM arena_decisions") == [(2,)]
 
 
@@ -161,8 +168,10 @@ def test_a_game_id_of_any_length_is_kept_whole_in_the_export(tmp_path, game):
     assert main(["export", "--parquet", str(tmp_path / "pq"), "--db", str(db)]) == 0
     assert all(path.is_file() for path in (tmp_path / "pq" / "decisions" / "format=arena").iterdir())
     with duckdb.connect() as con:
-        assert con.execute("SELECT game_id FROM read_parquet(?, hive_partitioning = true)",
-                           [str(tmp_path / "pq" / "decisions" / "*" / "*.parquet")]).fetchall() == [(game,)]
+        assert con.execute(
+            "SELECT game_id FROM read_parquet(?, hive_partitioning = true)",
+            [str(tmp_path / "pq" / "decisions" / "*" / "*.parquet")],
+        ).fetchall() == [(game,)]
 
 
 def test_an_export_cut_short_leaves_the_folder_as_it_was(tmp_path, monkeypatch):

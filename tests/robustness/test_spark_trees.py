@@ -65,11 +65,15 @@ def on_tree(tree: Path, *argv: str) -> tuple[int, str, str]:
     return said([*argv, "--engine", "spark", "--parquet", str(tree)])
 
 
-@pytest.mark.parametrize("manifest, why", [
-    (b"garbage", "Parquet file size is 7 bytes"),
-    (b"", "Parquet file size is 0 bytes"),
-    (None, "it has no column 'path'"),
-], ids=["garbage", "empty", "another schema"])
+@pytest.mark.parametrize(
+    "manifest, why",
+    [
+        (b"garbage", "Parquet file size is 7 bytes"),
+        (b"", "Parquet file size is 0 bytes"),
+        (None, "it has no column 'path'"),
+    ],
+    ids=["garbage", "empty", "another schema"],
+)
 def test_a_manifest_that_is_not_one_is_refused_in_one_line(logs, tmp_path, spark, manifest, why):
     tree = tmp_path / "lake"
     on_spark.ingest([logs], tree, spark=spark)
@@ -80,8 +84,12 @@ def test_a_manifest_that_is_not_one_is_refused_in_one_line(logs, tmp_path, spark
     for argv in (["ingest", str(logs), "--quiet"], ["scorecard"]):
         code, out, err = on_tree(tree, *argv)
         assert (code, out) == (2, "") and len(err.splitlines()) == 1, err
-        assert err.startswith(f"workbench: {tree / load.MANIFEST} is not a manifest `workbench ingest --engine spark` "
-                              f"wrote: ") and why in err
+        assert (
+            err.startswith(
+                f"workbench: {tree / load.MANIFEST} is not a manifest `workbench ingest --engine spark` wrote: "
+            )
+            and why in err
+        )
 
 
 @pytest.mark.parametrize("outside", ["absolute", "parent", "not a part"])
@@ -90,8 +98,11 @@ def test_a_manifest_that_lists_a_part_outside_the_tree_touches_nothing(logs, tmp
     on_spark.ingest([logs], tree, spark=spark)
     victim = tmp_path / "victim"
     victim.write_text("precious")
-    part = {"absolute": str(victim), "parent": "decisions/format=gm/../../../victim",
-            "not a part": "_manifest.parquet"}[outside]
+    part = {
+        "absolute": str(victim),
+        "parent": "decisions/format=gm/../../../victim",
+        "not a part": "_manifest.parquet",
+    }[outside]
     table = pq.read_table(tree / load.MANIFEST)
     rows = table.to_pylist()
     gone = {**rows[0], "path": rows[0]["path"] + ".gone", "source_id": 99, "parts": [part]}
@@ -114,9 +125,18 @@ def test_odd_tree_names_are_the_folders_they_name(logs, tmp_path, spark, monkeyp
 def test_an_empty_game_id_gives_on_spark_what_it_gives_on_duckdb(sample, tmp_path, spark):
     logs = tmp_path / "e5"
     shutil.copytree(sample / "damage", logs)
-    (logs / "x.events.jsonl").write_text(json.dumps({
-        "schema_version": "0.1", "type": "game_started", "game_id": "", "ts": "2026-02-06T09:38:54+00:00",
-        "payload": {"players": 2, "turns": 1, "primary_model": "m", "fallback_models": [], "seed": 1}}) + "\n")
+    (logs / "x.events.jsonl").write_text(
+        json.dumps(
+            {
+                "schema_version": "0.1",
+                "type": "game_started",
+                "game_id": "",
+                "ts": "2026-02-06T09:38:54+00:00",
+                "payload": {"players": 2, "turns": 1, "primary_model": "m", "fallback_models": [], "seed": 1},
+            }
+        )
+        + "\n"
+    )
     db, tree, exported = tmp_path / "w.duckdb", tmp_path / "lake", tmp_path / "exported"
     assert said(["ingest", str(logs), "--db", str(db), "--quiet"])[0] == 0
     assert on_tree(tree, "ingest", str(logs), "--quiet")[0] == 0
@@ -183,8 +203,10 @@ def test_a_log_named_inside_the_tree_is_said_why_it_is_not_read(logs, tmp_path, 
     shutil.copy(sorted(logs.glob("*.gm.jsonl"))[0], inside)
     code, out, _ = on_tree(tree, "ingest", str(inside), "--quiet")
     assert code == 2
-    assert out.splitlines() == [f"{text_of(inside.resolve())}: failed: inside the Parquet tree {tree}, whose files are "
-                                f"not logs; move it out of the tree to ingest it"]
+    assert out.splitlines() == [
+        f"{text_of(inside.resolve())}: failed: inside the Parquet tree {tree}, whose files are "
+        f"not logs; move it out of the tree to ingest it"
+    ]
 
 
 def test_a_ctrl_c_while_spark_loads_exits_130_in_one_line(sample, tmp_path):
@@ -202,9 +224,25 @@ def test_a_ctrl_c_while_spark_loads_exits_130_in_one_line(sample, tmp_path):
     with pytest.MonkeyPatch.context() as patch:
         quick_spark_jvm(patch)
         env["SPARK_SUBMIT_OPTS"] = os.environ.get("SPARK_SUBMIT_OPTS", "")
-    proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", "ingest", str(logs), "--engine", "spark",
-                             "--parquet", str(tmp_path / "lake"), "--quiet"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "workbench.cli",
+            "ingest",
+            str(logs),
+            "--engine",
+            "spark",
+            "--parquet",
+            str(tmp_path / "lake"),
+            "--quiet",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     end = time.monotonic() + 240
     while not any(scratch.glob("workbench-task-*")) and proc.poll() is None and time.monotonic() < end:
         time.sleep(0.2)
@@ -229,9 +267,11 @@ def test_quantiles_are_duckdb_s_to_the_last_bit(spark):
             groups.append(group)
             values.append(rng.choice([rng.uniform(0, 1e4), rng.lognormvariate(5, 2), round(rng.uniform(0, 9999), 1)]))
             tokens.append(rng.randrange(10, 5000))
-    query = ("SELECT g, quantile_cont(x, 0.95) AS p95, quantile_cont(x, 0.5) AS p50, quantile_cont(x, 0.33) AS p33, "
-             "quantile_cont(t, 0.5) AS t50 FROM (SELECT unnest($gs) AS g, unnest($xs) AS x, unnest($ts::BIGINT[]) AS t) "
-             "GROUP BY g ORDER BY g")
+    query = (
+        "SELECT g, quantile_cont(x, 0.95) AS p95, quantile_cont(x, 0.5) AS p50, quantile_cont(x, 0.33) AS p33, "
+        "quantile_cont(t, 0.5) AS t50 FROM (SELECT unnest($gs) AS g, unnest($xs) AS x, unnest($ts::BIGINT[]) AS t) "
+        "GROUP BY g ORDER BY g"
+    )
     params = {"gs": groups, "xs": values, "ts": tokens}
     expected = duckdb.sql(query, params=params).fetchall()
     got = [tuple(row) for row in spark.sql(sql.to_spark(query, params)).collect()]
@@ -258,11 +298,15 @@ def _manifest_rows(tree: Path, change) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), tree / load.MANIFEST)
 
 
-@pytest.mark.parametrize("change, why", [
-    (lambda rows: rows[1].update(source_id=rows[0]["source_id"]), "is not one an ingest gives"),
-    (lambda rows: rows[0].update(source_id=2 ** 63 - 1), "is not one an ingest gives"),
-    (lambda rows: rows[0].update(parts=None), "is listed with no part of `sources`"),
-], ids=["two files of one id", "an id past what an ingest gives", "a file read with no parts"])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (lambda rows: rows[1].update(source_id=rows[0]["source_id"]), "is not one an ingest gives"),
+        (lambda rows: rows[0].update(source_id=2**63 - 1), "is not one an ingest gives"),
+        (lambda rows: rows[0].update(parts=None), "is listed with no part of `sources`"),
+    ],
+    ids=["two files of one id", "an id past what an ingest gives", "a file read with no parts"],
+)
 def test_a_manifest_whose_files_cannot_be_as_it_says_is_refused(logs, tmp_path, spark, change, why):
     tree = tmp_path / "lake"
     on_spark.ingest([logs], tree, spark=spark)
@@ -285,8 +329,11 @@ def test_a_table_folder_that_leads_out_of_the_tree_is_never_written_or_read_thro
     (tree / "decisions").symlink_to(outside, target_is_directory=True)
     code, out, _ = on_tree(tree, "ingest", str(logs), "--prune", "--quiet")
     assert code == 2 and out.count("a folder of the tree is a link that leads elsewhere") == 3
-    assert victim.read_text() == "precious" and sorted(outside.rglob("*")) == [victim.parent.parent, victim.parent,
-                                                                              victim]
+    assert victim.read_text() == "precious" and sorted(outside.rglob("*")) == [
+        victim.parent.parent,
+        victim.parent,
+        victim,
+    ]
     code, _, err = on_tree(tree, "scorecard")
     assert code == 2 and "its folder decisions is a link that leads out of the tree" in err
 
@@ -308,9 +355,11 @@ def test_a_format_folder_that_leads_out_of_an_exported_tree_is_not_read_through(
 def test_a_tree_with_no_decisions_is_called_a_tree(tmp_path, spark):
     tree = tmp_path / "empty"
     tree.mkdir()
-    for argv, said_here in ((["scorecard"], "no decisions in this tree to score"),
-                            (["compare"], "no decisions in this tree to compare"),
-                            (["plan", "--difference", "0.1"], "no decisions in this tree to plan from")):
+    for argv, said_here in (
+        (["scorecard"], "no decisions in this tree to score"),
+        (["compare"], "no decisions in this tree to compare"),
+        (["plan", "--difference", "0.1"], "no decisions in this tree to plan from"),
+    ):
         code, _, err = on_tree(tree, *argv)
         assert code == 2 and said_here in err and len(err.splitlines()) == 1, err
 

@@ -35,7 +35,6 @@ def campaign(campaign_dir) -> synth.Campaign:
     return synth.new_campaign(random.Random("7:stellaris"), 0)
 
 
-
 def write_zip(path: Path, members: dict[str, bytes]) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in members.items():

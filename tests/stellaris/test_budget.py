@@ -70,7 +70,7 @@ def top_level_block(data: bytes, key: bytes) -> tuple[int, int]:
 
 def scalar_in(data: bytes, span: tuple[int, int], key: bytes) -> bytes | None:
     """The first `key="..."` directly inside `span` (brace balance 1 from its start)."""
-    for match in re.finditer(rb"\b" + key + rb'="([^"]*)"', data[span[0]:span[1]]):
+    for match in re.finditer(rb"\b" + key + rb'="([^"]*)"', data[span[0] : span[1]]):
         at = span[0] + match.start()
         if data.count(b"{", span[0], at) - data.count(b"}", span[0], at) == 1:
             return match.group(1)
@@ -112,8 +112,12 @@ def corpus(corpus_save, tmp_path_factory):
 
 
 def stored_lines(db, country_id) -> dict[tuple[str, str], tuple[float, float]]:
-    return {(c, r): (i, e) for c, r, i, e in rows(
-        db, "SELECT category, resource, income, expenses FROM stellaris_budget WHERE country_id = ?", [country_id])}
+    return {
+        (c, r): (i, e)
+        for c, r, i, e in rows(
+            db, "SELECT category, resource, income, expenses FROM stellaris_budget WHERE country_id = ?", [country_id]
+        )
+    }
 
 
 def test_corpus_budget_lines_equal_an_independent_scan(corpus):
@@ -142,23 +146,28 @@ def test_corpus_every_country_with_lines_is_kept_with_its_type(corpus):
 
 def test_corpus_player_totals_equal_stellaris_resources(corpus):
     db, _, name = corpus
-    compared = rows(db, """
+    compared = rows(
+        db,
+        """
         SELECT r.resource, r.income, r.expenses, coalesce(b.income, 0), coalesce(b.expenses, 0)
         FROM stellaris_resources r LEFT JOIN (
             SELECT resource, sum(income) AS income, sum(expenses) AS expenses FROM stellaris_budget
-            WHERE is_player GROUP BY resource) b USING (resource)""")
+            WHERE is_player GROUP BY resource) b USING (resource)""",
+    )
     assert len(compared) >= 15
     for resource, income, expenses, line_income, line_expenses in compared:
         assert (line_income, line_expenses) == pytest.approx((income, expenses), abs=1e-4), resource
-    players = rows(db, "SELECT DISTINCT country_id, country_name, series, game_date FROM stellaris_budget "
-                       "WHERE is_player")
+    players = rows(
+        db, "SELECT DISTINCT country_id, country_name, series, game_date FROM stellaris_budget WHERE is_player"
+    )
     assert players == [(CORPUS_PLAYER, name, "stellaris", "2312.01.01")]
 
 
 SIMPLE_ADJECTIVE = re.compile(
     rb'^\{\s*key="%ADJECTIVE%"\s*variables=\s*\{\s*'
     rb'\{\s*key="adjective"\s*value=\s*\{\s*key="([A-Za-z]+)_([A-Za-z]+)"\s*\}\s*\}\s*'
-    rb'\{\s*key="1"\s*value=\s*\{\s*key="([A-Za-z]+)"\s*\}\s*\}\s*\}\s*\}$')
+    rb'\{\s*key="1"\s*value=\s*\{\s*key="([A-Za-z]+)"\s*\}\s*\}\s*\}\s*\}$'
+)
 
 
 def test_corpus_ai_names_are_read_from_their_templates(corpus_save, corpus):
@@ -314,7 +323,8 @@ def test_country_nets_points_per_line_are_bounded_both_ways(con, campaign):
     held = [s for s in campaign.states if int(s.date[:4]) * 360 // width == first_bucket["day"] // width]
     assert 1 <= len(held) < SAVES_PER_CAMPAIGN
     assert first_bucket["net"] == pytest.approx(
-        sum(generated_net(campaign, s, 0, "energy") for s in held) / len(held), abs=1e-6)
+        sum(generated_net(campaign, s, 0, "energy") for s in held) / len(held), abs=1e-6
+    )
     assert len(queries.country_nets(con, [0], "energy", max_points=400)) == SAVES_PER_CAMPAIGN
 
 
@@ -427,16 +437,19 @@ def test_breakdown_names_the_top_categories_and_sums_the_rest(con, campaign, top
             other = group.filter(group["category"] == "other")
             assert len(named) == top and other["lines"].to_list() == [len(amounts) - top]
             assert other["amount"].to_list() == [pytest.approx(sum(amounts[top:]) * (1 if column == 0 else -1))]
-        assert sorted(named["amount"].abs().to_list(), reverse=True) == pytest.approx(amounts[:len(named)])
+        assert sorted(named["amount"].abs().to_list(), reverse=True) == pytest.approx(amounts[: len(named)])
     # the generator spreads a resource over 1 to 3 categories per side: only top 1 lumps
     assert (lumped > 0) == (top == 1)
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ({"country": "No Such Empire"}, "no country named 'No Such Empire'"),
-    ({"date": "1999.01.01"}, "no budget of the player on '1999.01.01'; its dates: "),
-    ({"resources": ["no_such_resource"]}, "nothing to plot"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"country": "No Such Empire"}, "no country named 'No Such Empire'"),
+        ({"date": "1999.01.01"}, "no budget of the player on '1999.01.01'; its dates: "),
+        ({"resources": ["no_such_resource"]}, "nothing to plot"),
+    ],
+)
 def test_budget_breakdown_says_why_there_is_nothing_to_plot(con, arguments, message):
     with pytest.raises(WorkbenchError, match=re.escape(message)) as raised:
         budget_breakdown(con, **arguments)

@@ -28,11 +28,16 @@ def ingested(campaign_dir, tmp_path_factory):
 def test_a_folder_of_autosaves_becomes_a_twelve_point_series(ingested, campaign):
     db, report, _ = ingested
     assert not report.failed
-    series = rows(db, "SELECT series, count(*), count(DISTINCT day) FROM stellaris_snapshots WHERE origin = 'save' "
-                      "GROUP BY series")
+    series = rows(
+        db,
+        "SELECT series, count(*), count(DISTINCT day) FROM stellaris_snapshots WHERE origin = 'save' GROUP BY series",
+    )
     assert series == [(campaign.slug, 12, 12)]
-    energy = rows(db, "SELECT r.game_date, r.net FROM stellaris_resources r JOIN stellaris_snapshots s "
-                      "USING (source_id, locator) WHERE s.origin = 'save' AND r.resource = 'energy' ORDER BY r.day")
+    energy = rows(
+        db,
+        "SELECT r.game_date, r.net FROM stellaris_resources r JOIN stellaris_snapshots s "
+        "USING (source_id, locator) WHERE s.origin = 'save' AND r.resource = 'energy' ORDER BY r.day",
+    )
     assert [date for date, _ in energy] == [state.date for state in campaign.states]
     assert [net for _, net in energy] == pytest.approx([state.net["energy"] for state in campaign.states], abs=0.01)
     assert any(net < 0 for _, net in energy) and any(net > 0 for _, net in energy)
@@ -41,20 +46,30 @@ def test_a_folder_of_autosaves_becomes_a_twelve_point_series(ingested, campaign)
 
 def test_every_manifest_fault_is_found_where_it_was_put(ingested):
     db, _, entries = ingested
-    found = set(rows(db, "SELECT s.path, v.locator, v.field, v.rule FROM violations v JOIN sources s "
-                         "USING (source_id) WHERE v.severity = 'error'"))
-    expected = {(entry["path"], fault["locator"], fault["field"], fault["rule"])
-                for entry in entries for fault in entry["faults"]}
+    found = set(
+        rows(
+            db,
+            "SELECT s.path, v.locator, v.field, v.rule FROM violations v JOIN sources s "
+            "USING (source_id) WHERE v.severity = 'error'",
+        )
+    )
+    expected = {
+        (entry["path"], fault["locator"], fault["field"], fault["rule"])
+        for entry in entries
+        for fault in entry["faults"]
+    }
     assert expected and found == expected
 
 
 def test_the_real_world_drift_is_reported_as_info(ingested):
     db, _, _ = ingested
     drift = set(rows(db, "SELECT locator, field, rule FROM violations WHERE severity = 'info'"))
-    assert {("tool get_planets", "total_pops", "undocumented_key"),
-            ("tool get_resources", "monthly_net", "undocumented_key"),
-            ("tool get_armies", "(record)", "unknown_tool"),
-            ("bundle", "generated_at", "undocumented_key")} <= drift
+    assert {
+        ("tool get_planets", "total_pops", "undocumented_key"),
+        ("tool get_resources", "monthly_net", "undocumented_key"),
+        ("tool get_armies", "(record)", "unknown_tool"),
+        ("bundle", "generated_at", "undocumented_key"),
+    } <= drift
     assert ("undocumented_value",) in set(rows(db, "SELECT rule FROM violations WHERE locator = 'tool get_leaders'"))
 
 
@@ -88,8 +103,10 @@ def test_saves_have_the_real_structure(campaign_dir, campaign):
 def test_the_same_seed_gives_the_same_bytes(tmp_path):
     def digest(folder):
         entries = synth.generate(folder, 1, random.Random("same"))
-        return {Path(e["path"]).relative_to(folder).as_posix(): hashlib.sha256(Path(e["path"]).read_bytes()).hexdigest()
-                for e in entries}
+        return {
+            Path(e["path"]).relative_to(folder).as_posix(): hashlib.sha256(Path(e["path"]).read_bytes()).hexdigest()
+            for e in entries
+        }
 
     first, second = digest(tmp_path / "a"), digest(tmp_path / "b")
     assert first == second and len(first) >= 12 + 1
@@ -116,18 +133,26 @@ def test_economy_figure_from_the_campaign(ingested, campaign, tmp_path):
         assert {v["resource"] for v in values} >= {"energy", "alloys", "consumer_goods"}
         assert any(v["deficit"] for v in values)
         # The saves' energy line is the campaign's own story, month by month.
-        energy = sorted((v["day"], v["game_date"], v["net"], v["deficit"]) for v in values
-                        if (v["series"], v["origin"], v["resource"]) == (campaign.slug, "save", "energy"))
+        energy = sorted(
+            (v["day"], v["game_date"], v["net"], v["deficit"])
+            for v in values
+            if (v["series"], v["origin"], v["resource"]) == (campaign.slug, "save", "energy")
+        )
         assert [date for _, date, _, _ in energy] == [state.date for state in campaign.states]
         assert [net for _, _, net, _ in energy] == pytest.approx(
-            [state.net["energy"] for state in campaign.states], abs=0.01)
+            [state.net["energy"] for state in campaign.states], abs=0.01
+        )
         assert [deficit for *_, deficit in energy] == [state.net["energy"] < 0 for state in campaign.states]
         for suffix in (".png", ".svg"):
             assert_rendered(save(chart, tmp_path / f"economy{suffix}"))
         assert spec_of(save(chart, tmp_path / "economy.html"))["datasets"] == spec["datasets"]
         folder = str(Path(rows_path(db)).parent)
-        picked = check_economy(economy_nets(con, resources=["energy"], source=folder).to_dict(), con,
-                               series=campaign.slug, resources=["energy"])
+        picked = check_economy(
+            economy_nets(con, resources=["energy"], source=folder).to_dict(),
+            con,
+            series=campaign.slug,
+            resources=["energy"],
+        )
         assert {(v["series"], v["origin"], v["resource"]) for v in picked} == {(campaign.slug, "save", "energy")}
         assert len(picked) == len(campaign.states)
         with pytest.raises(WorkbenchError, match="no resource named gold"):

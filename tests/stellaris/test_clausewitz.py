@@ -114,7 +114,7 @@ def test_the_corpus_quirks_parse():
 
 
 def test_mixed_blocks_keep_bare_values_and_escaped_quotes():
-    assert cw.parse_block(b'{ a=1 2 3 }') == {"a": 1, "": [2, 3]}
+    assert cw.parse_block(b"{ a=1 2 3 }") == {"a": 1, "": [2, 3]}
     assert cw.parse(b'name="say \\"hi\\""')["name"] == 'say "hi"'
     assert cw.parse(b"color=rgb { 1 2 3 }")  # a tagged block parses (tag kept as a bare value)
 
@@ -158,9 +158,11 @@ def test_locator_falls_back_when_a_string_holds_a_brace():
 
 
 def test_find_children_finds_many_keys_in_one_pass():
-    data = b"planets=\n{\n\tplanet=\n\t{\n" + b"".join(
-        b"\t\t%d=\n\t\t{\n\t\t\towner=%d\n\t\t}\n" % (n, n * 10) for n in range(1, 50)
-    ) + b"\t}\n}\n"
+    data = (
+        b"planets=\n{\n\tplanet=\n\t{\n"
+        + b"".join(b"\t\t%d=\n\t\t{\n\t\t\towner=%d\n\t\t}\n" % (n, n * 10) for n in range(1, 50))
+        + b"\t}\n}\n"
+    )
     loc = Locator(data)
     table = loc.find_child(loc.find("planets"), "planet", indent=1)
     found = loc.find_children(table, ["7", "49", "1", "500"], indent=2)
@@ -168,8 +170,9 @@ def test_find_children_finds_many_keys_in_one_pass():
 
 
 def test_locator_reads_inline_blocks_and_windows_line_endings():
-    data = (b"flags={}\nlist={ 1 2 3 }\nplayer=\n{\n\t{\n\t\tcountry=7\n\t}\n}\n"
-            b"country=\n{\n\t7=\n\t{\n\t\tx=1\n\t}\n}\n").replace(b"\n", b"\r\n")
+    data = (
+        b"flags={}\nlist={ 1 2 3 }\nplayer=\n{\n\t{\n\t\tcountry=7\n\t}\n}\ncountry=\n{\n\t7=\n\t{\n\t\tx=1\n\t}\n}\n"
+    ).replace(b"\n", b"\r\n")
     loc = Locator(data)
     assert loc.parse(loc.find("flags")) == {} and loc.parse(loc.find("list")) == [1, 2, 3]
     assert loc.parse(loc.find("player")) == [{"country": 7}]

@@ -20,14 +20,25 @@ def test_what_is_not_a_stellaris_date(text):
 
 
 def test_templates_render_with_their_variables():
-    empire = {"key": "%ADJECTIVE%", "variables": [
-        {"key": "adjective", "value": {"key": "SPEC_Bilnoc"}}, {"key": "1", "value": {"key": "Autocracy"}}]}
+    empire = {
+        "key": "%ADJECTIVE%",
+        "variables": [
+            {"key": "adjective", "value": {"key": "SPEC_Bilnoc"}},
+            {"key": "1", "value": {"key": "Autocracy"}},
+        ],
+    }
     assert render(empire) == "Bilnoc Autocracy"
-    war = {"key": "war_vs_adjectives", "variables": [
-        {"key": "1", "value": {"key": "NAME_ADJ_Chosen"}},
-        {"key": "2", "value": {"key": "%ADJECTIVE%",
-                               "variables": [{"key": "adjective", "value": {"key": "SPEC_Bilnoc"}}]}},
-        {"key": "3", "value": {"key": "Xeno_Purification_War"}}]}
+    war = {
+        "key": "war_vs_adjectives",
+        "variables": [
+            {"key": "1", "value": {"key": "NAME_ADJ_Chosen"}},
+            {
+                "key": "2",
+                "value": {"key": "%ADJECTIVE%", "variables": [{"key": "adjective", "value": {"key": "SPEC_Bilnoc"}}]},
+            },
+            {"key": "3", "value": {"key": "Xeno_Purification_War"}},
+        ],
+    }
     assert render(war) == "Chosen-Bilnoc Xeno Purification War"
     assert render("Plain Name") == "Plain Name" and render(None) == ""
 

@@ -22,11 +22,20 @@ def findings(report):
     return {(v.locator, v.field, v.rule, v.severity) for f in report.files for v in f.violations}
 
 
-@pytest.mark.parametrize("name, claimed", [
-    ("get_planets.json", True), ("2312.01.01.get_planets.json", True), ("get_armies.json", True),
-    ("search.json", True), ("x.briefing.json", True), ("autosave.sav", True),
-    ("planets.json", False), ("notes.txt", False), ("history.db", False),
-])
+@pytest.mark.parametrize(
+    "name, claimed",
+    [
+        ("get_planets.json", True),
+        ("2312.01.01.get_planets.json", True),
+        ("get_armies.json", True),
+        ("search.json", True),
+        ("x.briefing.json", True),
+        ("autosave.sav", True),
+        ("planets.json", False),
+        ("notes.txt", False),
+        ("history.db", False),
+    ],
+)
 def test_detection_by_name(name, claimed):
     assert claims(Path(name), b"") is claimed
 
@@ -36,9 +45,15 @@ def test_a_tool_file_is_one_record_named_by_the_file(tmp_path):
     db = tmp_path / "w.duckdb"
     [file] = workbench.ingest([path], db=db).files
     assert (file.format, file.status, file.records, file.rejected, file.violations) == (
-        "stellaris", "ingested", 1, 0, [])
+        "stellaris",
+        "ingested",
+        1,
+        0,
+        [],
+    )
     assert rows(db, "SELECT locator, tool, origin, known, valid FROM stellaris_tool_outputs") == [
-        ("tool get_planets", "get_planets", "extractor", True, True)]
+        ("tool get_planets", "get_planets", "extractor", True, True)
+    ]
 
 
 def test_drifted_outputs_get_precise_findings(tmp_path):
@@ -65,7 +80,11 @@ def test_json_that_does_not_parse_is_a_reject_with_its_raw_text(tmp_path):
     assert (file.status, file.records, file.rejected) == ("ingested", 0, 1)
     [violation] = file.violations
     assert (violation.locator, violation.field, violation.rule, violation.severity) == (
-        "tool get_fleets", "(record)", "invalid_json", "error")
+        "tool get_fleets",
+        "(record)",
+        "invalid_json",
+        "error",
+    )
     assert "line 1 column" in violation.message
     assert rows(db, "SELECT locator, raw FROM rejects") == [("tool get_fleets", '{"count": 3, "fleet_names": ["Home')]
 
@@ -78,7 +97,9 @@ def test_a_bundle_is_one_record_per_tool_output(tmp_path):
     [file] = workbench.ingest([write_json(tmp_path / "game" / "2342.06.15.briefing.json", outputs)], db=db).files
     assert (file.records, file.rejected) == (6, 0)
     assert {(v.locator, v.field, v.rule) for v in file.violations} == {
-        ("bundle", "generated_at", "undocumented_key"), ("tool get_armies", "(record)", "unknown_tool")}
+        ("bundle", "generated_at", "undocumented_key"),
+        ("tool get_armies", "(record)", "unknown_tool"),
+    }
     assert rows(db, "SELECT count(*) FROM stellaris_tool_outputs")[0][0] == 6
 
 
@@ -87,10 +108,13 @@ def test_a_dated_bundle_gives_a_snapshot_and_its_economy(tmp_path):
     db = tmp_path / "w.duckdb"
     workbench.ingest([write_json(tmp_path / "game" / "a.briefing.json", outputs)], db=db)
     assert rows(db, "SELECT series, origin, game_date, player_id, wars_count, at_war FROM stellaris_snapshots") == [
-        ("game", "extractor", "2342.06.15", 16777223, 1, True)]
+        ("game", "extractor", "2342.06.15", 16777223, 1, True)
+    ]
     assert rows(db, "SELECT resource, income, expenses, net, stockpile FROM stellaris_resources ORDER BY 1") == [
-        ("alloys", 30.0, 42.5, -12.5, 310.25), ("energy", 140.0, 120.0, 20.0, 1200.5),
-        ("minerals", 95.5, 60.0, 35.5, 800.0)]
+        ("alloys", 30.0, 42.5, -12.5, 310.25),
+        ("energy", 140.0, 120.0, 20.0, 1200.5),
+        ("minerals", 95.5, 60.0, 35.5, 800.0),
+    ]
 
 
 def test_a_bundle_without_tool_keys_is_a_full_briefing(tmp_path):
@@ -107,7 +131,8 @@ def test_a_bundle_breaking_the_invariants(tmp_path):
     report = workbench.validate([write_json(tmp_path / "bad.briefing.json", outputs)])
     assert {(loc, field, rule) for loc, field, rule, severity in findings(report) if severity == "error"} == {
         ("tool get_full_briefing", "economy.net_monthly.energy", "invariant_full_briefing"),
-        ("tool get_situation", "at_war", "invariant_wars")}
+        ("tool get_situation", "at_war", "invariant_wars"),
+    }
 
 
 def test_a_bundle_that_is_not_an_object_is_rejected(tmp_path):
@@ -143,8 +168,7 @@ def test_non_json_numbers_and_huge_integers_do_not_break_the_load(tmp_path):
 
 
 def test_odd_values_where_figures_belong_become_null(tmp_path):
-    outputs = {"get_player_status": example("get_player_status"),
-               "get_full_briefing": example("get_full_briefing")}
+    outputs = {"get_player_status": example("get_player_status"), "get_full_briefing": example("get_full_briefing")}
     outputs["get_player_status"]["empire_name"] = {"key": "%ADJECTIVE%"}
     outputs["get_player_status"]["military_power"] = "huge"
     outputs["get_full_briefing"]["meta"]["empire_name"] = 7

@@ -59,7 +59,12 @@ class Gauge:
 
 def test_describe_says_plain_json_type_words():
     assert [describe(t) for t in (int, float, str, bool, dict)] == [
-        "an integer", "a number", "a string", "true or false", "an object"]
+        "an integer",
+        "a number",
+        "a string",
+        "true or false",
+        "an object",
+    ]
 
 
 def test_describe_lists_and_objects_use_plural_words():
@@ -154,19 +159,26 @@ def test_near_key_skips_siblings_the_model_already_declares():
 def test_missing_key_lists_at_most_eight_sibling_keys_then_an_ellipsis():
     status = example("get_player_status")
     del status["empire_name"]
-    assert findings("get_player_status", status) == [(
-        "tool get_player_status", "error", "required_key", "empire_name",
-        "expected key `empire_name` (a string); found no such key (keys here: `date`, "
-        "`player_id`, `military_power`, `economy_power`, `tech_power`, `fleet_count`, `fleet_size`, "
-        "`celestial_bodies_in_territory`, ...)",
-    )]
+    assert findings("get_player_status", status) == [
+        (
+            "tool get_player_status",
+            "error",
+            "required_key",
+            "empire_name",
+            "expected key `empire_name` (a string); found no such key (keys here: `date`, "
+            "`player_id`, `military_power`, `economy_power`, `tech_power`, `fleet_count`, `fleet_size`, "
+            "`celestial_bodies_in_territory`, ...)",
+        )
+    ]
 
 
 def test_missing_key_with_exactly_eight_siblings_lists_them_all():
     status = example("get_player_status")
     del status["empire_name"], status["colonies"]
-    shown = ("(keys here: `date`, `player_id`, `military_power`, `economy_power`, `tech_power`, "
-             "`fleet_count`, `fleet_size`, `celestial_bodies_in_territory`)")
+    shown = (
+        "(keys here: `date`, `player_id`, `military_power`, `economy_power`, `tech_power`, "
+        "`fleet_count`, `fleet_size`, `celestial_bodies_in_territory`)"
+    )
     assert errors("get_player_status", status) == {
         "empire_name": f"expected key `empire_name` (a string); found no such key {shown}",
         "colonies": f"expected key `colonies` (an object); found no such key {shown}",
@@ -176,10 +188,15 @@ def test_missing_key_with_exactly_eight_siblings_lists_them_all():
 def test_missing_nested_key_lists_the_keys_of_its_own_object():
     status = example("get_player_status")
     del status["colonies"]["habitats"]["count"]
-    assert findings("get_player_status", status) == [(
-        "tool get_player_status", "error", "required_key", "colonies.habitats.count",
-        "expected key `count` (an integer); found no such key (keys here: `population`)",
-    )]
+    assert findings("get_player_status", status) == [
+        (
+            "tool get_player_status",
+            "error",
+            "required_key",
+            "colonies.habitats.count",
+            "expected key `count` (an integer); found no such key (keys here: `population`)",
+        )
+    ]
 
 
 def test_missing_key_in_an_empty_object_names_no_keys():
@@ -191,12 +208,27 @@ def test_missing_key_in_an_empty_object_names_no_keys():
 
 def test_missing_keys_inside_an_optional_category_are_described():
     assert findings("get_details", {"planets": {"count": 1}}) == [
-        ("tool get_details", "error", "required_key", "planets.planets",
-         "expected key `planets` (a list of objects); found no such key (keys here: `count`)"),
-        ("tool get_details", "error", "required_key", "planets.total_population",
-         "expected key `total_population` (an integer); found no such key (keys here: `count`)"),
-        ("tool get_details", "error", "required_key", "planets.by_type",
-         "expected key `by_type` (an object of integers); found no such key (keys here: `count`)"),
+        (
+            "tool get_details",
+            "error",
+            "required_key",
+            "planets.planets",
+            "expected key `planets` (a list of objects); found no such key (keys here: `count`)",
+        ),
+        (
+            "tool get_details",
+            "error",
+            "required_key",
+            "planets.total_population",
+            "expected key `total_population` (an integer); found no such key (keys here: `count`)",
+        ),
+        (
+            "tool get_details",
+            "error",
+            "required_key",
+            "planets.by_type",
+            "expected key `by_type` (an object of integers); found no such key (keys here: `count`)",
+        ),
     ]
 
 
@@ -204,9 +236,11 @@ def test_declared_alias_hint_works_inside_a_consolidated_tool():
     technology = example("get_technology")
     technology["researched_techs"] = technology.pop("completed")
     message = errors("get_details", {"technology": technology})["technology.completed"]
-    assert message == ("expected key `completed` (a list of strings); found no such key (keys here: "
-                       "`completed_count`, `current_research`, `by_category`, `researched_techs`); "
-                       "did you mean `researched_techs`?")
+    assert message == (
+        "expected key `completed` (a list of strings); found no such key (keys here: "
+        "`completed_count`, `current_research`, `by_category`, `researched_techs`); "
+        "did you mean `researched_techs`?"
+    )
 
 
 def test_a_name_written_without_its_underscore_is_a_typo():
@@ -219,13 +253,14 @@ def test_typo_ratio_of_exactly_the_threshold_counts_as_near():
     # `count` and `co_nt` share 4 of 5+5 letters: 2*4/10 = 0.8, the threshold itself.
     assert errors("get_fleets", {"fleet_names": [], "co_nt": 3}) == {
         "count": "expected key `count` (an integer); found no such key (keys here: `fleet_names`, `co_nt`); "
-                 "did you mean `co_nt`?",
+        "did you mean `co_nt`?",
     }
 
 
 def test_the_same_words_reordered_are_near():
     assert errors("get_fleets", {"count": 0, "names_fleet": []})["fleet_names"].endswith(
-        "; did you mean `names_fleet`?")
+        "; did you mean `names_fleet`?"
+    )
 
 
 def test_words_abbreviated_to_their_first_three_letters_are_near():
@@ -271,51 +306,77 @@ def test_found_values_name_their_json_type():
 
 
 def test_an_output_that_is_a_list_says_what_it_found():
-    assert findings("get_fleets", ["Home Guard"]) == [(
-        "tool get_fleets", "error", "wrong_type", "(record)",
-        "expected a JSON object (the tool's output); found ['Home Guard'] (list)",
-    )]
+    assert findings("get_fleets", ["Home Guard"]) == [
+        (
+            "tool get_fleets",
+            "error",
+            "wrong_type",
+            "(record)",
+            "expected a JSON object (the tool's output); found ['Home Guard'] (list)",
+        )
+    ]
 
 
 def test_a_list_where_a_nested_object_belongs_is_a_wrong_type_at_that_key():
     status = example("get_player_status")
     status["colonies"] = [{"total_count": 1}]
-    assert findings("get_player_status", status) == [(
-        "tool get_player_status", "error", "wrong_type", "colonies",
-        "expected an object; found [{'total_count': 1}] (list)",
-    )]
+    assert findings("get_player_status", status) == [
+        (
+            "tool get_player_status",
+            "error",
+            "wrong_type",
+            "colonies",
+            "expected an object; found [{'total_count': 1}] (list)",
+        )
+    ]
 
 
 def test_a_mistyped_value_in_a_keyed_object_expects_the_value_type():
     resources = example("get_resources")
     resources["stockpiles"]["energy"] = "lots"
-    assert findings("get_resources", resources) == [(
-        "tool get_resources", "error", "wrong_type", "stockpiles.energy",
-        "expected a number; found 'lots' (string)",
-    )]
+    assert findings("get_resources", resources) == [
+        (
+            "tool get_resources",
+            "error",
+            "wrong_type",
+            "stockpiles.energy",
+            "expected a number; found 'lots' (string)",
+        )
+    ]
 
 
 def test_a_non_string_object_key_falls_back_to_the_validator_message():
     resources = example("get_resources")
     resources["stockpiles"] = {1: 2.0}
-    assert findings("get_resources", resources) == [(
-        "tool get_resources", "error", "wrong_type", "stockpiles[1].[key]",
-        "expected Input should be a valid string; found 1 (number)",
-    )]
+    assert findings("get_resources", resources) == [
+        (
+            "tool get_resources",
+            "error",
+            "wrong_type",
+            "stockpiles[1].[key]",
+            "expected Input should be a valid string; found 1 (number)",
+        )
+    ]
 
 
 def test_a_bad_date_keeps_the_rule_message_and_locator():
     status = example("get_player_status")
     status["date"] = "2342-06-15"
-    assert findings("get_player_status", status) == [(
-        "tool get_player_status", "error", "date_format", "date",
-        "expected a Stellaris date `YYYY.MM.DD` (months 1-12, days 1-30); found '2342-06-15'",
-    )]
+    assert findings("get_player_status", status) == [
+        (
+            "tool get_player_status",
+            "error",
+            "date_format",
+            "date",
+            "expected a Stellaris date `YYYY.MM.DD` (months 1-12, days 1-30); found '2342-06-15'",
+        )
+    ]
 
 
 def test_a_found_empire_without_figures_points_at_the_key():
-    [(locator, severity, rule, field, _)] = findings("get_empire", {"name": "Chosen", "found": True,
-                                                                     "military_power": 1.0})
+    [(locator, severity, rule, field, _)] = findings(
+        "get_empire", {"name": "Chosen", "found": True, "military_power": 1.0}
+    )
     assert (locator, severity, rule, field) == ("tool get_empire", "error", "required_when_found", "economy_power")
 
 
@@ -324,14 +385,23 @@ def test_a_found_empire_without_figures_points_at_the_key():
 
 def test_an_undocumented_key_does_not_hide_the_keys_after_it():
     leaders = example("get_leaders")
-    leaders["leaders"] = [{"title": "Envoy", "name": "Voss", "class": "envoy", "level": 1, "age": 33,
-                           "traits": []}]
+    leaders["leaders"] = [{"title": "Envoy", "name": "Voss", "class": "envoy", "level": 1, "age": 33, "traits": []}]
     assert findings("get_leaders", leaders) == [
-        ("tool get_leaders", "info", "undocumented_key", "leaders[0].title",
-         "key `title` is not in the specification; kept"),
-        ("tool get_leaders", "info", "undocumented_value", "leaders[0].class",
-         "class = 'envoy' is not among the values the specification names "
-         "(scientist, admiral, general, governor); kept"),
+        (
+            "tool get_leaders",
+            "info",
+            "undocumented_key",
+            "leaders[0].title",
+            "key `title` is not in the specification; kept",
+        ),
+        (
+            "tool get_leaders",
+            "info",
+            "undocumented_value",
+            "leaders[0].class",
+            "class = 'envoy' is not among the values the specification names "
+            "(scientist, admiral, general, governor); kept",
+        ),
     ]
 
 
@@ -339,7 +409,9 @@ def test_an_undocumented_key_does_not_hide_nested_objects_after_it():
     status = {"victory_rank": 3, **example("get_player_status")}
     status["colonies"]["_note"] = "colonized worlds"
     assert [(f, r) for _, _, r, f, _ in findings("get_player_status", status)] == [
-        ("victory_rank", "undocumented_key"), ("colonies._note", "undocumented_key")]
+        ("victory_rank", "undocumented_key"),
+        ("colonies._note", "undocumented_key"),
+    ]
 
 
 # --- one finding per kind ----------------------------------------------------------------------
@@ -351,22 +423,30 @@ def _at(field, locator="tool t", rule="required_key"):
 
 def test_collapse_names_three_more_then_an_ellipsis():
     [head] = collapse([_at(f"items[{i}].x") for i in range(5)])
-    assert head == Violation("tool t", "error", "required_key", "items[0].x",
-                             "m (also at 4 more: `items[1].x`, `items[2].x`, `items[3].x`, ...)")
+    assert head == Violation(
+        "tool t",
+        "error",
+        "required_key",
+        "items[0].x",
+        "m (also at 4 more: `items[1].x`, `items[2].x`, `items[3].x`, ...)",
+    )
 
 
 def test_collapse_of_four_names_all_three_others():
     [head] = collapse([_at(f"items[{i}].x") for i in range(4)])
-    assert head == Violation("tool t", "error", "required_key", "items[0].x",
-                             "m (also at 3 more: `items[1].x`, `items[2].x`, `items[3].x`)")
+    assert head == Violation(
+        "tool t", "error", "required_key", "items[0].x", "m (also at 3 more: `items[1].x`, `items[2].x`, `items[3].x`)"
+    )
 
 
 def test_collapse_keeps_distinct_places_rules_and_locators_apart():
-    kept = collapse([_at("a[0].x"), _at("a[1].y"), _at("a[2].x", locator="tool u"),
-                     _at("a[3].x", rule="wrong_type")])
+    kept = collapse([_at("a[0].x"), _at("a[1].y"), _at("a[2].x", locator="tool u"), _at("a[3].x", rule="wrong_type")])
     assert [(v.locator, v.rule, v.field, v.message) for v in kept] == [
-        ("tool t", "required_key", "a[0].x", "m"), ("tool t", "required_key", "a[1].y", "m"),
-        ("tool u", "required_key", "a[2].x", "m"), ("tool t", "wrong_type", "a[3].x", "m")]
+        ("tool t", "required_key", "a[0].x", "m"),
+        ("tool t", "required_key", "a[1].y", "m"),
+        ("tool u", "required_key", "a[2].x", "m"),
+        ("tool t", "wrong_type", "a[3].x", "m"),
+    ]
 
 
 # --- tools the seed does not define ------------------------------------------------------------
@@ -374,8 +454,12 @@ def test_collapse_keeps_distinct_places_rules_and_locators_apart():
 
 def test_an_unknown_tool_far_from_every_name_gets_no_hint():
     assert unknown_tool("get_armies", "tool get_armies") == Violation(
-        "tool get_armies", "info", "unknown_tool", "(record)",
-        "`get_armies` is not a tool of the specification; kept, not validated")
+        "tool get_armies",
+        "info",
+        "unknown_tool",
+        "(record)",
+        "`get_armies` is not a tool of the specification; kept, not validated",
+    )
 
 
 def test_near_key_under_a_keyed_object_without_a_model_still_hints_a_spelling():

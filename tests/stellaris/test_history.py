@@ -17,18 +17,31 @@ CREATE TABLE snapshots (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, c
 
 
 def event_state(energy=20.0, alloys=-12.5, food=3.0):
-    return json.dumps({"meta": {"date": "x", "player_id": 16777223, "empire_name": "UNE"},
-                       "economy": {"net_monthly": {"energy": energy, "alloys": alloys, "consumer_goods": 1.0,
-                                                   "food": food, "minerals": 35.5}}})
+    return json.dumps(
+        {
+            "meta": {"date": "x", "player_id": 16777223, "empire_name": "UNE"},
+            "economy": {
+                "net_monthly": {
+                    "energy": energy,
+                    "alloys": alloys,
+                    "consumer_goods": 1.0,
+                    "food": food,
+                    "minerals": 35.5,
+                }
+            },
+        }
+    )
 
 
 def make_history(path, rows_to_insert, schema=SCHEMA):
     con = sqlite3.connect(path)
     con.executescript(schema)
     if rows_to_insert:
-        con.executemany("INSERT INTO snapshots (session_id, game_date, military_power, colony_count, wars_count, "
-                        "energy_net, alloys_net, full_briefing_json, event_state_json) VALUES (?,?,?,?,?,?,?,?,?)",
-                        rows_to_insert)
+        con.executemany(
+            "INSERT INTO snapshots (session_id, game_date, military_power, colony_count, wars_count, "
+            "energy_net, alloys_net, full_briefing_json, event_state_json) VALUES (?,?,?,?,?,?,?,?,?)",
+            rows_to_insert,
+        )
     con.commit()
     con.close()
     return path
@@ -36,9 +49,11 @@ def make_history(path, rows_to_insert, schema=SCHEMA):
 
 def good_rows():
     briefing = json.dumps(example("get_full_briefing"))
-    return [("s1", "2342.06.15", 52000, 22, 1, 20.0, -12.5, briefing, event_state()),
-            ("s1", "2343.01.01", 53000, 23, 0, 25.0, -2.0, "{}", event_state(25.0, -2.0)),
-            ("s1", "2344.01.01", 54000, 24, 0, 30.0, 4.0, None, event_state(30.0, 4.0))]
+    return [
+        ("s1", "2342.06.15", 52000, 22, 1, 20.0, -12.5, briefing, event_state()),
+        ("s1", "2343.01.01", 53000, 23, 0, 25.0, -2.0, "{}", event_state(25.0, -2.0)),
+        ("s1", "2344.01.01", 54000, 24, 0, 30.0, 4.0, None, event_state(30.0, 4.0)),
+    ]
 
 
 def test_detection_needs_the_sqlite_header_and_a_snapshots_table(tmp_path):
@@ -57,18 +72,32 @@ def test_rows_load_into_snapshots_and_resources(tmp_path):
     db = tmp_path / "w.duckdb"
     [file] = workbench.ingest([tmp_path], db=db).files
     assert (file.status, file.records, file.rejected, file.violations) == ("ingested", 3, 0, [])
-    assert rows(db, "SELECT series, origin, locator, game_date, player_id, military_power, wars_count, at_war "
-                    "FROM stellaris_snapshots ORDER BY day") == [
+    assert rows(
+        db,
+        "SELECT series, origin, locator, game_date, player_id, military_power, wars_count, at_war "
+        "FROM stellaris_snapshots ORDER BY day",
+    ) == [
         ("companion", "history", "row 1", "2342.06.15", 16777223, 52000.0, 1, True),
         ("companion", "history", "row 2", "2343.01.01", 16777223, 53000.0, 0, False),
-        ("companion", "history", "row 3", "2344.01.01", 16777223, 54000.0, 0, False)]
-    nets = rows(db, "SELECT locator, resource, net FROM stellaris_resources WHERE resource IN ('energy', 'food') "
-                    "ORDER BY locator, resource")
-    assert nets == [("row 1", "energy", 20.0), ("row 1", "food", 3.0), ("row 2", "energy", 25.0),
-                    ("row 2", "food", 3.0), ("row 3", "energy", 30.0), ("row 3", "food", 3.0)]
+        ("companion", "history", "row 3", "2344.01.01", 16777223, 54000.0, 0, False),
+    ]
+    nets = rows(
+        db,
+        "SELECT locator, resource, net FROM stellaris_resources WHERE resource IN ('energy', 'food') "
+        "ORDER BY locator, resource",
+    )
+    assert nets == [
+        ("row 1", "energy", 20.0),
+        ("row 1", "food", 3.0),
+        ("row 2", "energy", 25.0),
+        ("row 2", "food", 3.0),
+        ("row 3", "energy", 30.0),
+        ("row 3", "food", 3.0),
+    ]
     # the first row's full briefing is validated and kept
     assert rows(db, "SELECT locator, tool, origin, valid FROM stellaris_tool_outputs") == [
-        ("row 1", "get_full_briefing", "history", True)]
+        ("row 1", "get_full_briefing", "history", True)
+    ]
     assert history.exists()
 
 
@@ -101,7 +130,8 @@ def test_bad_rows_are_found_where_they_are(tmp_path):
     assert {(v.locator, v.field, v.rule) for v in file.violations} == {
         ("row 2", "energy_net", "invariant_full_briefing"),
         ("row 3", "event_state_json", "invalid_json"),
-        ("row 4", "game_date", "date_format")}
+        ("row 4", "game_date", "date_format"),
+    }
     [(locator, raw)] = rows(db, "SELECT locator, raw FROM rejects")
     assert locator == "row 4" and json.loads(raw)["game_date"] == "someday"
 
@@ -114,7 +144,8 @@ def test_a_full_briefing_that_disagrees_with_its_columns(tmp_path):
     make_history(tmp_path / "companion.db", history_rows)
     [file] = workbench.validate([tmp_path / "companion.db"]).files
     assert {(v.locator, v.field, v.rule) for v in file.violations} == {
-        ("row 1", "military_power", "invariant_full_briefing")}
+        ("row 1", "military_power", "invariant_full_briefing")
+    }
 
 
 def test_several_sessions_are_several_series(tmp_path):
@@ -124,13 +155,18 @@ def test_several_sessions_are_several_series(tmp_path):
     db = tmp_path / "w.duckdb"
     workbench.ingest([tmp_path / "companion.db"], db=db)
     assert rows(db, "SELECT DISTINCT series FROM stellaris_snapshots ORDER BY 1") == [
-        ("companion/s1",), ("companion/s2",)]
+        ("companion/s1",),
+        ("companion/s2",),
+    ]
 
 
 def test_a_history_without_game_date_fails_with_one_line(tmp_path):
-    make_history(tmp_path / "odd.db", [],
-                 schema="CREATE TABLE snapshots (id INTEGER, session_id TEXT, game_date_text TEXT, "
-                        "military_power INTEGER, colony_count INTEGER, wars_count INTEGER, energy_net REAL, "
-                        "alloys_net REAL, full_briefing_json TEXT, event_state_json TEXT);")
+    make_history(
+        tmp_path / "odd.db",
+        [],
+        schema="CREATE TABLE snapshots (id INTEGER, session_id TEXT, game_date_text TEXT, "
+        "military_power INTEGER, colony_count INTEGER, wars_count INTEGER, energy_net REAL, "
+        "alloys_net REAL, full_briefing_json TEXT, event_state_json TEXT);",
+    )
     [file] = workbench.ingest([tmp_path / "odd.db"], db=tmp_path / "w.duckdb").files
     assert file.status == "failed" and "no `game_date` column" in file.message

@@ -58,7 +58,9 @@ def test_ingest_and_validate_leave_the_folder_as_it_was(tmp_path, folder_name):
     [file] = workbench.ingest([folder], db=db).files
     assert (file.status, file.records, file.violations) == ("ingested", 2, [])
     assert rows(db, "SELECT game_date, empire_name, military_power FROM stellaris_snapshots ORDER BY day") == [
-        ("2300.01.01", "Sol Alliance", 1000.0), ("2301.01.01", "Sol Alliance", 1001.0)]
+        ("2300.01.01", "Sol Alliance", 1000.0),
+        ("2301.01.01", "Sol Alliance", 1001.0),
+    ]
     [checked] = workbench.validate([path]).files
     assert checked.records == 2
     assert folder_state(folder) == before
@@ -93,7 +95,11 @@ def test_a_log_the_companion_has_not_folded_in_is_reported_and_left_alone(tmp_pa
     assert (file.status, file.records) == ("ingested", 2)
     [warning] = file.violations
     assert (warning.locator, warning.severity, warning.rule, warning.field) == (
-        "database", "warning", "history_wal_unread", "companion.db-wal")
+        "database",
+        "warning",
+        "history_wal_unread",
+        "companion.db-wal",
+    )
     assert "not loaded" in warning.message
     assert rows(db, "SELECT game_date FROM stellaris_snapshots ORDER BY day") == [("2300.01.01",), ("2301.01.01",)]
 

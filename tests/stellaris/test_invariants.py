@@ -9,8 +9,15 @@ def broken(outputs, player_id=None):
 
 
 def test_consistent_outputs_keep_every_invariant():
-    outputs = bundle("get_player_status", "get_resources", "get_wars", "get_situation", "get_full_briefing",
-                     "get_planets", "get_diplomacy")
+    outputs = bundle(
+        "get_player_status",
+        "get_resources",
+        "get_wars",
+        "get_situation",
+        "get_full_briefing",
+        "get_planets",
+        "get_diplomacy",
+    )
     assert check_bundle(outputs) == []
 
 
@@ -50,14 +57,16 @@ def test_net_monthly_tolerates_rounding_and_needs_every_resource():
     assert check_bundle({"get_resources": resources}) == []
     del resources["net_monthly"]["alloys"]
     assert broken({"get_resources": resources}) == {
-        ("tool get_resources", "net_monthly.alloys", "invariant_net_monthly")}
+        ("tool get_resources", "net_monthly.alloys", "invariant_net_monthly")
+    }
 
 
 def test_summary_nets_restate_net_monthly():
     resources = example("get_resources")
     resources["summary"]["energy_net"] = 0.0  # what the `monthly_net` bug left behind
     assert broken({"get_resources": resources}) == {
-        ("tool get_resources", "summary.energy_net", "invariant_net_monthly")}
+        ("tool get_resources", "summary.energy_net", "invariant_net_monthly")
+    }
 
 
 # 3. ownership uses the save's player_id
@@ -71,7 +80,10 @@ def test_owned_items_must_carry_the_players_id():
     outputs["get_planets"]["planets"][1]["owner"] = 0
     [violation] = check_bundle(outputs)
     assert (violation.locator, violation.field, violation.rule) == (
-        "tool get_planets", "planets[1].owner", "invariant_player_id")
+        "tool get_planets",
+        "planets[1].owner",
+        "invariant_player_id",
+    )
     assert "hard-coded 0" in violation.message and "16777223" in violation.message
 
 
@@ -80,8 +92,10 @@ def test_the_saves_player_id_wins_over_the_bundles():
     for planet in outputs["get_planets"]["planets"]:
         planet["owner"] = 0
     assert check_bundle(outputs) == []  # nothing says who the player is
-    assert broken(outputs, player_id=16777223) == {("tool get_planets", "planets[0].owner", "invariant_player_id"),
-                                                   ("tool get_planets", "planets[1].owner", "invariant_player_id")}
+    assert broken(outputs, player_id=16777223) == {
+        ("tool get_planets", "planets[0].owner", "invariant_player_id"),
+        ("tool get_planets", "planets[1].owner", "invariant_player_id"),
+    }
 
 
 # 4. get_full_briefing carries its source tools' values
@@ -92,7 +106,10 @@ def test_full_briefing_nets_must_equal_get_resources():
     outputs["get_full_briefing"]["economy"]["net_monthly"]["energy"] = 60.0
     [violation] = check_bundle(outputs)
     assert (violation.locator, violation.field, violation.rule) == (
-        "tool get_full_briefing", "economy.net_monthly.energy", "invariant_full_briefing")
+        "tool get_full_briefing",
+        "economy.net_monthly.energy",
+        "invariant_full_briefing",
+    )
     assert "is 60.0 but get_resources.net_monthly.energy is 20.0" in violation.message
 
 
@@ -107,8 +124,10 @@ def test_full_briefing_meta_and_military_must_equal_player_status():
     outputs = bundle("get_player_status", "get_full_briefing")
     outputs["get_full_briefing"]["meta"]["player_id"] = 0
     outputs["get_full_briefing"]["military"]["fleet_size"] = 7
-    assert broken(outputs) == {("tool get_full_briefing", "meta.player_id", "invariant_full_briefing"),
-                               ("tool get_full_briefing", "military.fleet_size", "invariant_full_briefing")}
+    assert broken(outputs) == {
+        ("tool get_full_briefing", "meta.player_id", "invariant_full_briefing"),
+        ("tool get_full_briefing", "military.fleet_size", "invariant_full_briefing"),
+    }
 
 
 def test_a_briefing_alone_or_a_malformed_source_breaks_nothing():

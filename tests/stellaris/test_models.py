@@ -6,9 +6,21 @@ from tests.stellaris.examples import EXAMPLES, example
 from workbench.stellaris.findings import check_output
 from workbench.stellaris.models import TOOLS
 
-SEED_TOOLS = ["get_player_status", "get_wars", "get_fleets", "get_resources", "get_diplomacy", "get_leaders",
-              "get_technology", "get_planets", "get_starbases", "get_full_briefing", "get_empire", "search",
-              "get_situation"]
+SEED_TOOLS = [
+    "get_player_status",
+    "get_wars",
+    "get_fleets",
+    "get_resources",
+    "get_diplomacy",
+    "get_leaders",
+    "get_technology",
+    "get_planets",
+    "get_starbases",
+    "get_full_briefing",
+    "get_empire",
+    "search",
+    "get_situation",
+]
 
 
 def errors(tool, payload):
@@ -53,8 +65,12 @@ def test_monthly_net_where_net_monthly_belongs():
 
 
 def test_a_hint_comes_from_declared_names_and_from_close_spellings():
-    technology = {"researched_techs": ["tech_lasers_1"], "completed_count": 1,
-                  "in_progress": {"physics": None, "society": None, "engineering": None}, "by_categry": {}}
+    technology = {
+        "researched_techs": ["tech_lasers_1"],
+        "completed_count": 1,
+        "in_progress": {"physics": None, "society": None, "engineering": None},
+        "by_categry": {},
+    }
     found = {field: message for field, _, message in errors("get_technology", technology)}
     assert "did you mean `researched_techs`?" in found["completed"]  # declared: real extractors write it
     assert "did you mean `in_progress`?" in found["current_research"]
@@ -112,8 +128,10 @@ def test_treaties_as_objects_are_mistyped():
 
 def test_leaders_without_a_name_and_undocumented_classes():
     leaders = example("get_leaders")
-    leaders["leaders"] += [{"class": "commander", "level": 2, "age": 40, "traits": []},
-                           {"name": "Voss", "class": "envoy", "level": 1, "age": 33, "traits": []}]
+    leaders["leaders"] += [
+        {"class": "commander", "level": 2, "age": 40, "traits": []},
+        {"name": "Voss", "class": "envoy", "level": 1, "age": 33, "traits": []},
+    ]
     assert [(f, r) for f, r, _ in errors("get_leaders", leaders)] == [("leaders[1].name", "required_key")]
     drift = {(f, r) for f, r, _ in infos("get_leaders", leaders)}
     assert drift == {("leaders[1].class", "undocumented_value"), ("leaders[2].class", "undocumented_value")}

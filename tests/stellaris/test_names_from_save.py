@@ -38,8 +38,10 @@ def gamestate(player_name, wars=None, player=5) -> bytes:
         },
     }
     if wars:
-        pairs["war"] = {str(war_id): {"name": name, "attackers": [{"country": 0}], "defenders": [{"country": player}]}
-                        for war_id, name in wars.items()}
+        pairs["war"] = {
+            str(war_id): {"name": name, "attackers": [{"country": 0}], "defenders": [{"country": player}]}
+            for war_id, name in wars.items()
+        }
     return clausewitz(pairs).encode()
 
 
@@ -82,8 +84,11 @@ def corpus_player_name_keys(path) -> list[str]:
 
 def keys_of(value) -> list[str]:
     if isinstance(value, dict):
-        return ([value["key"]] if "key" in value else []) + [k for v in value.get("variables", []) for k in keys_of(v)] \
+        return (
+            ([value["key"]] if "key" in value else [])
+            + [k for v in value.get("variables", []) for k in keys_of(v)]
             + keys_of(value.get("value"))
+        )
     return []
 
 
@@ -99,13 +104,15 @@ def test_the_corpus_empire_is_named_by_its_meta_with_the_country_template_beside
     db = tmp_path / "w.duckdb"
     workbench.ingest([corpus_save], db=db)
     [(name, key, template_text)] = rows(
-        db, "SELECT empire_name, empire_name_key, empire_name_template FROM stellaris_snapshots")
+        db, "SELECT empire_name, empire_name_key, empire_name_template FROM stellaris_snapshots"
+    )
     assert name == expected_name == "United Nations of Earth 2"
     assert key == expected_keys[0]
     assert keys_of(json.loads(template_text)) == expected_keys
     # the interface's columns keep working
     assert rows(db, "SELECT save_name, game_date, player_id, empire_name FROM stellaris_snapshots") == [
-        (corpus_save.name, "2312.01.01", CORPUS_PLAYER, "United Nations of Earth 2")]
+        (corpus_save.name, "2312.01.01", CORPUS_PLAYER, "United Nations of Earth 2")
+    ]
     [(status,)] = rows(db, "SELECT payload FROM stellaris_tool_outputs WHERE tool = 'get_player_status'")
     assert json.loads(status)["empire_name"] == "United Nations of Earth 2"
 
@@ -116,69 +123,114 @@ def test_the_corpus_empire_is_named_by_its_meta_with_the_country_template_beside
 def test_a_default_empire_key_reads_as_the_meta_name(tmp_path):
     db = ingest_save(tmp_path, {"meta": meta("United Nations of Earth"), "gamestate": gamestate({"key": "humans1"})})
     assert rows(db, "SELECT empire_name, empire_name_key, empire_name_template FROM stellaris_snapshots") == [
-        ("United Nations of Earth", "humans1", None)]
+        ("United Nations of Earth", "humans1", None)
+    ]
 
 
 def test_without_meta_a_template_of_literal_values_is_filled_in(tmp_path):
     name = template("%ADJECTIVE%", ("adjective", literal("Zorgon")), ("1", literal("Star League")))
     db = ingest_save(tmp_path, {"gamestate": gamestate(name)})
-    [(empire, key, text)] = rows(db, "SELECT empire_name, empire_name_key, empire_name_template "
-                                     "FROM stellaris_snapshots")
+    [(empire, key, text)] = rows(
+        db, "SELECT empire_name, empire_name_key, empire_name_template FROM stellaris_snapshots"
+    )
     assert (empire, key) == ("Zorgon Star League", "%ADJECTIVE%")
-    assert json.loads(text) == {"key": "%ADJECTIVE%", "variables": [
-        {"key": "adjective", "value": {"key": "Zorgon", "literal": "yes"}},
-        {"key": "1", "value": {"key": "Star League", "literal": "yes"}}]}
+    assert json.loads(text) == {
+        "key": "%ADJECTIVE%",
+        "variables": [
+            {"key": "adjective", "value": {"key": "Zorgon", "literal": "yes"}},
+            {"key": "1", "value": {"key": "Star League", "literal": "yes"}},
+        ],
+    }
 
 
 def test_a_meta_without_a_name_falls_back_to_the_country(tmp_path):
     name = template("%ADJ%", ("1", template("Union_of", ("1", literal("Free Worlds")))))
     db = ingest_save(tmp_path, {"meta": meta(None), "gamestate": gamestate(name)})
     assert rows(db, "SELECT empire_name, empire_name_key FROM stellaris_snapshots") == [
-        ("Union of Free Worlds", "%ADJ%")]
+        ("Union of Free Worlds", "%ADJ%")
+    ]
 
 
 def test_a_literal_empire_name_has_no_key(tmp_path):
     db = ingest_save(tmp_path, {"gamestate": gamestate(literal("Sol_Alliance of Free Stars"))})
     assert rows(db, "SELECT empire_name, empire_name_key, empire_name_template FROM stellaris_snapshots") == [
-        ("Sol_Alliance of Free Stars", None, None)]
+        ("Sol_Alliance of Free Stars", None, None)
+    ]
 
 
 def test_a_meta_that_does_not_parse_still_names_the_empire(tmp_path):
     broken = b'version="Phoenix v4.0.1"\nname="Broken Meta Union"\nflag=\n{\n\ticon=\n\t{\n'
     db = ingest_save(tmp_path, {"meta": broken, "gamestate": gamestate({"key": "humans1"})})
     assert rows(db, "SELECT empire_name, empire_name_key FROM stellaris_snapshots") == [
-        ("Broken Meta Union", "humans1")]
+        ("Broken Meta Union", "humans1")
+    ]
 
 
 def test_war_names_take_literal_values_as_written(tmp_path):
     wars = {
-        7: template("war_vs_names", ("1", literal("Kel_Ari Hegemony")),
-                    ("2", template("%ADJ%", ("1", template("Union_of", ("1", literal("Free Worlds"))))))),
-        8: template("war_vs_adjectives", ("1", literal("Zorgon")), ("2", literal("Human")),
-                    ("3", literal("War of Liberation"))),
+        7: template(
+            "war_vs_names",
+            ("1", literal("Kel_Ari Hegemony")),
+            ("2", template("%ADJ%", ("1", template("Union_of", ("1", literal("Free Worlds")))))),
+        ),
+        8: template(
+            "war_vs_adjectives", ("1", literal("Zorgon")), ("2", literal("Human")), ("3", literal("War of Liberation"))
+        ),
     }
-    path = write_zip(tmp_path / "w.sav", {"meta": meta("Union of Free Worlds"), "gamestate": gamestate(
-        template("%ADJ%", ("1", template("Union_of", ("1", literal("Free Worlds"))))), wars)})
+    path = write_zip(
+        tmp_path / "w.sav",
+        {
+            "meta": meta("Union of Free Worlds"),
+            "gamestate": gamestate(template("%ADJ%", ("1", template("Union_of", ("1", literal("Free Worlds"))))), wars),
+        },
+    )
     snapshot = save.read_snapshot(save.open_save(path))
     assert snapshot.outputs["get_wars"]["wars"] == [
-        "Kel_Ari Hegemony vs Union of Free Worlds", "Zorgon-Human War of Liberation"]
+        "Kel_Ari Hegemony vs Union of Free Worlds",
+        "Zorgon-Human War of Liberation",
+    ]
 
 
-@pytest.mark.parametrize("name, expected", [
-    (template("PLANET_NAME_FORMAT", ("PARENT", {"key": "NAME_Sol"}), ("NUMERAL", literal("III"))), "Sol III"),
-    (template("SUBPLANET_NAME_FORMAT",
-              ("PARENT", template("PLANET_NAME_FORMAT", ("PARENT", {"key": "SPEC_Kelbrid_system"}),
-                                  ("NUMERAL", literal("VII")))),
-              ("NUMERAL", literal("a"))), "Kelbrid VII a"),
-    (template("%ADJ%", ("1", template("Holy", ("1", template(
-        "%ADJECTIVE%", ("adjective", literal("Ma'Kar")), ("1", literal("Commonwealth"))))))),
-     "Holy Ma'Kar Commonwealth"),
-    (template("NAME_WAR_OF_REVOLT", ("Root.Target.GetName", literal("New Eden"))), "New Eden"),
-    ({"key": "PRESCRIPTED_adjective_humans1"}, "humans1"),
-    ({"key": "EMPIRE_DESIGN_humans1"}, "humans1"),
-    (literal("my_literal_Name"), "my_literal_Name"),
-    ("Plain Text", "Plain Text"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        (template("PLANET_NAME_FORMAT", ("PARENT", {"key": "NAME_Sol"}), ("NUMERAL", literal("III"))), "Sol III"),
+        (
+            template(
+                "SUBPLANET_NAME_FORMAT",
+                (
+                    "PARENT",
+                    template(
+                        "PLANET_NAME_FORMAT", ("PARENT", {"key": "SPEC_Kelbrid_system"}), ("NUMERAL", literal("VII"))
+                    ),
+                ),
+                ("NUMERAL", literal("a")),
+            ),
+            "Kelbrid VII a",
+        ),
+        (
+            template(
+                "%ADJ%",
+                (
+                    "1",
+                    template(
+                        "Holy",
+                        (
+                            "1",
+                            template("%ADJECTIVE%", ("adjective", literal("Ma'Kar")), ("1", literal("Commonwealth"))),
+                        ),
+                    ),
+                ),
+            ),
+            "Holy Ma'Kar Commonwealth",
+        ),
+        (template("NAME_WAR_OF_REVOLT", ("Root.Target.GetName", literal("New Eden"))), "New Eden"),
+        ({"key": "PRESCRIPTED_adjective_humans1"}, "humans1"),
+        ({"key": "EMPIRE_DESIGN_humans1"}, "humans1"),
+        (literal("my_literal_Name"), "my_literal_Name"),
+        ("Plain Text", "Plain Text"),
+    ],
+)
 def test_renderings(name, expected):
     assert render(name) == expected
 
@@ -188,8 +240,10 @@ def test_raw_keys_and_templates():
     assert raw_key(literal("Sol Alliance")) is None and raw_key("Sol Alliance") is None and raw_key(None) is None
     adj = template("%ADJ%", ("1", literal("Free")))
     assert raw_key(adj) == "%ADJ%"
-    assert json.loads(template_json(adj)) == {"key": "%ADJ%", "variables": [
-        {"key": "1", "value": {"key": "Free", "literal": "yes"}}]}
+    assert json.loads(template_json(adj)) == {
+        "key": "%ADJ%",
+        "variables": [{"key": "1", "value": {"key": "Free", "literal": "yes"}}],
+    }
 
 
 def test_a_database_from_before_the_key_columns_gets_them(tmp_path):
@@ -204,9 +258,12 @@ def test_a_database_from_before_the_key_columns_gets_them(tmp_path):
     con.close()
     other = tmp_path / "more"
     other.mkdir()
-    path = write_zip(other / "autosave_2251.01.01.sav",
-                     {"meta": meta("Second Union"), "gamestate": gamestate({"key": "humans2"})})
+    path = write_zip(
+        other / "autosave_2251.01.01.sav", {"meta": meta("Second Union"), "gamestate": gamestate({"key": "humans2"})}
+    )
     [file] = workbench.ingest([path], db=db).files
     assert file.status == "ingested", file.message
     assert rows(db, "SELECT empire_name, empire_name_key FROM stellaris_snapshots ORDER BY empire_name") == [
-        ("First Union", None), ("Second Union", "humans2")]
+        ("First Union", None),
+        ("Second Union", "humans2"),
+    ]

@@ -34,46 +34,102 @@ EMPIRE = "United Nations of Earth 2"
 
 # The companion's tables after its migrations: (column, declared type), as `PRAGMA table_info` lists them.
 COMPANION_TABLES = {
-    "sessions": [("id", "TEXT"), ("save_id", "TEXT"), ("save_path", "TEXT"), ("empire_name", "TEXT"),
-                 ("started_at", "INTEGER"), ("ended_at", "INTEGER"), ("last_game_date", "TEXT"),
-                 ("last_updated_at", "INTEGER"), ("latest_briefing_json", "TEXT"),
-                 ("advisor_custom_instructions", "TEXT")],
-    "snapshots": [("id", "INTEGER"), ("session_id", "TEXT"), ("captured_at", "INTEGER"), ("game_date", "TEXT"),
-                  ("save_hash", "TEXT"), ("military_power", "INTEGER"), ("colony_count", "INTEGER"),
-                  ("wars_count", "INTEGER"), ("energy_net", "REAL"), ("alloys_net", "REAL"),
-                  ("full_briefing_json", "TEXT"), ("event_state_json", "TEXT")],
-    "events": [("id", "INTEGER"), ("session_id", "TEXT"), ("captured_at", "INTEGER"), ("game_date", "TEXT"),
-               ("event_type", "TEXT"), ("summary", "TEXT"), ("data_json", "TEXT")],
+    "sessions": [
+        ("id", "TEXT"),
+        ("save_id", "TEXT"),
+        ("save_path", "TEXT"),
+        ("empire_name", "TEXT"),
+        ("started_at", "INTEGER"),
+        ("ended_at", "INTEGER"),
+        ("last_game_date", "TEXT"),
+        ("last_updated_at", "INTEGER"),
+        ("latest_briefing_json", "TEXT"),
+        ("advisor_custom_instructions", "TEXT"),
+    ],
+    "snapshots": [
+        ("id", "INTEGER"),
+        ("session_id", "TEXT"),
+        ("captured_at", "INTEGER"),
+        ("game_date", "TEXT"),
+        ("save_hash", "TEXT"),
+        ("military_power", "INTEGER"),
+        ("colony_count", "INTEGER"),
+        ("wars_count", "INTEGER"),
+        ("energy_net", "REAL"),
+        ("alloys_net", "REAL"),
+        ("full_briefing_json", "TEXT"),
+        ("event_state_json", "TEXT"),
+    ],
+    "events": [
+        ("id", "INTEGER"),
+        ("session_id", "TEXT"),
+        ("captured_at", "INTEGER"),
+        ("game_date", "TEXT"),
+        ("event_type", "TEXT"),
+        ("summary", "TEXT"),
+        ("data_json", "TEXT"),
+    ],
     "schema_version": [("version", "INTEGER"), ("updated_at", "INTEGER")],
-    "cached_chronicles": [("id", "TEXT"), ("session_id", "TEXT"), ("save_id", "TEXT"), ("language", "TEXT"),
-                          ("chronicle_text", "TEXT"), ("chapters_json", "TEXT"), ("event_count", "INTEGER"),
-                          ("snapshot_count", "INTEGER"), ("generated_at", "TEXT"),
-                          ("chronicle_custom_instructions", "TEXT")],
-    "advisor_memory": [("save_id", "TEXT"), ("language", "TEXT"), ("summary_text", "TEXT"),
-                       ("last_game_date", "TEXT"), ("updated_at", "INTEGER")],
+    "cached_chronicles": [
+        ("id", "TEXT"),
+        ("session_id", "TEXT"),
+        ("save_id", "TEXT"),
+        ("language", "TEXT"),
+        ("chronicle_text", "TEXT"),
+        ("chapters_json", "TEXT"),
+        ("event_count", "INTEGER"),
+        ("snapshot_count", "INTEGER"),
+        ("generated_at", "TEXT"),
+        ("chronicle_custom_instructions", "TEXT"),
+    ],
+    "advisor_memory": [
+        ("save_id", "TEXT"),
+        ("language", "TEXT"),
+        ("summary_text", "TEXT"),
+        ("last_game_date", "TEXT"),
+        ("updated_at", "INTEGER"),
+    ],
 }
 
 
 def state(date, military_power, energy, alloys, colonies, wars=None):
     """An `event_state_json` as the companion wrote it for our briefing."""
-    value = {"meta": {"date": date, "empire_name": EMPIRE, "campaign_id": "c0ffee", "player_id": 16777223},
-             "military": {"military_power": military_power, "military_fleets": 3},
-             "economy": {"net_monthly": {"energy": energy, "alloys": alloys, "consumer_goods": 1.25, "food": 3.0,
-                                         "minerals": 35.5}},
-             "territory": {"colonies": {"total_count": colonies}}, "technology": {"tech_count": 40},
-             "diplomacy": {"federation": None}}
+    value = {
+        "meta": {"date": date, "empire_name": EMPIRE, "campaign_id": "c0ffee", "player_id": 16777223},
+        "military": {"military_power": military_power, "military_fleets": 3},
+        "economy": {
+            "net_monthly": {"energy": energy, "alloys": alloys, "consumer_goods": 1.25, "food": 3.0, "minerals": 35.5}
+        },
+        "territory": {"colonies": {"total_count": colonies}},
+        "technology": {"tech_count": 40},
+        "diplomacy": {"federation": None},
+    }
     if wars is not None:
         value["history"] = {"wars": wars}
     return json.dumps(value, separators=(",", ":"))
 
 
 BASELINE_BRIEFING = {
-    "meta": {"empire_name": EMPIRE, "date": "2310.01.01", "version": "Phoenix v4.0.1", "player_id": 16777223,
-             "campaign_id": "c0ffee"},
+    "meta": {
+        "empire_name": EMPIRE,
+        "date": "2310.01.01",
+        "version": "Phoenix v4.0.1",
+        "player_id": 16777223,
+        "campaign_id": "c0ffee",
+    },
     "military": {"military_power": 52000.4, "military_fleets": 3, "fleet_size": 40},
-    "economy": {"economy_power": 100.0, "tech_power": 50.0,
-                "net_monthly": {"energy": 20.0, "minerals": 35.5, "food": 3.0, "alloys": -12.5,
-                                "consumer_goods": 1.25, "unity": 9.0}},
+    "economy": {
+        "economy_power": 100.0,
+        "tech_power": 50.0,
+        "net_monthly": {
+            "energy": 20.0,
+            "minerals": 35.5,
+            "food": 3.0,
+            "alloys": -12.5,
+            "consumer_goods": 1.25,
+            "unity": 9.0,
+        },
+    },
     "territory": {"colonies": {"total_count": 2, "total_population": 80}},
     "technology": {"tech_count": 40, "researched": []},
     "diplomacy": {"federation": None, "allies": []},
@@ -82,12 +138,33 @@ BASELINE_BRIEFING = {
 # (id, session_id, game_date, save_hash, military_power, colony_count, wars_count, energy_net, alloys_net,
 #  full_briefing_json, event_state_json): the three rows the companion's recorder wrote.
 COMPANION_ROWS = [
-    (1, SESSION, "2310.01.01", "h0", 52000, 2, None, 20.0, -12.5, json.dumps(BASELINE_BRIEFING),
-     state("2310.01.01", 52000.4, 20.0, -12.5, 2)),
-    (2, SESSION, "2311.01.01", "h1", 53000, 2, 1, 25.0, -2.0, None,
-     state("2311.01.01", 53000.6, 25.0, -2.0, 2, {"count": 1, "wars": ["x"]})),
-    (3, SESSION, "2312.01.01", "h2", 54000, 3, None, 30.0, 4.0, None,
-     state("2312.01.01", 54000.0, 30.0, 4.0, 3)),
+    (
+        1,
+        SESSION,
+        "2310.01.01",
+        "h0",
+        52000,
+        2,
+        None,
+        20.0,
+        -12.5,
+        json.dumps(BASELINE_BRIEFING),
+        state("2310.01.01", 52000.4, 20.0, -12.5, 2),
+    ),
+    (
+        2,
+        SESSION,
+        "2311.01.01",
+        "h1",
+        53000,
+        2,
+        1,
+        25.0,
+        -2.0,
+        None,
+        state("2311.01.01", 53000.6, 25.0, -2.0, 2, {"count": 1, "wars": ["x"]}),
+    ),
+    (3, SESSION, "2312.01.01", "h2", 54000, 3, None, 30.0, 4.0, None, state("2312.01.01", 54000.0, 30.0, 4.0, 3)),
 ]
 
 
@@ -99,12 +176,17 @@ def companion_history(path, snapshot_rows=COMPANION_ROWS):
         con.execute(f"CREATE TABLE {table} ({', '.join(f'{name} {kind}' for name, kind in columns)})")
     con.execute("PRAGMA user_version = 9")
     con.execute("INSERT INTO schema_version VALUES (9, 1795458553)")
-    con.execute("INSERT INTO sessions (id, save_id, save_path, empire_name, started_at, last_game_date) "
-                "VALUES (?, 'c610209ba48dd5cd', '/saves/une/autosave_2312.01.01.sav', ?, 1795458553, '2312.01.01')",
-                (SESSION, EMPIRE))
-    con.executemany("INSERT INTO snapshots (id, session_id, game_date, save_hash, military_power, colony_count, "
-                    "wars_count, energy_net, alloys_net, full_briefing_json, event_state_json) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", snapshot_rows)
+    con.execute(
+        "INSERT INTO sessions (id, save_id, save_path, empire_name, started_at, last_game_date) "
+        "VALUES (?, 'c610209ba48dd5cd', '/saves/une/autosave_2312.01.01.sav', ?, 1795458553, '2312.01.01')",
+        (SESSION, EMPIRE),
+    )
+    con.executemany(
+        "INSERT INTO snapshots (id, session_id, game_date, save_hash, military_power, colony_count, "
+        "wars_count, energy_net, alloys_net, full_briefing_json, event_state_json) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        snapshot_rows,
+    )
     con.commit()
     con.close()
     return path
@@ -130,15 +212,24 @@ def test_a_companion_history_loads_without_false_findings(tmp_path):
     assert [v for v in file.violations if v.rule == "invariant_full_briefing"] == []
     # what is found is only the first row's briefing held to the seed's full-briefing shape
     assert {(v.locator, v.field.split(".")[0]) for v in file.violations} <= {("row 1", "full_briefing_json")}
-    assert rows(db, "SELECT locator, series, game_date, player_id, empire_name, empire_name_key, military_power, "
-                    "colony_count, wars_count, at_war FROM stellaris_snapshots ORDER BY day") == [
+    assert rows(
+        db,
+        "SELECT locator, series, game_date, player_id, empire_name, empire_name_key, military_power, "
+        "colony_count, wars_count, at_war FROM stellaris_snapshots ORDER BY day",
+    ) == [
         ("row 1", "stellaris_history", "2310.01.01", 16777223, EMPIRE, None, 52000.0, 2, None, None),
         ("row 2", "stellaris_history", "2311.01.01", 16777223, EMPIRE, None, 53000.0, 2, 1, True),
-        ("row 3", "stellaris_history", "2312.01.01", 16777223, EMPIRE, None, 54000.0, 3, None, None)]
-    assert rows(db, "SELECT locator, resource, net FROM stellaris_resources WHERE locator = 'row 3' "
-                    "ORDER BY resource") == [
-        ("row 3", "alloys", 4.0), ("row 3", "consumer_goods", 1.25), ("row 3", "energy", 30.0),
-        ("row 3", "food", 3.0), ("row 3", "minerals", 35.5)]
+        ("row 3", "stellaris_history", "2312.01.01", 16777223, EMPIRE, None, 54000.0, 3, None, None),
+    ]
+    assert rows(
+        db, "SELECT locator, resource, net FROM stellaris_resources WHERE locator = 'row 3' ORDER BY resource"
+    ) == [
+        ("row 3", "alloys", 4.0),
+        ("row 3", "consumer_goods", 1.25),
+        ("row 3", "energy", 30.0),
+        ("row 3", "food", 3.0),
+        ("row 3", "minerals", 35.5),
+    ]
     # the baseline's briefing carries `unity` too
     assert rows(db, "SELECT net FROM stellaris_resources WHERE locator = 'row 1' AND resource = 'unity'") == [(9.0,)]
 
@@ -149,7 +240,8 @@ def test_a_column_further_off_than_int_is_still_found(tmp_path):
     path = companion_history(tmp_path / "stellaris_history.db", damaged)
     [file] = workbench.validate([path]).files
     assert [(v.locator, v.field, v.rule) for v in file.violations if v.rule == "invariant_full_briefing"] == [
-        ("row 2", "military_power", "invariant_full_briefing")]
+        ("row 2", "military_power", "invariant_full_briefing")
+    ]
 
 
 def test_the_player_empire_is_named_as_the_companion_names_it(corpus_save):
@@ -171,17 +263,33 @@ def word(key, inner):
     return {"key": key, "variables": [{"key": "1", "value": inner}]}
 
 
-@pytest.mark.parametrize("block, companion_reading", [
-    (adjective("Bilnoc", {"key": "Autocracy"}), "Bilnoc Autocracy"),  # the player's country
-    (adjective("Kelbrid", {"key": "Imperium"}), "Kelbrid Imperium"),
-    ({"key": "%ADJ%", "variables": [{"key": "1", "value": word("Galactic", adjective("Fafossan", {"key": "Empire"}))}]},
-     "Galactic Fafossan Empire"),
-    (adjective("Vetirisius", {"key": "%ADJ%", "variables": [{"key": "1", "value": word("Allied", {"key": "Worlds"})}]}),
-     "Vetirisius Allied Worlds"),
-    (adjective("Lishian", {"key": "%ADJ%", "variables": [{"key": "1", "value": word("Tranquil", {"key": "Kingdom"})}]}),
-     "Lishian Tranquil Kingdom"),
-    ({"key": "SPEC_Tycan"}, "Tycan"),
-])
+@pytest.mark.parametrize(
+    "block, companion_reading",
+    [
+        (adjective("Bilnoc", {"key": "Autocracy"}), "Bilnoc Autocracy"),  # the player's country
+        (adjective("Kelbrid", {"key": "Imperium"}), "Kelbrid Imperium"),
+        (
+            {
+                "key": "%ADJ%",
+                "variables": [{"key": "1", "value": word("Galactic", adjective("Fafossan", {"key": "Empire"}))}],
+            },
+            "Galactic Fafossan Empire",
+        ),
+        (
+            adjective(
+                "Vetirisius", {"key": "%ADJ%", "variables": [{"key": "1", "value": word("Allied", {"key": "Worlds"})}]}
+            ),
+            "Vetirisius Allied Worlds",
+        ),
+        (
+            adjective(
+                "Lishian", {"key": "%ADJ%", "variables": [{"key": "1", "value": word("Tranquil", {"key": "Kingdom"})}]}
+            ),
+            "Lishian Tranquil Kingdom",
+        ),
+        ({"key": "SPEC_Tycan"}, "Tycan"),
+    ],
+)
 def test_template_readings_agree_with_the_companion(block, companion_reading):
     assert render(block) == companion_reading
 
@@ -189,23 +297,43 @@ def test_template_readings_agree_with_the_companion(block, companion_reading):
 def test_where_the_companion_guesses_from_a_key_the_meta_name_is_used_instead(tmp_path):
     # The companion reads `EMPIRE_DESIGN_humans1` (country 0 of the corpus save) as "Humans 1",
     # a guess from the key; the save's own text for the player's empire is its meta name.
-    db = ingest_save(tmp_path, {"meta": meta("United Nations of Earth"),
-                                "gamestate": gamestate({"key": "EMPIRE_DESIGN_humans1"})})
+    db = ingest_save(
+        tmp_path, {"meta": meta("United Nations of Earth"), "gamestate": gamestate({"key": "EMPIRE_DESIGN_humans1"})}
+    )
     assert rows(db, "SELECT empire_name, empire_name_key FROM stellaris_snapshots") == [
-        ("United Nations of Earth", "EMPIRE_DESIGN_humans1")]
+        ("United Nations of Earth", "EMPIRE_DESIGN_humans1")
+    ]
 
 
 def test_the_companions_player_status_types_power_as_a_float(tmp_path):
     """Its get_player_status writes `military_power` and `economy_power` as floats
     (a 4.2.4 save: 344441.25781, 34706.57403) where seed 000 says int: a true finding."""
-    status = {"player_id": 0, "empire_name": EMPIRE, "date": "2509.07.01", "military_power": 344441.25781,
-              "economy_power": 34706.57403, "tech_power": 33920.0, "victory_rank": 5, "fleet_size": 895,
-              "military_fleet_count": 10, "military_ships": 127, "fleet_count": 10, "starbase_count": 26,
-              "outpost_count": 24, "celestial_bodies_in_territory": 223,
-              "colonies": {"total_count": 30, "total_population": 161308, "avg_pops_per_colony": 5376.9,
-                           "habitats": {"count": 16, "population": 69438, "avg_pops": 4339.9},
-                           "planets": {"count": 14, "population": 91870, "avg_pops": 6562.1}}}
+    status = {
+        "player_id": 0,
+        "empire_name": EMPIRE,
+        "date": "2509.07.01",
+        "military_power": 344441.25781,
+        "economy_power": 34706.57403,
+        "tech_power": 33920.0,
+        "victory_rank": 5,
+        "fleet_size": 895,
+        "military_fleet_count": 10,
+        "military_ships": 127,
+        "fleet_count": 10,
+        "starbase_count": 26,
+        "outpost_count": 24,
+        "celestial_bodies_in_territory": 223,
+        "colonies": {
+            "total_count": 30,
+            "total_population": 161308,
+            "avg_pops_per_colony": 5376.9,
+            "habitats": {"count": 16, "population": 69438, "avg_pops": 4339.9},
+            "planets": {"count": 14, "population": 91870, "avg_pops": 6562.1},
+        },
+    }
     (tmp_path / "get_player_status.json").write_text(json.dumps(status))
     [file] = workbench.validate([tmp_path / "get_player_status.json"]).files
     assert sorted((v.field, v.rule) for v in file.violations if v.severity == "error") == [
-        ("economy_power", "wrong_type"), ("military_power", "wrong_type")]
+        ("economy_power", "wrong_type"),
+        ("military_power", "wrong_type"),
+    ]

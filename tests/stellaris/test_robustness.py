@@ -13,8 +13,11 @@ from workbench.stellaris import tables
 from workbench.stellaris.extractor import read
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
     max_leaves=25,
 )
@@ -29,7 +32,7 @@ def mutate(value, replacement, path):
     if isinstance(value, dict):
         name = list(value)[key]
         return {**value, name: mutate(value[name], replacement, path[1:])}
-    return [*value[:key], mutate(value[key], replacement, path[1:]), *value[key + 1:]]
+    return [*value[:key], mutate(value[key], replacement, path[1:]), *value[key + 1 :]]
 
 
 def expected_counts(document) -> tuple[int, int]:
@@ -43,8 +46,11 @@ def expected_counts(document) -> tuple[int, int]:
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(tools=st.lists(TOOLS, min_size=1, max_size=4, unique=True), replacement=JSON,
-       path=st.lists(st.integers(min_value=0, max_value=50), max_size=4))
+@given(
+    tools=st.lists(TOOLS, min_size=1, max_size=4, unique=True),
+    replacement=JSON,
+    path=st.lists(st.integers(min_value=0, max_value=50), max_size=4),
+)
 @pytest.mark.slow
 def test_any_mutation_of_a_bundle_is_read_and_loads(tmp_path, tools, replacement, path):
     bundle = {tool: EXAMPLES[tool] for tool in tools}

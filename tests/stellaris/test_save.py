@@ -64,7 +64,10 @@ def test_corpus_save_nets_equal_the_games_own_balance(corpus_save, tmp_path):
 def test_derived_outputs_are_validated_and_stored(corpus_save):
     extraction = read_save(corpus_save, "corpus")
     assert {o["tool"]: o["valid"] for o in extraction.tool_outputs} == {
-        "get_player_status": True, "get_resources": True, "get_wars": True}
+        "get_player_status": True,
+        "get_resources": True,
+        "get_wars": True,
+    }
 
 
 def test_the_player_is_read_by_id_not_as_country_zero(tmp_path):
@@ -80,7 +83,10 @@ def test_a_damaged_budget_and_a_foreign_planet_are_reported(tmp_path):
     snapshot = save.read_snapshot(save.open_save(path))
     [violation] = snapshot.violations
     assert (violation.locator, violation.field, violation.rule) == (
-        f"country {campaign.player_id}", "budget.current_month.balance.energy", "invariant_net_monthly")
+        f"country {campaign.player_id}",
+        "budget.current_month.balance.energy",
+        "invariant_net_monthly",
+    )
     path, campaign = synthetic_save(tmp_path / "foreign_planet.sav", state_index=4)
     snapshot = save.read_snapshot(save.open_save(path))
     [violation] = snapshot.violations
@@ -90,8 +96,9 @@ def test_a_damaged_budget_and_a_foreign_planet_are_reported(tmp_path):
 
 def test_a_gamestate_without_the_players_country_is_a_rejected_record(tmp_path):
     meta = b'version="v"\nname="x"\ndate="2250.01.01"\n'
-    gamestate = (b'date="2250.01.01"\nplayer=\n{\n\t{\n\t\tname="p"\n\t\tcountry=5\n\t}\n}\n'
-                 b"country=\n{\n\t0=\n\t{\n\t}\n}\n")
+    gamestate = (
+        b'date="2250.01.01"\nplayer=\n{\n\t{\n\t\tname="p"\n\t\tcountry=5\n\t}\n}\ncountry=\n{\n\t0=\n\t{\n\t}\n}\n'
+    )
     path = write_zip(tmp_path / "orphan.sav", {"meta": meta, "gamestate": gamestate})
     db = tmp_path / "w.duckdb"
     [file] = workbench.ingest([path], db=db).files
@@ -112,7 +119,7 @@ def patch_sizes(path: Path, member: str, size: int) -> None:
     for signature, size_at, name_at in ((b"PK\x03\x04", 22, 30), (b"PK\x01\x02", 24, 46)):
         position = data.find(signature)
         while position != -1:
-            if data[position + name_at: position + name_at + len(name)] == name:
+            if data[position + name_at : position + name_at + len(name)] == name:
                 struct.pack_into("<I", data, position + size_at, size)
             position = data.find(signature, position + 1)
     path.write_bytes(bytes(data))
@@ -161,10 +168,13 @@ def test_the_stream_cap_stops_a_member_at_the_bytes_left(tmp_path, monkeypatch):
     assert data == b"a" * 3000
 
 
-@pytest.mark.parametrize("content, reason", [
-    (b"this is not a zip archive", "not a zip archive"),
-    (b"", "not a zip archive"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"this is not a zip archive", "not a zip archive"),
+        (b"", "not a zip archive"),
+    ],
+)
 def test_a_sav_that_is_not_a_zip_is_unreadable(tmp_path, content, reason):
     path = tmp_path / "fake.sav"
     path.write_bytes(content)
@@ -191,8 +201,14 @@ def test_bad_saves_fail_alone_and_good_ones_land(tmp_path):
     db = tmp_path / "w.duckdb"
     report = workbench.ingest([folder], db=db)
     status = {Path(f.path).name: f.status for f in report.files}
-    assert status == {"autosave_0.sav": "ingested", "autosave_1.sav": "ingested", "autosave_2.sav": "ingested",
-                      "corrupt.sav": "failed", "no_gamestate.sav": "failed", "truncated.sav": "failed"}
+    assert status == {
+        "autosave_0.sav": "ingested",
+        "autosave_1.sav": "ingested",
+        "autosave_2.sav": "ingested",
+        "corrupt.sav": "failed",
+        "no_gamestate.sav": "failed",
+        "truncated.sav": "failed",
+    }
     for failed in report.failed:
         assert failed.message.startswith(failed.path + ": ") and "\n" not in failed.message
     assert rows(db, "SELECT count(*) FROM stellaris_snapshots")[0][0] == 3

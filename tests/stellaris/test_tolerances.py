@@ -62,9 +62,11 @@ def test_a_net_off_by_less_than_0_01_is_consistent(net):
 def test_a_net_off_by_more_than_0_01_breaks_the_invariant(net):
     violations = check_bundle({"get_resources": resources_with_energy_net(net)})
     assert [(v.locator, v.severity, v.rule, v.field) for v in violations] == [
-        ("tool get_resources", "error", "invariant_net_monthly", "net_monthly.energy")]
+        ("tool get_resources", "error", "invariant_net_monthly", "net_monthly.energy")
+    ]
     assert violations[0].message == (
-        f"`net_monthly.energy` is {net:g} but income - expenses = 140 - 120 = 20 (tolerance 0.01)")
+        f"`net_monthly.energy` is {net:g} but income - expenses = 140 - 120 = 20 (tolerance 0.01)"
+    )
 
 
 @pytest.mark.parametrize("offset, broken", [(INSIDE, False), (-INSIDE, False), (OUTSIDE, True), (-OUTSIDE, True)])
@@ -91,8 +93,14 @@ def test_a_full_briefing_carries_its_sources_values_within_0_01(offset, broken):
     assert outputs["get_resources"]["net_monthly"]["alloys"] == -12.5
     outputs["get_full_briefing"]["economy"]["net_monthly"]["alloys"] = -12.5 + offset
     outputs["get_full_briefing"]["military"]["military_power"] = 52000 + offset
-    expected = [("tool get_full_briefing", "error", "invariant_full_briefing", field)
-                for field in ("military.military_power", "economy.net_monthly.alloys")] if broken else []
+    expected = (
+        [
+            ("tool get_full_briefing", "error", "invariant_full_briefing", field)
+            for field in ("military.military_power", "economy.net_monthly.alloys")
+        ]
+        if broken
+        else []
+    )
     assert found(outputs) == expected
 
 
@@ -103,12 +111,14 @@ def tiny_save(path: Path, countries: dict[int, dict], players: list[int], date: 
     """A save written by hand: `meta`, then a gamestate holding the date, the `player`
     block (one entry per id, in that order) and the given countries, laid out as the game
     lays them out (one tab per depth)."""
-    gamestate = synth.clausewitz({
-        "version": "Phoenix v4.0.1",
-        "date": date,
-        "player": [{"name": f"player_{n}", "country": country} for n, country in enumerate(players, 1)],
-        "country": {str(country_id): entry for country_id, entry in countries.items()},
-    })
+    gamestate = synth.clausewitz(
+        {
+            "version": "Phoenix v4.0.1",
+            "date": date,
+            "player": [{"name": f"player_{n}", "country": country} for n, country in enumerate(players, 1)],
+            "country": {str(country_id): entry for country_id, entry in countries.items()},
+        }
+    )
     meta = synth.clausewitz({"version": "Phoenix v4.0.1", "name": "Tiny Save", "date": date})
     return write_zip(path, {"meta": meta.encode(), "gamestate": gamestate.encode()})
 
@@ -148,18 +158,24 @@ def test_a_balance_off_by_less_than_0_01_agrees_with_the_budget(tmp_path, ships)
     assert snapshot.violations == []
 
 
-@pytest.mark.parametrize("ships", [-120.0 - OUTSIDE, -120.0 + OUTSIDE, -120.5, -119.6],
-                         ids=["below", "above", "-0.5", "+0.4"])
+@pytest.mark.parametrize(
+    "ships", [-120.0 - OUTSIDE, -120.0 + OUTSIDE, -120.5, -119.6], ids=["below", "above", "-0.5", "+0.4"]
+)
 def test_a_balance_off_by_more_than_0_01_is_a_damaged_budget(tmp_path, ships):
     path = tiny_save(tmp_path / "outside.sav", {5: energy_country(ships)}, [5])
     snapshot = save.read_snapshot(save.open_save(path))
     assert snapshot.net == {"energy": 20.0, "minerals": 95.5}
     [violation] = snapshot.violations
     assert (violation.locator, violation.severity, violation.rule, violation.field) == (
-        "country 5", "error", "invariant_net_monthly", "budget.current_month.balance.energy")
+        "country 5",
+        "error",
+        "invariant_net_monthly",
+        "budget.current_month.balance.energy",
+    )
     balance = round(140.0 + ships, 5)
-    assert violation.message == (f"the game's balance for energy sums to {balance:g} but income - expenses = "
-                                 f"140 - 120 = 20 (tolerance 0.01)")
+    assert violation.message == (
+        f"the game's balance for energy sums to {balance:g} but income - expenses = 140 - 120 = 20 (tolerance 0.01)"
+    )
 
 
 def test_a_damaged_balance_reaches_the_report_and_the_database(tmp_path):
@@ -167,32 +183,48 @@ def test_a_damaged_balance_reaches_the_report_and_the_database(tmp_path):
     outside = tiny_save(tmp_path / "outside.sav", {5: energy_country(-120.0 + OUTSIDE)}, [5])
     db = tmp_path / "w.duckdb"
     report = workbench.ingest([inside, outside], db=db)
-    errors = {Path(f.path).name: [(v.locator, v.rule, v.field) for v in f.violations if v.severity == "error"]
-              for f in report.files}
-    assert errors == {"inside.sav": [],
-                      "outside.sav": [("country 5", "invariant_net_monthly", "budget.current_month.balance.energy")]}
+    errors = {
+        Path(f.path).name: [(v.locator, v.rule, v.field) for v in f.violations if v.severity == "error"]
+        for f in report.files
+    }
+    assert errors == {
+        "inside.sav": [],
+        "outside.sav": [("country 5", "invariant_net_monthly", "budget.current_month.balance.energy")],
+    }
     # Both stay records, with the budget's net (not the balance) stored.
-    assert rows(db, "SELECT s.path LIKE '%outside.sav', r.net FROM stellaris_resources r JOIN sources s "
-                    "USING (source_id) WHERE r.resource = 'energy' ORDER BY 1") == [(False, 20.0), (True, 20.0)]
+    assert rows(
+        db,
+        "SELECT s.path LIKE '%outside.sav', r.net FROM stellaris_resources r JOIN sources s "
+        "USING (source_id) WHERE r.resource = 'energy' ORDER BY 1",
+    ) == [(False, 20.0), (True, 20.0)]
 
 
 # --- a multiplayer save: the first player is the player ------------------------------------
 
-ALPHA = country("Alpha", income={"country_base": {"energy": 140.0, "minerals": 95.5}},
-                expenses={"ships": {"energy": 120.0}},
-                balance={"country_base": {"energy": 140.0, "minerals": 95.5}, "ships": {"energy": -120.0}},
-                military_power=52000.0)
-BETA = country("Beta", income={"country_base": {"energy": 300.0, "alloys": 40.0}},
-               expenses={"ships": {"energy": 230.0, "alloys": 55.0}},
-               balance={"country_base": {"energy": 300.0, "alloys": 40.0},
-                        "ships": {"energy": -230.0, "alloys": -55.0}},
-               military_power=7000.0)
+ALPHA = country(
+    "Alpha",
+    income={"country_base": {"energy": 140.0, "minerals": 95.5}},
+    expenses={"ships": {"energy": 120.0}},
+    balance={"country_base": {"energy": 140.0, "minerals": 95.5}, "ships": {"energy": -120.0}},
+    military_power=52000.0,
+)
+BETA = country(
+    "Beta",
+    income={"country_base": {"energy": 300.0, "alloys": 40.0}},
+    expenses={"ships": {"energy": 230.0, "alloys": 55.0}},
+    balance={"country_base": {"energy": 300.0, "alloys": 40.0}, "ships": {"energy": -230.0, "alloys": -55.0}},
+    military_power=7000.0,
+)
 
 
-@pytest.mark.parametrize("players, expected", [
-    ([5, 9], {"player_id": 5, "key": "Alpha", "net": {"energy": 20.0, "minerals": 95.5}, "military_power": 52000}),
-    ([9, 5], {"player_id": 9, "key": "Beta", "net": {"energy": 70.0, "alloys": -15.0}, "military_power": 7000}),
-], ids=["alpha-first", "beta-first"])
+@pytest.mark.parametrize(
+    "players, expected",
+    [
+        ([5, 9], {"player_id": 5, "key": "Alpha", "net": {"energy": 20.0, "minerals": 95.5}, "military_power": 52000}),
+        ([9, 5], {"player_id": 9, "key": "Beta", "net": {"energy": 70.0, "alloys": -15.0}, "military_power": 7000}),
+    ],
+    ids=["alpha-first", "beta-first"],
+)
 def test_a_multiplayer_save_is_read_for_its_first_player(tmp_path, players, expected):
     path = tiny_save(tmp_path / "multiplayer.sav", {5: ALPHA, 9: BETA}, players)
     snapshot = save.read_snapshot(save.open_save(path))
@@ -204,8 +236,7 @@ def test_a_multiplayer_save_is_read_for_its_first_player(tmp_path, players, expe
     assert snapshot.outputs["get_resources"]["net_monthly"] == expected["net"]
     assert [(v.locator, v.severity, v.rule) for v in snapshot.violations] == [("player", "info", "multiplayer_save")]
     first, last = players
-    assert snapshot.violations[0].message == (
-        f"the save has 2 players (countries {first}, {last}); the first is read")
+    assert snapshot.violations[0].message == (f"the save has 2 players (countries {first}, {last}); the first is read")
 
 
 # The synthetic campaign's save, made multiplayer: the campaign's player first, a rival
@@ -236,11 +267,11 @@ def budget_by_lines(gamestate: bytes, country_id: int) -> dict[str, dict[str, fl
     end = gamestate.index(b"\n\t}\n", start)
     entry = gamestate[start:end]
     month = entry.index(b"\n\t\t\tcurrent_month=\n\t\t\t{")
-    month_text = entry[month: entry.index(b"\n\t\t\t}\n", month) + 1]
+    month_text = entry[month : entry.index(b"\n\t\t\t}\n", month) + 1]
     sums = {}
     for part in ("income", "expenses", "balance"):
         at = month_text.index(b"\n\t\t\t\t%s=\n\t\t\t\t{" % part.encode())
-        block = month_text[at: month_text.index(b"\n\t\t\t\t}\n", at)]
+        block = month_text[at : month_text.index(b"\n\t\t\t\t}\n", at)]
         totals: dict[str, float] = {}
         for resource, amount in re.findall(rb"\n\t{6}(\w+)=(-?[\d.]+)", block):
             totals[resource.decode()] = totals.get(resource.decode(), 0.0) + float(amount)
@@ -265,7 +296,8 @@ def test_a_multiplayer_campaign_save_is_the_first_players(tmp_path):
     [file] = workbench.ingest([tmp_path / "autosave.sav"], db=db).files
     assert (file.status, file.records, file.rejected) == ("ingested", 1, 0)
     assert [(v.locator, v.severity, v.rule) for v in file.violations if v.rule == "multiplayer_save"] == [
-        ("player", "info", "multiplayer_save")]
+        ("player", "info", "multiplayer_save")
+    ]
     assert [v for v in file.violations if v.severity == "error"] == []
     assert rows(db, "SELECT player_id FROM stellaris_snapshots") == [(player,)]
     stored = dict(rows(db, "SELECT resource, net FROM stellaris_resources WHERE income <> 0 OR expenses <> 0"))

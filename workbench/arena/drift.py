@@ -19,24 +19,39 @@ def findings(con: duckdb.DuckDBPyConnection, source_id: int) -> list[Violation]:
     found = []
     [(count, first)] = con.execute(tables.RUNTIME_TARGETS, params).fetchall()
     if count:
-        found.append(Violation(
-            f"line {first}", "info", "param_spelling", f"params.{RUNTIME_TARGET}",
-            f"`{RUNTIME_TARGET}` is the real runtime's spelling of move_to's target; did you mean `target`? "
-            f"The seed takes `target` [x, y, z] or target_x/y/z; accepted as the target ({line_count(count)}, "
-            f"first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "info",
+                "param_spelling",
+                f"params.{RUNTIME_TARGET}",
+                f"`{RUNTIME_TARGET}` is the real runtime's spelling of move_to's target; did you mean `target`? "
+                f"The seed takes `target` [x, y, z] or target_x/y/z; accepted as the target ({line_count(count)}, "
+                f"first line {first})",
+            )
+        )
     for key, code, count, first in con.execute(tables.UNDOCUMENTED_CODES, params).fetchall():
-        found.append(Violation(
-            f"line {first}", "info", "undocumented_error_code", f"{key}.error_code",
-            f"error code {code!r} is not among the seed's codes ({', '.join(ERROR_CODES)}); kept, and counted "
-            f"under its own name in arena_error_rates ({line_count(count)}, first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "info",
+                "undocumented_error_code",
+                f"{key}.error_code",
+                f"error code {code!r} is not among the seed's codes ({', '.join(ERROR_CODES)}); kept, and counted "
+                f"under its own name in arena_error_rates ({line_count(count)}, first line {first})",
+            )
+        )
     for key, count, first in con.execute(tables.EXTRA_KEYS, params).fetchall():
-        found.append(Violation(
-            f"line {first}", "info", "undocumented_key", key,
-            f"key `{key}` is not part of a decision line ({', '.join(tables.DECISION_KEYS)}); kept in "
-            f"arena_decisions.extra ({line_count(count)}, first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "info",
+                "undocumented_key",
+                key,
+                f"key `{key}` is not part of a decision line ({', '.join(tables.DECISION_KEYS)}); kept in "
+                f"arena_decisions.extra ({line_count(count)}, first line {first})",
+            )
+        )
     return found
 
 
@@ -49,30 +64,50 @@ def trace_findings(con: duckdb.DuckDBPyConnection, params: dict) -> list[Violati
     found = []
     [(count, first, episode)] = con.execute(tables.EPISODE_MISMATCH, params).fetchall()
     if count:
-        found.append(Violation(
-            f"line {first}", "info", "episode_mismatch", "episode_id",
-            f"episode_id {episode!r} is not the file's name ({params['episode']!r}.jsonl), which the runtime names "
-            f"after the episode; the record's episode_id is the one joined to decisions "
-            f"({line_count(count)}, first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "info",
+                "episode_mismatch",
+                "episode_id",
+                f"episode_id {episode!r} is not the file's name ({params['episode']!r}.jsonl), which the runtime names "
+                f"after the episode; the record's episode_id is the one joined to decisions "
+                f"({line_count(count)}, first line {first})",
+            )
+        )
     [(count, first, step, keys)] = con.execute(tables.DEFAULTED_STAMPS, source).fetchall()
     if count:
-        found.append(Violation(
-            f"line {first}", "warning", "step_stamp_missing", f"steps[{step}].{keys[0]}",
-            f"a step leaves out {' and '.join(f'`{k}`' for k in keys)}, which the runtime writes on every step "
-            f"(and its trace reader requires); taken from the step's record "
-            f"({count} step{'s' if count != 1 else ''}, first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "warning",
+                "step_stamp_missing",
+                f"steps[{step}].{keys[0]}",
+                f"a step leaves out {' and '.join(f'`{k}`' for k in keys)}, which the runtime writes on every step "
+                f"(and its trace reader requires); taken from the step's record "
+                f"({count} step{'s' if count != 1 else ''}, first line {first})",
+            )
+        )
     for key, count, first in con.execute(tables.TRACE_EXTRA_KEYS, source).fetchall():
-        found.append(Violation(
-            f"line {first}", "info", "undocumented_key", key,
-            f"key `{key}` is not part of a trace record ({', '.join(tables.TRACE_KEYS)}); kept in "
-            f"arena_traces.extra ({line_count(count)}, first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "info",
+                "undocumented_key",
+                key,
+                f"key `{key}` is not part of a trace record ({', '.join(tables.TRACE_KEYS)}); kept in "
+                f"arena_traces.extra ({line_count(count)}, first line {first})",
+            )
+        )
     for key, count, first, step in con.execute(tables.STEP_EXTRA_KEYS, source).fetchall():
-        found.append(Violation(
-            f"line {first}", "info", "undocumented_key", f"steps[{step}].{key}",
-            f"key `{key}` is not part of a trace step ({', '.join(tables.STEP_KEYS)}); kept in "
-            f"arena_trace_steps.extra ({line_count(count)}, first line {first})",
-        ))
+        found.append(
+            Violation(
+                f"line {first}",
+                "info",
+                "undocumented_key",
+                f"steps[{step}].{key}",
+                f"key `{key}` is not part of a trace step ({', '.join(tables.STEP_KEYS)}); kept in "
+                f"arena_trace_steps.extra ({line_count(count)}, first line {first})",
+            )
+        )
     return found

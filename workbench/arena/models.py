@@ -217,7 +217,11 @@ DecisionLine: Any = Annotated[
         tuple(Annotated[_decision_model(tool, params), Tag(tool)] for tool, params in TOOLS.items())
         + (Annotated[UnknownToolDecision, Tag(UNKNOWN_TOOL)],)
     ],
-    Discriminator(tag_by("tool", TOOLS, UNKNOWN_TOOL), custom_error_type="not_an_object", custom_error_message="expected a JSON object"),
+    Discriminator(
+        tag_by("tool", TOOLS, UNKNOWN_TOOL),
+        custom_error_type="not_an_object",
+        custom_error_message="expected a JSON object",
+    ),
 ]
 LINE_TAGS = (*TOOLS, UNKNOWN_TOOL)
 
@@ -230,8 +234,10 @@ def unknown_param_message(tool: str, key: str) -> str:
     listed = ", ".join(k for k in known if k != RUNTIME_TARGET) or "none"
     seed_name = RUNTIME_PARAMS.get((tool, key))
     if seed_name:
-        return (f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}); the real runtime "
-                f"spells it so, but the seed is the contract, so it is an error; did you mean `{seed_name}`?")
+        return (
+            f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}); the real runtime "
+            f"spells it so, but the seed is the contract, so it is an error; did you mean `{seed_name}`?"
+        )
     return f"`{key}` is not a parameter of {tool} in the seed (parameters: {listed}){hint(key, known)}"
 
 
@@ -248,8 +254,9 @@ def _iso_time(value: str) -> str:
     try:
         datetime.fromisoformat(value)
     except ValueError:
-        raise rule_error("timestamp_format", f"expected an ISO 8601 time such as 2026-03-06T18:30:00.123456Z; "
-                                             f"found {found(value)}") from None
+        raise rule_error(
+            "timestamp_format", f"expected an ISO 8601 time such as 2026-03-06T18:30:00.123456Z; found {found(value)}"
+        ) from None
     return value
 
 
@@ -289,9 +296,11 @@ class TraceRecord(BaseModel):
             if others:
                 index, value = others[0]
                 more = f" ({len(others)} steps differ)" if len(others) > 1 else ""
-                raise rule_error("step_mismatch",
-                                 f"every step carries its record's {key} ({own!r}); found {value!r}{more}",
-                                 field=f"{index}.{key}")
+                raise rule_error(
+                    "step_mismatch",
+                    f"every step carries its record's {key} ({own!r}); found {value!r}{more}",
+                    field=f"{index}.{key}",
+                )
         return steps
 
 

@@ -44,8 +44,9 @@ def _decision_lines(con: duckdb.DuckDBPyConnection) -> list[str]:
     [(decisions, valid, agents, models)] = con.execute(DECISION_COUNTS).fetchall()
     if not decisions:
         return []
-    lines = [f"arena decisions: {decisions} from {agents} agents, {models} models "
-             f"({valid} valid, {valid / decisions:.1%})"]
+    lines = [
+        f"arena decisions: {decisions} from {agents} agents, {models} models ({valid} valid, {valid / decisions:.1%})"
+    ]
     rates = con.execute(ERROR_RATES).fetchall()
     if rates:
         shown = ", ".join(f"{code} {rate:.1%}" for code, _, _, rate in rates)
@@ -160,8 +161,9 @@ ORDER BY t.episode_id, t.tick, t.agent_id
 """
 
 
-def decision_drilldown(con: duckdb.DuckDBPyConnection, agent_id: str | None = None, episode_id: str | None = None,
-                       tick: int | None = None) -> pl.DataFrame:
+def decision_drilldown(
+    con: duckdb.DuckDBPyConnection, agent_id: str | None = None, episode_id: str | None = None, tick: int | None = None
+) -> pl.DataFrame:
     """Each Agent Arena decision (of `agent_id`, `episode_id`, `tick` when given): valid or
     not, its tool, params and violations, and, when its tick was traced, the data of each
     of the runtime's steps (observation, retrieved, prompt, llm_request, response, the
@@ -180,8 +182,9 @@ def step_times(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return _frame(con, STEP_TIMES, {})
 
 
-def traced_ticks(con: duckdb.DuckDBPyConnection, agent_id: str | None = None,
-                 episode_id: str | None = None) -> pl.DataFrame:
+def traced_ticks(
+    con: duckdb.DuckDBPyConnection, agent_id: str | None = None, episode_id: str | None = None
+) -> pl.DataFrame:
     """The (agent, episode, tick) that have a trace, to jump to one: its step names in
     order, total time, whether it reached a decision step (a tick whose LLM call failed
     has none), and the decision logged for that tick (`decision_line`, NULL if none)."""
@@ -192,5 +195,7 @@ def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFra
     try:
         return query_frame(con, sql, params)
     except duckdb.CatalogException:
-        raise WorkbenchError("this database has no Agent Arena trace tables; ingest Agent Arena logs "
-                             "(*.decisions.jsonl, traces/<episode_id>.jsonl) with this workbench first") from None
+        raise WorkbenchError(
+            "this database has no Agent Arena trace tables; ingest Agent Arena logs "
+            "(*.decisions.jsonl, traces/<episode_id>.jsonl) with this workbench first"
+        ) from None

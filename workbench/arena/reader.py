@@ -33,8 +33,13 @@ def load(ctx: LoadContext) -> Counts:
         rejected += counts.rejected
     # A new line can carry the result of the action before it: the outcomes of earlier
     # lines may change. Decisions are the lines read.
-    tables.derive(ctx.con, ctx.source_id, ctx.first_line, whole=not ctx.appending or ctx.forgot_cut_line,
-                  game_id=game_of_file(ctx.path, SUFFIX))
+    tables.derive(
+        ctx.con,
+        ctx.source_id,
+        ctx.first_line,
+        whole=not ctx.appending or ctx.forgot_cut_line,
+        game_id=game_of_file(ctx.path, SUFFIX),
+    )
     ctx.add_file_findings(drift.findings(ctx.con, ctx.source_id))
     return Counts(records, rejected)
 

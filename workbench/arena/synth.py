@@ -59,10 +59,14 @@ assert set(MESSAGES) == set(ERROR_CODES)
 
 TRACE_FAULT_RATE = 0.03
 # An LLM call's duration by model: median ms and the spread of its logarithm.
-LLM_MS = {"gpt-4o-mini": (650, 0.35), "llama3.1:8b": (1400, 0.4), "qwen2.5:14b": (2600, 0.45),
-          "claude-3-5-haiku": (900, 0.3)}
+LLM_MS = {
+    "gpt-4o-mini": (650, 0.35),
+    "llama3.1:8b": (1400, 0.4),
+    "qwen2.5:14b": (2600, 0.45),
+    "claude-3-5-haiku": (900, 0.3),
+}
 EPISODE_START = datetime(2026, 3, 6, 18, 30)
-SYSTEM_PROMPT = "You are an autonomous agent in Agent Arena. Answer with one JSON tool call: {\"tool\", \"params\"}."
+SYSTEM_PROMPT = 'You are an autonomous agent in Agent Arena. Answer with one JSON tool call: {"tool", "params"}.'
 
 
 def generate(out_dir: Path, scale: int, rng: random.Random) -> list[dict]:
@@ -89,8 +93,9 @@ def generate(out_dir: Path, scale: int, rng: random.Random) -> list[dict]:
     return entries
 
 
-def _episode(episode_id: str, scenario: str, crashed: bool,
-             rng: random.Random) -> tuple[list[str], list[dict], list[tuple[str, int, dict]]]:
+def _episode(
+    episode_id: str, scenario: str, crashed: bool, rng: random.Random
+) -> tuple[list[str], list[dict], list[tuple[str, int, dict]]]:
     """The log's lines, its faults, and each decision as (agent, tick, line as written)."""
     agents = [f"agent_{n:03d}" for n in range(1, rng.randint(3, 5) + 1)]
     models = {agent: rng.choice(MODELS) for agent in agents}
@@ -144,9 +149,13 @@ def _params(tool: str, rng: random.Random) -> tuple[dict, str]:
     if tool == "move_to":
         x, y, z = _position(rng)
         form = rng.random()
-        params = ({"target": [x, y, z]} if form < 0.6 else
-                  {"target_x": x, "target_y": y, "target_z": z} if form < 0.88 else
-                  {"target_position": [x, y, z]})
+        params = (
+            {"target": [x, y, z]}
+            if form < 0.6
+            else {"target_x": x, "target_y": y, "target_z": z}
+            if form < 0.88
+            else {"target_position": [x, y, z]}
+        )
         if rng.random() < 0.15:
             params["speed"] = rng.choice([0.5, 1.5, 2.0])
         return params, "Heading to the nearest target"
@@ -182,8 +191,22 @@ def _outcome(tool: str, params: dict, rng: random.Random) -> dict:
 
 def _break(line: dict, rng: random.Random) -> tuple[str, str]:
     """Plant one fault in a decision; returns (field, rule) as the reader reports them."""
-    kind = rng.choice(["unknown_tool", "runtime_tool", "tick_text", "speed", "short_target", "half_axes", "filter",
-                       "radius_text", "no_target_name", "no_station", "no_message", "unknown_param"])
+    kind = rng.choice(
+        [
+            "unknown_tool",
+            "runtime_tool",
+            "tick_text",
+            "speed",
+            "short_target",
+            "half_axes",
+            "filter",
+            "radius_text",
+            "no_target_name",
+            "no_station",
+            "no_message",
+            "unknown_param",
+        ]
+    )
     if kind == "unknown_tool":
         line.update(tool="pick_up", params={"target_name": "Berry1"})
         return "tool", "unknown_tool"
@@ -195,10 +218,18 @@ def _break(line: dict, rng: random.Random) -> tuple[str, str]:
         return "tick", "int_type"
     if kind in ("speed", "short_target", "half_axes"):
         line["tool"] = "move_to"
-        line["params"] = {"speed": -1.0, "target": [1.0, 0.0, 2.0]} if kind == "speed" else \
-            {"target": [4.0, 1.5]} if kind == "short_target" else {"target_x": 4.0}
-        return {"speed": ("params.speed", "greater_than"), "short_target": ("params.target", "position_xyz"),
-                "half_axes": ("params.target_y", "move_target_incomplete")}[kind]
+        line["params"] = (
+            {"speed": -1.0, "target": [1.0, 0.0, 2.0]}
+            if kind == "speed"
+            else {"target": [4.0, 1.5]}
+            if kind == "short_target"
+            else {"target_x": 4.0}
+        )
+        return {
+            "speed": ("params.speed", "greater_than"),
+            "short_target": ("params.target", "position_xyz"),
+            "half_axes": ("params.target_y", "move_target_incomplete"),
+        }[kind]
     if kind == "filter":
         line.update(tool="query_world", params={"radius": 20.0, "filter_type": "enemy"})
         return "params.filter_type", "enum_value"
@@ -225,8 +256,9 @@ def _fault(line: int, field: str, rule: str) -> dict:
 # --- reasoning traces ---------------------------------------------------------------
 
 
-def _trace_file(episode: str, number: int, decided: list[tuple[str, int, dict]], crashed: bool,
-                rng: random.Random) -> tuple[list[str], list[dict]]:
+def _trace_file(
+    episode: str, number: int, decided: list[tuple[str, int, dict]], crashed: bool, rng: random.Random
+) -> tuple[list[str], list[dict]]:
     agents = sorted({agent for agent, _, _ in decided})
     untraced = rng.choice(agents)  # this agent's behaviour ran with tracing off
     with_memory = {agent for agent in agents if rng.random() < 0.5}
@@ -250,8 +282,9 @@ def _trace_file(episode: str, number: int, decided: list[tuple[str, int, dict]],
     return lines, faults
 
 
-def _trace(episode: str, agent: str, tick: int, decision: dict, start: datetime, with_memory: bool,
-           rng: random.Random) -> dict:
+def _trace(
+    episode: str, agent: str, tick: int, decision: dict, start: datetime, with_memory: bool, rng: random.Random
+) -> dict:
     """One traced tick: the runtime's steps, each stamped with its agent and tick, timed."""
     steps: list[dict] = []
     record = {"agent_id": agent, "tick": tick, "episode_id": episode, "start_time": _iso(start), "steps": steps}
@@ -260,37 +293,57 @@ def _trace(episode: str, agent: str, tick: int, decision: dict, start: datetime,
     def step(name: str, data: dict, duration_ms: float | None) -> None:
         nonlocal clock
         clock += timedelta(milliseconds=(duration_ms or 0.0) + rng.uniform(0.01, 0.2))
-        entry: dict[str, Any] = {"timestamp": _iso(clock), "agent_id": agent, "tick": tick, "name": name,
-                                 "data": data}
+        entry: dict[str, Any] = {"timestamp": _iso(clock), "agent_id": agent, "tick": tick, "name": name, "data": data}
         if duration_ms is not None:
             entry["duration_ms"] = duration_ms
         steps.append(entry)
 
     position = [round(rng.uniform(-20, 20), 2), 0.0, round(rng.uniform(-20, 20), 2)]
-    step("observation", {"position": position, "health": rng.choice([100, 100, 90, 75]),
-                         "energy": rng.randint(40, 100), "nearby_resources": rng.randint(0, 4),
-                         "nearby_hazards": rng.randint(0, 1)}, _ms(rng, 0.3, 0.5))
+    step(
+        "observation",
+        {
+            "position": position,
+            "health": rng.choice([100, 100, 90, 75]),
+            "energy": rng.randint(40, 100),
+            "nearby_resources": rng.randint(0, 4),
+            "nearby_hazards": rng.randint(0, 1),
+        },
+        _ms(rng, 0.3, 0.5),
+    )
     if with_memory:
         count = rng.randint(0, 3)
-        items = [{"tick": max(tick - rng.randint(1, 10), 0), "position": [round(rng.uniform(-20, 20), 2), 0.0,
-                                                                          round(rng.uniform(-20, 20), 2)]}
-                 for _ in range(count)]
+        items = [
+            {
+                "tick": max(tick - rng.randint(1, 10), 0),
+                "position": [round(rng.uniform(-20, 20), 2), 0.0, round(rng.uniform(-20, 20), 2)],
+            }
+            for _ in range(count)
+        ]
         step("retrieved", {"count": count, "items": items}, _ms(rng, 12, 0.5))
     user_prompt = f"Tick {tick}. Position {position}. What is your next action?"
-    step("prompt", {"system_prompt": SYSTEM_PROMPT, "user_prompt": user_prompt,
-                    "length": len(SYSTEM_PROMPT) + len(user_prompt)}, _ms(rng, 0.8, 0.4))
+    step(
+        "prompt",
+        {"system_prompt": SYSTEM_PROMPT, "user_prompt": user_prompt, "length": len(SYSTEM_PROMPT) + len(user_prompt)},
+        _ms(rng, 0.8, 0.4),
+    )
     model = decision["model"]  # every decision names its model (`_decision`)
     median, spread = LLM_MS.get(model, (1000, 0.4))
-    step("llm_request", {"model": model, "prompt": user_prompt, "temperature": 0.7, "max_tokens": 256},
-         _ms(rng, median, spread))
+    step(
+        "llm_request",
+        {"model": model, "prompt": user_prompt, "temperature": 0.7, "max_tokens": 256},
+        _ms(rng, median, spread),
+    )
     answer = {"tool": decision.get("tool"), "params": decision.get("params")}
     if decision.get("tool") == "idle" and rng.random() < 0.3:  # the runtime's fallback after an unreadable answer
         raw = "I should look around first, then decide where to"
         step("response", {"raw_text": raw, "tokens_used": 256, "finish_reason": "length"}, _ms(rng, 0.2, 0.5))
         step("parse_error", {"error": "no JSON object in the response", "raw_text": raw}, None)
         return record
-    step("response", {"raw_text": json.dumps(answer), "tokens_used": rng.randint(25, 90), "finish_reason": "stop"},
-         _ms(rng, 0.2, 0.5))
+    step(
+        "response",
+        {"raw_text": json.dumps(answer), "tokens_used": rng.randint(25, 90), "finish_reason": "stop"},
+        _ms(rng, 0.2, 0.5),
+    )
     data = {**answer, **({"reasoning": decision["reasoning"]} if "reasoning" in decision else {})}
     step("decision", data, _ms(rng, 0.1, 0.5) if rng.random() < 0.5 else None)
     return record
@@ -309,8 +362,9 @@ def _break_trace(record: dict, rng: random.Random) -> tuple[str, str]:
     steps = record["steps"]
     timed = next(i for i, s in enumerate(steps) if s["name"] == "llm_request")
     prompt = next(i for i, s in enumerate(steps) if s["name"] == "prompt")
-    kind = rng.choice(["duration_text", "negative_duration", "data_text", "tick_text", "no_steps", "step_tick",
-                       "start_time"])
+    kind = rng.choice(
+        ["duration_text", "negative_duration", "data_text", "tick_text", "no_steps", "step_tick", "start_time"]
+    )
     if kind == "duration_text":
         steps[timed]["duration_ms"] = str(steps[timed]["duration_ms"])
         return f"steps[{timed}].duration_ms", "float_type"

@@ -26,72 +26,117 @@ from workbench.arena.models import (
 from workbench.catalog import DECISIONS
 from workbench.schema import Column, Table, once, run_on
 
-ARENA_DECISIONS = Table("arena_decisions", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("episode", "VARCHAR", "from the file name: `<episode>.decisions.jsonl`"),
-    Column("agent_id", "VARCHAR", "the agent that decided (`agent_id`)", path="agent_id"),
-    Column("tick", "BIGINT", "the simulation tick it decided at (`tick`)", path="tick"),
-    Column("tool", "VARCHAR", "the tool it called (`tool`): move_to, collect, craft, ...", path="tool"),
-    Column("params", "JSON", "the tool's parameters as written (`params`)", path="params"),
-    Column("reasoning", "VARCHAR", "the agent's stated reasoning (`reasoning`); NULL where the line has none",
-           path="reasoning"),
-    Column("model", "VARCHAR", "the model behind the agent (`model`); NULL where the line names none", path="model"),
-    Column("result", "JSON", "the decision's own outcome object (`result`), where the line has one", path="result"),
-    Column("last_action_result", "JSON", "the outcome of the agent's previous decision, as this line reports it "
-                                         "(`last_action_result`)", path="last_action_result"),
-    Column("success", "BOOLEAN", "outcome of this decision, where the log tells it"),
-    Column("error_code", "VARCHAR", "that outcome's `error_code` (OUT_OF_RANGE, NOT_FOUND, ...); NULL where it "
-                                    "has none"),
-    Column("error_message", "VARCHAR", "that outcome's `error_message`"),
-    Column("extra", "JSON", "top-level keys the log format does not list, and a tick beyond 64 bits as written"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per line of a decision log (`*.decisions.jsonl`): an agent's tool call, valid or not, with its "
-       "outcome: its own `result`, else the `last_action_result` the agent reports on its next line.",
-    model=Decision)
+ARENA_DECISIONS = Table(
+    "arena_decisions",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("episode", "VARCHAR", "from the file name: `<episode>.decisions.jsonl`"),
+        Column("agent_id", "VARCHAR", "the agent that decided (`agent_id`)", path="agent_id"),
+        Column("tick", "BIGINT", "the simulation tick it decided at (`tick`)", path="tick"),
+        Column("tool", "VARCHAR", "the tool it called (`tool`): move_to, collect, craft, ...", path="tool"),
+        Column("params", "JSON", "the tool's parameters as written (`params`)", path="params"),
+        Column(
+            "reasoning",
+            "VARCHAR",
+            "the agent's stated reasoning (`reasoning`); NULL where the line has none",
+            path="reasoning",
+        ),
+        Column(
+            "model", "VARCHAR", "the model behind the agent (`model`); NULL where the line names none", path="model"
+        ),
+        Column("result", "JSON", "the decision's own outcome object (`result`), where the line has one", path="result"),
+        Column(
+            "last_action_result",
+            "JSON",
+            "the outcome of the agent's previous decision, as this line reports it (`last_action_result`)",
+            path="last_action_result",
+        ),
+        Column("success", "BOOLEAN", "outcome of this decision, where the log tells it"),
+        Column(
+            "error_code",
+            "VARCHAR",
+            "that outcome's `error_code` (OUT_OF_RANGE, NOT_FOUND, ...); NULL where it has none",
+        ),
+        Column("error_message", "VARCHAR", "that outcome's `error_message`"),
+        Column("extra", "JSON", "top-level keys the log format does not list, and a tick beyond 64 bits as written"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per line of a decision log (`*.decisions.jsonl`): an agent's tool call, valid or not, with its "
+    "outcome: its own `result`, else the `last_action_result` the agent reports on its next line.",
+    model=Decision,
+)
 
-ARENA_TRACES = Table("arena_traces", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("agent_id", "VARCHAR", "the agent traced (`agent_id`)", path="agent_id"),
-    Column("episode_id", "VARCHAR", "the record's, else from the file name: `traces/<episode_id>.jsonl`",
-           path="episode_id"),
-    Column("tick", "BIGINT", "the simulation tick traced (`tick`)", path="tick"),
-    Column("start_time", "TIMESTAMP", "when the tick's reasoning started (`start_time`), as UTC", path="start_time"),
-    Column("steps", "BIGINT", "how many steps the record holds"),
-    Column("extra", "JSON", "top-level keys a trace record does not have"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per reasoning-trace record: a traced tick of one agent.", model=TraceRecord)
+ARENA_TRACES = Table(
+    "arena_traces",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("agent_id", "VARCHAR", "the agent traced (`agent_id`)", path="agent_id"),
+        Column(
+            "episode_id",
+            "VARCHAR",
+            "the record's, else from the file name: `traces/<episode_id>.jsonl`",
+            path="episode_id",
+        ),
+        Column("tick", "BIGINT", "the simulation tick traced (`tick`)", path="tick"),
+        Column(
+            "start_time", "TIMESTAMP", "when the tick's reasoning started (`start_time`), as UTC", path="start_time"
+        ),
+        Column("steps", "BIGINT", "how many steps the record holds"),
+        Column("extra", "JSON", "top-level keys a trace record does not have"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per reasoning-trace record: a traced tick of one agent.",
+    model=TraceRecord,
+)
 
-ARENA_TRACE_STEPS = Table("arena_trace_steps", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "the record's line", required=True),
-    Column("agent_id", "VARCHAR", "the record's `agent_id`"),
-    Column("episode_id", "VARCHAR", "the record's `episode_id` (as `arena_traces.episode_id`)"),
-    Column("tick", "BIGINT", "the record's `tick`"),
-    Column("step", "BIGINT", "position in the record's steps, from 0 as in a violation's `steps[N]`",
-           required=True),
-    Column("name", "VARCHAR", "the step's `name`: observation, retrieved, prompt, llm_request, response, decision",
-           path="name"),
-    Column("ts", "TIMESTAMP", "the step's `timestamp`, as UTC", path="timestamp"),
-    Column("duration_ms", "DOUBLE", "milliseconds the step took (`duration_ms`); NULL where it was not measured",
-           path="duration_ms"),
-    Column("data", "JSON", "the step's `data`, as written", path="data"),
-    Column("defaulted", "VARCHAR[]", "agent_id, tick: keys the step leaves out and takes from its record"),
-    Column("extra", "JSON", "keys a step does not have"),
-), doc="One row per step of a reasoning trace, joinable to arena_decisions by agent, episode and tick.",
-    model=TraceStep)
+ARENA_TRACE_STEPS = Table(
+    "arena_trace_steps",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "the record's line", required=True),
+        Column("agent_id", "VARCHAR", "the record's `agent_id`"),
+        Column("episode_id", "VARCHAR", "the record's `episode_id` (as `arena_traces.episode_id`)"),
+        Column("tick", "BIGINT", "the record's `tick`"),
+        Column(
+            "step", "BIGINT", "position in the record's steps, from 0 as in a violation's `steps[N]`", required=True
+        ),
+        Column(
+            "name",
+            "VARCHAR",
+            "the step's `name`: observation, retrieved, prompt, llm_request, response, decision",
+            path="name",
+        ),
+        Column("ts", "TIMESTAMP", "the step's `timestamp`, as UTC", path="timestamp"),
+        Column(
+            "duration_ms",
+            "DOUBLE",
+            "milliseconds the step took (`duration_ms`); NULL where it was not measured",
+            path="duration_ms",
+        ),
+        Column("data", "JSON", "the step's `data`, as written", path="data"),
+        Column("defaulted", "VARCHAR[]", "agent_id, tick: keys the step leaves out and takes from its record"),
+        Column("extra", "JSON", "keys a step does not have"),
+    ),
+    doc="One row per step of a reasoning trace, joinable to arena_decisions by agent, episode and tick.",
+    model=TraceStep,
+)
 
 TABLES = (ARENA_DECISIONS, ARENA_TRACES, ARENA_TRACE_STEPS)
 
 # Not stored: the keys of an outcome object (a decision's `result`, or the
 # `last_action_result` its agent reports next), read into the decision's columns of
 # the same names.
-OUTCOME = Table("arena_outcome", (
-    Column("success", "BOOLEAN", path="success"),
-    Column("error_code", "VARCHAR", path="error_code"),
-    Column("error_message", "VARCHAR", path="error_message"),
-), model=ActionResult)
+OUTCOME = Table(
+    "arena_outcome",
+    (
+        Column("success", "BOOLEAN", path="success"),
+        Column("error_code", "VARCHAR", path="error_code"),
+        Column("error_message", "VARCHAR", path="error_message"),
+    ),
+    model=ActionResult,
+)
 
 DECISION_KEYS = list(Decision.model_fields)
 # JSON merge-patch with nulls deletes the decision's own keys, leaving the extras.
@@ -99,8 +144,10 @@ _STRIP_KNOWN = "{" + ",".join(f'"{k}":null' for k in DECISION_KEYS) + "}"
 _DOCUMENTED_CODES = ", ".join(f"'{code}'" for code in ERROR_CODES)
 # A tick the BIGINT column cannot hold (beyond 64 bits: its line breaks the tick's rule)
 # is kept in `extra` as written, not lost as a NULL.
-_UNFIT_TICK = ("CASE WHEN json_type(j -> 'tick') IN ('UBIGINT', 'BIGINT', 'DOUBLE') "
-               "AND TRY_CAST(j -> 'tick' AS BIGINT) IS NULL THEN json_object('tick', j -> 'tick') ELSE '{}' END")
+_UNFIT_TICK = (
+    "CASE WHEN json_type(j -> 'tick') IN ('UBIGINT', 'BIGINT', 'DOUBLE') "
+    "AND TRY_CAST(j -> 'tick' AS BIGINT) IS NULL THEN json_object('tick', j -> 'tick') ELSE '{}' END"
+)
 
 VIEWS = f"""
 CREATE OR REPLACE VIEW arena_error_rates AS
@@ -127,9 +174,9 @@ FROM failures JOIN totals USING (model, tool);
 # What each view holds, by its name.
 VIEW_DOCS = {
     "arena_error_rates": "Tool failures per error code, over the decisions whose outcome is known: per model and "
-                         "tool, per model, per tool and over all (`(all models)`, `(all tools)`), with the "
-                         "failures, the outcomes they are out of, their rate, and whether the code is one the "
-                         "specification documents.",
+    "tool, per model, per tool and over all (`(all models)`, `(all tools)`), with the "
+    "failures, the outcomes they are out of, their rate, and whether the code is one the "
+    "specification documents.",
 }
 
 # The batch of (seq, raw, valid) lines the insert reads.
@@ -157,7 +204,7 @@ UPDATE arena_decisions d
 SET success = o.success, error_code = o.error_code, error_message = o.error_message
 FROM (
     SELECT seq, {OUTCOME.select_paths("outcome")}
-    FROM (SELECT seq, coalesce({_object('result')}, {_object('next_last')}) AS outcome
+    FROM (SELECT seq, coalesce({_object("result")}, {_object("next_last")}) AS outcome
           FROM (SELECT seq, result,
                        lead(last_action_result) OVER (PARTITION BY agent_id ORDER BY tick, seq) AS next_last
                 FROM arena_decisions WHERE source_id = $source_id AND ({rows})))
@@ -223,8 +270,7 @@ _STRIP_STEP_KEYS = "{" + ",".join(f'"{k}":null' for k in STEP_KEYS) + "}"
 
 def _extra(expr: str, strip: str) -> str:
     """The keys of the JSON object `expr` that `strip` (a merge patch of nulls) does not delete."""
-    return (f"CASE WHEN json_type({expr}) = 'OBJECT' "
-            f"THEN nullif(json_merge_patch({expr}, '{strip}'), '{{}}'::JSON) END")
+    return f"CASE WHEN json_type({expr}) = 'OBJECT' THEN nullif(json_merge_patch({expr}, '{strip}'), '{{}}'::JSON) END"
 
 
 _EPISODE = ARENA_TRACES.column("episode_id")
@@ -238,8 +284,9 @@ WHERE json_type(j) = 'OBJECT'
 """)
 
 # A stamp written as null is left out too: the step model takes None for it.
-_LEFT_OUT = ", ".join(f"CASE WHEN coalesce(json_type(s, '$.{key}'), 'NULL') = 'NULL' THEN '{key}' END"
-                      for key in STEP_STAMPS)
+_LEFT_OUT = ", ".join(
+    f"CASE WHEN coalesce(json_type(s, '$.{key}'), 'NULL') = 'NULL' THEN '{key}' END" for key in STEP_STAMPS
+)
 INSERT_TRACE_STEPS = ARENA_TRACE_STEPS.insert(f"""
 SELECT $source_id AS source_id, seq, t.agent_id, t.episode_id, t.tick, step, {ARENA_TRACE_STEPS.select_paths("s")},
        CASE WHEN json_type(s) = 'OBJECT' THEN list_filter([{_LEFT_OUT}], lambda k: k IS NOT NULL) END AS defaulted,

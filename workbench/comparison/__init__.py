@@ -55,4 +55,3 @@ __all__ = [
     "plan_in_words",
     "check_plan",
 ]
-

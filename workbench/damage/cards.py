@@ -25,8 +25,17 @@ from collections.abc import Sequence
 import eval7
 
 # eval7's category (its value >> 24) -> the simulator's name (`evaluate_hand`)
-CATEGORIES = ("high_card", "pair", "two_pair", "three_kind", "straight", "flush", "full_house", "four_kind",
-              "straight_flush")
+CATEGORIES = (
+    "high_card",
+    "pair",
+    "two_pair",
+    "three_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_kind",
+    "straight_flush",
+)
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 DECK = tuple(rank + suit for rank in RANKS for suit in SUITS)

@@ -34,9 +34,11 @@ SUIT = np.arange(52) % 4
 # (2-8) in base 5 (bits 0-16), of its high ranks (9-A) in base 5 (bits 17-30) and the
 # number of its cards of each suit (a nibble each, from bit 32).
 LOW_RANKS, LOW_BITS, HIGH_BITS = 7, 17, 14
-PACKED = np.where(RANK < LOW_RANKS, 5 ** np.minimum(RANK, LOW_RANKS - 1), 0).astype(np.int64) \
-    | (np.where(RANK >= LOW_RANKS, 5 ** np.maximum(RANK - LOW_RANKS, 0), 0).astype(np.int64) << LOW_BITS) \
+PACKED = (
+    np.where(RANK < LOW_RANKS, 5 ** np.minimum(RANK, LOW_RANKS - 1), 0).astype(np.int64)
+    | (np.where(RANK >= LOW_RANKS, 5 ** np.maximum(RANK - LOW_RANKS, 0), 0).astype(np.int64) << LOW_BITS)
     | (np.int64(1) << (32 + 4 * SUIT).astype(np.int64))
+)
 SIZES = (5, 7)  # draw5 hands; hold'em hole cards with a full board
 # Situations dealt in one step: their deals take CHUNK x samples x cards left (1 byte each).
 CHUNK = 256
@@ -60,7 +62,7 @@ class Tables:
         deck = [[eval7.Card(DECK[rank * 4][0] + "cdhs"[suit]) for suit in range(4)] for rank in range(13)]
         low = _multisets(range(LOW_RANKS))
         high = _multisets(range(LOW_RANKS, 13))
-        self.low_index = np.zeros(5 ** LOW_RANKS, dtype=np.int64)
+        self.low_index = np.zeros(5**LOW_RANKS, dtype=np.int64)
         for sets in low.values():
             for place, ranks in enumerate(sets):
                 self.low_index[_key(ranks, 0)] = place
@@ -100,8 +102,10 @@ class Tables:
 
 def _multisets(ranks: range) -> dict[int, list[tuple]]:
     """The multisets of these ranks (each at most four times) by size, 0 to 7."""
-    return {size: [m for m in itertools.combinations_with_replacement(ranks, size)
-                   if all(m.count(r) <= 4 for r in set(m))] for size in range(8)}
+    return {
+        size: [m for m in itertools.combinations_with_replacement(ranks, size) if all(m.count(r) <= 4 for r in set(m))]
+        for size in range(8)
+    }
 
 
 def _key(ranks: tuple, first: int) -> int:
@@ -126,8 +130,9 @@ def strengths(cards: np.ndarray) -> np.ndarray:
     return tables().look_up(PACKED[cards].sum(axis=-1), cards.shape[-1], lambda where: cards[where])
 
 
-def win_probability(hand: Sequence[str], board: Sequence[str], opponents: int, style: str,
-                    samples: int = SAMPLES, seed: int = 0) -> tuple[float, float]:
+def win_probability(
+    hand: Sequence[str], board: Sequence[str], opponents: int, style: str, samples: int = SAMPLES, seed: int = 0
+) -> tuple[float, float]:
     """The share of the pot `hand` takes on average against `opponents` hands of unknown
     cards, with the rest of a hold'em board to come: (probability, standard error), the
     error 0 where every case was counted (the river, heads-up). Many at once:
@@ -144,8 +149,9 @@ def win_probability(hand: Sequence[str], board: Sequence[str], opponents: int, s
     return float(p[0]), float(se[0])
 
 
-def win_probabilities(hands: list[list[int]], boards: list[list[int]], opponents: list[int], style: str,
-                      samples: int, seeds: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def win_probabilities(
+    hands: list[list[int]], boards: list[list[int]], opponents: list[int], style: str, samples: int, seeds: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
     """Per situation (its hand, board, opponents still in and seed; all of one card
     style): the share of the pot its hand takes on average and the standard error (0
     where every case was counted: the river, heads-up)."""
@@ -154,8 +160,9 @@ def win_probabilities(hands: list[list[int]], boards: list[list[int]], opponents
     shapes: dict[tuple, list[int]] = {}
     for index, (hand, board, k) in enumerate(zip(hands, boards, opponents)):
         shapes.setdefault((len(hand), len(board), k), []).append(index)
-    chunks = [(k, rows[start:start + CHUNK]) for (_, _, k), rows in shapes.items()
-              for start in range(0, len(rows), CHUNK)]
+    chunks = [
+        (k, rows[start : start + CHUNK]) for (_, _, k), rows in shapes.items() for start in range(0, len(rows), CHUNK)
+    ]
 
     def judge(chunk):
         k, part = chunk
@@ -216,8 +223,7 @@ def _sampled(mine, table, k, to_come, each, samples, seeds) -> tuple[np.ndarray,
 
     look_up = tables().look_up
     own = look_up(board + PACKED[mine].sum(axis=1)[:, None], n, lambda where: with_board(mine[where[0]], where))
-    theirs = look_up(board[..., None] + PACKED[holes].sum(axis=-1), n,
-                     lambda where: with_board(holes[where], where))
+    theirs = look_up(board[..., None] + PACKED[holes].sum(axis=-1), n, lambda where: with_board(holes[where], where))
     share = _shares(own, theirs)
     spread = share.std(axis=1, ddof=1) / math.sqrt(samples)
     # every deal alike (all lost, all won): the error of a share not yet seen to vary
@@ -238,7 +244,7 @@ def _deal(left: np.ndarray, need: int, samples: int, seeds: list[int]) -> np.nda
     for step in range(need):
         pick = (draws[..., step] * (count - step)).astype(np.int64)[..., None]
         dealt[..., step] = np.take_along_axis(deck, pick, axis=-1)[..., 0]
-        np.put_along_axis(deck, pick, deck[..., count - 1 - step:count - step], axis=-1)
+        np.put_along_axis(deck, pick, deck[..., count - 1 - step : count - step], axis=-1)
     return dealt
 
 
@@ -247,7 +253,7 @@ def _uniform(seeds: np.ndarray, count: int) -> np.ndarray:
     of the seed's own stream, so a situation's deals depend on its seed alone."""
     with np.errstate(over="ignore"):
         state = _mix(seeds)[:, None] + np.arange(1, count + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        return (_mix(state) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+        return (_mix(state) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
 def _mix(z: np.ndarray) -> np.ndarray:

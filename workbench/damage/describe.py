@@ -24,8 +24,10 @@ def _affect(p: dict) -> str:
     mode = p.get("mode")
     if mode == "attack_team":
         helpers = f" with {', '.join(p['assistants'])}" if p.get("assistants") else ""
-        return (f"{p.get('lead_player_id')}{helpers} attacks {p.get('target_player_id')} on {p.get('emotion')}: "
-                f"intended {_signed(p.get('raw_delta'))}, applied {_signed(p.get('applied_delta'))}")
+        return (
+            f"{p.get('lead_player_id')}{helpers} attacks {p.get('target_player_id')} on {p.get('emotion')}: "
+            f"intended {_signed(p.get('raw_delta'))}, applied {_signed(p.get('applied_delta'))}"
+        )
     if mode == "self_regulate":
         return f"{p.get('player_id')} self-regulates (stress -{p.get('stress_recovered', 0):.2f})"
     return f"affect {mode}: " + _pairs(p)
@@ -33,8 +35,11 @@ def _affect(p: dict) -> str:
 
 def _action(p: dict) -> str:
     plan = p.get("attack_plan")
-    aim = (f"; aims {plan.get('emotional_intent')} at {plan.get('target_player_id')} "
-           f"({plan.get('manipulation_plan')})") if isinstance(plan, dict) else ""
+    aim = (
+        (f"; aims {plan.get('emotional_intent')} at {plan.get('target_player_id')} ({plan.get('manipulation_plan')})")
+        if isinstance(plan, dict)
+        else ""
+    )
     return f"{p.get('player_id')} {p.get('kind')} → pot {p.get('pot')}, high bet {p.get('current_high_bet')}{aim}"
 
 
@@ -50,12 +55,15 @@ def _showdown(p: dict) -> str:
 
 
 _DESCRIPTIONS = {
-    "hand_started": lambda p: f"hand {p.get('turn')} starts: {len(p.get('players') or [])} players, "
-                              f"ante {p.get('ante')}, pot {p.get('pot')}",
+    "hand_started": lambda p: (
+        f"hand {p.get('turn')} starts: {len(p.get('players') or [])} players, ante {p.get('ante')}, pot {p.get('pot')}"
+    ),
     "hand_ended": lambda p: f"hand {p.get('turn')} ends",
     "phase_changed": lambda p: f"phase: {p.get('phase')}",
-    "affect_intent": lambda p: f"{p.get('player_id')} intends {(p.get('intent') or {}).get('mode')} on "
-                               f"{(p.get('intent') or {}).get('target_player_id')}",
+    "affect_intent": lambda p: (
+        f"{p.get('player_id')} intends {(p.get('intent') or {}).get('mode')} on "
+        f"{(p.get('intent') or {}).get('target_player_id')}"
+    ),
     "affect_resolved": _affect,
     "action_submitted": _submitted,
     "action_resolved": _action,
@@ -64,11 +72,15 @@ _DESCRIPTIONS = {
     "player_eliminated": lambda p: f"{p.get('player_id')} is eliminated",
     "fold_saved_life": lambda p: f"{p.get('player_id')} folded and keeps its life",
     "chatter_posted": lambda p: f"{p.get('player_id')}: “{p.get('text')}”",
-    "thinking": lambda p: f"{p.get('player_id')} thinking {p.get('status')}"
-                          + (f" ({p['stage']})" if p.get("stage") else "")
-                          + (f": {p['summary']}" if p.get("summary") else ""),
-    "provider_call": lambda p: f"{p.get('player_id')} called {p.get('resolved_model')} "
-                               f"({p.get('latency_ms')} ms, {(p.get('usage') or {}).get('total_tokens')} tokens)",
+    "thinking": lambda p: (
+        f"{p.get('player_id')} thinking {p.get('status')}"
+        + (f" ({p['stage']})" if p.get("stage") else "")
+        + (f": {p['summary']}" if p.get("summary") else "")
+    ),
+    "provider_call": lambda p: (
+        f"{p.get('player_id')} called {p.get('resolved_model')} "
+        f"({p.get('latency_ms')} ms, {(p.get('usage') or {}).get('total_tokens')} tokens)"
+    ),
     "game_ended": lambda p: "game over",
 }
 

@@ -100,7 +100,7 @@ def _drift_value(event_type: str, key: str, values) -> str:
 # whose enums the real game extends.
 OTHERS = f"""
 SELECT CASE WHEN type NOT IN ({DOCUMENTED}) THEN type END,
-       [{', '.join(_drift_value(t, k, values) for (t, k), values in DRIFT_VALUES.items())}],
+       [{", ".join(_drift_value(t, k, values) for (t, k), values in DRIFT_VALUES.items())}],
        count(*), min(seq)
 FROM {CHUNK} WHERE type NOT IN ({DOCUMENTED}) OR type IN ({_sql_list({t for t, _ in DRIFT_VALUES})})
 GROUP BY ALL
@@ -112,7 +112,7 @@ GROUP BY ALL
 # depth, `json_structure`, cost more, and lose the keys of an object in an array whose
 # other elements are not objects.)
 KEYS = f"""
-SELECT type, CASE {' '.join(f'WHEN type IN ({_sql_list(types)}) THEN {sql}' for sql, types in _TYPES_READING.items())} END,
+SELECT type, CASE {" ".join(f"WHEN type IN ({_sql_list(types)}) THEN {sql}" for sql, types in _TYPES_READING.items())} END,
        CASE WHEN extra IS NOT NULL THEN json_keys(extra) END, count(*), min(seq)
 FROM {CHUNK} WHERE type IN ({DOCUMENTED}) AND starts_with(payload, '{{')
 GROUP BY ALL
@@ -183,8 +183,11 @@ def _undocumented_keys(event_type: str, keys: str) -> list[tuple[int, str]]:
     not list, in the order of the checks."""
     checks, lists = KEYS_READ[event_type][0], json.loads(keys)
     found = {check_no: set(listed or ()) for check_no, listed in zip(checks, lists)}
-    return [(check_no, key) for check_no in CHECKS_OF[event_type]
-            for key in sorted(found[check_no] - KEY_CHECKS[check_no][3])]
+    return [
+        (check_no, key)
+        for check_no in CHECKS_OF[event_type]
+        for key in sorted(found[check_no] - KEY_CHECKS[check_no][3])
+    ]
 
 
 def _as_list(key) -> list:
@@ -199,14 +202,20 @@ def _count(tally: dict, key, lines: int, first: int) -> None:
 def _extra_payload_key(check_no: int, key: str, lines: int, first: int) -> Violation:
     event_type, _, field, _ = KEY_CHECKS[check_no]
     return Violation(
-        f"line {first}", "info", "undocumented_key", f"{field}.{key}",
+        f"line {first}",
+        "info",
+        "undocumented_key",
+        f"{field}.{key}",
         f"key `{key}` of {event_type} is not in the specification; kept ({line_count(lines)}, first line {first})",
     )
 
 
 def _undocumented_value(event_type: str, key: str, value: str, lines: int, first: int) -> Violation:
     return Violation(
-        f"line {first}", "info", "undocumented_value", f"payload.{key}",
+        f"line {first}",
+        "info",
+        "undocumented_value",
+        f"payload.{key}",
         f"{event_type}.{key} = {value!r} is not in the specification's enum; kept "
         f"({line_count(lines)}, first line {first})",
     )
@@ -214,15 +223,20 @@ def _undocumented_value(event_type: str, key: str, value: str, lines: int, first
 
 def _undocumented_type(event_type: str, lines: int, first: int) -> Violation:
     return Violation(
-        f"line {first}", "info", "undocumented_event_type", "type",
+        f"line {first}",
+        "info",
+        "undocumented_event_type",
+        "type",
         f"event type {event_type!r} is not in the specification; kept ({line_count(lines)}, first line {first})",
     )
 
 
 def _extra_envelope_key(key: str, lines: int, first: int) -> Violation:
     return Violation(
-        f"line {first}", "info", "undocumented_key", key,
+        f"line {first}",
+        "info",
+        "undocumented_key",
+        key,
         f"envelope key `{key}` is not in the specification ({', '.join(ENVELOPE_KEYS)}); kept in "
         f"damage_events.extra ({line_count(lines)}, first line {first})",
     )
-

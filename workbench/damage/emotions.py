@@ -73,10 +73,10 @@ FROM emotion_docs GROUP BY type, envelope
 # documents that hold the ones before.
 DOCS = f"""
 SELECT seq, game_id, turn, coalesce(type, '?') AS type, false AS envelope, payload AS doc, NULL::JSON AS payload
-FROM {CHUNK} WHERE {_contains_all('payload')}
+FROM {CHUNK} WHERE {_contains_all("payload")}
 UNION ALL
 SELECT seq, game_id, turn, coalesce(type, '?') AS type, true AS envelope, extra AS doc, payload
-FROM {CHUNK} WHERE extra IS NOT NULL AND {_contains_all('extra')}
+FROM {CHUNK} WHERE extra IS NOT NULL AND {_contains_all("extra")}
 """
 ROUNDS = 3
 # Any of the five counts will do (each is at least the number of vectors); the keys
@@ -84,8 +84,11 @@ ROUNDS = 3
 # are counted only where needed: a CASE, since DuckDB evaluates every operand of an OR
 # that is not a filter.
 _RAREST_FIRST = sorted(EMOTIONS, key=lambda k: k in ("tilt", "fear", "confidence"))
-COVERED = ("CASE " + " ".join(f"WHEN coalesce(len(vectors), 0) = {_occurrences(k)} THEN true" for k in _RAREST_FIRST)
-           + " ELSE false END")
+COVERED = (
+    "CASE "
+    + " ".join(f"WHEN coalesce(len(vectors), 0) = {_occurrences(k)} THEN true" for k in _RAREST_FIRST)
+    + " ELSE false END"
+)
 
 
 ARRAY = "[*]"  # a step into every element of an array
@@ -242,25 +245,27 @@ def _round(patterns: dict) -> str:
         for spec, members in _spec_groups(paths):
             struct = f"s{len(parsed)}"
             parsed.append(f"CASE WHEN {these} THEN try(from_json(doc, {_quote(json.dumps(spec))})) END AS {struct}")
-            items += [_vectors(struct, steps, f"'o': {_quote(origin('', envelope, steps))}, "
-                                              f"'k': {paths.index(steps)}") for steps in members]
+            items += [
+                _vectors(struct, steps, f"'o': {_quote(origin('', envelope, steps))}, 'k': {paths.index(steps)}")
+                for steps in members
+            ]
         found.append(f"WHEN {these} THEN flatten([{', '.join(items)}])")
         if not envelope:  # every group's struct holds the root's ids
             roots.append(f"WHEN {these} THEN [{struct}.target_player_id, {struct}.player_id]")
     complete = " AND ".join(f"f.{e} IS NOT NULL" for e in EMOTIONS)
     return f"""
 SELECT seq, game_id, turn, type, envelope, covered, f.k AS k1, i AS k2,
-       coalesce({_string_of('f.player_id')}, {_string_of('f.held')},
-                {_string_of('r[1]')}, {_string_of('r[2]')}) AS player_id, {_COMPONENTS}, type || f.o AS origin,
+       coalesce({_string_of("f.player_id")}, {_string_of("f.held")},
+                {_string_of("r[1]")}, {_string_of("r[2]")}) AS player_id, {_COMPONENTS}, type || f.o AS origin,
        CASE WHEN NOT covered THEN doc END AS doc, CASE WHEN NOT covered THEN payload END AS payload
 FROM (SELECT *, unnest(listed) AS f, generate_subscripts(listed, 1) AS i
       FROM (SELECT *, CASE WHEN covered THEN vectors ELSE [NULL] END AS listed
             FROM (SELECT *, {COVERED} AS covered
                   FROM (SELECT seq, game_id, turn, type, envelope, doc, payload,
-                               list_filter(CASE {' '.join(found)} END, lambda f: {complete}) AS vectors,
+                               list_filter(CASE {" ".join(found)} END, lambda f: {complete}) AS vectors,
                                CASE WHEN envelope THEN json_extract(payload, ['$.target_player_id', '$.player_id'])
-                                    {' '.join(roots)} END AS r
-                        FROM (SELECT *, {', '.join(parsed)} FROM emotion_docs)))))
+                                    {" ".join(roots)} END AS r
+                        FROM (SELECT *, {", ".join(parsed)} FROM emotion_docs)))))
 """
 
 
@@ -278,8 +283,10 @@ _LAST_KEY = r'\.("([^"\\]|\\.)*"|[^."\[]+)$'
 
 
 def _component(name: str) -> str:
-    return (f"max_by(CASE WHEN jtype IN {_NUMBER} THEN TRY_CAST(atom AS DOUBLE) END, id) "
-            f"FILTER (WHERE key = '{name}') AS {name}")
+    return (
+        f"max_by(CASE WHEN jtype IN {_NUMBER} THEN TRY_CAST(atom AS DOUBLE) END, id) "
+        f"FILTER (WHERE key = '{name}') AS {name}"
+    )
 
 
 def _string(key: str, where: str, nodes: str = "") -> str:
@@ -296,7 +303,7 @@ WALK_ROWS = rf"""
         WHERE t.key IN ({_KEYS}, 'player_id')
     ),
     vectors AS (
-        SELECT seq, envelope, parent AS id, any_value(path) AS path, {', '.join(_component(e) for e in EMOTIONS)}
+        SELECT seq, envelope, parent AS id, any_value(path) AS path, {", ".join(_component(e) for e in EMOTIONS)}
         FROM nodes WHERE key IN ({_KEYS})
         GROUP BY seq, envelope, parent HAVING count(DISTINCT key) = {len(EMOTIONS)}
     ),
@@ -306,15 +313,15 @@ WALK_ROWS = rf"""
     ),
     players AS (
         SELECT p.seq, p.envelope, p.id,
-               {_string('player_id', 'n.path = p.path', 'n.')} AS own,
-               {_string('player_id', "n.path = p.holder AND p.holder <> '$'", 'n.')} AS held
+               {_string("player_id", "n.path = p.path", "n.")} AS own,
+               {_string("player_id", "n.path = p.holder AND p.holder <> '$'", "n.")} AS held
         FROM placed p JOIN nodes n ON n.seq = p.seq AND n.envelope = p.envelope AND n.key = 'player_id'
                                      AND n.path IN (p.path, p.holder)
         GROUP BY ALL
     )
     SELECT d.seq, d.game_id, d.turn, d.envelope, v.id AS k1, 0 AS k2,
-           coalesce(pl.own, pl.held, {_root_ids('coalesce(d.payload, d.doc)')}) AS player_id,
-           {', '.join('v.' + e for e in EMOTIONS)},
+           coalesce(pl.own, pl.held, {_root_ids("coalesce(d.payload, d.doc)")}) AS player_id,
+           {", ".join("v." + e for e in EMOTIONS)},
            d.type || CASE WHEN v.envelope THEN '.$' ELSE '' END
                || regexp_replace(substr(v.path, 2), '\[[0-9]+\]', '[]', 'g') AS origin
     FROM placed v JOIN docs d ON d.seq = v.seq AND d.envelope = v.envelope
@@ -326,7 +333,7 @@ def _insert(rows: str) -> str:
     path (in the order the paths were first seen: `before` ahead of `after`), then
     array position."""
     return EMOTION_VECTORS.insert(f"""
-SELECT $source_id AS source_id, game_id, seq, turn, player_id, {', '.join(EMOTIONS)}, origin
+SELECT $source_id AS source_id, game_id, seq, turn, player_id, {", ".join(EMOTIONS)}, origin
 FROM {rows} WHERE player_id IS NOT NULL
 ORDER BY seq, envelope, k1, k2
 """)

@@ -101,12 +101,16 @@ class ActionEnvelope(Model):
         # location, so the violation points at the key that is wrong.
         rule = broken_raise_rule(self.kind, self.attack_plan, self.payload)
         if rule == "attack_plan_required":
-            raise PydanticCustomError(rule, "a raise needs an attack_plan; found null or no attack_plan",
-                                      {"field": "attack_plan"})
+            raise PydanticCustomError(
+                rule, "a raise needs an attack_plan; found null or no attack_plan", {"field": "attack_plan"}
+            )
         if rule == "raise_amount_positive_int":
             found = "no amount" if "amount" not in self.payload else f"{self.payload['amount']!r}"
-            raise PydanticCustomError(rule, "a raise needs payload.amount to be an integer > 0; found {found}",
-                                      {"field": "payload.amount", "found": found})
+            raise PydanticCustomError(
+                rule,
+                "a raise needs payload.amount to be an integer > 0; found {found}",
+                {"field": "payload.amount", "found": found},
+            )
         return self
 
     # The same rule for the screen, run on its decoded action (see workbench/screen.py).
@@ -127,8 +131,9 @@ def broken_raise_rule(kind: str, attack_plan, payload: dict) -> str | None:
 def _utc(value: datetime) -> datetime:
     offset = value.utcoffset()
     if offset is None or offset.total_seconds() != 0:
-        raise PydanticCustomError("ts_not_utc", "expected a UTC timestamp; found offset {offset}",
-                                  {"offset": str(offset)})
+        raise PydanticCustomError(
+            "ts_not_utc", "expected a UTC timestamp; found offset {offset}", {"offset": str(offset)}
+        )
     return value
 
 
@@ -371,8 +376,11 @@ Event: Any = Annotated[
     Union[  # noqa: UP007  (a union made at run time)
         tuple(Annotated[_event_model(name, payload), Tag(name)] for name, payload in _EVENT_PAYLOADS.items())
     ],
-    Discriminator(tag_by("type", PAYLOADS, UNDOCUMENTED), custom_error_type="not_an_object",
-                  custom_error_message="expected a JSON object"),
+    Discriminator(
+        tag_by("type", PAYLOADS, UNDOCUMENTED),
+        custom_error_type="not_an_object",
+        custom_error_message="expected a JSON object",
+    ),
 ]
 
 # One call validates a whole batch of raw lines in pydantic-core.
@@ -380,10 +388,12 @@ LINES = TypeAdapter(list[Json[Event]])
 # The fast screen over the same models (see workbench/screen.py). A record of an
 # undocumented type is screened against the `Undocumented` model.
 SCREEN = Screen(
-    {name: _event_model(name, payload) for name, payload in PAYLOADS.items()}, tag_field="type",
-    fallback=_event_model(UNDOCUMENTED, Undocumented), fallback_accepts=lambda event: event.type not in PAYLOADS,
+    {name: _event_model(name, payload) for name, payload in PAYLOADS.items()},
+    tag_field="type",
+    fallback=_event_model(UNDOCUMENTED, Undocumented),
+    fallback_accepts=lambda event: event.type not in PAYLOADS,
 )
 
 
-for (_type, _key) in DRIFT_VALUES:  # a renamed field must not silently end its drift note
+for _type, _key in DRIFT_VALUES:  # a renamed field must not silently end its drift note
     check_paths(PAYLOADS[_type], {_key: _key}, f"drift value of {_type}:")

@@ -68,9 +68,9 @@ def rate(games: list[dict[str, float]], teams: list[str], orders: np.ndarray) ->
 
 def _update(mu: np.ndarray, sigma: np.ndarray, rank: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One game per row: the teams' (columns) new mu and sigma."""
-    variance = sigma ** 2 + TAU ** 2
+    variance = sigma**2 + TAU**2
     sigma = np.sqrt(variance)
-    c = np.sqrt(np.where(seat, variance + BETA ** 2, 0).sum(axis=1))[:, None]
+    c = np.sqrt(np.where(seat, variance + BETA**2, 0).sum(axis=1))[:, None]
     strength = np.where(seat, np.exp(mu / c), 0)
     # [row, i, q]: team i placed at or behind team q (rank_i >= rank_q). q's normaliser sums
     # the strength of every team at or behind q; team i's update runs over every q it is
@@ -82,5 +82,5 @@ def _update(mu: np.ndarray, sigma: np.ndarray, rank: np.ndarray, seat: np.ndarra
     share = strength[:, :, None] / sum_q[:, None, :]
     own = np.eye(rank.shape[1], dtype=bool)[None, :, :]
     omega = ((own - share) * counts).sum(axis=2) * variance / c
-    delta = (share * (1 - share) * counts).sum(axis=2) * variance / c ** 2 * (sigma / c)
+    delta = (share * (1 - share) * counts).sum(axis=2) * variance / c**2 * (sigma / c)
     return mu + omega, sigma * np.sqrt(np.maximum(1 - delta, KAPPA))

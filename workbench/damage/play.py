@@ -55,14 +55,35 @@ ORDER BY min(e.ts) OVER (PARTITION BY e.source_id) NULLS LAST, s.path, e.source_
 """
 
 COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
-    "path": pl.String, "line": pl.Int64, "source_id": pl.Int64, "game_id": pl.String, "turn": pl.Int64,
-    "street": pl.String, "player_id": pl.String, "model": pl.String, "valid": pl.Boolean, "action": pl.String,
-    "card_style": pl.String, "hand": pl.List(pl.String), "board": pl.List(pl.String),
-    "opponents": pl.List(pl.String), "to_call": pl.Int64, "raised_before": pl.Boolean, "pot": pl.Int64,
+    "path": pl.String,
+    "line": pl.Int64,
+    "source_id": pl.Int64,
+    "game_id": pl.String,
+    "turn": pl.Int64,
+    "street": pl.String,
+    "player_id": pl.String,
+    "model": pl.String,
+    "valid": pl.Boolean,
+    "action": pl.String,
+    "card_style": pl.String,
+    "hand": pl.List(pl.String),
+    "board": pl.List(pl.String),
+    "opponents": pl.List(pl.String),
+    "to_call": pl.Int64,
+    "raised_before": pl.Boolean,
+    "pot": pl.Int64,
     "pot_odds": pl.Float64,
-    "win_probability": pl.Float64, "win_probability_se": pl.Float64, "won_at_showdown": pl.Boolean,
-    "last_choice": pl.Boolean, "showdown": pl.Boolean, "hand_won": pl.Boolean, "life_lost": pl.Boolean,
-    "hand_chips": pl.Int64, "final_pot": pl.Int64, "hand_contribution": pl.Int64, "mistake": pl.String,
+    "win_probability": pl.Float64,
+    "win_probability_se": pl.Float64,
+    "won_at_showdown": pl.Boolean,
+    "last_choice": pl.Boolean,
+    "showdown": pl.Boolean,
+    "hand_won": pl.Boolean,
+    "life_lost": pl.Boolean,
+    "hand_chips": pl.Int64,
+    "final_pot": pl.Int64,
+    "hand_contribution": pl.Int64,
+    "mistake": pl.String,
 }
 
 
@@ -83,8 +104,9 @@ class Hand:
     choices: list = field(default_factory=list)  # the judged decisions, in order
 
 
-def judged(con: duckdb.DuckDBPyConnection, game_id: str | None = None, samples: int = cards.SAMPLES,
-           seed: int = 0) -> pl.DataFrame:
+def judged(
+    con: duckdb.DuckDBPyConnection, game_id: str | None = None, samples: int = cards.SAMPLES, seed: int = 0
+) -> pl.DataFrame:
     """One row per answered Damage betting decision (`COLUMNS`), judged on what its player
     could know; the same database, seed and samples give the same rows."""
     rows: list[dict] = []
@@ -113,8 +135,7 @@ def judged(con: duckdb.DuckDBPyConnection, game_id: str | None = None, samples: 
         elif kind == "showdown":
             rows.extend(_ended(hands.pop(key), data))
     frame = pl.DataFrame({name: [row.get(name) for row in rows] for name in COLUMNS}, schema=COLUMNS)
-    return _with_win_probabilities(frame, samples, seed).with_columns(
-        mistake=_mistake()).sort(["source_id", "line"])
+    return _with_win_probabilities(frame, samples, seed).with_columns(mistake=_mistake()).sort(["source_id", "line"])
 
 
 def _payload(text: str | None) -> dict:
@@ -129,7 +150,7 @@ _decode = msgspec.json.Decoder().decode
 
 
 # Chips past this are no game's: a number beyond it is read as absent (the ingest names it).
-MOST_CHIPS = 2 ** 53
+MOST_CHIPS = 2**53
 
 
 def _number(value, default: int = 0) -> int:
@@ -186,16 +207,28 @@ def _choice(hand: Hand, data: dict, path, seq, source_id, game, turn, model, val
         return None
     to_call = max(0, hand.high_bet - hand.bets.get(player, 0))
     street = hand.street if hand.style == "holdem" else "draw"  # a draw hand bets in one round
-    return {"path": path, "line": seq, "source_id": source_id, "game_id": game, "turn": turn,
-            "street": street, "player_id": player, "model": model,
-            "valid": valid, "action": kind, "card_style": hand.style, "hand": hand.cards[player],
-            "board": list(hand.board),
-            "opponents": [pid for pid, still in hand.still_in.items() if still and pid != player],
-            "to_call": to_call, "pot": hand.pot,
-            # an answered raise earlier in this betting round (a choice is kept once resolved)
-            "raised_before": any(c["action"] == "raise" and c["street"] == street for c in hand.choices),
-            # no odds where the log's pot and bet make none (a pot of chips taken out)
-            "pot_odds": (to_call / (hand.pot + to_call) if hand.pot + to_call > 0 else None) if to_call else 0.0}
+    return {
+        "path": path,
+        "line": seq,
+        "source_id": source_id,
+        "game_id": game,
+        "turn": turn,
+        "street": street,
+        "player_id": player,
+        "model": model,
+        "valid": valid,
+        "action": kind,
+        "card_style": hand.style,
+        "hand": hand.cards[player],
+        "board": list(hand.board),
+        "opponents": [pid for pid, still in hand.still_in.items() if still and pid != player],
+        "to_call": to_call,
+        "pot": hand.pot,
+        # an answered raise earlier in this betting round (a choice is kept once resolved)
+        "raised_before": any(c["action"] == "raise" and c["street"] == street for c in hand.choices),
+        # no odds where the log's pot and bet make none (a pot of chips taken out)
+        "pot_odds": (to_call / (hand.pot + to_call) if hand.pot + to_call > 0 else None) if to_call else 0.0,
+    }
 
 
 def _resolved(hand: Hand, data: dict) -> None:
@@ -222,15 +255,19 @@ def _ended(hand: Hand, data: dict) -> list[dict]:
         player = choice["player_id"]
         paid = _number(payouts.get(player))
         contenders = {pid: hand.cards[pid] for pid in [player, *choice["opponents"]]}
-        rows.append({**choice,
-                     "won_at_showdown": player in _winners(contenders, board, hand.style) if showed else None,
-                     "last_choice": last[player] == index,
-                     "showdown": showed and player in rankings,
-                     "hand_won": paid > 0,
-                     "life_lost": showed and player in rankings and paid <= 0,
-                     "hand_chips": paid - hand.contributed.get(player, 0),
-                     "final_pot": _number(data.get("pot"), hand.pot),
-                     "hand_contribution": hand.contributed.get(player, 0)})
+        rows.append(
+            {
+                **choice,
+                "won_at_showdown": player in _winners(contenders, board, hand.style) if showed else None,
+                "last_choice": last[player] == index,
+                "showdown": showed and player in rankings,
+                "hand_won": paid > 0,
+                "life_lost": showed and player in rankings and paid <= 0,
+                "hand_chips": paid - hand.contributed.get(player, 0),
+                "final_pot": _number(data.get("pot"), hand.pot),
+                "hand_contribution": hand.contributed.get(player, 0),
+            }
+        )
     return rows
 
 
@@ -256,8 +293,7 @@ def _with_win_probabilities(frame: pl.DataFrame, samples: int, seed: int) -> pl.
             except cards.CardError:
                 seen[written] = None  # cards the simulator could not have dealt: no probability
             else:
-                seen[written] = situations.setdefault(_situation(style, hand, board, len(opponents)),
-                                                      len(situations))
+                seen[written] = situations.setdefault(_situation(style, hand, board, len(opponents)), len(situations))
         index.append(seen[written])
     probability = np.full(len(situations), np.nan)
     error = np.full(len(situations), np.nan)
@@ -266,13 +302,17 @@ def _with_win_probabilities(frame: pl.DataFrame, samples: int, seed: int) -> pl.
         if mine:
             rows = [number for number, _ in mine]
             probability[rows], error[rows] = deals.win_probabilities(
-                [deals.numbers(key[1]) for _, key in mine], [deals.numbers(key[2]) for _, key in mine],
-                [key[3] for _, key in mine], style, samples,
-                [cards.situation_seed(key[1], key[2], key[3], style, seed) for _, key in mine])
+                [deals.numbers(key[1]) for _, key in mine],
+                [deals.numbers(key[2]) for _, key in mine],
+                [key[3] for _, key in mine],
+                style,
+                samples,
+                [cards.situation_seed(key[1], key[2], key[3], style, seed) for _, key in mine],
+            )
     return frame.with_columns(
-        win_probability=pl.Series([None if at is None else float(probability[at]) for at in index],
-                                  dtype=pl.Float64),
-        win_probability_se=pl.Series([None if at is None else float(error[at]) for at in index], dtype=pl.Float64))
+        win_probability=pl.Series([None if at is None else float(probability[at]) for at in index], dtype=pl.Float64),
+        win_probability_se=pl.Series([None if at is None else float(error[at]) for at in index], dtype=pl.Float64),
+    )
 
 
 def _situation(style: str, hand: list, board: list, opponents: int) -> tuple:
@@ -280,8 +320,9 @@ def _situation(style: str, hand: list, board: list, opponents: int) -> tuple:
     and whether they share a suit (every suit is alike then): the hand is written as its
     ranks in clubs, or clubs and diamonds."""
     if style == "holdem" and not board:
-        (high, first), (low, second) = sorted(((cards.RANKS.index(c[0].upper()), c[1].upper()) for c in hand),
-                                              reverse=True)
+        (high, first), (low, second) = sorted(
+            ((cards.RANKS.index(c[0].upper()), c[1].upper()) for c in hand), reverse=True
+        )
         suits = ("C", "C") if first == second else ("C", "D")
         return style, (cards.RANKS[high] + suits[0], cards.RANKS[low] + suits[1]), (), opponents
     return style, tuple(sorted(c.upper() for c in hand)), tuple(sorted(c.upper() for c in board)), opponents
@@ -291,9 +332,14 @@ def _mistake() -> pl.Expr:
     p, odds = pl.col("win_probability"), pl.col("pot_odds")
     folded = pl.col("action") == "fold"
     kept_on = pl.col("action").is_in(["call", "raise"])
-    return (pl.when(pl.col("last_choice") & pl.col("life_lost") & ~folded & (p < LONG_SHOT))
-            .then(pl.lit("showdown_long_shot"))
-            .when(folded & (pl.col("to_call") == 0)).then(pl.lit("fold_free"))
-            .when(folded & (p > odds + MARGIN)).then(pl.lit("fold_ahead"))
-            .when(kept_on & (pl.col("to_call") > 0) & (p < odds - MARGIN)).then(pl.lit("continue_behind"))
-            .otherwise(pl.lit(None, dtype=pl.String)))
+    return (
+        pl.when(pl.col("last_choice") & pl.col("life_lost") & ~folded & (p < LONG_SHOT))
+        .then(pl.lit("showdown_long_shot"))
+        .when(folded & (pl.col("to_call") == 0))
+        .then(pl.lit("fold_free"))
+        .when(folded & (p > odds + MARGIN))
+        .then(pl.lit("fold_ahead"))
+        .when(kept_on & (pl.col("to_call") > 0) & (p < odds - MARGIN))
+        .then(pl.lit("continue_behind"))
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )

@@ -65,20 +65,35 @@ def _database(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def _content(con: duckdb.DuckDBPyConnection) -> tuple:
-    return tuple(con.execute("SELECT source_id, sha256, path FROM sources WHERE format = 'damage' "
-                             "ORDER BY source_id").fetchall())
+    return tuple(
+        con.execute("SELECT source_id, sha256, path FROM sources WHERE format = 'damage' ORDER BY source_id").fetchall()
+    )
 
 
 def _with_emotions(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.DataFrame:
     """Each decision with the last emotion vector its player had before its line."""
-    vectors = query_frame(con, f"SELECT source_id, player_id, seq, {', '.join(EMOTIONS)} FROM damage_emotions "
-                               "WHERE player_id IS NOT NULL ORDER BY seq")
+    vectors = query_frame(
+        con,
+        f"SELECT source_id, player_id, seq, {', '.join(EMOTIONS)} FROM damage_emotions "
+        "WHERE player_id IS NOT NULL ORDER BY seq",
+    )
     if vectors.is_empty():
         return frame.with_columns(pl.lit(None, dtype=pl.Float64).alias(e) for e in EMOTIONS)
     vectors = vectors.with_columns(pl.col("seq").cast(pl.Int64)).sort("seq")
-    return frame.sort("line").join_asof(
-        vectors, left_on="line", right_on="seq", by=["source_id", "player_id"], strategy="backward",
-        allow_exact_matches=False, check_sortedness=False).drop("seq").sort(["source_id", "line"])
+    return (
+        frame.sort("line")
+        .join_asof(
+            vectors,
+            left_on="line",
+            right_on="seq",
+            by=["source_id", "player_id"],
+            strategy="backward",
+            allow_exact_matches=False,
+            check_sortedness=False,
+        )
+        .drop("seq")
+        .sort(["source_id", "line"])
+    )
 
 
 def play_quality(con: duckdb.DuckDBPyConnection, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
@@ -94,22 +109,39 @@ def play_quality(con: duckdb.DuckDBPyConnection, model: str | None = None, game_
 def _shares(frame: pl.DataFrame, by: list[str], name: str, hit: pl.Expr, of: pl.Expr) -> pl.DataFrame:
     """Per group of `by`: the share `hit` of the rows `of`, with its 95% interval clustered
     by game (`name`, `name_low`, `name_high`, `name_n`)."""
-    counts = (frame.filter(of).group_by([*by, "game_id"], maintain_order=True)
-              .agg(hits=hit.sum().cast(pl.Int64), n=pl.len().cast(pl.Int64)))
+    counts = (
+        frame.filter(of)
+        .group_by([*by, "game_id"], maintain_order=True)
+        .agg(hits=hit.sum().cast(pl.Int64), n=pl.len().cast(pl.Int64))
+    )
     # How alike one game's decisions are, pooled over every group's games (as the
     # scorecard pools a format's): a group seen in few games still gets a design effect.
-    labels = counts.select(pl.concat_str([pl.col(key).cast(pl.String).fill_null("") for key in by],
-                                         separator="\x1f")).to_series().to_numpy()
+    labels = (
+        counts.select(pl.concat_str([pl.col(key).cast(pl.String).fill_null("") for key in by], separator="\x1f"))
+        .to_series()
+        .to_numpy()
+    )
     between = stats.between_games(counts["hits"].to_numpy(), counts["n"].to_numpy(), labels)
     rows = []
     for keys, group in counts.group_by(by, maintain_order=True):
         share = stats.share(group["hits"].to_numpy(), group["n"].to_numpy(), between)
         low, high = share.interval if share.n else (math.nan, math.nan)
-        rows.append({**dict(zip(by, keys)), name: share.validity if share.n else None,
-                     f"{name}_low": _finite(low), f"{name}_high": _finite(high), f"{name}_n": share.n})
+        rows.append(
+            {
+                **dict(zip(by, keys)),
+                name: share.validity if share.n else None,
+                f"{name}_low": _finite(low),
+                f"{name}_high": _finite(high),
+                f"{name}_n": share.n,
+            }
+        )
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
-        **{key: frame.schema[key] for key in by}, name: pl.Float64, f"{name}_low": pl.Float64,
-        f"{name}_high": pl.Float64, f"{name}_n": pl.Int64}
+        **{key: frame.schema[key] for key in by},
+        name: pl.Float64,
+        f"{name}_low": pl.Float64,
+        f"{name}_high": pl.Float64,
+        f"{name}_n": pl.Int64,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -118,15 +150,17 @@ def _by_model(frame: pl.DataFrame, aliases) -> pl.DataFrame:
     model, its player stands in."""
     names = read_aliases(aliases)
     return frame.with_columns(
-        model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(pl.col("player_id")))
+        model=(pl.col("model").replace(names) if names else pl.col("model")).fill_null(pl.col("player_id"))
+    )
 
 
 def _finite(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
 
-def play_summary(con: duckdb.DuckDBPyConnection, aliases=None, model: str | None = None,
-                 game_id: str | None = None) -> pl.DataFrame:
+def play_summary(
+    con: duckdb.DuckDBPyConnection, aliases=None, model: str | None = None, game_id: str | None = None
+) -> pl.DataFrame:
     """Per model (`model` only, where given; over `game_id`'s decisions, where given):
     decisions, games, each mistake's rate and the play statistics, each with its 95%
     interval clustered by game, and the chips and Lives won beside those expected."""
@@ -135,13 +169,14 @@ def play_summary(con: duckdb.DuckDBPyConnection, aliases=None, model: str | None
         frame = frame.filter(pl.col("model") == model)
     if frame.is_empty():
         scope = "".join((f" of {model}" if model else "", f" in game {game_id}" if game_id else ""))
-        raise WorkbenchError(f"no answered Damage betting decision{scope} in this database; "
-                             "ingest Damage logs (*.events.jsonl) first")
-    summary = frame.group_by("model", maintain_order=True).agg(decisions=pl.len(),
-                                                                games=pl.col("game_id").n_unique())
+        raise WorkbenchError(
+            f"no answered Damage betting decision{scope} in this database; ingest Damage logs (*.events.jsonl) first"
+        )
+    summary = frame.group_by("model", maintain_order=True).agg(decisions=pl.len(), games=pl.col("game_id").n_unique())
     for name in MISTAKES:
-        summary = summary.join(_shares(frame, ["model"], name, pl.col("mistake") == name, pl.lit(True)),
-                               on="model", how="left")
+        summary = summary.join(
+            _shares(frame, ["model"], name, pl.col("mistake") == name, pl.lit(True)), on="model", how="left"
+        )
     for part in _play_statistics(frame):
         summary = summary.join(part, on="model", how="left")
     return summary.join(_luck(frame), on="model", how="left").sort("model")
@@ -152,15 +187,18 @@ def _play_statistics(frame: pl.DataFrame) -> list[pl.DataFrame]:
     hand_of = pl.coalesce(pl.col("game_id"), pl.lit("file ") + pl.col("source_id").cast(pl.String)).alias("hand_of")
     hands = frame.group_by(["model", "game_id", hand_of, "turn", "player_id"], maintain_order=True).agg(
         voluntary=pl.col("action").is_in(["call", "raise"]).any(),
-        first_raise=(pl.col("action").eq("raise") & pl.col("street").is_in(["preflop", "draw"])).any())
+        first_raise=(pl.col("action").eq("raise") & pl.col("street").is_in(["preflop", "draw"])).any(),
+    )
     acted = pl.col("action").is_in(["call", "raise"])
     faced_raise = (pl.col("to_call") > 0) & pl.col("raised_before")
     showdowns = frame.filter(pl.col("last_choice") & pl.col("showdown"))
-    return [_shares(hands, ["model"], "vpip", pl.col("voluntary"), pl.lit(True)),
-            _shares(hands, ["model"], "pfr", pl.col("first_raise"), pl.lit(True)),
-            _shares(frame, ["model"], "aggression", pl.col("action") == "raise", acted),
-            _shares(frame, ["model"], "fold_to_raise", pl.col("action") == "fold", faced_raise),
-            _shares(showdowns, ["model"], "showdown_win_rate", pl.col("hand_won"), pl.lit(True))]
+    return [
+        _shares(hands, ["model"], "vpip", pl.col("voluntary"), pl.lit(True)),
+        _shares(hands, ["model"], "pfr", pl.col("first_raise"), pl.lit(True)),
+        _shares(frame, ["model"], "aggression", pl.col("action") == "raise", acted),
+        _shares(frame, ["model"], "fold_to_raise", pl.col("action") == "fold", faced_raise),
+        _shares(showdowns, ["model"], "showdown_win_rate", pl.col("hand_won"), pl.lit(True)),
+    ]
 
 
 def _luck(frame: pl.DataFrame) -> pl.DataFrame:
@@ -172,7 +210,8 @@ def _luck(frame: pl.DataFrame) -> pl.DataFrame:
         chips_won=pl.col("hand_chips").cast(pl.Float64).sum(),  # no wrap past 2^63
         chips_expected=(pl.col("win_probability") * pl.col("final_pot") - pl.col("hand_contribution")).sum(),
         lives_lost=pl.col("life_lost").cast(pl.Int64).sum(),
-        lives_expected=(1 - pl.col("win_probability")).sum())
+        lives_expected=(1 - pl.col("win_probability")).sum(),
+    )
 
 
 def mistakes_by_emotion(con: duckdb.DuckDBPyConnection, emotion: str = "tilt", aliases=None) -> pl.DataFrame:
@@ -185,7 +224,8 @@ def mistakes_by_emotion(con: duckdb.DuckDBPyConnection, emotion: str = "tilt", a
     table = _shares(frame, ["model", "state"], "mistake_rate", pl.col("mistake").is_not_null(), pl.lit(True))
     order = {name: i for i, (name, _, _) in enumerate(EMOTION_BINS)}
     return table.with_columns(emotion=pl.lit(emotion)).sort(
-        ["model", pl.col("state").replace_strict(order, return_dtype=pl.Int64)])
+        ["model", pl.col("state").replace_strict(order, return_dtype=pl.Int64)]
+    )
 
 
 def _binned(value: pl.Expr) -> pl.Expr:
@@ -224,13 +264,19 @@ def attack_outcomes(con: duckdb.DuckDBPyConnection, game_id: str | None = None, 
     windows = _windows(play_quality(con, game_id=game_id), attacks, k)
     acted = pl.col("action").is_in(["call", "raise"]).sum()
     rates = windows.group_by("attack", "when").agg(
-        n=pl.len().cast(pl.Int64), fold_rate=(pl.col("action") == "fold").mean(),
+        n=pl.len().cast(pl.Int64),
+        fold_rate=(pl.col("action") == "fold").mean(),
         aggression=pl.when(acted > 0).then((pl.col("action") == "raise").sum() / acted),
-        mistake_rate=pl.col("mistake").is_not_null().mean())
+        mistake_rate=pl.col("mistake").is_not_null().mean(),
+    )
     table = attacks.with_row_index("attack")
     for when in ("before", "after"):
-        table = table.join(rates.filter(pl.col("when") == when).drop("when").rename(
-            lambda name, when=when: name if name == "attack" else f"{name}_{when}"), on="attack", how="left")
+        named = {name: f"{name}_{when}" for name in rates.columns if name not in ("attack", "when")}
+        table = table.join(
+            rates.filter(pl.col("when") == when).drop("when").rename(named),
+            on="attack",
+            how="left",
+        )
     return table.with_columns(pl.col("n_before", "n_after").fill_null(0)).sort("attack").drop("attack")
 
 
@@ -239,16 +285,24 @@ def _windows(choices: pl.DataFrame, attacks: pl.DataFrame, k: int) -> pl.DataFra
     `k` after (`when`), each with the attack's row number (`attack`) and its line
     (`attack_line`)."""
     aimed = attacks.with_row_index("attack").select(
-        "attack", "source_id", "game_id", pl.col("target").alias("player_id"), pl.col("line").alias("attack_line"),
-        *(name for name in ("plan", "intent") if name in attacks.columns))
+        "attack",
+        "source_id",
+        "game_id",
+        pl.col("target").alias("player_id"),
+        pl.col("line").alias("attack_line"),
+        *(name for name in ("plan", "intent") if name in attacks.columns),
+    )
     joined = aimed.join(choices, on=["source_id", "game_id", "player_id"])
     before = joined.filter(pl.col("line") < pl.col("attack_line"))
     after = joined.filter(pl.col("line") > pl.col("attack_line"))
-    return pl.concat([
-        before.filter(pl.col("line").rank("ordinal", descending=True).over("attack") <= k).with_columns(
-            when=pl.lit("before")),
-        after.filter(pl.col("line").rank("ordinal").over("attack") <= k).with_columns(when=pl.lit("after")),
-    ]).sort("attack", "line")
+    return pl.concat(
+        [
+            before.filter(pl.col("line").rank("ordinal", descending=True).over("attack") <= k).with_columns(
+                when=pl.lit("before")
+            ),
+            after.filter(pl.col("line").rank("ordinal").over("attack") <= k).with_columns(when=pl.lit("after")),
+        ]
+    ).sort("attack", "line")
 
 
 MEASURES = {
@@ -277,33 +331,67 @@ def event_study(choices: pl.DataFrame, attacks: pl.DataFrame, k: int = AFTER_ATT
     `target`, `plan`, `intent`)."""
     reached = _reached(choices, attacks, k, by)
     targets = attacks.select("source_id", "game_id", pl.col("target").alias("player_id")).unique()
-    quiet = choices.join(targets, on=["source_id", "game_id", "player_id"]).join(
-        reached.select("source_id", "line").unique(), on=["source_id", "line"], how="anti").sort("source_id", "line")
+    quiet = (
+        choices.join(targets, on=["source_id", "game_id", "player_id"])
+        .join(reached.select("source_id", "line").unique(), on=["source_id", "line"], how="anti")
+        .sort("source_id", "line")
+    )
     rows = []
     for (group,), after in reached.group_by(["group"], maintain_order=True):
         for measure, (hit, of) in MEASURES.items():
             a, b = _share(after, hit, of), _share(quiet, hit, of)
             difference, low, high = stats.newcombe(a, b) if a.n and b.n else (None, None, None)
             p = stats.unpaired_test(a, b)[0] if a.n and b.n else None
-            rows.append({"group": group, "measure": measure, "after": _rate(a), "after_n": a.n,
-                         "after_games": a.games, "unattacked": _rate(b), "unattacked_n": b.n,
-                         "difference": difference, "ci_low": low, "ci_high": high, "p": p})
-    return pl.DataFrame(rows, schema={"group": pl.String, "measure": pl.String, "after": pl.Float64,
-                                      "after_n": pl.Int64, "after_games": pl.Int64, "unattacked": pl.Float64,
-                                      "unattacked_n": pl.Int64, "difference": pl.Float64, "ci_low": pl.Float64,
-                                      "ci_high": pl.Float64, "p": pl.Float64}).sort(["group", "measure"])
+            rows.append(
+                {
+                    "group": group,
+                    "measure": measure,
+                    "after": _rate(a),
+                    "after_n": a.n,
+                    "after_games": a.games,
+                    "unattacked": _rate(b),
+                    "unattacked_n": b.n,
+                    "difference": difference,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "p": p,
+                }
+            )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "group": pl.String,
+            "measure": pl.String,
+            "after": pl.Float64,
+            "after_n": pl.Int64,
+            "after_games": pl.Int64,
+            "unattacked": pl.Float64,
+            "unattacked_n": pl.Int64,
+            "difference": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "p": pl.Float64,
+        },
+    ).sort(["group", "measure"])
 
 
 def _reached(choices: pl.DataFrame, attacks: pl.DataFrame, k: int, by: str) -> pl.DataFrame:
     """The targets' decisions among the `k` after each attack, with the attack's group."""
     group = pl.lit("all") if by == "all" else pl.col(by).fill_null("(no plan)")
-    return _windows(choices, attacks, k).filter(pl.col("when") == "after").with_columns(group=group).unique(
-        ["source_id", "line", "group"], maintain_order=True)
+    return (
+        _windows(choices, attacks, k)
+        .filter(pl.col("when") == "after")
+        .with_columns(group=group)
+        .unique(["source_id", "line", "group"], maintain_order=True)
+    )
 
 
 def _share(frame: pl.DataFrame, hit: pl.Expr, of: pl.Expr) -> stats.Clustered:
-    counts = frame.filter(of).group_by("game_id", maintain_order=True).agg(hits=hit.sum().cast(pl.Int64),
-                                                                           n=pl.len().cast(pl.Int64))
+    counts = (
+        frame.filter(of)
+        .group_by("game_id", maintain_order=True)
+        .agg(hits=hit.sum().cast(pl.Int64), n=pl.len().cast(pl.Int64))
+    )
     if counts.is_empty():
         return stats.Clustered(0, 0, 0)
     return stats.clustered(counts["hits"].to_numpy(), counts["n"].to_numpy())

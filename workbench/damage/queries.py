@@ -42,46 +42,69 @@ GAME_FILTER = f"source_id = {GAME_SOURCE} AND (game_id = $game OR game_id IS NUL
 
 # --- what is read out of payloads ---------------------------------------------------
 
-TABLE_STATE = Table("damage_table_state", (
-    Column("pot", "BIGINT", path="pot", of=(HandStarted, ActionResolved, Showdown)),
-    Column("phase", "VARCHAR", path="phase", lenient=True, of=(PhaseChanged,)),
-), doc="The table as the payloads that state it say.",
-    model=(HandStarted, ActionResolved, Showdown, PhaseChanged))
+TABLE_STATE = Table(
+    "damage_table_state",
+    (
+        Column("pot", "BIGINT", path="pot", of=(HandStarted, ActionResolved, Showdown)),
+        Column("phase", "VARCHAR", path="phase", lenient=True, of=(PhaseChanged,)),
+    ),
+    doc="The table as the payloads that state it say.",
+    model=(HandStarted, ActionResolved, Showdown, PhaseChanged),
+)
 
-PLAYER_STATE = Table("damage_player_state", (
-    Column("player_id", "VARCHAR", path="player_id", lenient=True),
-    Column("lives", "BIGINT", path="lives"),
-    Column("bankroll", "BIGINT", path="bankroll"),
-    Column("in_hand", "BOOLEAN", path="in_hand"),
-), doc="One player's state, as payloads list it.", model=PlayerPublicState)
+PLAYER_STATE = Table(
+    "damage_player_state",
+    (
+        Column("player_id", "VARCHAR", path="player_id", lenient=True),
+        Column("lives", "BIGINT", path="lives"),
+        Column("bankroll", "BIGINT", path="bankroll"),
+        Column("in_hand", "BOOLEAN", path="in_hand"),
+    ),
+    doc="One player's state, as payloads list it.",
+    model=PlayerPublicState,
+)
 
-STATE_CHANGES = Table("damage_state_changes", (
-    Column("players", "JSON", path="players", of=(HandStarted, HandEnded)),
-    Column("final_state", "JSON", path="final_state", of=(GameEnded,)),
-    Column("player_state", "JSON", path="player_state", of=(ActionResolved,)),
-    Column("player_id", "VARCHAR", path="player_id", lenient=True, of=(ActionResolved, LifeLost)),
-    Column("remaining_lives", "BIGINT", path="remaining_lives", of=(LifeLost,)),
-), doc="Where payloads state players' lives, bankroll and being in the hand.",
-    model=(HandStarted, HandEnded, GameEnded, ActionResolved, LifeLost))
+STATE_CHANGES = Table(
+    "damage_state_changes",
+    (
+        Column("players", "JSON", path="players", of=(HandStarted, HandEnded)),
+        Column("final_state", "JSON", path="final_state", of=(GameEnded,)),
+        Column("player_state", "JSON", path="player_state", of=(ActionResolved,)),
+        Column("player_id", "VARCHAR", path="player_id", lenient=True, of=(ActionResolved, LifeLost)),
+        Column("remaining_lives", "BIGINT", path="remaining_lives", of=(LifeLost,)),
+    ),
+    doc="Where payloads state players' lives, bankroll and being in the hand.",
+    model=(HandStarted, HandEnded, GameEnded, ActionResolved, LifeLost),
+)
 
-TEAM_ATTACK = Table("damage_team_attack", (
-    Column("mode", "VARCHAR", path="mode", lenient=True),
-    Column("lead_player_id", "VARCHAR", path="lead_player_id", lenient=True),
-    Column("player_id", "VARCHAR", path="player_id", lenient=True),
-    Column("assistants", "VARCHAR[]", path="assistants"),
-    Column("target", "VARCHAR", path="target_player_id", lenient=True),
-    Column("emotion", "VARCHAR", path="emotion", lenient=True),
-    Column("intended_delta", "DOUBLE", path="raw_delta", lenient=True),
-    Column("applied_delta", "DOUBLE", path="applied_delta", lenient=True),
-    Column("target_emotions", "JSON", path="target_emotions"),
-), doc="An affect-phase attack of a team on one emotion of a player.", model=AffectResolved)
+TEAM_ATTACK = Table(
+    "damage_team_attack",
+    (
+        Column("mode", "VARCHAR", path="mode", lenient=True),
+        Column("lead_player_id", "VARCHAR", path="lead_player_id", lenient=True),
+        Column("player_id", "VARCHAR", path="player_id", lenient=True),
+        Column("assistants", "VARCHAR[]", path="assistants"),
+        Column("target", "VARCHAR", path="target_player_id", lenient=True),
+        Column("emotion", "VARCHAR", path="emotion", lenient=True),
+        Column("intended_delta", "DOUBLE", path="raw_delta", lenient=True),
+        Column("applied_delta", "DOUBLE", path="applied_delta", lenient=True),
+        Column("target_emotions", "JSON", path="target_emotions"),
+    ),
+    doc="An affect-phase attack of a team on one emotion of a player.",
+    model=AffectResolved,
+)
 
-RAISE_ATTACK = Table("damage_raise_attack", (
-    Column("player_id", "VARCHAR", path="player_id", lenient=True),
-    Column("attack_plan", "JSON", path="attack_plan"),
-    Column("target", "VARCHAR", path="attack_plan.target_player_id", lenient=True),
-    Column("intent", "VARCHAR", path="attack_plan.emotional_intent", lenient=True),
-), doc="A raise that carries an attack plan.", model=ActionResolved)
+RAISE_ATTACK = Table(
+    "damage_raise_attack",
+    (
+        Column("player_id", "VARCHAR", path="player_id", lenient=True),
+        Column("attack_plan", "JSON", path="attack_plan"),
+        Column("target", "VARCHAR", path="attack_plan.target_player_id", lenient=True),
+        Column("intent", "VARCHAR", path="attack_plan.emotional_intent", lenient=True),
+    ),
+    doc="A raise that carries an attack plan.",
+    model=ActionResolved,
+)
 
 
 def _read(table: Table, name: str, record: str = "payload") -> str:
@@ -106,14 +129,17 @@ def _attacker(record: str = "payload") -> str:
 
 def games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every Damage game (files with hands, not tournament logs), largest first."""
-    return query_frame(con, """
+    return query_frame(
+        con,
+        """
         SELECT game_id, count(*) AS events, max(turn) AS turns,
                count(*) FILTER (WHERE type = 'hand_started') AS hands, min(ts) AS started,
                min(seq) FILTER (WHERE type = 'hand_started') AS first_hand_line, max(seq) AS last_line
         FROM damage_events WHERE game_id IS NOT NULL
         GROUP BY game_id HAVING count(*) FILTER (WHERE type = 'hand_started') > 0
         ORDER BY events DESC, game_id
-    """)
+    """,
+    )
 
 
 def existing_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -131,10 +157,14 @@ def largest_game(con: duckdb.DuckDBPyConnection) -> str:
 
 def game_players(con: duckdb.DuckDBPyConnection, game_id: str) -> list[str]:
     """The game's players in seat order (first appearance)."""
-    frame = query_frame(con, f"""
+    frame = query_frame(
+        con,
+        f"""
         SELECT player_id FROM damage_emotions WHERE {GAME_FILTER}
         GROUP BY player_id ORDER BY min(seq), player_id
-    """, {"game": game_id})
+    """,
+        {"game": game_id},
+    )
     return frame["player_id"].to_list()
 
 
@@ -156,12 +186,12 @@ def _attack_ctes() -> str:
                      AND NOT starts_with(origin, 'direct_emoter_attack_resolved.')),
         raw_attacks AS (
             SELECT seq, turn, 'affect' AS kind, {_attacker()} AS attacker,
-                   {TEAM_ATTACK.select_paths('payload', ['assistants', 'target'])}, {_team('emotion')} AS intent,
-                   {TEAM_ATTACK.select_paths('payload', ['intended_delta', 'applied_delta'])}
+                   {TEAM_ATTACK.select_paths("payload", ["assistants", "target"])}, {_team("emotion")} AS intent,
+                   {TEAM_ATTACK.select_paths("payload", ["intended_delta", "applied_delta"])}
             FROM events WHERE {_team_attacks()}
             UNION ALL
-            SELECT seq, turn, 'raise', {_read(RAISE_ATTACK, 'player_id')}, NULL,
-                   {RAISE_ATTACK.select_paths('payload', ['target', 'intent'])}, NULL, NULL
+            SELECT seq, turn, 'raise', {_read(RAISE_ATTACK, "player_id")}, NULL,
+                   {RAISE_ATTACK.select_paths("payload", ["target", "intent"])}, NULL, NULL
             FROM events WHERE type = 'action_resolved' AND json_type({plan}) = 'OBJECT'
         ),
         attacks AS (SELECT *, CASE intent {measured} ELSE intent END AS measured_on FROM raw_attacks)"""
@@ -175,7 +205,9 @@ def attack_effects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame
     first vector at or after it; `d_<emotion>` the change in each emotion over the same span."""
     deltas = ", ".join(f"after.{e} - before.{e} AS d_{e}" for e in EMOTIONS)
     actual = " ".join(f"WHEN '{e}' THEN d_{e}" for e in EMOTIONS)
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         WITH {_attack_ctes()},
         spans AS (
             SELECT a.*, {deltas}
@@ -184,21 +216,27 @@ def attack_effects(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame
             ASOF LEFT JOIN emotions after ON after.player_id = a.target AND a.seq <= after.seq
         )
         SELECT seq, turn, kind, attacker, assistants, target, intent, measured_on, intended_delta, applied_delta,
-               CASE measured_on {actual} END AS actual, d_{', d_'.join(EMOTIONS)}
+               CASE measured_on {actual} END AS actual, d_{", d_".join(EMOTIONS)}
         FROM spans ORDER BY seq
-    """, {"game": game_id})
+    """,
+        {"game": game_id},
+    )
 
 
 def attack_summary(effects: pl.DataFrame) -> pl.DataFrame:
     """Per kind of attack and aimed-at emotion: how many, the mean intended, applied and
     actual change, and how often the target moved the way the attack aimed."""
-    return effects.group_by("kind", "intent").agg(
-        attacks=pl.len(),
-        mean_intended=pl.col("intended_delta").mean(),
-        mean_applied=pl.col("applied_delta").mean(),
-        mean_actual=pl.col("actual").mean(),
-        moved_as_aimed=(pl.col("actual") > 0).mean(),
-    ).sort("kind", "attacks", descending=[False, True])
+    return (
+        effects.group_by("kind", "intent")
+        .agg(
+            attacks=pl.len(),
+            mean_intended=pl.col("intended_delta").mean(),
+            mean_applied=pl.col("applied_delta").mean(),
+            mean_actual=pl.col("actual").mean(),
+            moved_as_aimed=(pl.col("actual") > 0).mean(),
+        )
+        .sort("kind", "attacks", descending=[False, True])
+    )
 
 
 def attacks_of(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
@@ -207,12 +245,14 @@ def attacks_of(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     known = existing_games(con)["game_id"]
     if game_id not in known:
         shown = ", ".join(known.head(5))
-        raise WorkbenchError(f"no Damage game {game_id!r} in this database; games: {shown}"
-                             + (", ..." if known.len() > 5 else ""))
+        raise WorkbenchError(
+            f"no Damage game {game_id!r} in this database; games: {shown}" + (", ..." if known.len() > 5 else "")
+        )
     effects = attack_effects(con, game_id)
     if effects.is_empty():
-        raise WorkbenchError(f"game {game_id!r} has no attack: no affect_resolved with mode attack_team "
-                             "and no raise with an attack plan")
+        raise WorkbenchError(
+            f"game {game_id!r} has no attack: no affect_resolved with mode attack_team and no raise with an attack plan"
+        )
     return effects
 
 
@@ -247,15 +287,35 @@ def attack_matrix(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
         actual_total=_total("actual"),
         actual_mean=pl.col("actual").mean(),
     )
-    assists = (effects.filter(team).explode("assistants").drop_nulls("assistants")
-               .group_by(attacker="assistants", target="target").agg(assists=pl.len()))
+    assists = (
+        effects.filter(team)
+        .explode("assistants")
+        .drop_nulls("assistants")
+        .group_by(attacker="assistants", target="target")
+        .agg(assists=pl.len())
+    )
     counts = ["attacks", "team_attacks", "raises", "assisted", "measured", "assists"]
-    return (led.join(assists, on=["attacker", "target"], how="full", coalesce=True)
-            .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
-            .select("attacker", "target", "attacks", "team_attacks", "raises", "assisted", "assists",
-                    "intended_total", "intended_mean", "applied_total", "applied_mean",
-                    "measured", "actual_total", "actual_mean")
-            .sort(["attacks", "assists", "attacker", "target"], descending=[True, True, False, False]))
+    return (
+        led.join(assists, on=["attacker", "target"], how="full", coalesce=True)
+        .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64))
+        .select(
+            "attacker",
+            "target",
+            "attacks",
+            "team_attacks",
+            "raises",
+            "assisted",
+            "assists",
+            "intended_total",
+            "intended_mean",
+            "applied_total",
+            "applied_mean",
+            "measured",
+            "actual_total",
+            "actual_mean",
+        )
+        .sort(["attacks", "assists", "attacker", "target"], descending=[True, True, False, False])
+    )
 
 
 def _total(column: str) -> pl.Expr:
@@ -285,17 +345,19 @@ def event_windows(con: duckdb.DuckDBPyConnection, game_id: str, k: int = 5) -> p
     if not isinstance(k, int) or k < 1:
         raise WorkbenchError(f"k must be a whole number of emotion vectors >= 1, not {k!r}")
     attacks_of(con, game_id)  # a known game with attacks, else a clear error
-    frame = query_frame(con, f"""
+    frame = query_frame(
+        con,
+        f"""
         WITH {_attack_ctes()},
         series AS (
-            SELECT player_id, seq, {', '.join(EMOTIONS)},
+            SELECT player_id, seq, {", ".join(EMOTIONS)},
                    row_number() OVER (PARTITION BY player_id ORDER BY seq, written) AS i,
                    -- attacks on the player up to this line: a window holds an attack
                    -- when the count differs between its two ends
                    (SELECT count(*) FROM attacks a WHERE a.target = e.player_id AND a.seq <= e.seq) AS hits
             FROM emotions e
         ),
-        long AS (UNPIVOT series ON {', '.join(EMOTIONS)} INTO NAME emotion VALUE value),
+        long AS (UNPIVOT series ON {", ".join(EMOTIONS)} INTO NAME emotion VALUE value),
         windows AS (
             SELECT player_id, emotion, i, seq AS start_seq, lead(seq, $k) OVER w AS end_seq,
                    lead(value, $k) OVER w - value AS change, lead(hits, $k) OVER w - hits AS attacks_within
@@ -318,7 +380,9 @@ def event_windows(con: duckdb.DuckDBPyConnection, game_id: str, k: int = 5) -> p
         LEFT JOIN windows w ON w.player_id = a.target AND w.emotion = a.measured_on AND w.i = a.anchor
         LEFT JOIN baseline b ON b.player_id = a.target AND b.emotion = a.measured_on
         ORDER BY a.seq
-    """, {"game": game_id, "k": k})
+    """,
+        {"game": game_id, "k": k},
+    )
     half = _t975_column("baseline_n") * pl.col("baseline_sd") * (1 + 1 / pl.col("baseline_n")).sqrt()
     return frame.with_columns(ci_low=pl.col("difference") - half, ci_high=pl.col("difference") + half)
 
@@ -342,8 +406,11 @@ def event_study(con: duckdb.DuckDBPyConnection, game_id: str, k: int = 5, by=("k
         sd=pl.col("difference").std(),
     )
     half = _t975_column("n") * pl.col("sd") / pl.col("n").sqrt()
-    return (summary.with_columns(ci_low=pl.col("difference") - half, ci_high=pl.col("difference") + half)
-            .drop("sd").sort(["n", *by], descending=[True, *([False] * len(by))], nulls_last=True))
+    return (
+        summary.with_columns(ci_low=pl.col("difference") - half, ci_high=pl.col("difference") + half)
+        .drop("sd")
+        .sort(["n", *by], descending=[True, *([False] * len(by))], nulls_last=True)
+    )
 
 
 def t975(df: int) -> float:
@@ -358,33 +425,47 @@ def _t975_column(n: str) -> pl.Expr:
     """t975(n - 1) for a column of counts: the quantile is computed once per distinct
     count (a handful), not per row."""
     return pl.col(n).map_batches(
-        lambda counts: counts.replace_strict({c: t975(c - 1) if c > 1 else None for c in counts.unique().drop_nulls()},
-                                             default=None, return_dtype=pl.Float64),
-        return_dtype=pl.Float64)
+        lambda counts: counts.replace_strict(
+            {c: t975(c - 1) if c > 1 else None for c in counts.unique().drop_nulls()},
+            default=None,
+            return_dtype=pl.Float64,
+        ),
+        return_dtype=pl.Float64,
+    )
 
 
 # --- emotions over a game, for charts -------------------------------------------------
 
 
-def emotion_series(con: duckdb.DuckDBPyConnection, game_id: str, players=None, emotions=EMOTIONS,
-                   x: str = "seq", max_points: int | None = None) -> pl.DataFrame:
+def emotion_series(
+    con: duckdb.DuckDBPyConnection,
+    game_id: str,
+    players=None,
+    emotions=EMOTIONS,
+    x: str = "seq",
+    max_points: int | None = None,
+) -> pl.DataFrame:
     """(player_id, emotion, `x`, value): each player's emotions over the game's lines
     (`x="seq"`) or turns (`x="turn"`), in the order of the log, averaged over buckets of
     lines so that a player has at most `max_points` points. A player's vectors end at
     the line it was eliminated on: the log restates them after (`hand_ended`,
     `game_ended`), as they were when the player left."""
     bucket = max(1, -(-_seq_span(con, game_id) // max_points)) if max_points else 1
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         WITH out AS ({ELIMINATIONS})
         SELECT player_id, emotion, min({x}) AS {x}, avg(value) AS value
-        FROM (SELECT e.player_id, e.seq, e.turn, e.seq // $bucket AS bucket, {', '.join(EMOTIONS)}
+        FROM (SELECT e.player_id, e.seq, e.turn, e.seq // $bucket AS bucket, {", ".join(EMOTIONS)}
               FROM damage_emotions e LEFT JOIN out ON out.player_id = e.player_id
               WHERE e.game_id = $game AND (out.seq IS NULL OR e.seq <= out.seq)
                 AND ($players IS NULL OR list_contains($players, e.player_id)))
-        UNPIVOT (value FOR emotion IN ({', '.join(EMOTIONS)}))
+        UNPIVOT (value FOR emotion IN ({", ".join(EMOTIONS)}))
         WHERE list_contains($emotions, emotion) AND {x} IS NOT NULL
         GROUP BY player_id, emotion, bucket ORDER BY player_id, emotion, {x}, min(seq)
-    """, {"game": game_id, "bucket": bucket, "players": _listed(players), "emotions": list(emotions)})
+    """,
+        {"game": game_id, "bucket": bucket, "players": _listed(players), "emotions": list(emotions)},
+    )
 
 
 def _seq_span(con: duckdb.DuckDBPyConnection, game_id: str) -> int:
@@ -394,23 +475,28 @@ def _seq_span(con: duckdb.DuckDBPyConnection, game_id: str) -> int:
     ).fetchall()[0][0]
 
 
-def attacks_received(con: duckdb.DuckDBPyConnection, game_id: str, players=None, emotions=EMOTIONS,
-                     x: str = "seq") -> pl.DataFrame:
+def attacks_received(
+    con: duckdb.DuckDBPyConnection, game_id: str, players=None, emotions=EMOTIONS, x: str = "seq"
+) -> pl.DataFrame:
     """(player_id, emotion, attacker, `x`, intended_delta, applied_delta, value): every
     team attack on one of a player's emotions, and the value that emotion had after it."""
     emotion, target = _team("emotion", "e.payload"), _team("target", "e.payload")
     after = f"TRY_CAST(({_team('target_emotions', 'e.payload')}) ->> {emotion} AS DOUBLE)"
-    return query_frame(con, f"""
-        SELECT {target} AS player_id, {emotion} AS emotion, {_attacker('e.payload')} AS attacker,
-               e.{x} AS {x}, {TEAM_ATTACK.select_paths('e.payload', ['intended_delta', 'applied_delta'])},
+    return query_frame(
+        con,
+        f"""
+        SELECT {target} AS player_id, {emotion} AS emotion, {_attacker("e.payload")} AS attacker,
+               e.{x} AS {x}, {TEAM_ATTACK.select_paths("e.payload", ["intended_delta", "applied_delta"])},
                {after} AS value
         FROM damage_events e
-        WHERE e.game_id = $game AND {_team_attacks('e.payload')}
+        WHERE e.game_id = $game AND {_team_attacks("e.payload")}
           AND list_contains($emotions, {emotion})
           AND ($players IS NULL OR list_contains($players, {target}))
           AND value IS NOT NULL
         ORDER BY {x}
-    """, {"game": game_id, "players": _listed(players), "emotions": list(emotions)})
+    """,
+        {"game": game_id, "players": _listed(players), "emotions": list(emotions)},
+    )
 
 
 # Where each player taken out of the game left it: the line and turn of its
@@ -425,10 +511,14 @@ ELIMINATIONS = f"""
 
 def eliminations(con: duckdb.DuckDBPyConnection, game_id: str, players=None) -> pl.DataFrame:
     """(player_id, seq, turn): where each player taken out of the game left it."""
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         SELECT * FROM ({ELIMINATIONS}) WHERE $players IS NULL OR list_contains($players, player_id)
         ORDER BY seq
-    """, {"game": game_id, "players": _listed(players)})
+    """,
+        {"game": game_id, "players": _listed(players)},
+    )
 
 
 def _listed(values) -> list | None:
@@ -442,7 +532,9 @@ def replay_events(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """(seq, type, turn, ts, payload, pot, phase) of each of the game's lines, in order:
     `pot` where a line states it, `phase` where one starts ('' where a hand starts)."""
     pot, phase = _read(TABLE_STATE, "pot"), _read(TABLE_STATE, "phase")
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         SELECT seq, type, turn, CAST(ts AS VARCHAR) AS ts, CAST(payload AS VARCHAR) AS payload,
                CASE WHEN type IN ('hand_ended', 'game_ended') THEN 0
                     WHEN type IN ('hand_started', 'action_resolved', 'showdown') THEN {pot}
@@ -451,7 +543,9 @@ def replay_events(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
                CASE type WHEN 'phase_changed' THEN coalesce({phase}, '?') WHEN 'hand_started' THEN '' END AS phase
         FROM damage_events WHERE {GAME_FILTER}
         ORDER BY seq
-    """, {"game": game_id})
+    """,
+        {"game": game_id},
+    )
 
 
 def state_statements(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
@@ -461,7 +555,9 @@ def state_statements(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFra
     previous value holds."""
     players, final, state = (_read(STATE_CHANGES, name) for name in ("players", "final_state", "player_state"))
     player_id = _read(STATE_CHANGES, "player_id")
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         WITH events AS (SELECT seq, type, payload FROM damage_events WHERE {GAME_FILTER}),
         states AS (
             SELECT seq, unnest(CAST({players} AS JSON[])) AS p, NULL AS player_id FROM events
@@ -484,12 +580,18 @@ def state_statements(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFra
         -- The real simulator's undocumented `bankroll_eliminated` (turn, player_id,
         -- bankroll) takes a player out of the game as `player_eliminated` does.
         SELECT seq, {player_id}, NULL, NULL, false, true FROM events WHERE type = 'bankroll_eliminated'
-    """, {"game": game_id}).filter(pl.col("player_id").is_not_null())
+    """,
+        {"game": game_id},
+    ).filter(pl.col("player_id").is_not_null())
 
 
 def emotion_vectors(con: duckdb.DuckDBPyConnection, game_id: str) -> pl.DataFrame:
     """(seq, player_id, the five emotions): the game's vectors in the order of its log."""
-    return query_frame(con, f"""
-        SELECT seq, player_id, {', '.join(EMOTIONS)} FROM damage_emotions
+    return query_frame(
+        con,
+        f"""
+        SELECT seq, player_id, {", ".join(EMOTIONS)} FROM damage_emotions
         WHERE {GAME_FILTER} AND player_id IS NOT NULL ORDER BY seq, rowid
-    """, {"game": game_id})
+    """,
+        {"game": game_id},
+    )

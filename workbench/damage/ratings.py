@@ -119,12 +119,15 @@ FROM damage_events WHERE type = 'game_ended' ORDER BY seats DESC NULLS LAST, gam
 def _check_seats(con) -> None:
     widest = query_frame(con, WIDEST_GAME)
     if not widest.is_empty() and (widest["seats"][0] or 0) > MOST_SEATS:
-        raise WorkbenchError(f"game {widest['game_id'][0]} ended with {widest['seats'][0]:,} players in its final "
-                             f"state; ratings take games of at most {MOST_SEATS} (a Damage table seats 2 to 10)")
+        raise WorkbenchError(
+            f"game {widest['game_id'][0]} ended with {widest['seats'][0]:,} players in its final "
+            f"state; ratings take games of at most {MOST_SEATS} (a Damage table seats 2 to 10)"
+        )
 
 
-def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None,
-            failures: str = "exclude") -> pl.DataFrame:
+def ratings(
+    con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None, failures: str = "exclude"
+) -> pl.DataFrame:
     """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
     least one other team), placements (every place its seats took, game by game in the
     order they ended), wins, mean place, the Plackett-Luce rating (mu, sigma,
@@ -154,40 +157,79 @@ def ratings(con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, a
     low, high, rank_low, rank_high = _bootstrap(games, teams, bootstrap, seed)
     few = [count < MIN_RATED_GAMES for count in rated_games]
     frame = placed.group_by("team").agg(
-        games=pl.col("game_id").n_unique(), placements=pl.col("place"), wins=pl.col("won").sum(),
-        mean_place=pl.col("place").mean())
-    rated = pl.DataFrame({
-        "team": teams, "rated_games": rated_games, "mu": mu, "sigma": sigma,
-        "mu_low": [None if f else x for f, x in zip(few, low)], "mu_high": [None if f else x for f, x in zip(few, high)],
-        "rank_low": [None if f else x for f, x in zip(few, rank_low)],
-        "rank_high": [None if f else x for f, x in zip(few, rank_high)],
-        "note": [f"too few games ({count} rated; an interval needs {MIN_RATED_GAMES})" if f else None
-                 for f, count in zip(few, rated_games)],
-    }, schema_overrides={"mu_low": pl.Float64, "mu_high": pl.Float64, "rank_low": pl.Int64, "rank_high": pl.Int64,
-                         "note": pl.String})
+        games=pl.col("game_id").n_unique(),
+        placements=pl.col("place"),
+        wins=pl.col("won").sum(),
+        mean_place=pl.col("place").mean(),
+    )
+    rated = pl.DataFrame(
+        {
+            "team": teams,
+            "rated_games": rated_games,
+            "mu": mu,
+            "sigma": sigma,
+            "mu_low": [None if f else x for f, x in zip(few, low)],
+            "mu_high": [None if f else x for f, x in zip(few, high)],
+            "rank_low": [None if f else x for f, x in zip(few, rank_low)],
+            "rank_high": [None if f else x for f, x in zip(few, rank_high)],
+            "note": [
+                f"too few games ({count} rated; an interval needs {MIN_RATED_GAMES})" if f else None
+                for f, count in zip(few, rated_games)
+            ],
+        },
+        schema_overrides={
+            "mu_low": pl.Float64,
+            "mu_high": pl.Float64,
+            "rank_low": pl.Int64,
+            "rank_high": pl.Int64,
+            "note": pl.String,
+        },
+    )
     frame = frame.join(rated, on="team").with_columns(ordinal=pl.col("mu") - 3 * pl.col("sigma"))
     frame = frame.sort(["ordinal", "team"], descending=[True, False]).with_row_index("rank", offset=1)
     # the rank interval holds the rank itself (ranked by ordinal, the resamples by mu)
     frame = frame.with_columns(rank=pl.col("rank").cast(pl.Int64)).with_columns(
-        rank_low=pl.min_horizontal("rank_low", "rank"), rank_high=pl.max_horizontal("rank_high", "rank"))
-    frame = frame.with_columns(rank_low=pl.when(pl.col("note").is_null()).then("rank_low"),
-                               rank_high=pl.when(pl.col("note").is_null()).then("rank_high"))
-    frame = frame.with_columns(tied=pl.Series(tied_groups(frame["rank"].to_list(), frame["rank_low"].to_list(),
-                                                          frame["rank_high"].to_list()), dtype=pl.Int64))
+        rank_low=pl.min_horizontal("rank_low", "rank"), rank_high=pl.max_horizontal("rank_high", "rank")
+    )
+    frame = frame.with_columns(
+        rank_low=pl.when(pl.col("note").is_null()).then("rank_low"),
+        rank_high=pl.when(pl.col("note").is_null()).then("rank_high"),
+    )
+    frame = frame.with_columns(
+        tied=pl.Series(
+            tied_groups(frame["rank"].to_list(), frame["rank_low"].to_list(), frame["rank_high"].to_list()),
+            dtype=pl.Int64,
+        )
+    )
     return frame.rename({"team": by}).select(
-        by, "games", "rated_games", "placements", "wins", "mean_place", "mu", "sigma", "ordinal", "mu_low", "mu_high",
-        "rank", "rank_low", "rank_high", "tied", "note")
+        by,
+        "games",
+        "rated_games",
+        "placements",
+        "wins",
+        "mean_place",
+        "mu",
+        "sigma",
+        "ordinal",
+        "mu_low",
+        "mu_high",
+        "rank",
+        "rank_low",
+        "rank_high",
+        "tied",
+        "note",
+    )
 
 
 def _team(by: str) -> pl.Expr:
-    return {"model": pl.col("model"), "player": pl.col("player_id"),
-            "seat": pl.format("seat {}", pl.col("seat"))}[by]
+    return {"model": pl.col("model"), "player": pl.col("player_id"), "seat": pl.format("seat {}", pl.col("seat"))}[by]
 
 
 def _games(placed: pl.DataFrame) -> list[dict[str, float]]:
     """Per game, in the order they ended: team -> its mean place (games with one team left out)."""
     per_game = placed.group_by("game_id", "team", maintain_order=True).agg(
-        ended_at=pl.col("ended_at").first(), place=pl.col("place").mean())
+        ended_at=pl.col("ended_at").first(), place=pl.col("place").mean()
+    )
     games = []
     for _, game in per_game.sort("ended_at", "game_id", maintain_order=True).group_by("game_id", maintain_order=True):
         if game.height >= 2:
@@ -256,8 +298,10 @@ def ratings_in_words(table: pl.DataFrame, by: str = "model") -> list[str]:
     """The ratings `table` (of `ratings`, rated by `by`) in lines: each model (seat,
     player) with its rank, the ranks it could hold and its rating's interval, the models
     that cannot be told apart indented under one line that says so."""
-    lines = [f"Damage {by}s by Plackett-Luce rating (95% intervals from a bootstrap over games; "
-             "a group cannot be told apart):"]
+    lines = [
+        f"Damage {by}s by Plackett-Luce rating (95% intervals from a bootstrap over games; "
+        "a group cannot be told apart):"
+    ]
     for group in table.partition_by("tied", maintain_order=True):
         if group.height > 1:
             lines.append(f"  tied, ranks {group['rank'].min()!s}-{group['rank'].max()!s}: cannot be told apart")
@@ -272,6 +316,7 @@ def _rating_in_words(row: dict, by: str) -> str:
     if row["mu_low"] is None:
         said += f" (no interval: {row['note']})" if row["note"] else " (no interval)"
     else:
-        said += (f" (95% CI {row['mu_low']:.1f}-{row['mu_high']:.1f}), "
-                 f"rank {row['rank_low']}-{row['rank_high']} possible")
+        said += (
+            f" (95% CI {row['mu_low']:.1f}-{row['mu_high']:.1f}), rank {row['rank_low']}-{row['rank_high']} possible"
+        )
     return said + f", {games}, {row['wins']} won, mean place {row['mean_place']:.2f}"

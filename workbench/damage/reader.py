@@ -106,8 +106,15 @@ def check_chunk(chunk: LineChunk, missing: list[int], types: set[str], stop: thr
     other_tags = frozenset(t for t in types if t not in PAYLOADS)
     if len(other_tags) > MAX_OTHER_TAGS:
         other_tags = frozenset()  # their lines are refused, and screened one by one
-    return bulk.check(chunk, missing, SCREEN.lines(other_tags, closed=True), LINES, _found_at, stop,
-                      still_suspect=lambda i: not SCREEN.accepts(chunk.line(i)))
+    return bulk.check(
+        chunk,
+        missing,
+        SCREEN.lines(other_tags, closed=True),
+        LINES,
+        _found_at,
+        stop,
+        still_suspect=lambda i: not SCREEN.accepts(chunk.line(i)),
+    )
 
 
 def _found_at(locator: str, error: dict, loc: tuple) -> Violation:

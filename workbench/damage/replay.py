@@ -98,8 +98,13 @@ class GameReplay:
 
     def table_at(self, i: int) -> dict:
         """The table at position `i`: turn, phase, pot, and the event's line and type."""
-        return {"turn": self._turn[i], "phase": self._phase[i] or None, "pot": _int_or_none(self._pot[i]),
-                "seq": int(self.seqs[i]), "type": self.types[i]}
+        return {
+            "turn": self._turn[i],
+            "phase": self._phase[i] or None,
+            "pot": _int_or_none(self._pot[i]),
+            "seq": int(self.seqs[i]),
+            "type": self.types[i],
+        }
 
     def position_of_seq(self, seq: int) -> int:
         """The position of the last event at or before line `seq` (0 before the first)."""
@@ -124,8 +129,14 @@ class GameReplay:
         return self.boundaries.get(phase, np.array([], dtype=np.int64))
 
     def event_at(self, i: int) -> dict:
-        return {"position": i, "seq": int(self.seqs[i]), "type": self.types[i], "turn": self.turns[i],
-                "ts": self.timestamps[i], "payload": _parsed(self.payloads[i])}
+        return {
+            "position": i,
+            "seq": int(self.seqs[i]),
+            "type": self.types[i],
+            "turn": self.turns[i],
+            "ts": self.timestamps[i],
+            "payload": _parsed(self.payloads[i]),
+        }
 
 
 def _seat_order(updates: pl.DataFrame, vectors: pl.DataFrame) -> list[str]:
@@ -138,15 +149,20 @@ def _seat_order(updates: pl.DataFrame, vectors: pl.DataFrame) -> list[str]:
 def _filled(updates: pl.DataFrame, field: str, n: int, players: int) -> np.ndarray:
     """An (events x players) float array: the latest stated `field` at each position
     (NaN before the first). Of several statements at one position the last counts."""
-    stated = (updates.select("pos", "player", pl.col(field).cast(pl.Float64))
-              .filter(pl.col(field).is_not_null())
-              .unique(subset=["pos", "player"], keep="last", maintain_order=True))
+    stated = (
+        updates.select("pos", "player", pl.col(field).cast(pl.Float64))
+        .filter(pl.col(field).is_not_null())
+        .unique(subset=["pos", "player"], keep="last", maintain_order=True)
+    )
     filled = np.full((n, players), np.nan)
     if stated.is_empty():
         return filled
-    wide = (pl.DataFrame({"pos": np.arange(n, dtype=np.int64)})
-            .join(stated.pivot(on="player", index="pos", values=field), on="pos", how="left")
-            .sort("pos").fill_null(strategy="forward"))
+    wide = (
+        pl.DataFrame({"pos": np.arange(n, dtype=np.int64)})
+        .join(stated.pivot(on="player", index="pos", values=field), on="pos", how="left")
+        .sort("pos")
+        .fill_null(strategy="forward")
+    )
     for k in range(players):
         if str(k) in wide.columns:
             filled[:, k] = wide[str(k)].fill_null(np.nan).to_numpy()
@@ -199,8 +215,11 @@ def compare_positions(con: duckdb.DuckDBPyConnection, game_id: str, seq_a: int, 
     for player in replay.players:
         row: dict[str, Any] = {"player_id": player}
         for measure, a, b in zip(MEASURES, _measures(state_a[player]), _measures(state_b[player])):
-            row |= {f"{measure}_a": a, f"{measure}_b": b,
-                    f"{measure}_change": None if a is None or b is None else b - a}
+            row |= {
+                f"{measure}_a": a,
+                f"{measure}_b": b,
+                f"{measure}_change": None if a is None or b is None else b - a,
+            }
         rows.append(row)
     schema = {"player_id": pl.String} | {f"{m}_{end}": pl.Float64 for m in MEASURES for end in ("a", "b", "change")}
     return pl.DataFrame(rows, schema=schema)

@@ -24,8 +24,11 @@ FAULT_RATE = 1 / 300  # of eligible events
 # Of betting calls, those that fail at the provider (the real logs: 13 of 223), and what
 # the simulator then writes as their detail.
 PROVIDER_FAILURE_RATE = 0.04
-PROVIDER_ERRORS = ('provider HTTP error 500: {"error": "mock overload"}',
-                   'provider HTTP error 429: {"error": "rate limit exceeded"}', "provider timeout after 30s")
+PROVIDER_ERRORS = (
+    'provider HTTP error 500: {"error": "mock overload"}',
+    'provider HTTP error 429: {"error": "rate limit exceeded"}',
+    "provider timeout after 30s",
+)
 
 
 @dataclass
@@ -44,11 +47,22 @@ class Player:
 
     def state(self, rng: random.Random) -> dict:
         return {
-            "player_id": self.player_id, "alias": self.alias, "avatar_id": f"av_{self.player_id.lower()}",
-            "lives": self.lives, "bankroll": self.bankroll, "current_bet": self.current_bet,
-            "in_hand": self.in_hand, "hand": list(self.hand), "will": 3, "skill_affect": 2,
-            "focus": round(self.focus, 2), "stress": round(self.stress, 3), "resistance_bonus": 0.1,
-            "tempo": 1, "exposure": rng.randint(0, 3), "hand_contribution": self.current_bet,
+            "player_id": self.player_id,
+            "alias": self.alias,
+            "avatar_id": f"av_{self.player_id.lower()}",
+            "lives": self.lives,
+            "bankroll": self.bankroll,
+            "current_bet": self.current_bet,
+            "in_hand": self.in_hand,
+            "hand": list(self.hand),
+            "will": 3,
+            "skill_affect": 2,
+            "focus": round(self.focus, 2),
+            "stress": round(self.stress, 3),
+            "resistance_bonus": 0.1,
+            "tempo": 1,
+            "exposure": rng.randint(0, 3),
+            "hand_contribution": self.current_bet,
             "emotions": dict(self.emotions),
         }
 
@@ -65,10 +79,16 @@ class GameLog:
         self.faults: list[dict[str, str]] = []
 
     def emit(self, kind: str, payload: dict) -> dict:
-        self.clock += timedelta(microseconds=self.rng.choice([0, self.rng.randint(1, 999_999)]),
-                                milliseconds=self.rng.randint(5, 900))
-        event: dict[str, Any] = {"schema_version": "0.1", "type": kind, "game_id": self.game_id,
-                                 "ts": self.clock.isoformat(), "payload": payload}
+        self.clock += timedelta(
+            microseconds=self.rng.choice([0, self.rng.randint(1, 999_999)]), milliseconds=self.rng.randint(5, 900)
+        )
+        event: dict[str, Any] = {
+            "schema_version": "0.1",
+            "type": kind,
+            "game_id": self.game_id,
+            "ts": self.clock.isoformat(),
+            "payload": payload,
+        }
         self.lines.append(event)
         return event
 
@@ -97,8 +117,15 @@ def _game_id(rng: random.Random, start: datetime, old_style: bool) -> str:
     return f"game_{stamp}{start.microsecond:06d}Z_{rng.getrandbits(24):06x}"
 
 
-def play_game(rng: random.Random, start: datetime, n_players: int, turns: int, old_style: bool = False,
-              inject: bool = True, crash: bool = False) -> GameLog:
+def play_game(
+    rng: random.Random,
+    start: datetime,
+    n_players: int,
+    turns: int,
+    old_style: bool = False,
+    inject: bool = True,
+    crash: bool = False,
+) -> GameLog:
     start = start.replace(microsecond=rng.randint(1, 999_999))
     log = GameLog(_game_id(rng, start, old_style), start, rng)
     models = rng.sample(sorted(MODELS), k=rng.choice([2, 3]))
@@ -106,17 +133,30 @@ def play_game(rng: random.Random, start: datetime, n_players: int, turns: int, o
     for p in players:
         p.emotions = {e: rng.uniform(-0.2, 0.3) for e in EMOTIONS}
     cards = rng.choice([2, 5])
-    log.emit("game_started", {"players": n_players, "turns": turns, "primary_model": models[0],
-                              "fallback_models": models[1:], "seed": rng.randint(1, 10**6)})
+    log.emit(
+        "game_started",
+        {
+            "players": n_players,
+            "turns": turns,
+            "primary_model": models[0],
+            "fallback_models": models[1:],
+            "seed": rng.randint(1, 10**6),
+        },
+    )
     _setup(log, players, rng)
     for turn in range(1, turns + 1):
         alive = [p for p in players if p.lives > 0]
         if len(alive) < 2:
             break
         _hand(log, alive, turn, cards, rng, inject)
-    log.emit("game_ended", {"final_state": [p.state(rng) for p in players],
-                            "token_stats": {"calls": float(len(log.lines) // 4)},
-                            "token_stats_by_model": {m: {"calls": 1.0} for m in models}})
+    log.emit(
+        "game_ended",
+        {
+            "final_state": [p.state(rng) for p in players],
+            "token_stats": {"calls": float(len(log.lines) // 4)},
+            "token_stats_by_model": {m: {"calls": 1.0} for m in models},
+        },
+    )
     if crash:  # a crashed game leaves a truncated last line
         last = json.dumps(log.lines[-1])
         log.lines[-1] = last[: len(last) // 2]
@@ -127,26 +167,35 @@ def play_game(rng: random.Random, start: datetime, n_players: int, turns: int, o
 def _setup(log: GameLog, players: list[Player], rng: random.Random) -> None:
     for p in players:
         log.emit("player_joined", {"player_id": p.player_id, "alias": p.alias})
-        log.emit("thinking", {"turn": 0, "player_id": p.player_id, "status": "start", "stage": "avatar",
-                              "model": p.model})
+        log.emit(
+            "thinking", {"turn": 0, "player_id": p.player_id, "status": "start", "stage": "avatar", "model": p.model}
+        )
         _provider_call(log, p, 0, rng)
         log.emit("avatar_selected", {"player_id": p.player_id, "avatar_id": f"av_{p.player_id.lower()}"})
         log.emit("backstory_created", {"player_id": p.player_id, "summary": f"{p.alias} grew up in a casino."})
     if rng.random() < 0.5:
         p = rng.choice(players)
-        log.emit("model_assignment_warning", {"player_id": p.player_id, "assigned_model": p.model,
-                                              "reason": "fallback model used after timeout"})
+        log.emit(
+            "model_assignment_warning",
+            {"player_id": p.player_id, "assigned_model": p.model, "reason": "fallback model used after timeout"},
+        )
 
 
 def _provider_call(log: GameLog, p: Player, turn: int, rng: random.Random) -> None:
     mean, sd = MODELS[p.model]
     prompt, completion = rng.randint(900, 4000), rng.randint(60, 400)
-    log.emit("provider_call", {
-        "turn": turn, "player_id": p.player_id, "requested_model": p.model, "resolved_model": p.model,
-        "latency_ms": round(max(120.0, rng.gauss(mean, sd)), 1),
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
-        "max_output_tokens": 512,
-    })
+    log.emit(
+        "provider_call",
+        {
+            "turn": turn,
+            "player_id": p.player_id,
+            "requested_model": p.model,
+            "resolved_model": p.model,
+            "latency_ms": round(max(120.0, rng.gauss(mean, sd)), 1),
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+            "max_output_tokens": 512,
+        },
+    )
 
 
 def _hand(log: GameLog, players: list[Player], turn: int, cards: int, rng: random.Random, inject: bool) -> None:
@@ -156,8 +205,9 @@ def _hand(log: GameLog, players: list[Player], turn: int, cards: int, rng: rando
         p.bankroll -= ante
         pot += ante
     _deal(rng, players, cards)
-    started = log.emit("hand_started", {"turn": turn, "pot": pot, "ante": ante,
-                                        "players": [p.state(rng) for p in players]})
+    started = log.emit(
+        "hand_started", {"turn": turn, "pot": pot, "ante": ante, "players": [p.state(rng) for p in players]}
+    )
     if inject and rng.random() < FAULT_RATE * 40:
         i = rng.randrange(len(players))
         started["payload"]["players"][i]["emotions"]["fear"] = 1.0 + rng.uniform(0.05, 0.6)
@@ -167,23 +217,42 @@ def _hand(log: GameLog, players: list[Player], turn: int, cards: int, rng: rando
     pot = _betting_phase(log, players, turn, pot, rng, inject)
     _showdown(log, players, turn, pot, rng)
     log.emit("hand_ended", {"turn": turn, "players": [p.state(rng) for p in players]})
-    log.emit("turn_summary", {
-        "turn": turn,
-        # The real game writes `calls` as a float (`36.0`); the seed leaves it untyped.
-        "token_stats": {"calls": float(len(players)), "avg_prompt": 2100.5, "avg_completion": 180.2,
-                        "avg_total": 2280.7, "p95_total": 3900.0, "required_context_capacity": 8192},
-        "token_stats_by_model": {p.model: {"calls": 1.0, "avg_total": 2280.7} for p in players},
-        "context_warning": None,
-    })
+    log.emit(
+        "turn_summary",
+        {
+            "turn": turn,
+            # The real game writes `calls` as a float (`36.0`); the seed leaves it untyped.
+            "token_stats": {
+                "calls": float(len(players)),
+                "avg_prompt": 2100.5,
+                "avg_completion": 180.2,
+                "avg_total": 2280.7,
+                "p95_total": 3900.0,
+                "required_context_capacity": 8192,
+            },
+            "token_stats_by_model": {p.model: {"calls": 1.0, "avg_total": 2280.7} for p in players},
+            "context_warning": None,
+        },
+    )
 
 
 def _affect_phase(log, players, turn, rng, inject) -> None:
     log.emit("phase_changed", {"turn": turn, "phase": "affect"})
     for p in players:
-        log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "start", "stage": "affect",
-                              "model": p.model})
-        log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "end", "stage": "affect",
-                              "outcome": "ok", "summary": "Watch the table."})
+        log.emit(
+            "thinking", {"turn": turn, "player_id": p.player_id, "status": "start", "stage": "affect", "model": p.model}
+        )
+        log.emit(
+            "thinking",
+            {
+                "turn": turn,
+                "player_id": p.player_id,
+                "status": "end",
+                "stage": "affect",
+                "outcome": "ok",
+                "summary": "Watch the table.",
+            },
+        )
         others = [o for o in players if o is not p]
         if rng.random() < 0.55 and others:
             _attack(log, p, rng.choice(others), rng.sample(others, k=min(len(others), rng.randint(0, 1))), turn, rng)
@@ -195,21 +264,45 @@ def _affect_phase(log, players, turn, rng, inject) -> None:
 
 def _attack(log, lead, target, assistants, turn, rng) -> None:
     emotion = rng.choice(INTENTS)
-    log.emit("affect_intent", {"turn": turn, "player_id": lead.player_id, "intent": {
-        "mode": "attack_team", "focus_spend": 1, "target_player_id": target.player_id,
-        "lead_player_id": lead.player_id, "emotion": emotion, "summary": f"Needle {target.alias}."}})
+    log.emit(
+        "affect_intent",
+        {
+            "turn": turn,
+            "player_id": lead.player_id,
+            "intent": {
+                "mode": "attack_team",
+                "focus_spend": 1,
+                "target_player_id": target.player_id,
+                "lead_player_id": lead.player_id,
+                "emotion": emotion,
+                "summary": f"Needle {target.alias}.",
+            },
+        },
+    )
     raw = rng.uniform(0.05, 0.45)
     applied = raw * rng.uniform(0.3, 1.0)
     target.emotions[emotion] = _clamp(target.emotions[emotion] + applied)
     target.emotions["confidence"] = _clamp(target.emotions["confidence"] - applied / 3)
     target.stress += applied
-    log.emit("affect_resolved", {
-        "turn": turn, "mode": "attack_team", "lead_player_id": lead.player_id,
-        "assistants": [a.player_id for a in assistants if a is not target],
-        "target_player_id": target.player_id, "emotion": emotion, "focus_spent": 1,
-        "team_power": round(rng.uniform(1, 3), 3), "attack_score": rng.uniform(0, 5),
-        "defense_score": rng.uniform(0, 5), "raw_delta": raw, "applied_delta": applied,
-        "stake_multiplier": 1.0, "target_emotions": dict(target.emotions)})
+    log.emit(
+        "affect_resolved",
+        {
+            "turn": turn,
+            "mode": "attack_team",
+            "lead_player_id": lead.player_id,
+            "assistants": [a.player_id for a in assistants if a is not target],
+            "target_player_id": target.player_id,
+            "emotion": emotion,
+            "focus_spent": 1,
+            "team_power": round(rng.uniform(1, 3), 3),
+            "attack_score": rng.uniform(0, 5),
+            "defense_score": rng.uniform(0, 5),
+            "raw_delta": raw,
+            "applied_delta": applied,
+            "stake_multiplier": 1.0,
+            "target_emotions": dict(target.emotions),
+        },
+    )
 
 
 def _self_regulate(log, p, turn, rng) -> None:
@@ -219,33 +312,54 @@ def _self_regulate(log, p, turn, rng) -> None:
     p.emotions["confidence"] = _clamp(p.emotions["confidence"] + rng.uniform(0, 0.1))
     recovered = min(p.stress, rng.uniform(0, 0.3))
     p.stress -= recovered
-    log.emit("affect_resolved", {"turn": turn, "mode": "self_regulate", "player_id": p.player_id,
-                                 "deltas": deltas, "stress_recovered": recovered,
-                                 "target_emotions": dict(p.emotions)})
+    log.emit(
+        "affect_resolved",
+        {
+            "turn": turn,
+            "mode": "self_regulate",
+            "player_id": p.player_id,
+            "deltas": deltas,
+            "stress_recovered": recovered,
+            "target_emotions": dict(p.emotions),
+        },
+    )
 
 
 def _chatter(log, players, turn, rng) -> None:
     log.emit("phase_changed", {"turn": turn, "phase": "discussion"})
     speaker, target = rng.sample(players, k=2)
-    log.emit("thinking", {"turn": turn, "player_id": speaker.player_id, "status": "start", "stage": "chatter",
-                          "model": speaker.model})
-    log.emit("chatter_posted", {"turn": turn, "player_id": speaker.player_id,
-                                "text": f"Nice bluff, {target.alias}. Really."})
+    log.emit(
+        "thinking",
+        {"turn": turn, "player_id": speaker.player_id, "status": "start", "stage": "chatter", "model": speaker.model},
+    )
+    log.emit(
+        "chatter_posted", {"turn": turn, "player_id": speaker.player_id, "text": f"Nice bluff, {target.alias}. Really."}
+    )
     target.emotions["anger"] = _clamp(target.emotions["anger"] + rng.uniform(0, 0.2))
-    log.emit("chatter_evaluated", {"turn": turn, "player_id": speaker.player_id,
-                                   "target_player_id": target.player_id, "target_emotions": dict(target.emotions)})
+    log.emit(
+        "chatter_evaluated",
+        {
+            "turn": turn,
+            "player_id": speaker.player_id,
+            "target_player_id": target.player_id,
+            "target_emotions": dict(target.emotions),
+        },
+    )
     if rng.random() < 0.5:
         target.emotions["anger"] = _clamp(target.emotions["anger"] * 0.8)
-        log.emit("offturn_regulation_resolved", {"turn": turn, "player_id": target.player_id,
-                                                 "target_emotions": dict(target.emotions)})
+        log.emit(
+            "offturn_regulation_resolved",
+            {"turn": turn, "player_id": target.player_id, "target_emotions": dict(target.emotions)},
+        )
 
 
 def _attack_plan(rng, target) -> dict:
     return {
         "kinetic_intent": rng.choice(["discard_pressure", "lockout", "combo_break", "tempo_swing", "forced_line"]),
         "emotional_intent": rng.choice(["fear", "anger", "shame", "tilt", "overconfidence", "paranoia"]),
-        "manipulation_plan": rng.choice(["threat_framing", "bait", "false_concession", "public_isolation",
-                                         "status_challenge", "betrayal_cue"]),
+        "manipulation_plan": rng.choice(
+            ["threat_framing", "bait", "false_concession", "public_isolation", "status_challenge", "betrayal_cue"]
+        ),
         "delivery_channel": rng.choice(["public", "private", "mixed"]),
         "target_player_id": target.player_id,
         "expected_behavior_shift": f"{target.alias} folds under pressure",
@@ -262,13 +376,26 @@ def _betting_phase(log, players, turn, pot, rng, inject) -> int:
             high, pot = _provider_failure(log, p, turn, high, pot, rng)
             continue
         _provider_call(log, p, turn, rng)
-        log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "end", "outcome": "ok",
-                              "summary": "Pot odds look fine."})
+        log.emit(
+            "thinking",
+            {
+                "turn": turn,
+                "player_id": p.player_id,
+                "status": "end",
+                "outcome": "ok",
+                "summary": "Pot odds look fine.",
+            },
+        )
         kind = rng.choices(["fold", "check", "call", "raise"], weights=[2, 3, 4, 3 + 4 * p.emotions["tilt"] + 2])[0]
         target = rng.choice([o for o in players if o is not p])
         amount = rng.randint(2, 20) if kind == "raise" else 0
-        action = {"player_id": p.player_id, "kind": kind, "payload": {"amount": amount} if amount else {},
-                  "reasoning_summary": f"{kind} feels right", "attack_plan": _attack_plan(rng, target) if kind == "raise" else None}
+        action = {
+            "player_id": p.player_id,
+            "kind": kind,
+            "payload": {"amount": amount} if amount else {},
+            "reasoning_summary": f"{kind} feels right",
+            "attack_plan": _attack_plan(rng, target) if kind == "raise" else None,
+        }
         event = log.emit("action_submitted", {"turn": turn, "player_id": p.player_id, "action": action})
         if kind == "raise" and inject and rng.random() < FAULT_RATE * 15:
             _break_raise(log, event["payload"]["action"], rng)
@@ -280,9 +407,18 @@ def _betting_phase(log, players, turn, pot, rng, inject) -> int:
             p.bankroll -= paid
             p.current_bet += paid
             pot += paid
-        log.emit("action_resolved", {"turn": turn, "player_id": p.player_id, "kind": kind, "pot": pot,
-                                     "current_high_bet": high, "player_state": p.state(rng),
-                                     "attack_plan": action["attack_plan"]})
+        log.emit(
+            "action_resolved",
+            {
+                "turn": turn,
+                "player_id": p.player_id,
+                "kind": kind,
+                "pot": pot,
+                "current_high_bet": high,
+                "player_state": p.state(rng),
+                "attack_plan": action["attack_plan"],
+            },
+        )
     return pot
 
 
@@ -290,15 +426,32 @@ def _provider_failure(log, p, turn, high, pot, rng) -> tuple[int, int]:
     """A betting call that raised, as the real simulator writes it: `action_rejected`
     (provider_failure, the HTTP error as `detail`), no `provider_call`, then a forced
     `call` resolved as any action. Returns the high bet and the pot after it."""
-    log.emit("action_rejected", {"turn": turn, "player_id": p.player_id, "reason": "provider_failure",
-                                 "detail": log.provider.choice(PROVIDER_ERRORS)})
+    log.emit(
+        "action_rejected",
+        {
+            "turn": turn,
+            "player_id": p.player_id,
+            "reason": "provider_failure",
+            "detail": log.provider.choice(PROVIDER_ERRORS),
+        },
+    )
     log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "end", "outcome": "provider_failure"})
     paid = min(p.bankroll, high - p.current_bet)
     p.bankroll -= paid
     p.current_bet += paid
     pot += paid
-    log.emit("action_resolved", {"turn": turn, "player_id": p.player_id, "kind": "call", "pot": pot,
-                                 "current_high_bet": high, "player_state": p.state(rng), "attack_plan": None})
+    log.emit(
+        "action_resolved",
+        {
+            "turn": turn,
+            "player_id": p.player_id,
+            "kind": "call",
+            "pot": pot,
+            "current_high_bet": high,
+            "player_state": p.state(rng),
+            "attack_plan": None,
+        },
+    )
     return high, pot
 
 
@@ -324,13 +477,24 @@ def _showdown(log, players, turn, pot, rng) -> None:
     # Usually one contender pays a life for losing the showdown.
     others = [p for p in contenders if p is not winner]
     losers = [rng.choice(others)] if others and rng.random() < 0.5 else []
-    log.emit("showdown", {
-        "turn": turn, "pot": pot, "winners": [winner.player_id], "life_losses": len(losers),
-        "payouts": {winner.player_id: pot},
-        "rankings": {p.player_id: {"category": rng.choice(["pair", "two_pair", "flush", "high_card"]),
-                                   "score": [rng.randint(1, 14) for _ in range(3)], "hand": list(p.hand)}
-                     for p in contenders},
-    })
+    log.emit(
+        "showdown",
+        {
+            "turn": turn,
+            "pot": pot,
+            "winners": [winner.player_id],
+            "life_losses": len(losers),
+            "payouts": {winner.player_id: pot},
+            "rankings": {
+                p.player_id: {
+                    "category": rng.choice(["pair", "two_pair", "flush", "high_card"]),
+                    "score": [rng.randint(1, 14) for _ in range(3)],
+                    "hand": list(p.hand),
+                }
+                for p in contenders
+            },
+        },
+    )
     for p in players:
         if not p.in_hand:
             log.emit("fold_saved_life", {"turn": turn, "player_id": p.player_id})
@@ -360,8 +524,10 @@ def _tournament(rng: random.Random, start: datetime, games: list[GameLog]) -> Ga
     for number, game in enumerate(games, 1):
         log.emit("table_spawned", {"round": 1, "table": number, "game_id": game.game_id})
     for number, game in enumerate(games, 1):
-        log.emit("table_result", {"round": 1, "table": number, "game_id": game.game_id,
-                                  "winner": rng.choice(["P1", "P2", "P3"])})
+        log.emit(
+            "table_result",
+            {"round": 1, "table": number, "game_id": game.game_id, "winner": rng.choice(["P1", "P2", "P3"])},
+        )
     log.emit("round_ended", {"round": 1})
     log.emit("tournament_ended", {"winner": "P1"})
     return log
@@ -377,14 +543,27 @@ def generate(out: Path, scale: int, rng: random.Random) -> list[dict]:
         base = start + timedelta(days=unit)
         games = [play_game(rng, base, 8, 32)]
         for number in range(3):
-            games.append(play_game(rng, base + timedelta(hours=number + 1), rng.randint(4, 6), rng.randint(8, 12),
-                                   old_style=number == 2, crash=number == 0))
+            games.append(
+                play_game(
+                    rng,
+                    base + timedelta(hours=number + 1),
+                    rng.randint(4, 6),
+                    rng.randint(8, 12),
+                    old_style=number == 2,
+                    crash=number == 0,
+                )
+            )
         for game in games:
             if rng.random() < 0.7:
                 _drop_envelope_key(game, rng)
         for log in [*games, _tournament(rng, base, games[1:])]:
             path = out / f"{log.game_id}.events.jsonl"
             path.write_text(log.text())
-            entries.append({"path": str(path), "format": "damage", "faults": sorted(
-                log.faults, key=lambda f: int(f["locator"].split()[1]))})
+            entries.append(
+                {
+                    "path": str(path),
+                    "format": "damage",
+                    "faults": sorted(log.faults, key=lambda f: int(f["locator"].split()[1])),
+                }
+            )
     return entries

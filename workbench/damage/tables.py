@@ -16,58 +16,135 @@ from workbench.damage.models import EMOTIONS, PAYLOADS, ActionSubmitted, Envelop
 from workbench.jsonl import OPENS_AN_OBJECT
 from workbench.schema import Column, Table, once, read_values, run_on, values_at
 
-EVENTS = Table("damage_events", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("game_id", "VARCHAR", "the line's `game_id`", path="game_id", lenient=True),
-    Column("seq", "BIGINT", "1-based line number: the log's own order", required=True),
-    Column("type", "VARCHAR", "the event type (`type`): hand_started, action_submitted, provider_call, ...",
-           path="type", lenient=True),
-    Column("ts", "TIMESTAMP", "when the event was written (`ts`), as UTC", path="ts"),
-    Column("turn", "BIGINT", "the payload's `turn`; NULL for an event without one", path="payload.turn"),
-    Column("payload", "JSON", "the event's payload as written", path="payload"),
-    Column("extra", "JSON", "envelope keys the specification does not list"),
-), doc="Each line of a log as written, one row per line.",
-    model=Envelope, within={"payload": (*PAYLOADS.values(), Undocumented)})
+EVENTS = Table(
+    "damage_events",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("game_id", "VARCHAR", "the line's `game_id`", path="game_id", lenient=True),
+        Column("seq", "BIGINT", "1-based line number: the log's own order", required=True),
+        Column(
+            "type",
+            "VARCHAR",
+            "the event type (`type`): hand_started, action_submitted, provider_call, ...",
+            path="type",
+            lenient=True,
+        ),
+        Column("ts", "TIMESTAMP", "when the event was written (`ts`), as UTC", path="ts"),
+        Column("turn", "BIGINT", "the payload's `turn`; NULL for an event without one", path="payload.turn"),
+        Column("payload", "JSON", "the event's payload as written", path="payload"),
+        Column("extra", "JSON", "envelope keys the specification does not list"),
+    ),
+    doc="Each line of a log as written, one row per line.",
+    model=Envelope,
+    within={"payload": (*PAYLOADS.values(), Undocumented)},
+)
 
-EMOTION_VECTORS = Table("damage_emotions", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("game_id", "VARCHAR", "the line's `game_id`"),
-    Column("seq", "BIGINT", "the line the vector is on", required=True),
-    Column("turn", "BIGINT", "the line's turn (`payload.turn`)"),
-    Column("player_id", "VARCHAR", "whose emotions: the vector's own `player_id`, else its holder's, else the "
-                                   "event's `target_player_id`, else its `player_id`"),
-    *(Column(emotion, "DOUBLE", f"the vector's `{emotion}` as written (the specification's range: -1 to 1); "
-                                f"NULL where it is not a JSON number")
-      for emotion in EMOTIONS),
-    Column("origin", "VARCHAR", "where the vector was found: `hand_started.players[].emotions`, ..."),
-), doc="Every emotion vector of a log, wherever in a line it is (see emotions.py).")
+EMOTION_VECTORS = Table(
+    "damage_emotions",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("game_id", "VARCHAR", "the line's `game_id`"),
+        Column("seq", "BIGINT", "the line the vector is on", required=True),
+        Column("turn", "BIGINT", "the line's turn (`payload.turn`)"),
+        Column(
+            "player_id",
+            "VARCHAR",
+            "whose emotions: the vector's own `player_id`, else its holder's, else the "
+            "event's `target_player_id`, else its `player_id`",
+        ),
+        *(
+            Column(
+                emotion,
+                "DOUBLE",
+                f"the vector's `{emotion}` as written (the specification's range: -1 to 1); "
+                f"NULL where it is not a JSON number",
+            )
+            for emotion in EMOTIONS
+        ),
+        Column("origin", "VARCHAR", "where the vector was found: `hand_started.players[].emotions`, ..."),
+    ),
+    doc="Every emotion vector of a log, wherever in a line it is (see emotions.py).",
+)
 
 # The few fields of actions and provider calls that decisions need (paths within the
 # payload), kept with the file: when it grows, only its new lines are read for them.
-CALLS = Table("damage_calls", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("game_id", "VARCHAR", "the line's `game_id`"),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("turn", "BIGINT", "the payload's `turn`"),
-    Column("type", "VARCHAR", "action_submitted or provider_call"),
-    Column("player_id", "VARCHAR", "the payload's `player_id`: the player who called or acted", path="player_id", lenient=True,
-           of=(ProviderCall,)),
-    Column("action_player_id", "VARCHAR", "an action's `action.player_id`", path="action.player_id", lenient=True,
-           of=(ActionSubmitted,)),
-    Column("kind", "VARCHAR", "an action's `action.kind`: fold, check, call, raise or pass", path="action.kind",
-           lenient=True, of=(ActionSubmitted,)),
-    Column("model", "VARCHAR", "a call's `resolved_model`: the model that served it", path="resolved_model",
-           lenient=True, of=(ProviderCall,)),
-    Column("latency_ms", "DOUBLE", "a call's `latency_ms`: milliseconds it took", path="latency_ms", lenient=True,
-           of=(ProviderCall,)),
-    Column("tokens", "BIGINT", "a call's `usage.total_tokens`", path="usage.total_tokens", lenient=True,
-           of=(ProviderCall,)),
-    Column("prompt_tokens", "BIGINT", "a call's `usage.prompt_tokens`", path="usage.prompt_tokens", lenient=True,
-           of=(ProviderCall,)),
-    Column("completion_tokens", "BIGINT", "a call's `usage.completion_tokens`", path="usage.completion_tokens",
-           lenient=True, of=(ProviderCall,)),
-), doc="An action or provider call of a log: the fields its decision is derived from.",
-    model=(ActionSubmitted, ProviderCall), added=("prompt_tokens", "completion_tokens"))
+CALLS = Table(
+    "damage_calls",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("game_id", "VARCHAR", "the line's `game_id`"),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("turn", "BIGINT", "the payload's `turn`"),
+        Column("type", "VARCHAR", "action_submitted or provider_call"),
+        Column(
+            "player_id",
+            "VARCHAR",
+            "the payload's `player_id`: the player who called or acted",
+            path="player_id",
+            lenient=True,
+            of=(ProviderCall,),
+        ),
+        Column(
+            "action_player_id",
+            "VARCHAR",
+            "an action's `action.player_id`",
+            path="action.player_id",
+            lenient=True,
+            of=(ActionSubmitted,),
+        ),
+        Column(
+            "kind",
+            "VARCHAR",
+            "an action's `action.kind`: fold, check, call, raise or pass",
+            path="action.kind",
+            lenient=True,
+            of=(ActionSubmitted,),
+        ),
+        Column(
+            "model",
+            "VARCHAR",
+            "a call's `resolved_model`: the model that served it",
+            path="resolved_model",
+            lenient=True,
+            of=(ProviderCall,),
+        ),
+        Column(
+            "latency_ms",
+            "DOUBLE",
+            "a call's `latency_ms`: milliseconds it took",
+            path="latency_ms",
+            lenient=True,
+            of=(ProviderCall,),
+        ),
+        Column(
+            "tokens",
+            "BIGINT",
+            "a call's `usage.total_tokens`",
+            path="usage.total_tokens",
+            lenient=True,
+            of=(ProviderCall,),
+        ),
+        Column(
+            "prompt_tokens",
+            "BIGINT",
+            "a call's `usage.prompt_tokens`",
+            path="usage.prompt_tokens",
+            lenient=True,
+            of=(ProviderCall,),
+        ),
+        Column(
+            "completion_tokens",
+            "BIGINT",
+            "a call's `usage.completion_tokens`",
+            path="usage.completion_tokens",
+            lenient=True,
+            of=(ProviderCall,),
+        ),
+    ),
+    doc="An action or provider call of a log: the fields its decision is derived from.",
+    model=(ActionSubmitted, ProviderCall),
+    added=("prompt_tokens", "completion_tokens"),
+)
 
 TABLES = (EVENTS, EMOTION_VECTORS, CALLS)
 
@@ -85,7 +162,7 @@ CHUNK = "(SELECT * FROM damage_events WHERE source_id = $source_id AND seq BETWE
 # envelope has keys the specification does not list (`SET_EXTRA`).
 _FROM_LINE = [c for c in EVENTS.columns if c.path]
 INSERT_EVENTS = EVENTS.insert(f"""
-SELECT $source_id::BIGINT AS source_id, seq, {read_values('v', _FROM_LINE)}
+SELECT $source_id::BIGINT AS source_id, seq, {read_values("v", _FROM_LINE)}
 FROM (SELECT seq, {once(f"try({values_at('raw', [c.path for c in _FROM_LINE if c.path])})")} AS v
       FROM event_lines WHERE {OPENS_AN_OBJECT})
 WHERE v IS NOT NULL
@@ -103,9 +180,9 @@ _FROM_PAYLOAD = [c for c in CALLS.columns if c.path]
 
 def _keep_calls(events: str) -> str:
     return CALLS.insert(f"""
-SELECT source_id, game_id, seq, turn, type, {read_values('v', _FROM_PAYLOAD)}
+SELECT source_id, game_id, seq, turn, type, {read_values("v", _FROM_PAYLOAD)}
 FROM (SELECT source_id, game_id, seq, turn, type,
-             try({values_at('payload', [c.path for c in _FROM_PAYLOAD if c.path])}) AS v
+             try({values_at("payload", [c.path for c in _FROM_PAYLOAD if c.path])}) AS v
       FROM {events} WHERE type IN ('action_submitted', 'provider_call'))
 """)
 
@@ -211,8 +288,9 @@ def set_extra(con: duckdb.DuckDBPyConnection, source_id: int, event_lines: pa.Ta
 def forget_derived(con: duckdb.DuckDBPyConnection, params: dict) -> None:
     """Take out what was derived from a chunk's rows (`params`: source_id, first, last)."""
     for table in (EMOTION_VECTORS, CALLS):
-        con.execute(f"DELETE FROM {table.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last",
-                    params).fetchall()
+        con.execute(
+            f"DELETE FROM {table.name} WHERE source_id = $source_id AND seq BETWEEN $first AND $last", params
+        ).fetchall()
 
 
 def backfill_calls(con: duckdb.DuckDBPyConnection, source_id: int) -> None:
@@ -231,8 +309,12 @@ def keep_calls(con: duckdb.DuckDBPyConnection, source_id: int, first: int, last:
     con.execute(KEEP_CHUNK_CALLS, {"source_id": source_id, "first": first, "last": last})
 
 
-def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, first: int, failed_from: int | None = None) -> None:
+def derive_decisions(
+    con: duckdb.DuckDBPyConnection, source_id: int, first: int, failed_from: int | None = None
+) -> None:
     """The decisions of a file's actions from line `first` on, and of its failed calls
     from line `failed_from` on (default: `first`)."""
-    con.execute(DERIVE_DECISIONS, {"source_id": source_id, "first": first,
-                                   "failed_from": first if failed_from is None else failed_from})
+    con.execute(
+        DERIVE_DECISIONS,
+        {"source_id": source_id, "first": first, "failed_from": first if failed_from is None else failed_from},
+    )

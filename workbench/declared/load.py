@@ -25,7 +25,7 @@ MESSAGE_CHARACTERS = 300
 # `file` expression) that backtracks without end must not stop the run.
 CHECK_SECONDS = 2.0
 # What a turn may be: a whole number a BIGINT holds.
-LOWEST, HIGHEST = -2 ** 63, 2 ** 63 - 1
+LOWEST, HIGHEST = -(2**63), 2**63 - 1
 REQUIRED = re.compile(r"^'(.+)' is a required property$")
 
 
@@ -67,23 +67,34 @@ def declared_format(spec: Spec) -> Format:
         ctx.con.execute(derive, {"source_id": ctx.source_id, "first": ctx.first_line})
         return Counts(records, rejected)
 
-    return Format(name=spec.name, tables=(table,), claims=lambda path, head: fnmatch.fnmatchcase(path.name, spec.files),
-                  load=load, line_based=True, decisions_by_line=True, reading=spec.reading,
-                  describe=spec.description or f"declared in {text_of(spec.path.name)} ({spec.files})")
+    return Format(
+        name=spec.name,
+        tables=(table,),
+        claims=lambda path, head: fnmatch.fnmatchcase(path.name, spec.files),
+        load=load,
+        line_based=True,
+        decisions_by_line=True,
+        reading=spec.reading,
+        describe=spec.description or f"declared in {text_of(spec.path.name)} ({spec.files})",
+    )
 
 
 def _table(spec: Spec) -> Table:
-    return Table(f"{spec.name}_records", (
-        Column("source_id", "BIGINT", required=True),
-        Column("seq", "BIGINT", "1-based line number", required=True),
-        Column("game_id", "VARCHAR", _said(spec, "game")),
-        Column("turn", "BIGINT", _said(spec, "turn")),
-        Column("player", "VARCHAR", _said(spec, "player")),
-        Column("model", "VARCHAR", _said(spec, "model")),
-        Column("action", "VARCHAR", _said(spec, "action") + " (JSON text where it is not text)"),
-        Column("valid", "BOOLEAN", "the line meets the schema", required=True),
-        Column("record", "JSON", "the line as written"),
-    ), doc=f"One row per line of a {spec.name} file (declared in {text_of(spec.path.name)}).")
+    return Table(
+        f"{spec.name}_records",
+        (
+            Column("source_id", "BIGINT", required=True),
+            Column("seq", "BIGINT", "1-based line number", required=True),
+            Column("game_id", "VARCHAR", _said(spec, "game")),
+            Column("turn", "BIGINT", _said(spec, "turn")),
+            Column("player", "VARCHAR", _said(spec, "player")),
+            Column("model", "VARCHAR", _said(spec, "model")),
+            Column("action", "VARCHAR", _said(spec, "action") + " (JSON text where it is not text)"),
+            Column("valid", "BOOLEAN", "the line meets the schema", required=True),
+            Column("record", "JSON", "the line as written"),
+        ),
+        doc=f"One row per line of a {spec.name} file (declared in {text_of(spec.path.name)}).",
+    )
 
 
 COLUMNS = {"game": "game_id", "turn": "turn", "player": "player", "model": "model", "action": "action"}
@@ -108,9 +119,11 @@ def _fields(spec: Spec) -> str:
             value = f"TRY_CAST({value} AS BIGINT)"
             if dotted is not None:
                 at = _literal(_json_path(dotted))
-                value = (f"CASE WHEN json_type(j, {at}) IN ('BIGINT', 'UBIGINT') THEN TRY_CAST(json_extract_string("
-                         f"j, {at}) AS BIGINT) WHEN json_type(j, {at}) IS NULL OR json_type(j, {at}) = 'NULL' "
-                         f"THEN {value} END")
+                value = (
+                    f"CASE WHEN json_type(j, {at}) IN ('BIGINT', 'UBIGINT') THEN TRY_CAST(json_extract_string("
+                    f"j, {at}) AS BIGINT) WHEN json_type(j, {at}) IS NULL OR json_type(j, {at}) = 'NULL' "
+                    f"THEN {value} END"
+                )
         elif dotted is not None:
             value = f"coalesce(json_extract_string(j, {_literal(_json_path(dotted))}), {value})"
         read.append(f"{value} AS {column}")
@@ -127,8 +140,10 @@ def _named_by_the_path(spec: Spec, path) -> dict[str, str | None]:
         with _Bound(CHECK_SECONDS) as bound:
             found = bound.run(lambda: spec.file.search(path.resolve().as_posix()))
     except _TooLong:
-        raise UnreadableFile(f"{spec.path.name}: its file expression took more than {CHECK_SECONDS:g} s on this "
-                             f"file's path (it backtracks without end)") from None
+        raise UnreadableFile(
+            f"{spec.path.name}: its file expression took more than {CHECK_SECONDS:g} s on this "
+            f"file's path (it backtracks without end)"
+        ) from None
     return {f"file_{field}": (_text(found.groupdict().get(field)) if found else None) for field in COLUMNS}
 
 
@@ -153,6 +168,9 @@ def _checker(spec: Spec):
     """`check(text, locator, violations, bound)`: the line's schema errors (and a turn that is
     not a whole number) added to `violations`; why it is rejected (not a JSON object),
     or None."""
+    from workbench.lean_imports import jsonschema
+
+    jsonschema()  # loaded without a part it never needs
     from jsonschema import validators
 
     validator = validators.validator_for(spec.schema)(spec.schema, registry=registry_of(spec.schema)[0])
@@ -170,21 +188,38 @@ def _checker(spec: Spec):
         try:
             errors = bound.run(lambda: list(validator.iter_errors(record)))
         except _TooLong:
-            violations.append(Violation(locator, "error", "schema", "(record)", (
-                f"the schema could not be checked on this line within {CHECK_SECONDS:g} s (a pattern that "
-                f"backtracks without end?)")))
+            violations.append(
+                Violation(
+                    locator,
+                    "error",
+                    "schema",
+                    "(record)",
+                    (
+                        f"the schema could not be checked on this line within {CHECK_SECONDS:g} s (a pattern that "
+                        f"backtracks without end?)"
+                    ),
+                )
+            )
             return None
         except Exception as exc:  # the schema's own fault, which reading it did not show: said per line
-            violations.append(Violation(locator, "error", "schema", "(record)",
-                                        _short(f"the schema could not be checked on this line: {first_line(exc)}")))
+            violations.append(
+                Violation(
+                    locator,
+                    "error",
+                    "schema",
+                    "(record)",
+                    _short(f"the schema could not be checked on this line: {first_line(exc)}"),
+                )
+            )
             return None
         for error in errors:
             where = list(error.absolute_path)
             missing = REQUIRED.match(error.message) if error.validator == "required" else None
             if missing:
                 where.append(missing.group(1))
-            violations.append(Violation(locator, "error", str(error.validator), field_path(where),
-                                        _short(error.message)))
+            violations.append(
+                Violation(locator, "error", str(error.validator), field_path(where), _short(error.message))
+            )
         return None
 
     return check
@@ -255,4 +290,4 @@ class _Bound:
 
 
 def _short(message: str) -> str:
-    return message if len(message) <= MESSAGE_CHARACTERS else message[:MESSAGE_CHARACTERS - 1] + "…"
+    return message if len(message) <= MESSAGE_CHARACTERS else message[: MESSAGE_CHARACTERS - 1] + "…"

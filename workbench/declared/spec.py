@@ -45,8 +45,12 @@ class Spec:
     def reading(self) -> str:
         """What the declaration says of how its files are read, as a digest: a file read
         under another declaration is read again."""
-        said = {"files": self.files, "schema": self.schema, "fields": self.fields,
-                "file": self.file.pattern if self.file is not None else None}
+        said = {
+            "files": self.files,
+            "schema": self.schema,
+            "fields": self.fields,
+            "file": self.file.pattern if self.file is not None else None,
+        }
         return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
@@ -65,8 +69,10 @@ def read_spec(path: str | os.PathLike) -> Spec:
         raise WorkbenchError(f"{where}: unknown key {unknown[0]!r}; a declared format has {', '.join(sorted(KEYS))}")
     name = _text(table, "name", where)
     if not NAME.fullmatch(name):
-        raise WorkbenchError(f"{where}: name {name!r} must be lower-case letters, digits and _, starting with a "
-                             f"letter (at most 41), as it names the table <name>_records")
+        raise WorkbenchError(
+            f"{where}: name {name!r} must be lower-case letters, digits and _, starting with a "
+            f"letter (at most 41), as it names the table <name>_records"
+        )
     files = _text(table, "files", where)
     if "/" in files or os.sep in files:
         raise WorkbenchError(f"{where}: files {files!r} is a pattern of file names (`*.mygame.jsonl`), not a path")
@@ -77,8 +83,7 @@ def read_spec(path: str | os.PathLike) -> Spec:
         if key not in FIELDS:
             raise WorkbenchError(f"{where}: unknown field {key!r}; fields are {', '.join(FIELDS)}")
         if not isinstance(dotted, str) or not all(KEY.fullmatch(part) for part in dotted.split(".")):
-            raise WorkbenchError(f"{where}: fields.{key} must be a dotted path such as \"agent.model\", "
-                                 f"got {dotted!r}")
+            raise WorkbenchError(f'{where}: fields.{key} must be a dotted path such as "agent.model", got {dotted!r}')
     description = table.get("description", "")
     if not isinstance(description, str):
         raise WorkbenchError(f"{where}: description must be text")
@@ -98,8 +103,9 @@ def _file(table: dict, where: str) -> re.Pattern | None:
         raise WorkbenchError(f"{where}: file {given!r} is not a regular expression: {exc}") from None
     unknown = sorted(set(pattern.groupindex) - set(FIELDS))
     if unknown or not pattern.groupindex:
-        raise WorkbenchError(f"{where}: file's named groups must be fields ({', '.join(FIELDS)}), "
-                             f"got {', '.join(unknown) or 'none'}")
+        raise WorkbenchError(
+            f"{where}: file's named groups must be fields ({', '.join(FIELDS)}), got {', '.join(unknown) or 'none'}"
+        )
     return pattern
 
 
@@ -113,6 +119,9 @@ def _text(table: dict, key: str, where: str) -> str:
 def _schema(table: dict, path: Path) -> dict:
     """The JSON Schema: an inline table, or a file beside the TOML (checked against its
     draft's metaschema)."""
+    from workbench.lean_imports import jsonschema
+
+    jsonschema()  # loaded without a part it never needs
     from jsonschema import exceptions, validators
 
     where, given = text_of(path), table.get("schema")
@@ -128,8 +137,10 @@ def _schema(table: dict, path: Path) -> dict:
         except (ValueError, RecursionError) as exc:
             raise WorkbenchError(f"{where}: its schema {text_of(file)} is not JSON: {exc}") from None
     else:
-        raise WorkbenchError(f"{where}: schema must be given: the path of a JSON Schema file (relative to its "
-                             f"folder), or a [schema] table")
+        raise WorkbenchError(
+            f"{where}: schema must be given: the path of a JSON Schema file (relative to its "
+            f"folder), or a [schema] table"
+        )
     if not isinstance(schema, dict):
         raise WorkbenchError(f"{where}: its schema must be a JSON object")
     try:
@@ -153,8 +164,10 @@ def _json_only(value, where: str, at: str) -> None:
         for index, inner in enumerate(value):
             _json_only(inner, where, f"{at}[{index}]")
     elif isinstance(value, (datetime.date, datetime.time)) or (isinstance(value, float) and not math.isfinite(value)):
-        raise WorkbenchError(f"{where}: {at} is {value!r}, which JSON has no form of: a JSON Schema holds JSON values "
-                             f"(write a date as text)")
+        raise WorkbenchError(
+            f"{where}: {at} is {value!r}, which JSON has no form of: a JSON Schema holds JSON values "
+            f"(write a date as text)"
+        )
 
 
 # Keywords whose values are data, not schemas: a `$ref` inside one is a value.
@@ -179,6 +192,10 @@ def registry_of(schema: dict):
 
 def _specification(schema: dict):
     import referencing.jsonschema
+
+    from workbench.lean_imports import jsonschema
+
+    jsonschema()  # loaded without a part it never needs
     from jsonschema import validators
 
     dialect = validators.validator_for(schema).META_SCHEMA.get("$schema", "")
@@ -189,6 +206,9 @@ def _checkable(schema: dict, where: str) -> None:
     """A schema that can check a line: each `$ref` resolves within it, and it does not
     refer to itself without end (`{"$ref": "#"}`). Either fault would fail every line,
     counted against the models though the declaration's."""
+    from workbench.lean_imports import jsonschema
+
+    jsonschema()  # loaded without a part it never needs
     from jsonschema import validators
     from referencing.exceptions import Unresolvable
 
@@ -209,9 +229,10 @@ def _checkable(schema: dict, where: str) -> None:
             try:
                 resolver.lookup(node["$ref"])
             except Unresolvable:
-                raise WorkbenchError(f"{where}: its schema's $ref {node['$ref']!r} at {at or '/'} does not lead to a "
-                                     f"part of the schema; a declared schema is checked alone (nothing is fetched)"
-                                     ) from None
+                raise WorkbenchError(
+                    f"{where}: its schema's $ref {node['$ref']!r} at {at or '/'} does not lead to a "
+                    f"part of the schema; a declared schema is checked alone (nothing is fetched)"
+                ) from None
         for key, inner in node.items():
             if key not in DATA_KEYWORDS:
                 visit(inner, resolver, f"{at}/{key}")
@@ -224,11 +245,14 @@ def _checkable(schema: dict, where: str) -> None:
             for _ in validator.iter_errors(probe):
                 pass
         except RecursionError:
-            raise WorkbenchError(f"{where}: its schema refers to itself without end (a $ref that leads back to "
-                                 f"where it is, checking nothing on the way)") from None
+            raise WorkbenchError(
+                f"{where}: its schema refers to itself without end (a $ref that leads back to "
+                f"where it is, checking nothing on the way)"
+            ) from None
         except Unresolvable as exc:
-            raise WorkbenchError(f"{where}: its schema's $ref {str(exc)!r} does not lead to a part of the schema"
-                                 ) from None
+            raise WorkbenchError(
+                f"{where}: its schema's $ref {str(exc)!r} does not lead to a part of the schema"
+            ) from None
 
 
 def declared_folders() -> list[Path]:

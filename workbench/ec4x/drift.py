@@ -47,28 +47,36 @@ from workbench.violation import Violation
 
 
 def _system_target_message(command: str, name: str) -> str:
-    return (f"`{command}` without `{name}` is valid by the seed (its prompt gives `{command}` no target), but the "
-            f"real compiler refuses it: it requires a targetSystemId for patrol, guard-colony and guard-starbase "
-            f"as for the system-target commands; the seed is the contract, so this is drift, not an error")
+    return (
+        f"`{command}` without `{name}` is valid by the seed (its prompt gives `{command}` no target), but the "
+        f"real compiler refuses it: it requires a targetSystemId for patrol, guard-colony and guard-starbase "
+        f"as for the system-target commands; the seed is the contract, so this is drift, not an error"
+    )
 
 
 def _espionage_target_message(operation: str, name: str) -> str:
-    return (f"`{operation}` without `{name}` is valid by the seed (its prompt gives it no target), but the real "
-            f"compiler refuses every espionage operation without a {name}; the seed is the contract, so this is "
-            f"drift, not an error")
+    return (
+        f"`{operation}` without `{name}` is valid by the seed (its prompt gives it no target), but the real "
+        f"compiler refuses every espionage operation without a {name}; the seed is the contract, so this is "
+        f"drift, not an error"
+    )
 
 
 # What the real compiler requires beyond the seed: for a command model and its enum
 # field, the fields each seed value must not leave null (only where the seed does not),
 # and what the finding says.
-COMPILER_REQUIRES: dict[tuple[type[BaseModel], str],
-                        tuple[dict[str, tuple[str, ...]], Callable[[str, str], str]]] = {
+COMPILER_REQUIRES: dict[tuple[type[BaseModel], str], tuple[dict[str, tuple[str, ...]], Callable[[str, str], str]]] = {
     (FleetCommand, "commandType"): (
-        dict.fromkeys(seed.COMPILER_SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), _system_target_message),
-    (EspionageAction, "operation"): ({
-        operation: tuple(name for name in seed.COMPILER_ESPIONAGE_REQUIRES if name not in requires)
-        for operation, requires in seed.ESPIONAGE_REQUIRES.items()
-    }, _espionage_target_message),
+        dict.fromkeys(seed.COMPILER_SYSTEM_TARGET_COMMANDS, ("targetSystemId",)),
+        _system_target_message,
+    ),
+    (EspionageAction, "operation"): (
+        {
+            operation: tuple(name for name in seed.COMPILER_ESPIONAGE_REQUIRES if name not in requires)
+            for operation, requires in seed.ESPIONAGE_REQUIRES.items()
+        },
+        _espionage_target_message,
+    ),
 }
 
 
@@ -132,19 +140,29 @@ def findings_of(place: Place, value: str, lacks: list[str]) -> list[tuple[str, s
     """(rule, field, message) of each drift a value at `place` is, with the watched fields
     its command leaves out."""
     if place.field is None:
-        return [("compiler_only_field", None,
-                 f"`{place.key}` is not a field of the seed's v1 JSON contract, but the seed's prompt lists "
-                 f"Repair & Scrap among the draft's categories and the real compiler reads this list, so it is "
-                 f"reported as drift rather than rejected; kept, entries not checked")]
+        return [
+            (
+                "compiler_only_field",
+                None,
+                f"`{place.key}` is not a field of the seed's v1 JSON contract, but the seed's prompt lists "
+                f"Repair & Scrap among the draft's categories and the real compiler reads this list, so it is "
+                f"reported as drift rather than rejected; kept, entries not checked",
+            )
+        ]
     canonical = place.field_enum().canonical(value)
     if canonical is None:
         return []
     found: list[tuple[str, str | None, str]] = []
     if canonical != value:
-        found.append(("enum_spelling", place.field,
-                      f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises enum "
-                      f"spellings, and the seed only asks that the value be known to the compiler, so it is "
-                      f"accepted as `{canonical}` (drift, not an error)"))
+        found.append(
+            (
+                "enum_spelling",
+                place.field,
+                f"{value!r} is not the seed's spelling of `{canonical}`; the real compiler normalises enum "
+                f"spellings, and the seed only asks that the value be known to the compiler, so it is "
+                f"accepted as `{canonical}` (drift, not an error)",
+            )
+        )
     for name in place.requires.get(canonical, ()):
         if name in lacks:
             found.append(("compiler_requires_field", name, place.requirement(canonical, name)))
@@ -155,8 +173,18 @@ PLACES = _places()
 # The drift occurrences of lines: one row per value that may be drift (`findings_of`
 # says which kinds it is), at its line (`seq`) and its command's index in a list.
 # (`Schema.empty_table` would import pandas in every command that reads EC4X.)
-NO_OCCURRENCES = pa.Table.from_batches([], schema=pa.schema([
-    ("seq", pa.int64()), ("idx", pa.int64()), ("place", pa.int64()), ("value", pa.string()), ("lacks", pa.string())]))
+NO_OCCURRENCES = pa.Table.from_batches(
+    [],
+    schema=pa.schema(
+        [
+            ("seq", pa.int64()),
+            ("idx", pa.int64()),
+            ("place", pa.int64()),
+            ("value", pa.string()),
+            ("lacks", pa.string()),
+        ]
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -176,9 +204,17 @@ class _Watched:
         return value not in self.seed_spelled or bool(lacks and value in self.wanting)
 
 
-_WATCHED = [_Watched(number, place, place.field, frozenset(place.field_enum().values),
-                     frozenset(value for value, needs in place.requires.items() if needs))
-            for number, place in enumerate(PLACES) if place.field is not None]
+_WATCHED = [
+    _Watched(
+        number,
+        place,
+        place.field,
+        frozenset(place.field_enum().values),
+        frozenset(value for value, needs in place.requires.items() if needs),
+    )
+    for number, place in enumerate(PLACES)
+    if place.field is not None
+]
 _ONLY_LISTS = [(number, place.key) for number, place in enumerate(PLACES) if place.field is None]
 
 
@@ -217,7 +253,8 @@ def _walk(draft: dict) -> list[tuple]:
     compiler reads, there even as null; a value that `_Watched.drifts`, where a value is
     a JSON string, a command a JSON object and a list a JSON array."""
     found: list[tuple[int | None, int, str, str]] = [
-        (None, number, "", "") for number, key in _ONLY_LISTS if key in draft]
+        (None, number, "", "") for number, key in _ONLY_LISTS if key in draft
+    ]
     for watched in _WATCHED:
         place = watched.place
         held = draft.get(place.key)
@@ -269,8 +306,15 @@ class DriftWatch:
         """A draft decoded that may hold drift: the lists only the compiler reads that it
         has, and the commands noted that it holds."""
         only_lists = _only_lists(draft)
-        found = [] if only_lists == _NONE_THERE else [
-            (None, number, "", "") for (number, _), held in zip(_ONLY_LISTS, only_lists) if held is not msgspec.UNSET]
+        found = (
+            []
+            if only_lists == _NONE_THERE
+            else [
+                (None, number, "", "")
+                for (number, _), held in zip(_ONLY_LISTS, only_lists)
+                if held is not msgspec.UNSET
+            ]
+        )
         for place, value, lacks, command in self.notes:
             key, listed = _WHERE[place]
             held = getattr(draft, key)
@@ -335,8 +379,11 @@ _WATCHING = _Watching()
 _WHERE = [(place.key, place.listed) for place in PLACES]
 # A draft's lists only the compiler reads, as a tuple (one C call), and that tuple when
 # it has none of them.
-_only_lists = (operator.attrgetter(*(key for _, key in _ONLY_LISTS)) if len(_ONLY_LISTS) > 1
-               else lambda draft: tuple(getattr(draft, key) for _, key in _ONLY_LISTS))
+_only_lists = (
+    operator.attrgetter(*(key for _, key in _ONLY_LISTS))
+    if len(_ONLY_LISTS) > 1
+    else lambda draft: tuple(getattr(draft, key) for _, key in _ONLY_LISTS)
+)
 _NONE_THERE = (msgspec.UNSET,) * len(_ONLY_LISTS)
 
 
@@ -366,13 +413,20 @@ def _command_watch(checks: list[tuple[_Watched, str | None]]) -> Callable[[typin
                 lacks = lacking(command)
                 if always or lacks:
                     watch.notes.append((number, tagged, lacks, command))
+
         return seen_tagged
     # A place the compiler wants nothing more of drifts by its value alone (as the
     # build's classes): read without the fields-left-out test.
-    plain = [(watched.number, watched.field, watched.seed_spelled) for watched, tagged in checks
-             if tagged is None and not watched.place.watched]
-    reads = [(watched, tagged, watched.field, _lacking(watched.place.watched)) for watched, tagged in checks
-             if tagged is not None or watched.place.watched]
+    plain = [
+        (watched.number, watched.field, watched.seed_spelled)
+        for watched, tagged in checks
+        if tagged is None and not watched.place.watched
+    ]
+    reads = [
+        (watched, tagged, watched.field, _lacking(watched.place.watched))
+        for watched, tagged in checks
+        if tagged is not None or watched.place.watched
+    ]
 
     def seen(command) -> None:
         watch = _WATCHING.watch
@@ -388,6 +442,7 @@ def _command_watch(checks: list[tuple[_Watched, str | None]]) -> Callable[[typin
                 lacks = lacking(command)
                 if watched.drifts(value, lacks):
                     watch.notes.append((watched.number, value, lacks, command))
+
     return seen
 
 
@@ -466,8 +521,12 @@ class DriftTally:
         rows: dict[str, list] = {"place": [], "value": [], "lacks": [], "kind": []}
         kinds: dict[tuple, int] = {}
         # Sorted, so kinds are numbered the same way every run (the number breaks ties in `_kinds`).
-        distinct = occurrences.group_by(["place", "value", "lacks"]).aggregate([]) \
-            .sort_by([("place", "ascending"), ("value", "ascending"), ("lacks", "ascending")]).to_pylist()
+        distinct = (
+            occurrences.group_by(["place", "value", "lacks"])
+            .aggregate([])
+            .sort_by([("place", "ascending"), ("value", "ascending"), ("lacks", "ascending")])
+            .to_pylist()
+        )
         for row in distinct:
             place = PLACES[row["place"]]
             for rule, name, message in findings_of(place, row["value"], row["lacks"].split(",")):
@@ -475,13 +534,20 @@ class DriftTally:
                 for column, value in zip(rows, (row["place"], row["value"], row["lacks"], number)):
                     rows[column].append(value)
         described = [(PLACES[p], rule, name, message) for p, rule, name, message in kinds]
-        return pa.table(rows, schema=pa.schema([("place", pa.int64()), ("value", pa.string()),
-                                               ("lacks", pa.string()), ("kind", pa.int64())])), described
+        return pa.table(
+            rows,
+            schema=pa.schema(
+                [("place", pa.int64()), ("value", pa.string()), ("lacks", pa.string()), ("kind", pa.int64())]
+            ),
+        ), described
 
     def findings(self) -> list[Violation]:
-        return [dataclasses.replace(first, message=f"{first.message} ({line_count(self._lines[key])}, "
-                                                   f"first {first.locator})")
-                for key, first in self._first.items()]
+        return [
+            dataclasses.replace(
+                first, message=f"{first.message} ({line_count(self._lines[key])}, first {first.locator})"
+            )
+            for key, first in self._first.items()
+        ]
 
     def state(self) -> dict:
         """The tally as JSON, for a later append to go on from: its kinds in the order
@@ -504,10 +570,12 @@ def _kinds(found: pa.Table) -> list[tuple[int, int, int | None, int]]:
     lines carry it, kinds in the order of their first occurrences. (In Arrow: a DuckDB
     statement over a few hundred occurrences costs more, most of it fixed.)"""
     ordered = found.append_column("at", pc.coalesce(found["idx"], -1)).sort_by(
-        [("seq", "ascending"), ("at", "ascending"), ("kind", "ascending")])
+        [("seq", "ascending"), ("at", "ascending"), ("kind", "ascending")]
+    )
     # Without threads, groups come in the order they are first met and `first` is the first row's.
     grouped = ordered.group_by("kind", use_threads=False).aggregate(
-        [("seq", "first"), ("idx", "first", pc.ScalarAggregateOptions(skip_nulls=False)), ("seq", "count_distinct")])
+        [("seq", "first"), ("idx", "first", pc.ScalarAggregateOptions(skip_nulls=False)), ("seq", "count_distinct")]
+    )
     return list(zip(*(grouped[name].to_pylist() for name in ("kind", "seq_first", "idx_first", "seq_count_distinct"))))
 
 

@@ -25,8 +25,18 @@ from workbench.ec4x.seed import ZERO_TURN_COMMANDS
 from workbench.schema import SchemaError, missing_field
 
 FAMILIES = (
-    "zero_turn", "fleet", "build", "repair", "scrap", "diplomacy",
-    "population_transfer", "terraform", "colony_management", "espionage", "research", "investment",
+    "zero_turn",
+    "fleet",
+    "build",
+    "repair",
+    "scrap",
+    "diplomacy",
+    "population_transfer",
+    "terraform",
+    "colony_management",
+    "espionage",
+    "research",
+    "investment",
 )
 # The bot's tag for each zero-turn command: `ztc_` and the command in snake case.
 ZERO_TURN_TAGS = tuple("ztc_" + command.replace("-", "_") for command in ZERO_TURN_COMMANDS)
@@ -54,9 +64,12 @@ def _research(at: dict[str, str]) -> str:
 
     def points(name: str) -> str:
         return _positive(f"json_extract({allocation}, '$.{name}')")
-    return (f"({_is_object(allocation)} AND ({points('economic')} OR {points('science')} "
-            f"OR coalesce(json_type({allocation}, '$.fields') = 'OBJECT' "
-            f"AND len(json_keys({allocation}, '$.fields')) > 0, false)))")
+
+    return (
+        f"({_is_object(allocation)} AND ({points('economic')} OR {points('science')} "
+        f"OR coalesce(json_type({allocation}, '$.fields') = 'OBJECT' "
+        f"AND len(json_keys({allocation}, '$.fields')) > 0, false)))"
+    )
 
 
 # Does the draft use the family: (the top-level keys read, the SQL predicate over their values).
@@ -72,8 +85,10 @@ DRAFT_FAMILIES = {
     "colony_management": _non_empty("colonyManagement"),
     "espionage": _non_empty("espionageActions"),
     "research": (("researchAllocation",), _research),
-    "investment": (("ebpInvestment", "cipInvestment"),
-                   lambda at: f"({_positive(at['ebpInvestment'])} OR {_positive(at['cipInvestment'])})"),
+    "investment": (
+        ("ebpInvestment", "cipInvestment"),
+        lambda at: f"({_positive(at['ebpInvestment'])} OR {_positive(at['cipInvestment'])})",
+    ),
 }
 # The sub-fields `_research` reads, checked against the model with the keys.
 _RESEARCH_PATHS = ("researchAllocation.economic", "researchAllocation.science", "researchAllocation.fields")

@@ -78,8 +78,9 @@ def _required_for(what: str, requires: tuple[str, ...], values: dict, rule: str,
     return failures
 
 
-def variants(requires: dict[str, tuple[str, ...]], enum: SeedEnum, key: str,
-             narrowed: dict[str, dict] | None = None) -> ScreenVariants:
+def variants(
+    requires: dict[str, tuple[str, ...]], enum: SeedEnum, key: str, narrowed: dict[str, dict] | None = None
+) -> ScreenVariants:
     """How the screen checks the fields a command's `key` value requires (see
     `screen.ScreenVariants`): a struct per spelling of the value the screen lets through."""
     # Every spelling stands for a value (`SeedEnum.spellings`): none is left out.
@@ -104,15 +105,18 @@ class FleetCommand(Contract):
 
     __screen_variants__ = variants(
         {**dict.fromkeys(seed.SYSTEM_TARGET_COMMANDS, ("targetSystemId",)), "join-fleet": ("targetFleetId",)},
-        seed_enum_of(FleetCommandType), "commandType")
+        seed_enum_of(FleetCommandType),
+        "commandType",
+    )
 
     @model_validator(mode="after")
     def targets_present(self):
         values = self.__dict__
         failures = []
         if self.commandType in seed.SYSTEM_TARGET_COMMANDS:
-            failures += _required_for(f"`{self.commandType}` (a system-target command)", ("targetSystemId",),
-                                      values, "target_system_required")
+            failures += _required_for(
+                f"`{self.commandType}` (a system-target command)", ("targetSystemId",), values, "target_system_required"
+            )
         if self.commandType == "join-fleet":
             failures += _required_for("`join-fleet`", ("targetFleetId",), values, "target_fleet_required")
         fail("FleetCommand", failures)
@@ -136,8 +140,9 @@ class BuildCommand(Contract):
         classes = tuple(name for name in requires if name != "quantity")
         failures = _required_for(what, classes, self.__dict__, "build_class_required")
         if "quantity" in requires:
-            failures += _required_for(what, ("quantity",), self.__dict__, "quantity_required",
-                                      _QUANTITY_DEFAULTS.get(self.buildType, ""))
+            failures += _required_for(
+                what, ("quantity",), self.__dict__, "quantity_required", _QUANTITY_DEFAULTS.get(self.buildType, "")
+            )
         fail("BuildCommand", failures)
         return self
 
@@ -158,22 +163,44 @@ class ZeroTurnCommand(Contract):
     quantity: Int64 | None = None
 
     # `load-cargo` loads marines only: its struct takes their spellings alone.
-    __screen_variants__ = variants(seed.ZERO_TURN_REQUIRES, seed_enum_of(ZeroTurnCommandType), "commandType", {
-        "load-cargo": {"cargoType": Literal[tuple(spelling for spelling in _CARGO.spellings()
-                                                  if _CARGO.canonical(spelling) in seed.LOAD_CARGO_TYPES)]},
-    })
+    __screen_variants__ = variants(
+        seed.ZERO_TURN_REQUIRES,
+        seed_enum_of(ZeroTurnCommandType),
+        "commandType",
+        {
+            "load-cargo": {
+                "cargoType": Literal[
+                    tuple(
+                        spelling
+                        for spelling in _CARGO.spellings()
+                        if _CARGO.canonical(spelling) in seed.LOAD_CARGO_TYPES
+                    )
+                ]
+            },
+        },
+    )
 
     @model_validator(mode="after")
     def command_fields_present(self):
         requires = seed.ZERO_TURN_REQUIRES[self.commandType]
         failures = _required_for(f"`{self.commandType}`", requires, self.__dict__, "zero_turn_field_required")
-        if self.commandType == "load-cargo" and self.cargoType is not None \
-                and self.cargoType not in seed.LOAD_CARGO_TYPES:
-            failures.append(("cargoType", rule_error(
-                "load_cargo_marines_only",
-                f"`load-cargo` loads cargoType {'|'.join(seed.LOAD_CARGO_TYPES)} only (the seed's v1 JSON "
-                f"rules); found {self.cargoType!r}. The real compiler refuses it too (load-cargo supports only "
-                f"Marines); the seed's KDL reference lists colonists, but the JSON contract does not"), self.cargoType))
+        if (
+            self.commandType == "load-cargo"
+            and self.cargoType is not None
+            and self.cargoType not in seed.LOAD_CARGO_TYPES
+        ):
+            failures.append(
+                (
+                    "cargoType",
+                    rule_error(
+                        "load_cargo_marines_only",
+                        f"`load-cargo` loads cargoType {'|'.join(seed.LOAD_CARGO_TYPES)} only (the seed's v1 JSON "
+                        f"rules); found {self.cargoType!r}. The real compiler refuses it too (load-cargo supports only "
+                        f"Marines); the seed's KDL reference lists colonists, but the JSON contract does not",
+                    ),
+                    self.cargoType,
+                )
+            )
         fail("ZeroTurnCommand", failures)
         return self
 
@@ -207,8 +234,9 @@ class DiplomaticCommand(Contract):
     @model_validator(mode="after")
     def action_fields_present(self):
         requires = seed.DIPLOMATIC_REQUIRES[self.action]
-        fail("DiplomaticCommand", _required_for(f"`{self.action}`", requires, self.__dict__,
-                                                "diplomatic_field_required"))
+        fail(
+            "DiplomaticCommand", _required_for(f"`{self.action}`", requires, self.__dict__, "diplomatic_field_required")
+        )
         return self
 
 
@@ -222,8 +250,10 @@ class EspionageAction(Contract):
     @model_validator(mode="after")
     def operation_targets_present(self):
         requires = seed.ESPIONAGE_REQUIRES[self.operation]
-        fail("EspionageAction", _required_for(f"`{self.operation}`", requires, self.__dict__,
-                                              "espionage_target_required"))
+        fail(
+            "EspionageAction",
+            _required_for(f"`{self.operation}`", requires, self.__dict__, "espionage_target_required"),
+        )
         return self
 
 
@@ -232,6 +262,7 @@ class EspionageAction(Contract):
 # mismatch (the real parser refuses it too).
 _TECH_FIELDS: dict[str, Any] = {f: (Int64, None) for f in seed.TECH_FIELDS}
 if typing.TYPE_CHECKING:
+
     class ResearchFields(Contract):
         """Made at run time: an optional Int64 per field of `seed.TECH_FIELDS`."""
 else:
@@ -268,10 +299,12 @@ class OrderDraft(Contract):
         # The rules across commands (`across_commands`), over the decoded draft. It runs
         # for every draft the screen reads, so the usual case is settled in C.
         if _may_repeat(draft.fleetCommands, "fleetId", seed.COMMANDS_PER_FLEET) and _beyond_limit(
-                [command.fleetId for command in draft.fleetCommands], seed.COMMANDS_PER_FLEET):
+            [command.fleetId for command in draft.fleetCommands], seed.COMMANDS_PER_FLEET
+        ):
             return "a fleet with two commands"
         if _may_repeat(draft.espionageActions, "targetHouseId", seed.ESPIONAGE_OPS_PER_HOUSE) and _beyond_limit(
-                [action.targetHouseId for action in draft.espionageActions], seed.ESPIONAGE_OPS_PER_HOUSE):
+            [action.targetHouseId for action in draft.espionageActions], seed.ESPIONAGE_OPS_PER_HOUSE
+        ):
             return "too many operations against one house"
         return None
 
@@ -322,21 +355,35 @@ def _int_ids(items: list[tuple[int, dict]], name: str) -> list[int | None]:
 def _repeated_fleets(data: dict) -> list:
     """The seed allows 1 command per fleet per turn: every later command of a fleet fails."""
     items = _items(data, "fleetCommands")
-    return [(("fleetCommands", items[position][0], "fleetId"), rule_error(
+    return [
+        (
+            ("fleetCommands", items[position][0], "fleetId"),
+            rule_error(
                 "one_command_per_fleet",
-                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)"), fleet)
-            for position, fleet, _ in _beyond_limit(_int_ids(items, "fleetId"), seed.COMMANDS_PER_FLEET)]
+                f"fleet {fleet} already has a command this turn (the seed allows 1 per fleet per turn)",
+            ),
+            fleet,
+        )
+        for position, fleet, _ in _beyond_limit(_int_ids(items, "fleetId"), seed.COMMANDS_PER_FLEET)
+    ]
 
 
 def _espionage_over_limit(data: dict) -> list:
     """Up to ESPIONAGE_OPS_PER_HOUSE operations per target house: every one beyond fails."""
     items = _items(data, "espionageActions")
     limit = seed.ESPIONAGE_OPS_PER_HOUSE
-    return [(("espionageActions", items[position][0], "targetHouseId"), rule_error(
+    return [
+        (
+            ("espionageActions", items[position][0], "targetHouseId"),
+            rule_error(
                 "espionage_ops_per_house",
                 f"operation {count} against house {house}; the seed allows up to {limit} per target house "
-                f"(the real compiler does not count them)"), house)
-            for position, house, count in _beyond_limit(_int_ids(items, "targetHouseId"), limit)]
+                f"(the real compiler does not count them)",
+            ),
+            house,
+        )
+        for position, house, count in _beyond_limit(_int_ids(items, "targetHouseId"), limit)
+    ]
 
 
 # One call validates a whole batch of raw lines in pydantic-core.

@@ -113,7 +113,7 @@ turns AS (
 ),
 turn_uses AS (
     SELECT DISTINCT source_id, seq, model, first_try, rule, family
-    FROM (SELECT *, {tag_family_sql('tag')} AS family FROM turns, unnest(feature_tags) AS u(tag))
+    FROM (SELECT *, {tag_family_sql("tag")} AS family FROM turns, unnest(feature_tags) AS u(tag))
     WHERE family IS NOT NULL
 ),
 uses AS (
@@ -147,7 +147,9 @@ grid AS (
 """
 
 # Per family, model and source: tried, valid, validity and the rule broken most.
-FAMILY_MATRIX = FAMILY_USES + """
+FAMILY_MATRIX = (
+    FAMILY_USES
+    + """
 SELECT f.family, g.model, coalesce(c.tried, 0) AS tried, coalesce(c.valid, 0) AS valid,
        c.valid / c.tried AS validity, t.top_rule, coalesce(t.top_rule_count, 0) AS top_rule_count, g.source
 FROM grid g CROSS JOIN family_order f
@@ -155,20 +157,25 @@ LEFT JOIN cells c USING (source, model, family)
 LEFT JOIN top_rules t USING (source, model, family)
 ORDER BY g.source, g.model, f.position
 """
+)
 
 
 def family_lines(con: duckdb.DuckDBPyConnection, family: str, model: str, source: str = DRAFTS) -> pl.DataFrame:
     """The lines (source_id, line) behind one cell of the family matrix: the drafts (or
     bot-trace turns) of `model` that used `family`."""
-    return query_frame(con, FAMILY_USES + """
+    return query_frame(
+        con,
+        FAMILY_USES
+        + """
         SELECT DISTINCT source_id, seq AS line FROM uses
         WHERE family = $family AND model = $model AND source = $source ORDER BY ALL
-    """, {"family": family, "model": model, "source": source})
+    """,
+        {"family": family, "model": model, "source": source},
+    )
 
 
 def family_matrix(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Per command family, model and source (drafts, trace): how often the family was
     tried, how often validly, the validity, and the rule its invalid uses broke most.
     Every family is listed for every model and source with data, tried = 0 if unused."""
-    return query_frame(con, FAMILY_MATRIX).with_columns(
-        pl.col("tried", "valid", "top_rule_count").cast(pl.Int64))
+    return query_frame(con, FAMILY_MATRIX).with_columns(pl.col("tried", "valid", "top_rule_count").cast(pl.Int64))

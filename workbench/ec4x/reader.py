@@ -73,8 +73,9 @@ def load_drafts(ctx: LoadContext) -> Counts:
     return Counts(records, rejected)
 
 
-def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: DriftTally,
-                     stop: threading.Event) -> Counts:
+def load_draft_chunk(
+    ctx: LoadContext, chunk: LineChunk, params: dict, tally: DriftTally, stop: threading.Event
+) -> Counts:
     """The chunk parsed, screened, its drift found and its decisions derived
     (`_parsed_and_checked`). Lines that are no record (DuckDB could not parse them, or
     pydantic refuses them) lose their rows and hold no drift. A decision is valid when
@@ -90,8 +91,7 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     # The drafts with an error that have a row: not those that are no record, nor those
     # DuckDB could not parse (pydantic may read one, a lone surrogate, say). Each error
     # of a chunk is located at its line (`line N`).
-    invalid = {line for v in checked.violations
-               if v.severity == "error" and (line := line_of(v.locator)) is not None}
+    invalid = {line for v in checked.violations if v.severity == "error" and (line := line_of(v.locator)) is not None}
     invalid -= {int(chunk.numbers[i]) for i in (*checked.reject_at, *missing)}
     if forgotten or invalid != presumed:
         tables.mark(con, source_id, sorted(presumed - invalid), valid=True)
@@ -103,9 +103,9 @@ def load_draft_chunk(ctx: LoadContext, chunk: LineChunk, params: dict, tally: Dr
     return counts
 
 
-def _parsed_and_checked(con: duckdb.DuckDBPyConnection, chunk: LineChunk, params: dict, rows: dict,
-                        tally: DriftTally, stop: threading.Event
-                        ) -> tuple[list[int], bulk.Checked, list[int], set[int]]:
+def _parsed_and_checked(
+    con: duckdb.DuckDBPyConnection, chunk: LineChunk, params: dict, rows: dict, tally: DriftTally, stop: threading.Event
+) -> tuple[list[int], bulk.Checked, list[int], set[int]]:
     """DuckDB parses the chunk's lines (`_parsed`) while, in a thread, the order screen
     reads them, its watchers noting the drift of the drafts it accepts
     (`drift.DriftWatch`). Then that thread checks the lines the screen refused and
@@ -121,8 +121,9 @@ def _parsed_and_checked(con: duckdb.DuckDBPyConnection, chunk: LineChunk, params
     with Worker() as screen:
         early = screen.submit(bulk.screened_before_parse, chunk, order_screen(), stop, watch)
         if len(chunk) and _parsed(con, params, lines, staged) != len(chunk):
-            missing = bulk.missing_lines(con, (tables.STAGED if staged else tables.ORDERS).name, params["source_id"],
-                                         chunk, lines)
+            missing = bulk.missing_lines(
+                con, (tables.STAGED if staged else tables.ORDERS).name, params["source_id"], chunk, lines
+            )
         deep = bulk.too_deep(chunk)  # while the screen reads on: numpy lets go of the GIL
         refused = bulk.screened_once_parsed(chunk, early.result(), missing, order_screen(), stop, watch)
         presumed = chunk.numbers[refused].tolist()
@@ -137,15 +138,24 @@ def _parsed_and_checked(con: duckdb.DuckDBPyConnection, chunk: LineChunk, params
         return missing, checked, forgotten, set(presumed)
 
 
-def _checked(chunk: LineChunk, missing: list[int], refused: list[int], presumed: list[int], deep: list[int],
-             watch: DriftWatch, tally: DriftTally, stop: threading.Event) -> tuple[bulk.Checked, list[int]]:
+def _checked(
+    chunk: LineChunk,
+    missing: list[int],
+    refused: list[int],
+    presumed: list[int],
+    deep: list[int],
+    watch: DriftWatch,
+    tally: DriftTally,
+    stop: threading.Event,
+) -> tuple[bulk.Checked, list[int]]:
     """pydantic-core on the lines the screen `refused` (numbered `presumed`) and on those
     DuckDB could not parse (`missing`); then the drift of the lines that are records,
     tallied: what the screen saw as it decoded, and what the refused drafts' text holds
     (`drift.walked`). Returns the checks and the line numbers of the rows whose lines
     turned out to be no record."""
-    checked = bulk.check(chunk, missing, order_screen(), orders.LINES, _draft_violation, stop, refused=refused,
-                         deep=deep)
+    checked = bulk.check(
+        chunk, missing, order_screen(), orders.LINES, _draft_violation, stop, refused=refused, deep=deep
+    )
     forgotten = bulk.refused_rows(chunk, missing, checked)
     found = pa.concat_tables([watch.occurrences(chunk), walked(presumed, chunk.texts(refused))])
     no_record = pa.array([*chunk.numbers[missing].tolist(), *forgotten], pa.int64())
@@ -183,9 +193,13 @@ def load_trace(ctx: LoadContext) -> Counts:
     records = rejected = 0
     for batch in context_batches(ctx):
         found, reject_at = check_lines(batch, trace.LINES, _trace_violation)
-        counts = store_batch(ctx, batch, found, reject_at,
-                             lambda lines: tables.insert(ctx.con, [tables.INSERT_SESSIONS, tables.INSERT_TURNS],
-                                                         lines, params))
+        counts = store_batch(
+            ctx,
+            batch,
+            found,
+            reject_at,
+            lambda lines: tables.insert(ctx.con, [tables.INSERT_SESSIONS, tables.INSERT_TURNS], lines, params),
+        )
         records += counts.records
         rejected += counts.rejected
     ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
@@ -203,29 +217,46 @@ def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:
 def refused_turns(con: duckdb.DuckDBPyConnection, source_id: int, first: int) -> list[Violation]:
     """The turns from line `first` on whose orders the bot refused: the model answered,
     and its answer broke the orders' rules (the rule its decision is invalid by)."""
-    return [Violation(f"line {seq}", "error", "orders_refused", "errorClass",
-                      f"the bot could not use the model's orders for this turn: errorClass {error_class!r} at stage "
-                      f"{stage!r} after {attempts if attempts is not None else '?'} attempt(s)"
-                      + (f" ({'; '.join(errors)})" if errors else ""), line=seq)
-            for seq, error_class, stage, attempts, errors in con.execute(
-                tables.REFUSED_TURNS, {"source_id": source_id, "first": first}).fetchall()]
+    return [
+        Violation(
+            f"line {seq}",
+            "error",
+            "orders_refused",
+            "errorClass",
+            f"the bot could not use the model's orders for this turn: errorClass {error_class!r} at stage "
+            f"{stage!r} after {attempts if attempts is not None else '?'} attempt(s)"
+            + (f" ({'; '.join(errors)})" if errors else ""),
+            line=seq,
+        )
+        for seq, error_class, stage, attempts, errors in con.execute(
+            tables.REFUSED_TURNS, {"source_id": source_id, "first": first}
+        ).fetchall()
+    ]
 
 
 def trace_findings(con: duckdb.DuckDBPyConnection, source_id: int) -> list[Violation]:
     """Drift in a bot trace: line kinds and feature tags the workbench does not know."""
     params = {"source_id": source_id}
     found = [
-        Violation(f"line {first}", "info", "undocumented_kind", "kind",
-                  f"kind {kind!r} is not a line the bot is known to write (only session_start); kept in "
-                  f"ec4x_sessions ({line_count(count)}, first line {first})")
+        Violation(
+            f"line {first}",
+            "info",
+            "undocumented_kind",
+            "kind",
+            f"kind {kind!r} is not a line the bot is known to write (only session_start); kept in "
+            f"ec4x_sessions ({line_count(count)}, first line {first})",
+        )
         for kind, count, first in con.execute(tables.OTHER_KINDS, params).fetchall()
     ]
     found += [
-        Violation(f"line {first}", "info", "unmapped_feature_tag", "featureTags",
-                  f"feature tag {tag!r} maps to none of the twelve feature families, so it counts for no "
-                  f"family in the coverage gate ({line_count(count)}, first line {first})")
+        Violation(
+            f"line {first}",
+            "info",
+            "unmapped_feature_tag",
+            "featureTags",
+            f"feature tag {tag!r} maps to none of the twelve feature families, so it counts for no "
+            f"family in the coverage gate ({line_count(count)}, first line {first})",
+        )
         for tag, count, first in con.execute(tables.UNMAPPED_TAGS, params).fetchall()
     ]
     return found
-
-

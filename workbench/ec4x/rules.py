@@ -31,10 +31,13 @@ def rule_error(rule: str, message: str) -> PydanticCustomError:
 def fail(title: str, failures: list[tuple[str | tuple, PydanticCustomError, Any]]) -> None:
     """Raise every (field or path, error, input) at once, each located at its own field."""
     if failures:
-        raise ValidationError.from_exception_data(title, [
-            InitErrorDetails(type=error, loc=field if isinstance(field, tuple) else (field,), input=value)
-            for field, error, value in failures
-        ])
+        raise ValidationError.from_exception_data(
+            title,
+            [
+                InitErrorDetails(type=error, loc=field if isinstance(field, tuple) else (field,), input=value)
+                for field, error, value in failures
+            ],
+        )
 
 
 def with_errors(exc: ValidationError | None, failures: list[tuple[tuple, PydanticCustomError, Any]], title: str):
@@ -43,7 +46,8 @@ def with_errors(exc: ValidationError | None, failures: list[tuple[tuple, Pydanti
     details = [
         InitErrorDetails(
             type=PydanticCustomError(e["type"], "{message}", {**(e.get("ctx") or {}), "message": e["msg"]}),
-            loc=e["loc"], input=e["input"],
+            loc=e["loc"],
+            input=e["input"],
         )
         for e in (exc.errors(include_url=False) if exc else [])
     ]
@@ -108,8 +112,9 @@ class SeedEnum:
         return tuple(sorted(s for s in found if self.canonical(s) not in (None, *self.compiler_only)))
 
 
-def seed_enum(field: str, values: tuple[str, ...], compiler_only: tuple[str, ...] = (),
-              aliases: dict[str, str] | None = None):
+def seed_enum(
+    field: str, values: tuple[str, ...], compiler_only: tuple[str, ...] = (), aliases: dict[str, str] | None = None
+):
     """A string holding one of the seed's `values` in any spelling the real compiler
     takes (`SeedEnum`). The seed's own spelling is stored; another spelling is drift,
     found by `drift.py`. A value only the real compiler knows is an error that says so."""

@@ -13,16 +13,40 @@ import re
 
 # --- fleet commands (section 2): `fleet (FleetId)ID <command> [parameters]` ----------
 FLEET_COMMANDS = (
-    "hold", "patrol", "guard-colony", "guard-starbase", "seek-home", "move", "rendezvous",
-    "blockade", "bombard", "invade", "blitz",
-    "view", "scout-system", "scout-colony", "hack-starbase",
+    "hold",
+    "patrol",
+    "guard-colony",
+    "guard-starbase",
+    "seek-home",
+    "move",
+    "rendezvous",
+    "blockade",
+    "bombard",
+    "invade",
+    "blitz",
+    "view",
+    "scout-system",
+    "scout-colony",
+    "hack-starbase",
     "colonize",
-    "join-fleet", "reserve", "mothball", "salvage",
+    "join-fleet",
+    "reserve",
+    "mothball",
+    "salvage",
 )
 # Commands the prompt writes with a `system=`, `to=` or `at=` (SystemId) parameter.
 SYSTEM_TARGET_COMMANDS = (
-    "move", "rendezvous", "blockade", "bombard", "invade", "blitz",
-    "view", "scout-system", "scout-colony", "hack-starbase", "colonize",
+    "move",
+    "rendezvous",
+    "blockade",
+    "bombard",
+    "invade",
+    "blitz",
+    "view",
+    "scout-system",
+    "scout-colony",
+    "hack-starbase",
+    "colonize",
 )
 ROE_RANGE = (0, 10)
 COMMANDS_PER_FLEET = 1  # per turn
@@ -33,8 +57,20 @@ COMPILER_SYSTEM_TARGET_COMMANDS = ("patrol", "guard-colony", "guard-starbase")
 # --- construction (section 3) --------------------------------------------------------
 BUILD_TYPES = ("ship", "facility", "ground", "industrial")
 SHIP_CLASSES = (
-    "corvette", "frigate", "destroyer", "light-cruiser", "cruiser", "battlecruiser", "battleship",
-    "dreadnought", "super-dreadnought", "carrier", "super-carrier", "raider", "scout", "etac",
+    "corvette",
+    "frigate",
+    "destroyer",
+    "light-cruiser",
+    "cruiser",
+    "battlecruiser",
+    "battleship",
+    "dreadnought",
+    "super-dreadnought",
+    "carrier",
+    "super-carrier",
+    "raider",
+    "scout",
+    "etac",
     "troop-transport",
 )
 FACILITY_CLASSES = ("spaceport", "shipyard", "drydock", "starbase")

@@ -26,22 +26,58 @@ from typing import Any
 
 # "### 2. Fleet Commands", in the prompt's order.
 FLEET_COMMANDS = (
-    "hold", "patrol", "guard-colony", "guard-starbase", "seek-home", "move", "rendezvous",
-    "blockade", "bombard", "invade", "blitz",
-    "view", "scout-system", "scout-colony", "hack-starbase",
+    "hold",
+    "patrol",
+    "guard-colony",
+    "guard-starbase",
+    "seek-home",
+    "move",
+    "rendezvous",
+    "blockade",
+    "bombard",
+    "invade",
+    "blitz",
+    "view",
+    "scout-system",
+    "scout-colony",
+    "hack-starbase",
     "colonize",
-    "join-fleet", "reserve", "mothball", "salvage",
+    "join-fleet",
+    "reserve",
+    "mothball",
+    "salvage",
 )
 # Those the prompt writes with a (SystemId) parameter (`to=`, `at=`, `system=`).
 SYSTEM_TARGET_COMMANDS = (
-    "move", "rendezvous", "blockade", "bombard", "invade", "blitz",
-    "view", "scout-system", "scout-colony", "hack-starbase", "colonize",
+    "move",
+    "rendezvous",
+    "blockade",
+    "bombard",
+    "invade",
+    "blitz",
+    "view",
+    "scout-system",
+    "scout-colony",
+    "hack-starbase",
+    "colonize",
 )
 # "### 3. Construction & Build Commands" (`buildType` one of `ship|facility|ground|industrial`).
 BUILD_TYPES = ("ship", "facility", "ground", "industrial")
 SHIP_CLASSES = (
-    "corvette", "frigate", "destroyer", "light-cruiser", "cruiser", "battlecruiser", "battleship",
-    "dreadnought", "super-dreadnought", "carrier", "super-carrier", "raider", "scout", "etac",
+    "corvette",
+    "frigate",
+    "destroyer",
+    "light-cruiser",
+    "cruiser",
+    "battlecruiser",
+    "battleship",
+    "dreadnought",
+    "super-dreadnought",
+    "carrier",
+    "super-carrier",
+    "raider",
+    "scout",
+    "etac",
     "troop-transport",
 )
 FACILITY_CLASSES = ("spaceport", "shipyard", "drydock", "starbase")
@@ -76,14 +112,30 @@ ESPIONAGE_REQUIRES = {
 }
 ESPIONAGE_OPERATIONS = tuple(ESPIONAGE_REQUIRES)
 # "### 6. Diplomacy"; `propose-deescalate ... to=<neutral|hostile>`.
-DIPLOMATIC_ACTIONS = ("declare-hostile", "declare-enemy", "set-neutral", "propose-deescalate", "accept-proposal",
-                      "reject-proposal")
+DIPLOMATIC_ACTIONS = (
+    "declare-hostile",
+    "declare-enemy",
+    "set-neutral",
+    "propose-deescalate",
+    "accept-proposal",
+    "reject-proposal",
+)
 PROPOSED_STATES = ("neutral", "hostile")
 # The bot's twelve coverage families (its summarize_trace_coverage.py), one per kind of
 # order of the seed's seven categories.
 FAMILIES = (
-    "zero_turn", "fleet", "build", "repair", "scrap", "diplomacy",
-    "population_transfer", "terraform", "colony_management", "espionage", "research", "investment",
+    "zero_turn",
+    "fleet",
+    "build",
+    "repair",
+    "scrap",
+    "diplomacy",
+    "population_transfer",
+    "terraform",
+    "colony_management",
+    "espionage",
+    "research",
+    "investment",
 )
 
 TRACE_FAULT_RATE = 0.04
@@ -94,39 +146,66 @@ MAX_RETRIES = 2
 @dataclass(frozen=True)
 class Plan:
     model: str
-    success: float          # chance a turn ends ok
-    retry: float            # chance an attempt fails before the last one
-    latency_ms: float       # median LLM request time
+    success: float  # chance a turn ends ok
+    retry: float  # chance an attempt fails before the last one
+    latency_ms: float  # median LLM request time
     families: tuple[str, ...]
-    streak: bool = False    # force a run of 25 successful turns
+    streak: bool = False  # force a run of 25 successful turns
     restart_model: str | None = None
     crash: bool = False
 
 
 PLANS = (
     Plan("claude-3-5-haiku", 0.93, 0.15, 2600, FAMILIES, streak=True),
-    Plan("gpt-4o-mini", 0.62, 0.45, 1300, ("fleet", "build", "research", "investment", "zero_turn"),
-         restart_model="gemini-2.0-flash"),
+    Plan(
+        "gpt-4o-mini",
+        0.62,
+        0.45,
+        1300,
+        ("fleet", "build", "research", "investment", "zero_turn"),
+        restart_model="gemini-2.0-flash",
+    ),
     Plan("gemini-2.0-flash", 0.84, 0.25, 1800, FAMILIES[:10], crash=True),
 )
 GAME_WORDS = ("lunar", "crimson", "ember", "quiet", "iron", "azure", "amber", "vast")
 OFFSETS = (-5, -8, 1, 2)
 
 STAGE_DETAILS = {
-    "schema_parse": ["Missing required field: turn", "Expected int for field: fleetId",
-                     "Invalid JSON: unexpected end of input", "fleetCommands must be an array"],
-    "compile": ["Unknown fleet command type: warp", "Missing targetSystemId for move",
-                "Duplicate fleet command for fleet 104", "load-cargo currently supports only Marines"],
+    "schema_parse": [
+        "Missing required field: turn",
+        "Expected int for field: fleetId",
+        "Invalid JSON: unexpected end of input",
+        "fleetCommands must be an array",
+    ],
+    "compile": [
+        "Unknown fleet command type: warp",
+        "Missing targetSystemId for move",
+        "Duplicate fleet command for fleet 104",
+        "load-cargo currently supports only Marines",
+    ],
     "llm_request": ["LLM request failed: HTTP 429 Too Many Requests", "LLM request timed out after 45s"],
     "submit": ["Submission rejected: turn already resolved"],
 }
 STAGE_WEIGHTS = {"schema_parse": 45, "compile": 35, "llm_request": 15, "submit": 5}
-ERROR_CLASS_OF_STAGE = {"schema_parse": "validation", "compile": "validation",
-                        "llm_request": "llm_request", "submit": "transport"}
+ERROR_CLASS_OF_STAGE = {
+    "schema_parse": "validation",
+    "compile": "validation",
+    "llm_request": "llm_request",
+    "submit": "transport",
+}
 FAMILY_ODDS = {
-    "fleet": 0.9, "build": 0.7, "research": 0.6, "investment": 0.35, "zero_turn": 0.3, "espionage": 0.2,
-    "colony_management": 0.25, "population_transfer": 0.12, "terraform": 0.08, "diplomacy": 0.1,
-    "repair": 0.08, "scrap": 0.05,
+    "fleet": 0.9,
+    "build": 0.7,
+    "research": 0.6,
+    "investment": 0.35,
+    "zero_turn": 0.3,
+    "espionage": 0.2,
+    "colony_management": 0.25,
+    "population_transfer": 0.12,
+    "terraform": 0.08,
+    "diplomacy": 0.1,
+    "repair": 0.08,
+    "scrap": 0.05,
 }
 
 
@@ -194,9 +273,16 @@ def _refused(record: dict, line: int) -> list[dict]:
 
 
 def _session(game_id: str, model: str, clock: datetime) -> dict:
-    return {"kind": "session_start", "timestamp": _local(clock), "gameId": game_id, "model": model,
-            "relays": ["wss://relay.ec4x.local"], "maxRetries": MAX_RETRIES, "requestTimeoutSec": 45,
-            "autoReconnect": True}
+    return {
+        "kind": "session_start",
+        "timestamp": _local(clock),
+        "gameId": game_id,
+        "model": model,
+        "relays": ["wss://relay.ec4x.local"],
+        "maxRetries": MAX_RETRIES,
+        "requestTimeoutSec": 45,
+        "autoReconnect": True,
+    }
 
 
 def _local(clock: datetime) -> str:
@@ -240,8 +326,14 @@ def _turn(game_id, turn, ok, tags, plan: Plan, clock, rng) -> dict:
     trace = [_failed_attempt(n, plan, rng) for n in range(1, failed + 1)]
     error_class = "success" if ok else ERROR_CLASS_OF_STAGE[trace[-1]["stage"]]
     return {
-        "timestamp": _local(clock), "gameId": game_id, "turn": turn, "ok": ok, "errorClass": error_class,
-        "attempts": attempts, "errors": [] if ok else list(trace[-1]["details"]), "featureTags": tags,
+        "timestamp": _local(clock),
+        "gameId": game_id,
+        "turn": turn,
+        "ok": ok,
+        "errorClass": error_class,
+        "attempts": attempts,
+        "errors": [] if ok else list(trace[-1]["details"]),
+        "featureTags": tags,
         "trace": trace,
     }
 
@@ -250,7 +342,9 @@ def _failed_attempt(number: int, plan: Plan, rng: random.Random) -> dict:
     stage = rng.choices(list(STAGE_WEIGHTS), weights=list(STAGE_WEIGHTS.values()))[0]
     no_response = stage == "llm_request"
     return {
-        "attempt": number, "stage": stage, "details": [rng.choice(STAGE_DETAILS[stage])],
+        "attempt": number,
+        "stage": stage,
+        "details": [rng.choice(STAGE_DETAILS[stage])],
         "outcome": "retry",  # the bot writes "retry" for every failed attempt, the last one too
         "llmRequestMs": int(rng.lognormvariate(0, 0.45) * plan.latency_ms),
         "llmResponseBytes": 0 if no_response else rng.randint(380, 6200),
@@ -311,18 +405,39 @@ def _drafts(plan: Plan, turns: int, rng: random.Random) -> tuple[list[str], list
 
 def _draft(turn: int, house: int, plan: Plan, rng: random.Random) -> dict:
     fleets = rng.sample(range(101, 140), 6)
-    draft = {"turn": turn, "houseId": house, "fleetCommands": _fleet_commands(fleets[:3], rng),
-             "buildCommands": [_build(rng) for _ in range(rng.randint(0, 2))], "zeroTurnCommands": [],
-             "populationTransfers": [], "terraformCommands": [], "colonyManagement": [], "espionageActions": [],
-             "diplomaticCommand": None, "researchAllocation": None, "ebpInvestment": 0, "cipInvestment": 0}
+    draft = {
+        "turn": turn,
+        "houseId": house,
+        "fleetCommands": _fleet_commands(fleets[:3], rng),
+        "buildCommands": [_build(rng) for _ in range(rng.randint(0, 2))],
+        "zeroTurnCommands": [],
+        "populationTransfers": [],
+        "terraformCommands": [],
+        "colonyManagement": [],
+        "espionageActions": [],
+        "diplomaticCommand": None,
+        "researchAllocation": None,
+        "ebpInvestment": 0,
+        "cipInvestment": 0,
+    }
     if rng.random() < 0.3:
         draft["zeroTurnCommands"] = [_zero_turn(fleets[3], fleets[4], rng)]
     if rng.random() < 0.6:
-        draft["researchAllocation"] = {"economic": rng.randint(0, 30), "science": rng.randint(0, 20),
-                                       "fields": {f: rng.randint(1, 10) for f in rng.sample(TECH_FIELDS, 2)}}
+        draft["researchAllocation"] = {
+            "economic": rng.randint(0, 30),
+            "science": rng.randint(0, 20),
+            "fields": {f: rng.randint(1, 10) for f in rng.sample(TECH_FIELDS, 2)},
+        }
     if rng.random() < 0.25:
-        draft["colonyManagement"] = [{"colonyId": rng.randint(1, 30), "taxRate": rng.randint(5, 60),
-                                      "autoRepair": True, "autoLoadMarines": False, "autoLoadFighters": False}]
+        draft["colonyManagement"] = [
+            {
+                "colonyId": rng.randint(1, 30),
+                "taxRate": rng.randint(5, 60),
+                "autoRepair": True,
+                "autoLoadMarines": False,
+                "autoLoadFighters": False,
+            }
+        ]
     if rng.random() < 0.12:
         draft["populationTransfers"] = [{"sourceColonyId": 12, "destColonyId": 13, "ptuAmount": rng.randint(1, 5)}]
     if rng.random() < 0.08:
@@ -334,11 +449,23 @@ def _draft(turn: int, house: int, plan: Plan, rng: random.Random) -> dict:
         draft["diplomaticCommand"] = _diplomacy(house, rng)
     if rng.random() < 0.06:  # the real compiler's extra lists (drift, not a fault), in its parser's shape
         if rng.random() < 0.5:
-            draft["repairCommands"] = [{"colonyId": rng.randint(1, 30), "targetType": "ship",
-                                        "targetId": rng.randint(1, 400), "priority": rng.randint(0, 3)}]
+            draft["repairCommands"] = [
+                {
+                    "colonyId": rng.randint(1, 30),
+                    "targetType": "ship",
+                    "targetId": rng.randint(1, 400),
+                    "priority": rng.randint(0, 3),
+                }
+            ]
         else:
-            draft["scrapCommands"] = [{"colonyId": rng.randint(1, 30), "targetType": "facility",
-                                       "targetId": rng.randint(1, 40), "acknowledgeQueueLoss": True}]
+            draft["scrapCommands"] = [
+                {
+                    "colonyId": rng.randint(1, 30),
+                    "targetType": "facility",
+                    "targetId": rng.randint(1, 40),
+                    "acknowledgeQueueLoss": True,
+                }
+            ]
     return draft
 
 
@@ -346,8 +473,13 @@ def _fleet_commands(fleets: list[int], rng: random.Random) -> list[dict]:
     commands = []
     for fleet in fleets[: rng.randint(1, 3)]:
         kind = rng.choice(FLEET_COMMANDS)
-        command = {"fleetId": fleet, "commandType": kind, "targetSystemId": None, "targetFleetId": None,
-                   "roe": rng.randint(0, 10)}
+        command = {
+            "fleetId": fleet,
+            "commandType": kind,
+            "targetSystemId": None,
+            "targetFleetId": None,
+            "roe": rng.randint(0, 10),
+        }
         if kind in SYSTEM_TARGET_COMMANDS:
             command["targetSystemId"] = rng.randint(1, 60)
         if kind == "join-fleet":
@@ -359,8 +491,14 @@ def _fleet_commands(fleets: list[int], rng: random.Random) -> list[dict]:
 
 def _build(rng: random.Random) -> dict:
     kind = rng.choice(BUILD_TYPES)
-    command: dict[str, Any] = {"colonyId": rng.randint(1, 30), "buildType": kind, "shipClass": None,
-                               "facilityClass": None, "groundClass": None, "quantity": rng.randint(1, 4)}
+    command: dict[str, Any] = {
+        "colonyId": rng.randint(1, 30),
+        "buildType": kind,
+        "shipClass": None,
+        "facilityClass": None,
+        "groundClass": None,
+        "quantity": rng.randint(1, 4),
+    }
     if kind == "ship":
         command["shipClass"] = rng.choice(SHIP_CLASSES)
     elif kind == "facility":
@@ -374,14 +512,28 @@ def _build(rng: random.Random) -> dict:
 def _zero_turn(source: int, target: int, rng: random.Random) -> dict:
     kind = rng.choice(ZERO_TURN_COMMANDS)
     values: dict[str, Any] = {
-        "sourceFleetId": source, "targetFleetId": target, "shipIndices": [0, 2],
-        "fighterShipIds": [rng.randint(500, 600)], "carrierShipId": rng.randint(300, 400),
-        "sourceCarrierShipId": rng.randint(300, 400), "targetCarrierShipId": rng.randint(300, 400),
-        "cargoType": "marines", "quantity": None}
+        "sourceFleetId": source,
+        "targetFleetId": target,
+        "shipIndices": [0, 2],
+        "fighterShipIds": [rng.randint(500, 600)],
+        "carrierShipId": rng.randint(300, 400),
+        "sourceCarrierShipId": rng.randint(300, 400),
+        "targetCarrierShipId": rng.randint(300, 400),
+        "cargoType": "marines",
+        "quantity": None,
+    }
     command: dict[str, Any] = {
-        "commandType": kind, "sourceFleetId": None, "targetFleetId": None, "shipIndices": [],
-        "fighterShipIds": [], "carrierShipId": None, "sourceCarrierShipId": None,
-        "targetCarrierShipId": None, "cargoType": None, "quantity": None}
+        "commandType": kind,
+        "sourceFleetId": None,
+        "targetFleetId": None,
+        "shipIndices": [],
+        "fighterShipIds": [],
+        "carrierShipId": None,
+        "sourceCarrierShipId": None,
+        "targetCarrierShipId": None,
+        "cargoType": None,
+        "quantity": None,
+    }
     command.update({name: values[name] for name in ZERO_TURN_REQUIRES[kind]})
     return command
 
@@ -396,8 +548,12 @@ def _espionage(house: int, rng: random.Random) -> dict:
 
 def _diplomacy(house: int, rng: random.Random) -> dict:
     action = rng.choice(DIPLOMATIC_ACTIONS)
-    command: dict[str, Any] = {"targetHouseId": house % 4 + 1, "action": action, "proposalId": None,
-                               "proposedState": None}
+    command: dict[str, Any] = {
+        "targetHouseId": house % 4 + 1,
+        "action": action,
+        "proposalId": None,
+        "proposedState": None,
+    }
     if action == "propose-deescalate":
         command["proposedState"] = rng.choice(PROPOSED_STATES)
     if action in ("accept-proposal", "reject-proposal"):
@@ -409,9 +565,29 @@ def _break_draft(draft: dict, rng: random.Random) -> tuple[str, str] | None:
     """Plant one fault in a draft; returns (field, rule) as the reader reports them, or
     None for a draft that will be written as prose (not JSON)."""
     fleet = draft["fleetCommands"]
-    kind = rng.choice(["unknown_key", "fleet_id_text", "move_target", "join_target", "roe", "command",
-                       "infrastructure", "quantity", "ship_class", "facility_class", "merge", "tax", "sabotage",
-                       "tech_field", "turn_missing", "repeat_fleet", "proposal", "colonists", "prose"])
+    kind = rng.choice(
+        [
+            "unknown_key",
+            "fleet_id_text",
+            "move_target",
+            "join_target",
+            "roe",
+            "command",
+            "infrastructure",
+            "quantity",
+            "ship_class",
+            "facility_class",
+            "merge",
+            "tax",
+            "sabotage",
+            "tech_field",
+            "turn_missing",
+            "repeat_fleet",
+            "proposal",
+            "colonists",
+            "prose",
+        ]
+    )
     if kind == "unknown_key":
         draft["reasoning"] = "Expand toward the core worlds."
         return "reasoning", "unknown_key"
@@ -455,8 +631,9 @@ def _break_section(draft: dict, kind: str, rng: random.Random) -> tuple[str, str
         return f"buildCommands[{index}].facilityClass", "build_class_required"
     if kind == "colonists":  # the KDL reference's cargo, which the v1 JSON rules do not load
         index = len(draft["zeroTurnCommands"])
-        draft["zeroTurnCommands"].append({"commandType": "load-cargo", "sourceFleetId": 160, "cargoType": "colonists",
-                                          "quantity": 2})
+        draft["zeroTurnCommands"].append(
+            {"commandType": "load-cargo", "sourceFleetId": 160, "cargoType": "colonists", "quantity": 2}
+        )
         return f"zeroTurnCommands[{index}].cargoType", "load_cargo_marines_only"
     if kind == "merge":
         index = len(draft["zeroTurnCommands"])
@@ -476,8 +653,12 @@ def _break_section(draft: dict, kind: str, rng: random.Random) -> tuple[str, str
     if kind == "turn_missing":
         del draft["turn"]
         return "turn", "required_key"
-    draft["diplomaticCommand"] = {"targetHouseId": 2, "action": "accept-proposal", "proposalId": None,
-                                  "proposedState": None}
+    draft["diplomaticCommand"] = {
+        "targetHouseId": 2,
+        "action": "accept-proposal",
+        "proposalId": None,
+        "proposedState": None,
+    }
     return "diplomaticCommand.proposalId", "diplomatic_field_required"
 
 

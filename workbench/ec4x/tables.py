@@ -43,60 +43,93 @@ def _gate_rows() -> str:
     return f"unnest([{rows}])"
 
 
-ORDERS = Table("ec4x_orders", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("game_id", "VARCHAR", "from the file name: `<game_id>.orders.jsonl`"),
-    Column("turn", "BIGINT", "the draft's `turn`", path="turn"),
-    Column("house_id", "BIGINT", "the draft's `houseId`: the house (player) it orders for", path="houseId"),
-    Column("families", "VARCHAR[]", "feature families the draft uses (families.py)"),
-    Column("payload", "JSON", "the draft as written"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per order draft (a line of `*.orders.jsonl`), valid or not.", model=OrderDraft)
+ORDERS = Table(
+    "ec4x_orders",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("game_id", "VARCHAR", "from the file name: `<game_id>.orders.jsonl`"),
+        Column("turn", "BIGINT", "the draft's `turn`", path="turn"),
+        Column("house_id", "BIGINT", "the draft's `houseId`: the house (player) it orders for", path="houseId"),
+        Column("families", "VARCHAR[]", "feature families the draft uses (families.py)"),
+        Column("payload", "JSON", "the draft as written"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per order draft (a line of `*.orders.jsonl`), valid or not.",
+    model=OrderDraft,
+)
 
-SESSIONS = Table("ec4x_sessions", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("kind", "VARCHAR", "session_start, or a kind the bot is not known to write", path="kind"),
-    Column("game_id", "VARCHAR", "the line's `gameId`", path="gameId"),
-    Column("ts", "TIMESTAMP", "the line's `timestamp`, as UTC", path="timestamp"),
-    Column("model", "VARCHAR", "the model the bot plays with (`model`)", path="model"),
-    Column("max_retries", "BIGINT", "how many times the bot retries a failed attempt at a turn (`maxRetries`)",
-           path="maxRetries"),
-    Column("record", "JSON", "the line as written"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per line of a bot trace that has a `kind`: a `session_start` at each start of the bot.",
-    model=(SessionStart, OtherKind))
+SESSIONS = Table(
+    "ec4x_sessions",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("kind", "VARCHAR", "session_start, or a kind the bot is not known to write", path="kind"),
+        Column("game_id", "VARCHAR", "the line's `gameId`", path="gameId"),
+        Column("ts", "TIMESTAMP", "the line's `timestamp`, as UTC", path="timestamp"),
+        Column("model", "VARCHAR", "the model the bot plays with (`model`)", path="model"),
+        Column(
+            "max_retries",
+            "BIGINT",
+            "how many times the bot retries a failed attempt at a turn (`maxRetries`)",
+            path="maxRetries",
+        ),
+        Column("record", "JSON", "the line as written"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per line of a bot trace that has a `kind`: a `session_start` at each start of the bot.",
+    model=(SessionStart, OtherKind),
+)
 
-TURNS = Table("ec4x_turns", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("game_id", "VARCHAR", "the line's `gameId`", path="gameId"),
-    Column("ts", "TIMESTAMP", "the line's `timestamp`, as UTC (the bot writes local time with its offset)",
-           path="timestamp"),
-    Column("turn", "BIGINT", "the game turn played (`turn`)", path="turn"),
-    Column("ok", "BOOLEAN", "the turn's orders were submitted (`ok`)", path="ok"),
-    Column("error_class", "VARCHAR", "`errorClass`: success, validation, llm_request, transport or unknown",
-           path="errorClass"),
-    Column("attempts", "BIGINT", "attempts the turn took, from 1 (`attempts`)", path="attempts"),
-    Column("errors", "VARCHAR[]", "the errors the bot reports for the turn (`errors`)", path="errors"),
-    Column("feature_tags", "VARCHAR[]", "what a successful turn's orders used (`featureTags`): family names and "
-                                        "`ztc_<command>` tags", path="featureTags"),
-    Column("failed_stages", "VARCHAR[]", "trace[].stage, one per failed attempt", path="trace[].stage"),
-    Column("llm_ms", "DOUBLE", "sum of trace[].llmRequestMs (the trace times failed attempts only)",
-           path="trace[].llmRequestMs"),
-    Column("llm_response_bytes", "BIGINT", "sum of trace[].llmResponseBytes", path="trace[].llmResponseBytes"),
-    Column("trace", "JSON", "the failed attempts as written (`trace`)", path="trace"),
-    Column("model", "VARCHAR", "from the latest session_start before the line"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per turn line of a bot trace (`bot_trace_<gameId>.jsonl`): how the bot's turn went.",
-    model=TurnRecord)
+TURNS = Table(
+    "ec4x_turns",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("game_id", "VARCHAR", "the line's `gameId`", path="gameId"),
+        Column(
+            "ts",
+            "TIMESTAMP",
+            "the line's `timestamp`, as UTC (the bot writes local time with its offset)",
+            path="timestamp",
+        ),
+        Column("turn", "BIGINT", "the game turn played (`turn`)", path="turn"),
+        Column("ok", "BOOLEAN", "the turn's orders were submitted (`ok`)", path="ok"),
+        Column(
+            "error_class",
+            "VARCHAR",
+            "`errorClass`: success, validation, llm_request, transport or unknown",
+            path="errorClass",
+        ),
+        Column("attempts", "BIGINT", "attempts the turn took, from 1 (`attempts`)", path="attempts"),
+        Column("errors", "VARCHAR[]", "the errors the bot reports for the turn (`errors`)", path="errors"),
+        Column(
+            "feature_tags",
+            "VARCHAR[]",
+            "what a successful turn's orders used (`featureTags`): family names and `ztc_<command>` tags",
+            path="featureTags",
+        ),
+        Column("failed_stages", "VARCHAR[]", "trace[].stage, one per failed attempt", path="trace[].stage"),
+        Column(
+            "llm_ms",
+            "DOUBLE",
+            "sum of trace[].llmRequestMs (the trace times failed attempts only)",
+            path="trace[].llmRequestMs",
+        ),
+        Column("llm_response_bytes", "BIGINT", "sum of trace[].llmResponseBytes", path="trace[].llmResponseBytes"),
+        Column("trace", "JSON", "the failed attempts as written (`trace`)", path="trace"),
+        Column("model", "VARCHAR", "from the latest session_start before the line"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per turn line of a bot trace (`bot_trace_<gameId>.jsonl`): how the bot's turn went.",
+    model=TurnRecord,
+)
 
 # What each view holds, by its name.
 VIEW_DOCS = {
     "ec4x_quality_gates": "The bot's own quality gates, per game and model: success rate, retry rate, longest run "
-                          "of successful turns (in the order of their files' paths, then lines) and feature "
-                          "families covered, each with its threshold and whether it passed.",
+    "of successful turns (in the order of their files' paths, then lines) and feature "
+    "families covered, each with its threshold and whether it passed.",
 }
 
 TABLES = (ORDERS, SESSIONS, TURNS)
@@ -123,7 +156,7 @@ runs AS (
 ),
 families AS (
     SELECT game_id, model, count(DISTINCT family) AS covered
-    FROM (SELECT game_id, model, {tag_family_sql('tag')} AS family FROM turns, unnest(feature_tags) AS u(tag))
+    FROM (SELECT game_id, model, {tag_family_sql("tag")} AS family FROM turns, unnest(feature_tags) AS u(tag))
     WHERE family IS NOT NULL
     GROUP BY ALL
 ),
@@ -286,7 +319,8 @@ WHERE d.format = linked.format AND d.source_id = linked.source_id AND d.locator 
 
 # After a bot trace grew by lines from `$first` on: the drafts of the games they are of.
 LINK_GAME_DRAFTS = _link_draft_models(
-    "o.game_id IN (SELECT game_id FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first)")
+    "o.game_id IN (SELECT game_id FROM ec4x_turns WHERE source_id = $source_id AND seq >= $first)"
+)
 # After a bot trace read whole, or one whose forgotten cut line may have been of another
 # game: every draft.
 LINK_DRAFT_MODELS = _link_draft_models("true")
@@ -299,7 +333,7 @@ WHERE source_id = $source_id AND kind IS DISTINCT FROM 'session_start' GROUP BY 
 UNMAPPED_TAGS = f"""
 SELECT tag, count(DISTINCT seq), min(seq)
 FROM (SELECT seq, unnest(feature_tags) AS tag FROM ec4x_turns WHERE source_id = $source_id)
-WHERE ({tag_family_sql('tag')}) IS NULL
+WHERE ({tag_family_sql("tag")}) IS NULL
 GROUP BY tag ORDER BY 3
 """
 
@@ -327,9 +361,13 @@ def move_staged(con: duckdb.DuckDBPyConnection, invalid: list[int]) -> None:
     Inserted with their validity, not updated after: DuckDB writes a row group to the
     database file as it fills, and one whose rows then change is written again at the
     commit."""
-    run_on(con, pa.table({"seq": pa.array(invalid, pa.int64())}),
-           f"INSERT INTO {ORDERS.name} BY NAME SELECT * REPLACE (seq NOT IN (SELECT seq FROM invalid) AS valid) "
-           f"FROM temp.{STAGED.name}", "invalid")
+    run_on(
+        con,
+        pa.table({"seq": pa.array(invalid, pa.int64())}),
+        f"INSERT INTO {ORDERS.name} BY NAME SELECT * REPLACE (seq NOT IN (SELECT seq FROM invalid) AS valid) "
+        f"FROM temp.{STAGED.name}",
+        "invalid",
+    )
     con.execute(f"DROP TABLE temp.{STAGED.name}")
 
 
@@ -341,6 +379,11 @@ def insert_decisions(con: duckdb.DuckDBPyConnection, rows: dict) -> None:
 def mark(con: duckdb.DuckDBPyConnection, source_id: int, seqs: list[int], valid: bool) -> None:
     """The drafts of lines `seqs` are valid, or not."""
     if seqs:
-        run_on(con, pa.table({"seq": pa.array(seqs, pa.int64())}),
-               f"UPDATE ec4x_orders SET valid = {str(valid).lower()} WHERE source_id = $source_id "
-               f"AND seq IN (SELECT seq FROM marked)", "marked", {"source_id": source_id})
+        run_on(
+            con,
+            pa.table({"seq": pa.array(seqs, pa.int64())}),
+            f"UPDATE ec4x_orders SET valid = {str(valid).lower()} WHERE source_id = $source_id "
+            f"AND seq IN (SELECT seq FROM marked)",
+            "marked",
+            {"source_id": source_id},
+        )

@@ -25,8 +25,12 @@ ERROR_CLASSES: tuple[str, ...] = get_args(ErrorClass)
 STAGES: tuple[str, ...] = get_args(Stage)
 # How the bot classifies a failed turn: by the stage of its last failed attempt
 # (a failed turn without any trace entry is "unknown").
-ERROR_CLASS_OF_STAGE = {"llm_request": "llm_request", "schema_parse": "validation", "compile": "validation",
-                        "submit": "transport"}
+ERROR_CLASS_OF_STAGE = {
+    "llm_request": "llm_request",
+    "schema_parse": "validation",
+    "compile": "validation",
+    "submit": "transport",
+}
 
 Count = Annotated[int, Field(ge=0, le=INT64[1])]
 
@@ -71,43 +75,90 @@ class TurnRecord(TraceModel):
     def consistent(self):
         """What the bot's retry loop guarantees of every turn line it writes."""
         if self.ok != (self.errorClass == "success"):
-            fail("TurnRecord", [("errorClass", rule_error(
-                "ok_matches_error_class",
-                f"`ok` is {str(self.ok).lower()} but errorClass is {self.errorClass!r}; a turn is ok exactly "
-                f"when its errorClass is 'success'"), self.errorClass)])
+            fail(
+                "TurnRecord",
+                [
+                    (
+                        "errorClass",
+                        rule_error(
+                            "ok_matches_error_class",
+                            f"`ok` is {str(self.ok).lower()} but errorClass is {self.errorClass!r}; a turn is ok exactly "
+                            f"when its errorClass is 'success'",
+                        ),
+                        self.errorClass,
+                    )
+                ],
+            )
         failures = []
         for index, entry in enumerate(self.trace):
             if entry.attempt > self.attempts:
-                failures.append((("trace", index, "attempt"), rule_error(
-                    "trace_attempt_in_range",
-                    f"trace entry for attempt {entry.attempt}, but the turn took {self.attempts} attempt(s)"), entry.attempt))
+                failures.append(
+                    (
+                        ("trace", index, "attempt"),
+                        rule_error(
+                            "trace_attempt_in_range",
+                            f"trace entry for attempt {entry.attempt}, but the turn took {self.attempts} attempt(s)",
+                        ),
+                        entry.attempt,
+                    )
+                )
             elif entry.attempt != index + 1:
-                failures.append((("trace", index, "attempt"), rule_error(
-                    "trace_attempt_order",
-                    f"trace entry {index} is for attempt {entry.attempt}; the bot writes its failed attempts "
-                    f"in order, 1, 2, ..."), entry.attempt))
+                failures.append(
+                    (
+                        ("trace", index, "attempt"),
+                        rule_error(
+                            "trace_attempt_order",
+                            f"trace entry {index} is for attempt {entry.attempt}; the bot writes its failed attempts "
+                            f"in order, 1, 2, ...",
+                        ),
+                        entry.attempt,
+                    )
+                )
         failed = self.attempts - 1 if self.ok else self.attempts
         if not failures and len(self.trace) > failed:
             outcome = "ended ok" if self.ok else "all failed"
-            failures.append(("trace", rule_error(
-                "trace_entry_per_failed_attempt",
-                f"{self.attempts} attempt(s) that {outcome} make {failed} failed attempt(s), and the bot writes "
-                f"one trace entry per failed attempt; found {len(self.trace)} entries"),
-                len(self.trace)))
+            failures.append(
+                (
+                    "trace",
+                    rule_error(
+                        "trace_entry_per_failed_attempt",
+                        f"{self.attempts} attempt(s) that {outcome} make {failed} failed attempt(s), and the bot writes "
+                        f"one trace entry per failed attempt; found {len(self.trace)} entries",
+                    ),
+                    len(self.trace),
+                )
+            )
         if not self.ok:
             expected = ERROR_CLASS_OF_STAGE[self.trace[-1].stage] if self.trace else "unknown"
             if self.errorClass != expected:
-                last = f"its last failed attempt's stage is {self.trace[-1].stage!r}" if self.trace \
+                last = (
+                    f"its last failed attempt's stage is {self.trace[-1].stage!r}"
+                    if self.trace
                     else "it has no trace entry"
-                failures.append(("errorClass", rule_error(
-                    "error_class_matches_stage",
-                    f"errorClass is {self.errorClass!r} but {last}; the bot classifies a failed turn by that "
-                    f"stage, so it is {expected!r}"), self.errorClass))
+                )
+                failures.append(
+                    (
+                        "errorClass",
+                        rule_error(
+                            "error_class_matches_stage",
+                            f"errorClass is {self.errorClass!r} but {last}; the bot classifies a failed turn by that "
+                            f"stage, so it is {expected!r}",
+                        ),
+                        self.errorClass,
+                    )
+                )
             if self.featureTags:
-                failures.append(("featureTags", rule_error(
-                    "feature_tags_on_failure",
-                    f"a failed turn with feature tags {self.featureTags!r}; the bot tags only the orders of a "
-                    f"successful turn and writes [] otherwise"), self.featureTags))
+                failures.append(
+                    (
+                        "featureTags",
+                        rule_error(
+                            "feature_tags_on_failure",
+                            f"a failed turn with feature tags {self.featureTags!r}; the bot tags only the orders of a "
+                            f"successful turn and writes [] otherwise",
+                        ),
+                        self.featureTags,
+                    )
+                )
         fail("TurnRecord", failures)
         return self
 
@@ -127,7 +178,9 @@ def _line_tag(value: Any) -> str | None:
 
 
 TraceLine = Annotated[
-    Annotated[SessionStart, Tag("session_start")] | Annotated[TurnRecord, Tag("turn")] | Annotated[OtherKind, Tag("other_kind")],
+    Annotated[SessionStart, Tag("session_start")]
+    | Annotated[TurnRecord, Tag("turn")]
+    | Annotated[OtherKind, Tag("other_kind")],
     Discriminator(_line_tag, custom_error_type="not_an_object", custom_error_message="expected a JSON object"),
 ]
 LINE_TAGS = ("session_start", "turn", "other_kind")

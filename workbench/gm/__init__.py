@@ -26,8 +26,10 @@ def summary(con: duckdb.DuckDBPyConnection) -> list[str]:
         FROM gm_responses r GROUP BY r.kind ORDER BY r.kind
         """
     ).fetchall()
-    return [f"gm {kind}: {n} responses, {decisions} with a decision, {repaired} with repaired JSON"
-            for kind, n, decisions, repaired in rows]
+    return [
+        f"gm {kind}: {n} responses, {decisions} with a decision, {repaired} with repaired JSON"
+        for kind, n, decisions, repaired in rows
+    ]
 
 
 FORMAT = Format(

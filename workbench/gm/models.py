@@ -33,8 +33,12 @@ LocationType = Literal["town", "wilderness", "landmark", "unknown"]
 ACTION_TYPES: tuple[str, ...] = get_args(ActionType)
 IMPORTANCE_LEVELS: tuple[str, ...] = get_args(Importance)
 LOCATION_TYPES: tuple[str, ...] = get_args(LocationType)
-LOCATION_NEEDS: dict[str, str | None] = {"town": "name", "wilderness": "description", "landmark": "name",
-                                         "unknown": None}
+LOCATION_NEEDS: dict[str, str | None] = {
+    "town": "name",
+    "wilderness": "description",
+    "landmark": "name",
+    "unknown": None,
+}
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Attribute = Annotated[int, Field(ge=0, le=20)]

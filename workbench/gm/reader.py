@@ -98,8 +98,13 @@ def read_line(number: int, raw: str, unreadable: str | None = None) -> Outcome:
     values, found_in_text = rules.check(parsed, locator)
     found += found_in_text
     row = {
-        "seq": number, "response_id": line.id, "ts": _utc(line.ts), "model": line.model,
-        "kind": parsed.kind, "valid": not any(v.severity == "error" for v in found), "text": line.text,
+        "seq": number,
+        "response_id": line.id,
+        "ts": _utc(line.ts),
+        "model": line.model,
+        "kind": parsed.kind,
+        "valid": not any(v.severity == "error" for v in found),
+        "text": line.text,
         **values,
     }
     return Outcome(locator, found, row)
@@ -133,21 +138,41 @@ def _utc(ts: datetime | None) -> datetime | None:
 
 
 def _not_an_object(locator: str, what: str) -> Outcome:
-    return Outcome(locator, [Violation(
-        locator, "error", "not_a_json_object", "(record)",
-        f"expected one JSON object per line with `id` and `text`; found {what}; kept in `rejects`",
-    )])
+    return Outcome(
+        locator,
+        [
+            Violation(
+                locator,
+                "error",
+                "not_a_json_object",
+                "(record)",
+                f"expected one JSON object per line with `id` and `text`; found {what}; kept in `rejects`",
+            )
+        ],
+    )
 
 
 def _kept_in_rejects(found: Violation) -> Violation:
-    return Violation(found.locator, found.severity, found.rule, found.field,
-                     f"{found.message}; the line is not a response and is kept in `rejects`")
+    return Violation(
+        found.locator,
+        found.severity,
+        found.rule,
+        found.field,
+        f"{found.message}; the line is not a response and is kept in `rejects`",
+    )
 
 
 def _reused_id(locator: str, response_id: str, number: int, first_line_of: dict[str, int]) -> list[Violation]:
     first = first_line_of.setdefault(response_id, number)
     if first == number:
         return []
-    return [Violation(locator, "warning", "duplicate_response_id", "id",
-                      f"expected a response id used once per file; found {response_id!r} again "
-                      f"(first on line {first}, again on line {number})")]
+    return [
+        Violation(
+            locator,
+            "warning",
+            "duplicate_response_id",
+            "id",
+            f"expected a response id used once per file; found {response_id!r} again "
+            f"(first on line {first}, again on line {number})",
+        )
+    ]

@@ -60,7 +60,7 @@ ACTION_TYPE_FIELD = re.compile(r"suggested_actions\[\d+\]\.type")
 # What the real game does with an action type seed 001 does not know, by response kind.
 GAME_ACTION_TYPES = {
     "json": "the real game's JSON responses also use main, side, optional, chaotic and danger, "
-            "and it gives an action of any other type one it picks from the narrative",
+    "and it gives an action of any other type one it picks from the narrative",
     "markers": "the real game drops such an action from a marker response",
 }
 # The game's fallbacks for a location it cannot show.
@@ -116,8 +116,9 @@ def _with_game_note(found_wrong: Violation, kind: str) -> Violation:
 
 def _violation(locator: str, error: ErrorDetails, loc: tuple) -> Violation:
     if error["type"] in NOT_AN_OBJECT:
-        return Violation(locator, "error", "not_an_object", field_path(loc),
-                         f"expected a JSON object; found {found(error['input'])}")
+        return Violation(
+            locator, "error", "not_an_object", field_path(loc), f"expected a JSON object; found {found(error['input'])}"
+        )
     return violation(locator, cast(dict, error), loc)  # an ErrorDetails is a dict, which `violation` reads
 
 
@@ -144,10 +145,15 @@ def default_action_types(actions: Any, locator: str) -> list[Violation]:
         if isinstance(action, dict) and action.get("type") in (None, ""):
             what = "none" if action.get("type") is None else "''"
             action["type"] = "basic"
-            warnings.append(Violation(
-                locator, "warning", "action_type_defaulted", f"suggested_actions[{index}].type",
-                f"expected `type` ({', '.join(ACTION_TYPES)}); found {what}; using 'basic'",
-            ))
+            warnings.append(
+                Violation(
+                    locator,
+                    "warning",
+                    "action_type_defaulted",
+                    f"suggested_actions[{index}].type",
+                    f"expected `type` ({', '.join(ACTION_TYPES)}); found {what}; using 'basic'",
+                )
+            )
     return warnings
 
 
@@ -157,12 +163,20 @@ def fallback_importance(decision: dict, locator: str) -> list[Violation]:
         return []
     decision["importance"] = "moderate"
     # The game compares the level exactly: `Critical` is not `critical` to it.
-    spelling = (" (the game compares levels exactly, case included)"
-                if isinstance(value, str) and value.strip().lower() in IMPORTANCE_LEVELS else "")
-    return [Violation(
-        locator, "warning", "importance_defaulted", "player_decision.importance",
-        f"expected one of {', '.join(IMPORTANCE_LEVELS)}; found {found(value)}; using 'moderate'{spelling}",
-    )]
+    spelling = (
+        " (the game compares levels exactly, case included)"
+        if isinstance(value, str) and value.strip().lower() in IMPORTANCE_LEVELS
+        else ""
+    )
+    return [
+        Violation(
+            locator,
+            "warning",
+            "importance_defaulted",
+            "player_decision.importance",
+            f"expected one of {', '.join(IMPORTANCE_LEVELS)}; found {found(value)}; using 'moderate'{spelling}",
+        )
+    ]
 
 
 def fallback_location(fields: dict[str, Any], locator: str, kind: str) -> list[Violation]:
@@ -175,26 +189,45 @@ def fallback_location(fields: dict[str, Any], locator: str, kind: str) -> list[V
     kinds = ", ".join(LOCATION_TYPES)
     expected_object = f"expected `location` to be an object of one of the game's kinds ({kinds})"
     if isinstance(value, str):
-        return [_location_warning(locator, "location", f"{expected_object}; found the string {found(value)}; "
-                                  f"{GAME_FALLBACK_RESPONSE}; kept as the location's name")]
+        return [
+            _location_warning(
+                locator,
+                "location",
+                f"{expected_object}; found the string {found(value)}; "
+                f"{GAME_FALLBACK_RESPONSE}; kept as the location's name",
+            )
+        ]
     if not isinstance(value, dict):
         fields["location"] = None
-        return [_location_warning(locator, "location", f"{expected_object}; found {found(value)}; "
-                                  f"{GAME_DEFAULT_LOCATION}; no location is stored")]
+        return [
+            _location_warning(
+                locator,
+                "location",
+                f"{expected_object}; found {found(value)}; {GAME_DEFAULT_LOCATION}; no location is stored",
+            )
+        ]
     warnings = []
     place_kind = value.get("type")
     needs = None
     if place_kind is None:
-        warnings.append(_location_warning(
-            locator, "location.type",
-            f"expected `location.type` (one of {kinds}); found none; {GAME_DEFAULT_LOCATION}"))
+        warnings.append(
+            _location_warning(
+                locator,
+                "location.type",
+                f"expected `location.type` (one of {kinds}); found none; {GAME_DEFAULT_LOCATION}",
+            )
+        )
     elif place_kind not in LOCATION_TYPES:
         if not isinstance(place_kind, str):
             value.pop("type")
-        warnings.append(_location_warning(
-            locator, "location.type",
-            f"expected `location.type` to be one of {kinds}; found {found(place_kind)}, a kind the game "
-            f"does not know; {GAME_FALLBACK_RESPONSE}"))
+        warnings.append(
+            _location_warning(
+                locator,
+                "location.type",
+                f"expected `location.type` to be one of {kinds}; found {found(place_kind)}, a kind the game "
+                f"does not know; {GAME_FALLBACK_RESPONSE}",
+            )
+        )
     else:
         needs = LOCATION_NEEDS[place_kind]
     for key in ("name", "description"):
@@ -202,14 +235,22 @@ def fallback_location(fields: dict[str, Any], locator: str, kind: str) -> list[V
         usable = isinstance(text, str) and text.strip()
         if key == needs and not usable:
             what = "none" if text is None else found(text)
-            warnings.append(_location_warning(
-                locator, f"location.{key}",
-                f"expected `location.{key}` (text) for a location of type {place_kind!r}; found {what}; "
-                f"{GAME_DEFAULT_LOCATION}"))
+            warnings.append(
+                _location_warning(
+                    locator,
+                    f"location.{key}",
+                    f"expected `location.{key}` (text) for a location of type {place_kind!r}; found {what}; "
+                    f"{GAME_DEFAULT_LOCATION}",
+                )
+            )
         elif text is not None and not usable:
-            warnings.append(_location_warning(
-                locator, f"location.{key}",
-                f"expected `location.{key}` to be text; found {found(text)}; the game leaves it out"))
+            warnings.append(
+                _location_warning(
+                    locator,
+                    f"location.{key}",
+                    f"expected `location.{key}` to be text; found {found(text)}; the game leaves it out",
+                )
+            )
         if text is not None and not usable:
             value.pop(key)
     return warnings
@@ -232,10 +273,15 @@ def drop_incomplete_options(decision: dict, locator: str) -> list[Violation]:
             kept.append(option)
             continue
         loc = ("player_decision", "options", index, *missing["loc"])
-        warnings.append(Violation(
-            locator, "warning", "incomplete_option", field_path(loc),
-            f"{_violation(locator, missing, loc).message}; the option is dropped",
-        ))
+        warnings.append(
+            Violation(
+                locator,
+                "warning",
+                "incomplete_option",
+                field_path(loc),
+                f"{_violation(locator, missing, loc).message}; the option is dropped",
+            )
+        )
     decision["options"] = kept
     return warnings
 
@@ -256,20 +302,36 @@ def _incompleteness(option: Any) -> ErrorDetails | None:
 
 def _json_violation(locator: str, problem: JsonProblem) -> Violation:
     if problem.repaired:
-        return Violation(locator, "warning", "json_repaired", problem.field,
-                         f"expected valid JSON; found {problem.problem}; repaired with json-repair")
-    return Violation(locator, "error", "unparsable_json", problem.field,
-                     f"expected JSON of the documented shape; found {problem.problem}, "
-                     "and json-repair could not recover it; the field is left empty")
+        return Violation(
+            locator,
+            "warning",
+            "json_repaired",
+            problem.field,
+            f"expected valid JSON; found {problem.problem}; repaired with json-repair",
+        )
+    return Violation(
+        locator,
+        "error",
+        "unparsable_json",
+        problem.field,
+        f"expected JSON of the documented shape; found {problem.problem}, "
+        "and json-repair could not recover it; the field is left empty",
+    )
 
 
 def _undocumented_keys(locator: str, raw: Any, known: set[str], prefix: str) -> list[Violation]:
     if not isinstance(raw, dict):
         return []
     return [
-        Violation(locator, "info", "undocumented_key", f"{prefix}{key}",
-                  f"key `{key}` is not in the specification; kept in `text`")
-        for key in raw if key not in known
+        Violation(
+            locator,
+            "info",
+            "undocumented_key",
+            f"{prefix}{key}",
+            f"key `{key}` is not in the specification; kept in `text`",
+        )
+        for key in raw
+        if key not in known
     ]
 
 

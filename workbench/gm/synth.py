@@ -31,8 +31,15 @@ SESSIONS = [
 FAULT_RATE = {"gpt-4o-mini": 0.08, "claude-3-5-haiku": 0.04, "llama-3.1-70b-instruct": 0.2}
 
 VARIANTS = {  # variant -> weight
-    "markers": 5, "inline": 2, "combat": 2, "titles": 2, "json": 3, "mixed": 3, "character": 1,
-    "malformed_actions": 1, "malformed_json": 1,
+    "markers": 5,
+    "inline": 2,
+    "combat": 2,
+    "titles": 2,
+    "json": 3,
+    "mixed": 3,
+    "character": 1,
+    "malformed_actions": 1,
+    "malformed_json": 1,
 }
 
 # Places in the game's own kinds: a town or landmark is named, a wilderness described.
@@ -48,8 +55,20 @@ LOCATIONS = [
 ]
 UNKNOWN_PLACE_KINDS = ["building", "city", "Town", "saloon"]
 ITEM_CATEGORIES = ["general", "weapon", "consumable", "medical"]
-ITEMS = ["Rope", "Lantern", "Canteen", "Box of Matches", "Revolver Ammo", "Bandage", "Silver Dollar",
-         "Sheriff's Badge", "Old Map", "Bottle of Whiskey", "Hunting Knife", "Tin Star"]
+ITEMS = [
+    "Rope",
+    "Lantern",
+    "Canteen",
+    "Box of Matches",
+    "Revolver Ammo",
+    "Bandage",
+    "Silver Dollar",
+    "Sheriff's Badge",
+    "Old Map",
+    "Bottle of Whiskey",
+    "Hunting Knife",
+    "Tin Star",
+]
 OPPONENTS = ["Mysterious Gunslinger", "Surly Bandit", "Drunk Cowhand", "Rattlesnake Jake", "Outlaw Scout"]
 NPCS = ["Sheriff Wilson", "Wes Calloway", "Ma Baker", "Doc Holloway", "Shopkeeper", "Miner Zeke"]
 SCENES = [
@@ -63,24 +82,49 @@ SCENES = [
     "The mine entrance is boarded up, but one plank hangs loose.",
 ]
 ACTIONS = {
-    "basic": ["Approach the bar", "Look around the room", "Head back to the street", "Check your gear",
-              "Follow the tracks"],
+    "basic": [
+        "Approach the bar",
+        "Look around the room",
+        "Head back to the street",
+        "Check your gear",
+        "Follow the tracks",
+    ],
     "combat": ["Draw your weapon", "Dive for cover", "Fire a warning shot", "Throw a punch"],
-    "interaction": ["Talk to the bartender", "Ask about the stranger", "Try to talk your way out",
-                    "Offer a silver dollar"],
+    "interaction": [
+        "Talk to the bartender",
+        "Ask about the stranger",
+        "Try to talk your way out",
+        "Offer a silver dollar",
+    ],
 }
 DECISIONS = [
-    ("Do you accept the sheriff's offer to become a deputy?",
-     [("Accept the badge", "You'll gain authority but also responsibility", ["lawful", "commitment"]),
-      ("Decline politely", "You'll maintain your freedom but may miss opportunities", ["neutral", "independence"]),
-      ("Laugh at the offer", "You'll offend the sheriff but impress outlaws", ["rude", "reputation"])]),
-    ("The stranger offers you a share of the gold. Do you ride with him?",
-     [("Ride with him", "Gold, and a price on your head", ["outlaw", "greed"]),
-      ("Turn him in", "The town will trust you", ["lawful", "loyalty"])]),
-    ("Ma Baker asks you to find her missing son. Will you help?",
-     [("Promise to find him", "A long ride into the hills", ["kind", "quest"]),
-      ("Ask for payment first", "She will pay, but remember it", ["greedy", "pragmatic"]),
-      ("Refuse", "You keep your plans", ["cold"])]),
+    (
+        "Do you accept the sheriff's offer to become a deputy?",
+        [
+            ("Accept the badge", "You'll gain authority but also responsibility", ["lawful", "commitment"]),
+            (
+                "Decline politely",
+                "You'll maintain your freedom but may miss opportunities",
+                ["neutral", "independence"],
+            ),
+            ("Laugh at the offer", "You'll offend the sheriff but impress outlaws", ["rude", "reputation"]),
+        ],
+    ),
+    (
+        "The stranger offers you a share of the gold. Do you ride with him?",
+        [
+            ("Ride with him", "Gold, and a price on your head", ["outlaw", "greed"]),
+            ("Turn him in", "The town will trust you", ["lawful", "loyalty"]),
+        ],
+    ),
+    (
+        "Ma Baker asks you to find her missing son. Will you help?",
+        [
+            ("Promise to find him", "A long ride into the hills", ["kind", "quest"]),
+            ("Ask for payment first", "She will pay, but remember it", ["greedy", "pragmatic"]),
+            ("Refuse", "You keep your plans", ["cold"]),
+        ],
+    ),
 ]
 IMPORTANCE = ["critical", "significant", "moderate", "minor"]
 ATTRIBUTES = ["speed", "gunAccuracy", "throwingAccuracy", "strength", "baseStrength", "bravery", "experience"]
@@ -130,8 +174,16 @@ def generate(out_dir: Path, scale: int, rng: random.Random) -> list[dict]:
     for number, (name, model, fallback, ts_style) in enumerate(SESSIONS):
         planted = fault_names[number :: len(SESSIONS)]  # every fault somewhere in the corpus
         path = out_dir / f"{name}.gm.jsonl"
-        faults = _write_session(path, RESPONSES_PER_FILE * max(1, scale), model, fallback, ts_style,
-                                planted, truncated=fallback is not None, rng=rng)
+        faults = _write_session(
+            path,
+            RESPONSES_PER_FILE * max(1, scale),
+            model,
+            fallback,
+            ts_style,
+            planted,
+            truncated=fallback is not None,
+            rng=rng,
+        )
         entries.append({"path": str(path), "format": "gm", "faults": faults})
     return entries
 
@@ -201,11 +253,15 @@ def _response(variant: str, rng: random.Random, wants_decision: bool = False) ->
     if variant == "mixed" or (variant == "json" and (wants_decision or rng.random() < 0.4)):
         response.decision = _decision(rng)
     if variant == "character":
-        response.character = {"name": rng.choice(NPCS + OPPONENTS),
-                               "attributes": {a: rng.randint(0, 20) for a in ATTRIBUTES}}
+        response.character = {
+            "name": rng.choice(NPCS + OPPONENTS),
+            "attributes": {a: rng.randint(0, 20) for a in ATTRIBUTES},
+        }
     if variant == "titles":
-        response.actions = [{"title": a["text"], "description": f"{a['text']}, carefully", "type": a["type"],
-                             "id": f"{a['type']}-{n}"} for n, a in enumerate(response.actions, 1)]
+        response.actions = [
+            {"title": a["text"], "description": f"{a['text']}, carefully", "type": a["type"], "id": f"{a['type']}-{n}"}
+            for n, a in enumerate(response.actions, 1)
+        ]
     return response
 
 
@@ -261,8 +317,9 @@ def _plant(response: Response, fault: str, rng: random.Random) -> None:
         expect(("location.type", "location_defaulted"))
     elif fault == "nameless_location":
         # A town or landmark without its name, or a wilderness without its description.
-        response.location = rng.choice([{"type": "town"}, {"type": "landmark", "description": "A tall rock"},
-                                        {"type": "wilderness"}])
+        response.location = rng.choice(
+            [{"type": "town"}, {"type": "landmark", "description": "A tall rock"}, {"type": "wilderness"}]
+        )
         needs = "description" if response.location["type"] == "wilderness" else "name"
         expect((f"location.{needs}", "location_defaulted"))
     elif fault == "json_without_narrative":
@@ -377,29 +434,31 @@ def _inline_text(response: Response) -> str:
         f"{target} ACQUIRED_ITEMS: REMOVED_ITEMS: grazes {attacker} for 3 damage! (Roll: 22, Target: 48)",
     ]
     actions = json.dumps(response.actions)
-    return "\n".join(["Combat", *rolls, f"COMBAT: {target}", *_location_lines(response),
-                      f"SUGGESTED_ACTIONS: {actions}"])
+    return "\n".join(
+        ["Combat", *rolls, f"COMBAT: {target}", *_location_lines(response), f"SUGGESTED_ACTIONS: {actions}"]
+    )
 
 
 def _json_items(response: Response) -> list:
     """Acquired items as names, or as the `{name, category}` objects the game's prompt asks for."""
     if len(response.narrative or "") % 2:
         return response.acquired
-    return [{"name": item, "category": ITEM_CATEGORIES[len(item) % len(ITEM_CATEGORIES)]}
-            for item in response.acquired]
+    return [{"name": item, "category": ITEM_CATEGORIES[len(item) % len(ITEM_CATEGORIES)]} for item in response.acquired]
 
 
 def _json_text(response: Response, malformed: bool) -> str:
     body: dict[str, Any] = {}
     if response.narrative is not None:
         body["narrative"] = response.narrative
-    body.update({
-        "location": response.location,
-        "combatInitiated": response.opponent is not None,
-        "acquiredItems": _json_items(response),
-        "removedItems": response.removed,
-        "suggestedActions": response.actions,
-    })
+    body.update(
+        {
+            "location": response.location,
+            "combatInitiated": response.opponent is not None,
+            "acquiredItems": _json_items(response),
+            "removedItems": response.removed,
+            "suggestedActions": response.actions,
+        }
+    )
     if response.decision is not None:
         body["playerDecision"] = response.decision
     text = json.dumps(body, indent=2)

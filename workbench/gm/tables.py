@@ -12,31 +12,51 @@ from workbench.catalog import DECISIONS
 from workbench.gm.models import GmResponse, ResponseLine
 from workbench.schema import Column, Table
 
-RESPONSES = Table("gm_responses", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "1-based line number: the session's order", required=True),
-    Column("response_id", "VARCHAR", "the line's `id`", path="id", required=True),
-    Column("ts", "TIMESTAMP", "the line's `ts`, UTC", path="ts"),
-    Column("model", "VARCHAR", "the line's `model`", path="model"),
-    Column("kind", "VARCHAR", "markers | mixed | json | character"),
-    Column("valid", "BOOLEAN", "no `error` violation", required=True),
-    Column("narrative", "VARCHAR", "the text without its markers", path="narrative"),
-    Column("location", "VARCHAR", "the place's name (a wilderness: its description); NULL when not stated",
-           path="location.name"),
-    Column("location_type", "VARCHAR", "`location.type` as written: town | wilderness | landmark | unknown",
-           path="location.type"),
-    Column("combat", "BOOLEAN", "COMBAT marker or `combatInitiated`", path="combat"),
-    Column("combat_opponent", "VARCHAR", "the opponent's name", path="combat_opponent"),
-    Column("acquired_items", "VARCHAR[]", "items the player gains (ACQUIRED_ITEMS marker or `acquiredItems`); "
-                                          "empty when none", path="acquired_items"),
-    Column("removed_items", "VARCHAR[]", "items the player loses (REMOVED_ITEMS marker or `removedItems`); empty "
-                                         "when none", path="removed_items"),
-    Column("suggested_actions", "JSON", "[{text, type, description?, id?}]", path="suggested_actions"),
-    Column("player_decision", "JSON", "{prompt, options, importance, ...}", path="player_decision"),
-    Column("character", "JSON", "{name, attributes} of a character-generation response"),
-    Column("text", "VARCHAR", "the raw model text, as written", path="text"),
-), doc="One row per game-master response (a line of `*.gm.jsonl`), its text parsed the way the game reads it.",
-    model=(ResponseLine, GmResponse))
+RESPONSES = Table(
+    "gm_responses",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "1-based line number: the session's order", required=True),
+        Column("response_id", "VARCHAR", "the line's `id`", path="id", required=True),
+        Column("ts", "TIMESTAMP", "the line's `ts`, UTC", path="ts"),
+        Column("model", "VARCHAR", "the line's `model`", path="model"),
+        Column("kind", "VARCHAR", "markers | mixed | json | character"),
+        Column("valid", "BOOLEAN", "no `error` violation", required=True),
+        Column("narrative", "VARCHAR", "the text without its markers", path="narrative"),
+        Column(
+            "location",
+            "VARCHAR",
+            "the place's name (a wilderness: its description); NULL when not stated",
+            path="location.name",
+        ),
+        Column(
+            "location_type",
+            "VARCHAR",
+            "`location.type` as written: town | wilderness | landmark | unknown",
+            path="location.type",
+        ),
+        Column("combat", "BOOLEAN", "COMBAT marker or `combatInitiated`", path="combat"),
+        Column("combat_opponent", "VARCHAR", "the opponent's name", path="combat_opponent"),
+        Column(
+            "acquired_items",
+            "VARCHAR[]",
+            "items the player gains (ACQUIRED_ITEMS marker or `acquiredItems`); empty when none",
+            path="acquired_items",
+        ),
+        Column(
+            "removed_items",
+            "VARCHAR[]",
+            "items the player loses (REMOVED_ITEMS marker or `removedItems`); empty when none",
+            path="removed_items",
+        ),
+        Column("suggested_actions", "JSON", "[{text, type, description?, id?}]", path="suggested_actions"),
+        Column("player_decision", "JSON", "{prompt, options, importance, ...}", path="player_decision"),
+        Column("character", "JSON", "{name, attributes} of a character-generation response"),
+        Column("text", "VARCHAR", "the raw model text, as written", path="text"),
+    ),
+    doc="One row per game-master response (a line of `*.gm.jsonl`), its text parsed the way the game reads it.",
+    model=(ResponseLine, GmResponse),
+)
 JSON_COLUMNS = [c.name for c in RESPONSES.columns if c.type == "JSON"]
 TABLES = (RESPONSES,)
 
@@ -77,8 +97,11 @@ def _json(value: Any) -> str | None:
 
 def first_lines(con: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, int]:
     """Each response id of the file's rows, with the first line it is on."""
-    return dict(con.execute("SELECT response_id, min(seq) FROM gm_responses WHERE source_id = ? GROUP BY ALL",
-                            [source_id]).fetchall())
+    return dict(
+        con.execute(
+            "SELECT response_id, min(seq) FROM gm_responses WHERE source_id = ? GROUP BY ALL", [source_id]
+        ).fetchall()
+    )
 
 
 def derive_decisions(con: duckdb.DuckDBPyConnection, source_id: int, game_id: str) -> None:

@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 REFUSAL_REASONS = ("content_filter", "refusal")
-_FLAT_CALL = re.compile(r"(?:gen_ai\.completion|llm\.output_messages)\.(\d+)\.(?:message\.)?(?:tool_calls\.(\d+)\.)?"
-                        r"(?:tool_call\.)?(?:function_call|function)?\.?(id|name|arguments)$")
+_FLAT_CALL = re.compile(
+    r"(?:gen_ai\.completion|llm\.output_messages)\.(\d+)\.(?:message\.)?(?:tool_calls\.(\d+)\.)?"
+    r"(?:tool_call\.)?(?:function_call|function)?\.?(id|name|arguments)$"
+)
 _FLAT_TOOL = re.compile(r"llm\.request\.functions\.(\d+)\.(name|parameters)$")
 _OPENINFERENCE_TOOL = re.compile(r"llm\.tools\.(\d+)\.tool\.json_schema$")
 
@@ -62,7 +64,9 @@ def answer_of(attributes: dict) -> Answer:
             if not isinstance(part, dict):
                 continue
             if part.get("type") == "tool_call":
-                answer.tool_calls.append(ToolCall(_text(part.get("id")), _text(part.get("name")), part.get("arguments")))
+                answer.tool_calls.append(
+                    ToolCall(_text(part.get("id")), _text(part.get("name")), part.get("arguments"))
+                )
             elif part.get("type") == "refusal":
                 answer.refusal = _text(part.get("content")) or "a refusal"
     _flat_calls(attributes, answer)
@@ -76,8 +80,12 @@ def answer_of(attributes: dict) -> Answer:
 
 def recorded(attributes: dict) -> bool:
     """Does the span record what the model answered (its messages, or the raw response)?"""
-    return any(key == "gen_ai.output.messages" or key == "output.value" or key.startswith(
-        ("gen_ai.completion.", "llm.output_messages.")) for key in attributes)
+    return any(
+        key == "gen_ai.output.messages"
+        or key == "output.value"
+        or key.startswith(("gen_ai.completion.", "llm.output_messages."))
+        for key in attributes
+    )
 
 
 def finish_reasons(value: Any) -> list[str] | None:
@@ -146,6 +154,9 @@ def _arguments_problem(call: ToolCall, parameters: dict | None) -> str | None:
         return f"{name}'s arguments are not a JSON object: {_short(call.arguments)}"
     if parameters is None:
         return None
+    from workbench.lean_imports import jsonschema
+
+    jsonschema()  # loaded without a part it never needs
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -173,8 +184,11 @@ def tool_rule(attributes: dict, events: list[dict], failure: str) -> str:
     be read (not JSON as recorded, or the tool's error says so); `tool_unavailable` where
     the tool's own service failed (a timeout, a connection), which is not the model's
     move; else `tool_failed`: the tool refused what the model asked (an illegal move)."""
-    arguments = _parsed(attributes.get("gen_ai.tool.call.arguments")) if isinstance(
-        attributes.get("gen_ai.tool.call.arguments"), str) else attributes.get("gen_ai.tool.call.arguments")
+    arguments = (
+        _parsed(attributes.get("gen_ai.tool.call.arguments"))
+        if isinstance(attributes.get("gen_ai.tool.call.arguments"), str)
+        else attributes.get("gen_ai.tool.call.arguments")
+    )
     if "gen_ai.tool.call.arguments" in attributes and arguments is None:
         return "tool_arguments"
     if isinstance(arguments, dict):
@@ -182,9 +196,11 @@ def tool_rule(attributes: dict, events: list[dict], failure: str) -> str:
             return "tool_arguments"
         if isinstance(arguments.get("input_str"), str) and _parsed(arguments["input_str"]) is None:
             return "tool_arguments"  # LangChain's callback inputs: the arguments as text
-    said = [failure, _text(attributes.get("error.type")) or "", _text(attributes.get("pydantic_ai.tool.failure_stage"))
-            or ""] + [_text(event["attributes"].get("exception.type")) or "" for event in events
-                      if event.get("name") == "exception"]
+    said = [
+        failure,
+        _text(attributes.get("error.type")) or "",
+        _text(attributes.get("pydantic_ai.tool.failure_stage")) or "",
+    ] + [_text(event["attributes"].get("exception.type")) or "" for event in events if event.get("name") == "exception"]
     if "validation" in said or any(error in text for text in said for error in ARGUMENT_ERRORS):
         return "tool_arguments"
     return "tool_unavailable" if any(UNAVAILABLE.search(text) for text in said) else "tool_failed"
@@ -194,9 +210,18 @@ def failure_of(status_message: str | None, events: list[dict], attributes: dict)
     """A failed call's reason in the provider's words: the status message, else the
     exception's message, else `error.type`, with the HTTP status where the span has one
     and the words do not."""
-    said = status_message or next((
-        _text(event["attributes"].get("exception.message")) or _text(event["attributes"].get("exception.type"))
-        for event in events if event.get("name") == "exception"), None) or _text(attributes.get("error.type"))
+    said = (
+        status_message
+        or next(
+            (
+                _text(event["attributes"].get("exception.message")) or _text(event["attributes"].get("exception.type"))
+                for event in events
+                if event.get("name") == "exception"
+            ),
+            None,
+        )
+        or _text(attributes.get("error.type"))
+    )
     said = said or "an error, with no words"
     status = attributes.get("http.response.status_code", attributes.get("http.status_code"))
     if isinstance(status, (int, str)) and str(status) not in said:

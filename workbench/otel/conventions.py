@@ -11,29 +11,77 @@ SCHEMA_URL = f"https://opentelemetry.io/schemas/{VERSION}"
 
 # Attribute -> type: string, int, double, boolean, string[] or any (model/gen-ai/registry.yaml).
 GEN_AI = {
-    **dict.fromkeys((
-        "gen_ai.provider.name", "gen_ai.operation.name", "gen_ai.request.model", "gen_ai.response.id",
-        "gen_ai.response.model", "gen_ai.token.type", "gen_ai.conversation.id", "gen_ai.agent.id",
-        "gen_ai.agent.name", "gen_ai.agent.description", "gen_ai.agent.version", "gen_ai.tool.name",
-        "gen_ai.tool.call.id", "gen_ai.tool.description", "gen_ai.tool.type", "gen_ai.data_source.id",
-        "gen_ai.output.type", "gen_ai.retrieval.query.text", "gen_ai.evaluation.name",
-        "gen_ai.evaluation.score.label", "gen_ai.evaluation.explanation", "gen_ai.prompt.name",
-        "gen_ai.workflow.name"), "string"),
-    **dict.fromkeys((
-        "gen_ai.request.max_tokens", "gen_ai.request.choice.count", "gen_ai.request.seed",
-        "gen_ai.usage.input_tokens", "gen_ai.usage.cache_read.input_tokens",
-        "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.output_tokens",
-        "gen_ai.usage.reasoning.output_tokens", "gen_ai.embeddings.dimension.count"), "int"),
-    **dict.fromkeys((
-        "gen_ai.request.temperature", "gen_ai.request.top_p", "gen_ai.request.top_k",
-        "gen_ai.request.frequency_penalty", "gen_ai.request.presence_penalty",
-        "gen_ai.response.time_to_first_chunk", "gen_ai.evaluation.score.value"), "double"),
+    **dict.fromkeys(
+        (
+            "gen_ai.provider.name",
+            "gen_ai.operation.name",
+            "gen_ai.request.model",
+            "gen_ai.response.id",
+            "gen_ai.response.model",
+            "gen_ai.token.type",
+            "gen_ai.conversation.id",
+            "gen_ai.agent.id",
+            "gen_ai.agent.name",
+            "gen_ai.agent.description",
+            "gen_ai.agent.version",
+            "gen_ai.tool.name",
+            "gen_ai.tool.call.id",
+            "gen_ai.tool.description",
+            "gen_ai.tool.type",
+            "gen_ai.data_source.id",
+            "gen_ai.output.type",
+            "gen_ai.retrieval.query.text",
+            "gen_ai.evaluation.name",
+            "gen_ai.evaluation.score.label",
+            "gen_ai.evaluation.explanation",
+            "gen_ai.prompt.name",
+            "gen_ai.workflow.name",
+        ),
+        "string",
+    ),
+    **dict.fromkeys(
+        (
+            "gen_ai.request.max_tokens",
+            "gen_ai.request.choice.count",
+            "gen_ai.request.seed",
+            "gen_ai.usage.input_tokens",
+            "gen_ai.usage.cache_read.input_tokens",
+            "gen_ai.usage.cache_creation.input_tokens",
+            "gen_ai.usage.output_tokens",
+            "gen_ai.usage.reasoning.output_tokens",
+            "gen_ai.embeddings.dimension.count",
+        ),
+        "int",
+    ),
+    **dict.fromkeys(
+        (
+            "gen_ai.request.temperature",
+            "gen_ai.request.top_p",
+            "gen_ai.request.top_k",
+            "gen_ai.request.frequency_penalty",
+            "gen_ai.request.presence_penalty",
+            "gen_ai.response.time_to_first_chunk",
+            "gen_ai.evaluation.score.value",
+        ),
+        "double",
+    ),
     "gen_ai.request.stream": "boolean",
-    **dict.fromkeys(("gen_ai.request.stop_sequences", "gen_ai.request.encoding_formats",
-                     "gen_ai.response.finish_reasons"), "string[]"),
-    **dict.fromkeys(("gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.tool.definitions",
-                     "gen_ai.retrieval.documents", "gen_ai.system_instructions", "gen_ai.input.messages",
-                     "gen_ai.output.messages"), "any"),
+    **dict.fromkeys(
+        ("gen_ai.request.stop_sequences", "gen_ai.request.encoding_formats", "gen_ai.response.finish_reasons"),
+        "string[]",
+    ),
+    **dict.fromkeys(
+        (
+            "gen_ai.tool.call.arguments",
+            "gen_ai.tool.call.result",
+            "gen_ai.tool.definitions",
+            "gen_ai.retrieval.documents",
+            "gen_ai.system_instructions",
+            "gen_ai.input.messages",
+            "gen_ai.output.messages",
+        ),
+        "any",
+    ),
 }
 # Attributes of other namespaces that GenAI spans carry (error, server, session registries).
 OTHER = {"error.type": "string", "server.address": "string", "server.port": "int", "session.id": "string"}
@@ -65,8 +113,7 @@ REQUIRED = {
     "invoke_agent": ("gen_ai.provider.name",),
     "execute_tool": ("gen_ai.tool.name",),
 }
-OPERATIONS = (*INFERENCE, "embeddings", "retrieval", "create_agent", "invoke_agent", "execute_tool",
-              "invoke_workflow")
+OPERATIONS = (*INFERENCE, "embeddings", "retrieval", "create_agent", "invoke_agent", "execute_tool", "invoke_workflow")
 
 # The evaluation event (model/gen-ai/events.yaml). The conventions define it as a log
 # record; the workbench reads it where a traces file holds it, as an event of the span it
@@ -78,5 +125,11 @@ EVALUATION_REQUIRED = ("gen_ai.evaluation.name",)
 # emitters write instead.
 STATUS_ERROR = 2
 STATUS_NAMES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
-KIND_NAMES = {"SPAN_KIND_UNSPECIFIED": 0, "SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2, "SPAN_KIND_CLIENT": 3,
-              "SPAN_KIND_PRODUCER": 4, "SPAN_KIND_CONSUMER": 5}
+KIND_NAMES = {
+    "SPAN_KIND_UNSPECIFIED": 0,
+    "SPAN_KIND_INTERNAL": 1,
+    "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3,
+    "SPAN_KIND_PRODUCER": 4,
+    "SPAN_KIND_CONSUMER": 5,
+}

@@ -23,8 +23,13 @@ from typing import Any
 
 from workbench.otel import otlp
 
-OPENINFERENCE_KINDS = {"LLM": "chat", "AGENT": "invoke_agent", "TOOL": "execute_tool", "EMBEDDING": "embeddings",
-                       "RETRIEVER": "retrieval"}
+OPENINFERENCE_KINDS = {
+    "LLM": "chat",
+    "AGENT": "invoke_agent",
+    "TOOL": "execute_tool",
+    "EMBEDDING": "embeddings",
+    "RETRIEVER": "retrieval",
+}
 TRACELOOP_KINDS = {"workflow": "invoke_workflow", "agent": "invoke_agent", "tool": "execute_tool"}
 ASSOCIATION = "traceloop.association.properties."
 
@@ -37,8 +42,7 @@ SAME_VALUE = {
     "gen_ai.agent.name": ("agent.name", ASSOCIATION + "agent"),
     "gen_ai.tool.name": ("tool.name",),
     "gen_ai.provider.name": ("llm.provider", "llm.system"),
-    "gen_ai.conversation.id": (ASSOCIATION + "session_id", ASSOCIATION + "thread_id",
-                               ASSOCIATION + "conversation_id"),
+    "gen_ai.conversation.id": (ASSOCIATION + "session_id", ASSOCIATION + "thread_id", ASSOCIATION + "conversation_id"),
 }
 
 
@@ -71,8 +75,10 @@ def genai_view(attributes: dict, kinds: dict) -> tuple[dict, dict]:
     for source in ("gen_ai.is_streaming", "llm.is_streaming"):
         if source in attributes:
             put("gen_ai.request.stream", _truth(attributes[source]), otlp.BOOLEAN)
-    if attributes.get("openinference.span.kind") == "LLM" and _json_object(
-            attributes.get("llm.invocation_parameters")).get("stream") is True:
+    if (
+        attributes.get("openinference.span.kind") == "LLM"
+        and _json_object(attributes.get("llm.invocation_parameters")).get("stream") is True
+    ):
         put("gen_ai.request.stream", True, otlp.BOOLEAN)
     return {**attributes, **added}, {**kinds, **added_kinds}
 

@@ -49,31 +49,51 @@ def check_attributes(values: dict, kinds: dict, said, where: str) -> None:
             continue
         if key in sc.DEPRECATED:
             now = sc.DEPRECATED[key]
-            said(field, f"{key} is deprecated in the conventions {sc.VERSION}" + (
-                f"; read as {now}" if now else "; removed, with no replacement"), "info", "deprecated_attribute")
+            said(
+                field,
+                f"{key} is deprecated in the conventions {sc.VERSION}"
+                + (f"; read as {now}" if now else "; removed, with no replacement"),
+                "info",
+                "deprecated_attribute",
+            )
             expected = sc.TYPES.get(now) if now else None
         elif key.startswith("gen_ai.") and key not in sc.TYPES:
             said(field, f"not an attribute of the GenAI conventions {sc.VERSION}", "info", "unknown_attribute")
             continue
         else:
             expected = sc.TYPES.get(key)
-        if expected == "string[]" and kind == otlp.STRING and answers.finish_reasons(values.get(key)) is not None \
-                and str(values.get(key)).startswith("["):
-            said(field, f"expected string[] (the conventions {sc.VERSION}); found the array written as JSON text "
-                 f"{found(values.get(key))}: read as the array it holds", "warning", "array_as_json_text")
+        if (
+            expected == "string[]"
+            and kind == otlp.STRING
+            and answers.finish_reasons(values.get(key)) is not None
+            and str(values.get(key)).startswith("[")
+        ):
+            said(
+                field,
+                f"expected string[] (the conventions {sc.VERSION}); found the array written as JSON text "
+                f"{found(values.get(key))}: read as the array it holds",
+                "warning",
+                "array_as_json_text",
+            )
         elif expected is not None and not _is_a(values.get(key), kind, expected):
-            said(field, f"expected {expected} (the conventions {sc.VERSION}); found {kind} {found(values.get(key))}",
-                 "error", "attribute_type")
+            said(
+                field,
+                f"expected {expected} (the conventions {sc.VERSION}); found {kind} {found(values.get(key))}",
+                "error",
+                "attribute_type",
+            )
 
 
 def _bad(key: str, values: dict) -> str:
     """What a value `attributes_of` could not read was expected to be."""
     if key == "":
-        return "expected a list of {\"key\", \"value\"} attributes"
+        return 'expected a list of {"key", "value"} attributes'
     if key.startswith("[") and key not in values:
-        return "expected an attribute {\"key\": a string, \"value\": an AnyValue}"
-    return ("expected an AnyValue: one of stringValue, boolValue, intValue (a 64-bit integer as a decimal string), "
-            f"doubleValue, arrayValue, kvlistValue, bytesValue; found {found(values.get(key))}")
+        return 'expected an attribute {"key": a string, "value": an AnyValue}'
+    return (
+        "expected an AnyValue: one of stringValue, boolValue, intValue (a 64-bit integer as a decimal string), "
+        f"doubleValue, arrayValue, kvlistValue, bytesValue; found {found(values.get(key))}"
+    )
 
 
 def _is_a(value: Any, kind: str, expected: str) -> bool:
@@ -90,11 +110,15 @@ def call_answer(view: dict, operation: str | None, failed: bool, said) -> dict:
     answer breaks (a refusal; tool-call arguments that are not JSON or break the tool's
     declared parameters), each an error on the span. A failed call answered nothing."""
     answer = answers.answer_of(view)
-    found = {"finish_reasons": answer.finish_reasons, "refusal": None, "bad_arguments": None, "exported_rule": None,
-             "answer_recorded": answers.recorded(view),
-             "tool_call_ids": [call.id for call in answer.tool_calls if call.id] or None,
-             "streamed": view.get("gen_ai.request.stream") if isinstance(view.get("gen_ai.request.stream"), bool)
-             else None}
+    found = {
+        "finish_reasons": answer.finish_reasons,
+        "refusal": None,
+        "bad_arguments": None,
+        "exported_rule": None,
+        "answer_recorded": answers.recorded(view),
+        "tool_call_ids": [call.id for call in answer.tool_calls if call.id] or None,
+        "streamed": view.get("gen_ai.request.stream") if isinstance(view.get("gen_ai.request.stream"), bool) else None,
+    }
     if operation not in sc.INFERENCE or failed:
         return found
     if view.get("workbench.outcome") == "invalid":  # as `export --otlp` wrote a decision found invalid
@@ -124,24 +148,36 @@ def conventional(attributes: dict, kinds: dict, resource: dict, said, declared: 
 
     operation = value("gen_ai.operation.name", "string")
     if operation is not None and operation not in sc.OPERATIONS:
-        said("attributes.gen_ai.operation.name", f"{operation!r} is not one of the operations the conventions "
-             f"{sc.VERSION} name ({', '.join(sc.OPERATIONS)}); a custom one is allowed", "info", "unknown_operation")
+        said(
+            "attributes.gen_ai.operation.name",
+            f"{operation!r} is not one of the operations the conventions "
+            f"{sc.VERSION} name ({', '.join(sc.OPERATIONS)}); a custom one is allowed",
+            "info",
+            "unknown_operation",
+        )
     if operation is not None and declared:
         for key in sc.REQUIRED.get(operation, ()):
             if value(key, sc.TYPES[key]) is None and key not in attributes:
-                said(f"attributes.{key}", f"required on a GenAI {operation} span (the conventions {sc.VERSION})",
-                     "error", "required_attribute")
+                said(
+                    f"attributes.{key}",
+                    f"required on a GenAI {operation} span (the conventions {sc.VERSION})",
+                    "error",
+                    "required_attribute",
+                )
     session = value("session.id", "string")
     if session is None and isinstance(resource.get("session.id"), str):
         session = resource["session.id"]
     return {
-        "operation": operation, "provider": value("gen_ai.provider.name", "string"),
+        "operation": operation,
+        "provider": value("gen_ai.provider.name", "string"),
         "request_model": value("gen_ai.request.model", "string"),
         "response_model": value("gen_ai.response.model", "string"),
         "agent": value("gen_ai.agent.name", "string") or value("gen_ai.agent.id", "string"),
-        "tool": value("gen_ai.tool.name", "string"), "tool_call_id": value("gen_ai.tool.call.id", "string"),
+        "tool": value("gen_ai.tool.name", "string"),
+        "tool_call_id": value("gen_ai.tool.call.id", "string"),
         "conversation_id": value("gen_ai.conversation.id", "string"),
-        "session_id": session, "input_tokens": value("gen_ai.usage.input_tokens", "int"),
+        "session_id": session,
+        "input_tokens": value("gen_ai.usage.input_tokens", "int"),
         "output_tokens": value("gen_ai.usage.output_tokens", "int"),
         "cached_tokens": value("gen_ai.usage.cache_read.input_tokens", "int"),
         "error_type": value("error.type", "string"),
@@ -166,14 +202,20 @@ def events_of(events: Any, said) -> list[dict]:
             said(f"events[{n}].name", f"expected a string; found {found(event.get('name'))}")
         if time_ns is None or time_ns < 0:
             time_ns = None
-            said(f"events[{n}].timeUnixNano",
-                 f"expected nanoseconds since the epoch as a decimal string; found {found(event.get('timeUnixNano'))}")
+            said(
+                f"events[{n}].timeUnixNano",
+                f"expected nanoseconds since the epoch as a decimal string; found {found(event.get('timeUnixNano'))}",
+            )
         if name == sc.EVALUATION:
             where = f"events[{n}].attributes"
             check_attributes(attributes, kinds, said, where)
             for key in sc.EVALUATION_REQUIRED:
                 if key not in attributes:
-                    said(f"{where}.{key}", f"required on a {sc.EVALUATION} event (the conventions {sc.VERSION})",
-                         "error", "required_attribute")
+                    said(
+                        f"{where}.{key}",
+                        f"required on a {sc.EVALUATION} event (the conventions {sc.VERSION})",
+                        "error",
+                        "required_attribute",
+                    )
         kept.append({"name": name, "time_ns": time_ns, "attributes": attributes})
     return kept

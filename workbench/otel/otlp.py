@@ -15,7 +15,16 @@ from workbench.schema import INT64
 
 # A value's kind, as the conventions' types name them.
 STRING, INT, DOUBLE, BOOLEAN, ARRAY, KVLIST, BYTES, EMPTY, BAD = (
-    "string", "int", "double", "boolean", "array", "kvlist", "bytes", "empty", "bad")
+    "string",
+    "int",
+    "double",
+    "boolean",
+    "array",
+    "kvlist",
+    "bytes",
+    "empty",
+    "bad",
+)
 # Doubles JSON has no number for, as protobuf's JSON mapping writes them.
 SPECIAL_DOUBLES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -188,7 +197,18 @@ def _scoped(raw) -> dict:
 def skeleton(export: dict) -> dict:
     """`lazy_export`'s export without its spans (each scope's an empty list): its
     structure, to check, without a span decoded."""
-    return {**export, "resourceSpans": [
-        {**resource_spans, "scopeSpans": [{**scoped, "spans": []} if isinstance(scoped.get("spans"), Spans) else scoped
-                                          for scoped in resource_spans["scopeSpans"]]}
-        if "scopeSpans" in resource_spans else resource_spans for resource_spans in export["resourceSpans"]]}
+    return {
+        **export,
+        "resourceSpans": [
+            {
+                **resource_spans,
+                "scopeSpans": [
+                    {**scoped, "spans": []} if isinstance(scoped.get("spans"), Spans) else scoped
+                    for scoped in resource_spans["scopeSpans"]
+                ],
+            }
+            if "scopeSpans" in resource_spans
+            else resource_spans
+            for resource_spans in export["resourceSpans"]
+        ],
+    }

@@ -96,8 +96,14 @@ def _load_export(ctx: LoadContext) -> Counts:
     return Counts(read.spans, len(read.rejects))
 
 
-_JSON_LINES = Violation("file", "info", "json_lines", "(file)", "this *.otlp.json file holds JSON Lines (one export "
-                        "per line): read line by line; name it *.otlp.jsonl to have it followed as it grows")
+_JSON_LINES = Violation(
+    "file",
+    "info",
+    "json_lines",
+    "(file)",
+    "this *.otlp.json file holds JSON Lines (one export "
+    "per line): read line by line; name it *.otlp.jsonl to have it followed as it grows",
+)
 
 
 def _first_line_is_json(handle) -> bool:
@@ -119,7 +125,7 @@ def _load_spans(ctx: LoadContext, handle, size: int) -> Counts | None:
     it is not one (`otlp.lazy_export`, `shape_problem`): read whole then."""
     mapped = mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
     try:
-        export = otlp.lazy_export(memoryview(mapped)[len(BOM):] if mapped[:len(BOM)] == BOM else mapped)
+        export = otlp.lazy_export(memoryview(mapped)[len(BOM) :] if mapped[: len(BOM)] == BOM else mapped)
         if export is None or shape_problem(otlp.skeleton(export)) is not None:
             return None
         ctx.advance(size)
@@ -173,9 +179,16 @@ class _Read:
         if request is None or why is not None:
             line = None if self.whole_file and where == "file" else number
             self.rejects.append((where, text, line))
-            self.violations.append(Violation(where, "error", "not_an_otlp_export", "(record)",
-                                             f"expected an OTLP/JSON traces export ({{\"resourceSpans\": [...]}}); "
-                                             f"found {why}, kept in `rejects`", line=line))
+            self.violations.append(
+                Violation(
+                    where,
+                    "error",
+                    "not_an_otlp_export",
+                    "(record)",
+                    f'expected an OTLP/JSON traces export ({{"resourceSpans": [...]}}); found {why}, kept in `rejects`',
+                    line=line,
+                )
+            )
             return
         for index, (path, span, resource, scope) in enumerate(spans_of(request)):
             self._span(number, index, path, span, resource, scope)
@@ -207,23 +220,39 @@ class _Read:
                 self._score(number, row, event)
         # any error.type marks a failure, whatever its type (a wrong type is said above);
         # so does an exception event on a span whose status says nothing (LangChain's)
-        failed = row["status_code"] == sc.STATUS_ERROR or "error.type" in attributes or (
-            row["status_code"] != 1 and any(event["name"] == "exception" for event in events))
+        failed = (
+            row["status_code"] == sc.STATUS_ERROR
+            or "error.type" in attributes
+            or (row["status_code"] != 1 and any(event["name"] == "exception" for event in events))
+        )
         if failed and "error.type" not in attributes and "gen_ai.operation.name" in attributes:
-            said("attributes.error.type", "a GenAI operation that ended in an error should say its error.type "
-                 "(conditionally required)", "warning", "required_attribute")
+            said(
+                "attributes.error.type",
+                "a GenAI operation that ended in an error should say its error.type (conditionally required)",
+                "warning",
+                "required_attribute",
+            )
         answered = call_answer(view, values["operation"], failed, said)
         failure = answers.failure_of(row["status_message"], events, attributes) if failed else None
         measured = {
-            **row, **values, **answered,
-            "latency_ms": latency_of(row, attributes), "tokens": tokens_of(values, attributes),
-            "seq": number, "span_index": index, "failed": failed, "failure": failure,
+            **row,
+            **values,
+            **answered,
+            "latency_ms": latency_of(row, attributes),
+            "tokens": tokens_of(values, attributes),
+            "seq": number,
+            "span_index": index,
+            "failed": failed,
+            "failure": failure,
             "tool_rule": answers.tool_rule(view, events, failure)
-            if failure is not None and values["operation"] == "execute_tool" else None,
+            if failure is not None and values["operation"] == "execute_tool"
+            else None,
             "valid": not any(v.severity == "error" for v in self.violations[found_before:]),
-            "attributes": json.dumps(attributes, ensure_ascii=False), "events": json.dumps(events, ensure_ascii=False),
+            "attributes": json.dumps(attributes, ensure_ascii=False),
+            "events": json.dumps(events, ensure_ascii=False),
             "resource": json.dumps(resource, ensure_ascii=False),
-            "scope_name": scope.get("name"), "scope_version": scope.get("version"),
+            "scope_name": scope.get("name"),
+            "scope_version": scope.get("version"),
         }
         for name, value in measured.items():
             self.span_rows[name].append(value)
@@ -237,11 +266,14 @@ class _Read:
 
         score = values.get("gen_ai.evaluation.score.value")
         for name, value in {
-            "seq": number, "trace_id": row["trace_id"], "span_id": row["span_id"],
+            "seq": number,
+            "trace_id": row["trace_id"],
+            "span_id": row["span_id"],
             "name": text("gen_ai.evaluation.name"),
             "score_value": float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None,
             "score_label": text("gen_ai.evaluation.score.label"),
-            "explanation": text("gen_ai.evaluation.explanation"), "response_id": text("gen_ai.response.id"),
+            "explanation": text("gen_ai.evaluation.explanation"),
+            "response_id": text("gen_ai.response.id"),
             "time_ns": event["time_ns"],
         }.items():
             self.score_rows[name].append(value)

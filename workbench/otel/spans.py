@@ -32,7 +32,9 @@ def request_of(text: str, unreadable: str | None) -> tuple[dict | None, str | No
     if not isinstance(request.get("resourceSpans"), list):
         return None, "an object without a `resourceSpans` list" + (
             " (a logs or metrics export: this format reads traces)"
-            if {"resourceLogs", "resourceMetrics"} & request.keys() else "")
+            if {"resourceLogs", "resourceMetrics"} & request.keys()
+            else ""
+        )
     return request, None
 
 
@@ -122,8 +124,12 @@ def _enum(value: Any, allowed: range, names: dict[str, int], field: str, said) -
     if isinstance(value, int) and not isinstance(value, bool) and value in allowed:
         return value
     if isinstance(value, str) and value in names:
-        said(field, f"OTLP/JSON writes enums as integers; found the name {value!r} ({names[value]})", "warning",
-             "enum_as_name")
+        said(
+            field,
+            f"OTLP/JSON writes enums as integers; found the name {value!r} ({names[value]})",
+            "warning",
+            "enum_as_name",
+        )
         return names[value]
     said(field, f"expected an integer {allowed.start} to {allowed.stop - 1}; found {found(value)}")
     return None

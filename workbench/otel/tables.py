@@ -7,79 +7,135 @@ from workbench.catalog import DECISIONS
 from workbench.otel.conventions import INFERENCE
 from workbench.schema import Column, Table
 
-SPANS = Table("otel_spans", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "the line of the file the span was written on (1 in an `*.otlp.json` file)",
-           required=True),
-    Column("span_index", "BIGINT", "its place among the spans of that line, from 0", required=True),
-    Column("trace_id", "VARCHAR", "the span's trace (`traceId`): 32 hex digits, lower case"),
-    Column("span_id", "VARCHAR", "the span's id (`spanId`): 16 hex digits, lower case"),
-    Column("parent_span_id", "VARCHAR", "the parent span's id; NULL for a root span"),
-    Column("name", "VARCHAR", "the span's name: `chat gpt-4o`, `execute_tool move`, ..."),
-    Column("kind", "BIGINT", "SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer"),
-    Column("start_ns", "BIGINT", "start, nanoseconds since the epoch"),
-    Column("end_ns", "BIGINT", "end, nanoseconds since the epoch"),
-    Column("latency_ms", "DOUBLE", "end minus start; NULL for a span that does not end after it starts "
-                                   "(to below the nanosecond where `workbench.latency_ms` says it)"),
-    Column("status_code", "BIGINT", "0 unset, 1 ok, 2 error"),
-    Column("status_message", "VARCHAR", "the status's message, where the span gives one"),
-    Column("operation", "VARCHAR", "gen_ai.operation.name (or what OpenInference's or Traceloop's span kind stands "
-                                   "for): a span that has one is a GenAI operation; an inference (chat, "
-                                   "text_completion, generate_content) is a decision"),
-    Column("provider", "VARCHAR", "gen_ai.provider.name (or the older gen_ai.system)"),
-    Column("request_model", "VARCHAR", "gen_ai.request.model"),
-    Column("response_model", "VARCHAR", "gen_ai.response.model"),
-    Column("agent", "VARCHAR", "gen_ai.agent.name, else gen_ai.agent.id"),
-    Column("tool", "VARCHAR", "gen_ai.tool.name"),
-    Column("tool_call_id", "VARCHAR", "gen_ai.tool.call.id: the call an execute_tool span ran"),
-    Column("conversation_id", "VARCHAR", "gen_ai.conversation.id"),
-    Column("session_id", "VARCHAR", "session.id, of the span or of its resource"),
-    Column("input_tokens", "BIGINT", "gen_ai.usage.input_tokens (cached ones included)"),
-    Column("output_tokens", "BIGINT", "gen_ai.usage.output_tokens"),
-    Column("cached_tokens", "BIGINT", "gen_ai.usage.cache_read.input_tokens"),
-    Column("tokens", "BIGINT", "input plus output tokens; the total `workbench.tokens` says where a log kept only that"),
-    Column("error_type", "VARCHAR", "error.type"),
-    Column("failed", "BOOLEAN", "the operation ended in an error: status ERROR, an error.type, or an exception "
-                                "event on a span whose status is not OK", required=True),
-    Column("failure", "VARCHAR", "a failed span's reason: its status message, else its exception's, else its "
-                                 "error.type (with the HTTP status where the span has one)"),
-    Column("finish_reasons", "VARCHAR[]", "gen_ai.response.finish_reasons (an array written as JSON text read as "
-                                          "the array; OpenInference's llm.finish_reason)"),
-    Column("refusal", "VARCHAR", "an inference's refusal: its text, or the finish reason that says it"),
-    Column("bad_arguments", "VARCHAR", "why an inference's tool call cannot be run: arguments that are not JSON, or "
-                                       "that break the tool's declared parameters"),
-    Column("exported_rule", "VARCHAR", "the rule `workbench export --otlp` wrote for a decision it had found "
-                                       "invalid (`workbench.rule`)"),
-    Column("tool_call_ids", "VARCHAR[]", "the ids of the tool calls an inference answered with"),
-    Column("answer_recorded", "BOOLEAN", "the span records what the model answered (its output messages, or the "
-                                         "provider's raw response)"),
-    Column("tool_rule", "VARCHAR", "a failed execute_tool span's rule, a finding on the inference that called it: "
-                                   "tool_arguments (its arguments could not be read) or tool_failed (the tool refused "
-                                   "the call: an illegal move), errors; tool_unavailable (the tool's own service "
-                                   "failed: a timeout), a warning, not the model's move"),
-    Column("streamed", "BOOLEAN", "gen_ai.request.stream (or llm.is_streaming, gen_ai.is_streaming)"),
-    Column("valid", "BOOLEAN", "no error violation on the span", required=True),
-    Column("attributes", "JSON", "every attribute, {key: value}"),
-    Column("events", "JSON", "[{name, time_ns, attributes}]"),
-    Column("resource", "JSON", "the resource's attributes, {key: value}"),
-    Column("scope_name", "VARCHAR", "the instrumentation scope that wrote the span (its library)"),
-    Column("scope_version", "VARCHAR", "that scope's version"),
-), doc="One row per span of an OTLP/JSON traces file.",
-    added=("tool_call_id", "failure", "finish_reasons", "refusal", "bad_arguments", "tool_call_ids", "tool_rule",
-           "streamed", "answer_recorded", "exported_rule"))
+SPANS = Table(
+    "otel_spans",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column(
+            "seq", "BIGINT", "the line of the file the span was written on (1 in an `*.otlp.json` file)", required=True
+        ),
+        Column("span_index", "BIGINT", "its place among the spans of that line, from 0", required=True),
+        Column("trace_id", "VARCHAR", "the span's trace (`traceId`): 32 hex digits, lower case"),
+        Column("span_id", "VARCHAR", "the span's id (`spanId`): 16 hex digits, lower case"),
+        Column("parent_span_id", "VARCHAR", "the parent span's id; NULL for a root span"),
+        Column("name", "VARCHAR", "the span's name: `chat gpt-4o`, `execute_tool move`, ..."),
+        Column("kind", "BIGINT", "SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer"),
+        Column("start_ns", "BIGINT", "start, nanoseconds since the epoch"),
+        Column("end_ns", "BIGINT", "end, nanoseconds since the epoch"),
+        Column(
+            "latency_ms",
+            "DOUBLE",
+            "end minus start; NULL for a span that does not end after it starts "
+            "(to below the nanosecond where `workbench.latency_ms` says it)",
+        ),
+        Column("status_code", "BIGINT", "0 unset, 1 ok, 2 error"),
+        Column("status_message", "VARCHAR", "the status's message, where the span gives one"),
+        Column(
+            "operation",
+            "VARCHAR",
+            "gen_ai.operation.name (or what OpenInference's or Traceloop's span kind stands "
+            "for): a span that has one is a GenAI operation; an inference (chat, "
+            "text_completion, generate_content) is a decision",
+        ),
+        Column("provider", "VARCHAR", "gen_ai.provider.name (or the older gen_ai.system)"),
+        Column("request_model", "VARCHAR", "gen_ai.request.model"),
+        Column("response_model", "VARCHAR", "gen_ai.response.model"),
+        Column("agent", "VARCHAR", "gen_ai.agent.name, else gen_ai.agent.id"),
+        Column("tool", "VARCHAR", "gen_ai.tool.name"),
+        Column("tool_call_id", "VARCHAR", "gen_ai.tool.call.id: the call an execute_tool span ran"),
+        Column("conversation_id", "VARCHAR", "gen_ai.conversation.id"),
+        Column("session_id", "VARCHAR", "session.id, of the span or of its resource"),
+        Column("input_tokens", "BIGINT", "gen_ai.usage.input_tokens (cached ones included)"),
+        Column("output_tokens", "BIGINT", "gen_ai.usage.output_tokens"),
+        Column("cached_tokens", "BIGINT", "gen_ai.usage.cache_read.input_tokens"),
+        Column(
+            "tokens", "BIGINT", "input plus output tokens; the total `workbench.tokens` says where a log kept only that"
+        ),
+        Column("error_type", "VARCHAR", "error.type"),
+        Column(
+            "failed",
+            "BOOLEAN",
+            "the operation ended in an error: status ERROR, an error.type, or an exception "
+            "event on a span whose status is not OK",
+            required=True,
+        ),
+        Column(
+            "failure",
+            "VARCHAR",
+            "a failed span's reason: its status message, else its exception's, else its "
+            "error.type (with the HTTP status where the span has one)",
+        ),
+        Column(
+            "finish_reasons",
+            "VARCHAR[]",
+            "gen_ai.response.finish_reasons (an array written as JSON text read as "
+            "the array; OpenInference's llm.finish_reason)",
+        ),
+        Column("refusal", "VARCHAR", "an inference's refusal: its text, or the finish reason that says it"),
+        Column(
+            "bad_arguments",
+            "VARCHAR",
+            "why an inference's tool call cannot be run: arguments that are not JSON, or "
+            "that break the tool's declared parameters",
+        ),
+        Column(
+            "exported_rule",
+            "VARCHAR",
+            "the rule `workbench export --otlp` wrote for a decision it had found invalid (`workbench.rule`)",
+        ),
+        Column("tool_call_ids", "VARCHAR[]", "the ids of the tool calls an inference answered with"),
+        Column(
+            "answer_recorded",
+            "BOOLEAN",
+            "the span records what the model answered (its output messages, or the provider's raw response)",
+        ),
+        Column(
+            "tool_rule",
+            "VARCHAR",
+            "a failed execute_tool span's rule, a finding on the inference that called it: "
+            "tool_arguments (its arguments could not be read) or tool_failed (the tool refused "
+            "the call: an illegal move), errors; tool_unavailable (the tool's own service "
+            "failed: a timeout), a warning, not the model's move",
+        ),
+        Column("streamed", "BOOLEAN", "gen_ai.request.stream (or llm.is_streaming, gen_ai.is_streaming)"),
+        Column("valid", "BOOLEAN", "no error violation on the span", required=True),
+        Column("attributes", "JSON", "every attribute, {key: value}"),
+        Column("events", "JSON", "[{name, time_ns, attributes}]"),
+        Column("resource", "JSON", "the resource's attributes, {key: value}"),
+        Column("scope_name", "VARCHAR", "the instrumentation scope that wrote the span (its library)"),
+        Column("scope_version", "VARCHAR", "that scope's version"),
+    ),
+    doc="One row per span of an OTLP/JSON traces file.",
+    added=(
+        "tool_call_id",
+        "failure",
+        "finish_reasons",
+        "refusal",
+        "bad_arguments",
+        "tool_call_ids",
+        "tool_rule",
+        "streamed",
+        "answer_recorded",
+        "exported_rule",
+    ),
+)
 
-SCORES = Table("otel_scores", (
-    Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
-    Column("seq", "BIGINT", "the line of the span the event is on", required=True),
-    Column("trace_id", "VARCHAR", "the trace of the span evaluated"),
-    Column("span_id", "VARCHAR", "the span evaluated"),
-    Column("name", "VARCHAR", "gen_ai.evaluation.name"),
-    Column("score_value", "DOUBLE", "gen_ai.evaluation.score.value"),
-    Column("score_label", "VARCHAR", "gen_ai.evaluation.score.label"),
-    Column("explanation", "VARCHAR", "gen_ai.evaluation.explanation"),
-    Column("response_id", "VARCHAR", "gen_ai.response.id"),
-    Column("time_ns", "BIGINT", "when the event happened, nanoseconds since the epoch"),
-), doc="One row per gen_ai.evaluation.result event of a span.")
+SCORES = Table(
+    "otel_scores",
+    (
+        Column("source_id", "BIGINT", "the file (`sources.source_id`)", required=True),
+        Column("seq", "BIGINT", "the line of the span the event is on", required=True),
+        Column("trace_id", "VARCHAR", "the trace of the span evaluated"),
+        Column("span_id", "VARCHAR", "the span evaluated"),
+        Column("name", "VARCHAR", "gen_ai.evaluation.name"),
+        Column("score_value", "DOUBLE", "gen_ai.evaluation.score.value"),
+        Column("score_label", "VARCHAR", "gen_ai.evaluation.score.label"),
+        Column("explanation", "VARCHAR", "gen_ai.evaluation.explanation"),
+        Column("response_id", "VARCHAR", "gen_ai.response.id"),
+        Column("time_ns", "BIGINT", "when the event happened, nanoseconds since the epoch"),
+    ),
+    doc="One row per gen_ai.evaluation.result event of a span.",
+)
 
 TABLES = (SPANS, SCORES)
 

@@ -31,9 +31,9 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 
@@ -69,8 +69,15 @@ BATCH_ROWS = 10_000
 QUERY_MEMORY = "256MB"
 
 # genai-prices' provider ids (it knows which provider serves a model) as the conventions name them.
-_PROVIDERS = {"google": "gcp.gemini", "mistral": "mistral_ai", "x-ai": "x_ai", "xai": "x_ai",
-              "aws": "aws.bedrock", "bedrock": "aws.bedrock", "azure": "azure.ai.openai"}
+_PROVIDERS = {
+    "google": "gcp.gemini",
+    "mistral": "mistral_ai",
+    "x-ai": "x_ai",
+    "xai": "x_ai",
+    "aws": "aws.bedrock",
+    "bedrock": "aws.bedrock",
+    "azure": "azure.ai.openai",
+}
 
 
 def export_otlp(out: str | Path, db=None, overwrite: bool = False) -> int:
@@ -112,8 +119,10 @@ def _write(con, file, lines: bool) -> int:
     with _bounded(con):
         for batch in con.sql(DECISIONS).to_arrow_reader(BATCH_ROWS):
             for decision in batch.to_pylist():
-                game = (decision["format"],
-                        decision["game_id"] if decision["game_id"] is not None else decision["path"])
+                game = (
+                    decision["format"],
+                    decision["game_id"] if decision["game_id"] is not None else decision["path"],
+                )
                 span = _span(decision, game, clock.get(game, decision["ingested_ns"]), decision["occurrence"])
                 clock[game] = int(span["endTimeUnixNano"]) + GAP_NS
                 exports.add(shown[decision["path"]], _json(span).encode())
@@ -155,8 +164,10 @@ class _Exports:
         if source != self.source or not self.spans:
             self.source = source
             resource = {"attributes": key_values({"service.name": "workbench", "workbench.source": source})}
-            self.head = f'{{"resourceSpans":[{{"resource":{_json(resource)},"scopeSpans":[{{"scope":{_json(SCOPE)},' \
-                        f'"spans":['.encode()
+            self.head = (
+                f'{{"resourceSpans":[{{"resource":{_json(resource)},"scopeSpans":[{{"scope":{_json(SCOPE)},'
+                f'"spans":['.encode()
+            )
             self.tail = f'],"schemaUrl":{_json(sc.SCHEMA_URL)}}}],"schemaUrl":{_json(sc.SCHEMA_URL)}}}]}}\n'.encode()
             self.size = len(self.head) + len(self.tail)
         self.spans.append(span)
@@ -188,21 +199,33 @@ def _span(d: dict, game: tuple, start: int, occurrence: int) -> dict:
     (`occurrence`: the how-manieth decision at its locator), so a receiver that keeps
     spans by id takes a second export as the same spans."""
     attributes = {
-        "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider_of(d["model"]),
-        "gen_ai.request.model": d["model"], "gen_ai.conversation.id": d["game_id"], "gen_ai.agent.name": d["agent_id"],
-        "gen_ai.usage.input_tokens": d["input_tokens"], "gen_ai.usage.output_tokens": d["output_tokens"],
-        "gen_ai.usage.cache_read.input_tokens": d["cached_tokens"], "gen_ai.response.model": d["response_model"],
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": provider_of(d["model"]),
+        "gen_ai.request.model": d["model"],
+        "gen_ai.conversation.id": d["game_id"],
+        "gen_ai.agent.name": d["agent_id"],
+        "gen_ai.usage.input_tokens": d["input_tokens"],
+        "gen_ai.usage.output_tokens": d["output_tokens"],
+        "gen_ai.usage.cache_read.input_tokens": d["cached_tokens"],
+        "gen_ai.response.model": d["response_model"],
         "error.type": "_OTHER" if d["outcome"] == "failed" else None,
-        "workbench.format": d["format"], "workbench.turn": d["turn"], "workbench.action": d["action"],
-        "workbench.valid": d["valid"], "workbench.outcome": d["outcome"],
+        "workbench.format": d["format"],
+        "workbench.turn": d["turn"],
+        "workbench.action": d["action"],
+        "workbench.valid": d["valid"],
+        "workbench.outcome": d["outcome"],
         "workbench.rule": (d["rule"] or "invalid_decision") if d["outcome"] == "invalid" else None,
-        "workbench.locator": d["locator"], "workbench.latency_ms": d["latency_ms"],
+        "workbench.locator": d["locator"],
+        "workbench.latency_ms": d["latency_ms"],
         "workbench.tokens": d["tokens"] if d["tokens"] != _sum(d["input_tokens"], d["output_tokens"]) else None,
     }
     span = {
-        "traceId": _hex(32, *game), "spanId": _hex(16, d["path"], d["format"], d["locator"] or "", str(occurrence)),
-        "name": f"chat {d['model']}" if d["model"] else "chat", "kind": 3,
-        "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + _duration_ns(d["latency_ms"], start)),
+        "traceId": _hex(32, *game),
+        "spanId": _hex(16, d["path"], d["format"], d["locator"] or "", str(occurrence)),
+        "name": f"chat {d['model']}" if d["model"] else "chat",
+        "kind": 3,
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(start + _duration_ns(d["latency_ms"], start)),
         "attributes": key_values(attributes),
     }
     if d["outcome"] == "failed":

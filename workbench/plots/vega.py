@@ -132,7 +132,9 @@ def as_altair(spec: dict):
 
 
 def _view(props: dict, datasets: dict):
-    import altair as alt
+    from workbench.lean_imports import altair
+
+    alt = altair()
 
     props = dict(props)
     data = props.get("data")
@@ -158,7 +160,9 @@ def _view(props: dict, datasets: dict):
 
 
 def _parameter(param: dict):
-    import altair as alt
+    from workbench.lean_imports import altair
+
+    alt = altair()
 
     if "select" not in param:
         return alt.VariableParameter(**param)

@@ -51,8 +51,8 @@ from workbench.spark.manifest import (
     write_manifest,
 )
 
-SMALL_BYTES = 32 * 2 ** 20
-TARGET_BYTES = 128 * 2 ** 20
+SMALL_BYTES = 32 * 2**20
+TARGET_BYTES = 128 * 2**20
 # Parts merged at once, at most (each is opened to be read).
 BATCH_PARTS = 256
 AUTOMATIC = 8
@@ -68,16 +68,26 @@ class Compacted:
     not_as_written: int = 0  # listed parts changed since they were written: left to be read again
 
     def lines(self) -> list[str]:
-        changed = [table for table in sorted(self.before)
-                   if self.before[table] != self.after.get(table) or table in self.rewritten]
-        lines = [f"{table}: {self.before[table]} parts -> {self.after[table]}"
-                 + (" (in this layout)" if self.before[table] == self.after.get(table) else "") for table in changed]
+        changed = [
+            table
+            for table in sorted(self.before)
+            if self.before[table] != self.after.get(table) or table in self.rewritten
+        ]
+        lines = [
+            f"{table}: {self.before[table]} parts -> {self.after[table]}"
+            + (" (in this layout)" if self.before[table] == self.after.get(table) else "")
+            for table in changed
+        ]
         if not changed:
-            lines.append("nothing to merge: no table has two parts under "
-                         f"{SMALL_BYTES // 2 ** 20} MB in one format, nor a part in a folder per game")
+            lines.append(
+                "nothing to merge: no table has two parts under "
+                f"{SMALL_BYTES // 2**20} MB in one format, nor a part in a folder per game"
+            )
         if self.not_as_written:
-            lines.append(f"{self.not_as_written} parts are not as the ingest wrote them (copied or changed since) and "
-                         f"were left: the next `workbench ingest --engine spark` into the tree reads their files again")
+            lines.append(
+                f"{self.not_as_written} parts are not as the ingest wrote them (copied or changed since) and "
+                f"were left: the next `workbench ingest --engine spark` into the tree reads their files again"
+            )
         return lines
 
 
@@ -86,11 +96,14 @@ def compact(root: str | Path) -> Compacted:
     and rewrite its parts of the layout before."""
     root = Path(root)
     if not root.is_dir():
-        raise WorkbenchError(f"{text_of(root)} is not a folder: give the Parquet tree `workbench ingest --engine "
-                             f"spark` keeps")
+        raise WorkbenchError(
+            f"{text_of(root)} is not a folder: give the Parquet tree `workbench ingest --engine spark` keeps"
+        )
     if read_manifest(root) is None:
-        raise WorkbenchError(f"{text_of(root)} is not a tree `workbench ingest --engine spark` keeps (it has no "
-                             f"{MANIFEST}); a tree `workbench export --parquet` wrote is written whole: export again")
+        raise WorkbenchError(
+            f"{text_of(root)} is not a tree `workbench ingest --engine spark` keeps (it has no "
+            f"{MANIFEST}); a tree `workbench export --parquet` wrote is written whole: export again"
+        )
     with locked(root):
         manifest = read_manifest(root) or {}
         before = _parts_per_table(manifest)
@@ -106,8 +119,9 @@ def _parts_per_table(manifest: dict[str, dict]) -> dict[str, int]:
     return dict(Counter(part.split("/", 1)[0] for part in listed_parts(manifest)))
 
 
-def merged(root: Path, manifest: dict[str, dict], present: set[str], run: str,
-           more_than: float | None = None) -> dict[str, list[str]]:
+def merged(
+    root: Path, manifest: dict[str, dict], present: set[str], run: str, more_than: float | None = None
+) -> dict[str, list[str]]:
     """Per table and format, its parts under SMALL_BYTES where there are more than
     `more_than` of them (default AUTOMATIC), and its parts of the layout before, merged
     into parts of up to TARGET_BYTES (written in place, unlisted until `switch`). Each
@@ -123,7 +137,8 @@ def merged(root: Path, manifest: dict[str, dict], present: set[str], run: str,
     replaced: dict[str, list[str]] = {}
     for folder, parts in sorted(folders.items()):
         if len(parts) <= (AUTOMATIC if more_than is None else more_than) and not any(
-                of_layout_before(part) for part, _ in parts):
+            of_layout_before(part) for part, _ in parts
+        ):
             continue
         for batch in _batches(parts):
             if len(batch) > 1 or of_layout_before(batch[0]):
@@ -131,8 +146,9 @@ def merged(root: Path, manifest: dict[str, dict], present: set[str], run: str,
                     written = _rewrite(root, batch, f"{run}-{len(replaced)}")
                 except (OSError, pa.ArrowException, duckdb.Error) as exc:
                     # Parts written so far are listed by nothing: the next run removes them.
-                    raise WorkbenchError(f"cannot merge the parts of {text_of(root / folder)}: {first_line(exc)}; "
-                                         f"the tree is as it was") from None
+                    raise WorkbenchError(
+                        f"cannot merge the parts of {text_of(root / folder)}: {first_line(exc)}; the tree is as it was"
+                    ) from None
                 replaced.update({part: written for part in batch})
     return replaced
 
@@ -176,8 +192,10 @@ class Leaving:
                 except (duckdb.Error, OSError, pa.ArrowException) as exc:
                     # The part would keep rows of a file the manifest no longer lists: nothing
                     # is switched, and the tree stays as it was.
-                    raise WorkbenchError(f"cannot write {text_of(root / part)} again without the rows of a file "
-                                         f"that leaves it: {first_line(exc)}; the tree is as it was") from None
+                    raise WorkbenchError(
+                        f"cannot write {text_of(root / part)} again without the rows of a file "
+                        f"that leaves it: {first_line(exc)}; the tree is as it was"
+                    ) from None
         return replaced
 
 
@@ -283,18 +301,24 @@ def _stored_names(names: list[str], schema: pa.Schema, games_in_folders: bool) -
     before, a game's whole id is `<column>_full`. (A column added after the part was
     written is not there: NULL.)"""
     stored = {}
-    for field in schema:
-        name = f"{field.name}_full" if games_in_folders and field.name in GAME_COLUMNS else field.name
+    for column in schema:
+        name = f"{column.name}_full" if games_in_folders and column.name in GAME_COLUMNS else column.name
         if name in names:
-            stored[field.name] = name
+            stored[column.name] = name
     return stored
 
 
 def _conformed(batch: pa.RecordBatch, schema: pa.Schema, stored: dict[str, str]) -> pa.RecordBatch:
     """A part's rows with the table's declared columns, in order and of their types."""
     return pa.RecordBatch.from_arrays(
-        [batch.column(stored[field.name]).cast(field.type) if field.name in stored else
-         pa.nulls(batch.num_rows, field.type) for field in schema], schema=schema)
+        [
+            batch.column(stored[field.name]).cast(field.type)
+            if field.name in stored
+            else pa.nulls(batch.num_rows, field.type)
+            for field in schema
+        ],
+        schema=schema,
+    )
 
 
 def _arrow_schema(columns: dict[str, str]) -> pa.Schema:

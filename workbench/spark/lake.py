@@ -59,8 +59,10 @@ class Lake:
     def __init__(self, root: str | Path, spark=None, master: str | None = None):
         self.root = Path(root)
         if not self.root.is_dir():
-            raise WorkbenchError(f"{self.root} is not a folder of Parquet tables (made by `workbench export "
-                                 f"--parquet` or `workbench ingest --engine spark`)")
+            raise WorkbenchError(
+                f"{self.root} is not a folder of Parquet tables (made by `workbench export "
+                f"--parquet` or `workbench ingest --engine spark`)"
+            )
         listed = _listed_parts(self.root)  # a manifest refused before Spark starts
         self.spark = session(spark, master)
         self.where = self.root.resolve()  # Spark's own working folder may be another
@@ -70,9 +72,14 @@ class Lake:
         self._files = {name: self._parts(table, listed) for name, table in self.tables.items()}
         filled = {name for name, (files, _) in self._files.items() if files}
         # A derivation from tables with no rows here derives nothing: the rows as written.
-        self._derived = {table: values for table, values in (
-            (table, [value for value in values if tables_read(value.query) & filled])
-            for table, values in _across_files().items()) if values}
+        self._derived = {
+            table: values
+            for table, values in (
+                (table, [value for value in values if tables_read(value.query) & filled])
+                for table, values in _across_files().items()
+            )
+            if values
+        }
         self._views = {_view_name(ddl): ddl for script in _views() for ddl in statements(script)}
         self._named: set[str] = set()  # what this Lake has named in the session
 
@@ -143,8 +150,10 @@ class Lake:
         unlisted, are left out."""
         folder = self.where / table.name
         if folder.is_symlink() or (folder.exists() and not folder.resolve().is_relative_to(self.where)):
-            raise WorkbenchError(f"{self.root}: its folder {table.name} is a link that leads out of the tree; "
-                                 f"nothing read from a tree is read from outside it")
+            raise WorkbenchError(
+                f"{self.root}: its folder {table.name} is a link that leads out of the tree; "
+                f"nothing read from a tree is read from outside it"
+            )
         _refuse_links_out(folder, self.where, self.root)
         found = sorted(folder.rglob("*.parquet"))
         if listed is not None:
@@ -160,11 +169,17 @@ class Lake:
         is NULL). A table with no files is an empty one."""
         table, (files, games) = self.tables[name], self._files[name]
         if not files:
-            return self.spark.sql("SELECT " + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}"
-                                                        for c in table.columns) + " WHERE false")
+            return self.spark.sql(
+                "SELECT "
+                + ", ".join(f"CAST(NULL AS {spark_type(c.type)}) AS {c.name}" for c in table.columns)
+                + " WHERE false"
+            )
         folder = self.where / name
-        rows = self.spark.read.schema(_file_schema(table, games)).option("basePath", str(folder)).parquet(
-            *(_literal_path(path) for path in files))
+        rows = (
+            self.spark.read.schema(_file_schema(table, games))
+            .option("basePath", str(folder))
+            .parquet(*(_literal_path(path) for path in files))
+        )
         return rows.selectExpr(*(_column(column, _format_names(folder), games) for column in table.columns))
 
     def _game_folders(self, folder: Path, files: list[Path]) -> bool:
@@ -172,8 +187,10 @@ class Lake:
         layout: an ingest rewrites the parts of the one before first.)"""
         layouts = {of_layout_before(path.relative_to(self.where).as_posix()) for path in files}
         if len(layouts) > 1:
-            raise WorkbenchError(f"{folder} holds parts of two layouts, a folder per game and one per format: run "
-                                 f"`workbench compact --parquet {self.root}` to write them in one")
+            raise WorkbenchError(
+                f"{folder} holds parts of two layouts, a folder per game and one per format: run "
+                f"`workbench compact --parquet {self.root}` to write them in one"
+            )
         return layouts == {True}
 
 
@@ -204,11 +221,11 @@ def _derived_view(table, derivations) -> str:
         alias = f"derived_{number}"
         on = " AND ".join(f"w.{key} = {alias}.{key}" for key in derived.keys)
         joins.append(f"LEFT JOIN ({derived.query}) {alias} ON {on}")
-        values[derived.column] = (f"CASE WHEN {alias}.{derived.keys[0]} IS NOT NULL THEN {alias}.{derived.column} "
-                                  f"ELSE w.{derived.column} END")
+        values[derived.column] = (
+            f"CASE WHEN {alias}.{derived.keys[0]} IS NOT NULL THEN {alias}.{derived.column} ELSE w.{derived.column} END"
+        )
     columns = ", ".join(f"{values[c.name]} AS {c.name}" if c.name in values else f"w.{c.name}" for c in table.columns)
-    return (f"CREATE OR REPLACE VIEW {table.name} AS SELECT {columns} FROM {table.name}{AS_WRITTEN} w "
-            + " ".join(joins))
+    return f"CREATE OR REPLACE VIEW {table.name} AS SELECT {columns} FROM {table.name}{AS_WRITTEN} w " + " ".join(joins)
 
 
 @functools.lru_cache(maxsize=256)
@@ -227,8 +244,11 @@ def _column(column, formats: dict[str, str] | None = None, games: bool = False) 
     stored = f"coalesce({column.name}_full, {column.name})" if games and column.name in GAME_COLUMNS else column.name
     value = f"CAST({stored} AS {spark_type(column.type)})"
     if column.name == "format" and formats:
-        value = "CASE " + " ".join(f"WHEN {value} = {_text(read)} THEN {_text(name)}" for read, name in
-                                   formats.items()) + f" ELSE {value} END"
+        value = (
+            "CASE "
+            + " ".join(f"WHEN {value} = {_text(read)} THEN {_text(name)}" for read, name in formats.items())
+            + f" ELSE {value} END"
+        )
     return f"{value} AS {column.name}"
 
 
@@ -258,8 +278,10 @@ def _refuse_links_out(folder: Path, where: Path, root: Path) -> None:
         for name in folders:
             path = Path(parent) / name
             if path.is_symlink() and not path.resolve().is_relative_to(where):
-                raise WorkbenchError(f"{root}: its folder {path.relative_to(where).as_posix()} is a link that leads "
-                                     f"out of the tree; nothing read from a tree is read from outside it")
+                raise WorkbenchError(
+                    f"{root}: its folder {path.relative_to(where).as_posix()} is a link that leads "
+                    f"out of the tree; nothing read from a tree is read from outside it"
+                )
 
 
 def _literal_path(path: Path) -> str:
@@ -273,8 +295,11 @@ def _file_schema(table, games: bool = False) -> str:
     of the layout before, `games`, a game column's folder name, the column whole as
     `<column>_full` in the files), as text."""
     folders = [c.name for c in table.columns if games and c.name in GAME_COLUMNS]
-    stored = [f"{c.name}_full {spark_type(c.type)}" if c.name in folders else f"{c.name} {spark_type(c.type)}"
-              for c in table.columns if c.name != "format"]
+    stored = [
+        f"{c.name}_full {spark_type(c.type)}" if c.name in folders else f"{c.name} {spark_type(c.type)}"
+        for c in table.columns
+        if c.name != "format"
+    ]
     return ", ".join(stored + ["format STRING", *(f"{name} STRING" for name in folders)])
 
 

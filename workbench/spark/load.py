@@ -30,9 +30,9 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 import pyarrow as pa
@@ -86,8 +86,15 @@ class LakeReport:
         return [f for f in self.files if f.status == "failed"]
 
 
-def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None, prune: bool = False,
-           master: str | None = None, partitions: int | None = None) -> LakeReport:
+def ingest(
+    paths,
+    parquet_dir: str | Path,
+    spark=None,
+    format: str | None = None,
+    prune: bool = False,
+    master: str | None = None,
+    partitions: int | None = None,
+) -> LakeReport:
     """Load `paths` (files, folders, globs) into the Parquet tree `parquet_dir` on Spark.
 
     Files the tree holds unchanged are `unchanged`; a file whose size or modification
@@ -109,9 +116,19 @@ def ingest(paths, parquet_dir: str | Path, spark=None, format: str | None = None
         write_manifest(root, manifest)  # a new tree is one from now on, even if this run is cut short
         present = _in_this_layout(root, manifest, remove_unlisted(root, manifest))
         report, todo = _plan(present, files, manifest, roots_of(paths), prune, format)
-        report.files += [LoadedFile(text_of(path.resolve()), None, "failed", message=(
-            f"{text_of(path)}: inside the Parquet tree {text_of(root)}, whose files are not logs; move it out of the "
-            f"tree to ingest it")) for path, named in found if named and _inside(path, root)]
+        report.files += [
+            LoadedFile(
+                text_of(path.resolve()),
+                None,
+                "failed",
+                message=(
+                    f"{text_of(path)}: inside the Parquet tree {text_of(root)}, whose files are not logs; move it out of the "
+                    f"tree to ingest it"
+                ),
+            )
+            for path, named in found
+            if named and _inside(path, root)
+        ]
         _forget(root, manifest, [f.path for f in report.files if f.status == "pruned"])
         if todo:
             spark = session(spark, master)
@@ -152,18 +169,31 @@ def _in_this_layout(root: Path, manifest: dict[str, dict], present: set[str]) ->
 def _make_tree(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise WorkbenchError(f"cannot write the Parquet tree to {root}: it is a file, not a folder")
-    if root.is_dir() and not (root / MANIFEST).exists() and any(  # a first run cut short leaves these
-            entry.name not in (LOCK, STAGING) and not entry.name.startswith(f".{MANIFEST}.") for entry in root.iterdir()):
-        raise WorkbenchError(f"{root} holds files but no {MANIFEST}: choose an empty folder (a tree written by "
-                             f"`workbench export --parquet` is read by --engine spark, not ingested into)")
+    if (
+        root.is_dir()
+        and not (root / MANIFEST).exists()
+        and any(  # a first run cut short leaves these
+            entry.name not in (LOCK, STAGING) and not entry.name.startswith(f".{MANIFEST}.") for entry in root.iterdir()
+        )
+    ):
+        raise WorkbenchError(
+            f"{root} holds files but no {MANIFEST}: choose an empty folder (a tree written by "
+            f"`workbench export --parquet` is read by --engine spark, not ingested into)"
+        )
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WorkbenchError(f"cannot write the Parquet tree to {root}: {exc.strerror or exc}") from None
 
 
-def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str, dict], roots: list[str], prune: bool,
-          format: str | None) -> tuple[LakeReport, list[tuple]]:
+def _plan(
+    present: set[str],
+    files: list[tuple[Path, bool]],
+    manifest: dict[str, dict],
+    roots: list[str],
+    prune: bool,
+    format: str | None,
+) -> tuple[LakeReport, list[tuple]]:
     """The files to load (path, named, source id, size, mtime), and the report of the
     others. A file is held unchanged when its size and modification time are the ones
     read, it was read as the format asked for, and its parts are all there."""
@@ -182,13 +212,23 @@ def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str,
         if known is not None and _unchanged(present, known, stat, named, format):
             if known["format"] is None:  # of no known format, in a folder: skipped, as the ingest does
                 continue
-            report.files.append(LoadedFile(key, known["format"], "unchanged", known["records"], known["rejected"],
-                                           message="unchanged since the last ingest", source_id=known["source_id"]))
+            report.files.append(
+                LoadedFile(
+                    key,
+                    known["format"],
+                    "unchanged",
+                    known["records"],
+                    known["rejected"],
+                    message="unchanged since the last ingest",
+                    source_id=known["source_id"],
+                )
+            )
             continue
         source_id = known["source_id"] if known is not None else next_id
         next_id += known is None
-        todo.append((key, named, source_id, stat.st_size, stat.st_mtime_ns, text_of(os.path.abspath(path)),
-                     stat.st_ctime_ns))
+        todo.append(
+            (key, named, source_id, stat.st_size, stat.st_mtime_ns, text_of(os.path.abspath(path)), stat.st_ctime_ns)
+        )
     for key, row in sorted(manifest.items()):
         if key in found or not under(key, roots) or os.path.isfile(path_of(key)):
             continue
@@ -196,23 +236,44 @@ def _plan(present: set[str], files: list[tuple[Path, bool]], manifest: dict[str,
             del manifest[key]
             continue
         if prune:
-            report.files.append(LoadedFile(key, row["format"], "pruned", row["records"], source_id=row["source_id"],
-                                           message="no longer there; its rows were removed"))
+            report.files.append(
+                LoadedFile(
+                    key,
+                    row["format"],
+                    "pruned",
+                    row["records"],
+                    source_id=row["source_id"],
+                    message="no longer there; its rows were removed",
+                )
+            )
         else:
-            report.files.append(LoadedFile(key, row["format"], "missing", row["records"], source_id=row["source_id"],
-                                           message="no longer there; its rows are kept: pass --prune to remove them"))
+            report.files.append(
+                LoadedFile(
+                    key,
+                    row["format"],
+                    "missing",
+                    row["records"],
+                    source_id=row["source_id"],
+                    message="no longer there; its rows are kept: pass --prune to remove them",
+                )
+            )
     return report, todo
 
 
-def _unchanged(present: set[str], known: dict | None, stat: os.stat_result, named: bool,
-               format: str | None) -> bool:
+def _unchanged(present: set[str], known: dict | None, stat: os.stat_result, named: bool, format: str | None) -> bool:
     if known is None or (known["size"], known["mtime_ns"], known["ctime_ns"]) != (
-            stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns):
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ctime_ns,
+    ):
         return False
     if known["format"] is None:  # skipped: still so unless now named, or a format is given
         return not named and format is None
-    return (format in (None, known["format"]) and present.issuperset(known["parts"])
-            and known.get("reading") == _reading(known["format"]))
+    return (
+        format in (None, known["format"])
+        and present.issuperset(known["parts"])
+        and known.get("reading") == _reading(known["format"])
+    )
 
 
 def _reading(format_name: str | None) -> str | None:
@@ -232,8 +293,9 @@ def _forget(root: Path, manifest: dict[str, dict], keys: list[str]) -> None:
     compact.switch(root, manifest, leaving.parts_rewritten(root, manifest, f"forget-{uuid.uuid4().hex[:12]}"))
 
 
-def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | None,
-               partitions: int | None) -> list[dict]:
+def _run_tasks(
+    spark, root: Path, run: str, todo: list[tuple], format: str | None, partitions: int | None
+) -> list[dict]:
     """The files spread over Spark tasks (`shares`); each task's results back on the
     driver. Task k of `spark.range` is given the k-th share (hashing the share numbers
     instead would put two shares in one task, and none in another)."""
@@ -244,8 +306,9 @@ def _run_tasks(spark, root: Path, run: str, todo: list[tuple], format: str | Non
 
     try:
         numbers = spark.range(0, len(shares), 1, len(shares))
-        loaded = numbers.mapInArrow(lambda batches: load_task(batches, shares, staging, chosen),
-                                    from_arrow_schema(RESULT_SCHEMA))
+        loaded = numbers.mapInArrow(
+            lambda batches: load_task(batches, shares, staging, chosen), from_arrow_schema(RESULT_SCHEMA)
+        )
         return loaded.toArrow().to_pylist()
     except Exception as exc:
         if cancelled(exc):  # the job cancelled by a Ctrl-C (pyspark's handler cancels it)
@@ -268,17 +331,21 @@ def _cores(spark) -> int:
         return max(1, int(spark.conf.get("spark.default.parallelism", "2")))
 
 
-def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict],
-            ctimes: dict[str, int] | None = None) -> list[LoadedFile]:
+def _commit(
+    root: Path, run: str, manifest: dict[str, dict], results: list[dict], ctimes: dict[str, int] | None = None
+) -> list[LoadedFile]:
     """Each loaded file's parts moved into the tree and listed in the manifest (with
     `ctimes`, the files' change times as the driver saw them); the parts of its earlier
     content removed after."""
     reports, leaving, ctimes = [], compact.Leaving(), ctimes or {}
 
     def listed(row: dict) -> dict:
-        return {**{key: row[key] for key in RESULT_SCHEMA.names if key in MANIFEST_SCHEMA.names},
-                "ctime_ns": ctimes.get(row["path"]), "part_stamps": [stamp(root / part) for part in row["parts"]],
-                "reading": _reading(row["format"])}
+        return {
+            **{key: row[key] for key in RESULT_SCHEMA.names if key in MANIFEST_SCHEMA.names},
+            "ctime_ns": ctimes.get(row["path"]),
+            "part_stamps": [stamp(root / part) for part in row["parts"]],
+            "reading": _reading(row["format"]),
+        }
 
     for row in results:
         counts = {"error": row["errors"], "warning": row["warnings"], "info": row["infos"]}
@@ -291,9 +358,18 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
             reports.append(LoadedFile(row["path"], row["format"], "failed", message=row["message"], counts=counts))
             continue
         if any(part_path(root, part) is None for part in row["parts"]):
-            reports.append(LoadedFile(row["path"], row["format"], "failed", counts=counts, message=(
-                f"{row['path']}: its rows would be written outside {text_of(root)}: a folder of the tree is a link "
-                f"that leads elsewhere")))
+            reports.append(
+                LoadedFile(
+                    row["path"],
+                    row["format"],
+                    "failed",
+                    counts=counts,
+                    message=(
+                        f"{row['path']}: its rows would be written outside {text_of(root)}: a folder of the tree is a link "
+                        f"that leads elsewhere"
+                    ),
+                )
+            )
             continue
         for part in row["parts"]:
             target = root / part
@@ -303,8 +379,18 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
             leaving.add(before)
         manifest[row["path"]] = listed(row)
         known = before is not None and before["format"] is not None
-        reports.append(LoadedFile(row["path"], row["format"], "replaced" if known else "ingested",
-                                  row["records"], row["rejected"], row["message"], counts, row["source_id"]))
+        reports.append(
+            LoadedFile(
+                row["path"],
+                row["format"],
+                "replaced" if known else "ingested",
+                row["records"],
+                row["rejected"],
+                row["message"],
+                counts,
+                row["source_id"],
+            )
+        )
     compact.switch(root, manifest, leaving.parts_rewritten(root, manifest, run))
     return reports
 
@@ -312,8 +398,9 @@ def _commit(root: Path, run: str, manifest: dict[str, dict], results: list[dict]
 # --- on an executor --------------------------------------------------------------------
 
 
-def load_task(batches: Iterator[pa.RecordBatch], shares: list[list[dict]], staging: str,
-              format: str | None) -> Iterator[pa.RecordBatch]:
+def load_task(
+    batches: Iterator[pa.RecordBatch], shares: list[list[dict]], staging: str, format: str | None
+) -> Iterator[pa.RecordBatch]:
     """A Spark task: the files of its share (by the task numbers it is given) loaded by
     the workbench's ingest into a DuckDB file of its own, then each file's rows written
     as Parquet parts under `staging`, in a folder of this attempt's own (Spark may run a
@@ -352,14 +439,25 @@ def _load_files(todo: list[dict], db: Path, staging: Path, format: str | None, a
                 continue
             staged = f"{task['source_id']}-{attempt}"
             try:
-                parts = _write_parts(con, file.source_id, task["source_id"], staging / staged, run,
-                                     [table for table, ids in holding.items() if file.source_id in ids])
+                parts = _write_parts(
+                    con,
+                    file.source_id,
+                    task["source_id"],
+                    staging / staged,
+                    run,
+                    [table for table, ids in holding.items() if file.source_id in ids],
+                )
             except (OSError, duckdb.Error) as exc:  # a full disk, a tree not writable: this file fails
-                results.append(_result(task, "failed", file, message=f"{task['path']}: cannot write its rows to "
-                                                                       f"{staging.parent.parent}: {first_line(exc)}"))
+                results.append(
+                    _result(
+                        task,
+                        "failed",
+                        file,
+                        message=f"{task['path']}: cannot write its rows to {staging.parent.parent}: {first_line(exc)}",
+                    )
+                )
                 continue
-            source = con.execute("SELECT sha256, size FROM sources WHERE source_id = ?",
-                                 [file.source_id]).fetchone()
+            source = con.execute("SELECT sha256, size FROM sources WHERE source_id = ?", [file.source_id]).fetchone()
             assert source is not None  # the file its report is of
             sha256, size = source
             results.append(_result(task, "loaded", file, parts=parts, sha256=sha256, size=size, staged=staged))
@@ -373,16 +471,25 @@ def _path_from_key(key: str) -> Path:
     return Path(os.fsdecode(path_of(key)))
 
 
-def _result(task: dict, status: str, file, message: str = "", parts=(), sha256=None, size=None,
-            staged=None) -> dict:
+def _result(task: dict, status: str, file, message: str = "", parts=(), sha256=None, size=None, staged=None) -> dict:
     counts = file.severity_counts() if file is not None else {"error": 0, "warning": 0, "info": 0}
-    return {"path": task["path"], "source_id": task["source_id"], "status": status,
-            "format": file.format if file is not None else None,
-            "records": file.records if file is not None else 0, "rejected": file.rejected if file is not None else 0,
-            "errors": counts["error"], "warnings": counts["warning"], "infos": counts["info"],
-            "message": message or (file.message if file is not None else ""), "sha256": sha256,
-            "size": task["size"] if size is None else size, "mtime_ns": task["mtime_ns"], "staged": staged,
-            "parts": list(parts)}
+    return {
+        "path": task["path"],
+        "source_id": task["source_id"],
+        "status": status,
+        "format": file.format if file is not None else None,
+        "records": file.records if file is not None else 0,
+        "rejected": file.rejected if file is not None else 0,
+        "errors": counts["error"],
+        "warnings": counts["warning"],
+        "infos": counts["info"],
+        "message": message or (file.message if file is not None else ""),
+        "sha256": sha256,
+        "size": task["size"] if size is None else size,
+        "mtime_ns": task["mtime_ns"],
+        "staged": staged,
+        "parts": list(parts),
+    }
 
 
 def _tables_holding(con) -> dict[str, set[int]]:
@@ -394,8 +501,9 @@ def _tables_holding(con) -> dict[str, set[int]]:
     tables = [table for table in parquet_tree.data_tables(con) if "source_id" in connection.column_names(con, table)]
     if not tables:
         return {}
-    found = con.execute(" UNION ALL ".join(f"SELECT DISTINCT '{table}' AS t, source_id FROM {table}"
-                                           for table in tables)).fetchall()
+    found = con.execute(
+        " UNION ALL ".join(f"SELECT DISTINCT '{table}' AS t, source_id FROM {table}" for table in tables)
+    ).fetchall()
     holding: dict[str, set[int]] = {table: set() for table in tables}
     for table, source_id in found:
         holding[table].add(source_id)
@@ -410,8 +518,9 @@ def _write_parts(con, local_id: int, source_id: int, folder: Path, run: str, tab
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for table in tables:
-        select, partitions = parquet_tree.partitioned_select(con, table, source_id=f"CAST({source_id} AS BIGINT)",
-                                                       of_source=local_id)
+        select, partitions = parquet_tree.partitioned_select(
+            con, table, source_id=f"CAST({source_id} AS BIGINT)", of_source=local_id
+        )
         # A file with no rows in the table writes no part.
         parquet_tree.write_partitioned(con, select, partitions, folder / table, file_names=f"s{source_id}-{run}_{{i}}")
     return sorted(part.relative_to(folder).as_posix() for part in folder.rglob("*.parquet"))

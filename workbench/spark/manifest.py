@@ -14,9 +14,9 @@ import fcntl
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,29 +28,51 @@ MANIFEST = "_manifest.parquet"
 STAGING = "_staging"
 LOCK = "_lock"
 # What a task tells the driver of each file it was given.
-RESULT_SCHEMA = pa.schema([
-    ("path", pa.string()), ("source_id", pa.int64()), ("status", pa.string()), ("format", pa.string()),
-    ("records", pa.int64()), ("rejected", pa.int64()), ("errors", pa.int64()), ("warnings", pa.int64()),
-    ("infos", pa.int64()), ("message", pa.string()), ("sha256", pa.string()), ("size", pa.int64()),
-    ("mtime_ns", pa.int64()), ("staged", pa.string()), ("parts", pa.list_(pa.string())),
-])
+RESULT_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("source_id", pa.int64()),
+        ("status", pa.string()),
+        ("format", pa.string()),
+        ("records", pa.int64()),
+        ("rejected", pa.int64()),
+        ("errors", pa.int64()),
+        ("warnings", pa.int64()),
+        ("infos", pa.int64()),
+        ("message", pa.string()),
+        ("sha256", pa.string()),
+        ("size", pa.int64()),
+        ("mtime_ns", pa.int64()),
+        ("staged", pa.string()),
+        ("parts", pa.list_(pa.string())),
+    ]
+)
 # What the tree knows of each file it holds rows of: those of a task's result.
-MANIFEST_SCHEMA = pa.schema([RESULT_SCHEMA.field(name) for name in (
-    "path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")] + [
-    # Added since: the file's ctime (a rewrite whose times were put back, `touch -r`,
-    # changes it), and each part's size, mtime and ctime as written ("size:mtime:ctime";
-    # a part written over since is not the file's rows). A manifest written before them
-    # has them NULL: its files are read again once.
-    ("ctime_ns", pa.int64()), ("part_stamps", pa.list_(pa.string())),
-    # and how the file's format read it, where that can change (`Format.reading`: a
-    # declared format's declaration): a file read otherwise is read again.
-    ("reading", pa.string())])
+MANIFEST_SCHEMA = pa.schema(
+    [
+        RESULT_SCHEMA.field(name)
+        for name in ("path", "format", "source_id", "size", "mtime_ns", "sha256", "records", "rejected", "parts")
+    ]
+    + [
+        # Added since: the file's ctime (a rewrite whose times were put back, `touch -r`,
+        # changes it), and each part's size, mtime and ctime as written ("size:mtime:ctime";
+        # a part written over since is not the file's rows). A manifest written before them
+        # has them NULL: its files are read again once.
+        ("ctime_ns", pa.int64()),
+        ("part_stamps", pa.list_(pa.string())),
+        # and how the file's format read it, where that can change (`Format.reading`: a
+        # declared format's declaration): a file read otherwise is read again.
+        ("reading", pa.string()),
+    ]
+)
 # What a part is named: `s<source id>-<run>_<i>.parquet`, a file's rows as a task wrote
 # them, or `c-<run>_<i>.parquet`, rows of several files merged (`compact`) or a part
 # written again without a file's rows.
 PART_NAME = re.compile(r"(s[0-9]+|c)-[^/*?\[\]{}\\]+\.parquet")
 # What a part listed in a manifest is named: under a table's folder, in the tree.
 PART = re.compile(r"[a-z][a-z0-9_]*(/[^/]+=[^/]*)+/" + PART_NAME.pattern)
+
+
 @contextmanager
 def locked(root: Path) -> Iterator[None]:
     """One ingest at a time per tree."""
@@ -73,8 +95,10 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
         return None
 
     def refused(why: str) -> WorkbenchError:
-        return WorkbenchError(f"{text_of(path)} is not a manifest `workbench ingest --engine spark` wrote: {why}; "
-                              f"ingest into a new tree (or remove this one to start it again)")
+        return WorkbenchError(
+            f"{text_of(path)} is not a manifest `workbench ingest --engine spark` wrote: {why}; "
+            f"ingest into a new tree (or remove this one to start it again)"
+        )
 
     if path.is_symlink() or not path.is_file():  # a FIFO would block the read, a device never end it
         raise refused("it is not a file")
@@ -98,7 +122,7 @@ def read_manifest(root: Path) -> dict[str, dict] | None:
         parts = row["parts"] or []
         if row["path"] is None or row["source_id"] is None or None in (row["size"], row["mtime_ns"]):
             raise refused("a file's path, source id, size or modification time is missing")
-        if not 0 < row["source_id"] < 2 ** 62 or row["source_id"] in ids:  # one id a file, as an ingest gives them
+        if not 0 < row["source_id"] < 2**62 or row["source_id"] in ids:  # one id a file, as an ingest gives them
             raise refused(f"the source id {row['source_id']} is not one an ingest gives")
         ids.add(row["source_id"])
         outside = [part for part in parts if not isinstance(part, str) or not confined(part)]
@@ -134,7 +158,7 @@ def unlink_part(root: Path, part: str) -> None:
     if path is None:
         return
     path.unlink(missing_ok=True)
-    for folder in path.parents[:len(Path(part).parts) - 2]:
+    for folder in path.parents[: len(Path(part).parts) - 2]:
         try:
             folder.rmdir()
         except OSError:  # not empty: it holds other parts
@@ -170,8 +194,11 @@ def remove_unlisted(root: Path, manifest: dict[str, dict]) -> set[str]:
     """Parts no file in the manifest lists, and staging left behind: a run cut short.
     Returns the listed parts that are there as they were written (relative to the
     tree): one written over since (garbage, say) is not, and its file is read again."""
-    stamps = {part: stamp for row in manifest.values()
-              for part, stamp in zip(row["parts"], row["part_stamps"] or [None] * len(row["parts"]))}
+    stamps = {
+        part: stamp
+        for row in manifest.values()
+        for part, stamp in zip(row["parts"], row["part_stamps"] or [None] * len(row["parts"]))
+    }
     if (root / STAGING).is_symlink():  # removed as a link: nothing is written through it
         (root / STAGING).unlink()
     shutil.rmtree(root / STAGING, ignore_errors=True)

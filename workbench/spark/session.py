@@ -10,9 +10,9 @@ import socket
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from workbench.errors import WorkbenchError, first_line
 
@@ -30,8 +30,10 @@ LOGGING = Path(__file__).with_name("log4j2.properties")
 LOCAL = r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
 # A Spark Connect URL as pyspark reads it: sc://HOST[:PORT], then parameters after `/`
 # (`sc://host:443/;use_ssl=true;token=...`); the port is 15002 when not given.
-REMOTE = re.compile(r"sc://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:(?P<port>[0-9]{1,5}))?"
-                    r"(/(;[^\s;=/]+=[^\s;]*)*)?")
+REMOTE = re.compile(
+    r"sc://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:(?P<port>[0-9]{1,5}))?"
+    r"(/(;[^\s;=/]+=[^\s;]*)*)?"
+)
 MASTERS = re.compile(rf"{LOCAL}|spark://[^\s/]+|yarn|k8s://\S+|{REMOTE.pattern}")
 CONNECT_PORT = 15002
 
@@ -41,18 +43,24 @@ def check_master(master: str) -> None:
     refusal is a Java stack)."""
     if not MASTERS.fullmatch(master):
         zero = re.fullmatch(r"local\[0+(,[0-9]+)?\]", master)
-        raise WorkbenchError(f"--master {master}: " + (
-            "local mode with no thread runs nothing; give local[N] with N of 1 or more, or local[*]" if zero else
-            "not a Spark master; give local[N], local[*], spark://HOST:PORT, yarn, k8s://URL "
-            "or sc://HOST:PORT (Spark Connect)"))
+        raise WorkbenchError(
+            f"--master {master}: "
+            + (
+                "local mode with no thread runs nothing; give local[N] with N of 1 or more, or local[*]"
+                if zero
+                else "not a Spark master; give local[N], local[*], spark://HOST:PORT, yarn, k8s://URL "
+                "or sc://HOST:PORT (Spark Connect)"
+            )
+        )
 
 
 def check_remote(remote: str) -> None:
     """`$SPARK_REMOTE` as pyspark takes it (a Spark Connect URL, or `local...` for a
     server of its own), or one line naming it."""
     if not (REMOTE.fullmatch(remote) or re.fullmatch(LOCAL, remote)):
-        raise WorkbenchError(f"SPARK_REMOTE={remote}: not a Spark Connect URL; give sc://HOST:PORT "
-                             f"(or unset it to run Spark here)")
+        raise WorkbenchError(
+            f"SPARK_REMOTE={remote}: not a Spark Connect URL; give sc://HOST:PORT (or unset it to run Spark here)"
+        )
 
 
 def connected(spark) -> bool:
@@ -108,8 +116,10 @@ def _new(master: str | None):
         # pyspark would hand back the session on `running` as it is (a master given is
         # then not the one the work runs on), or refuse Spark Connect beside it
         wanted = master if remote is None else _server(remote) if remote.startswith("sc://") else remote
-        raise WorkbenchError(f"Spark runs in this process on {running} already: stop its session "
-                             f"(spark.stop()) to start Spark on {wanted}")
+        raise WorkbenchError(
+            f"Spark runs in this process on {running} already: stop its session "
+            f"(spark.stop()) to start Spark on {wanted}"
+        )
     if remote is not None and remote.startswith("sc://"):
         return _connect(SparkSession, remote)
     if remote is None and (master is None or master.startswith("local")):
@@ -132,12 +142,15 @@ def _running() -> str | None:
 
 def _builder(SparkSession, master: str | None, remote: str | None):
     logging_options = f"-Dlog4j2.configurationFile={LOGGING.as_uri()}"
-    builder = (SparkSession.builder.appName("workbench").config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.extraJavaOptions", logging_options)
-               .config("spark.executor.extraJavaOptions", logging_options)
-               # The workbench makes no tables in Spark's catalog: no spark-warehouse/ where it runs.
-               .config("spark.sql.warehouse.dir", str(Path(tempfile.gettempdir()) / "workbench-spark-warehouse")))
+    builder = (
+        SparkSession.builder.appName("workbench")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", logging_options)
+        .config("spark.executor.extraJavaOptions", logging_options)
+        # The workbench makes no tables in Spark's catalog: no spark-warehouse/ where it runs.
+        .config("spark.sql.warehouse.dir", str(Path(tempfile.gettempdir()) / "workbench-spark-warehouse"))
+    )
     if master is not None:
         return builder.master(master)
     if remote:  # `local...`: pyspark starts a Spark Connect server of its own
@@ -153,8 +166,10 @@ def _started(builder, master: str | None):
         except Exception as exc:  # no Java, a master that does not answer
             told = first_line(exc)
             if ("JAVA_GATEWAY_EXITED" in told or "JAVA_HOME" in told) and not _java():
-                raise WorkbenchError("Spark needs a Java runtime (17 or newer), and none started: install one "
-                                     "(Debian: apt install openjdk-17-jre-headless) or set JAVA_HOME") from None
+                raise WorkbenchError(
+                    "Spark needs a Java runtime (17 or newer), and none started: install one "
+                    "(Debian: apt install openjdk-17-jre-headless) or set JAVA_HOME"
+                ) from None
             where = f" on {master}" if master else ""
             raise WorkbenchError(f"cannot start Spark{where}: {java.why() or said(exc)}") from None
 
@@ -167,13 +182,15 @@ def _connect(SparkSession, url: str):
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
     except OSError as exc:
-        raise WorkbenchError(f"cannot reach the Spark Connect server at {where}: "
-                             f"{exc.strerror or first_line(exc)}; is it started?") from None
+        raise WorkbenchError(
+            f"cannot reach the Spark Connect server at {where}: {exc.strerror or first_line(exc)}; is it started?"
+        ) from None
     try:
         return SparkSession.builder.remote(url).getOrCreate()
     except ImportError as exc:  # grpcio and the other Connect clients' packages
-        raise WorkbenchError(f"Spark Connect needs pyspark's Connect packages ({first_line(exc)}): "
-                             f"pip install 'workbench[spark]'") from None
+        raise WorkbenchError(
+            f"Spark Connect needs pyspark's Connect packages ({first_line(exc)}): pip install 'workbench[spark]'"
+        ) from None
     except Exception as exc:
         raise WorkbenchError(f"cannot start Spark on the Spark Connect server at {where}: {said(exc)}") from None
 
@@ -207,7 +224,7 @@ class _JavaErrors:
     keeps that standard error for its life: what it writes after its start goes on to
     the terminal as it comes."""
 
-    def __enter__(self) -> "_JavaErrors":
+    def __enter__(self) -> _JavaErrors:
         self.held: list[bytes] = []
         self.passing = False
         self.terminal: int | None

@@ -115,12 +115,17 @@ def duckdb_interpolation() -> str:
     import duckdb
 
     lo, hi, d = _PROBE
-    relation = duckdb.sql("SELECT quantile_cont(x, $d) FROM (SELECT unnest([$lo, $hi]::DOUBLE[]) AS x)",
-                          params={"lo": lo, "hi": hi, "d": d})
+    relation = duckdb.sql(
+        "SELECT quantile_cont(x, $d) FROM (SELECT unnest([$lo, $hi]::DOUBLE[]) AS x)",
+        params={"lo": lo, "hi": hi, "d": d},
+    )
     assert relation is not None  # a SELECT gives rows
     found = relation.fetchall()[0][0]
-    ways = {"fused": float(Fraction(lo) * Fraction(1 - d) + Fraction(hi * d)), "plain": lo * (1 - d) + hi * d,
-            "stepped": lo + (hi - lo) * d}
+    ways = {
+        "fused": float(Fraction(lo) * Fraction(1 - d) + Fraction(hi * d)),
+        "plain": lo * (1 - d) + hi * d,
+        "stepped": lo + (hi - lo) * d,
+    }
     return next((way for way, value in ways.items() if value == found), "plain")
 
 
@@ -128,9 +133,12 @@ def _percentile(node: exp.Expression) -> exp.Expr:
     if isinstance(node, exp.PercentileCont) and node.expression is not None:
         place = PLACE.format(q=node.expression.sql(dialect="spark"))
         interpolated = INTERPOLATED[duckdb_interpolation()].format(
-            lo=f"v[CAST(floor({place}) AS INT)]", hi=f"v[CAST(ceil({place}) AS INT)]", d=f"({place} - floor({place}))")
-        return sqlglot.parse_one(QUANTILE_CONT.format(value=node.this.sql(dialect="spark"), place=place,
-                                                      interpolated=interpolated), read="spark")
+            lo=f"v[CAST(floor({place}) AS INT)]", hi=f"v[CAST(ceil({place}) AS INT)]", d=f"({place} - floor({place}))"
+        )
+        return sqlglot.parse_one(
+            QUANTILE_CONT.format(value=node.this.sql(dialect="spark"), place=place, interpolated=interpolated),
+            read="spark",
+        )
     return node
 
 
@@ -140,8 +148,11 @@ def _side_by_side_unnests(node: exp.Expression) -> exp.Expression:
     their places."""
     if not isinstance(node, exp.Select):
         return node
-    unnests = [(i, column) for i, column in enumerate(node.expressions)
-               if isinstance(column.unalias(), (exp.Unnest, exp.Explode))]
+    unnests = [
+        (i, column)
+        for i, column in enumerate(node.expressions)
+        if isinstance(column.unalias(), (exp.Unnest, exp.Explode))
+    ]
     if len(unnests) < 2:
         return node
     names, lists, columns = [], [], list(node.expressions)
@@ -152,9 +163,11 @@ def _side_by_side_unnests(node: exp.Expression) -> exp.Expression:
         listed = inner.expressions[0] if isinstance(inner, exp.Unnest) else inner.this
         lists.append(exp.func("coalesce", listed, exp.Array(expressions=[])))
         columns[i] = exp.alias_(exp.column(f"{name}_zipped", table="zipped"), name)
-    lateral = exp.Lateral(this=exp.Anonymous(this="inline", expressions=[exp.Anonymous(this="arrays_zip",
-                                                                                        expressions=lists)]),
-                          view=True, alias=exp.TableAlias(this=exp.to_identifier("zipped"), columns=names))
+    lateral = exp.Lateral(
+        this=exp.Anonymous(this="inline", expressions=[exp.Anonymous(this="arrays_zip", expressions=lists)]),
+        view=True,
+        alias=exp.TableAlias(this=exp.to_identifier("zipped"), columns=names),
+    )
     zipped = node.copy()
     zipped.set("expressions", columns)
     zipped.append("laterals", lateral)

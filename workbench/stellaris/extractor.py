@@ -28,9 +28,12 @@ BUNDLE_SUFFIX = ".briefing.json"
 BUNDLE_LOCATOR = "bundle"
 # Where a full briefing holds the `get_player_status` figures it shares.
 BRIEFING_FIGURES = {
-    "player_id": "meta.player_id", "empire_name": "meta.empire_name",
-    "military_power": "military.military_power", "fleet_count": "military.fleet_count",
-    "fleet_size": "military.fleet_size", "economy_power": "economy.economy_power",
+    "player_id": "meta.player_id",
+    "empire_name": "meta.empire_name",
+    "military_power": "military.military_power",
+    "fleet_count": "military.fleet_count",
+    "fleet_size": "military.fleet_size",
+    "economy_power": "economy.economy_power",
     "tech_power": "economy.tech_power",
 }
 check_paths(TOOLS["get_full_briefing"], BRIEFING_FIGURES, "briefing figure")
@@ -57,14 +60,22 @@ def read(path: Path, series: str) -> Extraction:
     whole = tool_locator(tool) if tool else BUNDLE_LOCATOR
     document, problem = _parse(path.read_bytes())
     if problem:
-        return _rejected(whole, document, "invalid_json",
-                         f"expected a JSON document; found a file that cannot be read: {problem}; kept in `rejects`")
+        return _rejected(
+            whole,
+            document,
+            "invalid_json",
+            f"expected a JSON document; found a file that cannot be read: {problem}; kept in `rejects`",
+        )
     if tool:
         return _check({tool: document}, [], path, series)
     if not isinstance(document, dict):
-        return _rejected(whole, json.dumps(document), "not_a_bundle",
-                         f"expected a JSON object of tool outputs or a full briefing; found a JSON "
-                         f"{type(document).__name__}; kept in `rejects`")
+        return _rejected(
+            whole,
+            json.dumps(document),
+            "not_a_bundle",
+            f"expected a JSON object of tool outputs or a full briefing; found a JSON "
+            f"{type(document).__name__}; kept in `rejects`",
+        )
     outputs, drift = _split_bundle(document)
     return _check(outputs, drift, path, series)
 
@@ -99,8 +110,12 @@ def _not_json(name: str):
 
 
 def _rejected(locator: str, raw: str, rule: str, message: str) -> Extraction:
-    return Extraction(violations=[Violation(locator, "error", rule, "(record)", message)],
-                      rejects=[(locator, raw)], records=0, rejected=1)
+    return Extraction(
+        violations=[Violation(locator, "error", rule, "(record)", message)],
+        rejects=[(locator, raw)],
+        records=0,
+        rejected=1,
+    )
 
 
 def _split_bundle(document: dict) -> tuple[dict, list[Violation]]:
@@ -111,7 +126,8 @@ def _split_bundle(document: dict) -> tuple[dict, list[Violation]]:
         return {"get_full_briefing": document}, []
     drift = [
         Violation(BUNDLE_LOCATOR, "info", "undocumented_key", key, f"bundle key `{key}` names no tool; kept")
-        for key in document if key not in tool_keys
+        for key in document
+        if key not in tool_keys
     ]
     return {k: document[k] for k in tool_keys}, drift
 
@@ -121,10 +137,16 @@ def _check(outputs: dict, violations: list[Violation], path: Path, series: str) 
     for tool, payload in outputs.items():
         valid, found = check_output(tool, payload)
         extraction.violations += found
-        extraction.tool_outputs.append({
-            "locator": tool_locator(tool), "tool": tool, "origin": "extractor",
-            "known": tool in TOOLS, "valid": valid, "payload": json.dumps(payload),
-        })
+        extraction.tool_outputs.append(
+            {
+                "locator": tool_locator(tool),
+                "tool": tool,
+                "origin": "extractor",
+                "known": tool in TOOLS,
+                "valid": valid,
+                "payload": json.dumps(payload),
+            }
+        )
     known = {tool: payload for tool, payload in outputs.items() if tool in TOOLS}
     extraction.violations += invariants.check_bundle(known)
     _add_snapshot(extraction, known, path, series)
@@ -141,15 +163,24 @@ def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str
     tool = None if is_bundle(path) else tool_named_by(path)
     locator = tool_locator(tool) if tool else BUNDLE_LOCATOR
     wars = dig(outputs.get("get_wars"), "wars", None)
-    extraction.snapshots.append(snapshot_row(
-        locator, "extractor", series, text_of(path.name), date, **_figures(status, briefing),
-        wars_count=len(wars) if isinstance(wars, list) else None,
-        at_war=bool(wars) if isinstance(wars, list) else None,
-    ))
+    extraction.snapshots.append(
+        snapshot_row(
+            locator,
+            "extractor",
+            series,
+            text_of(path.name),
+            date,
+            **_figures(status, briefing),
+            wars_count=len(wars) if isinstance(wars, list) else None,
+            at_war=bool(wars) if isinstance(wars, list) else None,
+        )
+    )
     resources = outputs.get("get_resources")
     extraction.resources += resource_rows(
-        locator, date,
-        income=dig(resources, "monthly_income", None), expenses=dig(resources, "monthly_expenses", None),
+        locator,
+        date,
+        income=dig(resources, "monthly_income", None),
+        expenses=dig(resources, "monthly_expenses", None),
         net=dig(resources, "net_monthly", None) or dig(briefing, "economy.net_monthly", None),
         stockpiles=dig(resources, "stockpiles", None),
     )
@@ -158,8 +189,10 @@ def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str
 def _figures(status, briefing) -> dict:
     """The snapshot's `get_player_status` figures, each taken from the full briefing
     where the status lacks it (or holds no value of its column's type)."""
-    return {name: _first(SNAPSHOTS.column(name).type, value, _briefing_figure(briefing, name))
-            for name, value in status_figures(status).items()}
+    return {
+        name: _first(SNAPSHOTS.column(name).type, value, _briefing_figure(briefing, name))
+        for name, value in status_figures(status).items()
+    }
 
 
 def _briefing_figure(briefing, name: str):

@@ -51,7 +51,10 @@ def unknown_tool(tool: str, locator: str) -> Violation:
     near = difflib.get_close_matches(tool, list(TOOLS), n=1, cutoff=TYPO)
     hint = f"; did you mean `{near[0]}`?" if near else ""
     return Violation(
-        locator, "info", "unknown_tool", "(record)",
+        locator,
+        "info",
+        "unknown_tool",
+        "(record)",
         f"`{tool}` is not a tool of the specification; kept, not validated{hint}",
     )
 
@@ -257,8 +260,13 @@ def describe(annotation) -> str:
 
 def _plural(annotation) -> str:
     word = describe(annotation)
-    plurals = {"an integer": "integers", "a number": "numbers", "a string": "strings",
-               "true or false": "booleans", "an object": "objects"}
+    plurals = {
+        "an integer": "integers",
+        "a number": "numbers",
+        "a string": "strings",
+        "true or false": "booleans",
+        "an object": "objects",
+    }
     return plurals.get(word, word)
 
 
@@ -271,18 +279,28 @@ def _drift(model: type[BaseModel], payload: dict, locator: str) -> list[Violatio
         names = _field_names(owner)
         for key_name, item in value.items():
             if key_name not in names:
-                found_here.append(Violation(
-                    locator, "info", "undocumented_key", field_path((*loc, key_name)),
-                    f"key `{key_name}` is not in the specification; kept",
-                ))
+                found_here.append(
+                    Violation(
+                        locator,
+                        "info",
+                        "undocumented_key",
+                        field_path((*loc, key_name)),
+                        f"key `{key_name}` is not in the specification; kept",
+                    )
+                )
                 continue
             documented = ((owner.model_fields[names[key_name]].json_schema_extra) or {}).get("documented")
             if documented and isinstance(item, str) and item not in documented:
-                found_here.append(Violation(
-                    locator, "info", "undocumented_value", field_path((*loc, key_name)),
-                    f"{key_name} = {item!r} is not among the values the specification names "
-                    f"({', '.join(documented)}); kept",
-                ))
+                found_here.append(
+                    Violation(
+                        locator,
+                        "info",
+                        "undocumented_value",
+                        field_path((*loc, key_name)),
+                        f"{key_name} = {item!r} is not among the values the specification names "
+                        f"({', '.join(documented)}); kept",
+                    )
+                )
     return found_here
 
 
@@ -325,7 +343,12 @@ def collapse(violations: list[Violation]) -> list[Violation]:
         head = members[0]
         if len(members) > 1:
             others = ", ".join(f"`{m.field}`" for m in members[1:4]) + (", ..." if len(members) > 4 else "")
-            head = Violation(head.locator, head.severity, head.rule, head.field,
-                             f"{head.message} (also at {len(members) - 1} more: {others})")
+            head = Violation(
+                head.locator,
+                head.severity,
+                head.rule,
+                head.field,
+                f"{head.message} (also at {len(members) - 1} more: {others})",
+            )
         kept.append(head)
     return kept

@@ -120,12 +120,17 @@ def _unread_log(path: Path) -> list[Violation]:
         return []
     if size == 0:
         return []
-    return [Violation(
-        "database", "warning", "history_wal_unread", log.name,
-        f"`{log.name}` holds {size:,} bytes of changes not yet written into the database (the companion is "
-        f"running, or stopped without closing it); the database is read as it is, immutable and without "
-        f"writing, so rows still in the log are not loaded: close the companion and ingest again to include them",
-    )]
+    return [
+        Violation(
+            "database",
+            "warning",
+            "history_wal_unread",
+            log.name,
+            f"`{log.name}` holds {size:,} bytes of changes not yet written into the database (the companion is "
+            f"running, or stopped without closing it); the database is read as it is, immutable and without "
+            f"writing, so rows still in the log are not loaded: close the companion and ingest again to include them",
+        )
+    ]
 
 
 def _session_names(con: sqlite3.Connection) -> dict:
@@ -142,11 +147,16 @@ def _add_row(extraction: Extraction, locator: str, row: dict, series: str, file_
     if not isinstance(game_date, str) or day_number(game_date) is None:
         extraction.rejects.append((locator, json.dumps(row, default=str)))
         extraction.rejected += 1
-        extraction.violations.append(Violation(
-            locator, "error", "date_format", "game_date",
-            f"expected a Stellaris date `YYYY.MM.DD`; found {game_date!r}: the row cannot be placed in time, "
-            f"kept in `rejects`",
-        ))
+        extraction.violations.append(
+            Violation(
+                locator,
+                "error",
+                "date_format",
+                "game_date",
+                f"expected a Stellaris date `YYYY.MM.DD`; found {game_date!r}: the row cannot be placed in time, "
+                f"kept in `rejects`",
+            )
+        )
         return
     extraction.records += 1
     briefing = _json_column(extraction, locator, row, "full_briefing_json")
@@ -156,15 +166,21 @@ def _add_row(extraction: Extraction, locator: str, row: dict, series: str, file_
     extraction.violations += _columns_agree(locator, row, briefing, event_state)
     meta = next((m for m in (dig(event_state, "meta", None), dig(briefing, "meta", None)) if isinstance(m, dict)), {})
     wars = row.get("wars_count")
-    extraction.snapshots.append(snapshot_row(
-        locator, "history", series, file_name, game_date,
-        player_id=meta.get("player_id"),
-        empire_name=sessions.get(row.get("session_id")) or meta.get("empire_name"),
-        military_power=_float(row.get("military_power")),
-        colony_count=_int(row.get("colony_count")),
-        wars_count=_int(wars),
-        at_war=wars > 0 if is_number(wars) else None,
-    ))
+    extraction.snapshots.append(
+        snapshot_row(
+            locator,
+            "history",
+            series,
+            file_name,
+            game_date,
+            player_id=meta.get("player_id"),
+            empire_name=sessions.get(row.get("session_id")) or meta.get("empire_name"),
+            military_power=_float(row.get("military_power")),
+            colony_count=_int(row.get("colony_count")),
+            wars_count=_int(wars),
+            at_war=wars > 0 if is_number(wars) else None,
+        )
+    )
     extraction.resources += resource_rows(locator, game_date, net=_nets(row, briefing, event_state))
 
 
@@ -176,15 +192,26 @@ def _json_column(extraction: Extraction, locator: str, row: dict, column: str) -
     try:
         value = strict_json(text)
     except (TypeError, ValueError) as exc:
-        extraction.violations.append(Violation(
-            locator, "error", "invalid_json", column,
-            f"expected a JSON object; found text that is not JSON ({exc}); the row's other columns are kept",
-        ))
+        extraction.violations.append(
+            Violation(
+                locator,
+                "error",
+                "invalid_json",
+                column,
+                f"expected a JSON object; found text that is not JSON ({exc}); the row's other columns are kept",
+            )
+        )
         return {}
     if not isinstance(value, dict):
-        extraction.violations.append(Violation(
-            locator, "error", "wrong_type", column, f"expected a JSON object; found a JSON {type(value).__name__}",
-        ))
+        extraction.violations.append(
+            Violation(
+                locator,
+                "error",
+                "wrong_type",
+                column,
+                f"expected a JSON object; found a JSON {type(value).__name__}",
+            )
+        )
         return {}
     return value
 
@@ -194,10 +221,16 @@ def _check_briefing(extraction: Extraction, locator: str, briefing: dict) -> Non
     extraction.violations += [
         Violation(v.locator, v.severity, v.rule, f"full_briefing_json.{v.field}", v.message) for v in found
     ]
-    extraction.tool_outputs.append({
-        "locator": locator, "tool": "get_full_briefing", "origin": "history",
-        "known": True, "valid": valid, "payload": json.dumps(briefing),
-    })
+    extraction.tool_outputs.append(
+        {
+            "locator": locator,
+            "tool": "get_full_briefing",
+            "origin": "history",
+            "known": True,
+            "valid": valid,
+            "payload": json.dumps(briefing),
+        }
+    )
 
 
 def _columns_agree(locator: str, row: dict, briefing: dict, event_state: dict) -> list[Violation]:
@@ -208,14 +241,21 @@ def _columns_agree(locator: str, row: dict, briefing: dict, event_state: dict) -
         value = row.get(column)
         if not is_number(value):
             continue
-        for name, document, path in (("full_briefing_json", briefing, briefing_path),
-                                     ("event_state_json", event_state, state_path)):
+        for name, document, path in (
+            ("full_briefing_json", briefing, briefing_path),
+            ("event_state_json", event_state, state_path),
+        ):
             source = dig(document, path, None)
             if is_number(source) and not _agrees(column, value, source):
-                found.append(Violation(
-                    locator, "error", "invariant_full_briefing", column,
-                    f"`{column}` is {value:g} but {name}.{path} is {source:g} in the same row",
-                ))
+                found.append(
+                    Violation(
+                        locator,
+                        "error",
+                        "invariant_full_briefing",
+                        column,
+                        f"`{column}` is {value:g} but {name}.{path} is {source:g} in the same row",
+                    )
+                )
     return found
 
 

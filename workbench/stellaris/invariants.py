@@ -112,23 +112,46 @@ def wars_populated(outputs: dict[str, Any]) -> list[Violation]:
     found = []
     count = dig(wars_output, "count")
     if is_number(count) and count != len(wars):
-        found.append(_error("get_wars", "invariant_wars", "wars",
-                            f"`wars` lists {len(wars)} name(s) but `count` is {count}: get_wars must "
-                            f"populate `wars` (get_situation reads it)"))
+        found.append(
+            _error(
+                "get_wars",
+                "invariant_wars",
+                "wars",
+                f"`wars` lists {len(wars)} name(s) but `count` is {count}: get_wars must "
+                f"populate `wars` (get_situation reads it)",
+            )
+        )
     at_war = dig(wars_output, "player_at_war")
     if at_war is True and not wars:
-        found.append(_error("get_wars", "invariant_wars", "wars",
-                            "`player_at_war` is true but `wars` is empty: get_wars must populate `wars`"))
+        found.append(
+            _error(
+                "get_wars",
+                "invariant_wars",
+                "wars",
+                "`player_at_war` is true but `wars` is empty: get_wars must populate `wars`",
+            )
+        )
     situation = outputs.get("get_situation")
     situation_at_war = dig(situation, "at_war")
     if isinstance(situation_at_war, bool) and situation_at_war != bool(wars):
-        found.append(_error("get_situation", "invariant_wars", "at_war",
-                            f"`at_war` is {str(situation_at_war).lower()} but get_wars lists {len(wars)} "
-                            f"war(s) in the same bundle"))
+        found.append(
+            _error(
+                "get_situation",
+                "invariant_wars",
+                "at_war",
+                f"`at_war` is {str(situation_at_war).lower()} but get_wars lists {len(wars)} war(s) in the same bundle",
+            )
+        )
     war_count = dig(situation, "war_count")
     if is_number(war_count) and war_count != len(wars):
-        found.append(_error("get_situation", "invariant_wars", "war_count",
-                            f"`war_count` is {war_count} but get_wars lists {len(wars)} war(s) in the same bundle"))
+        found.append(
+            _error(
+                "get_situation",
+                "invariant_wars",
+                "war_count",
+                f"`war_count` is {war_count} but get_wars lists {len(wars)} war(s) in the same bundle",
+            )
+        )
     return found
 
 
@@ -147,8 +170,14 @@ def net_monthly_consistent(outputs: dict[str, Any]) -> list[Violation]:
     for summary_key, resource in SUMMARY_NETS.items():
         stated, actual = dig(resources, f"summary.{summary_key}"), net.get(resource, MISSING)
         if is_number(stated) and is_number(actual) and not same(stated, actual):
-            found.append(_error("get_resources", "invariant_net_monthly", f"summary.{summary_key}",
-                                f"`summary.{summary_key}` is {stated} but `net_monthly.{resource}` is {actual}"))
+            found.append(
+                _error(
+                    "get_resources",
+                    "invariant_net_monthly",
+                    f"summary.{summary_key}",
+                    f"`summary.{summary_key}` is {stated} but `net_monthly.{resource}` is {actual}",
+                )
+            )
     return found
 
 
@@ -161,13 +190,24 @@ def _net_of(resource: str, net: dict, income: dict, expenses: dict) -> list[Viol
     if stated is MISSING:
         if abs(expected) <= TOLERANCE:
             return []
-        return [_error("get_resources", "invariant_net_monthly", f"net_monthly.{resource}",
-                       f"`net_monthly` has no `{resource}` but income - expenses = {gained:g} - {spent:g} "
-                       f"= {expected:g}")]
+        return [
+            _error(
+                "get_resources",
+                "invariant_net_monthly",
+                f"net_monthly.{resource}",
+                f"`net_monthly` has no `{resource}` but income - expenses = {gained:g} - {spent:g} = {expected:g}",
+            )
+        ]
     if is_number(stated) and abs(stated - expected) > TOLERANCE:
-        return [_error("get_resources", "invariant_net_monthly", f"net_monthly.{resource}",
-                       f"`net_monthly.{resource}` is {stated:g} but income - expenses = {gained:g} - {spent:g} "
-                       f"= {expected:g} (tolerance {TOLERANCE})")]
+        return [
+            _error(
+                "get_resources",
+                "invariant_net_monthly",
+                f"net_monthly.{resource}",
+                f"`net_monthly.{resource}` is {stated:g} but income - expenses = {gained:g} - {spent:g} "
+                f"= {expected:g} (tolerance {TOLERANCE})",
+            )
+        ]
     return []
 
 
@@ -176,8 +216,11 @@ def _net_of(resource: str, net: dict, income: dict, expenses: dict) -> list[Viol
 
 def bundle_player_id(outputs: dict[str, Any]) -> tuple[int | None, str]:
     """The player's id the bundle states, and where it says so."""
-    for tool, path in (("get_player_status", "player_id"), ("get_full_briefing", "meta.player_id"),
-                       ("get_snapshot", "meta.player_id")):
+    for tool, path in (
+        ("get_player_status", "player_id"),
+        ("get_full_briefing", "meta.player_id"),
+        ("get_snapshot", "meta.player_id"),
+    ):
         value = dig(outputs.get(tool), path)
         if isinstance(value, int) and not isinstance(value, bool):
             return value, f"{tool}.{path}"
@@ -197,15 +240,23 @@ def ownership_uses_player_id(outputs: dict[str, Any], player_id: int | None = No
             for owner_key in OWNER_KEYS:
                 owner = item.get(owner_key) if isinstance(item, dict) else None
                 if isinstance(owner, int) and owner != player_id:
-                    found.append(_error(tool, "invariant_player_id", f"{list_key}[{index}].{owner_key}",
-                                        _owner_message(owner, player_id, source)))
+                    found.append(
+                        _error(
+                            tool,
+                            "invariant_player_id",
+                            f"{list_key}[{index}].{owner_key}",
+                            _owner_message(owner, player_id, source),
+                        )
+                    )
     return found
 
 
 def _owner_message(owner: int, player_id: int, source: str) -> str:
     why = " (a hard-coded 0?)" if owner == 0 else ""
-    return (f"owner is {owner}{why} but the player's id is {player_id} (from {source}): ownership "
-            f"must use the save's player_id")
+    return (
+        f"owner is {owner}{why} but the player's id is {player_id} (from {source}): ownership "
+        f"must use the save's player_id"
+    )
 
 
 # --- 4. full briefing ---------------------------------------------------------------------------
@@ -229,9 +280,14 @@ def _agrees(tool, briefing, briefing_key, source, source_tool, source_key) -> li
         return _dict_differences(tool, briefing_key, mine, source_tool, source_key, theirs)
     if same(mine, theirs):
         return []
-    return [_error(tool, "invariant_full_briefing", briefing_key,
-                   f"`{briefing_key}` is {_shown(mine)} but {source_tool}.{source_key} is {_shown(theirs)} "
-                   f"in the same bundle")]
+    return [
+        _error(
+            tool,
+            "invariant_full_briefing",
+            briefing_key,
+            f"`{briefing_key}` is {_shown(mine)} but {source_tool}.{source_key} is {_shown(theirs)} in the same bundle",
+        )
+    ]
 
 
 def _dict_differences(tool, briefing_key, mine: dict, source_tool, source_key, theirs: dict) -> list[Violation]:

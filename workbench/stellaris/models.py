@@ -33,7 +33,8 @@ def _whole_float_as_int(value):
 def _stellaris_date(value):
     if isinstance(value, str) and day_number(value) is None:
         raise PydanticCustomError(
-            "date_format", "expected a Stellaris date `YYYY.MM.DD` (months 1-12, days 1-30); found {found}",
+            "date_format",
+            "expected a Stellaris date `YYYY.MM.DD` (months 1-12, days 1-30); found {found}",
             {"found": repr(value)},
         )
     return value

@@ -32,7 +32,9 @@ TEMPLATES = {
 CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 TAG = re.compile(r"^[A-Z0-9]+$")  # localisation prefixes: NAME, SPEC, ADJ, PLANET, MOL4
 # `PRESCRIPTED_adjective_humans1`: a prescripted empire's part, named by its design.
-PRESCRIPTED = re.compile(r"^PRESCRIPTED_(?:adjective|species_name|species_plural|planet_name|system_name|ruler_name|name)_")
+PRESCRIPTED = re.compile(
+    r"^PRESCRIPTED_(?:adjective|species_name|species_plural|planet_name|system_name|ruler_name|name)_"
+)
 WORD_KEY = re.compile(r"^[A-Z][a-z]+(?:_[a-z]+)*$")
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
@@ -57,9 +59,7 @@ def render(name) -> str:
     if is_literal(name):
         return key
     variables = {
-        str(v.get("key")): render(v.get("value"))
-        for v in as_list(name.get("variables"))
-        if isinstance(v, dict)
+        str(v.get("key")): render(v.get("value")) for v in as_list(name.get("variables")) if isinstance(v, dict)
     }
     if key in TEMPLATES and variables:
         text = TEMPLATES[key]

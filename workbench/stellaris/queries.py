@@ -50,7 +50,9 @@ def resources_in_deficit(con: duckdb.DuckDBPyConnection, series=None) -> list[st
 def months_in_deficit(con: duckdb.DuckDBPyConnection, series=None, resources=None) -> pl.DataFrame:
     """Per series and resource: snapshots, how many show a deficit (net below zero),
     the months those deficits cover, and the first and last date in deficit."""
-    return query_frame(con, f"""
+    return query_frame(
+        con,
+        f"""
         SELECT series, resource, count(*) AS snapshots, count(*) FILTER (WHERE net < 0) AS snapshots_in_deficit,
                coalesce(sum(months_held) FILTER (WHERE net < 0), 0)::BIGINT AS months_in_deficit,
                sum(months_held)::BIGINT AS months_observed,
@@ -59,7 +61,9 @@ def months_in_deficit(con: duckdb.DuckDBPyConnection, series=None, resources=Non
                min(net) AS worst_net
         FROM ({SERIES_NETS}) GROUP BY series, resource
         ORDER BY months_in_deficit DESC, series, resource
-    """, _economy_params(series, resources))
+    """,
+        _economy_params(series, resources),
+    )
 
 
 def compare_series(con: duckdb.DuckDBPyConnection, series_a: str, series_b: str, resources=None) -> pl.DataFrame:
@@ -68,8 +72,11 @@ def compare_series(con: duckdb.DuckDBPyConnection, series_a: str, series_b: str,
     nets = query_frame(con, SERIES_NETS, _economy_params([series_a, series_b], resources))
     a = nets.filter(pl.col("series") == series_a).select("game_date", "day", "resource", net_a="net")
     b = nets.filter(pl.col("series") == series_b).select("day", "resource", net_b="net")
-    return a.join(b, on=["day", "resource"]).with_columns(difference=pl.col("net_b") - pl.col("net_a")).sort(
-        "resource", "day")
+    return (
+        a.join(b, on=["day", "resource"])
+        .with_columns(difference=pl.col("net_b") - pl.col("net_a"))
+        .sort("resource", "day")
+    )
 
 
 def _economy_params(series, resources) -> dict:
@@ -103,8 +110,12 @@ ORDER BY series, resource, day
 """
 
 
-def nets_over_time(con: duckdb.DuckDBPyConnection, resources: list[str] | None = None,
-                   source: str | None = None, max_points: int | None = None) -> pl.DataFrame:
+def nets_over_time(
+    con: duckdb.DuckDBPyConnection,
+    resources: list[str] | None = None,
+    source: str | None = None,
+    max_points: int | None = None,
+) -> pl.DataFrame:
     """Net per resource over game time, one row per series, resource and date (`year`
     on the 360-day calendar, `deficit`: net below zero); `resources` picks names,
     `source` a series, source id or ingested path. Beyond `max_points` dates in a
@@ -152,8 +163,9 @@ def country_ids(con: duckdb.DuckDBPyConnection, chosen) -> list[int]:
     for item in wanted:
         if isinstance(item, bool) or not isinstance(item, (str, int)):
             raise WorkbenchError(f"a country is a name or an id, not {item!r}")
-        found = [cid for cid, name in known
-                 if isinstance(item, str) and (name or "").casefold() == item.strip().casefold()]
+        found = [
+            cid for cid, name in known if isinstance(item, str) and (name or "").casefold() == item.strip().casefold()
+        ]
         if not found and (isinstance(item, int) or item.strip().isdigit()):
             found = [cid for cid, _ in known if cid == int(item)]
         if not found:
@@ -219,8 +231,14 @@ ORDER BY series, is_player DESC, country_name, country_id, resource, day
 """
 
 
-def country_nets(con: duckdb.DuckDBPyConnection, countries=None, resources=None, source: str | None = None,
-                 with_player: bool = False, max_points: int | None = None) -> pl.DataFrame:
+def country_nets(
+    con: duckdb.DuckDBPyConnection,
+    countries=None,
+    resources=None,
+    source: str | None = None,
+    with_player: bool = False,
+    max_points: int | None = None,
+) -> pl.DataFrame:
     """Net per resource per country over game time (summed over budget categories in
     DuckDB): `series`, `country_id`, `country_name`, `is_player`, `resource`, `day`,
     `game_date`, `year`, `income`, `expenses`, `net`, `deficit`, and `country`, a
@@ -229,10 +247,17 @@ def country_nets(con: duckdb.DuckDBPyConnection, countries=None, resources=None,
     Beyond `max_points` dates in a series, nets are averaged over buckets of days."""
     ids = country_ids(con, countries) if countries is not None else None
     bucket = _bucket_days(con, max_points) if max_points else 1
-    return query_frame(con, COUNTRY_NETS, {
-        "countries": ids, "with_player": with_player, "resources": _names(resources),
-        "source": None if source is None else str(source), "bucket": bucket,
-    })
+    return query_frame(
+        con,
+        COUNTRY_NETS,
+        {
+            "countries": ids,
+            "with_player": with_player,
+            "resources": _names(resources),
+            "source": None if source is None else str(source),
+            "bucket": bucket,
+        },
+    )
 
 
 # The snapshot a breakdown shows: the latest holding the country (the player's by
@@ -273,8 +298,9 @@ ORDER BY resource, side DESC, rank
 """
 
 
-def breakdown_bars(con: duckdb.DuckDBPyConnection, country=None, resources=None, date=None,
-                   top: int = 5) -> tuple[dict, pl.DataFrame]:
+def breakdown_bars(
+    con: duckdb.DuckDBPyConnection, country=None, resources=None, date=None, top: int = 5
+) -> tuple[dict, pl.DataFrame]:
     """Where one country's resources come from and go at one snapshot: (the snapshot:
     `series`, `source_id`, `locator`, `game_date`, `country_id`, `country_name`; and per
     resource and side (`income`, `expenses`) the `top` largest categories, the rest
@@ -287,24 +313,45 @@ def breakdown_bars(con: duckdb.DuckDBPyConnection, country=None, resources=None,
         raise WorkbenchError(_no_breakdown(con, country, date))
     series, source_id, locator, game_date, found_ids, name = found[0]
     if len(found_ids) > 1:
-        raise WorkbenchError(f"{len(found_ids)} countries are named {country!r} on {game_date} "
-                             f"(ids {', '.join(map(str, found_ids))}); give one id")
-    snapshot = {"series": series, "source_id": source_id, "locator": locator, "game_date": game_date,
-                "country_id": found_ids[0], "country_name": name}
-    bars = query_frame(con, BREAKDOWN, {"source_id": source_id, "locator": locator, "country_id": found_ids[0],
-                                        "resources": _names(resources), "top": top})
+        raise WorkbenchError(
+            f"{len(found_ids)} countries are named {country!r} on {game_date} "
+            f"(ids {', '.join(map(str, found_ids))}); give one id"
+        )
+    snapshot = {
+        "series": series,
+        "source_id": source_id,
+        "locator": locator,
+        "game_date": game_date,
+        "country_id": found_ids[0],
+        "country_name": name,
+    }
+    bars = query_frame(
+        con,
+        BREAKDOWN,
+        {
+            "source_id": source_id,
+            "locator": locator,
+            "country_id": found_ids[0],
+            "resources": _names(resources),
+            "top": top,
+        },
+    )
     return snapshot, bars
 
 
 def _no_breakdown(con: duckdb.DuckDBPyConnection, country, date) -> str:
     who = "the player" if country is None else f"country {country!r}"
     ids = country_ids(con, country) if country is not None else None
-    dates = [d for d, _ in con.execute(
-        "SELECT DISTINCT game_date, day FROM stellaris_budget "
-        "WHERE ($c IS NULL AND is_player) OR list_contains($c, country_id) ORDER BY day", {"c": ids}).fetchall()]
+    dates = [
+        d
+        for d, _ in con.execute(
+            "SELECT DISTINCT game_date, day FROM stellaris_budget "
+            "WHERE ($c IS NULL AND is_player) OR list_contains($c, country_id) ORDER BY day",
+            {"c": ids},
+        ).fetchall()
+    ]
     if not dates:
-        return (f"no budget of {who} in this database; ingest Stellaris saves (*.sav): only saves hold "
-                f"budget lines")
+        return f"no budget of {who} in this database; ingest Stellaris saves (*.sav): only saves hold budget lines"
     shown = ", ".join(dates[-8:]) + (f" (the latest of {len(dates)})" if len(dates) > 8 else "")
     return f"no budget of {who} on {date!r}; its dates: {shown}"
 

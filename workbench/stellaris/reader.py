@@ -61,10 +61,16 @@ def read_save(path: Path, series: str, advance=lambda n: None) -> Extraction:
     for tool, payload in snapshot.outputs.items():
         valid, found = check_output(tool, payload)
         extraction.violations += found
-        extraction.tool_outputs.append({
-            "locator": tool_locator(tool), "tool": tool, "origin": "save",
-            "known": True, "valid": valid, "payload": json.dumps(payload),
-        })
+        extraction.tool_outputs.append(
+            {
+                "locator": tool_locator(tool),
+                "tool": tool,
+                "origin": "save",
+                "known": True,
+                "valid": valid,
+                "payload": json.dumps(payload),
+            }
+        )
     extraction.violations += invariants.check_bundle(snapshot.outputs, player_id=snapshot.player_id)
     extraction.snapshots.append(_snapshot_row(snapshot, series, text_of(path.name)))
     extraction.resources = _resource_rows(snapshot)
@@ -86,19 +92,37 @@ def _resource_rows(snapshot: save.Snapshot) -> list[dict]:
 def _snapshot_row(snapshot: save.Snapshot, series: str, file_name: str) -> dict:
     wars = snapshot.outputs["get_wars"]
     return snapshot_row(
-        SAVE_LOCATOR, "save", series, file_name, snapshot.date,
+        SAVE_LOCATOR,
+        "save",
+        series,
+        file_name,
+        snapshot.date,
         **status_figures(snapshot.outputs["get_player_status"]),
-        empire_name_key=snapshot.empire_name_key, empire_name_template=snapshot.empire_name_template,
-        wars_count=wars["count"], at_war=wars["player_at_war"],
+        empire_name_key=snapshot.empire_name_key,
+        empire_name_template=snapshot.empire_name_template,
+        wars_count=wars["count"],
+        at_war=wars["player_at_war"],
     )
 
 
 def _rejected_save(files: save.SaveFiles, why: str) -> Extraction:
-    raw = files.meta.decode("utf-8", errors="replace") + "\n# gamestate begins:\n" + files.gamestate[
-        :REJECT_GAMESTATE_BYTES].decode("utf-8", errors="replace")
+    raw = (
+        files.meta.decode("utf-8", errors="replace")
+        + "\n# gamestate begins:\n"
+        + files.gamestate[:REJECT_GAMESTATE_BYTES].decode("utf-8", errors="replace")
+    )
     return Extraction(
-        violations=[Violation(SAVE_LOCATOR, "error", "no_snapshot", "(record)",
-                              f"expected the player's empire in the gamestate; {why}; the save's meta and "
-                              f"the start of its gamestate are kept in `rejects`")],
-        rejects=[(SAVE_LOCATOR, raw)], records=0, rejected=1,
+        violations=[
+            Violation(
+                SAVE_LOCATOR,
+                "error",
+                "no_snapshot",
+                "(record)",
+                f"expected the player's empire in the gamestate; {why}; the save's meta and "
+                f"the start of its gamestate are kept in `rejects`",
+            )
+        ],
+        rejects=[(SAVE_LOCATOR, raw)],
+        records=0,
+        rejected=1,
     )

@@ -97,8 +97,14 @@ def open_save(path: Path, advance: Callable[[int], None] = lambda n: None) -> Sa
     return SaveFiles(meta, gamestate)
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, path: Path, advance,
-                 refuse_start: Callable[[bytes], str | None] | None = None) -> bytes:
+def _read_member(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    cap: int,
+    path: Path,
+    advance,
+    refuse_start: Callable[[bytes], str | None] | None = None,
+) -> bytes:
     """The member's bytes, streamed; refused as soon as they pass `cap`, or, with
     `refuse_start`, as soon as its first SNIFF_BYTES plainly are not what they should be.
     After that, one read asks for the rest of the declared size (one decompression, no
@@ -118,8 +124,10 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, path
                         f"although its header declares {_mb(info.file_size)}"
                     )
                 if refuse_start and len(chunks) == 0 and (why := refuse_start(chunk)):
-                    raise UnreadableFile(f"{text_of(path)}: not a Stellaris save: `{info.filename}` {why} "
-                                         f"in its first {_mb(len(chunk))} (it declares {_mb(info.file_size)})")
+                    raise UnreadableFile(
+                        f"{text_of(path)}: not a Stellaris save: `{info.filename}` {why} "
+                        f"in its first {_mb(len(chunk))} (it declares {_mb(info.file_size)})"
+                    )
                 chunks.append(chunk)
                 advance(len(chunk) * info.compress_size // max(info.file_size, 1))
                 size = max(declared - total, READ_CHUNK) if len(chunks) == 1 else READ_CHUNK
@@ -144,8 +152,10 @@ def not_a_gamestate(start: bytes) -> str | None:
     if b"=" not in start:
         return "has no `key=value`"
     if not FIRST_KEY.match(start):
-        return (f"does not begin with `version=` (or `name=`, `date=`) as a Stellaris gamestate does "
-                f"(it begins {start[:24]!r})")
+        return (
+            f"does not begin with `version=` (or `name=`, `date=`) as a Stellaris gamestate does "
+            f"(it begins {start[:24]!r})"
+        )
     if not DATE_KEY.search(start[:DATE_WITHIN]):
         return "has no `date=` among its first keys, as a Stellaris gamestate has"
     return None
@@ -218,10 +228,19 @@ def _derive(gamestate: Locator, meta: dict) -> Snapshot:
     empire_name = _empire_name(meta, name)
     budgets, budget_violations = _budgets(gamestate, countries, CountryBudget.of(player_id, empire_name, country))
     snapshot = Snapshot(
-        date=date, player_id=player_id, empire_name=empire_name,
-        empire_name_key=raw_key(name), empire_name_template=template_json(name),
-        outputs={}, stockpiles=stockpiles, income=budget.income, expenses=budget.expenses,
-        net=budget.net, balance=budget.balance, violations=violations + budget_violations, budgets=budgets,
+        date=date,
+        player_id=player_id,
+        empire_name=empire_name,
+        empire_name_key=raw_key(name),
+        empire_name_template=template_json(name),
+        outputs={},
+        stockpiles=stockpiles,
+        income=budget.income,
+        expenses=budget.expenses,
+        net=budget.net,
+        balance=budget.balance,
+        violations=violations + budget_violations,
+        budgets=budgets,
     )
     snapshot.outputs = {
         "get_player_status": _player_status(snapshot, country, colonies),
@@ -258,17 +277,33 @@ def _player_id(gamestate: Locator) -> tuple[int, list[Violation]]:
         raise SnapshotError("the gamestate names no player country (`player={ { country=<id> } }`)")
     violations = []
     if len(ids) > 1:
-        violations.append(Violation(
-            "player", "info", "multiplayer_save", "player",
-            f"the save has {len(ids)} players (countries {', '.join(map(str, ids))}); the first is read",
-        ))
+        violations.append(
+            Violation(
+                "player",
+                "info",
+                "multiplayer_save",
+                "player",
+                f"the save has {len(ids)} players (countries {', '.join(map(str, ids))}); the first is read",
+            )
+        )
     return ids[0], violations
 
 
 # The parts of the player's country entry the snapshot reads. Only these are parsed:
 # the entry also holds AI plans, intel and event chains, most of its 240 KB.
-COUNTRY_KEYS = ("name", "type", "budget", "modules", "owned_planets", "controlled_planets", "fleets_manager",
-                "military_power", "economy_power", "tech_power", "fleet_size")
+COUNTRY_KEYS = (
+    "name",
+    "type",
+    "budget",
+    "modules",
+    "owned_planets",
+    "controlled_planets",
+    "fleets_manager",
+    "military_power",
+    "economy_power",
+    "tech_power",
+    "fleet_size",
+)
 
 
 def _country_entries(gamestate: Locator) -> dict[str, Span]:
@@ -307,8 +342,10 @@ class Budget:
 
     @property
     def net(self) -> dict[str, float]:
-        return {r: round(self.income.get(r, 0.0) - self.expenses.get(r, 0.0), 5)
-                for r in dict.fromkeys([*self.income, *self.expenses])}
+        return {
+            r: round(self.income.get(r, 0.0) - self.expenses.get(r, 0.0), 5)
+            for r in dict.fromkeys([*self.income, *self.expenses])
+        }
 
     def mismatches(self, player_id: int) -> list[Violation]:
         """net_monthly must equal the game's own balance, resource by resource."""
@@ -317,13 +354,17 @@ class Budget:
             net = self.income.get(resource, 0.0) - self.expenses.get(resource, 0.0)
             balance = self.balance.get(resource, 0.0)
             if abs(net - balance) > TOLERANCE:
-                found.append(Violation(
-                    f"country {player_id}", "error", "invariant_net_monthly",
-                    f"budget.current_month.balance.{resource}",
-                    f"the game's balance for {resource} sums to {balance:g} but income - expenses = "
-                    f"{self.income.get(resource, 0.0):g} - {self.expenses.get(resource, 0.0):g} = {net:g} "
-                    f"(tolerance {TOLERANCE})",
-                ))
+                found.append(
+                    Violation(
+                        f"country {player_id}",
+                        "error",
+                        "invariant_net_monthly",
+                        f"budget.current_month.balance.{resource}",
+                        f"the game's balance for {resource} sums to {balance:g} but income - expenses = "
+                        f"{self.income.get(resource, 0.0):g} - {self.expenses.get(resource, 0.0):g} = {net:g} "
+                        f"(tolerance {TOLERANCE})",
+                    )
+                )
         return found
 
 
@@ -380,13 +421,19 @@ def budget_lines(month: dict) -> list[BudgetLine]:
 
 
 def _amounts_by_category(part) -> dict[str, dict[str, float]]:
-    return {category: {r: float(v) for r, v in as_dict(first(amounts)).items()
-                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
-            for category, amounts in as_dict(part).items()}
+    return {
+        category: {
+            r: float(v)
+            for r, v in as_dict(first(amounts)).items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
+        for category, amounts in as_dict(part).items()
+    }
 
 
-def _budgets(gamestate: Locator, countries: dict[str, Span], player: CountryBudget
-             ) -> tuple[list[CountryBudget], list[Violation]]:
+def _budgets(
+    gamestate: Locator, countries: dict[str, Span], player: CountryBudget
+) -> tuple[list[CountryBudget], list[Violation]]:
     """Every country with budget lines, in the save's order; the player's from its
     entry already parsed. A country whose budget cannot be read is reported and left
     out, not the save."""
@@ -402,10 +449,15 @@ def _budgets(gamestate: Locator, countries: dict[str, Span], player: CountryBudg
             try:
                 found = _other_budget(gamestate, int(key), span)
             except ClausewitzError as exc:
-                violations.append(Violation(
-                    f"country {key}", "warning", "unreadable_budget", "budget.current_month",
-                    f"country {key}'s budget is not well-formed Clausewitz text ({exc}); its budget lines are left out",
-                ))
+                violations.append(
+                    Violation(
+                        f"country {key}",
+                        "warning",
+                        "unreadable_budget",
+                        "budget.current_month",
+                        f"country {key}'s budget is not well-formed Clausewitz text ({exc}); its budget lines are left out",
+                    )
+                )
                 continue
         if found is not None and found.lines:
             budgets.append(found)
@@ -425,8 +477,10 @@ def _other_budget(gamestate: Locator, country_id: int, span: Span) -> CountryBud
     if not sides:
         return None
     kind = gamestate.find_last_child(span, "type", indent=2)
-    entry = {"budget": {"current_month": {side: gamestate.parse(found) for side, found in sides.items()}},
-             "type": gamestate.parse(kind) if kind is not None else None}
+    entry = {
+        "budget": {"current_month": {side: gamestate.parse(found) for side, found in sides.items()}},
+        "type": gamestate.parse(kind) if kind is not None else None,
+    }
     name = gamestate.parse(parts["name"]) if "name" in parts else None
     return CountryBudget.of(country_id, render(name), entry, is_player=False)
 
@@ -463,22 +517,33 @@ def _colonies(gamestate: Locator, country: dict, player_id: int) -> tuple[list[C
         span = spans.get(str(planet_id))
         planet = gamestate.parse(span) if span is not None else None
         if not isinstance(planet, dict):
-            violations.append(Violation(
-                f"planet {planet_id}", "warning", "missing_planet", "owned_planets",
-                f"country {player_id} lists planet {planet_id} in owned_planets but `planets` has no such "
-                f"planet; left out of the colony figures",
-            ))
+            violations.append(
+                Violation(
+                    f"planet {planet_id}",
+                    "warning",
+                    "missing_planet",
+                    "owned_planets",
+                    f"country {player_id} lists planet {planet_id} in owned_planets but `planets` has no such "
+                    f"planet; left out of the colony figures",
+                )
+            )
             continue
         owner = planet.get("owner")
         if owner != player_id:
-            violations.append(Violation(
-                f"planet {planet_id}", "error", "invariant_player_id", "owner",
-                f"planet {planet_id} is in country {player_id}'s owned_planets but its owner is {owner}; "
-                f"ownership follows the player's id, so it is left out of the colony figures",
-            ))
+            violations.append(
+                Violation(
+                    f"planet {planet_id}",
+                    "error",
+                    "invariant_player_id",
+                    "owner",
+                    f"planet {planet_id} is in country {player_id}'s owned_planets but its owner is {owner}; "
+                    f"ownership follows the player's id, so it is left out of the colony figures",
+                )
+            )
             continue
-        colonies.append(Colony(planet_id, render(planet.get("name")), str(planet.get("planet_class") or ""),
-                               _population(planet)))
+        colonies.append(
+            Colony(planet_id, render(planet.get("name")), str(planet.get("planet_class") or ""), _population(planet))
+        )
     return colonies, violations
 
 

@@ -61,8 +61,9 @@ def gamestate(campaign: Campaign, state: State, rng: random.Random, faults: list
         "tick": rng.randrange(0, 30),
         "random_log_day": 0,
         "species_db": _species(campaign),
-        "pop_groups": {str(1000 + k): {"species": rng.randrange(0, 4), "size": rng.randrange(1, 900)}
-                       for k in range(25)},
+        "pop_groups": {
+            str(1000 + k): {"species": rng.randrange(0, 4), "size": rng.randrange(1, 900)} for k in range(25)
+        },
         "galactic_object": _systems(rng),
         "planets": {"planet": _planets(campaign, state, rng, faults)},
         "country": _countries(campaign, state, rng, faults),
@@ -78,7 +79,9 @@ def _species(campaign: Campaign) -> dict:
     entries = {"0": {"traits": {}, "extra_trait_points": 0, "gender": Bare("not_set")}}
     for number, name in enumerate((campaign.species, *campaign.rivals.values()), start=1):
         entries[str(number)] = {
-            "name_list": "MOL4", "name": name_key(f"SPEC_{name}"), "class": "MOL",
+            "name_list": "MOL4",
+            "name": name_key(f"SPEC_{name}"),
+            "class": "MOL",
             "traits": {"trait": Repeat(["trait_quick_learners", "trait_talented", "trait_adaptive"])},
             "gender": Bare("not_set"),
         }
@@ -89,9 +92,13 @@ def _systems(rng: random.Random) -> dict:
     systems = {}
     for number in range(12):
         systems[str(number)] = {
-            "coordinate": {"x": round(rng.uniform(-300, 300), 3), "y": round(rng.uniform(-300, 300), 3),
-                           "origin": NO_ID},
-            "type": Bare("star"), "name": name_key(f"NAME_System_{number}"),
+            "coordinate": {
+                "x": round(rng.uniform(-300, 300), 3),
+                "y": round(rng.uniform(-300, 300), 3),
+                "origin": NO_ID,
+            },
+            "type": Bare("star"),
+            "name": name_key(f"NAME_System_{number}"),
             "hyperlane": [{"to": (number + 1) % 12, "length": rng.randrange(20, 90)}],
             "fleet_presence": [rng.randrange(20, 9000) for _ in range(rng.randint(0, 4))],
             "flags": {},
@@ -105,16 +112,23 @@ def _planets(campaign: Campaign, state: State, rng: random.Random, faults: list[
     planets: dict = {}
     for other in range(6):  # planets nobody or a rival owns
         owner = rng.choice([*campaign.rivals, NO_ID])
-        planets[str(10 + other)] = _planet(f"NAME_Rock_{other}", rng.choice(PLANET_CLASSES), owner,
-                                           rng.randrange(0, 30), 50.0, rng)
+        planets[str(10 + other)] = _planet(
+            f"NAME_Rock_{other}", rng.choice(PLANET_CLASSES), owner, rng.randrange(0, 30), 50.0, rng
+        )
     planets["16"] = Bare("none")  # a deleted planet's slot
     for number, colony in enumerate(state.colonies):
         owner = campaign.player_id
         if state.index == 4 and number == len(state.colonies) - 1:
             owner = 0  # listed as the player's, owned by country 0
             faults.append({"locator": f"planet {colony.planet_id}", "field": "owner", "rule": "invariant_player_id"})
-        planet = _planet(f"{campaign.species.upper()}_PLANET_{colony.name}", colony.planet_class, owner,
-                         colony.population, colony.stability, rng)
+        planet = _planet(
+            f"{campaign.species.upper()}_PLANET_{colony.name}",
+            colony.planet_class,
+            owner,
+            colony.population,
+            colony.stability,
+            rng,
+        )
         if number == 0:
             # Numeric keys that lost their indentation, as the corpus save has them.
             planet["pop_category_changes"] = Raw(
@@ -147,8 +161,11 @@ def _planet(name: str, planet_class: str, owner: int, pops: int, stability: floa
 # Countries beside the empires, as the game keeps them: one whose budget names no
 # amount (an event country) and one without a budget block. Neither has budget lines.
 NO_BUDGET_COUNTRIES = {
-    "44": {"name": name_key("global_event_country"), "type": "global_event",
-           "budget": {"current_month": {"income": {"none": {}}, "expenses": {"none": {}}, "balance": {"none": {}}}}},
+    "44": {
+        "name": name_key("global_event_country"),
+        "type": "global_event",
+        "budget": {"current_month": {"income": {"none": {}}, "expenses": {"none": {}}, "balance": {"none": {}}}},
+    },
     "45": {"name": name_key("NAME_Wandering_Swarm"), "type": "swarm"},
 }
 FALLEN_EMPIRE = 43  # one of the rivals' ids
@@ -176,21 +193,22 @@ def rival_budget(campaign: Campaign, country_id: int, state: State) -> tuple[dic
     growing over the campaign, costlier while it fights the player. Drawn from
     generators of its own, so the rest of the campaign does not depend on it."""
     steady = random.Random(f"{campaign.slug}:{country_id}")
-    rates = {r: (inc * steady.uniform(0.4, 1.8), exp * steady.uniform(0.6, 1.5), gi, ge)
-             for r, (inc, exp, gi, ge) in campaign.rates.items() if r not in ("sr_zro", "sr_dark_matter")}
+    rates = {
+        r: (inc * steady.uniform(0.4, 1.8), exp * steady.uniform(0.6, 1.5), gi, ge)
+        for r, (inc, exp, gi, ge) in campaign.rates.items()
+        if r not in ("sr_zro", "sr_dark_matter")
+    }
     at_war = any(war["enemy"] == country_id for war in state.wars)
     return _budget(rates, state.index, at_war, random.Random(f"{campaign.slug}:{country_id}:{state.index}"))
 
 
-def _rival(campaign: Campaign, number: int, country_id: int, species: str, state: State,
-           rng: random.Random) -> dict:
+def _rival(campaign: Campaign, number: int, country_id: int, species: str, state: State, rng: random.Random) -> dict:
     """A country with its own, different economy: reading it instead of the player's
     (a hard-coded 0) gives visibly wrong numbers."""
     income, expenses = rival_budget(campaign, country_id, state)
     return {
         "name": rival_name(campaign, number, species),
-        "budget": {"current_month": {"income": income, "expenses": expenses,
-                                     "balance": _balance(income, expenses)}},
+        "budget": {"current_month": {"income": income, "expenses": expenses, "balance": _balance(income, expenses)}},
         "military_power": round(rng.uniform(100, 90000), 5),
         "economy_power": round(rng.uniform(100, 5000), 5),
         "tech_power": round(rng.uniform(100, 5000), 5),
@@ -208,25 +226,41 @@ def _player_country(campaign: Campaign, state: State, rng: random.Random, faults
         # The game's balance disagreeing with income - expenses: a damaged budget.
         category = next(c for c in balance if "energy" in balance[c])
         balance[category]["energy"] = round(balance[category]["energy"] + 25.0, 5)
-        faults.append({"locator": f"country {campaign.player_id}",
-                       "field": "budget.current_month.balance.energy", "rule": "invariant_net_monthly"})
+        faults.append(
+            {
+                "locator": f"country {campaign.player_id}",
+                "field": "budget.current_month.balance.energy",
+                "rule": "invariant_net_monthly",
+            }
+        )
     last_income = {c: {r: round(v * 0.97, 5) for r, v in amounts.items()} for c, amounts in state.income.items()}
     return {
         "save_on_death": 1,
-        "flag": {"icon": {"category": "domination", "file": "domination_22.dds"},
-                 "colors": ["teal", "brown", "black", "null"]},
+        "flag": {
+            "icon": {"category": "domination", "file": "domination_22.dds"},
+            "colors": ["teal", "brown", "black", "null"],
+        },
         "color_index": -1,
-        "name": templated("%ADJECTIVE%", [("adjective", name_key(f"SPEC_{campaign.species}")),
-                                          ("1", name_key(campaign.government))]),
+        "name": templated(
+            "%ADJECTIVE%", [("adjective", name_key(f"SPEC_{campaign.species}")), ("1", name_key(campaign.government))]
+        ),
         "tech_status": {"technology": Repeat(state.techs), "level": Repeat([1] * len(state.techs))},
         "last_date_was_human": state.date,
         "last_date_at_war": state.date if state.wars else "0.01.01",
         "budget": {
-            "current_month": {"income": state.income, "expenses": state.expenses, "balance": balance,
-                              "extra_income": {}, "trade_income": {}},
+            "current_month": {
+                "income": state.income,
+                "expenses": state.expenses,
+                "balance": balance,
+                "extra_income": {},
+                "trade_income": {},
+            },
             # Last month's budget is there too, and must not be read instead.
-            "last_month": {"income": last_income, "expenses": state.expenses,
-                           "balance": _balance(last_income, state.expenses)},
+            "last_month": {
+                "income": last_income,
+                "expenses": state.expenses,
+                "balance": _balance(last_income, state.expenses),
+            },
             "current_month_commercial_pacts": 0,
         },
         "military_power": state.military_power,
@@ -237,24 +271,42 @@ def _player_country(campaign: Campaign, state: State, rng: random.Random, faults
         "used_naval_capacity": state.fleet_size,
         "empire_size": 20 + 9 * state.index,
         "num_sapient_pops": sum(c.population for c in state.colonies),
-        "ai": {"initialized": True, "budget": {"reserved": {}}, "attitude": Repeat(
-            [{"country": cid, "attitude": Bare("cautious")} for cid in campaign.rivals])},
+        "ai": {
+            "initialized": True,
+            "budget": {"reserved": {}},
+            "attitude": Repeat([{"country": cid, "attitude": Bare("cautious")} for cid in campaign.rivals]),
+        },
         "capital": state.colonies[0].planet_id,
         "owned_leaders": [rng.randrange(100000, 200000) for _ in range(4)],
         "owned_planets": [c.planet_id for c in state.colonies],
-        "holding_planets": Raw("\t\tholding_planets=\n\t\t{\n\t\t\t\n\t\t\t{\n\t\t\t\tkey=subject_holding"
-                               "\t\t\t\tvalue=450\t\t\t}\n\n\t\t}\n"),
+        "holding_planets": Raw(
+            "\t\tholding_planets=\n\t\t{\n\t\t\t\n\t\t\t{\n\t\t\t\tkey=subject_holding"
+            "\t\t\t\tvalue=450\t\t\t}\n\n\t\t}\n"
+        ),
         "controlled_planets": state.controlled,
         "modules": {
-            "standard_event_module": {"delayed_event": {"event": "country.2050", "days": 173,
-                                                        "scope": {"type": Bare("country"), "id": campaign.player_id,
-                                                                  "random": [0, 639387581]}}},
+            "standard_event_module": {
+                "delayed_event": {
+                    "event": "country.2050",
+                    "days": 173,
+                    "scope": {"type": Bare("country"), "id": campaign.player_id, "random": [0, 639387581]},
+                }
+            },
             "standard_economy_module": {"resources": state.stockpiles},
             "standard_leader_module": {"enabled": True, "leaders": [150995373, 100663673]},
         },
-        "fleets_manager": {"owned_fleets": [
-            {"fleet": fid, "ownership_status": Bare("normal"), "lease_period": 0, "debtor": NO_ID,
-             "previous_owner": NO_ID} for fid in state.fleet_ids]},
+        "fleets_manager": {
+            "owned_fleets": [
+                {
+                    "fleet": fid,
+                    "ownership_status": Bare("normal"),
+                    "lease_period": 0,
+                    "debtor": NO_ID,
+                    "previous_owner": NO_ID,
+                }
+                for fid in state.fleet_ids
+            ]
+        },
         "war_allies": [12] if state.wars else {},
         "type": "default",
     }
@@ -287,15 +339,22 @@ def _wars(campaign: Campaign, state: State) -> dict:
     wars: dict[str, Any] = {"1": Bare("none")}
     rival_ids = [cid for cid in campaign.rivals if cid not in (0,)]
     # A war between two other empires, always going on: not the player's.
-    wars["2"] = _war(templated("war_vs_names", [("1", name_key("NAME_Rivals")), ("2", name_key("NAME_Others"))]),
-                     "2200.04.11", rival_ids[0], rival_ids[1])
+    wars["2"] = _war(
+        templated("war_vs_names", [("1", name_key("NAME_Rivals")), ("2", name_key("NAME_Others"))]),
+        "2200.04.11",
+        rival_ids[0],
+        rival_ids[1],
+    )
     for war in state.wars:
         first_name, adjective, kind = war["vars"]
-        name = templated("war_vs_adjectives", [
-            ("1", name_key(first_name)),
-            ("2", templated("%ADJECTIVE%", [("adjective", name_key(f"SPEC_{adjective}"))])),
-            ("3", name_key(kind)),
-        ])
+        name = templated(
+            "war_vs_adjectives",
+            [
+                ("1", name_key(first_name)),
+                ("2", templated("%ADJECTIVE%", [("adjective", name_key(f"SPEC_{adjective}"))])),
+                ("3", name_key(kind)),
+            ],
+        )
         wars[str(war["id"])] = _war(name, war["start_date"], war["enemy"], campaign.player_id)
     return wars
 
@@ -304,10 +363,23 @@ def _war(name: dict, start: str, attacker: int, defender: int) -> dict:
     def side(country: int) -> list[dict]:
         return [{"call_type": Bare("primary"), "country": country, "caller": NO_ID, "fleets_gone_mia": 0}]
 
-    return {"name": name, "start_date": start, "attackers": side(attacker), "defenders": side(defender),
-            "battles": [{"defenders": [defender], "attackers": [attacker], "system": 144, "planet": NO_ID,
-                         "attacker_victory": True, "date": start, "type": Bare("ships")}]}
-
+    return {
+        "name": name,
+        "start_date": start,
+        "attackers": side(attacker),
+        "defenders": side(defender),
+        "battles": [
+            {
+                "defenders": [defender],
+                "attackers": [attacker],
+                "system": 144,
+                "planet": NO_ID,
+                "attacker_victory": True,
+                "date": start,
+                "type": Bare("ships"),
+            }
+        ],
+    }
 
 
 def write_save(path: Path, meta_text: str, gamestate_text: str) -> None:

@@ -39,13 +39,42 @@ ECONOMY = {
 }
 # Upkeep multipliers while the player is at war: the nets dip below zero, then recover.
 WAR_COSTS = {"energy": 1.6, "alloys": 1.9, "consumer_goods": 1.2}
-INCOME_CATEGORIES = ("country_base", "planet_technician", "planet_miners", "planet_farmers", "orbital_mining_deposits",
-                     "orbital_research_deposits", "trade_policy", "planet_artisans", "planet_metallurgists",
-                     "planet_researchers", "subject_tax", "pop_factions")
-EXPENSE_CATEGORIES = ("ships", "ship_components", "starbases", "planet_buildings", "planet_districts", "pops",
-                      "leaders", "armies", "edicts", "megastructures")
-TECHS = ("lasers_1", "corvettes", "mining_network_1", "basic_science_lab_1", "destroyers", "space_construction",
-         "cruisers", "hydroponics")
+INCOME_CATEGORIES = (
+    "country_base",
+    "planet_technician",
+    "planet_miners",
+    "planet_farmers",
+    "orbital_mining_deposits",
+    "orbital_research_deposits",
+    "trade_policy",
+    "planet_artisans",
+    "planet_metallurgists",
+    "planet_researchers",
+    "subject_tax",
+    "pop_factions",
+)
+EXPENSE_CATEGORIES = (
+    "ships",
+    "ship_components",
+    "starbases",
+    "planet_buildings",
+    "planet_districts",
+    "pops",
+    "leaders",
+    "armies",
+    "edicts",
+    "megastructures",
+)
+TECHS = (
+    "lasers_1",
+    "corvettes",
+    "mining_network_1",
+    "basic_science_lab_1",
+    "destroyers",
+    "space_construction",
+    "cruisers",
+    "hydroponics",
+)
 SUMMARY = ("energy", "minerals", "food", "alloys", "consumer_goods")
 RESEARCH = ("physics_research", "society_research", "engineering_research")
 
@@ -114,10 +143,16 @@ def new_campaign(rng: random.Random, unit: int) -> Campaign:
     government = rng.choice(GOVERNMENTS)
     player_id = 16777216 + rng.randrange(3, 60)
     rival_species = [s for s in SPECIES if s != species]
-    rivals = {0: rng.choice(rival_species), 12: rng.choice(rival_species), 43: rng.choice(rival_species),
-              33554436 + rng.randrange(0, 9): rng.choice(rival_species)}
-    rates = {r: (inc * rng.uniform(0.85, 1.15), exp * rng.uniform(0.9, 1.1), gi, ge * rng.uniform(0.9, 1.2))
-             for r, (inc, exp, gi, ge) in ECONOMY.items()}
+    rivals = {
+        0: rng.choice(rival_species),
+        12: rng.choice(rival_species),
+        43: rng.choice(rival_species),
+        33554436 + rng.randrange(0, 9): rng.choice(rival_species),
+    }
+    rates = {
+        r: (inc * rng.uniform(0.85, 1.15), exp * rng.uniform(0.9, 1.1), gi, ge * rng.uniform(0.9, 1.2))
+        for r, (inc, exp, gi, ge) in ECONOMY.items()
+    }
     slug = f"{species.lower()}_{government.lower()}_{unit + 1}"
     campaign = Campaign(slug, species, government, player_id, rivals, rates)
     campaign.states = _story(campaign, rng)
@@ -136,9 +171,15 @@ def _story(campaign: Campaign, rng: random.Random) -> list[State]:
         year = FIRST_YEAR + index
         if index == 0 or (index % 2 == 0 and len(colonies) < 7):
             habitat = index >= 6 and rng.random() < 0.6
-            colonies.append(Colony(next_planet, rng.choice(PLANET_NAMES) if index else "Homeworld",
-                                   "pc_habitat" if habitat else rng.choice(PLANET_CLASSES),
-                                   rng.randint(8, 20), rng.uniform(45, 80)))
+            colonies.append(
+                Colony(
+                    next_planet,
+                    rng.choice(PLANET_NAMES) if index else "Homeworld",
+                    "pc_habitat" if habitat else rng.choice(PLANET_CLASSES),
+                    rng.randint(8, 20),
+                    rng.uniform(45, 80),
+                )
+            )
             next_planet += rng.randrange(7, 400)
         for colony in colonies:
             colony.population += rng.randint(2, 9)
@@ -151,12 +192,18 @@ def _story(campaign: Campaign, rng: random.Random) -> list[State]:
         fleets.append(rng.randrange(400, 9000))
         income, expenses = _budget(campaign.rates, index, at_war, rng)
         state = State(
-            index=index, date=f"{year}.01.01", income=income, expenses=expenses, stockpiles={},
-            colonies=[Colony(**vars(c)) for c in colonies], wars=[dict(w) for w in wars],
-            military_power=round(800 * (1.35 ** index) * (1.4 if at_war else 1.0) + rng.uniform(0, 90), 5),
-            economy_power=round(400 * (1.22 ** index) + rng.uniform(0, 50), 5),
-            tech_power=round(300 * (1.25 ** index) + rng.uniform(0, 40), 5),
-            fleet_ids=list(fleets), fleet_size=12 + 9 * index + (20 if at_war else 0),
+            index=index,
+            date=f"{year}.01.01",
+            income=income,
+            expenses=expenses,
+            stockpiles={},
+            colonies=[Colony(**vars(c)) for c in colonies],
+            wars=[dict(w) for w in wars],
+            military_power=round(800 * (1.35**index) * (1.4 if at_war else 1.0) + rng.uniform(0, 90), 5),
+            economy_power=round(400 * (1.22**index) + rng.uniform(0, 50), 5),
+            tech_power=round(300 * (1.25**index) + rng.uniform(0, 40), 5),
+            fleet_ids=list(fleets),
+            fleet_size=12 + 9 * index + (20 if at_war else 0),
             controlled=sorted({c.planet_id for c in colonies} | {100 + 7 * k for k in range(6 + 3 * index)}),
             techs=[f"tech_{name}" for name in TECHS[: 3 + index // 2]],
         )
@@ -169,9 +216,12 @@ def _story(campaign: Campaign, rng: random.Random) -> list[State]:
 
 def _new_war(campaign: Campaign, enemy: int, year: int, rng: random.Random) -> dict:
     kind = rng.choice(("War_of_Conquest", "Xeno_Purification_War"))
-    return {"id": 50331648 + rng.randrange(0, 99), "enemy": enemy,
-            "start_date": f"{year - 1}.0{rng.randint(1, 9)}.1{rng.randint(0, 9)}",
-            "vars": ("NAME_ADJ_Chosen", campaign.species, kind)}
+    return {
+        "id": 50331648 + rng.randrange(0, 99),
+        "enemy": enemy,
+        "start_date": f"{year - 1}.0{rng.randint(1, 9)}.1{rng.randint(0, 9)}",
+        "vars": ("NAME_ADJ_Chosen", campaign.species, kind),
+    }
 
 
 def _budget(rates: dict, index: int, at_war: bool, rng: random.Random):
@@ -254,21 +304,21 @@ def templated(key: str, variables: list[tuple[str, dict]]) -> dict:
     return {"key": key, "variables": [{"key": k, "value": v} for k, v in variables]}
 
 
-
 def war_name(campaign: Campaign, war: dict) -> str:
     first_name, adjective, kind = war["vars"]
     return f"{first_name.split('_')[-1]}-{adjective} {kind.replace('_', ' ')}"
 
 
 def meta(campaign: Campaign, state: State) -> str:
-    return clausewitz({
-        "version": "Phoenix v4.0.1",
-        "version_control_revision": 108,
-        "name": campaign.empire_name,
-        "date": state.date,
-        "required_dlcs": ["Federations", "Nemesis", "Overlord", "The Machine Age", "Utopia"],
-        "player_portrait": "synth05",
-        "meta_fleets": len(state.fleet_ids),
-        "meta_planets": len(state.colonies),
-    })
-
+    return clausewitz(
+        {
+            "version": "Phoenix v4.0.1",
+            "version_control_revision": 108,
+            "name": campaign.empire_name,
+            "date": state.date,
+            "required_dlcs": ["Federations", "Nemesis", "Overlord", "The Machine Age", "Utopia"],
+            "player_portrait": "synth05",
+            "meta_fleets": len(state.fleet_ids),
+            "meta_planets": len(state.colonies),
+        }
+    )

@@ -43,7 +43,9 @@ def enable_offline_charts() -> str:
     Returns:
         Which of the two is in use, in words.
     """
-    import altair as alt
+    from workbench.lean_imports import altair
+
+    alt = altair()
 
     if has_anywidget():
         offline_chart_scripts(alt)
@@ -67,7 +69,9 @@ def live_chart(make_chart, controls: dict):
     Returns:
         The widget to display: a VBox of a note and the live chart, or an `interactive_output`.
     """
-    import altair as alt
+    from workbench.lean_imports import altair
+
+    alt = altair()
     import ipywidgets as widgets
 
     if not has_anywidget():

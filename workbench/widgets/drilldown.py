@@ -38,7 +38,9 @@ class DrillDown:
     """
 
     def __init__(self, chart, browser: RecordBrowser, param="pick", to_filters=None):
-        import altair as alt
+        from workbench.lean_imports import altair
+
+        alt = altair()
         import ipywidgets as widgets
 
         self.browser = browser
@@ -123,11 +125,13 @@ def attack_filters(db, game_id: str):
     Returns:
         A `to_filters` for `DrillDown` over `plots.attack_heatmap`: the Damage records at those lines.
     """
+
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
             effects = queries.attack_effects(con, game_id)
             seqs = effects.filter((pl.col("attacker") == values["attacker"]) & (pl.col("target") == values["target"]))
             return {"format": "damage", "at": _event_lines(con, game_id, seqs["seq"].to_list())}
+
     return to_filters
 
 
@@ -149,6 +153,7 @@ def mistake_filters(db, aliases=None):
         with reading(db) as con:
             found = named_with(con, values["mistake"], model=values["model_name"], aliases=aliases)
         return {"format": "damage", "at": found.select("source_id", "line")}
+
     return to_filters
 
 
@@ -162,9 +167,11 @@ def emotion_filters(db, game_id: str):
     Returns:
         A `to_filters` for `DrillDown` over `plots.emotion_trajectories`: the Damage record at that line.
     """
+
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
             return {"format": "damage", "at": _event_lines(con, game_id, [int(values["seq"])])}
+
     return to_filters
 
 
@@ -183,6 +190,7 @@ def family_filters(db):
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
             return {"format": "ec4x", "at": family_lines(con, values["family"], values["model"], values["source"])}
+
     return to_filters
 
 
@@ -195,16 +203,23 @@ def economy_filters(db):
     Returns:
         A `to_filters` for `DrillDown` over `plots.economy_nets`: the Stellaris records of those saves.
     """
+
     def to_filters(values: dict) -> dict:
         with reading(db) as con:
-            saves = con.execute("SELECT DISTINCT source_id FROM stellaris_resources WHERE CAST(game_date AS VARCHAR) "
-                                "= ?", [str(values["game_date"])[:10]]).fetchall()
+            saves = con.execute(
+                "SELECT DISTINCT source_id FROM stellaris_resources WHERE CAST(game_date AS VARCHAR) = ?",
+                [str(values["game_date"])[:10]],
+            ).fetchall()
         return {"format": "stellaris", "at": {"source_id": [s for (s,) in saves], "line": [None] * len(saves)}}
+
     return to_filters
 
 
 def _event_lines(con, game_id: str, seqs: list[int]) -> pl.DataFrame:
     """(source_id, line) of a Damage game's events at `seqs`."""
-    return query_frame(con, "SELECT DISTINCT source_id, seq AS line FROM damage_events "
-                            "WHERE game_id = $game AND list_contains($seqs, seq) ORDER BY ALL",
-                       {"game": game_id, "seqs": seqs})
+    return query_frame(
+        con,
+        "SELECT DISTINCT source_id, seq AS line FROM damage_events "
+        "WHERE game_id = $game AND list_contains($seqs, seq) ORDER BY ALL",
+        {"game": game_id, "seqs": seqs},
+    )

@@ -31,11 +31,13 @@ class GamePicker:
         self._db = db
         with reading(db) as con:
             self._games = queries.existing_games(con)
-        self.game = widgets.Dropdown(options=self._games["game_id"].to_list(), description="game",
-                                     layout=widgets.Layout(width="420px"))
+        self.game = widgets.Dropdown(
+            options=self._games["game_id"].to_list(), description="game", layout=widgets.Layout(width="420px")
+        )
         self.players = widgets.SelectMultiple(description="players", rows=6)
-        self.lines = widgets.IntRangeSlider(description="lines", continuous_update=False,
-                                            layout=widgets.Layout(width="640px"))
+        self.lines = widgets.IntRangeSlider(
+            description="lines", continuous_update=False, layout=widgets.Layout(width="640px")
+        )
         self.game.observe(lambda change: self._load(change["new"]), names="value")
         self._load(self.game.value)
         self.box = widgets.HBox([self.game, self.players])  # `lines` goes where positions are compared

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 
 WRAPPED = "white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 4px 12px;font-size:12px"
 
@@ -17,7 +18,7 @@ def pretty(text: str) -> str:
         return text
 
 
-def findings_html(findings: list[dict]) -> str:
+def findings_html(findings: Sequence[dict]) -> str:
     """Findings as a list: severity, rule, field path and message, escaped.
 
     Args:
@@ -26,6 +27,12 @@ def findings_html(findings: list[dict]) -> str:
     Returns:
         HTML: an unordered list, one item per finding.
     """
-    return "<ul style='margin:2px 0'>" + "".join(
-        f"<li><b>{html.escape(f['severity'])}</b> {html.escape(f['rule'])} at <code>{html.escape(f['field'])}</code>: "
-        f"{html.escape(f['message'])}</li>" for f in findings) + "</ul>"
+    return (
+        "<ul style='margin:2px 0'>"
+        + "".join(
+            f"<li><b>{html.escape(f['severity'])}</b> {html.escape(f['rule'])} at <code>{html.escape(f['field'])}</code>: "
+            f"{html.escape(f['message'])}</li>"
+            for f in findings
+        )
+        + "</ul>"
+    )

@@ -33,14 +33,20 @@ def records_html(records: pl.DataFrame) -> str:
         return "<i>no records</i>"
     cards = []
     for row in records.iter_rows(named=True):
-        where = " · ".join(f"<b>{html.escape(str(row[key]))}</b>" if key == "locator" else html.escape(str(row[key]))
-                           for key in RECORD_WHERE if row.get(key) is not None)
+        where = " · ".join(
+            f"<b>{html.escape(str(row[key]))}</b>" if key == "locator" else html.escape(str(row[key]))
+            for key in RECORD_WHERE
+            if row.get(key) is not None
+        )
         path = html.escape(str(row["path"]))
         cards.append(
             f"<div style='margin:0 0 10px 0'><div title='{path}'>{html.escape(Path(row['path']).name)} · {where}</div>"
-            + "".join(f"<div><i>{key}</i><pre style='{WRAPPED}'>{html.escape(row[key] or '—')}</pre></div>"
-                      for key in ("raw", "stored"))
-            + "</div>")
+            + "".join(
+                f"<div><i>{key}</i><pre style='{WRAPPED}'>{html.escape(row[key] or '—')}</pre></div>"
+                for key in ("raw", "stored")
+            )
+            + "</div>"
+        )
     return "".join(cards)
 
 
@@ -59,11 +65,13 @@ def decision_html(decision: dict) -> str:
         HTML; a decision with no reasoning trace says so.
     """
     mark = "valid" if decision["valid"] else "<b style='color:#c0392b'>invalid</b>"
-    head = (f"<div><b>{html.escape(decision['agent_id'])}</b> · {html.escape(decision['episode_id'])} · "
-            f"tick {decision['tick']} · {html.escape(str(decision['model']))} · {mark}: "
-            f"<code>{html.escape(str(decision['tool']))} {html.escape(str(decision['params']))}</code></div>"
-            f"<div title='{html.escape(decision['decision_file'])}'>logged at {html.escape(decision['locator'])} of "
-            f"{html.escape(Path(decision['decision_file']).name)}</div>")
+    head = (
+        f"<div><b>{html.escape(decision['agent_id'])}</b> · {html.escape(decision['episode_id'])} · "
+        f"tick {decision['tick']} · {html.escape(str(decision['model']))} · {mark}: "
+        f"<code>{html.escape(str(decision['tool']))} {html.escape(str(decision['params']))}</code></div>"
+        f"<div title='{html.escape(decision['decision_file'])}'>logged at {html.escape(decision['locator'])} of "
+        f"{html.escape(Path(decision['decision_file']).name)}</div>"
+    )
     broken = "".join(f"<li>{html.escape(found)}</li>" for found in decision["violations"] or [])
     if not decision["traced"]:
         return head + (f"<ul>{broken}</ul>" if broken else "") + "<i>no reasoning trace for this decision</i>"
@@ -71,13 +79,22 @@ def decision_html(decision: dict) -> str:
     times = "".join(
         f"<tr><td>{html.escape(step['name'])}</td><td style='text-align:right'>{_ms(step['duration_ms'])}</td>"
         f"<td><div style='background:#4c78a8;height:10px;width:{240 * (step['duration_ms'] or 0) / slowest:.0f}px'>"
-        f"</div></td></tr>" for step in decision["step_ms"])
-    steps = "".join(f"<div><i>{name}</i><pre style='{WRAPPED}'>{html.escape(pretty(decision[name]))}</pre></div>"
-                    for name in TRACE_STEPS if decision.get(name) is not None)
-    return (head + f"<div title='{html.escape(decision['trace_file'])}'>traced at "
-            f"{html.escape(decision['trace_locator'])} of {html.escape(Path(decision['trace_file']).name)}, "
-            f"{_ms(decision['trace_ms'])} in all</div>" + (f"<ul>{broken}</ul>" if broken else "")
-            + f"<table>{times}</table>" + steps)
+        f"</div></td></tr>"
+        for step in decision["step_ms"]
+    )
+    steps = "".join(
+        f"<div><i>{name}</i><pre style='{WRAPPED}'>{html.escape(pretty(decision[name]))}</pre></div>"
+        for name in TRACE_STEPS
+        if decision.get(name) is not None
+    )
+    return (
+        head + f"<div title='{html.escape(decision['trace_file'])}'>traced at "
+        f"{html.escape(decision['trace_locator'])} of {html.escape(Path(decision['trace_file']).name)}, "
+        f"{_ms(decision['trace_ms'])} in all</div>"
+        + (f"<ul>{broken}</ul>" if broken else "")
+        + f"<table>{times}</table>"
+        + steps
+    )
 
 
 def _ms(value) -> str:
@@ -115,8 +132,10 @@ class RecordBrowser:
     def __init__(self, db, limit: int = 500, aliases=None, **filters):
         unknown = set(filters) - set(self.FILTERS) - {"severity", "at"}
         if unknown:
-            raise WorkbenchError(f"RecordBrowser has no filter {', '.join(sorted(unknown))}; "
-                                 f"filters: {', '.join(self.FILTERS)}, severity, at")
+            raise WorkbenchError(
+                f"RecordBrowser has no filter {', '.join(sorted(unknown))}; "
+                f"filters: {', '.join(self.FILTERS)}, severity, at"
+            )
         self._db, self.limit, self.aliases = db, limit, aliases
         self.filters: dict = {}
         self.records = pl.DataFrame()
@@ -198,14 +217,17 @@ class _BrowserView:
         with reading(browser._db) as con:
             choices = _filter_choices(con)
         self.inputs = {
-            "format": widgets.Dropdown(options=[("any", None), *[(f, f) for f in choices["format"]]],
-                                       description="format"),
-            "model": widgets.Combobox(options=choices["model"], placeholder="any", description="model",
-                                      ensure_option=False),
+            "format": widgets.Dropdown(
+                options=[("any", None), *[(f, f) for f in choices["format"]]], description="format"
+            ),
+            "model": widgets.Combobox(
+                options=choices["model"], placeholder="any", description="model", ensure_option=False
+            ),
             "game_id": widgets.Combobox(options=choices["game_id"], placeholder="any", description="game"),
             "rule": widgets.Combobox(options=choices["rule"], placeholder="any", description="rule"),
-            "valid": widgets.ToggleButtons(options=list(VALIDITY), description="records",
-                                           style={"button_width": "64px"}),
+            "valid": widgets.ToggleButtons(
+                options=list(VALIDITY), description="records", style={"button_width": "64px"}
+            ),
             "text": widgets.Text(placeholder="words of the record", description="text", continuous_update=False),
         }
         for control in self.inputs.values():
@@ -219,11 +241,17 @@ class _BrowserView:
         self._table_widget = None
         self._filling = False
         rows = list(self.inputs.values())
-        self.root = widgets.VBox([
-            widgets.HBox(rows[:3], layout=widgets.Layout(flex_flow="row wrap")),
-            widgets.HBox(rows[3:], layout=widgets.Layout(flex_flow="row wrap")),
-            self.count, self.table, self.pane, self.open_replay, self.replay,
-        ])
+        self.root = widgets.VBox(
+            [
+                widgets.HBox(rows[:3], layout=widgets.Layout(flex_flow="row wrap")),
+                widgets.HBox(rows[3:], layout=widgets.Layout(flex_flow="row wrap")),
+                self.count,
+                self.table,
+                self.pane,
+                self.open_replay,
+                self.replay,
+            ]
+        )
 
     def _search(self) -> None:
         if self._filling:
@@ -279,6 +307,7 @@ class _BrowserView:
 
 def _filter_choices(con) -> dict[str, list[str]]:
     """What the filters offer: the formats, models, games and rules of the database."""
+
     def column(sql: str) -> list[str]:
         return [value for (value,) in con.execute(sql).fetchall() if value is not None]
 
@@ -306,8 +335,16 @@ def _record_table(records: pl.DataFrame):
         valid=pl.when(pl.col("outcome") == "failed").then(pl.lit("failed")).otherwise(_validity_words("valid")),
         text=pl.col("raw").str.slice(0, RAW_CHARS),
     ).select(TABLE_COLUMNS)
-    return ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
-                  classes="display compact", showIndex=False, show_dtypes=False)
+    return ITable(
+        shown,
+        select={"style": "single"},
+        selected_rows=[],
+        pageLength=10,
+        scrollX=True,
+        classes="display compact",
+        showIndex=False,
+        show_dtypes=False,
+    )
 
 
 def _validity_words(column: str) -> pl.Expr:
@@ -329,16 +366,24 @@ def record_html(con, row: dict) -> str:
     """
     from workbench.records import findings_of
 
-    where = (f"<div title='{html.escape(row['path'])}'><b>{html.escape(Path(row['path']).name)}</b> · "
-             f"{html.escape(row['locator'])} · {html.escape(row['format'])}"
-             + "".join(f" · {html.escape(str(row[key]))}" for key in ("game_id", "turn", "model", "action")
-                       if row.get(key) is not None)
-             + f" · {'valid' if row['valid'] else '<b style=color:#c0392b>invalid</b>'}</div>")
+    where = (
+        f"<div title='{html.escape(row['path'])}'><b>{html.escape(Path(row['path']).name)}</b> · "
+        f"{html.escape(row['locator'])} · {html.escape(row['format'])}"
+        + "".join(
+            f" · {html.escape(str(row[key]))}"
+            for key in ("game_id", "turn", "model", "action")
+            if row.get(key) is not None
+        )
+        + f" · {'valid' if row['valid'] else '<b style=color:#c0392b>invalid</b>'}</div>"
+    )
     raw = row["raw"]
     text = pretty(raw) if raw is not None else "(the file no longer holds what was ingested: ingest it again)"
     found = findings_of(con, row["source_id"], row["locator"], row["line"]).to_dicts()
-    parts = [where, f"<pre style='{WRAPPED}'>{html.escape(text)}</pre>",
-             f"<div><i>findings</i>{findings_html(found)}</div>" if found else "<div><i>no findings</i></div>"]
+    parts = [
+        where,
+        f"<pre style='{WRAPPED}'>{html.escape(text)}</pre>",
+        f"<div><i>findings</i>{findings_html(found)}</div>" if found else "<div><i>no findings</i></div>",
+    ]
     if row["format"] == "arena" and row["game_id"] is not None and row["turn"] is not None:
         from workbench.arena.queries import decision_drilldown
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -189,19 +190,22 @@ class _ScrubberView:
         self.scrubber = scrubber
         # The slider counts events from 1, as the text beside it does ("event 117 of 2495").
         self.play = widgets.Play(value=1, min=1, step=1, interval=200, description="play")
-        self.slider = widgets.IntSlider(value=1, min=1, description="event",
-                                        continuous_update=True, layout=widgets.Layout(width="560px"))
+        self.slider = widgets.IntSlider(
+            value=1, min=1, description="event", continuous_update=True, layout=widgets.Layout(width="560px")
+        )
         # Linked in the browser: playing moves the slider without a round trip.
         self.link = widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.slider.observe(self._slider_moved, names="value")
-        self.speed = widgets.Dropdown(options=list(PLAY_SPEEDS), value="5 events/s", description="speed",
-                                      layout=widgets.Layout(width="200px"))
+        self.speed = widgets.Dropdown(
+            options=list(PLAY_SPEEDS), value="5 events/s", description="speed", layout=widgets.Layout(width="200px")
+        )
         self.speed.observe(self._speed_chosen, names="value")
         self.status = widgets.HTML()
         # The table keeps its own width (it scrolls when narrower than its columns) and
         # the event pane wraps below it on a narrow screen instead of covering it.
-        self.table = widgets.HTML(layout=widgets.Layout(flex="0 0 auto", max_width="100%", overflow="auto",
-                                                        margin="0 24px 0 0"))
+        self.table = widgets.HTML(
+            layout=widgets.Layout(flex="0 0 auto", max_width="100%", overflow="auto", margin="0 24px 0 0")
+        )
         self.event = widgets.HTML(layout=widgets.Layout(flex="1 1 360px", min_width="360px"))
         self.title = widgets.HTML()
         self.root = widgets.VBox()
@@ -217,8 +221,10 @@ class _ScrubberView:
         """Fit the view to the scrubber's (re)loaded game: range, title, chart."""
         scrubber = self.scrubber
         self.play.max = self.slider.max = len(scrubber.replay)
-        self.title.value = (f"<b>{html.escape(scrubber.game_id)}</b> · {len(scrubber.replay)} events · "
-                            f"{len(scrubber.replay.players)} players")
+        self.title.value = (
+            f"<b>{html.escape(scrubber.game_id)}</b> · {len(scrubber.replay)} events · "
+            f"{len(scrubber.replay.players)} players"
+        )
         self.chart, chart_box = _chart_widget(scrubber.figure() if scrubber.chart else None, scrubber.chart_note)
         if self.chart is not None:
             self.chart.observe(self._keep_cursor, names="_params")
@@ -226,15 +232,20 @@ class _ScrubberView:
         self.show(scrubber.position)
 
     def _buttons(self, widgets) -> list:
-        jumps = [("◀ phase", None, True), ("phase ▶", None, False), ("hand ▶", HAND, False),
-                 ("showdown ▶", "showdown", False)]
+        jumps = [
+            ("◀ phase", None, True),
+            ("phase ▶", None, False),
+            ("hand ▶", HAND, False),
+            ("showdown ▶", "showdown", False),
+        ]
         buttons = []
         for label, phase, backward in jumps:
             button = widgets.Button(description=label, layout=widgets.Layout(width="auto"))
             button.on_click(lambda _, phase=phase, backward=backward: self._jump(phase, backward))
             buttons.append(button)
-        refresh = widgets.Button(description="⟳ new events", tooltip="read events written since",
-                                 layout=widgets.Layout(width="auto"))
+        refresh = widgets.Button(
+            description="⟳ new events", tooltip="read events written since", layout=widgets.Layout(width="auto")
+        )
         refresh.on_click(lambda _: self._refresh())
         return [*buttons, refresh]
 
@@ -276,7 +287,9 @@ class _ScrubberView:
 def _chart_widget(chart, note: str | None):
     """(the JupyterChart whose cursor moves, or None; the widget to place). Without
     anywidget the chart is drawn once, without a moving cursor."""
-    import altair as alt
+    from workbench.lean_imports import altair
+
+    alt = altair()
     import ipywidgets as widgets
 
     if chart is None:
@@ -307,39 +320,49 @@ def state_html(table: dict, state: dict) -> str:
         HTML: a header line, and a table of each player's lives, bankroll, whether in the
         hand, and emotions.
     """
+
     def cell(value, fmt="{}"):
         return "–" if value is None else html.escape(fmt.format(value))
 
-    header = (f"turn {cell(table['turn'])} · phase {cell(table['phase'])} · pot <b>{cell(table['pot'])}</b>"
-              f" · line {table['seq']} {html.escape(str(table['type']))}")
+    header = (
+        f"turn {cell(table['turn'])} · phase {cell(table['phase'])} · pot <b>{cell(table['pot'])}</b>"
+        f" · line {table['seq']} {html.escape(str(table['type']))}"
+    )
     head = "".join(f"<th>{h}</th>" for h in ("player", "lives", "bankroll", "in hand", *EMOTIONS))
     rows = []
     for player, s in state.items():
         emotions = s["emotions"] or {}
         in_hand = "eliminated" if s.get("eliminated") else {True: "yes", False: "out", None: "–"}[s["in_hand"]]
         values = "".join(f"<td>{cell(emotions.get(e), '{:+.2f}')}</td>" for e in EMOTIONS)
-        rows.append(f"<tr><td><b>{html.escape(player)}</b></td><td>{cell(s['lives'])}</td>"
-                    f"<td>{cell(s['bankroll'])}</td><td>{in_hand}</td>{values}</tr>")
-    return (f"<style>.wb-state td, .wb-state th {{padding: 1px 7px; text-align: right}}</style>"
-            f"<div>{header}</div><table class='wb-state' style='border-collapse:collapse;font-size:12px'>"
-            f"<tr>{head}</tr>{''.join(rows)}</table>")
+        rows.append(
+            f"<tr><td><b>{html.escape(player)}</b></td><td>{cell(s['lives'])}</td>"
+            f"<td>{cell(s['bankroll'])}</td><td>{in_hand}</td>{values}</tr>"
+        )
+    return (
+        f"<style>.wb-state td, .wb-state th {{padding: 1px 7px; text-align: right}}</style>"
+        f"<div>{header}</div><table class='wb-state' style='border-collapse:collapse;font-size:12px'>"
+        f"<tr>{head}</tr>{''.join(rows)}</table>"
+    )
 
 
 def _event_findings(con, game_id: str) -> dict[int, list[dict]]:
     """The findings about each line (seq) of a game's log, most severe first."""
-    rows = con.execute("""
+    rows = con.execute(
+        """
         SELECT v.line, v.severity, v.rule, v.field, v.message FROM violation_lines v
         WHERE v.line IS NOT NULL
           AND v.source_id IN (SELECT DISTINCT source_id FROM damage_events WHERE game_id = ?)
         ORDER BY v.line, list_position(['error', 'warning', 'info'], v.severity), v.rule
-    """, [game_id]).fetchall()
+    """,
+        [game_id],
+    ).fetchall()
     found: dict[int, list[dict]] = {}
     for line, severity, rule, field, message in rows:
         found.setdefault(line, []).append({"severity": severity, "rule": rule, "field": field, "message": message})
     return found
 
 
-def event_html(event: dict, events: int, findings: list[dict] = ()) -> str:
+def event_html(event: dict, events: int, findings: Sequence[dict] = ()) -> str:
     """The event at the cursor: where it is, one readable line, the findings about its
     line, and its payload.
 
@@ -355,11 +378,17 @@ def event_html(event: dict, events: int, findings: list[dict] = ()) -> str:
     text = json.dumps(payload, indent=1) if not isinstance(payload, str) else payload
     if len(text) > PAYLOAD_CHARS:
         text = text[:PAYLOAD_CHARS] + "\n…"
-    return (f"<div>event {event['position'] + 1} of {events} · line {event['seq']} · "
-            f"{html.escape(str(event['ts']))}</div>"
-            f"<div><b>{html.escape(str(event['type']))}</b>: "
-            f"{html.escape(describe_event(event['type'], payload))}</div>"
-            + (f"<div style='color:#c0392b'>{len(findings)} finding{'s' if len(findings) != 1 else ''} "
-               f"at this line:</div>{findings_html(findings)}" if findings else "")
-            + f"<details><summary>payload</summary><pre style='max-height:240px;overflow:auto;font-size:11px'>"
-            f"{html.escape(text)}</pre></details>")
+    return (
+        f"<div>event {event['position'] + 1} of {events} · line {event['seq']} · "
+        f"{html.escape(str(event['ts']))}</div>"
+        f"<div><b>{html.escape(str(event['type']))}</b>: "
+        f"{html.escape(describe_event(event['type'], payload))}</div>"
+        + (
+            f"<div style='color:#c0392b'>{len(findings)} finding{'s' if len(findings) != 1 else ''} "
+            f"at this line:</div>{findings_html(findings)}"
+            if findings
+            else ""
+        )
+        + f"<details><summary>payload</summary><pre style='max-height:240px;overflow:auto;font-size:11px'>"
+        f"{html.escape(text)}</pre></details>"
+    )

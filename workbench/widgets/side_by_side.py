@@ -11,27 +11,47 @@ from workbench.connection import reading
 from workbench.widgets.markup import WRAPPED, pretty
 
 # How a side's outcome reads in the pane.
-OUTCOME_HTML = {"valid": "valid", "invalid": "<b style=color:#c0392b>invalid</b>",
-                "failed": "<b style=color:#7f8c8d>failed</b> (no answer came back)"}
+OUTCOME_HTML = {
+    "valid": "valid",
+    "invalid": "<b style=color:#c0392b>invalid</b>",
+    "failed": "<b style=color:#7f8c8d>failed</b> (no answer came back)",
+}
 
 
 def _side_html(row: dict, who: str, side: str) -> str:
     """One model's decision of a side-by-side row: outcome, rules, seat, place and its raw
     text pretty-printed; a side with no decision in this row says so."""
     if row["locator" + side] is None:
-        return (f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b> · "
-                f"<i>no decision of its own in this row</i></div>")
+        return (
+            f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b> · "
+            f"<i>no decision of its own in this row</i></div>"
+        )
     seat = f" · as {html.escape(row['agent_id' + side])}" if row["agent_id" + side] is not None else ""
-    return (f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b>{seat} · "
-            f"{OUTCOME_HTML.get(row['outcome' + side], '—')}"
-            f"{' · ' + html.escape(', '.join(row['rules' + side])) if row['rules' + side] else ''}"
-            f"<div title='{html.escape(row['path' + side] or '')}'>{html.escape(row['locator' + side] or '')} of "
-            f"{html.escape(Path(row['path' + side] or '').name)}</div>"
-            f"<pre style='{WRAPPED}'>{html.escape(pretty(row['raw' + side] or '—'))}</pre></div>")
+    return (
+        f"<div style='flex:1 1 0;min-width:0'><b>{html.escape(row[who])}</b>{seat} · "
+        f"{OUTCOME_HTML.get(row['outcome' + side], '—')}"
+        f"{' · ' + html.escape(', '.join(row['rules' + side])) if row['rules' + side] else ''}"
+        f"<div title='{html.escape(row['path' + side] or '')}'>{html.escape(row['locator' + side] or '')} of "
+        f"{html.escape(Path(row['path' + side] or '').name)}</div>"
+        f"<pre style='{WRAPPED}'>{html.escape(pretty(row['raw' + side] or '—'))}</pre></div>"
+    )
 
 
-SIDE_ROW = ("format", "game_id", "turn", "round", "disagree", "agent_id_a", "action_a", "outcome_a", "rules_a",
-            "agent_id_b", "action_b", "outcome_b", "rules_b")
+SIDE_ROW = (
+    "format",
+    "game_id",
+    "turn",
+    "round",
+    "disagree",
+    "agent_id_a",
+    "action_a",
+    "outcome_a",
+    "rules_a",
+    "agent_id_b",
+    "action_b",
+    "outcome_b",
+    "rules_b",
+)
 
 
 class SideBySide:
@@ -63,15 +83,26 @@ class SideBySide:
             self.pairs = side_by_side(con, a, b, format=format, aliases=aliases)
         turns = self.pairs.select("format", "game_id", "turn", "disagree").unique()
         disagree = int(turns["disagree"].sum()) if turns.height else 0
-        self.count = widgets.HTML(f"<b>{turns.height:,}</b> turns both decided, <b>{disagree:,}</b> where one's "
-                                  f"answers were all valid and the other's not (listed first)")
+        self.count = widgets.HTML(
+            f"<b>{turns.height:,}</b> turns both decided, <b>{disagree:,}</b> where one's "
+            f"answers were all valid and the other's not (listed first)"
+        )
         self.pane = widgets.HTML("<i>select a turn to read both decisions</i>" if self.pairs.height else "")
         children = [self.count]
         if self.pairs.height:
             shown = self.pairs.select(SIDE_ROW).with_columns(
-                pl.col("rules_a", "rules_b").list.join(", "), pl.col("outcome_a", "outcome_b").fill_null("—"))
-            self.table = ITable(shown, select={"style": "single"}, selected_rows=[], pageLength=10, scrollX=True,
-                                classes="display compact", showIndex=False, show_dtypes=False)
+                pl.col("rules_a", "rules_b").list.join(", "), pl.col("outcome_a", "outcome_b").fill_null("—")
+            )
+            self.table = ITable(
+                shown,
+                select={"style": "single"},
+                selected_rows=[],
+                pageLength=10,
+                scrollX=True,
+                classes="display compact",
+                showIndex=False,
+                show_dtypes=False,
+            )
             self.table.observe(lambda change: change["new"] and self.select(change["new"][0]), names="selected_rows")
             children.append(self.table)
         self.widget = widgets.VBox([*children, self.pane])
@@ -88,8 +119,10 @@ class SideBySide:
         row = self.pairs.row(index, named=True)
         sides = "".join(_side_html(row, who, side) for who, side in (("a", "_a"), ("b", "_b")))
         within = f" · {html.escape(row['round'])}" if row["round"] is not None else ""
-        self.pane.value = (f"<div>{html.escape(row['format'])} · {html.escape(str(row['game_id']))} · turn "
-                           f"{row['turn']}{within}</div><div style='display:flex;gap:16px'>{sides}</div>")
+        self.pane.value = (
+            f"<div>{html.escape(row['format'])} · {html.escape(str(row['game_id']))} · turn "
+            f"{row['turn']}{within}</div><div style='display:flex;gap:16px'>{sides}</div>"
+        )
         return self.pane.value
 
     def _ipython_display_(self) -> None:

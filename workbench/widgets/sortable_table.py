@@ -21,5 +21,6 @@ def table(frame: pl.DataFrame, page: int = 10):
 
     from workbench.display import readable
 
-    return ITable(readable(frame), pageLength=page, scrollX=True, classes="display compact", showIndex=False,
-                  show_dtypes=False)
+    return ITable(
+        readable(frame), pageLength=page, scrollX=True, classes="display compact", showIndex=False, show_dtypes=False
+    )

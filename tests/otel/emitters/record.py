@@ -74,7 +74,6 @@ The recordings: openai_v2, openai_v2_latest, openllmetry, openinference, pydanti
 logfire, litellm_default, litellm_latest, litellm_parent, langchain.
 """
 
-
 import argparse
 import base64
 import gzip
@@ -296,8 +295,15 @@ class FakeOpenAI:
             "tools": [t.get("function", {}).get("name") for t in body.get("tools") or []],
         }
         if case == "http_400":
-            entry.update(status=400, answer="http_400", model_answered=None, prompt_tokens=None,
-                         completion_tokens=None, cached_tokens=None, finish_reason=None)
+            entry.update(
+                status=400,
+                answer="http_400",
+                model_answered=None,
+                prompt_tokens=None,
+                completion_tokens=None,
+                cached_tokens=None,
+                finish_reason=None,
+            )
             with self.lock:
                 log.append(entry)
             return 400, "application/json", json.dumps(ERROR_400).encode()
@@ -307,8 +313,12 @@ class FakeOpenAI:
             "completion_tokens": 10 + k,
             "total_tokens": 110 + 2 * k,
             "prompt_tokens_details": {"cached_tokens": 64 if k % 2 == 0 else 0, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
-                                          "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
         }
         rid = f"chatcmpl-{recording[:8]}-{k:03d}"
         call_id = f"call_{k:03d}"
@@ -326,34 +336,62 @@ class FakeOpenAI:
                 free = re.search(r"Free squares: ([\d,]*)", last_text)
                 squares = [int(s) for s in free.group(1).split(",") if s] if free else []
                 arguments = json.dumps({"square": squares[0] if squares else 0})
-            message["tool_calls"] = [{"id": call_id, "type": "function",
-                                      "function": {"name": "place", "arguments": arguments}}]
+            message["tool_calls"] = [
+                {"id": call_id, "type": "function", "function": {"name": "place", "arguments": arguments}}
+            ]
             finish, answer = "tool_calls", "tool_call"
-        entry.update(status=200, answer=answer, tool_arguments=arguments, refusal=message["refusal"],
-                     finish_reason=finish, response_id=rid, prompt_tokens=usage["prompt_tokens"],
-                     completion_tokens=usage["completion_tokens"],
-                     cached_tokens=usage["prompt_tokens_details"]["cached_tokens"])
+        entry.update(
+            status=200,
+            answer=answer,
+            tool_arguments=arguments,
+            refusal=message["refusal"],
+            finish_reason=finish,
+            response_id=rid,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            cached_tokens=usage["prompt_tokens_details"]["cached_tokens"],
+        )
         with self.lock:
             log.append(entry)
         created = 1760000000 + k
         if not stream:
-            doc = {"id": rid, "object": "chat.completion", "created": created, "model": answered,
-                   "system_fingerprint": "fp_fake", "service_tier": "default",
-                   "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-                   "usage": usage}
+            doc = {
+                "id": rid,
+                "object": "chat.completion",
+                "created": created,
+                "model": answered,
+                "system_fingerprint": "fp_fake",
+                "service_tier": "default",
+                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+                "usage": usage,
+            }
             return 200, "application/json", json.dumps(doc).encode()
         chunks = []
 
         def chunk(delta, finish_reason=None):
-            chunks.append({"id": rid, "object": "chat.completion.chunk", "created": created, "model": answered,
-                           "system_fingerprint": "fp_fake", "service_tier": "default",
-                           "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                                        "finish_reason": finish_reason}]})
+            chunks.append(
+                {
+                    "id": rid,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": answered,
+                    "system_fingerprint": "fp_fake",
+                    "service_tier": "default",
+                    "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+                }
+            )
 
         if answer == "tool_call":
-            chunk({"role": "assistant", "content": None, "refusal": None,
-                   "tool_calls": [{"index": 0, "id": call_id, "type": "function",
-                                   "function": {"name": "place", "arguments": ""}}]})
+            chunk(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "refusal": None,
+                    "tool_calls": [
+                        {"index": 0, "id": call_id, "type": "function", "function": {"name": "place", "arguments": ""}}
+                    ],
+                }
+            )
             half = len(arguments) // 2
             for part in (arguments[:half], arguments[half:]):
                 chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]})
@@ -367,9 +405,18 @@ class FakeOpenAI:
         if include_usage:
             for c in chunks:
                 c["usage"] = None
-            chunks.append({"id": rid, "object": "chat.completion.chunk", "created": created, "model": answered,
-                           "system_fingerprint": "fp_fake", "service_tier": "default", "choices": [],
-                           "usage": usage})
+            chunks.append(
+                {
+                    "id": rid,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": answered,
+                    "system_fingerprint": "fp_fake",
+                    "service_tier": "default",
+                    "choices": [],
+                    "usage": usage,
+                }
+            )
         data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
         return 200, "text/event-stream", data.encode()
 
@@ -479,7 +526,9 @@ def setup_tracing(endpoint, logs=False):
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 
         logger_provider = LoggerProvider(resource=resource)
-        logger_provider.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter(endpoint=f"{endpoint}/v1/logs")))
+        logger_provider.add_log_record_processor(
+            BatchLogRecordProcessor(OTLPLogExporter(endpoint=f"{endpoint}/v1/logs"))
+        )
         set_logger_provider(logger_provider)
         shutdowns.insert(0, logger_provider.shutdown)
     return provider, shutdowns
@@ -493,8 +542,7 @@ class Outcomes:
 
     def add(self, game, turn, agent, model, case, result):
         result = result if len(result) <= 240 else result[:240] + "..."
-        self.rows.append({"game": game, "turn": turn, "agent": agent, "model": model, "case": case,
-                          "result": result})
+        self.rows.append({"game": game, "turn": turn, "agent": agent, "model": model, "case": case, "result": result})
 
 
 def _placed(board, agent, arguments_list, refusal, text) -> str:
@@ -566,13 +614,17 @@ def bot_openai_v2(args, out: Outcomes):
         handler = TelemetryHandler()
 
     def run_turn(board, game, turn, agent, model, case):
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": board.prompt(game, turn, agent, case)}]
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": board.prompt(game, turn, agent, case)},
+        ]
+
         def run_tool(call_id, name, arguments):
             if not latest:
                 return board.place(agent, arguments)
-            with handler.tool(name, arguments=arguments, tool_call_id=call_id, tool_type="function",
-                              tool_description=TOOL_DESCRIPTION) as inv:
+            with handler.tool(
+                name, arguments=arguments, tool_call_id=call_id, tool_type="function", tool_description=TOOL_DESCRIPTION
+            ) as inv:
                 inv.attributes["gen_ai.agent.name"] = agent
                 inv.tool_result = board.place(agent, arguments)
                 return inv.tool_result
@@ -600,8 +652,12 @@ def bot_openai_v2(args, out: Outcomes):
                     else:
                         with tracer.start_as_current_span(
                             f"invoke_agent {agent}",
-                            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent,
-                                        "gen_ai.provider.name": "openai", "gen_ai.request.model": model},
+                            attributes={
+                                "gen_ai.operation.name": "invoke_agent",
+                                "gen_ai.agent.name": agent,
+                                "gen_ai.provider.name": "openai",
+                                "gen_ai.request.model": model,
+                            },
                         ):
                             result = run_turn(board, game, turn, agent, model, case)
                 except Exception as exc:
@@ -619,8 +675,12 @@ def bot_openllmetry(args, out: Outcomes):
     from traceloop.sdk.decorators import conversation, tool, workflow
     from traceloop.sdk.instruments import Instruments
 
-    Traceloop.init(app_name="game-bot", exporter=OTLPSpanExporter(endpoint=f"{args.otlp}/v1/traces"),
-                   telemetry_enabled=False, instruments={Instruments.OPENAI})
+    Traceloop.init(
+        app_name="game-bot",
+        exporter=OTLPSpanExporter(endpoint=f"{args.otlp}/v1/traces"),
+        telemetry_enabled=False,
+        instruments={Instruments.OPENAI},
+    )
     client = openai.OpenAI(base_url=args.llm, api_key="test")
 
     @tool(name="place")
@@ -628,8 +688,10 @@ def bot_openllmetry(args, out: Outcomes):
         return board.place(agent, arguments)
 
     def turn_fn(board, game, turn, agent, model, case):
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": board.prompt(game, turn, agent, case)}]
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": board.prompt(game, turn, agent, case)},
+        ]
         return _answer_turn(client, model, messages, case, lambda _id, _name, arguments: place(board, agent, arguments))
 
     agents = {a: agent_decorator(name=a)(turn_fn) for a in PLAYERS}
@@ -714,8 +776,9 @@ def bot_pydantic_ai(args, out: Outcomes):
         return board.place(agent, {"square": square})
 
     agents = {
-        a: Agent(OpenAIChatModel(m, provider=openai_provider), name=a, instructions=SYSTEM, tools=[place],
-                 deps_type=tuple)
+        a: Agent(
+            OpenAIChatModel(m, provider=openai_provider), name=a, instructions=SYSTEM, tools=[place], deps_type=tuple
+        )
         for a, m in PLAYERS.items()
     }
 
@@ -747,8 +810,12 @@ def bot_logfire(args, out: Outcomes):
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    logfire.configure(send_to_logfire=False, console=False, service_name="game-bot",
-                      additional_span_processors=[BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{args.otlp}/v1/traces"))])
+    logfire.configure(
+        send_to_logfire=False,
+        console=False,
+        service_name="game-bot",
+        additional_span_processors=[BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{args.otlp}/v1/traces"))],
+    )
     logfire.instrument_openai()
     client = openai.OpenAI(base_url=args.llm, api_key="test")
     for game in GAMES:
@@ -758,11 +825,20 @@ def bot_logfire(args, out: Outcomes):
                 if g != game:
                     continue
                 try:
-                    with logfire.span("invoke_agent {agent}", agent=agent,
-                                      **{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent,
-                                         "gen_ai.provider.name": "openai", "gen_ai.request.model": model}):
-                        messages = [{"role": "system", "content": SYSTEM},
-                                    {"role": "user", "content": board.prompt(game, turn, agent, case)}]
+                    with logfire.span(
+                        "invoke_agent {agent}",
+                        agent=agent,
+                        **{
+                            "gen_ai.operation.name": "invoke_agent",
+                            "gen_ai.agent.name": agent,
+                            "gen_ai.provider.name": "openai",
+                            "gen_ai.request.model": model,
+                        },
+                    ):
+                        messages = [
+                            {"role": "system", "content": SYSTEM},
+                            {"role": "user", "content": board.prompt(game, turn, agent, case)},
+                        ]
                         calls, refusal, text = _openai_call(client, model, messages, case == "stream")
                         result = _placed(board, agent, [arguments for _, _, arguments in calls], refusal, text)
                 except Exception as exc:
@@ -787,14 +863,26 @@ def bot_litellm(args, out: Outcomes):
                 try:
                     with tracer.start_as_current_span(
                         f"invoke_agent {agent}",
-                        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent,
-                                    "gen_ai.provider.name": "openai", "gen_ai.request.model": model},
+                        attributes={
+                            "gen_ai.operation.name": "invoke_agent",
+                            "gen_ai.agent.name": agent,
+                            "gen_ai.provider.name": "openai",
+                            "gen_ai.request.model": model,
+                        },
                     ):
-                        messages = [{"role": "system", "content": SYSTEM},
-                                    {"role": "user", "content": board.prompt(game, turn, agent, case)}]
-                        kwargs = dict(model=f"openai/{model}", messages=messages, tools=[TOOL], api_base=args.llm,
-                                      api_key="test", metadata={"session_id": game, "agent_name": agent},
-                                      litellm_session_id=game)
+                        messages = [
+                            {"role": "system", "content": SYSTEM},
+                            {"role": "user", "content": board.prompt(game, turn, agent, case)},
+                        ]
+                        kwargs = dict(
+                            model=f"openai/{model}",
+                            messages=messages,
+                            tools=[TOOL],
+                            api_base=args.llm,
+                            api_key="test",
+                            metadata={"session_id": game, "agent_name": agent},
+                            litellm_session_id=game,
+                        )
                         calls, refusal, text = [], None, ""
                         if case == "stream":
                             acc = {}
@@ -833,15 +921,16 @@ def bot_langchain(args, out: Outcomes):
     from opentelemetry.instrumentation.langchain import LangchainInstrumentor
 
     LangchainInstrumentor().instrument(tracer_provider=provider)
-    llms = {a: ChatOpenAI(model=m, base_url=args.llm, api_key="test", stream_usage=True).bind_tools([TOOL])
-            for a, m in PLAYERS.items()}
+    llms = {
+        a: ChatOpenAI(model=m, base_url=args.llm, api_key="test", stream_usage=True).bind_tools([TOOL])
+        for a, m in PLAYERS.items()
+    }
     state = {}
 
     def place_fn(square: int) -> str:
         return state["board"].place(state["agent"], {"square": square})
 
-    place_tool = StructuredTool.from_function(place_fn, name="place", description=TOOL_DESCRIPTION,
-                                              args_schema=SCHEMA)
+    place_tool = StructuredTool.from_function(place_fn, name="place", description=TOOL_DESCRIPTION, args_schema=SCHEMA)
 
     def play_turn(inputs, config):
         agent, case = inputs["agent"], inputs["case"]
@@ -873,11 +962,15 @@ def bot_langchain(args, out: Outcomes):
                 continue
             state["agent"] = agent
             chain = RunnableLambda(play_turn, name=agent)
-            config = {"run_name": agent, "metadata": {"thread_id": game, "agent": agent},
-                      "configurable": {"thread_id": game}}
+            config = {
+                "run_name": agent,
+                "metadata": {"thread_id": game, "agent": agent},
+                "configurable": {"thread_id": game},
+            }
             try:
-                result = chain.invoke({"prompt": board.prompt(game, turn, agent, case), "agent": agent, "case": case},
-                                      config)
+                result = chain.invoke(
+                    {"prompt": board.prompt(game, turn, agent, case), "agent": agent, "case": case}, config
+                )
             except Exception as exc:
                 result = f"error: {type(exc).__name__}: {exc}"
             out.add(game, turn, agent, model, case, result)
@@ -939,19 +1032,36 @@ def outcome_of(entry):
 def truth_of(log, outcomes):
     calls = []
     for e in log:
-        calls.append({
-            "k": e["k"], "game": e["game"], "turn": e["turn"], "agent": e["agent"],
-            "model_requested": e["model_requested"], "model_answered": e["model_answered"],
-            **outcome_of(e),
-            "answer": e["answer"], "finish_reason": e["finish_reason"], "stream": e["stream"],
-            "input_tokens": e["prompt_tokens"], "output_tokens": e["completion_tokens"],
-            "cached_input_tokens": e["cached_tokens"], "response_id": e.get("response_id"),
-            "tool_arguments": e.get("tool_arguments"),
-        })
+        calls.append(
+            {
+                "k": e["k"],
+                "game": e["game"],
+                "turn": e["turn"],
+                "agent": e["agent"],
+                "model_requested": e["model_requested"],
+                "model_answered": e["model_answered"],
+                **outcome_of(e),
+                "answer": e["answer"],
+                "finish_reason": e["finish_reason"],
+                "stream": e["stream"],
+                "input_tokens": e["prompt_tokens"],
+                "output_tokens": e["completion_tokens"],
+                "cached_input_tokens": e["cached_tokens"],
+                "response_id": e.get("response_id"),
+                "tool_arguments": e.get("tool_arguments"),
+            }
+        )
 
     def tally(rows):
-        t = {"calls": len(rows), "valid": 0, "invalid": 0, "failed": 0, "streamed": 0,
-             "input_tokens": 0, "output_tokens": 0}
+        t = {
+            "calls": len(rows),
+            "valid": 0,
+            "invalid": 0,
+            "failed": 0,
+            "streamed": 0,
+            "input_tokens": 0,
+            "output_tokens": 0,
+        }
         for r in rows:
             t[r["outcome"]] += 1
             t["streamed"] += bool(r["stream"])
@@ -1010,7 +1120,11 @@ def main():
     fake, receiver = FakeOpenAI(), Receiver(args.out)
     server = serve(fake, receiver)
     port = server.server_address[1]
-    truth_path, log_path, versions_path = args.out / "truth.json", args.out / "server_log.json", args.out / "versions.json"
+    truth_path, log_path, versions_path = (
+        args.out / "truth.json",
+        args.out / "server_log.json",
+        args.out / "versions.json",
+    )
     truth = json.loads(truth_path.read_text()) if truth_path.exists() else {}
     server_log = json.loads(log_path.read_text()) if log_path.exists() else {}
     all_versions = json.loads(versions_path.read_text()) if versions_path.exists() else {}
@@ -1022,11 +1136,26 @@ def main():
         prefixes = ("OTEL_", "TRACELOOP_", "LOGFIRE_", "LITELLM_", "USE_OTEL_")
         env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
         env.update(extra_env)
-        env.update(OPENAI_API_KEY="test", PYTHONHASHSEED="0", OTEL_BSP_SCHEDULE_DELAY="200",
-                   OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none")
+        env.update(
+            OPENAI_API_KEY="test",
+            PYTHONHASHSEED="0",
+            OTEL_BSP_SCHEDULE_DELAY="200",
+            OTEL_METRICS_EXPORTER="none",
+            OTEL_LOGS_EXPORTER="none",
+        )
         outcomes_file = args.out / f".{name}.outcomes.json"
-        cmd = [python, __file__, "--worker", name, "--llm", f"http://127.0.0.1:{port}/{name}/v1",
-               "--otlp", f"http://127.0.0.1:{port}/{name}", "--outcomes", str(outcomes_file)]
+        cmd = [
+            python,
+            __file__,
+            "--worker",
+            name,
+            "--llm",
+            f"http://127.0.0.1:{port}/{name}/v1",
+            "--otlp",
+            f"http://127.0.0.1:{port}/{name}",
+            "--outcomes",
+            str(outcomes_file),
+        ]
         print(f"== {name}", flush=True)
         subprocess.run(cmd, env=env, check=True)
         outcomes = json.loads(outcomes_file.read_text())

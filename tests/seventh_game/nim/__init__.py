@@ -44,20 +44,25 @@ class Move(BaseModel):
 
 LINE = TypeAdapter(Move)
 
-MOVES = Table("nim_moves", (
-    Column("source_id", "BIGINT", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("game", "VARCHAR", path="game"),
-    Column("turn", "BIGINT", path="turn"),
-    Column("player", "VARCHAR", path="player"),
-    Column("pile", "BIGINT", path="pile"),
-    Column("take", "BIGINT", path="take"),
-    Column("model", "VARCHAR", path="model"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per move.", model=Move)
+MOVES = Table(
+    "nim_moves",
+    (
+        Column("source_id", "BIGINT", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("game", "VARCHAR", path="game"),
+        Column("turn", "BIGINT", path="turn"),
+        Column("player", "VARCHAR", path="player"),
+        Column("pile", "BIGINT", path="pile"),
+        Column("take", "BIGINT", path="take"),
+        Column("model", "VARCHAR", path="model"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per move.",
+    model=Move,
+)
 
 INSERT_MOVES = MOVES.insert(f"""
-SELECT $source_id AS source_id, seq, {MOVES.select_paths('j')}, valid
+SELECT $source_id AS source_id, seq, {MOVES.select_paths("j")}, valid
 FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM lines) WHERE json_type(j) = 'OBJECT'
 """)
 DERIVE_DECISIONS = DECISIONS.insert("""

@@ -22,8 +22,16 @@ def generate(out_dir: Path, scale: int, rng: random.Random) -> list[dict]:
             if turn == 3:  # the rules allow three at most
                 take = 4
                 faults.append({"locator": f"line {turn}", "field": "take", "rule": "less_than_equal"})
-            lines.append({"game": f"g{number}", "turn": turn, "player": "AB"[turn % 2], "pile": pile,
-                          "take": take, "model": MODELS[turn % 2]})
+            lines.append(
+                {
+                    "game": f"g{number}",
+                    "turn": turn,
+                    "player": "AB"[turn % 2],
+                    "pile": pile,
+                    "take": take,
+                    "model": MODELS[turn % 2],
+                }
+            )
             pile -= min(take, pile)
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
         entries.append({"path": str(path), "format": "nim", "faults": faults})

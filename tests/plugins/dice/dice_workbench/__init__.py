@@ -35,19 +35,24 @@ class Roll(BaseModel):
 
 LINE = TypeAdapter(Roll)
 
-ROLLS = Table("dice_rolls", (
-    Column("source_id", "BIGINT", required=True),
-    Column("seq", "BIGINT", "1-based line number", required=True),
-    Column("game", "VARCHAR", path="game"),
-    Column("turn", "BIGINT", path="turn"),
-    Column("player", "VARCHAR", path="player"),
-    Column("roll", "BIGINT", path="roll"),
-    Column("model", "VARCHAR", path="model"),
-    Column("valid", "BOOLEAN", "no error violation on the line", required=True),
-), doc="One row per roll.", model=Roll)
+ROLLS = Table(
+    "dice_rolls",
+    (
+        Column("source_id", "BIGINT", required=True),
+        Column("seq", "BIGINT", "1-based line number", required=True),
+        Column("game", "VARCHAR", path="game"),
+        Column("turn", "BIGINT", path="turn"),
+        Column("player", "VARCHAR", path="player"),
+        Column("roll", "BIGINT", path="roll"),
+        Column("model", "VARCHAR", path="model"),
+        Column("valid", "BOOLEAN", "no error violation on the line", required=True),
+    ),
+    doc="One row per roll.",
+    model=Roll,
+)
 
 INSERT_ROLLS = ROLLS.insert(f"""
-SELECT $source_id AS source_id, seq, {ROLLS.select_paths('j')}, valid
+SELECT $source_id AS source_id, seq, {ROLLS.select_paths("j")}, valid
 FROM (SELECT seq, valid, TRY_CAST(raw AS JSON) AS j FROM lines) WHERE json_type(j) = 'OBJECT'
 """)
 DERIVE_DECISIONS = DECISIONS.insert("""
