@@ -13,11 +13,18 @@ frame; the notebooks only wire these to widgets and charts. Nothing here draws (
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from workbench.comparison import compare_models, sample_size, scorecard
 from workbench.connection import format_summary, query_frame
 from workbench.records import records, side_by_side
+
+if TYPE_CHECKING:  # imported when first asked for (`__getattr__` below)
+    from workbench.damage.quality import attack_outcomes, play_quality, play_summary
+    from workbench.damage.ratings import ratings
 
 __all__ = [
     "scorecard",
@@ -208,82 +215,21 @@ def _stored_records(con) -> str:
 # --- Damage: ratings and play quality -----------------------------------------------------
 
 
-def ratings(
-    con, by: str = "model", bootstrap: int = 500, seed: int = 0, aliases=None, failures: str = "exclude"
-) -> pl.DataFrame:
-    """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
-    95% intervals from a bootstrap over games, rank intervals and tied groups; none below
-    3 rated games (`damage.ratings.ratings`).
-
-    Args:
-        con: a connection to a workbench database.
-        by: who is rated: `model`, `seat` or `player`.
-        bootstrap: how many resamples of the games the interval is drawn from.
-        seed: the random seed of the resampling (the same seed, the same intervals).
-        aliases: a dict, or a JSON or CSV file, mapping names to one model (`by="model"`).
-        failures: `exclude`: a player's model is the one most of its answered decisions
-            name; `invalid`: of all its calls, failed ones too.
-
-    Returns:
-        A polars DataFrame, one row per model (seat, player), by rank: the `by` column,
-        `games`, `rated_games` (with at least one other team), `placements` (every place
-        its seats took, in the order the games ended), `wins`, `mean_place`, `mu`, `sigma`,
-        `ordinal` (mu - 3 sigma), `mu_low`, `mu_high` (the 95% interval; NULL below 3 rated
-        games), `rank` (by ordinal), `rank_low`, `rank_high` (the ranks it could hold),
-        `tied` (the rank of the best model it cannot be told apart from) and `note` ("too
-        few games ...").
-
-    Raises:
-        WorkbenchError: an unknown `by`, no finished Damage game, or none with two of `by`
-            to rank.
-    """
-    from workbench.damage.ratings import ratings as rate
-
-    return rate(con, by=by, bootstrap=bootstrap, seed=seed, aliases=aliases, failures=failures)
+# Damage's questions, re-exported as they are: imported when first asked for, so that
+# `import workbench.analysis` loads no format.
+_DAMAGE = {
+    "ratings": "workbench.damage.ratings",
+    "play_quality": "workbench.damage.quality",
+    "play_summary": "workbench.damage.quality",
+    "attack_outcomes": "workbench.damage.quality",
+}
 
 
-def play_quality(con, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
-    """Every answered Damage betting decision judged on what its player could know
-    (`damage.play`; docs: "Play quality"), computed once per database content.
-
-    Args:
-        con: a connection to a workbench database.
-        model: only this model's decisions; None: every model's.
-        game_id: only this game's; None: every game's.
-
-    Returns:
-        A polars DataFrame, one row per decision by file and line: `path`, `line`,
-        `game_id`, `turn`, `street`, `player_id`, `model`, `action`, the `hand`, the
-        `board`, the `opponents` still in, `to_call`, `pot`, `pot_odds`,
-        `win_probability` and `win_probability_se` (0 where counted exactly),
-        `won_at_showdown` (hindsight against the hands still in; NULL where the hand
-        ended without a showdown), `showdown`, `hand_won`, `life_lost`, `hand_chips`,
-        `mistake` (NULL, `fold_free`, `fold_ahead`, `continue_behind` or
-        `showdown_long_shot`) and the player's emotions just before (`fear` ... `tilt`).
-    """
-    from workbench.damage.quality import play_quality as judged
-
-    return judged(con, model=model, game_id=game_id)
+def __getattr__(name: str):
+    if name in _DAMAGE:
+        return getattr(importlib.import_module(_DAMAGE[name]), name)
+    raise AttributeError(f"module 'workbench.analysis' has no attribute {name!r}")
 
 
-def play_summary(con, aliases=None, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
-    """Per model: each mistake's rate, `vpip`, `pfr`, `aggression`, `fold_to_raise` and
-    `showdown_win_rate`, each with `_low`/`_high` (95%, clustered by game) and `_n`, and
-    the chips and Lives won at showdown beside those its win probabilities expected.
-
-    Raises:
-        WorkbenchError: no answered Damage betting decision (of `model`, in `game_id`).
-    """
-    from workbench.damage.quality import play_summary as summary
-
-    return summary(con, aliases=aliases, model=model, game_id=game_id)
-
-
-def attack_outcomes(con, game_id: str | None = None) -> pl.DataFrame:
-    """Per attack (a raise's attack plan the simulator resolved): where it is, attacker,
-    target, `plan`, `intent`, `expected_shift`, and the target's `fold_rate`,
-    `aggression` and `mistake_rate` in its 3 judged decisions before (`_before`) and
-    after (`_after`), with their counts (`n_before`, `n_after`)."""
-    from workbench.damage.quality import attack_outcomes as outcomes
-
-    return outcomes(con, game_id=game_id)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

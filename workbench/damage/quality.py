@@ -97,7 +97,24 @@ def _with_emotions(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> pl.Da
 
 
 def play_quality(con: duckdb.DuckDBPyConnection, model: str | None = None, game_id: str | None = None) -> pl.DataFrame:
-    """The judged decisions of `model` in `game_id` (None: all)."""
+    """Every answered Damage betting decision judged on what its player could know
+    (`damage.play`; docs: "Play quality"), computed once per database content.
+
+    Args:
+        con: a connection to a workbench database.
+        model: only this model's decisions; None: every model's.
+        game_id: only this game's; None: every game's.
+
+    Returns:
+        A polars DataFrame, one row per decision by file and line: `path`, `line`,
+        `game_id`, `turn`, `street`, `player_id`, `model`, `action`, the `hand`, the
+        `board`, the `opponents` still in, `to_call`, `pot`, `pot_odds`,
+        `win_probability` and `win_probability_se` (0 where counted exactly),
+        `won_at_showdown` (hindsight against the hands still in; NULL where the hand
+        ended without a showdown), `showdown`, `hand_won`, `life_lost`, `hand_chips`,
+        `mistake` (NULL, `fold_free`, `fold_ahead`, `continue_behind` or
+        `showdown_long_shot`) and the player's emotions just before (`fear` ... `tilt`).
+    """
     frame = decisions(con)
     if model is not None:
         frame = frame.filter(pl.col("model") == model)
@@ -161,9 +178,13 @@ def _finite(value) -> float | None:
 def play_summary(
     con: duckdb.DuckDBPyConnection, aliases=None, model: str | None = None, game_id: str | None = None
 ) -> pl.DataFrame:
-    """Per model (`model` only, where given; over `game_id`'s decisions, where given):
-    decisions, games, each mistake's rate and the play statistics, each with its 95%
-    interval clustered by game, and the chips and Lives won beside those expected."""
+    """Per model: each mistake's rate, `vpip`, `pfr`, `aggression`, `fold_to_raise` and
+    `showdown_win_rate`, each with `_low`/`_high` (95%, clustered by game) and `_n`, and
+    the chips and Lives won at showdown beside those its win probabilities expected.
+
+    Raises:
+        WorkbenchError: no answered Damage betting decision (of `model`, in `game_id`).
+    """
     frame = _by_model(play_quality(con, game_id=game_id).filter(pl.col("win_probability").is_not_null()), aliases)
     if model is not None:
         frame = frame.filter(pl.col("model") == model)
@@ -257,9 +278,10 @@ ORDER BY a.source_id, a.seq
 
 
 def attack_outcomes(con: duckdb.DuckDBPyConnection, game_id: str | None = None, k: int = AFTER_ATTACK) -> pl.DataFrame:
-    """Per attack: attacker, target, plan, intent and the shift the attacker expected,
-    beside the target's fold rate, aggression (raises of its calls and raises) and
-    mistake rate in its `k` judged decisions before the attack and the `k` after."""
+    """Per attack (a raise's attack plan the simulator resolved): where it is, attacker,
+    target, `plan`, `intent`, `expected_shift`, and the target's `fold_rate`,
+    `aggression` and `mistake_rate` in its `k` judged decisions before (`_before`) and
+    after (`_after`) (`AFTER_ATTACK`: 3), with their counts (`n_before`, `n_after`)."""
     attacks = query_frame(con, ATTACKS, {"game_id": game_id})
     windows = _windows(play_quality(con, game_id=game_id), attacks, k)
     acted = pl.col("action").is_in(["call", "raise"]).sum()

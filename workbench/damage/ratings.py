@@ -128,16 +128,32 @@ def _check_seats(con) -> None:
 def ratings(
     con, by: str = "model", bootstrap: int = BOOTSTRAP, seed: int = 0, aliases=None, failures: str = "exclude"
 ) -> pl.DataFrame:
-    """Per model (or `by="seat"`, `by="player"`): games played, games rated (with at
-    least one other team), placements (every place its seats took, game by game in the
-    order they ended), wins, mean place, the Plackett-Luce rating (mu, sigma,
-    ordinal = mu - 3 sigma), its 95% interval (mu_low, mu_high: `bootstrap` resamples
-    of the games; reproducible with `seed`), the rank by ordinal, the ranks it could
-    hold (rank_low, rank_high), `tied` (the rank of the best model it cannot be told
-    apart from), and `note` ("too few games" below MIN_RATED_GAMES rated games,
-    which get no interval). `aliases` maps names to one model (by="model"); a player's
-    model is read from its answered decisions (`failures="invalid"`: from all its calls).
-    `con`: a DuckDB connection, or a Parquet tree open on Spark (`connection.query_frame`)."""
+    """Damage placements as Plackett-Luce ratings per model (or seat, or player) with
+    95% intervals from a bootstrap over games, rank intervals and tied groups; none below
+    3 rated games.
+
+    Args:
+        con: a connection to a workbench database, or a Parquet tree open on Spark.
+        by: who is rated: `model`, `seat` or `player`.
+        bootstrap: how many resamples of the games the interval is drawn from.
+        seed: the random seed of the resampling (the same seed, the same intervals).
+        aliases: a dict, or a JSON or CSV file, mapping names to one model (`by="model"`).
+        failures: `exclude`: a player's model is the one most of its answered decisions
+            name; `invalid`: of all its calls, failed ones too.
+
+    Returns:
+        A polars DataFrame, one row per model (seat, player), by rank: the `by` column,
+        `games`, `rated_games` (with at least one other team), `placements` (every place
+        its seats took, in the order the games ended), `wins`, `mean_place`, `mu`, `sigma`,
+        `ordinal` (mu - 3 sigma), `mu_low`, `mu_high` (the 95% interval; NULL below 3 rated
+        games), `rank` (by ordinal), `rank_low`, `rank_high` (the ranks it could hold),
+        `tied` (the rank of the best model it cannot be told apart from) and `note` ("too
+        few games ...").
+
+    Raises:
+        WorkbenchError: an unknown `by`, no finished Damage game, or none with two of `by`
+            to rank.
+    """
     if by not in BY:
         raise WorkbenchError(f"cannot rate by {by!r}; use one of: {', '.join(BY)}")
     _check_seats(con)
