@@ -227,8 +227,8 @@ _HOST_SETTINGS = (
 class _Hosts:
     """In-memory DuckDB instances that an ingest attaches its database file to: the row
     group size is an option of ATTACH only. One is kept between ingests: starting an
-    instance takes 10 ms (DuckDB registers its built-in functions), a seventh of a 1%
-    append of 100k EC4X drafts, and `workbench ingest --watch` ingests at each change.
+    instance registers DuckDB's built-in functions, a good part of a small append
+    (docs/performance.md), and `workbench ingest --watch` ingests at each change.
     Each ingest has its own connection to it, its temporary objects going with it, and
     finds DuckDB's settings."""
 

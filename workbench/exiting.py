@@ -2,9 +2,8 @@
 code, quickly, and never by a late signal.
 
 Why it ends by `os._exit` rather than by returning to Python: Python's shutdown would
-unload polars, DuckDB and pyarrow and free their objects one by one, 0.1-0.15 s after the
-command's work was done and printed (a tenth of `workbench plot`, whose aim is 1.5 s:
-docs/performance.md). `os._exit` skips what Python would still do, so that is done
+unload polars, DuckDB and pyarrow and free their objects one by one after the command's
+work was done and printed: about a tenth of `workbench plot` (docs/performance.md). `os._exit` skips what Python would still do, so that is done
 here first, in Python's order: the exit handlers run (`atexit._run_exitfuncs`: what
 they print would otherwise be lost), then standard output and error are flushed. Where
 Python's shutdown still has work of its own, the process exits as Python does: under a

@@ -252,8 +252,8 @@ def run_on(
     `table`, under `name`: the binding is explicit, nothing else can be picked up, and
     it ends with the statement, so a batch is not kept in memory until the file's
     transaction ends (as a registered view would be). `params` are prepared-statement
-    parameters (`$source_id`). It is planned once (see `relation_on`): an append of
-    1,000 EC4X drafts parses them in 8.6 ms where a relation took 10.5 ms.
+    parameters (`$source_id`). It is planned once, where a relation is planned twice
+    (see `relation_on`; docs/performance.md).
     """
     return _bound(_ROWS, con, table, sql, name, params)
 

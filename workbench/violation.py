@@ -34,9 +34,9 @@ FIELDS = ("locator", "severity", "rule", "field", "message")
 
 class StoredViolations:
     """Violations read back from the database as columns (`FIELDS`, as `fetchnumpy`
-    gives them): a report of a 100k-draft EC4X log holds 5,000, read in 3 ms as
-    columns where rows made into objects took 10-13 ms, a tenth of an append of 1,000
-    drafts. A report makes them a list of `Violation`s when first asked for."""
+    gives them), which is several times faster than rows made into objects, a good part
+    of a small append (docs/performance.md). A report makes them a list of `Violation`s
+    when first asked for."""
 
     def __init__(self, columns: dict):
         self._columns = columns

@@ -100,7 +100,7 @@ def spec_title(spec: dict) -> str:
 
 def vega_script() -> str:
     """Vega, the Vega-Lite the specs are written for and vega-embed as one script, as
-    vl-convert bundles them: 2.4 s the first time in a process, so kept in the user's
+    vl-convert bundles them: seconds the first time in a process, so kept in the user's
     cache folder, one file per vl-convert and Vega-Lite version (it bundles the same
     script every time)."""
     import vl_convert

@@ -1,7 +1,7 @@
 """Rendering a Vega-Lite spec to PNG, SVG or PDF with vl-convert, in this process or in a
 process of its own.
 
-vl-convert's V8 engine takes 0.6-0.9 s to start, and holds the GIL while it does, so in
+vl-convert's V8 engine takes most of a second to start, and holds the GIL while it does, so in
 this process it could only start after the chart is built. `Renderer` starts it in a
 child process first, and the chart is built meanwhile: `workbench plot` to a PNG takes
 that much less. The child is run by file path in isolated mode, so it imports nothing but

@@ -2,8 +2,8 @@
 
 Every figure is a Vega-Lite spec written as plain dicts and lists: its data are named
 datasets at the top, its selections are top-level parameters naming their views. Writing
-one takes milliseconds and needs no Altair, whose import (0.5-0.7 s) and object model (up
-to 0.7 s for the emotion figure) would be most of `workbench plot` and `workbench report`
+one takes milliseconds and needs no Altair, whose import and object model would be most
+of `workbench plot` and `workbench report`
 (docs/performance.md, "Figures without Altair"). Those commands render and embed the
 specs; the Python API and the notebooks get an Altair chart of the same spec
 (`as_altair`), which composes, displays and drives a `JupyterChart` as any Altair chart does.
@@ -122,8 +122,8 @@ def as_altair(spec: dict):
     rest is kept as the spec has it: a view's `data` is `{"values": rows}` (Altair's
     data transformers and its row limit do not apply), and an encoding's channels and a
     mark are dicts (`chart.encoding.x["title"]`, not `.x.title`). It is made in
-    milliseconds, where `Chart.from_dict` takes up to 2 s matching every value against
-    the schema."""
+    milliseconds, where `Chart.from_dict` takes seconds matching every value against
+    the schema (docs/performance.md)."""
     datasets = spec.get("datasets", {})
     props = {key: value for key, value in spec.items() if key not in ("$schema", "datasets")}
     if props.get("config") == DEFAULT_CONFIG:  # Altair's theme adds it again
