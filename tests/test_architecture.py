@@ -289,3 +289,36 @@ def test_import_and_a_read_only_connection_load_no_format(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# The modules users import by name: the API reference's, the plugin API, the questions
+# and what they read with, and the figures' and the report's. Each has a test file named
+# after it (`test_<name>.py`, or `test_<name>s.py`), in the folder of its package.
+PUBLIC = (
+    "analysis",
+    "ingestion",
+    "notebook",
+    "widgets",
+    "plugin",
+    "display",
+    "records",
+    "comparison",
+    "stats",
+    "prices",
+    "naming",
+    "validation",
+    "formats",
+    "report",
+    "registry",
+    "otel.reader",
+    "plots.validity",
+    "damage.quality",
+    "damage.ratings",
+)
+
+
+@pytest.mark.parametrize("module", PUBLIC)
+def test_each_public_module_has_a_test_file_named_after_it(module):
+    *folders, name = module.split(".")
+    place = ROOT.joinpath("tests", *folders)
+    assert (place / f"test_{name}.py").exists() or (place / f"test_{name}s.py").exists()
