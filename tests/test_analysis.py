@@ -12,7 +12,7 @@ import pytest
 
 import workbench
 from tests.conftest import ROOT
-from workbench import analysis, comparison, connection, notebook, records, stats
+from workbench import analysis, comparison, connection, notebook, records, registry, stats
 from workbench.errors import WorkbenchError
 
 
@@ -52,7 +52,7 @@ def test_importing_the_analysis_loads_no_format():
     loaded = json.loads(
         subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     )
-    formats = {"damage", "stellaris", "ec4x", "arena", "gm", "otel", "declared", "registry"}
+    formats = {*registry.BUILT_IN_FOLDERS, "declared", "registry"}
     assert not [m for m in loaded if m.split(".")[1] in formats]
 
 
