@@ -322,3 +322,16 @@ def test_each_public_module_has_a_test_file_named_after_it(module):
     *folders, name = module.split(".")
     place = ROOT.joinpath("tests", *folders)
     assert (place / f"test_{name}.py").exists() or (place / f"test_{name}s.py").exists()
+
+
+# A synthetic corpus is data written as code (`<format>/synth.py`): the one place a long file is allowed.
+MOST_LINES = 600
+
+
+def test_no_module_of_the_package_is_over_600_lines():
+    long = {
+        name: len(path.read_text().splitlines())
+        for name, path in MODULES.items()
+        if path.name != "synth.py" and len(path.read_text().splitlines()) > MOST_LINES
+    }
+    assert long == {}

@@ -13,7 +13,7 @@ import pytest
 import workbench
 from tests.conftest import rows
 from tests.stellaris.conftest import CORPUS_PLAYER, write_zip
-from workbench.stellaris import save
+from workbench.stellaris import save, save_zip
 from workbench.stellaris.names import raw_key, render, template_json
 from workbench.stellaris.synth_campaign import Bare, clausewitz
 
@@ -184,7 +184,7 @@ def test_war_names_take_literal_values_as_written(tmp_path):
             "gamestate": gamestate(template("%ADJ%", ("1", template("Union_of", ("1", literal("Free Worlds"))))), wars),
         },
     )
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     assert snapshot.outputs["get_wars"]["wars"] == [
         "Kel_Ari Hegemony vs Union of Free Worlds",
         "Zorgon-Human War of Liberation",

@@ -26,7 +26,7 @@ import pytest
 import workbench
 from tests.conftest import rows
 from tests.stellaris.test_names_from_save import gamestate, ingest_save, meta
-from workbench.stellaris import save
+from workbench.stellaris import save, save_zip
 from workbench.stellaris.names import render
 
 SESSION = "6c2fb2b98ed5462388df682ff37017a4"
@@ -246,7 +246,7 @@ def test_a_column_further_off_than_int_is_still_found(tmp_path):
 
 def test_the_player_empire_is_named_as_the_companion_names_it(corpus_save):
     # the real extractor's get_metadata() on the corpus save: name, date, version
-    snapshot = save.read_snapshot(save.open_save(corpus_save))
+    snapshot = save.read_snapshot(save_zip.open_save(corpus_save))
     status = snapshot.outputs["get_player_status"]
     assert (status["empire_name"], status["date"]) == ("United Nations of Earth 2", "2312.01.01")
 

@@ -11,7 +11,7 @@ import workbench
 from tests.conftest import rows
 from tests.stellaris.conftest import CORPUS_PLAYER, synthetic_save, write_zip
 from workbench.errors import UnreadableFile
-from workbench.stellaris import save
+from workbench.stellaris import save, save_zip
 from workbench.stellaris.dates import day_number
 from workbench.stellaris.reader import read_save
 
@@ -31,7 +31,7 @@ def balance_sums_by_lines(gamestate: bytes, player_id: int) -> dict[str, float]:
 
 
 def test_corpus_save_snapshot(corpus_save):
-    snapshot = save.read_snapshot(save.open_save(corpus_save))
+    snapshot = save.read_snapshot(save_zip.open_save(corpus_save))
     assert snapshot.player_id == CORPUS_PLAYER
     assert snapshot.date == "2312.01.01"
     # the readable name is the save's meta name; the country's own template is kept beside it
@@ -72,7 +72,7 @@ def test_derived_outputs_are_validated_and_stored(corpus_save):
 
 def test_the_player_is_read_by_id_not_as_country_zero(tmp_path):
     path, campaign = synthetic_save(tmp_path / "autosave.sav", state_index=3)
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     assert snapshot.player_id == campaign.player_id != 0
     assert snapshot.net == campaign.states[3].net  # country 0 has an economy of its own
     assert snapshot.empire_name == campaign.empire_name
@@ -80,7 +80,7 @@ def test_the_player_is_read_by_id_not_as_country_zero(tmp_path):
 
 def test_a_damaged_budget_and_a_foreign_planet_are_reported(tmp_path):
     path, campaign = synthetic_save(tmp_path / "broken_budget.sav", state_index=7)
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     [violation] = snapshot.violations
     assert (violation.locator, violation.field, violation.rule) == (
         f"country {campaign.player_id}",
@@ -88,7 +88,7 @@ def test_a_damaged_budget_and_a_foreign_planet_are_reported(tmp_path):
         "invariant_net_monthly",
     )
     path, campaign = synthetic_save(tmp_path / "foreign_planet.sav", state_index=4)
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     [violation] = snapshot.violations
     assert (violation.field, violation.rule) == ("owner", "invariant_player_id")
     assert snapshot.outputs["get_player_status"]["colonies"]["total_count"] == len(campaign.states[4].colonies) - 1
@@ -134,14 +134,14 @@ def test_a_zip_declaring_more_than_the_bound_is_refused_before_unpacking(tmp_pat
 
     monkeypatch.setattr(zipfile.ZipFile, "open", never_opened)
     with pytest.raises(UnreadableFile) as refused:
-        save.open_save(path)
+        save_zip.open_save(path)
     message = str(refused.value)
     assert message.startswith(f"{path}: refused before unpacking") and "600 MB, over the 512 MB bound" in message
     assert "\n" not in message
 
 
 def test_a_zip_lying_about_its_sizes_is_refused_without_unpacking_it_all(tmp_path, monkeypatch):
-    monkeypatch.setattr(save, "MAX_UNPACKED", 1 << 20)
+    monkeypatch.setattr(save_zip, "MAX_UNPACKED", 1 << 20)
     path = write_zip(tmp_path / "liar.sav", {"meta": b"x", "gamestate": b"\0" * (8 << 20)})
     patch_sizes(path, "gamestate", 1000)  # declares 1000 bytes, inflates to 8 MB
     seen = []
@@ -154,17 +154,17 @@ def test_a_zip_lying_about_its_sizes_is_refused_without_unpacking_it_all(tmp_pat
 
     monkeypatch.setattr(zipfile.ZipExtFile, "read", counting_read)
     with pytest.raises(UnreadableFile, match="cannot be unpacked"):
-        save.open_save(path)
+        save_zip.open_save(path)
     assert sum(seen) <= 1 << 20  # never more than the bound came out
 
 
 def test_the_stream_cap_stops_a_member_at_the_bytes_left(tmp_path, monkeypatch):
-    monkeypatch.setattr(save, "READ_CHUNK", 512)
+    monkeypatch.setattr(save_zip, "READ_CHUNK", 512)
     path = write_zip(tmp_path / "big.sav", {"gamestate": b"a" * 3000})
     with zipfile.ZipFile(path) as archive:
         with pytest.raises(UnreadableFile, match="`gamestate` unpacks past the 512 MB bound"):
-            save._read_member(archive, archive.getinfo("gamestate"), 2000, path, lambda n: None)
-        data = save._read_member(archive, archive.getinfo("gamestate"), 3000, path, lambda n: None)
+            save_zip._read_member(archive, archive.getinfo("gamestate"), 2000, path, lambda n: None)
+        data = save_zip._read_member(archive, archive.getinfo("gamestate"), 3000, path, lambda n: None)
     assert data == b"a" * 3000
 
 
@@ -179,13 +179,13 @@ def test_a_sav_that_is_not_a_zip_is_unreadable(tmp_path, content, reason):
     path = tmp_path / "fake.sav"
     path.write_bytes(content)
     with pytest.raises(UnreadableFile, match=reason):
-        save.open_save(path)
+        save_zip.open_save(path)
 
 
 def test_a_zip_without_gamestate_is_unreadable(tmp_path):
     path = write_zip(tmp_path / "meta_only.sav", {"meta": b'date="2200.01.01"', "../../evil": b"x"})
     with pytest.raises(UnreadableFile, match=r"no `gamestate` member \(it holds \.\./\.\./evil, meta\)"):
-        save.open_save(path)
+        save_zip.open_save(path)
     assert not (tmp_path.parent / "evil").exists()  # member names are never paths
 
 

@@ -31,7 +31,7 @@ import workbench
 from tests.conftest import rows
 from tests.stellaris.conftest import write_zip
 from tests.stellaris.examples import bundle, example
-from workbench.stellaris import save, synth
+from workbench.stellaris import save, save_zip, synth
 from workbench.stellaris.invariants import check_bundle
 
 INSIDE, OUTSIDE = 0.009, 0.011
@@ -151,7 +151,7 @@ def energy_country(balance_of_ships: float) -> dict:
 @pytest.mark.parametrize("ships", [-120.0 - INSIDE, -120.0 + INSIDE], ids=["below", "above"])
 def test_a_balance_off_by_less_than_0_01_agrees_with_the_budget(tmp_path, ships):
     path = tiny_save(tmp_path / "inside.sav", {5: energy_country(ships)}, [5])
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     assert snapshot.player_id == 5
     assert snapshot.net == {"energy": 20.0, "minerals": 95.5}  # income - expenses, not the balance
     assert snapshot.balance["energy"] == pytest.approx(140.0 + ships, abs=1e-9)
@@ -163,7 +163,7 @@ def test_a_balance_off_by_less_than_0_01_agrees_with_the_budget(tmp_path, ships)
 )
 def test_a_balance_off_by_more_than_0_01_is_a_damaged_budget(tmp_path, ships):
     path = tiny_save(tmp_path / "outside.sav", {5: energy_country(ships)}, [5])
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     assert snapshot.net == {"energy": 20.0, "minerals": 95.5}
     [violation] = snapshot.violations
     assert (violation.locator, violation.severity, violation.rule, violation.field) == (
@@ -227,7 +227,7 @@ BETA = country(
 )
 def test_a_multiplayer_save_is_read_for_its_first_player(tmp_path, players, expected):
     path = tiny_save(tmp_path / "multiplayer.sav", {5: ALPHA, 9: BETA}, players)
-    snapshot = save.read_snapshot(save.open_save(path))
+    snapshot = save.read_snapshot(save_zip.open_save(path))
     assert snapshot.player_id == expected["player_id"]
     assert snapshot.empire_name_key == expected["key"]
     assert snapshot.net == expected["net"]
@@ -309,7 +309,7 @@ def test_a_multiplayer_campaign_save_is_the_first_players(tmp_path):
 def test_a_multiplayer_campaign_save_with_the_rival_first_is_the_rivals(tmp_path):
     rival = 12
     gamestate, player = multiplayer_campaign_save(tmp_path / "autosave.sav", [rival, "player"])
-    snapshot = save.read_snapshot(save.open_save(tmp_path / "autosave.sav"))
+    snapshot = save.read_snapshot(save_zip.open_save(tmp_path / "autosave.sav"))
     assert snapshot.player_id == rival != player
     expected = nets_by_lines(gamestate, rival)
     assert snapshot.net == pytest.approx(expected, abs=1e-6)

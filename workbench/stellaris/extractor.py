@@ -134,6 +134,16 @@ def _split_bundle(document: dict) -> tuple[dict, list[Violation]]:
 
 def _check(outputs: dict, violations: list[Violation], path: Path, series: str) -> Extraction:
     extraction = Extraction(violations=violations, records=len(outputs))
+    add_outputs(extraction, outputs, "extractor")
+    known = {tool: payload for tool, payload in outputs.items() if tool in TOOLS}
+    extraction.violations += invariants.check_bundle(known)
+    _add_snapshot(extraction, known, path, series)
+    return extraction
+
+
+def add_outputs(extraction: Extraction, outputs: dict, origin: str) -> None:
+    """Each tool's output checked against its schema: its findings, and its row of
+    `stellaris_tool_outputs` read from `origin` (`extractor`, `save`)."""
     for tool, payload in outputs.items():
         valid, found = check_output(tool, payload)
         extraction.violations += found
@@ -141,16 +151,12 @@ def _check(outputs: dict, violations: list[Violation], path: Path, series: str) 
             {
                 "locator": tool_locator(tool),
                 "tool": tool,
-                "origin": "extractor",
+                "origin": origin,
                 "known": tool in TOOLS,
                 "valid": valid,
                 "payload": json.dumps(payload),
             }
         )
-    known = {tool: payload for tool, payload in outputs.items() if tool in TOOLS}
-    extraction.violations += invariants.check_bundle(known)
-    _add_snapshot(extraction, known, path, series)
-    return extraction
 
 
 def _add_snapshot(extraction: Extraction, outputs: dict, path: Path, series: str) -> None:

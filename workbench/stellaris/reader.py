@@ -4,14 +4,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from workbench.errors import UnreadableFile
 from workbench.formats import Counts, LoadContext
 from workbench.paths import text_of
-from workbench.stellaris import extractor, history, invariants, save
-from workbench.stellaris.findings import check_output, tool_locator
+from workbench.stellaris import extractor, history, invariants, save, save_zip
 from workbench.stellaris.tables import Extraction, budget_rows, resource_rows, snapshot_row, status_figures, write
 from workbench.violation import Violation
 
@@ -52,25 +50,13 @@ def series_of(path: Path) -> str:
 
 
 def read_save(path: Path, series: str, advance=lambda n: None) -> Extraction:
-    files = save.open_save(path, advance)
+    files = save_zip.open_save(path, advance)
     try:
         snapshot = save.read_snapshot(files)
     except save.SnapshotError as exc:
         return _rejected_save(files, str(exc))
     extraction = Extraction(records=1, violations=list(snapshot.violations))
-    for tool, payload in snapshot.outputs.items():
-        valid, found = check_output(tool, payload)
-        extraction.violations += found
-        extraction.tool_outputs.append(
-            {
-                "locator": tool_locator(tool),
-                "tool": tool,
-                "origin": "save",
-                "known": True,
-                "valid": valid,
-                "payload": json.dumps(payload),
-            }
-        )
+    extractor.add_outputs(extraction, snapshot.outputs, "save")  # every tool a save gives is known
     extraction.violations += invariants.check_bundle(snapshot.outputs, player_id=snapshot.player_id)
     extraction.snapshots.append(_snapshot_row(snapshot, series, text_of(path.name)))
     extraction.resources = _resource_rows(snapshot)
@@ -105,7 +91,7 @@ def _snapshot_row(snapshot: save.Snapshot, series: str, file_name: str) -> dict:
     )
 
 
-def _rejected_save(files: save.SaveFiles, why: str) -> Extraction:
+def _rejected_save(files: save_zip.SaveFiles, why: str) -> Extraction:
     raw = (
         files.meta.decode("utf-8", errors="replace")
         + "\n# gamestate begins:\n"
