@@ -127,11 +127,13 @@ MODULES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "damage.quality": ("workbench/damage/quality.py", ("workbench.damage.quality.*",), PLAY),
     "jsonl": ("workbench/jsonl.py", ("workbench.jsonl.*",), ()),
     "ingest": ("workbench/ingestion.py", ("workbench.ingestion.*",), ()),
+    "ingest.source_rows": ("workbench/source_rows.py", ("workbench.source_rows.*",), ()),
+    "ingest.file_choice": ("workbench/file_choice.py", ("workbench.file_choice.*",), ()),
 }
 
 OWN_TESTS = {
-    "stats",
-    "comparison",
+    *(f"stats.{m}" for m in ("shares", "clustering", "differences", "planning", "anytime")),
+    *(f"comparison.{m}" for m in ("clusters", "scorecards", "pairs", "plans")),
     "prices",
     "damage.ratings",
     "damage.plackett_luce",
