@@ -14,7 +14,7 @@ import json
 import random
 from pathlib import Path
 
-from bench.common import WORK
+from bench.common import WORK, written
 
 AGENTS = {
     "agent_001": "llama3.1:8b",
@@ -67,8 +67,7 @@ def decisions_log(count: int, folder: Path = WORK) -> Path:
         return path
     rng = random.Random(2)
     tools = ("move_to", "collect", "craft", "query_world", "query_inventory", "send_message", "idle")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".tmp"), "w") as out:
+    with written(path) as out:
         for number in range(count):
             agent = list(AGENTS)[number % len(AGENTS)]
             tool = rng.choices(tools, weights=(5, 3, 2, 2, 1, 1, 1))[0]
@@ -85,5 +84,4 @@ def decisions_log(count: int, folder: Path = WORK) -> Path:
             if number >= len(AGENTS):
                 record["last_action_result"] = _outcome(rng)
             out.write((_broken(rng, record) if rng.random() < 0.02 else json.dumps(record)) + "\n")
-    path.with_suffix(".tmp").rename(path)
     return path

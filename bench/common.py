@@ -38,6 +38,25 @@ def fresh_ids(text: str, copy: int) -> str:
     return re.sub(r'"(game|tournament)_(\w+?)_([0-9a-f]{6})"', rf'"\1_\2_\3c{copy}"', text)
 
 
+def real_damage_logs(pattern: str = "*.events.jsonl") -> list[Path]:
+    """The real Damage simulator's logs (../shared/corpus/damage) named like `pattern`;
+    SystemExit when the corpus is absent."""
+    logs = sorted((CORPUS / "damage").rglob(pattern))
+    if not logs:
+        raise SystemExit(f"the real Damage corpus is absent ({CORPUS / 'damage'}); the benchmarks read it")
+    return logs
+
+
+@contextmanager
+def written(path: Path):
+    """A text file to write a workload to, renamed to `path` once whole: a run stopped
+    halfway leaves no workload the next run would take as made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".tmp"), "w") as out:
+        yield out
+    path.with_suffix(".tmp").rename(path)
+
+
 def damage_log(events: int) -> Path:
     """About `events` lines of the real Damage simulator's logs (../shared/corpus/damage),
     copied game after game under fresh game ids: the real program's shapes (every event
@@ -45,20 +64,15 @@ def damage_log(events: int) -> Path:
     path = WORK / f"real_damage_{events}.events.jsonl"
     if path.exists():
         return path
-    logs = sorted((CORPUS / "damage").rglob("*.events.jsonl"))
-    if not logs:
-        raise SystemExit(f"the real Damage corpus is absent ({CORPUS / 'damage'}); the benchmarks read it")
-    texts = [log.read_text() for log in logs]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    written, copy = 0, 0
-    with open(path.with_suffix(".tmp"), "w") as out:
-        while written < events:
+    texts = [log.read_text() for log in real_damage_logs()]
+    lines, copy = 0, 0
+    with written(path) as out:
+        while lines < events:
             for text in texts:
                 copy += 1
                 renamed = fresh_ids(text, copy)
                 out.write(renamed)
-                written += renamed.count("\n")
-    path.with_suffix(".tmp").rename(path)
+                lines += renamed.count("\n")
     return path
 
 

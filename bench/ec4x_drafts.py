@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 
 import workbench
-from bench.common import WORK, best_of, machine
+from bench.common import WORK, best_of, machine, written
 
 # Seed 004's top-level keys of a draft, read as JSON by the baseline (no inference).
 DRAFT_KEYS = (
@@ -98,12 +98,10 @@ def drafts_log(count: int) -> Path:
     if path.exists():
         return path
     rng = random.Random(4)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".tmp"), "w") as out:
+    with written(path) as out:
         for number in range(count):
             record = draft(rng, 1 + number // 50)
             out.write((broken(rng, record) if rng.random() < 0.05 else json.dumps(record)) + "\n")
-    path.with_suffix(".tmp").rename(path)
     return path
 
 

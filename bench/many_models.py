@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import CORPUS, WORK, machine
+from bench.common import WORK, machine, real_damage_logs, written
 
 AIM_SECONDS = 10.0
 
@@ -29,12 +29,8 @@ def many_models_log(models: int, games: int) -> Path:
     path = WORK / f"real_damage_{models}_models_{games}_games.events.jsonl"
     if path.exists():
         return path
-    logs = sorted(p for p in (CORPUS / "damage").rglob("game_*.events.jsonl"))
-    if not logs:
-        raise SystemExit(f"the real Damage corpus is absent ({CORPUS / 'damage'}); the benchmark reads it")
-    texts = [log.read_text() for log in logs]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".tmp"), "w") as out:
+    texts = [log.read_text() for log in real_damage_logs("game_*.events.jsonl")]
+    with written(path) as out:
         for copy in range(games):
             text = re.sub(r'"game_(\w+?)_([0-9a-f]{6})"', rf'"game_\1_\2m{copy}"', texts[copy % len(texts)])
             out.write(
@@ -44,7 +40,6 @@ def many_models_log(models: int, games: int) -> Path:
                     text,
                 )
             )
-    path.with_suffix(".tmp").rename(path)
     return path
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import eval7
 
 import workbench
-from bench.common import CORPUS, WORK, fresh_ids, machine
+from bench.common import CORPUS, WORK, fresh_ids, machine, real_damage_logs, written
 from workbench.damage import cards
 from workbench.damage.play import judged
 
@@ -54,20 +54,16 @@ def workload(decisions: int) -> Path:
     path = WORK / f"real_play_{decisions}.events.jsonl"
     if path.exists():
         return path
-    logs = sorted((CORPUS / "damage").rglob("game_*.events.jsonl"))
-    if not logs:
-        raise SystemExit(f"the real Damage corpus is absent ({CORPUS / 'damage'}); the benchmark reads it")
+    logs = real_damage_logs("game_*.events.jsonl")
     games = [[line for line in log.read_text().splitlines() if json.loads(line)["type"] in KEPT] for log in logs]
     per_copy = sum(json.loads(line)["type"] == "action_submitted" for game in games for line in game)
     rng = random.Random(0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".tmp"), "w") as out:
+    with written(path) as out:
         for copy in range(-(-decisions // per_copy)):
             dealt = dict(zip(cards.DECK, rng.sample(cards.DECK, len(cards.DECK))))
             for game in games:
                 for line in game:
                     out.write(CARD.sub(lambda m, dealt=dealt: f'"{dealt[m.group(1)]}"', fresh_ids(line, copy)) + "\n")
-    path.with_suffix(".tmp").rename(path)
     return path
 
 

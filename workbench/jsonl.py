@@ -425,6 +425,23 @@ def store_batch(
     return Counts(len(batch) - len(reject_at), len(reject_at))
 
 
+def store_batches(
+    ctx: LoadContext,
+    check: Callable[[LineBatch], tuple[list[Violation], dict[int, str]]],
+    insert: Callable[[pa.Table], int],
+) -> Counts:
+    """Every batch of the part of the file a load reads (`context_batches`), checked by
+    `check` (its violations, and position -> why for the lines to reject) and stored
+    (`store_batch`). Returns the counts of them all."""
+    records = rejected = 0
+    for batch in context_batches(ctx):
+        found, reject_at = check(batch)
+        counts = store_batch(ctx, batch, found, reject_at, insert)
+        records += counts.records
+        rejected += counts.rejected
+    return Counts(records, rejected)
+
+
 def _unparsable_seqs(con, lines: pa.Table) -> list[int]:
     return [
         seq

@@ -25,6 +25,7 @@ import pyarrow as pa
 from workbench.connection import query_frame
 from workbench.errors import WorkbenchError
 from workbench.naming import alias_sql, read_aliases, two_models
+from workbench.outcomes import OUTCOMES
 from workbench.raw_text import LINE_OF_LOCATOR, file_lines, raw_texts, text_matches
 
 RECORD_COLUMNS = (
@@ -45,7 +46,6 @@ RECORD_COLUMNS = (
     "raw",
     "source_id",
 )
-OUTCOMES = ("valid", "invalid", "failed")
 SEVERITIES = ("error", "warning", "info")
 # Tables read here for what they are, not as records of a file.
 _NOT_RECORDS = ("sources", "violations", "rejects", "decisions", "workbench_schema")

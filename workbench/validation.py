@@ -25,6 +25,12 @@ def line_count(count: int) -> str:
     return "1 line" if count == 1 else f"{count} lines"
 
 
+def drift_finding(rule: str, path: str, message: str, count: int, first: int) -> Violation:
+    """An `info` finding about `count` lines of a file, located at the first of them:
+    `message`, then how many lines and which first."""
+    return Violation(f"line {first}", "info", rule, path, f"{message} ({line_count(count)}, first line {first})")
+
+
 def found(value) -> str:
     text = repr(value)
     return text if len(text) <= FOUND_CHARS else text[: FOUND_CHARS - 3] + "..."

@@ -9,7 +9,7 @@ import dataclasses
 from workbench.arena import drift, tables
 from workbench.arena.models import LINE_TAGS, LINES, unknown_param_message
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineBatch, check_lines, context_batches, store_batch
+from workbench.jsonl import LineBatch, check_lines, store_batches
 from workbench.paths import game_of_file, name_without
 from workbench.validation import violation
 from workbench.violation import Violation
@@ -25,12 +25,7 @@ def episode_of(path) -> str:
 
 def load(ctx: LoadContext) -> Counts:
     params = {"source_id": ctx.source_id, "episode": episode_of(ctx.path)}
-    records = rejected = 0
-    for batch in context_batches(ctx):
-        found, reject_at = check_batch(batch)
-        counts = store_batch(ctx, batch, found, reject_at, lambda lines: tables.insert(ctx.con, lines, params))
-        records += counts.records
-        rejected += counts.rejected
+    counts = store_batches(ctx, check_batch, lambda lines: tables.insert(ctx.con, lines, params))
     # A new line can carry the result of the action before it: the outcomes of earlier
     # lines may change. Decisions are the lines read.
     tables.derive(
@@ -41,7 +36,7 @@ def load(ctx: LoadContext) -> Counts:
         game_id=game_of_file(ctx.path, SUFFIX),
     )
     ctx.add_file_findings(drift.findings(ctx.con, ctx.source_id))
-    return Counts(records, rejected)
+    return counts
 
 
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:

@@ -26,6 +26,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from workbench.arena.models import ERROR_CODES
+
 FAULT_RATE = 0.03
 TICKS = 30
 MODELS = ("gpt-4o-mini", "llama3.1:8b", "qwen2.5:14b", "claude-3-5-haiku")
@@ -46,8 +48,6 @@ FAILURES = {
     "send_message": (0.02, ("INVALID_PARAMS",)),
     "idle": (0.0, ()),
 }
-# Seed 002, "Common Error Codes" (transcribed here, not imported from the validator).
-ERROR_CODES = ("OUT_OF_RANGE", "NOT_FOUND", "MISSING_MATERIALS", "INVALID_PARAMS", "BUSY")
 MESSAGES = {
     "OUT_OF_RANGE": "Target '{name}' is {distance} units away, collection range is 2.0",
     "NOT_FOUND": "Target '{name}' does not exist",

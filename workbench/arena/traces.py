@@ -14,7 +14,7 @@ from pathlib import Path
 from workbench.arena import drift, reader, tables
 from workbench.arena.models import TRACE_LINES
 from workbench.formats import Counts, LoadContext, first_json_line
-from workbench.jsonl import LineBatch, check_lines, context_batches, store_batch
+from workbench.jsonl import LineBatch, check_lines, store_batches
 from workbench.paths import name_without
 from workbench.validation import violation
 from workbench.violation import Violation
@@ -50,15 +50,10 @@ def is_trace_file(path: Path) -> bool:
 
 def load(ctx: LoadContext) -> Counts:
     params = {"source_id": ctx.source_id, "episode": episode_of(ctx.path)}
-    records = rejected = 0
-    for batch in context_batches(ctx):
-        found, reject_at = check_batch(batch)
-        counts = store_batch(ctx, batch, found, reject_at, lambda lines: tables.insert_traces(ctx.con, lines, params))
-        records += counts.records
-        rejected += counts.rejected
+    counts = store_batches(ctx, check_batch, lambda lines: tables.insert_traces(ctx.con, lines, params))
     # Drift is counted over all the file's rows, so an append reports it again whole.
     ctx.add_file_findings(drift.trace_findings(ctx.con, params))
-    return Counts(records, rejected)
+    return counts
 
 
 def check_batch(batch: LineBatch) -> tuple[list[Violation], dict[int, str]]:

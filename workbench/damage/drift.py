@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from workbench.damage.models import DRIFT_VALUES, PAYLOADS
 from workbench.damage.tables import CHUNK, ENVELOPE_KEYS
 from workbench.schema import sql_literal
-from workbench.validation import line_count
+from workbench.validation import drift_finding
 from workbench.violation import Violation
 
 
@@ -201,42 +201,40 @@ def _count(tally: dict, key, lines: int, first: int) -> None:
 
 def _extra_payload_key(check_no: int, key: str, lines: int, first: int) -> Violation:
     event_type, _, field, _ = KEY_CHECKS[check_no]
-    return Violation(
-        f"line {first}",
-        "info",
+    return drift_finding(
         "undocumented_key",
         f"{field}.{key}",
-        f"key `{key}` of {event_type} is not in the specification; kept ({line_count(lines)}, first line {first})",
+        f"key `{key}` of {event_type} is not in the specification; kept",
+        lines,
+        first,
     )
 
 
 def _undocumented_value(event_type: str, key: str, value: str, lines: int, first: int) -> Violation:
-    return Violation(
-        f"line {first}",
-        "info",
+    return drift_finding(
         "undocumented_value",
         f"payload.{key}",
-        f"{event_type}.{key} = {value!r} is not in the specification's enum; kept "
-        f"({line_count(lines)}, first line {first})",
+        f"{event_type}.{key} = {value!r} is not in the specification's enum; kept",
+        lines,
+        first,
     )
 
 
 def _undocumented_type(event_type: str, lines: int, first: int) -> Violation:
-    return Violation(
-        f"line {first}",
-        "info",
+    return drift_finding(
         "undocumented_event_type",
         "type",
-        f"event type {event_type!r} is not in the specification; kept ({line_count(lines)}, first line {first})",
+        f"event type {event_type!r} is not in the specification; kept",
+        lines,
+        first,
     )
 
 
 def _extra_envelope_key(key: str, lines: int, first: int) -> Violation:
-    return Violation(
-        f"line {first}",
-        "info",
+    return drift_finding(
         "undocumented_key",
         key,
-        f"envelope key `{key}` is not in the specification ({', '.join(ENVELOPE_KEYS)}); kept in "
-        f"damage_events.extra ({line_count(lines)}, first line {first})",
+        f"envelope key `{key}` is not in the specification ({', '.join(ENVELOPE_KEYS)}); kept in damage_events.extra",
+        lines,
+        first,
     )

@@ -403,22 +403,30 @@ def _betting_phase(log, players, turn, pot, rng, inject) -> int:
             p.in_hand = False
         elif kind in ("call", "raise"):
             high = max(high, p.current_bet + amount)
-            paid = min(p.bankroll, high - p.current_bet)
-            p.bankroll -= paid
-            p.current_bet += paid
-            pot += paid
-        log.emit(
-            "action_resolved",
-            {
-                "turn": turn,
-                "player_id": p.player_id,
-                "kind": kind,
-                "pot": pot,
-                "current_high_bet": high,
-                "player_state": p.state(rng),
-                "attack_plan": action["attack_plan"],
-            },
-        )
+        pot = _resolved(log, p, turn, kind, high, pot, rng, action["attack_plan"])
+    return pot
+
+
+def _resolved(log, p, turn, kind, high, pot, rng, attack_plan) -> int:
+    """`action_resolved` for `p`'s `kind`, a call or a raise paid up to the high bet
+    first. Returns the pot after it."""
+    if kind in ("call", "raise"):
+        paid = min(p.bankroll, high - p.current_bet)
+        p.bankroll -= paid
+        p.current_bet += paid
+        pot += paid
+    log.emit(
+        "action_resolved",
+        {
+            "turn": turn,
+            "player_id": p.player_id,
+            "kind": kind,
+            "pot": pot,
+            "current_high_bet": high,
+            "player_state": p.state(rng),
+            "attack_plan": attack_plan,
+        },
+    )
     return pot
 
 
@@ -436,23 +444,7 @@ def _provider_failure(log, p, turn, high, pot, rng) -> tuple[int, int]:
         },
     )
     log.emit("thinking", {"turn": turn, "player_id": p.player_id, "status": "end", "outcome": "provider_failure"})
-    paid = min(p.bankroll, high - p.current_bet)
-    p.bankroll -= paid
-    p.current_bet += paid
-    pot += paid
-    log.emit(
-        "action_resolved",
-        {
-            "turn": turn,
-            "player_id": p.player_id,
-            "kind": "call",
-            "pot": pot,
-            "current_high_bet": high,
-            "player_state": p.state(rng),
-            "attack_plan": None,
-        },
-    )
-    return high, pot
+    return high, _resolved(log, p, turn, "call", high, pot, rng, None)
 
 
 def _break_raise(log: GameLog, action: dict, rng: random.Random) -> None:

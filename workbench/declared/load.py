@@ -189,27 +189,16 @@ def _checker(spec: Spec):
             errors = bound.run(lambda: list(validator.iter_errors(record)))
         except _TooLong:
             violations.append(
-                Violation(
+                _unchecked(
                     locator,
-                    "error",
-                    "schema",
-                    "(record)",
-                    (
-                        f"the schema could not be checked on this line within {CHECK_SECONDS:g} s (a pattern that "
-                        f"backtracks without end?)"
-                    ),
+                    f"the schema could not be checked on this line within {CHECK_SECONDS:g} s (a pattern that "
+                    f"backtracks without end?)",
                 )
             )
             return None
         except Exception as exc:  # the schema's own fault, which reading it did not show: said per line
             violations.append(
-                Violation(
-                    locator,
-                    "error",
-                    "schema",
-                    "(record)",
-                    _short(f"the schema could not be checked on this line: {first_line(exc)}"),
-                )
+                _unchecked(locator, _short(f"the schema could not be checked on this line: {first_line(exc)}"))
             )
             return None
         for error in errors:
@@ -287,6 +276,11 @@ class _Bound:
         finally:
             self.running = False
             signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _unchecked(locator: str, message: str) -> Violation:
+    """A line the schema could not be checked on: an error of the whole record."""
+    return Violation(locator, "error", "schema", "(record)", message)
 
 
 def _short(message: str) -> str:

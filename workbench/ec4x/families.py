@@ -38,8 +38,14 @@ FAMILIES = (
     "research",
     "investment",
 )
-# The bot's tag for each zero-turn command: `ztc_` and the command in snake case.
-ZERO_TURN_TAGS = tuple("ztc_" + command.replace("-", "_") for command in ZERO_TURN_COMMANDS)
+
+
+def zero_turn_tag(command: str) -> str:
+    """The bot's tag for a zero-turn command: `ztc_` and the command in snake case."""
+    return "ztc_" + command.replace("-", "_")
+
+
+ZERO_TURN_TAGS = tuple(zero_turn_tag(command) for command in ZERO_TURN_COMMANDS)
 TAG_FAMILIES = {**{f: f for f in FAMILIES}, **{tag: "zero_turn" for tag in ZERO_TURN_TAGS}}
 
 

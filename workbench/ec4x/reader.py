@@ -27,10 +27,10 @@ from workbench.ec4x import orders, tables, trace
 from workbench.ec4x.drift import WATCHING, DriftTally, DriftWatch, walked
 from workbench.finding_writers import forget_decisions_from
 from workbench.formats import Counts, LoadContext
-from workbench.jsonl import LineChunk, check_lines, context_batches, context_chunks, store_batch
+from workbench.jsonl import LineChunk, check_lines, context_chunks, store_batches
 from workbench.paths import name_without
 from workbench.screen import model_screen
-from workbench.validation import line_count, violation
+from workbench.validation import drift_finding, violation
 from workbench.violation import Violation, line_of
 from workbench.worker import Worker
 
@@ -190,23 +190,16 @@ def _draft_violation(locator: str, error: dict, loc: tuple) -> Violation:
 def load_trace(ctx: LoadContext) -> Counts:
     """A bot trace, a batch of lines at a time: checked, then inserted."""
     params = {"source_id": ctx.source_id}
-    records = rejected = 0
-    for batch in context_batches(ctx):
-        found, reject_at = check_lines(batch, trace.LINES, _trace_violation)
-        counts = store_batch(
-            ctx,
-            batch,
-            found,
-            reject_at,
-            lambda lines: tables.insert(ctx.con, [tables.INSERT_SESSIONS, tables.INSERT_TURNS], lines, params),
-        )
-        records += counts.records
-        rejected += counts.rejected
+    counts = store_batches(
+        ctx,
+        lambda batch: check_lines(batch, trace.LINES, _trace_violation),
+        lambda lines: tables.insert(ctx.con, [tables.INSERT_SESSIONS, tables.INSERT_TURNS], lines, params),
+    )
     ctx.add_file_findings(trace_findings(ctx.con, ctx.source_id))
     ctx.add_violations(refused_turns(ctx.con, ctx.source_id, ctx.first_line))
     # A bot turn's decision is its own line's (`decisions_by_line`).
     ctx.con.execute(tables.TURN_DECISIONS, {"source_id": ctx.source_id, "first": ctx.first_line}).fetchall()
-    return Counts(records, rejected)
+    return counts
 
 
 def _trace_violation(locator: str, error: dict, loc: tuple) -> Violation:
@@ -238,24 +231,23 @@ def trace_findings(con: duckdb.DuckDBPyConnection, source_id: int) -> list[Viola
     """Drift in a bot trace: line kinds and feature tags the workbench does not know."""
     params = {"source_id": source_id}
     found = [
-        Violation(
-            f"line {first}",
-            "info",
+        drift_finding(
             "undocumented_kind",
             "kind",
-            f"kind {kind!r} is not a line the bot is known to write (only session_start); kept in "
-            f"ec4x_sessions ({line_count(count)}, first line {first})",
+            f"kind {kind!r} is not a line the bot is known to write (only session_start); kept in ec4x_sessions",
+            count,
+            first,
         )
         for kind, count, first in con.execute(tables.OTHER_KINDS, params).fetchall()
     ]
     found += [
-        Violation(
-            f"line {first}",
-            "info",
+        drift_finding(
             "unmapped_feature_tag",
             "featureTags",
             f"feature tag {tag!r} maps to none of the twelve feature families, so it counts for no "
-            f"family in the coverage gate ({line_count(count)}, first line {first})",
+            "family in the coverage gate",
+            count,
+            first,
         )
         for tag, count, first in con.execute(tables.UNMAPPED_TAGS, params).fetchall()
     ]

@@ -12,28 +12,6 @@ from __future__ import annotations
 import re
 
 # --- fleet commands (section 2): `fleet (FleetId)ID <command> [parameters]` ----------
-FLEET_COMMANDS = (
-    "hold",
-    "patrol",
-    "guard-colony",
-    "guard-starbase",
-    "seek-home",
-    "move",
-    "rendezvous",
-    "blockade",
-    "bombard",
-    "invade",
-    "blitz",
-    "view",
-    "scout-system",
-    "scout-colony",
-    "hack-starbase",
-    "colonize",
-    "join-fleet",
-    "reserve",
-    "mothball",
-    "salvage",
-)
 # Commands the prompt writes with a `system=`, `to=` or `at=` (SystemId) parameter.
 SYSTEM_TARGET_COMMANDS = (
     "move",
@@ -47,6 +25,19 @@ SYSTEM_TARGET_COMMANDS = (
     "scout-colony",
     "hack-starbase",
     "colonize",
+)
+# All of them, in the prompt's order.
+FLEET_COMMANDS = (
+    "hold",
+    "patrol",
+    "guard-colony",
+    "guard-starbase",
+    "seek-home",
+    *SYSTEM_TARGET_COMMANDS,
+    "join-fleet",
+    "reserve",
+    "mothball",
+    "salvage",
 )
 ROE_RANGE = (0, 10)
 COMMANDS_PER_FLEET = 1  # per turn

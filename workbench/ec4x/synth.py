@@ -19,123 +19,23 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-# --- what the generator writes, transcribed from seed 004 ---------------------------
-# The generator keeps its own copy of the seed's vocabulary rather than importing the
-# validator's (`workbench.ec4x`): a wrong or missing entry there then shows up as a
-# difference between the corpus and what ingest reports, instead of being shared by both.
-
-# "### 2. Fleet Commands", in the prompt's order.
-FLEET_COMMANDS = (
-    "hold",
-    "patrol",
-    "guard-colony",
-    "guard-starbase",
-    "seek-home",
-    "move",
-    "rendezvous",
-    "blockade",
-    "bombard",
-    "invade",
-    "blitz",
-    "view",
-    "scout-system",
-    "scout-colony",
-    "hack-starbase",
-    "colonize",
-    "join-fleet",
-    "reserve",
-    "mothball",
-    "salvage",
-)
-# Those the prompt writes with a (SystemId) parameter (`to=`, `at=`, `system=`).
-SYSTEM_TARGET_COMMANDS = (
-    "move",
-    "rendezvous",
-    "blockade",
-    "bombard",
-    "invade",
-    "blitz",
-    "view",
-    "scout-system",
-    "scout-colony",
-    "hack-starbase",
-    "colonize",
-)
-# "### 3. Construction & Build Commands" (`buildType` one of `ship|facility|ground|industrial`).
-BUILD_TYPES = ("ship", "facility", "ground", "industrial")
-SHIP_CLASSES = (
-    "corvette",
-    "frigate",
-    "destroyer",
-    "light-cruiser",
-    "cruiser",
-    "battlecruiser",
-    "battleship",
-    "dreadnought",
-    "super-dreadnought",
-    "carrier",
-    "super-carrier",
-    "raider",
-    "scout",
-    "etac",
-    "troop-transport",
-)
-FACILITY_CLASSES = ("spaceport", "shipyard", "drydock", "starbase")
-GROUND_CLASSES = ("army", "marine", "ground-battery", "planetary-shield")
-# The v1 rules of zeroTurnCommands[]: what each command requires.
-ZERO_TURN_REQUIRES = {
-    "reactivate": ("sourceFleetId",),
-    "detach-ships": ("sourceFleetId", "shipIndices"),
-    "transfer-ships": ("sourceFleetId", "targetFleetId", "shipIndices"),
-    "merge-fleets": ("sourceFleetId", "targetFleetId"),
-    "load-cargo": ("sourceFleetId", "cargoType"),
-    "unload-cargo": ("sourceFleetId",),
-    "load-fighters": ("sourceFleetId", "carrierShipId", "fighterShipIds"),
-    "unload-fighters": ("sourceFleetId", "carrierShipId", "fighterShipIds"),
-    "transfer-fighters": ("sourceFleetId", "sourceCarrierShipId", "targetCarrierShipId", "fighterShipIds"),
-}
-ZERO_TURN_COMMANDS = tuple(ZERO_TURN_REQUIRES)
-# "### 4. Economy & R&D": "Tech fields: cst, wep, ter, eli, clk, sld, cic, stl, fc, sc, fd, aco."
-TECH_FIELDS = ("cst", "wep", "ter", "eli", "clk", "sld", "cic", "stl", "fc", "sc", "fd", "aco")
-# "### 5. Espionage": what each operation names (`target=` a house, `system=` a system).
-ESPIONAGE_REQUIRES = {
-    "tech-theft": ("targetHouseId",),
-    "sabotage-low": ("targetHouseId", "targetSystemId"),
-    "sabotage-high": ("targetHouseId", "targetSystemId"),
-    "assassination": ("targetHouseId",),
-    "cyber-attack": ("targetHouseId", "targetSystemId"),
-    "economic-manipulation": ("targetHouseId",),
-    "psyops": ("targetHouseId",),
-    "counter-intel-sweep": (),
-    "intel-theft": ("targetHouseId",),
-    "plant-disinfo": ("targetHouseId",),
-}
-ESPIONAGE_OPERATIONS = tuple(ESPIONAGE_REQUIRES)
-# "### 6. Diplomacy"; `propose-deescalate ... to=<neutral|hostile>`.
-DIPLOMATIC_ACTIONS = (
-    "declare-hostile",
-    "declare-enemy",
-    "set-neutral",
-    "propose-deescalate",
-    "accept-proposal",
-    "reject-proposal",
-)
-PROPOSED_STATES = ("neutral", "hostile")
-# The bot's twelve coverage families (its summarize_trace_coverage.py), one per kind of
-# order of the seed's seven categories.
-FAMILIES = (
-    "zero_turn",
-    "fleet",
-    "build",
-    "repair",
-    "scrap",
-    "diplomacy",
-    "population_transfer",
-    "terraform",
-    "colony_management",
-    "espionage",
-    "research",
-    "investment",
+from workbench.ec4x.families import FAMILIES, zero_turn_tag
+from workbench.ec4x.seed import (
+    BUILD_TYPES,
+    DIPLOMATIC_ACTIONS,
+    DIPLOMATIC_REQUIRES,
+    ESPIONAGE_OPERATIONS,
+    ESPIONAGE_REQUIRES,
+    FACILITY_CLASSES,
+    FLEET_COMMANDS,
+    GROUND_CLASSES,
+    PROPOSED_STATES,
+    ROE_RANGE,
+    SHIP_CLASSES,
+    SYSTEM_TARGET_COMMANDS,
+    TECH_FIELDS,
+    ZERO_TURN_COMMANDS,
+    ZERO_TURN_REQUIRES,
 )
 
 TRACE_FAULT_RATE = 0.04
@@ -312,7 +212,7 @@ def _tags(families: list[str], rng: random.Random) -> list[str]:
         tags.append(family)
         if family == "zero_turn":
             command = rng.choice(ZERO_TURN_COMMANDS)
-            tags.append("ztc_" + command.replace("-", "_"))
+            tags.append(zero_turn_tag(command))
     return tags
 
 
@@ -478,7 +378,7 @@ def _fleet_commands(fleets: list[int], rng: random.Random) -> list[dict]:
             "commandType": kind,
             "targetSystemId": None,
             "targetFleetId": None,
-            "roe": rng.randint(0, 10),
+            "roe": rng.randint(*ROE_RANGE),
         }
         if kind in SYSTEM_TARGET_COMMANDS:
             command["targetSystemId"] = rng.randint(1, 60)
@@ -554,10 +454,8 @@ def _diplomacy(house: int, rng: random.Random) -> dict:
         "proposalId": None,
         "proposedState": None,
     }
-    if action == "propose-deescalate":
-        command["proposedState"] = rng.choice(PROPOSED_STATES)
-    if action in ("accept-proposal", "reject-proposal"):
-        command["proposalId"] = rng.randint(1, 20)
+    values = {"proposedState": lambda: rng.choice(PROPOSED_STATES), "proposalId": lambda: rng.randint(1, 20)}
+    command.update({name: values[name]() for name in DIPLOMATIC_REQUIRES[action]})
     return command
 
 

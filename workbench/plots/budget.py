@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 
 from workbench.errors import WorkbenchError
-from workbench.plots.economy import ALL, KEY_RESOURCES, panel_columns, resource_order
+from workbench.plots.economy import ALL, KEY_RESOURCES, NO_STELLARIS, panel_columns, resource_order, zero_rule
 from workbench.plots.kinds import figure_kind
 from workbench.plots.vega import Datasets, altair_figure, field, mark, top_level
 
@@ -58,7 +58,7 @@ def budget_breakdown(con, country=None, resources=None, date=None):
     try:
         snapshot, bars = queries.breakdown_bars(con, country, resources, date, top=TOP_CATEGORIES)
     except duckdb.CatalogException:
-        raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
+        raise WorkbenchError(NO_STELLARIS) from None
     if bars.is_empty():
         raise WorkbenchError(
             f"nothing to plot: {snapshot['country_name']} has no budget line for "
@@ -123,11 +123,7 @@ def _spec(bars, order: list[str], snapshot: dict) -> dict:
             "tooltip": [field("resource:N"), field("net:Q", format=",.2f", title="net / month")],
         },
     }
-    zero = {
-        "mark": mark("rule", color="#555", strokeDash=[4, 3]),
-        "encoding": {"y": {"datum": 0}},
-        "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}],
-    }
+    zero = zero_rule()
     return top_level(
         {
             "data": datasets.add("budget", bars),

@@ -76,6 +76,7 @@ def economy_nets(con, resources=None, source=None, countries=None):
 
 
 ALL = "all"
+NO_STELLARIS = "this database has no Stellaris tables; ingest Stellaris files first"
 
 
 def _first_look(con) -> tuple[list[str] | None, list[str]]:
@@ -100,7 +101,7 @@ def _countries(con, resources, source, countries):
             con, countries, resources, source, with_player=True, max_points=MAX_POINTS_PER_LINE
         )
     except duckdb.CatalogException:
-        raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
+        raise WorkbenchError(NO_STELLARIS) from None
     if frame.is_empty():
         raise WorkbenchError(_no_country_nets(con, resources, source))
     order = sorted(frame["resource"].unique().to_list(), key=resource_order)
@@ -109,15 +110,16 @@ def _countries(con, resources, source, countries):
 
 def _no_country_nets(con, resources, source) -> str:
     known = [r for (r,) in con.execute("SELECT DISTINCT resource FROM stellaris_budget ORDER BY 1").fetchall()]
-    if not known:
-        return (
+    return _why_nothing(
+        resources,
+        known,
+        none=(
             "no country budgets in this database; ingest Stellaris saves (*.sav): extractor outputs and "
             "histories hold the player's totals only"
-        )
-    unknown = sorted(set(resources or []) - set(known))
-    if unknown:
-        return f"no resource named {', '.join(unknown)} in the countries' budgets; known: {', '.join(known)}"
-    return f"no country budgets for source {source!r}; give a save folder's series name, a source id or a path"
+        ),
+        among=" in the countries' budgets",
+        elsewhere=f"no country budgets for source {source!r}; give a save folder's series name, a source id or a path",
+    )
 
 
 def _nets(con, resources, source):
@@ -126,22 +128,44 @@ def _nets(con, resources, source):
     try:
         return queries.nets_over_time(con, resources, source, max_points=MAX_POINTS_PER_LINE)
     except duckdb.CatalogException:
-        raise WorkbenchError("this database has no Stellaris tables; ingest Stellaris files first") from None
+        raise WorkbenchError(NO_STELLARIS) from None
 
 
 def _nothing_to_plot(con, resources, source) -> str:
     from workbench.stellaris import queries
 
-    known = queries.resource_names(con)
-    if not known:
-        return (
+    return _why_nothing(
+        resources,
+        queries.resource_names(con),
+        none=(
             "no Stellaris economy in this database; ingest autosaves (*.sav), extractor bundles "
             "(*.briefing.json) or a companion history (*.db) first"
-        )
+        ),
+        among="",
+        elsewhere=f"no Stellaris economy for source {source!r}; give a series name, a source id or an ingested path",
+    )
+
+
+def _why_nothing(resources, known: list[str], none: str, among: str, elsewhere: str) -> str:
+    """Why a chart of `resources` found nothing: no resource is `known` at all (`none`),
+    some asked for are not (`among` says where they were looked for), or the source has
+    none (`elsewhere`)."""
+    if not known:
+        return none
     unknown = sorted(set(resources or []) - set(known))
     if unknown:
-        return f"no resource named {', '.join(unknown)}; known: {', '.join(known)}"
-    return f"no Stellaris economy for source {source!r}; give a series name, a source id or an ingested path"
+        return f"no resource named {', '.join(unknown)}{among}; known: {', '.join(known)}"
+    return elsewhere
+
+
+def zero_rule() -> dict:
+    """The layer of a panel per resource that marks 0: a dashed rule (one per panel, not
+    one per point)."""
+    return {
+        "mark": mark("rule", color="#555", strokeDash=[4, 3]),
+        "encoding": {"y": {"datum": 0}},
+        "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}],
+    }
 
 
 def resource_order(resource: str):
@@ -240,11 +264,7 @@ def _panels(
         "transform": [{"filter": "datum.deficit"}],
         "encoding": {**axes, "opacity": opacity, "tooltip": tooltip},
     }
-    zero = {
-        "mark": mark("rule", color="#555", strokeDash=[4, 3]),
-        "encoding": {"y": {"datum": 0}},
-        "transform": [{"aggregate": [{"op": "count", "as": "points"}], "groupby": ["resource"]}],
-    }
+    zero = zero_rule()
     return top_level(
         {
             "data": datasets.add("nets", frame),

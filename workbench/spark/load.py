@@ -235,28 +235,14 @@ def _plan(
         if row["format"] is None:  # a file skipped before, now gone: nothing to tell
             del manifest[key]
             continue
-        if prune:
-            report.files.append(
-                LoadedFile(
-                    key,
-                    row["format"],
-                    "pruned",
-                    row["records"],
-                    source_id=row["source_id"],
-                    message="no longer there; its rows were removed",
-                )
-            )
-        else:
-            report.files.append(
-                LoadedFile(
-                    key,
-                    row["format"],
-                    "missing",
-                    row["records"],
-                    source_id=row["source_id"],
-                    message="no longer there; its rows are kept: pass --prune to remove them",
-                )
-            )
+        status, message = (
+            ("pruned", "no longer there; its rows were removed")
+            if prune
+            else ("missing", "no longer there; its rows are kept: pass --prune to remove them")
+        )
+        report.files.append(
+            LoadedFile(key, row["format"], status, row["records"], source_id=row["source_id"], message=message)
+        )
     return report, todo
 
 

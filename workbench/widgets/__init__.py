@@ -12,7 +12,7 @@ load only when a widget is built.
 | `side_by_side` | `SideBySide`: two models' decisions on the turns they shared |
 | `game_picker` | `GamePicker`: a Damage game, its players and a range of its lines |
 | `charts` | `enable_offline_charts`, `live_chart`, `has_anywidget` |
-| `sortable_table` | `table`: a frame as a paged, sortable table |
+| `sortable_table` | `table`: a frame as a paged, sortable table; `selectable_table`: one with a row to select |
 | `markup` | the HTML pieces the others share: `findings_html`, `WRAPPED`, `pretty` |
 """
 

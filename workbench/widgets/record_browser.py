@@ -14,6 +14,7 @@ from workbench.connection import reading
 from workbench.errors import WorkbenchError
 from workbench.widgets.markup import WRAPPED, findings_html, pretty
 from workbench.widgets.scrubber import ReplayScrubber
+from workbench.widgets.sortable_table import selectable_table
 
 RECORD_WHERE = ("format", "locator", "severity", "field", "message")
 
@@ -327,24 +328,13 @@ def _record_table(records: pl.DataFrame):
     (itables' DataTables widget, whose scripts come with the package: no network)."""
     if records.is_empty():
         return None
-    from itables.widget import ITable
-
     shown = records.with_columns(
         file=pl.col("path").map_elements(lambda p: Path(p).name, return_dtype=pl.String),
         rules=pl.col("rules").list.join(", "),
         valid=pl.when(pl.col("outcome") == "failed").then(pl.lit("failed")).otherwise(_validity_words("valid")),
         text=pl.col("raw").str.slice(0, RAW_CHARS),
     ).select(TABLE_COLUMNS)
-    return ITable(
-        shown,
-        select={"style": "single"},
-        selected_rows=[],
-        pageLength=10,
-        scrollX=True,
-        classes="display compact",
-        showIndex=False,
-        show_dtypes=False,
-    )
+    return selectable_table(shown)
 
 
 def _validity_words(column: str) -> pl.Expr:

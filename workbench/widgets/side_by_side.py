@@ -9,6 +9,7 @@ import polars as pl
 
 from workbench.connection import reading
 from workbench.widgets.markup import WRAPPED, pretty
+from workbench.widgets.sortable_table import selectable_table
 
 # How a side's outcome reads in the pane.
 OUTCOME_HTML = {
@@ -74,7 +75,6 @@ class SideBySide:
 
     def __init__(self, db, a: str, b: str, format: str | None = None, aliases=None):
         import ipywidgets as widgets
-        from itables.widget import ITable
 
         from workbench.records import side_by_side
 
@@ -93,16 +93,7 @@ class SideBySide:
             shown = self.pairs.select(SIDE_ROW).with_columns(
                 pl.col("rules_a", "rules_b").list.join(", "), pl.col("outcome_a", "outcome_b").fill_null("—")
             )
-            self.table = ITable(
-                shown,
-                select={"style": "single"},
-                selected_rows=[],
-                pageLength=10,
-                scrollX=True,
-                classes="display compact",
-                showIndex=False,
-                show_dtypes=False,
-            )
+            self.table = selectable_table(shown)
             self.table.observe(lambda change: change["new"] and self.select(change["new"][0]), names="selected_rows")
             children.append(self.table)
         self.widget = widgets.VBox([*children, self.pane])

@@ -24,3 +24,20 @@ def table(frame: pl.DataFrame, page: int = 10):
     return ITable(
         readable(frame), pageLength=page, scrollX=True, classes="display compact", showIndex=False, show_dtypes=False
     )
+
+
+def selectable_table(frame: pl.DataFrame, page: int = 10):
+    """A frame as it is (no `display.readable`) in a sortable, paged, searchable table
+    one row of which may be selected: its `selected_rows` says which."""
+    from itables.widget import ITable
+
+    return ITable(
+        frame,
+        select={"style": "single"},
+        selected_rows=[],
+        pageLength=page,
+        scrollX=True,
+        classes="display compact",
+        showIndex=False,
+        show_dtypes=False,
+    )
