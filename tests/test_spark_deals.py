@@ -27,7 +27,9 @@ from tests.spark_differential import (  # noqa: E402
     game_of,
     games_apart,
     lake_of,
-    same_everywhere,  # noqa: F401  (fixtures)
+    same_everywhere,  # noqa: F401  (a fixture)
+    seed_18,  # noqa: F401  (a fixture)
+    spark_session,  # noqa: F401  (a fixture)
 )
 from workbench import comparison  # noqa: E402
 from workbench.paths import text_of  # noqa: E402
