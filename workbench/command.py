@@ -10,10 +10,13 @@ import signal
 
 def run() -> None:
     """`workbench`: `cli.run`, once the command line's modules are loaded."""
-    before = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    signal.signal(signal.SIGINT, _interrupted_while_loading)
     from workbench import cli
+    from workbench.errors import note_interrupt
 
-    signal.signal(signal.SIGINT, before)
+    # From here a Ctrl-C raises KeyboardInterrupt as Python's own handler does, and is
+    # remembered: an import it broke may say only ImportError (`errors.is_interrupt`).
+    signal.signal(signal.SIGINT, lambda number, frame: note_interrupt())
     cli.run()
 
 

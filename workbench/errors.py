@@ -39,8 +39,22 @@ def is_interrupt(exc: BaseException) -> bool:
         type(exc).__name__ == "InterruptException"
         or (isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted"))
         or (type(exc).__name__ == "InvalidInputException" and "failed: KeyboardInterrupt:" in str(exc))
-        or (isinstance(exc, ImportError) and _caused_by_an_interrupt(exc))
+        or (isinstance(exc, ImportError) and (_interrupted or _caused_by_an_interrupt(exc)))
     )
+
+
+# Whether the `workbench` command was interrupted (its Ctrl-C handler says so: `note_interrupt`).
+# A Ctrl-C that lands while a compiled module imports may come back as a plain ImportError,
+# its KeyboardInterrupt swallowed: numpy's import of `datetime` gives "PyCapsule_Import
+# could not import module", chained to nothing.
+_interrupted = False
+
+
+def note_interrupt() -> None:
+    """Remember that the user pressed Ctrl-C, then stop as Python does."""
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
 
 
 def _caused_by_an_interrupt(exc: BaseException | None) -> bool:
