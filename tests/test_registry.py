@@ -5,7 +5,6 @@ it, and a record located otherwise than by line is found as its decisions name i
 from __future__ import annotations
 
 import duckdb
-import pytest
 
 import workbench
 from workbench import registry
@@ -22,20 +21,12 @@ def test_each_built_in_format_is_the_folder_its_line_names():
     assert list(registry.FORMATS)[: len(registry.BUILT_IN)] == list(registry.BUILT_IN_FOLDERS)
 
 
-def test_the_names_formats_bind_batches_under_are_refused_as_tables():
-    # the core's names, and those each format's loader binds, as the formats declare them
+def test_the_names_batches_are_bound_under_are_the_core_s_and_the_formats():
+    # as the formats declare them; a database holding a table of one of these names is
+    # refused (tests/test_catalog_schema.py)
     declared = {name for fmt in registry.BUILT_IN for name in fmt.bound_names}
     assert {"event_lines", "emotion_docs", "ec4x_lines", "draft_lines", "arena_lines"} <= declared
     assert bound_names() == BOUND_NAMES | declared
-
-
-@pytest.mark.parametrize("table", ["ec4x_lines", "rows"])
-def test_a_database_holding_a_table_named_as_a_batch_is_refused(tmp_path, table):
-    db = tmp_path / "w.duckdb"
-    with duckdb.connect(str(db)) as con:
-        con.execute(f"CREATE TABLE {table} (seq BIGINT)")
-    with pytest.raises(workbench.WorkbenchError, match=f"`{table}`, a name the workbench reads its own rows under"):
-        workbench.ingest([], db=db)
 
 
 def test_a_record_located_otherwise_than_by_line_is_found_as_its_decisions_name_it(sample, tmp_path):

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Json, TypeAdapter, model_validator
 
-from workbench.formats import generated_by
-from workbench.plugin import (
-    DECISIONS,
-    Column,
-    Counts,
-    Format,
-    LoadContext,
-    Table,
-    context_batches,
-    jsonl_claims,
-    run_on,
-    store_batch,
-    violation,
-)
+from workbench.catalog import DECISIONS
+from workbench.formats import Counts, Format, LoadContext, generated_by, jsonl_claims
+from workbench.jsonl import check_lines, store_batches
+from workbench.schema import Column, Table, run_on
+from workbench.validation import violation
 
 
 class Move(BaseModel):
@@ -42,7 +33,7 @@ class Move(BaseModel):
         return self
 
 
-LINE = TypeAdapter(Move)
+LINES = TypeAdapter(list[Json[Move]])
 
 MOVES = Table(
     "nim_moves",
@@ -73,30 +64,16 @@ FROM nim_moves WHERE source_id = $source_id AND model IS NOT NULL
 
 
 def load(ctx: LoadContext) -> Counts:
-    """Each batch of lines checked against `Move` and stored with its findings; then the
-    file's decisions, derived again whole."""
-    records = rejected = 0
-    for batch in context_batches(ctx):
-        violations, reject_at = [], dict(batch.unreadable)
-        for index, text in enumerate(batch.texts):
-            if index in reject_at:
-                continue
-            try:
-                LINE.validate_json(text)
-            except ValidationError as exc:
-                for error in exc.errors(include_url=False):
-                    if error["type"] in ("json_invalid", "model_type"):
-                        reject_at[index] = error["msg"]
-                        break
-                    violations.append(violation(batch.locator(index), error, error["loc"]))
+    """Each batch of lines checked against `Move` in one pydantic-core call and stored
+    with its findings (`jsonl.store_batches`, as the built-in formats read theirs); then
+    the file's decisions, derived again whole."""
 
-        def insert(lines):
-            return run_on(ctx.con, lines, INSERT_MOVES, "lines", {"source_id": ctx.source_id})[0][0]
+    def insert(lines) -> int:
+        return run_on(ctx.con, lines, INSERT_MOVES, "lines", {"source_id": ctx.source_id})[0][0]
 
-        counts = store_batch(ctx, batch, violations, reject_at, insert)
-        records, rejected = records + counts.records, rejected + counts.rejected
+    counts = store_batches(ctx, lambda batch: check_lines(batch, LINES, violation), insert)
     ctx.con.execute(DERIVE_DECISIONS, {"source_id": ctx.source_id})
-    return Counts(records, rejected)
+    return counts
 
 
 FORMAT = Format(
